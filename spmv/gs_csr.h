@@ -1,0 +1,64 @@
+/* gs_csr.h: compressed sparse row matrix (0-based, 32-bit indices), the base format.
+ *
+ * Rows are sorted by column with no duplicates after gs_csr_from_coo. Index arrays are
+ * int32_t (cuSPARSE's 32-bit CSR), so rows, cols and nnz are each below 2^31.
+ */
+#ifndef GS_CSR_H
+#define GS_CSR_H
+
+#include <stdint.h>
+
+#include "gs_mem.h"
+#include "gs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_MAX_INDEX 2147483647LL /* largest row/column count and nnz (2^31 - 1) */
+
+typedef struct gs_csr {
+    int32_t rows, cols, nnz;
+    int32_t *rowptr; /* rows + 1 */
+    int32_t *colind; /* nnz */
+    double *val;     /* nnz */
+    gs_loc loc;
+} gs_csr;
+
+/* Nonzeros-per-row statistics of a matrix. */
+typedef struct gs_row_stats {
+    double mean, std;
+    int32_t min, max;
+    int64_t empty_rows;
+    int64_t rows_without_diag; /* among the first min(rows, cols) rows */
+} gs_row_stats;
+
+/* Allocate an uninitialised rows x cols host matrix with room for nnz entries. */
+gs_status gs_csr_create(int64_t rows, int64_t cols, int64_t nnz, gs_csr **out);
+void gs_csr_destroy(gs_csr **A);
+
+/* Build a CSR from 0-based coordinate triplets: rows sorted, duplicates summed.
+ * Refuses (GS_ERR_UNSUPPORTED) a matrix with rows, cols or nnz at or beyond 2^31. */
+gs_status gs_csr_from_coo(int64_t rows, int64_t cols, int64_t nnz, const int32_t *ri,
+                          const int32_t *ci, const double *v, gs_csr **out);
+
+/* Deep copy on the host. */
+gs_status gs_csr_copy(const gs_csr *A, gs_csr **out);
+
+/* y = A*x on the host (OpenMP over rows where available). */
+void gs_csr_spmv_host(const gs_csr *A, const double *x, double *y);
+
+/* d[i] = A(i,i) (0 where not stored), for i < min(rows, cols). */
+void gs_csr_diag_host(const gs_csr *A, double *d);
+
+/* Row statistics of A. */
+void gs_csr_row_stats(const gs_csr *A, gs_row_stats *out);
+
+/* Check the structure: rowptr monotone from 0 to nnz, columns in range and sorted. On
+ * failure records a message prefixed by `where` (e.g. a file name) and returns GS_ERR_INPUT. */
+gs_status gs_csr_validate(const gs_csr *A, const char *where);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,70 @@
+/* gs_mem.c: counted host allocation with failure injection. */
+#include "gs_mem.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static atomic_long g_live;
+static atomic_long g_count;
+static atomic_long g_fail_at; /* countdown: the allocation that brings it to 0 fails */
+
+/* 1 when this allocation must fail because of injection. */
+static int injected_failure(void)
+{
+    atomic_fetch_add(&g_count, 1);
+    long k = atomic_load(&g_fail_at);
+    if (k <= 0) return 0;
+    if (atomic_fetch_sub(&g_fail_at, 1) == 1) return 1;
+    return 0;
+}
+
+void *gs_malloc(size_t bytes)
+{
+    if (injected_failure()) return NULL;
+    void *p = malloc(bytes ? bytes : 1);
+    if (p) atomic_fetch_add(&g_live, 1);
+    return p;
+}
+
+void *gs_calloc(size_t count, size_t size)
+{
+    if (injected_failure()) return NULL;
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (p) atomic_fetch_add(&g_live, 1);
+    return p;
+}
+
+void *gs_realloc(void *p, size_t bytes)
+{
+    if (!p) return gs_malloc(bytes);
+    if (injected_failure()) return NULL;
+    return realloc(p, bytes ? bytes : 1);
+}
+
+void gs_free(void *p)
+{
+    if (!p) return;
+    atomic_fetch_sub(&g_live, 1);
+    free(p);
+}
+
+gs_status gs_alloc_array(size_t count, size_t size, const char *what, void **out)
+{
+    *out = NULL;
+    if (size && count > SIZE_MAX / size)
+        return GS_ERROR(GS_ERR_NOMEM, "out of memory: %zu x %zu bytes for %s overflows", count,
+                        size, what);
+    void *p = gs_malloc(count * size);
+    if (!p)
+        return GS_ERROR(GS_ERR_NOMEM, "out of memory: could not allocate %zu bytes for %s",
+                        count * size, what);
+    *out = p;
+    return GS_OK;
+}
+
+void gs_mem_fail_at(long k) { atomic_store(&g_fail_at, k > 0 ? k : 0); }
+
+long gs_mem_live(void) { return atomic_load(&g_live); }
+
+long gs_mem_count(void) { return atomic_load(&g_count); }

@@ -1,0 +1,124 @@
+/* gs_vec.c: vectors and their operations, dispatched on location. */
+#include "gs_vec.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gs_backend.h"
+
+static gs_status ops_for(gs_loc loc, const gs_backend_ops **out)
+{
+    *out = gs_backend_get(loc);
+    if (!*out)
+        return GS_ERROR(GS_ERR_UNSUPPORTED, "no backend for %s data in this build",
+                        loc == GS_LOC_HOST ? "host" : "device");
+    return GS_OK;
+}
+
+#define OPS(loc)                                                                               \
+    const gs_backend_ops *ops;                                                                 \
+    gs_status ops_st_ = ops_for((loc), &ops);                                                  \
+    if (ops_st_ != GS_OK) return ops_st_
+
+gs_status gs_vec_create(int64_t n, gs_loc loc, gs_vec **out)
+{
+    gs_status st = GS_OK;
+    gs_vec *x = NULL;
+    *out = NULL;
+    OPS(loc);
+    GS_CHECK(gs_alloc_array(1, sizeof *x, "vector", (void **)&x));
+    x->n = n;
+    x->loc = loc;
+    x->data = NULL;
+    st = ops->alloc((size_t)(n > 0 ? n : 1) * sizeof(double), "vector values",
+                    (void **)&x->data);
+    if (st != GS_OK) {
+        gs_free(x);
+        x = NULL;
+        GS_CHECK(st);
+    }
+    GS_CHECK(ops->fill(0.0, x));
+    *out = x;
+    x = NULL;
+done:
+    gs_vec_destroy(&x);
+    return st;
+}
+
+void gs_vec_destroy(gs_vec **x)
+{
+    if (!x || !*x) return;
+    const gs_backend_ops *ops = gs_backend_get((*x)->loc);
+    if (ops) ops->free((*x)->data);
+    gs_free(*x);
+    *x = NULL;
+}
+
+gs_status gs_vec_dot(const gs_vec *x, const gs_vec *y, double *out)
+{
+    OPS(x->loc);
+    return ops->dot(x, y, out);
+}
+
+gs_status gs_vec_nrm2(const gs_vec *x, double *out)
+{
+    OPS(x->loc);
+    double d = 0.0;
+    gs_status st = ops->dot(x, x, &d);
+    *out = sqrt(d);
+    return st;
+}
+
+gs_status gs_vec_axpy(double a, const gs_vec *x, gs_vec *y)
+{
+    OPS(x->loc);
+    return ops->axpby(a, x, 1.0, y);
+}
+
+gs_status gs_vec_axpby(double a, const gs_vec *x, double b, gs_vec *y)
+{
+    OPS(x->loc);
+    return ops->axpby(a, x, b, y);
+}
+
+gs_status gs_vec_copy(const gs_vec *x, gs_vec *y)
+{
+    OPS(x->loc);
+    return ops->copy(x, y);
+}
+
+gs_status gs_vec_fill(double a, gs_vec *x)
+{
+    OPS(x->loc);
+    return ops->fill(a, x);
+}
+
+gs_status gs_vec_scal(double a, gs_vec *x)
+{
+    OPS(x->loc);
+    return ops->axpby(0.0, x, a, x);
+}
+
+gs_status gs_vec_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y)
+{
+    OPS(x->loc);
+    return ops->pmul(d, x, y);
+}
+
+gs_status gs_vec_all_finite(const gs_vec *x, int *out)
+{
+    OPS(x->loc);
+    return ops->all_finite(x, out);
+}
+
+gs_status gs_vec_set_host(gs_vec *x, const double *src)
+{
+    OPS(x->loc);
+    return ops->set_host(x, src);
+}
+
+gs_status gs_vec_get_host(const gs_vec *x, double *dst)
+{
+    OPS(x->loc);
+    return ops->get_host(x, dst);
+}

@@ -1,0 +1,52 @@
+/* gs_vec.h: dense vectors that know where they live, and the vector operations the Krylov
+ * methods need. Each operation dispatches on the vector's location through the backend
+ * table (gs_backend.h), so algorithm code is written once for host and device.
+ */
+#ifndef GS_VEC_H
+#define GS_VEC_H
+
+#include <stdint.h>
+
+#include "gs_mem.h"
+#include "gs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_vec {
+    int64_t n;
+    double *data; /* n values, on loc */
+    gs_loc loc;
+} gs_vec;
+
+/* A zero-filled vector of length n on loc. */
+gs_status gs_vec_create(int64_t n, gs_loc loc, gs_vec **out);
+void gs_vec_destroy(gs_vec **x);
+
+/* out = sum x_i y_i; out = ||x||_2 */
+gs_status gs_vec_dot(const gs_vec *x, const gs_vec *y, double *out);
+gs_status gs_vec_nrm2(const gs_vec *x, double *out);
+/* y = a*x + y */
+gs_status gs_vec_axpy(double a, const gs_vec *x, gs_vec *y);
+/* y = a*x + b*y */
+gs_status gs_vec_axpby(double a, const gs_vec *x, double b, gs_vec *y);
+/* y = x */
+gs_status gs_vec_copy(const gs_vec *x, gs_vec *y);
+/* x = a (every entry) */
+gs_status gs_vec_fill(double a, gs_vec *x);
+/* x = a*x */
+gs_status gs_vec_scal(double a, gs_vec *x);
+/* y = d .* x (entrywise) */
+gs_status gs_vec_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y);
+/* 1 when every entry is finite */
+gs_status gs_vec_all_finite(const gs_vec *x, int *out);
+
+/* Host <-> vector transfers (the one place data crosses): n values from/to host memory. */
+gs_status gs_vec_set_host(gs_vec *x, const double *src);
+gs_status gs_vec_get_host(const gs_vec *x, double *dst);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
