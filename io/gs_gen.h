@@ -10,6 +10,20 @@
  *  - "powerlaw":    weighted Laplacian of a Chung-Lu random graph with power-law degrees
  *                   (size nodes, mean degree `degree`, exponent `exponent`) plus the identity,
  *                   SPD with high row-length variance, the SURAA case.
+ *
+ * Grid matrices (unknowns lexicographic, x fastest; with dof: index = point*dof + component):
+ *  - poisson: 5/7-point diagonal 4/6, axis neighbours -1; 9/27-point diagonal 8/26, all
+ *    neighbours -1. Boundary rows keep the full diagonal (Dirichlet), so they sum to > 0.
+ *  - anisotropic: a neighbour at offset o couples by minus the mean of the per-axis weights
+ *    (epsilon along x, 1 along y and z) over the axes o moves along: x -> epsilon, xy ->
+ *    (epsilon+1)/2, xyz -> (epsilon+2)/3. The diagonal is the sum of |couplings| of the full
+ *    stencil (symmetric, weakly diagonally dominant M-matrix, SPD); epsilon = 1 is poisson.
+ *  - convdiff: the poisson stencil scaled by h^2 (integer diffusion part), plus per axis the
+ *    upwind term |velocity|*h on the diagonal and -|velocity|*h on the upwind neighbour
+ *    (-e_k for velocity > 0, +e_k for velocity < 0), h = 1/(size+1). Rows sum to 0 inside.
+ *  - powerlaw: w_i ~ (i+1)^(-1/(exponent-1)) scaled to mean `degree`, capped at
+ *    min(sqrt(sum w), size-1); round(size*degree/2) endpoint pairs drawn (xoshiro256** from
+ *    `seed`) with probability ~ w; self loops dropped, multi-edges summed; A = D - W + I.
  */
 #ifndef GS_GEN_H
 #define GS_GEN_H

@@ -195,3 +195,51 @@ gs_status gs_csr_validate(const gs_csr *A, const char *where)
                         A->rowptr[A->rows], A->nnz);
     return GS_OK;
 }
+
+/* B = A^T by counting columns: O(nnz + cols), rows of B come out sorted */
+gs_status gs_csr_transpose(const gs_csr *A, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *B = NULL;
+    int32_t *next = NULL;
+    *out = NULL;
+    GS_CHECK(gs_csr_create(A->cols, A->rows, A->nnz, &B));
+    GS_CHECK(gs_alloc_array((size_t)A->cols + 1, sizeof *next, "transpose", (void **)&next));
+    memset(B->rowptr, 0, ((size_t)A->cols + 1) * sizeof(int32_t));
+    for (int32_t k = 0; k < A->nnz; k++) B->rowptr[A->colind[k] + 1]++;
+    for (int32_t j = 0; j < A->cols; j++) B->rowptr[j + 1] += B->rowptr[j];
+    memcpy(next, B->rowptr, ((size_t)A->cols + 1) * sizeof(int32_t));
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            int32_t dst = next[A->colind[k]]++;
+            B->colind[dst] = i;
+            B->val[dst] = A->val[k];
+        }
+    *out = B;
+    B = NULL;
+done:
+    gs_free(next);
+    gs_csr_destroy(&B);
+    return st;
+}
+
+gs_status gs_csr_symmetry(const gs_csr *A, double rel_tol, int *out)
+{
+    gs_status st = GS_OK;
+    gs_csr *T = NULL;
+    *out = 0;
+    if (A->rows != A->cols) return GS_OK;
+    GS_CHECK(gs_csr_transpose(A, &T));
+    double amax = 0.0;
+    for (int32_t k = 0; k < A->nnz; k++)
+        if (fabs(A->val[k]) > amax) amax = fabs(A->val[k]);
+    int pattern = memcmp(A->rowptr, T->rowptr, ((size_t)A->rows + 1) * sizeof(int32_t)) == 0 &&
+                  memcmp(A->colind, T->colind, (size_t)A->nnz * sizeof(int32_t)) == 0;
+    int values = pattern;
+    for (int32_t k = 0; values && k < A->nnz; k++)
+        values = fabs(A->val[k] - T->val[k]) <= rel_tol * amax;
+    *out = values ? 2 : pattern ? 1 : 0;
+done:
+    gs_csr_destroy(&T);
+    return st;
+}

@@ -45,6 +45,13 @@ gs_status gs_csr_from_coo(int64_t rows, int64_t cols, int64_t nnz, const int32_t
 /* Deep copy on the host. */
 gs_status gs_csr_copy(const gs_csr *A, gs_csr **out);
 
+/* B = A^T on the host (rows of B sorted). */
+gs_status gs_csr_transpose(const gs_csr *A, gs_csr **out);
+
+/* How symmetric A is: 2 values equal to their transposes within rel_tol (relative to the
+ * largest magnitude), 1 only the pattern is symmetric, 0 neither (or A not square). */
+gs_status gs_csr_symmetry(const gs_csr *A, double rel_tol, int *out);
+
 /* y = A*x on the host (OpenMP over rows where available). */
 void gs_csr_spmv_host(const gs_csr *A, const double *x, double *y);
 

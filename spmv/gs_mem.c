@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static atomic_long g_live;
 static atomic_long g_count;
@@ -68,3 +69,12 @@ void gs_mem_fail_at(long k) { atomic_store(&g_fail_at, k > 0 ? k : 0); }
 long gs_mem_live(void) { return atomic_load(&g_live); }
 
 long gs_mem_count(void) { return atomic_load(&g_count); }
+
+void gs_str_copy(char *dst, size_t cap, const char *src)
+{
+    if (!cap) return;
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}

@@ -27,6 +27,9 @@ void gs_free(void *p);
  * "out of memory: could not allocate N bytes for WHAT" and returns GS_ERR_NOMEM. */
 gs_status gs_alloc_array(size_t count, size_t size, const char *what, void **out);
 
+/* Copy src into dst of capacity cap, truncating, always NUL-terminated. */
+void gs_str_copy(char *dst, size_t cap, const char *src);
+
 /* Test hooks: make the k-th allocation from now fail (k >= 1; 0 turns injection off);
  * the number of host allocations not yet freed; allocations made since start. */
 void gs_mem_fail_at(long k);

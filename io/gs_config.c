@@ -1,0 +1,386 @@
+/* gs_config.c: the key table, libconfig reading, --set overrides and --help-config. */
+#include "gs_config.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_mem.h"
+
+typedef enum key_type { K_STR, K_INT, K_FLOAT } key_type;
+
+typedef struct key_def {
+    const char *key;
+    key_type type;
+    size_t off;
+    const char *def;     /* default, as text */
+    double min, max;     /* numeric range */
+    const char *choices; /* "a|b|c" for strings with fixed values, or NULL */
+    const char *help;
+} key_def;
+
+#define F(field) offsetof(gs_config, field)
+#define NOLIM -HUGE_VAL, HUGE_VAL
+#define IMAX 2147483647.0
+
+/* The one declaration of every key: later issues add rows here. */
+static const key_def KEYS[] = {
+    {"problem.name", K_STR, F(problem.name), "", NOLIM, NULL,
+     "case name for results (default: the matrix file's name or the generator's)"},
+    {"problem.matrix", K_STR, F(problem.matrix), "", NOLIM, NULL,
+     "matrix file: Matrix Market (.mtx, .mtx.gz) or HDF5 (.h5, .hdf5, .mat)"},
+    {"problem.group", K_STR, F(problem.group), "", NOLIM, NULL,
+     "HDF5 group holding the matrix (default: the root group)"},
+    {"problem.rhs", K_STR, F(problem.rhs), "auto", NOLIM, NULL,
+     "right-hand side: auto (the file's b, else ones) | ones | random | Ax (b = A*ones) | a "
+     "Matrix Market file"},
+    {"problem.x0", K_STR, F(problem.x0), "auto", NOLIM, NULL,
+     "initial guess: auto (the file's x0, else zero) | zero | random | a Matrix Market file"},
+    {"problem.generate.type", K_STR, F(problem.generate.type), "", NOLIM,
+     "|poisson|anisotropic|convdiff|powerlaw", "generated problem instead of a matrix file"},
+    {"problem.generate.size", K_INT, F(problem.generate.size), "32", 1, IMAX, NULL,
+     "grid points per direction (powerlaw: nodes)"},
+    {"problem.generate.stencil", K_INT, F(problem.generate.stencil), "7", 5, 27, NULL,
+     "5 or 9 (2D), 7 or 27 (3D)"},
+    {"problem.generate.dof", K_INT, F(problem.generate.dof), "1", 1, 64, NULL,
+     "unknowns per grid point (block structure)"},
+    {"problem.generate.seed", K_INT, F(problem.generate.seed), "1", 0, 9.2e18, NULL,
+     "seed of the random graph and of random right-hand sides and initial guesses"},
+    {"problem.generate.epsilon", K_FLOAT, F(problem.generate.epsilon), "0.001", 1e-300, 1e300,
+     NULL, "anisotropic: coupling strength in the x direction"},
+    {"problem.generate.velocity", K_FLOAT, F(problem.generate.velocity), "10", 0, 1e300, NULL,
+     "convdiff: convection strength"},
+    {"problem.generate.degree", K_FLOAT, F(problem.generate.degree), "8", 1e-300, 1e9, NULL,
+     "powerlaw: mean degree"},
+    {"problem.generate.exponent", K_FLOAT, F(problem.generate.exponent), "2.5", 2.000001, 100,
+     NULL, "powerlaw: degree distribution exponent (> 2)"},
+    {"solver.type", K_STR, F(solver.type), "cg", NOLIM, "cg|bicgstab|gmres|fgmres",
+     "Krylov method"},
+    {"solver.rtol", K_FLOAT, F(solver.rtol), "1e-8", 0, 1e300, NULL,
+     "stop when ||b - A x|| <= rtol ||b||"},
+    {"solver.atol", K_FLOAT, F(solver.atol), "0", 0, 1e300, NULL,
+     "or when ||b - A x|| <= atol"},
+    {"solver.max_iters", K_INT, F(solver.max_iters), "1000", 0, IMAX, NULL,
+     "iteration limit (GMRES: inner steps)"},
+    {"solver.restart", K_INT, F(solver.restart), "30", 1, 100000, NULL,
+     "GMRES/FGMRES restart length"},
+    {"solver.stagnation_window", K_INT, F(solver.stagnation_window), "1000", 0, IMAX, NULL,
+     "stop as stagnated when the best residual gains < 0.1% in this many iterations (0: "
+     "off)"},
+    {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM,
+     "none|jacobi|amg", "preconditioner"},
+    {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, "auto|csr",
+     "sparse format of the SpMV (auto: chosen per matrix)"},
+    {"run.backend", K_STR, F(run.backend), "auto", NOLIM, "auto|host|cuda",
+     "auto: the GPU when one is present, else the host"},
+    {"run.device", K_INT, F(run.device), "0", 0, 1024, NULL, "CUDA device number"},
+    {"run.threads", K_INT, F(run.threads), "0", 0, 4096, NULL,
+     "host threads (0: OpenMP's default)"},
+    {"output.csv", K_STR, F(output.csv), "", NOLIM, NULL,
+     "CSV file that gets one row per run (header on first write)"},
+    {"output.hdf5", K_STR, F(output.hdf5), "", NOLIM, NULL,
+     "HDF5 record of the run: solution, residual history, every CSV field"},
+    {"output.history", K_STR, F(output.history), "", NOLIM, NULL,
+     "CSV file for the residual history: iteration, residual, relative residual, time"},
+    {"output.solution", K_STR, F(output.solution), "", NOLIM, NULL,
+     "Matrix Market file for the solution x"},
+    {"output.verbosity", K_INT, F(output.verbosity), "1", 0, 3, NULL,
+     "0 quiet, 1 summary, 2 + residual every 10 iterations, 3 + every iteration"},
+};
+#define NKEYS (sizeof KEYS / sizeof KEYS[0])
+
+static const key_def *find_key(const char *key)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(KEYS[i].key, key) == 0) return &KEYS[i];
+    return NULL;
+}
+
+/* Levenshtein distance, for "did you mean" hints on short keys. */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63) return 99;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb];
+}
+
+/* An error for an unknown key, with the closest known key as a hint. */
+static gs_status unknown_key(const char *where, const char *key)
+{
+    const char *best = NULL;
+    int bd = 99;
+    for (size_t i = 0; i < NKEYS; i++) {
+        int d = edit_distance(key, KEYS[i].key);
+        if (d < bd) bd = d, best = KEYS[i].key;
+    }
+    if (best && bd <= 4)
+        return GS_ERROR(GS_ERR_CONFIG, "%s: unknown key '%s' (did you mean '%s'?)", where, key,
+                        best);
+    return GS_ERROR(GS_ERR_CONFIG, "%s: unknown key '%s' (gsolve --help-config lists them)",
+                    where, key);
+}
+
+static const char *type_name(key_type t)
+{
+    return t == K_STR ? "a string" : t == K_INT ? "an integer" : "a number";
+}
+
+/* Store a string value after checking length and choices. */
+static gs_status store_str(gs_config *c, const key_def *k, const char *v, const char *where)
+{
+    if (strlen(v) >= GS_CFG_STR)
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %s is longer than %d characters", where, k->key,
+                        GS_CFG_STR - 1);
+    if (k->choices) {
+        const char *p = k->choices;
+        size_t n = strlen(v);
+        int ok = 0;
+        while (p && !ok) {
+            const char *bar = strchr(p, '|');
+            size_t len = bar ? (size_t)(bar - p) : strlen(p);
+            ok = len == n && strncmp(p, v, n) == 0;
+            p = bar ? bar + 1 : NULL;
+        }
+        if (!ok)
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s = \"%s\" is not one of: %s", where, k->key,
+                            v, k->choices[0] == '|' ? k->choices + 1 : k->choices);
+    }
+    memcpy((char *)c + k->off, v, strlen(v) + 1);
+    return GS_OK;
+}
+
+/* Store a number after checking its range. */
+static gs_status store_num(gs_config *c, const key_def *k, double v, const char *where)
+{
+    if (!(v >= k->min && v <= k->max)) {
+        if (k->type == K_INT)
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s = %.17g is out of range %.0f..%.0f", where,
+                            k->key, v, k->min, k->max);
+        if (k->min == 0 && v < 0)
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s = %g must not be negative", where, k->key,
+                            v);
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %s = %g is out of range %g..%g", where, k->key, v,
+                        k->min, k->max);
+    }
+    if (k->type == K_INT)
+        *(int64_t *)((char *)c + k->off) = (int64_t)v;
+    else
+        *(double *)((char *)c + k->off) = v;
+    return GS_OK;
+}
+
+/* Parse text by the key's type and store it (defaults and --set). */
+static gs_status store_text(gs_config *c, const key_def *k, const char *text, const char *where)
+{
+    if (k->type == K_STR) return store_str(c, k, text, where);
+    char *end = NULL;
+    errno = 0;
+    if (k->type == K_INT) {
+        long long v = strtoll(text, &end, 10);
+        if (end == text || *end || errno)
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects an integer, got \"%s\"", where,
+                            k->key, text);
+        return store_num(c, k, (double)v, where);
+    }
+    double v = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(v))
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects a number, got \"%s\"", where, k->key,
+                        text);
+    return store_num(c, k, v, where);
+}
+
+void gs_config_defaults(gs_config *c)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < NKEYS; i++) {
+        gs_status st = store_text(c, &KEYS[i], KEYS[i].def, "default");
+        (void)st; /* the defaults are in range by construction (tested) */
+    }
+}
+
+/* Apply one scalar libconfig setting found at `path` in the file. */
+static gs_status apply_setting(gs_config *c, const config_setting_t *s, const char *path,
+                               const char *where)
+{
+    const key_def *k = find_key(path);
+    if (!k) return unknown_key(where, path);
+    int t = config_setting_type(s);
+    if (k->type == K_STR) {
+        if (t != CONFIG_TYPE_STRING)
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects a string (in double quotes)", where,
+                            path);
+        return store_str(c, k, config_setting_get_string(s), where);
+    }
+    if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+        return store_num(c, k, (double)config_setting_get_int64(s), where);
+    if (t == CONFIG_TYPE_FLOAT && k->type == K_FLOAT)
+        return store_num(c, k, config_setting_get_float(s), where);
+    return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects %s", where, path, type_name(k->type));
+}
+
+/* Walk a group, applying every leaf; groups nest as "a.b.c". */
+static gs_status walk_group(gs_config *c, const config_setting_t *g, const char *prefix)
+{
+    int n = config_setting_length(g);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        char path[256], where[GS_CFG_STR + 32];
+        snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "",
+                 config_setting_name(s));
+        snprintf(where, sizeof where, "%s:%d", c->source, config_setting_source_line(s));
+        gs_status st;
+        if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+            if (find_key(path))
+                return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects %s, not a group", where, path,
+                                type_name(find_key(path)->type));
+            st = walk_group(c, s, path);
+        } else if (config_setting_type(s) == CONFIG_TYPE_ARRAY ||
+                   config_setting_type(s) == CONFIG_TYPE_LIST) {
+            const key_def *k = find_key(path);
+            if (!k) return unknown_key(where, path);
+            st = GS_ERROR(GS_ERR_CONFIG, "%s: %s expects %s, not a list", where, path,
+                          type_name(k->type));
+        } else {
+            st = apply_setting(c, s, path, where);
+        }
+        if (st != GS_OK) return st;
+    }
+    return GS_OK;
+}
+
+gs_status gs_config_load(gs_config *c, const char *path)
+{
+    gs_status st = GS_OK;
+    config_t cf;
+    config_init(&cf);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        st = GS_ERROR(GS_ERR_IO, "cannot open config '%s': %s", path, strerror(errno));
+        goto done;
+    }
+    if (strlen(path) >= GS_CFG_STR) GS_FAIL(GS_ERR_CONFIG, "config path too long");
+    strcpy(c->source, path);
+    strcpy(c->base_dir, path);
+    char *slash = strrchr(c->base_dir, '/');
+    if (slash)
+        slash[1] = '\0';
+    else
+        c->base_dir[0] = '\0';
+    if (!config_read(&cf, f))
+        GS_FAIL(GS_ERR_CONFIG, "%s:%d: %s", path, config_error_line(&cf),
+                config_error_text(&cf));
+    GS_CHECK(walk_group(c, config_root_setting(&cf), ""));
+done:
+    if (f) fclose(f);
+    config_destroy(&cf);
+    return st;
+}
+
+gs_status gs_config_set(gs_config *c, const char *assignment)
+{
+    char key[256], where[300];
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof key)
+        return GS_ERROR(GS_ERR_CONFIG, "--set %s: expected key=value", assignment);
+    memcpy(key, assignment, (size_t)(eq - assignment));
+    key[eq - assignment] = '\0';
+    snprintf(where, sizeof where, "--set %s", key);
+    const key_def *k = find_key(key);
+    if (!k) return unknown_key("--set", key);
+    const char *v = eq + 1;
+    size_t n = strlen(v);
+    if (n >= 2 && ((v[0] == '"' && v[n - 1] == '"') || (v[0] == '\'' && v[n - 1] == '\''))) {
+        char buf[GS_CFG_STR];
+        if (n - 2 >= sizeof buf)
+            return GS_ERROR(GS_ERR_CONFIG, "%s: value longer than %d characters", where,
+                            GS_CFG_STR - 1);
+        memcpy(buf, v + 1, n - 2);
+        buf[n - 2] = '\0';
+        return store_text(c, k, buf, where);
+    }
+    return store_text(c, k, v, where);
+}
+
+gs_status gs_config_check(const gs_config *c)
+{
+    const char *where = c->source[0] ? c->source : "configuration";
+    int has_file = c->problem.matrix[0] != '\0';
+    int has_gen = c->problem.generate.type[0] != '\0';
+    if (has_file && has_gen)
+        return GS_ERROR(GS_ERR_CONFIG,
+                        "%s: both problem.matrix and problem.generate.type are set: choose one",
+                        where);
+    if (!has_file && !has_gen)
+        return GS_ERROR(GS_ERR_CONFIG,
+                        "%s: no problem: set problem.matrix (a file) or problem.generate.type",
+                        where);
+    int64_t s = c->problem.generate.stencil;
+    if (has_gen && strcmp(c->problem.generate.type, "powerlaw") != 0 && s != 5 && s != 9 &&
+        s != 7 && s != 27)
+        return GS_ERROR(GS_ERR_CONFIG,
+                        "%s: problem.generate.stencil = %lld: expected 5 or 9 (2D), 7 or 27 (3D)",
+                        where, (long long)s);
+    return GS_OK;
+}
+
+void gs_config_input_path(const gs_config *c, const char *path, char *out, size_t len)
+{
+    if (path[0] == '/' || c->base_dir[0] == '\0')
+        snprintf(out, len, "%s", path);
+    else
+        snprintf(out, len, "%s%s", c->base_dir, path);
+}
+
+void gs_config_print_help(FILE *f)
+{
+    fprintf(f, "gsolve configuration keys (libconfig syntax: group = { key = value; };)\n"
+               "Relative input paths in a file are relative to that file's folder.\n\n");
+    for (size_t i = 0; i < NKEYS; i++) {
+        const key_def *k = &KEYS[i];
+        const char *t = k->type == K_STR ? "string" : k->type == K_INT ? "int" : "float";
+        fprintf(f, "%-28s %-6s default %s%s%s", k->key, t, k->type == K_STR ? "\"" : "",
+                k->def, k->type == K_STR ? "\"" : "");
+        if (k->choices)
+            fprintf(f, "  one of: %s", k->choices[0] == '|' ? k->choices + 1 : k->choices);
+        else if (k->type != K_STR && isfinite(k->min) && isfinite(k->max))
+            fprintf(f, "  range: %g..%g", k->min, k->max);
+        fprintf(f, "\n    %s\n", k->help);
+    }
+}
+
+/* One "key = value;" line per key, in table order. */
+gs_status gs_config_to_text(const gs_config *c, char **out)
+{
+    size_t cap = NKEYS * (GS_CFG_STR + 64), len = 0;
+    char *buf = NULL;
+    gs_status st = gs_alloc_array(cap, 1, "configuration text", (void **)&buf);
+    if (st != GS_OK) return st;
+    for (size_t i = 0; i < NKEYS; i++) {
+        const key_def *k = &KEYS[i];
+        const char *p = (const char *)c + k->off;
+        if (k->type == K_STR)
+            len += (size_t)snprintf(buf + len, cap - len, "%s = \"%s\";\n", k->key, p);
+        else if (k->type == K_INT)
+            len += (size_t)snprintf(buf + len, cap - len, "%s = %lld;\n", k->key,
+                                    (long long)*(const int64_t *)p);
+        else
+            len += (size_t)snprintf(buf + len, cap - len, "%s = %.17g;\n", k->key,
+                                    *(const double *)p);
+    }
+    *out = buf;
+    return GS_OK;
+}

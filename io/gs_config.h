@@ -1,0 +1,76 @@
+/* gs_config.h: gsolve's configuration: one declared table of keys (type, default, range,
+ * help), read from a libconfig file and overridden by --set key=value.
+ *
+ * Unknown keys, wrong types and out-of-range values are errors that name the key and the
+ * place (file:line, or --set). Relative input paths in a file (problem.matrix, problem.rhs,
+ * problem.x0) are taken relative to that file's folder; output paths relative to the working
+ * directory.
+ */
+#ifndef GS_CONFIG_H
+#define GS_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_CFG_STR 1024
+
+typedef char gs_cfg_str[GS_CFG_STR];
+
+typedef struct gs_config {
+    struct {
+        gs_cfg_str name, matrix, group, rhs, x0;
+        struct {
+            gs_cfg_str type;
+            int64_t size, stencil, dof, seed;
+            double epsilon, velocity, degree, exponent;
+        } generate;
+    } problem;
+    struct {
+        gs_cfg_str type, preconditioner;
+        double rtol, atol;
+        int64_t max_iters, restart, stagnation_window;
+    } solver;
+    struct {
+        gs_cfg_str format;
+    } spmv;
+    struct {
+        gs_cfg_str backend;
+        int64_t device, threads;
+    } run;
+    struct {
+        gs_cfg_str csv, hdf5, history, solution;
+        int64_t verbosity;
+    } output;
+    gs_cfg_str source;   /* the config file read ("" when none) */
+    gs_cfg_str base_dir; /* its folder, for relative input paths ("" = working directory) */
+} gs_config;
+
+/* Every key at its default. */
+void gs_config_defaults(gs_config *c);
+
+/* Read a libconfig file over the current values. */
+gs_status gs_config_load(gs_config *c, const char *path);
+
+/* Apply "key=value" (value parsed by the key's type; strings with or without quotes). */
+gs_status gs_config_set(gs_config *c, const char *assignment);
+
+/* Checks across keys (a matrix or a generator, not both, ...). */
+gs_status gs_config_check(const gs_config *c);
+
+/* Resolve an input path given in the config: absolute or relative to base_dir. */
+void gs_config_input_path(const gs_config *c, const char *path, char *out, size_t len);
+
+/* The table for --help-config; every key and value as libconfig text (for result records). */
+void gs_config_print_help(FILE *f);
+gs_status gs_config_to_text(const gs_config *c, char **out); /* gs_free the result */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,486 @@
+/* gs_gen.c: problem generators. Grid stencils are written straight into CSR (count per row,
+ * scan, fill; OpenMP over grid lines); power-law graphs go through COO.
+ *
+ * Determinism: random numbers come from splitmix64 / xoshiro256** written here, and the
+ * power-law weights use a log/exp built from +, -, *, / only (libm pow differs in the last bit
+ * between platforms), so a seed gives the same matrix everywhere.
+ */
+#include "gs_gen.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF /* keep a*b+c unfused so results match across machines */
+#endif
+
+enum { GEN_POISSON, GEN_ANISO, GEN_CONVDIFF, GEN_POWERLAW };
+
+static const char *const gen_names[] = {"poisson", "anisotropic", "convdiff", "powerlaw"};
+
+/* ------------------------------------------------------------------ random numbers */
+
+#define SM_GAMMA 0x9e3779b97f4a7c15ULL
+
+/* splitmix64 output function for the state z */
+static uint64_t splitmix_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* next splitmix64 value of the stream in *s */
+static uint64_t splitmix_next(uint64_t *s)
+{
+    *s += SM_GAMMA;
+    return splitmix_mix(*s);
+}
+
+typedef struct xoshiro {
+    uint64_t s[4];
+} xoshiro;
+
+static uint64_t rotl64(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** state from a seed, expanded by splitmix64 (never all zero) */
+static void xoshiro_seed(xoshiro *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix_next(&seed);
+}
+
+/* next xoshiro256** value */
+static uint64_t xoshiro_next(xoshiro *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = rotl64(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl64(s[3], 45);
+    return out;
+}
+
+/* the top 53 bits of x as a double in [0, 1) */
+static double unit_double(uint64_t x)
+{
+    return (double)(x >> 11) * 0x1.0p-53;
+}
+
+/* x[i] = 2u - 1 with u the i-th splitmix64 value: exact, so x[i] lies in [-1, 1) */
+void gs_gen_random_vector(uint64_t seed, double *x, int64_t n)
+{
+    /* splitmix64's i-th state is seed + (i+1)*gamma, so the stream splits across threads */
+#pragma omp parallel for schedule(static) if (n > 100000)
+    for (int64_t i = 0; i < n; i++)
+        x[i] = 2.0 * unit_double(splitmix_mix(seed + (uint64_t)(i + 1) * SM_GAMMA)) - 1.0;
+}
+
+/* ------------------------------------------------------------------ portable log and exp */
+
+#define LN2 0.69314718055994530942
+
+/* ln(x), x > 0, from frexp and the atanh series: basic IEEE operations only */
+static double det_log(double x)
+{
+    int e;
+    double m = frexp(x, &e); /* exact: x = m 2^e, m in [0.5, 1) */
+    if (m < 0.70710678118654752440) {
+        m *= 2.0;
+        e--;
+    }
+    double s = (m - 1.0) / (m + 1.0), s2 = s * s, term = s, sum = 0.0;
+    for (int k = 1; k < 40; k += 2) { /* |s| <= 0.172: 20 terms reach full precision */
+        sum += term / k;
+        term *= s2;
+    }
+    return 2.0 * sum + e * LN2;
+}
+
+/* e^t by t = k ln2 + r, |r| <= ln2/2, and a Taylor series: basic IEEE operations only */
+static double det_exp(double t)
+{
+    double k = floor(t / LN2 + 0.5);
+    double r = t - k * LN2, term = 1.0, sum = 1.0;
+    for (int i = 1; i < 20; i++) {
+        term *= r / i;
+        sum += term;
+    }
+    return ldexp(sum, (int)k);
+}
+
+/* ------------------------------------------------------------------ parameters */
+
+/* kind = index of the generator type in gen_names */
+static gs_status parse_type(const char *type, int *kind)
+{
+    for (int k = 0; type && k < 4; k++)
+        if (strcmp(type, gen_names[k]) == 0) {
+            *kind = k;
+            return GS_OK;
+        }
+    return GS_ERROR(GS_ERR_ARG,
+                    "unknown generator type '%s': expected poisson, anisotropic, convdiff or "
+                    "powerlaw",
+                    type ? type : "(none)");
+}
+
+/* a*b for a, b >= 0, saturating at INT64_MAX */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    return (a != 0 && b > INT64_MAX / a) ? INT64_MAX : a * b;
+}
+
+/* ------------------------------------------------------------------ grid stencils */
+
+/* The scalar stencil: offsets in increasing column order (dz, dy, dx ascending) and values. */
+typedef struct stencil {
+    int dim, count;
+    int off[27][3]; /* (dx, dy, dz) */
+    double coef[27];
+} stencil;
+
+/* A grid problem: n^dim points, dof unknowns per point. */
+typedef struct grid {
+    stencil s;
+    int64_t n, rows, nnz;
+    int dof;
+} grid;
+
+/* 3 for the 7- and 27-point stencils, 2 for the 5- and 9-point ones */
+static int stencil_dim(int points)
+{
+    return points == 7 || points == 27 ? 3 : 2;
+}
+
+/* off-diagonal coupling for offset o: -1, or for "anisotropic" the mean of the per-axis
+ * weights (epsilon along x, 1 along y and z) over the axes that o moves along */
+static double coupling(int kind, double eps, const int *o)
+{
+    int ax = o[0] != 0, ay = o[1] != 0, az = o[2] != 0;
+    if (kind != GEN_ANISO) return -1.0;
+    return -(eps * ax + ay + az) / (ax + ay + az);
+}
+
+/* index in s->off of offset (dx, dy, dz), -1 when not in the stencil */
+static int stencil_find(const stencil *s, int dx, int dy, int dz)
+{
+    for (int k = 0; k < s->count; k++)
+        if (s->off[k][0] == dx && s->off[k][1] == dy && s->off[k][2] == dz) return k;
+    return -1;
+}
+
+/* convdiff: velocity*(1,1[,1]).grad u, first-order upwind scaled by h^2: per axis add |v|h to
+ * the diagonal and -|v|h to the upwind neighbour (-e_k for v > 0, +e_k for v < 0) */
+static void add_upwind(stencil *s, double velocity, double h)
+{
+    int sgn = velocity >= 0 ? -1 : 1, c = stencil_find(s, 0, 0, 0);
+    double a = fabs(velocity) * h;
+    for (int k = 0; k < s->dim; k++) {
+        int o[3] = {0, 0, 0};
+        o[k] = sgn;
+        s->coef[stencil_find(s, o[0], o[1], o[2])] -= a;
+        s->coef[c] += a;
+    }
+}
+
+/* the stencil of a grid problem; the diagonal is the sum of |off-diagonals| (row sum 0) */
+static void stencil_build(int kind, int points, const gs_gen_params *p, stencil *s)
+{
+    int full = points == 9 || points == 27, zr = stencil_dim(points) == 3, c = 0;
+    double diag = 0.0;
+    memset(s, 0, sizeof *s);
+    s->dim = stencil_dim(points);
+    for (int dz = -zr; dz <= zr; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int l1 = abs(dx) + abs(dy) + abs(dz);
+                if (!full && l1 > 1) continue;
+                int k = s->count++;
+                s->off[k][0] = dx;
+                s->off[k][1] = dy;
+                s->off[k][2] = dz;
+                if (l1 == 0) {
+                    c = k;
+                    continue;
+                }
+                s->coef[k] = coupling(kind, p->epsilon, s->off[k]);
+                diag -= s->coef[k];
+            }
+    s->coef[c] = diag;
+    if (kind == GEN_CONVDIFF) add_upwind(s, p->velocity, 1.0 / (double)(p->size + 1));
+}
+
+/* check the grid parameters of one type */
+static gs_status grid_check(int kind, const gs_gen_params *p)
+{
+    const char *name = gen_names[kind];
+    if (p->stencil != 5 && p->stencil != 9 && p->stencil != 7 && p->stencil != 27)
+        return GS_ERROR(GS_ERR_ARG, "%s: stencil %d: expected 5 or 9 (2D), 7 or 27 (3D)", name,
+                        p->stencil);
+    if (p->size < 1)
+        return GS_ERROR(GS_ERR_ARG, "%s: size %lld: expected at least 1 grid point per direction",
+                        name, (long long)p->size);
+    if (p->dof < 1)
+        return GS_ERROR(GS_ERR_ARG, "%s: dof %d: expected at least 1 unknown per grid point", name,
+                        p->dof);
+    if (kind == GEN_ANISO && !(p->epsilon > 0.0 && isfinite(p->epsilon)))
+        return GS_ERROR(GS_ERR_ARG, "anisotropic: epsilon %g: expected a finite value > 0",
+                        p->epsilon);
+    if (kind == GEN_CONVDIFF && !isfinite(p->velocity))
+        return GS_ERROR(GS_ERR_ARG, "convdiff: velocity %g: expected a finite value", p->velocity);
+    return GS_OK;
+}
+
+/* "poisson 3D 7-point 64^3[ dof 3][ epsilon e | velocity v]" */
+static void grid_describe(int kind, const gs_gen_params *p, char *buf, size_t len)
+{
+    int dim = stencil_dim(p->stencil);
+    int w = snprintf(buf, len, "%s %dD %d-point %lld^%d", gen_names[kind], dim, p->stencil,
+                     (long long)p->size, dim);
+    if (w < 0 || (size_t)w >= len) return;
+    if (p->dof > 1) w += snprintf(buf + w, len - (size_t)w, " dof %d", p->dof);
+    if (w < 0 || (size_t)w >= len) return;
+    if (kind == GEN_ANISO) snprintf(buf + w, len - (size_t)w, " epsilon %g", p->epsilon);
+    if (kind == GEN_CONVDIFF) snprintf(buf + w, len - (size_t)w, " velocity %g", p->velocity);
+}
+
+/* sizes of a grid problem in int64, refused when rows or nnz reach 2^31 */
+static gs_status grid_setup(int kind, const gs_gen_params *p, const char *desc, grid *g)
+{
+    int dim = stencil_dim(p->stencil), full = p->stencil == 9 || p->stencil == 27;
+    int64_t n = p->size, pts = 1, face = 1, nnz_s = 1;
+    for (int d = 0; d < dim; d++) pts = mul_sat(pts, n);
+    g->rows = mul_sat(pts, p->dof);
+    if (g->rows > GS_MAX_INDEX)
+        return GS_ERROR(GS_ERR_UNSUPPORTED,
+                        "%s: %.4g rows: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
+                        pow((double)n, dim) * p->dof);
+    /* per direction: n points, 2(n-1) neighbour pairs; the full stencil's count is the product */
+    for (int d = 0; d < dim - 1; d++) face *= n;
+    for (int d = 0; d < dim && full; d++) nnz_s *= 3 * n - 2;
+    if (!full) nnz_s = (2 * dim + 1) * pts - 2 * dim * face;
+    g->nnz = mul_sat(mul_sat(nnz_s, p->dof), p->dof);
+    if (g->nnz > GS_MAX_INDEX)
+        return GS_ERROR(GS_ERR_UNSUPPORTED,
+                        "%s: %.4g nonzeros: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
+                        (double)nnz_s * p->dof * p->dof);
+    g->n = n;
+    g->dof = p->dof;
+    stencil_build(kind, p->stencil, p, &g->s);
+    return GS_OK;
+}
+
+/* number of stencil entries of point (x, y, z) inside the grid; in[k] says which */
+static int point_entries(const stencil *s, int64_t n, int64_t x, int64_t y, int64_t z, char *in)
+{
+    int len = 0;
+    for (int k = 0; k < s->count; k++) {
+        int64_t a = x + s->off[k][0], b = y + s->off[k][1], c = z + s->off[k][2];
+        in[k] = a >= 0 && a < n && b >= 0 && b < n && c >= 0 && c < n;
+        len += in[k];
+    }
+    return len;
+}
+
+/* rowptr from per-row counts: the rows of a point all have (entries of the point) * dof */
+static void grid_rowptr(const grid *g, int32_t *rowptr)
+{
+    int64_t n = g->n, lines = g->s.dim == 3 ? n * n : n, dof = g->dof;
+#pragma omp parallel for schedule(static)
+    for (int64_t line = 0; line < lines; line++) {
+        char in[27];
+        for (int64_t x = 0; x < n; x++) {
+            int32_t len = point_entries(&g->s, n, x, line % n, line / n, in) * (int32_t)dof;
+            int64_t r = (x + n * line) * dof;
+            for (int64_t a = 0; a < dof; a++) rowptr[r + a + 1] = len;
+        }
+    }
+    rowptr[0] = 0;
+    for (int64_t r = 0; r < g->rows; r++) rowptr[r + 1] += rowptr[r];
+}
+
+/* the dof rows of grid point (x, y, z): entry (p*dof+a, q*dof+b) = L_pq * pw[|a-b|] */
+static void fill_point(const grid *g, const double *pw, int64_t x, int64_t y, int64_t z, gs_csr *A)
+{
+    char in[27];
+    const stencil *s = &g->s;
+    int64_t n = g->n, p = x + n * (y + n * z), dof = g->dof;
+    point_entries(s, n, x, y, z, in);
+    for (int64_t a = 0; a < dof; a++) {
+        int32_t pos = A->rowptr[p * dof + a];
+        for (int k = 0; k < s->count; k++) {
+            if (!in[k]) continue;
+            int64_t q = p + s->off[k][0] + n * (s->off[k][1] + n * s->off[k][2]);
+            for (int64_t b = 0; b < dof; b++, pos++) {
+                A->colind[pos] = (int32_t)(q * dof + b);
+                A->val[pos] = s->coef[k] * pw[a > b ? a - b : b - a];
+            }
+        }
+    }
+}
+
+/* the matrix of a grid problem: count, scan, fill; no COO */
+static gs_status grid_build(const grid *g, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *A = NULL;
+    double *pw = NULL; /* pw[k] = 0.5^k, the block B = (0.5^|a-b|) */
+    int64_t n = g->n, lines = g->s.dim == 3 ? n * n : n;
+    *out = NULL;
+    GS_CHECK(gs_alloc_array((size_t)g->dof, sizeof *pw, "generator block weights", (void **)&pw));
+    for (int k = 0; k < g->dof; k++) pw[k] = ldexp(1.0, -k);
+    GS_CHECK(gs_csr_create(g->rows, g->rows, g->nnz, &A));
+    grid_rowptr(g, A->rowptr);
+    if (A->rowptr[g->rows] != g->nnz)
+        GS_FAIL(GS_ERR_INTERNAL, "generator: counted %d nonzeros, expected %lld",
+                A->rowptr[g->rows], (long long)g->nnz);
+#pragma omp parallel for schedule(static)
+    for (int64_t line = 0; line < lines; line++)
+        for (int64_t x = 0; x < n; x++) fill_point(g, pw, x, line % n, line / n, A);
+    *out = A;
+    A = NULL;
+done:
+    gs_free(pw);
+    gs_csr_destroy(&A);
+    return st;
+}
+
+/* ------------------------------------------------------------------ power-law graphs */
+
+/* check the power-law parameters */
+static gs_status powerlaw_check(const gs_gen_params *p)
+{
+    if (p->size < 1)
+        return GS_ERROR(GS_ERR_ARG, "powerlaw: size %lld: expected at least 1 node",
+                        (long long)p->size);
+    if (p->dof != 1)
+        return GS_ERROR(GS_ERR_ARG,
+                        "powerlaw: dof %d: dof applies to the grid types only, expected 1", p->dof);
+    if (!(p->degree > 0.0 && isfinite(p->degree)))
+        return GS_ERROR(GS_ERR_ARG, "powerlaw: degree %g: expected a finite mean degree > 0",
+                        p->degree);
+    if (!(p->exponent > 2.0))
+        return GS_ERROR(GS_ERR_ARG, "powerlaw: exponent %g: expected a value > 2", p->exponent);
+    return GS_OK;
+}
+
+/* cum[i] = w_0 + ... + w_i with w_i ~ (i+1)^(-1/(exponent-1)) scaled to mean `degree` and
+ * capped at min(sqrt(sum w), n-1) */
+static void powerlaw_cumulative(int64_t n, double degree, double exponent, double *cum)
+{
+    double sum = 0.0, acc = 0.0, total = degree * (double)n;
+    double cap = sqrt(total) < (double)(n - 1) ? sqrt(total) : (double)(n - 1);
+    for (int64_t i = 0; i < n; i++) {
+        cum[i] = det_exp(-det_log((double)(i + 1)) / (exponent - 1.0));
+        sum += cum[i];
+    }
+    double scale = total / sum;
+    for (int64_t i = 0; i < n; i++) {
+        double w = cum[i] * scale;
+        acc += w < cap ? w : cap;
+        cum[i] = acc;
+    }
+}
+
+/* a node drawn with probability proportional to its weight: first i with cum[i] > u*total */
+static int32_t powerlaw_pick(const double *cum, int64_t n, xoshiro *r)
+{
+    double t = unit_double(xoshiro_next(r)) * cum[n - 1];
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cum[mid] > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return (int32_t)lo;
+}
+
+/* Chung-Lu: m edge draws, self loops dropped; A = D - W + I with multi-edges summed */
+static gs_status powerlaw_build(const gs_gen_params *p, int64_t m, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    int64_t n = p->size, cap = n + 2 * m, k = n;
+    double *cum = NULL, *v = NULL;
+    int32_t *ri = NULL, *ci = NULL;
+    xoshiro rng;
+    GS_CHECK(gs_alloc_array((size_t)n, sizeof *cum, "power-law weights", (void **)&cum));
+    GS_CHECK(gs_alloc_array((size_t)cap, sizeof *ri, "power-law rows", (void **)&ri));
+    GS_CHECK(gs_alloc_array((size_t)cap, sizeof *ci, "power-law columns", (void **)&ci));
+    GS_CHECK(gs_alloc_array((size_t)cap, sizeof *v, "power-law values", (void **)&v));
+    powerlaw_cumulative(n, p->degree, p->exponent, cum);
+    for (int64_t i = 0; i < n; i++) { /* entries 0..n-1: the diagonal, 1 + degree */
+        ri[i] = ci[i] = (int32_t)i;
+        v[i] = 1.0;
+    }
+    xoshiro_seed(&rng, p->seed);
+    for (int64_t e = 0; e < m; e++) {
+        int32_t i = powerlaw_pick(cum, n, &rng), j = powerlaw_pick(cum, n, &rng);
+        if (i == j) continue;
+        ri[k] = i;
+        ci[k] = j;
+        ri[k + 1] = j;
+        ci[k + 1] = i;
+        v[k] = v[k + 1] = -1.0;
+        k += 2;
+        v[i] += 1.0;
+        v[j] += 1.0;
+    }
+    GS_CHECK(gs_csr_from_coo(n, n, k, ri, ci, v, out));
+done:
+    gs_free(cum);
+    gs_free(ri);
+    gs_free(ci);
+    gs_free(v);
+    return st;
+}
+
+/* a power-law problem: about size*degree/2 edge draws, refused when nnz could reach 2^31 */
+static gs_status powerlaw_gen(const gs_gen_params *p, const char *desc, gs_csr **out)
+{
+    double draws = (double)p->size * p->degree / 2.0;
+    if (p->size > GS_MAX_INDEX || (double)p->size + 2.0 * draws > (double)GS_MAX_INDEX)
+        return GS_ERROR(GS_ERR_UNSUPPORTED,
+                        "%s: up to %.4g nonzeros: the 32-bit index limit is 2^31 - 1 = "
+                        "2147483647",
+                        desc, (double)p->size + 2.0 * draws);
+    return powerlaw_build(p, (int64_t)llround(draws), out);
+}
+
+/* ------------------------------------------------------------------ entry point */
+
+gs_status gs_gen_matrix(const gs_gen_params *p, gs_csr **A, char *desc, size_t desc_len)
+{
+    gs_status st = GS_OK;
+    char buf[200];
+    int kind = 0;
+    grid g;
+    if (!A) return GS_ERROR(GS_ERR_ARG, "gs_gen_matrix: no output matrix");
+    *A = NULL;
+    if (desc && desc_len) desc[0] = '\0';
+    if (!p) return GS_ERROR(GS_ERR_ARG, "gs_gen_matrix: no generator parameters");
+    GS_CHECK(parse_type(p->type, &kind));
+    if (kind == GEN_POWERLAW) {
+        GS_CHECK(powerlaw_check(p));
+        snprintf(buf, sizeof buf, "powerlaw %lld nodes degree %g exponent %g seed %llu",
+                 (long long)p->size, p->degree, p->exponent, (unsigned long long)p->seed);
+        GS_CHECK(powerlaw_gen(p, buf, A));
+    } else {
+        GS_CHECK(grid_check(kind, p));
+        grid_describe(kind, p, buf, sizeof buf);
+        GS_CHECK(grid_setup(kind, p, buf, &g));
+        GS_CHECK(grid_build(&g, A));
+    }
+    if (desc && desc_len) snprintf(desc, desc_len, "%s", buf);
+done:
+    return st;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# scripts/setup.sh MODE: set up a fresh Debian/Ubuntu machine, build gsolve, then
+#   MODE = quickstart   run gsolve on configs/quickstart.cfg
+#   MODE = test         run the test suite (ctest)
+#   MODE = build        only build
+# Installs missing packages with apt-get when run as root; otherwise prints the command
+# to run and stops. Build folder: $GSOLVE_BUILD (default: build).
+set -euo pipefail
+mode=${1:-build}
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${GSOLVE_BUILD:-$here/build}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+case "$mode" in quickstart|test|build) ;; *)
+    echo "usage: scripts/setup.sh quickstart|test|build" >&2; exit 2 ;;
+esac
+
+# --- packages
+pkgs="build-essential cmake pkg-config libhdf5-dev libconfig-dev zlib1g-dev"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+        || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "setup: installing$missing"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends $missing
+    elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+        echo "setup: installing$missing (sudo)"
+        sudo DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+    else
+        echo "setup: these packages are missing; install them, then run this again:" >&2
+        echo "    sudo apt-get install$missing" >&2
+        exit 2
+    fi
+fi
+# Optional, for the test that runs the README's h5py example: h5py and scipy.
+if [ "$mode" = test ] && command -v python3 >/dev/null; then
+    python3 -c "import h5py, scipy" 2>/dev/null \
+        || python3 -m pip install --quiet h5py scipy 2>/dev/null \
+        || echo "setup: h5py/scipy not available: the h5py example test is skipped"
+fi
+
+# --- build (CUDA is used when nvcc is found; add -DGSOLVE_CUDA=OFF to GSOLVE_CMAKE_ARGS to skip)
+if [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export CUDACXX=/usr/local/cuda/bin/nvcc
+fi
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release ${GSOLVE_CMAKE_ARGS:-}
+cmake --build "$build" -j "$jobs"
+
+case "$mode" in
+quickstart) exec "$build/gsolve" "$here/configs/quickstart.cfg" ;;
+test) cd "$build" && exec ctest --output-on-failure -j "$jobs" -L cpu ;;
+esac
