@@ -263,7 +263,8 @@ static gs_status grid_setup(int kind, const gs_gen_params *p, const char *desc, 
         return GS_ERROR(GS_ERR_UNSUPPORTED,
                         "%s: %.4g rows: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
                         pow((double)n, dim) * p->dof);
-    /* per direction: n points, 2(n-1) neighbour pairs; the full stencil's count is the product */
+    /* full stencil: (3n-2) column choices per direction, multiplied; 5/7-point: each of the
+     * 2 dim axis neighbours is missing on one face of n^(dim-1) points */
     for (int d = 0; d < dim - 1; d++) face *= n;
     for (int d = 0; d < dim && full; d++) nnz_s *= 3 * n - 2;
     if (!full) nnz_s = (2 * dim + 1) * pts - 2 * dim * face;
@@ -278,50 +279,82 @@ static gs_status grid_setup(int kind, const gs_gen_params *p, const char *desc, 
     return GS_OK;
 }
 
-/* number of stencil entries of point (x, y, z) inside the grid; in[k] says which */
-static int point_entries(const stencil *s, int64_t n, int64_t x, int64_t y, int64_t z, char *in)
+/* The stencil entries that one grid line (fixed y, z) keeps after the y and z boundaries:
+ * x offset, column offset from the point, value. Only the x test is left per point. */
+typedef struct line_stencil {
+    int count;
+    int dx[27];
+    int64_t delta[27];
+    double coef[27];
+} line_stencil;
+
+/* the entries of the stencil that line = y + n*z keeps */
+static void line_setup(const grid *g, int64_t line, line_stencil *ls)
 {
-    int len = 0;
+    const stencil *s = &g->s;
+    int64_t n = g->n, y = line % n, z = line / n;
+    ls->count = 0;
     for (int k = 0; k < s->count; k++) {
-        int64_t a = x + s->off[k][0], b = y + s->off[k][1], c = z + s->off[k][2];
-        in[k] = a >= 0 && a < n && b >= 0 && b < n && c >= 0 && c < n;
-        len += in[k];
+        int64_t b = y + s->off[k][1], c = z + s->off[k][2];
+        if (b < 0 || b >= n || c < 0 || c >= n) continue;
+        ls->dx[ls->count] = s->off[k][0];
+        ls->delta[ls->count] = s->off[k][0] + n * (s->off[k][1] + n * s->off[k][2]);
+        ls->coef[ls->count++] = s->coef[k];
     }
-    return len;
 }
 
-/* rowptr from per-row counts: the rows of a point all have (entries of the point) * dof */
+/* 1 when entry j of the line stencil stays inside the grid at x */
+static int x_inside(const line_stencil *ls, int j, int64_t x, int64_t n)
+{
+    return x + ls->dx[j] >= 0 && x + ls->dx[j] < n;
+}
+
+/* rowptr from per-row counts (each of a point's dof rows has entries * dof), then a scan */
 static void grid_rowptr(const grid *g, int32_t *rowptr)
 {
     int64_t n = g->n, lines = g->s.dim == 3 ? n * n : n, dof = g->dof;
 #pragma omp parallel for schedule(static)
     for (int64_t line = 0; line < lines; line++) {
-        char in[27];
+        line_stencil ls;
+        line_setup(g, line, &ls);
         for (int64_t x = 0; x < n; x++) {
-            int32_t len = point_entries(&g->s, n, x, line % n, line / n, in) * (int32_t)dof;
+            int32_t len = 0;
+            for (int j = 0; j < ls.count; j++) len += x_inside(&ls, j, x, n);
             int64_t r = (x + n * line) * dof;
-            for (int64_t a = 0; a < dof; a++) rowptr[r + a + 1] = len;
+            for (int64_t a = 0; a < dof; a++) rowptr[r + a + 1] = len * (int32_t)dof;
         }
     }
     rowptr[0] = 0;
     for (int64_t r = 0; r < g->rows; r++) rowptr[r + 1] += rowptr[r];
 }
 
-/* the dof rows of grid point (x, y, z): entry (p*dof+a, q*dof+b) = L_pq * pw[|a-b|] */
-static void fill_point(const grid *g, const double *pw, int64_t x, int64_t y, int64_t z, gs_csr *A)
+/* the rows of one grid line: entry (p*dof+a, q*dof+b) = L_pq * pw[|a-b|] */
+static void fill_line(const grid *g, const double *pw, int64_t line, gs_csr *A)
 {
-    char in[27];
-    const stencil *s = &g->s;
-    int64_t n = g->n, p = x + n * (y + n * z), dof = g->dof;
-    point_entries(s, n, x, y, z, in);
-    for (int64_t a = 0; a < dof; a++) {
-        int32_t pos = A->rowptr[p * dof + a];
-        for (int k = 0; k < s->count; k++) {
-            if (!in[k]) continue;
-            int64_t q = p + s->off[k][0] + n * (s->off[k][1] + n * s->off[k][2]);
-            for (int64_t b = 0; b < dof; b++, pos++) {
-                A->colind[pos] = (int32_t)(q * dof + b);
-                A->val[pos] = s->coef[k] * pw[a > b ? a - b : b - a];
+    line_stencil ls;
+    int64_t n = g->n, dof = g->dof;
+    int32_t *ci = A->colind;
+    double *v = A->val;
+    line_setup(g, line, &ls);
+    for (int64_t x = 0, p = n * line; x < n; x++, p++) {
+        if (dof == 1) { /* the common case without the block loops */
+            int32_t pos = A->rowptr[p];
+            for (int j = 0; j < ls.count; j++)
+                if (x_inside(&ls, j, x, n)) {
+                    ci[pos] = (int32_t)(p + ls.delta[j]);
+                    v[pos++] = ls.coef[j];
+                }
+            continue;
+        }
+        for (int64_t a = 0; a < dof; a++) {
+            int32_t pos = A->rowptr[p * dof + a];
+            for (int j = 0; j < ls.count; j++) {
+                if (!x_inside(&ls, j, x, n)) continue;
+                int64_t q = (p + ls.delta[j]) * dof;
+                for (int64_t b = 0; b < dof; b++, pos++) {
+                    ci[pos] = (int32_t)(q + b);
+                    v[pos] = ls.coef[j] * pw[a > b ? a - b : b - a];
+                }
             }
         }
     }
@@ -333,7 +366,7 @@ static gs_status grid_build(const grid *g, gs_csr **out)
     gs_status st = GS_OK;
     gs_csr *A = NULL;
     double *pw = NULL; /* pw[k] = 0.5^k, the block B = (0.5^|a-b|) */
-    int64_t n = g->n, lines = g->s.dim == 3 ? n * n : n;
+    int64_t lines = g->s.dim == 3 ? g->n * g->n : g->n;
     *out = NULL;
     GS_CHECK(gs_alloc_array((size_t)g->dof, sizeof *pw, "generator block weights", (void **)&pw));
     for (int k = 0; k < g->dof; k++) pw[k] = ldexp(1.0, -k);
@@ -343,8 +376,7 @@ static gs_status grid_build(const grid *g, gs_csr **out)
         GS_FAIL(GS_ERR_INTERNAL, "generator: counted %d nonzeros, expected %lld",
                 A->rowptr[g->rows], (long long)g->nnz);
 #pragma omp parallel for schedule(static)
-    for (int64_t line = 0; line < lines; line++)
-        for (int64_t x = 0; x < n; x++) fill_point(g, pw, x, line % n, line / n, A);
+    for (int64_t line = 0; line < lines; line++) fill_line(g, pw, line, A);
     *out = A;
     A = NULL;
 done:
@@ -390,14 +422,38 @@ static void powerlaw_cumulative(int64_t n, double degree, double exponent, doubl
     }
 }
 
-/* a node drawn with probability proportional to its weight: first i with cum[i] > u*total */
-static int32_t powerlaw_pick(const double *cum, int64_t n, xoshiro *r)
+/* Endpoint sampler: the cumulative weights and a guide table, guide[k] = first i with
+ * cum[i] > total*k/n (k = 0..n), which brackets the binary search to about one node. */
+typedef struct sampler {
+    const double *cum;
+    const int32_t *guide;
+    int64_t n;
+} sampler;
+
+/* the guide table of cum, in one sweep */
+static void sampler_guide(const double *cum, int64_t n, int32_t *guide)
 {
-    double t = unit_double(xoshiro_next(r)) * cum[n - 1];
-    int64_t lo = 0, hi = n - 1;
+    int64_t i = 0;
+    for (int64_t k = 0; k <= n; k++) {
+        double t = cum[n - 1] * ((double)k / (double)n);
+        while (i < n - 1 && cum[i] <= t) i++;
+        guide[k] = (int32_t)i;
+    }
+}
+
+/* a node drawn with probability proportional to its weight: the first i with cum[i] > u*total
+ * (n-1 when none); the guide only narrows the search, so the result is that of a full one */
+static int32_t sampler_pick(const sampler *s, xoshiro *r)
+{
+    double u = unit_double(xoshiro_next(r)), t = u * s->cum[s->n - 1];
+    int64_t k = (int64_t)(u * (double)s->n);
+    if (k > s->n - 1) k = s->n - 1;
+    int64_t lo = s->guide[k], hi = s->guide[k + 1];
+    if (lo > 0 && s->cum[lo - 1] > t) lo = 0; /* rounding put the bracket off: search all */
+    if (s->cum[hi] <= t) hi = s->n - 1;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (cum[mid] > t)
+        if (s->cum[mid] > t)
             hi = mid;
         else
             lo = mid + 1;
@@ -411,20 +467,23 @@ static gs_status powerlaw_build(const gs_gen_params *p, int64_t m, gs_csr **out)
     gs_status st = GS_OK;
     int64_t n = p->size, cap = n + 2 * m, k = n;
     double *cum = NULL, *v = NULL;
-    int32_t *ri = NULL, *ci = NULL;
+    int32_t *guide = NULL, *ri = NULL, *ci = NULL;
     xoshiro rng;
     GS_CHECK(gs_alloc_array((size_t)n, sizeof *cum, "power-law weights", (void **)&cum));
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *guide, "power-law guide", (void **)&guide));
     GS_CHECK(gs_alloc_array((size_t)cap, sizeof *ri, "power-law rows", (void **)&ri));
     GS_CHECK(gs_alloc_array((size_t)cap, sizeof *ci, "power-law columns", (void **)&ci));
     GS_CHECK(gs_alloc_array((size_t)cap, sizeof *v, "power-law values", (void **)&v));
     powerlaw_cumulative(n, p->degree, p->exponent, cum);
+    sampler_guide(cum, n, guide);
+    sampler smp = {cum, guide, n};
     for (int64_t i = 0; i < n; i++) { /* entries 0..n-1: the diagonal, 1 + degree */
         ri[i] = ci[i] = (int32_t)i;
         v[i] = 1.0;
     }
     xoshiro_seed(&rng, p->seed);
     for (int64_t e = 0; e < m; e++) {
-        int32_t i = powerlaw_pick(cum, n, &rng), j = powerlaw_pick(cum, n, &rng);
+        int32_t i = sampler_pick(&smp, &rng), j = sampler_pick(&smp, &rng);
         if (i == j) continue;
         ri[k] = i;
         ci[k] = j;
@@ -438,6 +497,7 @@ static gs_status powerlaw_build(const gs_gen_params *p, int64_t m, gs_csr **out)
     GS_CHECK(gs_csr_from_coo(n, n, k, ri, ci, v, out));
 done:
     gs_free(cum);
+    gs_free(guide);
     gs_free(ri);
     gs_free(ci);
     gs_free(v);
@@ -458,6 +518,7 @@ static gs_status powerlaw_gen(const gs_gen_params *p, const char *desc, gs_csr *
 
 /* ------------------------------------------------------------------ entry point */
 
+/* *A = the problem that p describes, validated first; desc = its one-line description */
 gs_status gs_gen_matrix(const gs_gen_params *p, gs_csr **A, char *desc, size_t desc_len)
 {
     gs_status st = GS_OK;

@@ -15,13 +15,14 @@
 #include <unistd.h>
 
 #define NO_ID ((hid_t)-1)
-#define WHY_CAP 320
+#define WHY_PART 160 /* one description of HDF5's error stack */
+#define WHY_CAP (2 * WHY_PART + 64)
 
 /* Close an HDF5 id when open and forget it. */
-#define CLOSE_ID(fn, id)                                                                       \
-    do {                                                                                       \
-        if ((id) >= 0) fn(id);                                                                 \
-        (id) = NO_ID;                                                                          \
+#define CLOSE_ID(fn, id)                                                                           \
+    do {                                                                                           \
+        if ((id) >= 0) fn(id);                                                                     \
+        (id) = NO_ID;                                                                              \
     } while (0)
 
 /* "file:/group/name" in messages: AT with AT_ARGS(s, name); name "" names the group. */
@@ -54,7 +55,7 @@ static const char *sep(const char *grp, const char *name)
 }
 
 typedef struct why_buf {
-    char outer[WHY_CAP / 2], inner[WHY_CAP / 2];
+    char outer[WHY_PART], inner[WHY_PART];
     unsigned depth;
 } why_buf;
 
@@ -69,9 +70,12 @@ static herr_t why_walk(unsigned n, const H5E_error2_t *e, void *data)
     return 0;
 }
 
-/* What HDF5 said about its last failure, in one line; clears HDF5's error stack. */
-static const char *h5_why(char *buf, size_t len)
+/* What HDF5 said about its last failure, in one line (per-thread buffer); clears HDF5's
+ * error stack. */
+static const char *h5_why(void)
 {
+    static _Thread_local char buf[WHY_CAP];
+    const size_t len = sizeof buf;
     why_buf w = {{0}, {0}, 0};
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, why_walk, &w);
     H5Eclear2(H5E_DEFAULT);
@@ -81,27 +85,19 @@ static const char *h5_why(char *buf, size_t len)
         snprintf(buf, len, "%s", w.outer);
     else
         snprintf(buf, len, "%s (%s)", w.outer, w.inner);
-    if (strstr(buf, "lock") && strlen(buf) + 60 < len)
-        strcat(buf, "; setting HDF5_USE_FILE_LOCKING=FALSE may help");
+    size_t n = strlen(buf);
+    if (strstr(buf, "lock") && n < len)
+        snprintf(buf + n, len - n, "; setting HDF5_USE_FILE_LOCKING=FALSE may help");
     return buf;
 }
 
+/* Name of an HDF5 type class, for messages. */
 static const char *class_name(H5T_class_t c)
 {
-    switch (c) {
-    case H5T_INTEGER: return "integer";
-    case H5T_FLOAT: return "float";
-    case H5T_TIME: return "time";
-    case H5T_STRING: return "string";
-    case H5T_BITFIELD: return "bitfield";
-    case H5T_OPAQUE: return "opaque";
-    case H5T_COMPOUND: return "compound";
-    case H5T_REFERENCE: return "reference";
-    case H5T_ENUM: return "enum";
-    case H5T_VLEN: return "variable-length";
-    case H5T_ARRAY: return "array";
-    default: return "unknown";
-    }
+    static const char *const names[] = {"integer",  "float",           "time",     "string",
+                                        "bitfield", "opaque",          "compound", "reference",
+                                        "enum",     "variable-length", "array"};
+    return (int)c >= 0 && (int)c < (int)(sizeof names / sizeof names[0]) ? names[c] : "unknown";
 }
 
 /* "/"-rooted copy of group without repeated or trailing slashes ("/" for NULL or ""). */
@@ -126,7 +122,6 @@ done:
 static gs_status open_group(h5src *s)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     size_t n = strlen(s->grp);
     for (size_t i = 2; n > 1 && i <= n; i++) {
         if (s->grp[i] != '/' && s->grp[i] != '\0') continue;
@@ -135,15 +130,15 @@ static gs_status open_group(h5src *s)
         htri_t e = H5Lexists(s->file, s->grp, H5P_DEFAULT);
         H5Eclear2(H5E_DEFAULT);
         if (e <= 0) {
-            if (c) GS_FAIL(GS_ERR_INPUT, "%s: group %s/%s not found (no %s in the file)",
-                           s->path, s->grp, s->grp + i + 1, s->grp);
+            if (c)
+                GS_FAIL(GS_ERR_INPUT, "%s: group %s/%s not found (no %s in the file)", s->path,
+                        s->grp, s->grp + i + 1, s->grp);
             GS_FAIL(GS_ERR_INPUT, "%s: group %s not found", s->path, s->grp);
         }
         s->grp[i] = c;
     }
     s->group = H5Oopen(s->file, s->grp, H5P_DEFAULT);
-    if (s->group < 0)
-        GS_FAIL(GS_ERR_IO, "%s:%s: cannot open group: %s", s->path, s->grp, h5_why(why, WHY_CAP));
+    if (s->group < 0) GS_FAIL(GS_ERR_IO, "%s:%s: cannot open group: %s", s->path, s->grp, h5_why());
     if (H5Iget_type(s->group) != H5I_GROUP)
         GS_FAIL(GS_ERR_INPUT, "%s:%s is not a group: expected the group holding the matrix",
                 s->path, s->grp);
@@ -155,7 +150,6 @@ done:
 static gs_status src_open(h5src *s, const char *path, const char *group)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     struct stat sb;
     s->path = path ? path : "";
     s->grp = NULL;
@@ -170,9 +164,9 @@ static gs_status src_open(h5src *s, const char *path, const char *group)
         GS_FAIL(GS_ERR_IO, "cannot open '%s': it is a directory", path);
     htri_t is = H5Fis_hdf5(path);
     if (is == 0) GS_FAIL(GS_ERR_INPUT, "%s: not an HDF5 file", path);
-    if (is < 0) GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, h5_why(why, WHY_CAP));
+    if (is < 0) GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, h5_why());
     s->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (s->file < 0) GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, h5_why(why, WHY_CAP));
+    if (s->file < 0) GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, h5_why());
     GS_CHECK(open_group(s));
 done:
     return st;
@@ -186,27 +180,14 @@ static void src_close(h5src *s)
     s->grp = NULL;
 }
 
-/* *yes = whether group holds a link called name. */
-static gs_status has_link(h5src *s, const char *name, int *yes)
+/* *yes = whether the group holds a link (attr 0) or an attribute (attr 1) called name. */
+static gs_status exists(h5src *s, const char *name, int attr, int *yes)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
-    htri_t e = H5Lexists(s->group, name, H5P_DEFAULT);
-    if (e < 0) GS_FAIL(GS_ERR_IO, AT ": cannot look up: %s", AT_ARGS(s, name), h5_why(why, WHY_CAP));
-    *yes = e > 0;
-done:
-    return st;
-}
-
-/* *yes = whether group has an attribute called name. */
-static gs_status has_attr(h5src *s, const char *name, int *yes)
-{
-    gs_status st = GS_OK;
-    char why[WHY_CAP];
-    htri_t e = H5Aexists(s->group, name);
+    htri_t e = attr ? H5Aexists(s->group, name) : H5Lexists(s->group, name, H5P_DEFAULT);
     if (e < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot look up attribute %s: %s", AT_ARGS(s, ""), name,
-                h5_why(why, WHY_CAP));
+        GS_FAIL(GS_ERR_IO, AT ": cannot look up %s%s: %s", AT_ARGS(s, ""), attr ? "attribute " : "",
+                name, h5_why());
     *yes = e > 0;
 done:
     return st;
@@ -216,22 +197,21 @@ done:
 static gs_status open_1d(h5src *s, const char *name, int vec2d, hid_t *dset, int64_t *len)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     hid_t obj = NO_ID, type = NO_ID, space = NO_ID;
     hsize_t d[H5S_MAX_RANK];
     obj = H5Oopen(s->group, name, H5P_DEFAULT);
-    if (obj < 0) GS_FAIL(GS_ERR_IO, AT ": cannot open: %s", AT_ARGS(s, name), h5_why(why, WHY_CAP));
+    if (obj < 0) GS_FAIL(GS_ERR_IO, AT ": cannot open: %s", AT_ARGS(s, name), h5_why());
     if (H5Iget_type(obj) != H5I_DATASET)
         GS_FAIL(GS_ERR_INPUT, AT " is a group or named type: expected a dataset", AT_ARGS(s, name));
     if ((type = H5Dget_type(obj)) < 0 || (space = H5Dget_space(obj)) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot query: %s", AT_ARGS(s, name), h5_why(why, WHY_CAP));
+        GS_FAIL(GS_ERR_IO, AT ": cannot query: %s", AT_ARGS(s, name), h5_why());
     H5T_class_t cls = H5Tget_class(type);
     if (cls != H5T_INTEGER && cls != H5T_FLOAT)
         GS_FAIL(GS_ERR_INPUT, AT " has HDF5 class %s: expected integer or floating-point numbers",
                 AT_ARGS(s, name), class_name(cls));
     int nd = H5Sget_simple_extent_ndims(space);
     if (nd < 0 || H5Sget_simple_extent_dims(space, d, NULL) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot query: %s", AT_ARGS(s, name), h5_why(why, WHY_CAP));
+        GS_FAIL(GS_ERR_IO, AT ": cannot query: %s", AT_ARGS(s, name), h5_why());
     if (nd == 1)
         *len = (int64_t)d[0];
     else if (nd == 2 && vec2d && (d[0] == 1 || d[1] == 1))
@@ -256,43 +236,14 @@ static gs_status read_all(h5src *s, const char *name, hid_t dset, hid_t memtype,
                           void **out)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     void *buf = NULL;
     GS_CHECK(gs_alloc_array((size_t)len, 8, name, &buf));
     if (len > 0 && H5Dread(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot read: %s", AT_ARGS(s, name), h5_why(why, WHY_CAP));
+        GS_FAIL(GS_ERR_IO, AT ": cannot read: %s", AT_ARGS(s, name), h5_why());
     *out = buf;
     buf = NULL;
 done:
     gs_free(buf);
-    return st;
-}
-
-/* Read the integer attribute name of the group: exactly `want` values (scalar when 1). */
-static gs_status attr_ints(h5src *s, const char *name, int want, const char *what, int64_t *v)
-{
-    gs_status st = GS_OK;
-    char why[WHY_CAP];
-    hid_t attr = NO_ID, type = NO_ID, space = NO_ID;
-    if ((attr = H5Aopen(s->group, name, H5P_DEFAULT)) < 0 || (type = H5Aget_type(attr)) < 0 ||
-        (space = H5Aget_space(attr)) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot open attribute %s: %s", AT_ARGS(s, ""), name,
-                h5_why(why, WHY_CAP));
-    H5T_class_t cls = H5Tget_class(type);
-    if (cls != H5T_INTEGER)
-        GS_FAIL(GS_ERR_INPUT, AT ": attribute %s has HDF5 class %s: expected integers (%s)",
-                AT_ARGS(s, ""), name, class_name(cls), what);
-    hssize_t n = H5Sget_simple_extent_npoints(space);
-    if (n != want || H5Sget_simple_extent_ndims(space) > 1)
-        GS_FAIL(GS_ERR_INPUT, AT ": attribute %s has %lld values: expected %d (%s)",
-                AT_ARGS(s, ""), name, (long long)n, want, what);
-    if (H5Aread(attr, H5T_NATIVE_INT64, v) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name,
-                h5_why(why, WHY_CAP));
-done:
-    CLOSE_ID(H5Aclose, attr);
-    CLOSE_ID(H5Tclose, type);
-    CLOSE_ID(H5Sclose, space);
     return st;
 }
 
@@ -301,20 +252,18 @@ static gs_status attr_str_value(h5src *s, const char *name, hid_t attr, hid_t ty
                                 size_t cap)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP], *vl = NULL, *fx = NULL;
+    char *vl = NULL, *fx = NULL;
     hid_t mem = NO_ID;
     if (H5Tis_variable_str(type) > 0) {
         if ((mem = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 ||
             H5Tset_cset(mem, H5Tget_cset(type)) < 0 || H5Aread(attr, mem, &vl) < 0)
-            GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name,
-                    h5_why(why, WHY_CAP));
+            GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name, h5_why());
         snprintf(buf, cap, "%s", vl ? vl : "");
     } else {
         size_t sz = H5Tget_size(type);
         GS_CHECK(gs_alloc_array(sz + 1, 1, "HDF5 string attribute", (void **)&fx));
         if (H5Aread(attr, type, fx) < 0)
-            GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name,
-                    h5_why(why, WHY_CAP));
+            GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name, h5_why());
         fx[sz] = '\0';
         while (sz > 0 && fx[sz - 1] == ' ') fx[--sz] = '\0'; /* space-padded strings */
         snprintf(buf, cap, "%s", fx);
@@ -326,24 +275,27 @@ done:
     return st;
 }
 
-/* Read the string attribute name of the group (one value) into buf. */
-static gs_status attr_str(h5src *s, const char *name, char *buf, size_t cap)
+/* Read attribute name of the group: `want` integers into v, or (v NULL) one string into buf;
+ * `what` says what was expected ("integers (rows, cols)", "a string"). */
+static gs_status attr_read(h5src *s, const char *name, int want, const char *what, int64_t *v,
+                           char *buf, size_t cap)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     hid_t attr = NO_ID, type = NO_ID, space = NO_ID;
     if ((attr = H5Aopen(s->group, name, H5P_DEFAULT)) < 0 || (type = H5Aget_type(attr)) < 0 ||
         (space = H5Aget_space(attr)) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot open attribute %s: %s", AT_ARGS(s, ""), name,
-                h5_why(why, WHY_CAP));
+        GS_FAIL(GS_ERR_IO, AT ": cannot open attribute %s: %s", AT_ARGS(s, ""), name, h5_why());
     H5T_class_t cls = H5Tget_class(type);
-    if (cls != H5T_STRING)
-        GS_FAIL(GS_ERR_INPUT, AT ": attribute %s has HDF5 class %s: expected a string",
-                AT_ARGS(s, ""), name, class_name(cls));
-    if (H5Sget_simple_extent_npoints(space) != 1)
-        GS_FAIL(GS_ERR_INPUT, AT ": attribute %s holds %lld strings: expected one",
-                AT_ARGS(s, ""), name, (long long)H5Sget_simple_extent_npoints(space));
-    GS_CHECK(attr_str_value(s, name, attr, type, buf, cap));
+    if (cls != (v ? H5T_INTEGER : H5T_STRING))
+        GS_FAIL(GS_ERR_INPUT, AT ": attribute %s has HDF5 class %s: expected %s", AT_ARGS(s, ""),
+                name, class_name(cls), what);
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    if (n != want || H5Sget_simple_extent_ndims(space) > 1)
+        GS_FAIL(GS_ERR_INPUT, AT ": attribute %s has %lld values: expected %d, %s", AT_ARGS(s, ""),
+                name, (long long)n, want, what);
+    if (!v) GS_CHECK(attr_str_value(s, name, attr, type, buf, cap));
+    if (v && H5Aread(attr, H5T_NATIVE_INT64, v) < 0)
+        GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name, h5_why());
 done:
     CLOSE_ID(H5Aclose, attr);
     CLOSE_ID(H5Tclose, type);
@@ -367,30 +319,32 @@ done:
     return st;
 }
 
-/* scipy/anndata: shape = (rows, cols); CSC when encoding-type or h5sparse_format says so. */
-static gs_status scipy_layout(h5src *s, h5mat *m)
+/* scipy/anndata: shape = (rows, cols) (h5sparse: h5sparse_shape); CSC when encoding-type or
+ * h5sparse_format says so. */
+static gs_status scipy_layout(h5src *s, const char *shape_attr, h5mat *m)
 {
     gs_status st = GS_OK;
     int64_t shape[2];
-    int enc, h5s;
+    int enc = 0, h5s = 0;
     char val[64];
-    GS_CHECK(attr_ints(s, "shape", 2, "rows, cols", shape));
-    GS_CHECK(check_size(s, "shape", shape[0], shape[1]));
+    GS_CHECK(attr_read(s, shape_attr, 2, "integers (rows, cols)", shape, NULL, 0));
+    GS_CHECK(check_size(s, shape_attr, shape[0], shape[1]));
     m->rows = shape[0];
     m->cols = shape[1];
     m->layout = LAYOUT_CSR;
-    GS_CHECK(has_attr(s, "encoding-type", &enc));
-    GS_CHECK(has_attr(s, "h5sparse_format", &h5s));
+    GS_CHECK(exists(s, "encoding-type", 1, &enc));
+    GS_CHECK(exists(s, "h5sparse_format", 1, &h5s));
     if (enc) {
-        GS_CHECK(attr_str(s, "encoding-type", val, sizeof val));
+        GS_CHECK(attr_read(s, "encoding-type", 1, "a string", NULL, val, sizeof val));
         if (strcmp(val, "csc_matrix") == 0)
             m->layout = LAYOUT_CSC;
         else if (strcmp(val, "csr_matrix") != 0)
-            GS_FAIL(GS_ERR_INPUT, AT ": attribute encoding-type = '%s': expected csr_matrix or "
-                                  "csc_matrix",
+            GS_FAIL(GS_ERR_INPUT,
+                    AT ": attribute encoding-type = '%s': expected csr_matrix or "
+                       "csc_matrix",
                     AT_ARGS(s, ""), val);
     } else if (h5s) {
-        GS_CHECK(attr_str(s, "h5sparse_format", val, sizeof val));
+        GS_CHECK(attr_read(s, "h5sparse_format", 1, "a string", NULL, val, sizeof val));
         if (strcmp(val, "csc") == 0)
             m->layout = LAYOUT_CSC;
         else if (strcmp(val, "csr") != 0)
@@ -406,23 +360,28 @@ static gs_status find_layout(h5src *s, h5mat *m)
 {
     gs_status st = GS_OK;
     static const char *const names[] = {"data", "indices", "indptr", "ir", "jc"};
-    int has[5], shape, ml;
+    int has[5] = {0}, shape = 0, h5shape = 0, ml = 0;
     char found[64] = "";
-    for (int i = 0; i < 5; i++) GS_CHECK(has_link(s, names[i], &has[i]));
-    GS_CHECK(has_attr(s, "shape", &shape));
-    GS_CHECK(has_attr(s, "MATLAB_sparse", &ml));
+    for (int i = 0; i < 5; i++) GS_CHECK(exists(s, names[i], 0, &has[i]));
+    GS_CHECK(exists(s, "shape", 1, &shape));
+    GS_CHECK(exists(s, "h5sparse_shape", 1, &h5shape));
+    GS_CHECK(exists(s, "MATLAB_sparse", 1, &ml));
     if (has[0] && has[1] && has[2]) {
-        if (!shape)
-            GS_FAIL(GS_ERR_INPUT, AT ": datasets data, indices, indptr found but attribute shape "
-                                  "is missing: expected shape = (rows, cols) on the group",
+        if (!shape && !h5shape)
+            GS_FAIL(GS_ERR_INPUT,
+                    AT ": datasets data, indices, indptr found but attribute shape "
+                       "is missing: expected shape = (rows, cols) on the group "
+                       "(h5sparse_shape is accepted too)",
                     AT_ARGS(s, ""));
-        GS_CHECK(scipy_layout(s, m));
+        GS_CHECK(scipy_layout(s, shape ? "shape" : "h5sparse_shape", m));
     } else if (has[4] && (has[3] || ml)) {
         if (!ml)
-            GS_FAIL(GS_ERR_INPUT, AT ": datasets ir, jc found but attribute MATLAB_sparse (the "
-                                  "number of rows) is missing",
+            GS_FAIL(GS_ERR_INPUT,
+                    AT ": datasets ir, jc found but attribute MATLAB_sparse (the "
+                       "number of rows) is missing",
                     AT_ARGS(s, ""));
-        GS_CHECK(attr_ints(s, "MATLAB_sparse", 1, "the number of rows", &m->rows));
+        GS_CHECK(
+            attr_read(s, "MATLAB_sparse", 1, "an integer (the number of rows)", &m->rows, NULL, 0));
         GS_CHECK(check_size(s, "MATLAB_sparse", m->rows, 0));
         m->layout = LAYOUT_MATLAB;
     } else if (ml) {
@@ -430,8 +389,9 @@ static gs_status find_layout(h5src *s, h5mat *m)
                 AT_ARGS(s, ""));
     } else {
         for (int i = 0; i < 5; i++)
-            if (has[i]) snprintf(found + strlen(found), sizeof found - strlen(found), "%s%s",
-                                 *found ? ", " : "; found only ", names[i]);
+            if (has[i])
+                snprintf(found + strlen(found), sizeof found - strlen(found), "%s%s",
+                         *found ? ", " : "; found only ", names[i]);
         GS_FAIL(GS_ERR_INPUT,
                 AT ": no matrix found: expected datasets data, indices, indptr with attribute "
                    "shape (scipy/anndata CSR/CSC) or data, ir, jc with attribute MATLAB_sparse "
@@ -452,8 +412,8 @@ static gs_status read_arrays(h5src *s, h5mat *m)
     int64_t ni = 0, nv = 0;
     m->has_idx = m->has_val = 1;
     GS_CHECK(open_1d(s, pn, 0, &dp, &m->nptr));
-    if (mat) GS_CHECK(has_link(s, in, &m->has_idx));
-    if (mat) GS_CHECK(has_link(s, "data", &m->has_val));
+    if (mat) GS_CHECK(exists(s, in, 0, &m->has_idx));
+    if (mat) GS_CHECK(exists(s, "data", 0, &m->has_val));
     if (m->has_idx) GS_CHECK(open_1d(s, in, 0, &di, &ni));
     if (m->has_val) GS_CHECK(open_1d(s, "data", 0, &dv, &nv));
     if (mat && m->nptr < 1)
@@ -462,8 +422,9 @@ static gs_status read_arrays(h5src *s, h5mat *m)
     GS_CHECK(check_size(s, mat ? "MATLAB_sparse" : "shape", m->rows, m->cols));
     int64_t major = m->layout == LAYOUT_CSR ? m->rows : m->cols;
     if (m->nptr != major + 1)
-        GS_FAIL(GS_ERR_INPUT, AT " has %lld entries, attribute shape = (%lld, %lld) needs %lld (%s "
-                              "+ 1)",
+        GS_FAIL(GS_ERR_INPUT,
+                AT " has %lld entries, attribute shape = (%lld, %lld) needs %lld (%s "
+                   "+ 1)",
                 AT_ARGS(s, pn), (long long)m->nptr, (long long)m->rows, (long long)m->cols,
                 (long long)major + 1, m->layout == LAYOUT_CSR ? "rows" : "columns");
     if (m->has_idx && m->has_val && ni != nv)
@@ -496,21 +457,25 @@ static gs_status check_arrays(h5src *s, const h5mat *m)
         GS_FAIL(GS_ERR_INPUT, AT "[0] = %lld: expected 0", AT_ARGS(s, pn), (long long)p[0]);
     for (int64_t j = 1; j <= major; j++)
         if (p[j] < p[j - 1])
-            GS_FAIL(GS_ERR_INPUT, AT "[%lld] = %lld is less than %s[%lld] = %lld: expected "
-                                     "non-decreasing",
+            GS_FAIL(GS_ERR_INPUT,
+                    AT "[%lld] = %lld is less than %s[%lld] = %lld: expected "
+                       "non-decreasing",
                     AT_ARGS(s, pn), (long long)j, (long long)p[j], pn, (long long)j - 1,
                     (long long)p[j - 1]);
     if (!m->has_idx && (p[major] > 0 || m->nnz > 0))
-        GS_FAIL(GS_ERR_INPUT, AT ": dataset ir is missing but %s[%lld] = %lld and data has %lld "
-                              "entries: expected no stored entries",
+        GS_FAIL(GS_ERR_INPUT,
+                AT ": dataset ir is missing but %s[%lld] = %lld and data has %lld "
+                   "entries: expected no stored entries",
                 AT_ARGS(s, ""), pn, (long long)major, (long long)p[major], (long long)m->nnz);
     if (!m->has_val && p[major] > 0)
-        GS_FAIL(GS_ERR_INPUT, AT ": dataset data is missing but %s[%lld] = %lld stored entries "
-                              "(MATLAB omits it only for an all-zero matrix)",
+        GS_FAIL(GS_ERR_INPUT,
+                AT ": dataset data is missing but %s[%lld] = %lld stored entries "
+                   "(MATLAB omits it only for an all-zero matrix)",
                 AT_ARGS(s, ""), pn, (long long)major, (long long)p[major]);
     if (p[major] != m->nnz)
-        GS_FAIL(GS_ERR_INPUT, AT "[%lld] = %lld (the last entry) should equal the number of "
-                              "stored entries %lld (the length of %s and data)",
+        GS_FAIL(GS_ERR_INPUT,
+                AT "[%lld] = %lld (the last entry) should equal the number of "
+                   "stored entries %lld (the length of %s and data)",
                 AT_ARGS(s, pn), (long long)major, (long long)p[major], (long long)m->nnz, in);
     for (int64_t k = 0; k < m->nnz; k++)
         if (m->idx[k] < 0 || m->idx[k] >= minor)
@@ -533,8 +498,8 @@ static gs_status build(const h5mat *m, gs_csr **A)
             mnr[k] = (int32_t)m->idx[k];
         }
     int csr = m->layout == LAYOUT_CSR;
-    GS_CHECK(gs_csr_from_coo(m->rows, m->cols, m->nnz, csr ? maj : mnr, csr ? mnr : maj, m->val,
-                             A));
+    GS_CHECK(
+        gs_csr_from_coo(m->rows, m->cols, m->nnz, csr ? maj : mnr, csr ? mnr : maj, m->val, A));
 done:
     gs_free(maj);
     gs_free(mnr);
@@ -579,7 +544,7 @@ gs_status gs_h5_read_vector(const char *path, const char *group, const char *nam
     *out = NULL;
     *found = 0;
     GS_CHECK(src_open(&s, path, group));
-    GS_CHECK(has_link(&s, name, &yes));
+    GS_CHECK(exists(&s, name, 0, &yes));
     if (!yes) goto done;
     GS_CHECK(open_1d(&s, name, 1, &d, &len));
     if (len != n)
@@ -599,23 +564,20 @@ done:
 /* ---- output ---------------------------------------------------------------------------- */
 
 /* Write n values as the 1-D dataset name of loc (replacing one of that name). */
-static gs_status write_1d(hid_t loc, const char *file, const char *name, hid_t ftype,
-                          hid_t mtype, const void *buf, int64_t n)
+static gs_status write_1d(hid_t loc, const char *file, const char *name, hid_t ftype, hid_t mtype,
+                          const void *buf, int64_t n)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     hid_t space = NO_ID, lcpl = NO_ID, dset = NO_ID;
     hsize_t dim = (hsize_t)n;
     if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && H5Ldelete(loc, name, H5P_DEFAULT) < 0)
-        GS_FAIL(GS_ERR_WRITE, "%s: cannot replace dataset %s: %s", file, name,
-                h5_why(why, WHY_CAP));
+        GS_FAIL(GS_ERR_WRITE, "%s: cannot replace dataset %s: %s", file, name, h5_why());
     H5Eclear2(H5E_DEFAULT);
-    if ((space = H5Screate_simple(1, &dim, NULL)) < 0 ||
-        (lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 || H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
+    if ((space = H5Screate_simple(1, &dim, NULL)) < 0 || (lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
+        H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
         (dset = H5Dcreate2(loc, name, ftype, space, lcpl, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
         (n > 0 && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
-        GS_FAIL(GS_ERR_WRITE, "%s: cannot write dataset %s: %s", file, name,
-                h5_why(why, WHY_CAP));
+        GS_FAIL(GS_ERR_WRITE, "%s: cannot write dataset %s: %s", file, name, h5_why());
 done:
     CLOSE_ID(H5Dclose, dset);
     CLOSE_ID(H5Pclose, lcpl);
@@ -624,19 +586,17 @@ done:
 }
 
 /* Write attribute name of loc: n values (n == 0: one scalar), replacing one of that name. */
-static gs_status write_attr(hid_t loc, const char *file, const char *name, hid_t ftype,
-                           hid_t mtype, const void *v, int n)
+static gs_status write_attr(hid_t loc, const char *file, const char *name, hid_t ftype, hid_t mtype,
+                            const void *v, int n)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     hid_t space = NO_ID, attr = NO_ID;
     hsize_t dim = (hsize_t)n;
     space = n ? H5Screate_simple(1, &dim, NULL) : H5Screate(H5S_SCALAR);
     if (space < 0 || (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0) ||
         (attr = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
         H5Awrite(attr, mtype, v) < 0)
-        GS_FAIL(GS_ERR_WRITE, "%s: cannot write attribute %s: %s", file, name,
-                h5_why(why, WHY_CAP));
+        GS_FAIL(GS_ERR_WRITE, "%s: cannot write attribute %s: %s", file, name, h5_why());
 done:
     CLOSE_ID(H5Aclose, attr);
     CLOSE_ID(H5Sclose, space);
@@ -644,15 +604,12 @@ done:
 }
 
 /* Write a variable-length UTF-8 string attribute (what h5py and anndata write). */
-static gs_status write_attr_str(hid_t loc, const char *file, const char *name,
-                                const char *value)
+static gs_status write_attr_str(hid_t loc, const char *file, const char *name, const char *value)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)
-        GS_FAIL(GS_ERR_WRITE, "%s: cannot write attribute %s: %s", file, name,
-                h5_why(why, WHY_CAP));
+        GS_FAIL(GS_ERR_WRITE, "%s: cannot write attribute %s: %s", file, name, h5_why());
     GS_CHECK(write_attr(loc, file, name, t, t, &value, 0));
 done:
     CLOSE_ID(H5Tclose, t);
@@ -663,7 +620,6 @@ done:
 static gs_status out_group(hid_t file, const char *path, const char *g, hid_t *out)
 {
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     hid_t lcpl = NO_ID;
     if (strcmp(g, "/") == 0)
         *out = H5Gopen2(file, "/", H5P_DEFAULT);
@@ -672,8 +628,7 @@ static gs_status out_group(hid_t file, const char *path, const char *g, hid_t *o
         *out = H5Gcreate2(file, g, lcpl, H5P_DEFAULT, H5P_DEFAULT);
     else
         *out = NO_ID;
-    if (*out < 0)
-        GS_FAIL(GS_ERR_WRITE, "%s: cannot create group %s: %s", path, g, h5_why(why, WHY_CAP));
+    if (*out < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot create group %s: %s", path, g, h5_why());
 done:
     CLOSE_ID(H5Pclose, lcpl);
     return st;
@@ -683,7 +638,7 @@ gs_status gs_h5_write_csr(const char *path, const char *group, const gs_csr *A)
 {
     /* data/indices/indptr + shape, encoding-type, encoding-version: readable by anndata */
     gs_status st = GS_OK;
-    char why[WHY_CAP], *g = NULL;
+    char *g = NULL;
     hid_t file = NO_ID, grp = NO_ID;
     int created = 0;
     if (!path || !*path || !A) return GS_ERROR(GS_ERR_ARG, "gs_h5_write_csr: missing argument");
@@ -692,7 +647,7 @@ gs_status gs_h5_write_csr(const char *path, const char *group, const gs_csr *A)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     GS_CHECK(norm_group(group, &g));
     file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0) GS_FAIL(GS_ERR_WRITE, "cannot create '%s': %s", path, h5_why(why, WHY_CAP));
+    if (file < 0) GS_FAIL(GS_ERR_WRITE, "cannot create '%s': %s", path, h5_why());
     created = 1;
     GS_CHECK(out_group(file, path, g, &grp));
     int64_t shape[2] = {A->rows, A->cols};
@@ -706,7 +661,7 @@ gs_status gs_h5_write_csr(const char *path, const char *group, const gs_csr *A)
     CLOSE_ID(H5Gclose, grp);
     herr_t e = H5Fclose(file);
     file = NO_ID;
-    if (e < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot close: %s", path, h5_why(why, WHY_CAP));
+    if (e < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot close: %s", path, h5_why());
 done:
     CLOSE_ID(H5Gclose, grp);
     CLOSE_ID(H5Fclose, file);
@@ -736,7 +691,6 @@ gs_status gs_h5_record_open(const char *path, gs_h5_record **out)
 {
     /* create "<path>.tmp", truncating any left by a killed run */
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     gs_h5_record *r = NULL;
     if (!out) return GS_ERROR(GS_ERR_ARG, "gs_h5_record_open: no output given");
     *out = NULL;
@@ -751,8 +705,7 @@ gs_status gs_h5_record_open(const char *path, gs_h5_record **out)
     memcpy(r->path, path, n + 1);
     snprintf(r->tmp, n + 5, "%s.tmp", path);
     r->file = H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (r->file < 0)
-        GS_FAIL(GS_ERR_WRITE, "cannot create '%s': %s", r->tmp, h5_why(why, WHY_CAP));
+    if (r->file < 0) GS_FAIL(GS_ERR_WRITE, "cannot create '%s': %s", r->tmp, h5_why());
     *out = r;
     r = NULL;
 done:
@@ -826,7 +779,6 @@ gs_status gs_h5_record_close(gs_h5_record **rp, int commit)
 {
     /* close; commit: rename "<path>.tmp" over path (atomic), else remove the temporary */
     gs_status st = GS_OK;
-    char why[WHY_CAP];
     gs_h5_record *r = rp ? *rp : NULL;
     int renamed = 0;
     if (!r) return GS_OK;
@@ -835,11 +787,10 @@ gs_status gs_h5_record_close(gs_h5_record **rp, int commit)
     herr_t e = r->file >= 0 ? H5Fclose(r->file) : 0;
     r->file = NO_ID;
     if (!commit) goto done;
-    if (e < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot close: %s", r->tmp, h5_why(why, WHY_CAP));
+    if (e < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot close: %s", r->tmp, h5_why());
     GS_CHECK(sync_file(r->tmp));
     if (rename(r->tmp, r->path) != 0)
-        GS_FAIL(GS_ERR_WRITE, "cannot rename '%s' to '%s': %s", r->tmp, r->path,
-                strerror(errno));
+        GS_FAIL(GS_ERR_WRITE, "cannot rename '%s' to '%s': %s", r->tmp, r->path, strerror(errno));
     renamed = 1;
 done:
     if (!renamed) unlink(r->tmp);

@@ -468,10 +468,11 @@ static gs_status too_many(const mm_file *f, long long line)
                     f->path, line, (long long)f->entries, f->size_line);
 }
 
-/* The most entries of `fields` tokens each that the rest of the buffer can hold. */
+/* Room for the entries of `fields` tokens each that the rest of the buffer can hold, plus a
+ * partial one: a false declared count does not make us allocate more than the file can fill. */
 static int64_t entry_cap(const mm_file *f, int fields)
 {
-    int64_t fit = ((int64_t)(f->end - f->p) + 1) / (2 * fields);
+    int64_t fit = ((int64_t)(f->end - f->p) + 1) / (2 * fields) + 1;
     return f->entries < fit ? f->entries : fit;
 }
 
@@ -662,6 +663,37 @@ done:
     return st;
 }
 
+/* When the triplets are already in CSR order (rows ascending, columns strictly ascending in a
+ * row, as gs_mm_write writes them), build A around ci and v without sorting; else *out = NULL. */
+static gs_status csr_from_sorted(int64_t rows, int64_t cols, int64_t nnz, const int32_t *ri,
+                                 int32_t **ci, double **v, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *A = NULL;
+    const int32_t *c = *ci;
+    for (int64_t k = 1; k < nnz; k++)
+        if (ri[k] < ri[k - 1] || (ri[k] == ri[k - 1] && c[k] <= c[k - 1])) return GS_OK;
+    GS_CHECK(gs_csr_create(rows, cols, 0, &A));
+    gs_free(A->colind);
+    gs_free(A->val);
+    A->colind = *ci, *ci = NULL; /* adopted: the caller no longer owns them */
+    A->val = *v, *v = NULL;
+    A->nnz = (int32_t)nnz;
+    if (!A->val) { /* pattern */
+        GS_CHECK(gs_alloc_array((size_t)(nnz ? nnz : 1), sizeof *A->val, "CSR values",
+                                (void **)&A->val));
+        for (int64_t k = 0; k < nnz; k++) A->val[k] = 1.0;
+    }
+    memset(A->rowptr, 0, ((size_t)rows + 1) * sizeof *A->rowptr);
+    for (int64_t k = 0; k < nnz; k++) A->rowptr[ri[k] + 1]++;
+    for (int64_t i = 0; i < rows; i++) A->rowptr[i + 1] += A->rowptr[i];
+    *out = A;
+    A = NULL;
+done:
+    gs_csr_destroy(&A);
+    return st;
+}
+
 /* Allocate triplets for the declared coordinate entries and parse them. */
 static gs_status read_coord(mm_file *f, int32_t **ri, int32_t **ci, double **v, int64_t *nnz)
 {
@@ -688,14 +720,23 @@ done:
     return st;
 }
 
+/* Copy a banner word (already validated, so short) into a fixed field. */
+static void copy_word(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    n = n < cap ? n : cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 /* What the header said, for the caller. */
 static void fill_info(const mm_file *f, gs_mm_info *info)
 {
     memset(info, 0, sizeof *info);
-    snprintf(info->object, sizeof info->object, "%s", f->words[0]);
-    snprintf(info->format, sizeof info->format, "%s", f->words[1]);
-    snprintf(info->field, sizeof info->field, "%s", f->words[2]);
-    snprintf(info->symmetry, sizeof info->symmetry, "%s", f->words[3]);
+    copy_word(info->object, sizeof info->object, f->words[0]);
+    copy_word(info->format, sizeof info->format, f->words[1]);
+    copy_word(info->field, sizeof info->field, f->words[2]);
+    copy_word(info->symmetry, sizeof info->symmetry, f->words[3]);
     info->rows = f->rows;
     info->cols = f->cols;
     info->entries = f->entries;
@@ -721,7 +762,8 @@ gs_status gs_mm_read(const char *path, gs_csr **A, gs_mm_info *info)
         gs_free(f.buf), f.buf = NULL;
         GS_CHECK(array_to_coo(&f, a, &ri, &ci, &v, &nnz));
     }
-    GS_CHECK(gs_csr_from_coo(f.rows, f.cols, nnz, ri, ci, v, A));
+    GS_CHECK(csr_from_sorted(f.rows, f.cols, nnz, ri, &ci, &v, A));
+    if (!*A) GS_CHECK(gs_csr_from_coo(f.rows, f.cols, nnz, ri, ci, v, A));
     if (info) fill_info(&f, info);
 done:
     gs_free(f.buf);

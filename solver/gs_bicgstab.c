@@ -68,8 +68,7 @@ done:
 }
 
 /* s met the bound (or t = 0): x += alpha ph is the iterate; r = s */
-static gs_status half_exit(gs_krylov_state *k, bicg *w, int it, double snorm, double tt,
-                           int *ended)
+static gs_status half_exit(gs_krylov_state *k, bicg *w, int it, double snorm, double tt, int *ended)
 {
     gs_status st = GS_OK;
     GS_CHECK(gs_vec_axpy(w->alpha, w->ph, k->x));
@@ -88,8 +87,8 @@ done:
 }
 
 /* The checks closing an iteration with residual norm rnorm and new rho = r_hat.r */
-static gs_status close_iteration(gs_krylov_state *k, bicg *w, int it, double rnorm,
-                                 double rho_new, int *ended)
+static gs_status close_iteration(gs_krylov_state *k, bicg *w, int it, double rnorm, double rho_new,
+                                 int *ended)
 {
     gs_status st = GS_OK;
     if (gs_krylov_step(k, it, rnorm)) {
@@ -158,8 +157,7 @@ gs_status gs_bicgstab_solve(gs_krylov_state *k)
     const int64_t n = k->b->n;
     const gs_loc loc = k->b->loc;
     gs_vec **own[] = {&w.r, &w.rh, &w.p, &w.v, &w.s, &w.t};
-    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-        GS_CHECK(gs_vec_create(n, loc, own[i]));
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) GS_CHECK(gs_vec_create(n, loc, own[i]));
     if (k->M) {
         GS_CHECK(gs_vec_create(n, loc, &w.phbuf));
         GS_CHECK(gs_vec_create(n, loc, &w.shbuf));

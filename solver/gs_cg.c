@@ -59,8 +59,8 @@ static int check_pq(gs_krylov_state *k, double pq, int it)
     }
     if (pq <= 0.0) {
         gs_krylov_end(k, GS_DIVERGED_INDEFINITE_MATRIX,
-                      "p.Ap = %.3e <= 0 at iteration %d: the matrix is not positive definite",
-                      pq, it);
+                      "p.Ap = %.3e <= 0 at iteration %d: the matrix is not positive definite", pq,
+                      it);
         return 1;
     }
     return 0;

@@ -52,8 +52,8 @@ static gs_status ws_create(const gs_krylov_state *k, int m, int flexible, gmres_
     w->nz = flexible && k->M ? m : (k->M ? 1 : 0);
     GS_CHECK(gs_alloc_array(m1, sizeof *w->V, "GMRES basis", (void **)&w->V));
     for (size_t i = 0; i < m1; i++) w->V[i] = NULL;
-    GS_CHECK(gs_alloc_array(w->nz ? (size_t)w->nz : 1, sizeof *w->Z, "FGMRES basis",
-                            (void **)&w->Z));
+    GS_CHECK(
+        gs_alloc_array(w->nz ? (size_t)w->nz : 1, sizeof *w->Z, "FGMRES basis", (void **)&w->Z));
     for (int i = 0; i < w->nz; i++) w->Z[i] = NULL;
     for (size_t i = 0; i < m1; i++) GS_CHECK(gs_vec_create(n, loc, &w->V[i]));
     for (int i = 0; i < w->nz; i++) GS_CHECK(gs_vec_create(n, loc, &w->Z[i]));
@@ -110,7 +110,7 @@ done:
 }
 
 /* Apply the earlier rotations to column j, make and apply rotation j (to H and g).
- * Returns 0 when R(j,j) = 0: the least-squares problem is singular. */
+ * Returns 0 when the least-squares problem is singular. */
 static int givens(gmres_ws *w, int j)
 {
     for (int i = 0; i < j; i++) {

@@ -34,8 +34,7 @@ static gs_status invert_diag(const gs_csr *A, const char *where, double *d)
         GS_FAIL(GS_ERR_INPUT,
                 "%s: row %ld has %s; Jacobi needs a nonzero diagonal (use "
                 "solver.preconditioner = \"none\")",
-                where, (long)i + 1,
-                has_diag(A, i) ? "a zero diagonal entry" : "no diagonal entry");
+                where, (long)i + 1, has_diag(A, i) ? "a zero diagonal entry" : "no diagonal entry");
     }
 done:
     return st;
@@ -84,10 +83,11 @@ static gs_status jacobi_apply(void *ctx, const gs_vec *x, gs_vec *y)
 {
     const gs_jacobi *J = ctx;
     if (x->n != J->n || y->n != J->n || x->loc != J->dinv->loc || y->loc != J->dinv->loc)
-        return GS_ERROR(GS_ERR_ARG, "jacobi: vectors of size %lld on %s for a preconditioner "
-                                    "of size %lld on %s",
-                        (long long)x->n, x->loc == GS_LOC_HOST ? "host" : "device",
-                        (long long)J->n, J->dinv->loc == GS_LOC_HOST ? "host" : "device");
+        return GS_ERROR(GS_ERR_ARG,
+                        "jacobi: vectors of size %lld on %s for a preconditioner "
+                        "of size %lld on %s",
+                        (long long)x->n, x->loc == GS_LOC_HOST ? "host" : "device", (long long)J->n,
+                        J->dinv->loc == GS_LOC_HOST ? "host" : "device");
     return gs_vec_pmul(J->dinv, x, y);
 }
 

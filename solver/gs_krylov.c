@@ -80,12 +80,15 @@ void gs_krylov_end(gs_krylov_state *k, gs_reason reason, const char *fmt, ...)
     va_end(ap);
 }
 
-int gs_krylov_met(const gs_krylov_state *k, double rnorm) { return rnorm <= k->tol; }
+int gs_krylov_met(const gs_krylov_state *k, double rnorm)
+{
+    return rnorm <= k->tol;
+}
 
 void gs_krylov_converged(gs_krylov_state *k, double rnorm)
 {
-    k->res->reason =
-        rnorm <= k->p->rtol * k->res->bnorm ? GS_CONVERGED_RTOL : GS_CONVERGED_ATOL;
+    int rel = k->p->rtol > 0.0 && rnorm <= k->p->rtol * k->res->bnorm;
+    k->res->reason = rel ? GS_CONVERGED_RTOL : GS_CONVERGED_ATOL;
     k->res->detail[0] = '\0';
 }
 
@@ -111,6 +114,9 @@ int gs_krylov_start(gs_krylov_state *k, double rnorm0)
     k->res->iterations = 0;
     k->stag_ref = rnorm0;
     k->stag_it = 0;
+    k->stag_armed = k->p->type == GS_KRYLOV_GMRES || k->p->type == GS_KRYLOV_FGMRES;
+    k->replacements = 0;
+    k->refuted = HUGE_VAL;
     if (k->p->monitor) k->p->monitor(k->p->monitor_ctx, 0, rnorm0);
     if (check_finite(k, 0, rnorm0)) return 1;
     if (gs_krylov_met(k, rnorm0)) {
@@ -140,7 +146,12 @@ gs_status gs_krylov_confirm(gs_krylov_state *k, gs_vec *r, int *ended)
     } else if (gs_krylov_met(k, tnorm)) {
         gs_krylov_converged(k, tnorm);
         *ended = 1;
-    } else if (++k->replacements >= GS_KRYLOV_MAX_REPLACEMENTS) {
+    } else {
+        /* refuted: restart from the true residual; give up only when refutations keep
+         * coming without the true residual halving in between */
+        k->replacements = tnorm < 0.5 * k->refuted ? 1 : k->replacements + 1;
+        k->refuted = fmin(tnorm, k->refuted);
+        if (k->replacements < GS_KRYLOV_MAX_REPLACEMENTS) return GS_OK;
         gs_krylov_end(k, GS_DIVERGED_STAGNATION,
                       "true residual %.3e does not reach the tolerance %.3e (attainable "
                       "accuracy)",
@@ -156,10 +167,11 @@ int gs_krylov_stagnated(gs_krylov_state *k, int it, double rnorm)
     if (rnorm < (1.0 - STAG_GAIN) * k->stag_ref) {
         k->stag_ref = rnorm;
         k->stag_it = it;
+        k->stag_armed = 1;
         return 0;
     }
     int w = k->p->stag_window;
-    if (w <= 0 || it - k->stag_it < w) return 0;
+    if (w <= 0 || !k->stag_armed || it - k->stag_it < w) return 0;
     gs_krylov_end(k, GS_DIVERGED_STAGNATION,
                   "residual %.3e has not dropped 0.1%% below %.3e (iteration %d) in %d "
                   "iterations",

@@ -14,7 +14,8 @@
 
 #include "gs_krylov.h"
 
-/* A claimed convergence that the true residual refutes this many times ends the solve. */
+/* A claimed convergence that the true residual refutes this many times in a row, each time
+ * without halving it, ends the solve as stagnation (attainable accuracy). */
 #define GS_KRYLOV_MAX_REPLACEMENTS 3
 
 /* One solve: the problem, the stopping bound and the bookkeeping shared by the methods. */
@@ -28,7 +29,11 @@ typedef struct gs_krylov_state {
     double tol;       /* max(rtol * ||b||, atol) */
     double stag_ref;  /* residual norm at the last gain of at least 0.1% */
     int stag_it;      /* iteration of that gain */
-    int replacements; /* claimed convergences refuted by the true residual */
+    int stag_armed;   /* the window runs: from the start for GMRES (monotone residual), after
+                         the first gain for CG and BiCGStab, whose residual may rise above
+                         ||r0|| for thousands of iterations before converging (bcsstk25) */
+    int replacements; /* refutations in a row without halving the true residual */
+    double refuted;   /* true residual norm at the last refutation */
 } gs_krylov_state;
 
 /* The methods: each allocates its work vectors on b->loc and frees them on every path. */
