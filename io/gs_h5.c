@@ -636,6 +636,12 @@ done:
 
 gs_status gs_h5_write_csr(const char *path, const char *group, const gs_csr *A)
 {
+    return gs_h5_write_problem(path, group, A, NULL);
+}
+
+gs_status gs_h5_write_problem(const char *path, const char *group, const gs_csr *A,
+                              const double *b)
+{
     /* data/indices/indptr + shape, encoding-type, encoding-version: readable by anndata */
     gs_status st = GS_OK;
     char *g = NULL;
@@ -658,6 +664,7 @@ gs_status gs_h5_write_csr(const char *path, const char *group, const gs_csr *A)
     GS_CHECK(write_attr(grp, path, "shape", H5T_STD_I64LE, H5T_NATIVE_INT64, shape, 2));
     GS_CHECK(write_attr_str(grp, path, "encoding-type", "csr_matrix"));
     GS_CHECK(write_attr_str(grp, path, "encoding-version", "0.1.0"));
+    if (b) GS_CHECK(write_1d(grp, path, "b", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, b, A->rows));
     CLOSE_ID(H5Gclose, grp);
     herr_t e = H5Fclose(file);
     file = NO_ID;

@@ -36,6 +36,10 @@ gs_status gs_h5_read_vector(const char *path, const char *group, const char *nam
 /* Write A in the scipy CSR layout into group of a new file (truncating it). */
 gs_status gs_h5_write_csr(const char *path, const char *group, const gs_csr *A);
 
+/* The same, with the right-hand side b (rows values, or NULL) as dataset b beside it. */
+gs_status gs_h5_write_problem(const char *path, const char *group, const gs_csr *A,
+                              const double *b);
+
 /* A result record: write to "<path>.tmp", renamed to path on commit, so a killed run leaves
  * no half-written record under the final name. */
 typedef struct gs_h5_record gs_h5_record;

@@ -292,33 +292,28 @@ static gs_status parse_banner(mm_file *f)
     int fld = word_index(w[3], fields), sym = word_index(w[4], syms);
     if (obj < 0)
         GS_FAIL(GS_ERR_INPUT,
-                "%s:%lld: bad banner: unknown object '%s', expected 'matrix' or "
-                "'vector'",
-                f->path, ln, w[1]);
+                "%s:%lld: bad banner: unknown object '%s', expected 'matrix' or 'vector'", f->path,
+                ln, w[1]);
     if (fmt < 0)
         GS_FAIL(GS_ERR_INPUT,
-                "%s:%lld: bad banner: unknown format '%s', expected "
-                "'coordinate' or 'array'",
+                "%s:%lld: bad banner: unknown format '%s', expected 'coordinate' or 'array'",
                 f->path, ln, w[2]);
     if (fld < 0)
         GS_FAIL(GS_ERR_INPUT,
-                "%s:%lld: bad banner: unknown field '%s', expected 'real', "
-                "'integer' or 'pattern'",
+                "%s:%lld: bad banner: unknown field '%s', expected 'real', 'integer' or 'pattern'",
                 f->path, ln, w[3]);
     if (sym < 0)
         GS_FAIL(GS_ERR_INPUT,
-                "%s:%lld: bad banner: unknown symmetry '%s', expected 'general', "
-                "'symmetric' or 'skew-symmetric'",
+                "%s:%lld: bad banner: unknown symmetry '%s', expected 'general', 'symmetric' or "
+                "'skew-symmetric'",
                 f->path, ln, w[4]);
     if (fld == 3)
         GS_FAIL(GS_ERR_UNSUPPORTED,
-                "%s:%lld: complex matrices (field 'complex', symmetry '%s') "
-                "are not supported: gsolve reads real, integer and pattern fields",
+                "%s:%lld: complex matrices (field 'complex', symmetry '%s') are not supported: "
+                "gsolve reads real, integer and pattern fields",
                 f->path, ln, w[4]);
     if (fmt == FMT_ARRAY && fld == FLD_PATTERN)
-        GS_FAIL(GS_ERR_INPUT,
-                "%s:%lld: bad banner: the array format cannot have field "
-                "'pattern'",
+        GS_FAIL(GS_ERR_INPUT, "%s:%lld: bad banner: the array format cannot have field 'pattern'",
                 f->path, ln);
     if (obj == 1 && sym != SYM_GENERAL)
         GS_FAIL(GS_ERR_INPUT, "%s:%lld: bad banner: a vector cannot be '%s', expected 'general'",
@@ -373,8 +368,8 @@ static gs_status parse_size(mm_file *f)
     f->cols = f->vector ? 1 : v[1];
     if (f->rows > GS_MAX_INDEX || f->cols > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED,
-                "%s:%lld: matrix is %s x %s: gsolve supports at most "
-                "2147483647 rows and columns (32-bit indices)",
+                "%s:%lld: matrix is %s x %s: gsolve supports at most 2147483647 rows and columns "
+                "(32-bit indices)",
                 f->path, f->line, tok[0], f->vector ? "1" : tok[1]);
     if ((f->sym != SYM_GENERAL) && f->rows != f->cols)
         GS_FAIL(GS_ERR_INPUT, "%s:%lld: a %s matrix must be square, found %lld x %lld", f->path,
@@ -389,8 +384,8 @@ static gs_status parse_size(mm_file *f)
         f->entries = f->rows * (f->rows - (f->rows > 0)) / 2;
     if (f->entries > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED,
-                "%s:%lld: matrix %lld x %lld has %lld stored entries: gsolve "
-                "supports at most 2147483647 nonzeros (32-bit indices)",
+                "%s:%lld: matrix %lld x %lld has %lld stored entries: gsolve supports at most "
+                "2147483647 nonzeros (32-bit indices)",
                 f->path, f->line, (long long)f->rows, (long long)f->cols, (long long)f->entries);
     p = memchr(p, '\n', (size_t)(f->end - p));
     f->p = p ? p + 1 : f->end;
@@ -539,8 +534,8 @@ static gs_status parse_coord(mm_file *f, int32_t *ri, int32_t *ci, double *v, in
         if (j < 1 || j > nc) FAIL_ST(bad_index(f, line, "column index", j, nc));
         if (skew && i == j && x != 0.0)
             GS_FAIL(GS_ERR_INPUT,
-                    "%s:%lld: skew-symmetric matrix has a nonzero diagonal entry "
-                    "(%lld,%lld), expected none",
+                    "%s:%lld: skew-symmetric matrix has a nonzero diagonal entry (%lld,%lld), "
+                    "expected none",
                     f->path, line, (long long)i, (long long)j);
         ri[k] = (int32_t)(i - 1);
         ci[k] = (int32_t)(j - 1);
@@ -585,9 +580,8 @@ static gs_status check_nnz(const mm_file *f, int64_t nnz)
 {
     if (nnz <= GS_MAX_INDEX) return GS_OK;
     return GS_ERROR(GS_ERR_UNSUPPORTED,
-                    "%s: %s matrix %lld x %lld with %lld stored entries "
-                    "expands to %lld nonzeros: gsolve supports at most 2147483647 (32-bit "
-                    "indices)",
+                    "%s: %s matrix %lld x %lld with %lld stored entries expands to %lld nonzeros: "
+                    "gsolve supports at most 2147483647 (32-bit indices)",
                     f->path, f->words[3], (long long)f->rows, (long long)f->cols,
                     (long long)f->entries, (long long)nnz);
 }
@@ -788,9 +782,7 @@ gs_status gs_mm_read_vector(const char *path, int64_t n_expected, double **out, 
     *n = 0;
     GS_CHECK(mm_open(path, &f));
     if (f.cols != 1)
-        GS_FAIL(GS_ERR_INPUT,
-                "%s:%lld: expected a vector (n x 1), found a %lld x %lld %s "
-                "matrix",
+        GS_FAIL(GS_ERR_INPUT, "%s:%lld: expected a vector (n x 1), found a %lld x %lld %s matrix",
                 path, f.size_line, (long long)f.rows, (long long)f.cols, f.words[1]);
     if (n_expected >= 0 && f.rows != n_expected)
         GS_FAIL(GS_ERR_INPUT, "%s: vector has %lld entries, the matrix has %lld rows", path,
@@ -924,9 +916,8 @@ gs_status gs_mm_write(const char *path, const gs_csr *A)
         return GS_ERROR(GS_ERR_ARG, "gs_mm_write '%s': the matrix must be on the host", path);
     GS_CHECK(out_open(&o, path));
     o.n = (size_t)snprintf(o.buf, OUT_CAP,
-                           "%%%%MatrixMarket matrix coordinate real general\n"
-                           "%d %d %d\n",
-                           A->rows, A->cols, A->nnz);
+                           "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", A->rows,
+                           A->cols, A->nnz);
     for (int32_t i = 0; i < A->rows; i++) {
         for (int32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             GS_CHECK(out_room(&o));

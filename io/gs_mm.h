@@ -26,7 +26,8 @@ typedef struct gs_mm_info {
     int64_t entries; /* stored entries (data lines) */
 } gs_mm_info;
 
-/* Read a sparse matrix; info may be NULL. */
+/* Read a sparse matrix; info may be NULL. A vector object reads as an n x 1 matrix, a real
+ * "hermitian" file as symmetric; exact zeros of an array file are not stored. */
 gs_status gs_mm_read(const char *path, gs_csr **A, gs_mm_info *info);
 
 /* Read a dense vector of length *n (an n x 1 array, a coordinate n x 1 matrix with missing
@@ -34,7 +35,8 @@ gs_status gs_mm_read(const char *path, gs_csr **A, gs_mm_info *info);
  * message then names both. *out is gs_malloc'ed, to be gs_free'd. */
 gs_status gs_mm_read_vector(const char *path, int64_t n_expected, double **out, int64_t *n);
 
-/* Write A as "coordinate real general", 1-based, values with 17 significant digits. */
+/* Write A as "coordinate real general", 1-based, values with 17 significant digits
+ * (gzip-compressed when path ends in ".gz"). */
 gs_status gs_mm_write(const char *path, const gs_csr *A);
 
 /* Write x as an "array real general" n x 1 matrix. */

@@ -55,7 +55,7 @@ static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
         *loc = GS_LOC_DEVICE;
         return GS_OK;
     }
-    fprintf(stderr, "gsolve: running on the host (%s)\n", why ? why : "no GPU");
+    fprintf(stderr, "gsolve: no usable GPU (%s): running on the host\n", why ? why : "none found");
     return GS_OK;
 }
 

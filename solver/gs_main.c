@@ -2,6 +2,7 @@
  *
  *   gsolve CONFIG [--set key=value ...]   solve
  *   gsolve --inspect FILE [--set problem.group=G]
+ *   gsolve CONFIG --export FILE             write the problem's A and b for other tools
  *   gsolve --help-config | --version | --help
  *
  * Exit codes: 0 converged, 3 ran but did not converge, 2 bad input/config/usage,
@@ -13,6 +14,8 @@
 
 #include "gs_config.h"
 #include "gs_driver.h"
+#include "gs_h5.h"
+#include "gs_mm.h"
 #include "gs_problem.h"
 
 #define EXIT_NOT_CONVERGED 3
@@ -22,6 +25,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: gsolve CONFIG [--set key=value ...]\n"
                "       gsolve --inspect FILE [--set problem.group=GROUP]\n"
+               "       gsolve CONFIG --export FILE.mtx|FILE.h5   (write A and b, no solve)\n"
                "       gsolve --help-config | --version | --help\n"
                "Solves A x = b as the libconfig file CONFIG describes; --set overrides keys.\n"
                "Exit codes: 0 converged, 3 not converged, 2 bad input/config/usage, 1 runtime "
@@ -64,6 +68,29 @@ static int inspect(const char *path, const gs_config *c)
     return 0;
 }
 
+/* --export FILE: write the configured problem's matrix (and b) for other tools. HDF5 (.h5)
+ * holds b as a dataset; Matrix Market gets b in FILE's name with "_b" before ".mtx". */
+static int export_problem(const gs_config *c, const char *path)
+{
+    gs_problem *p = NULL;
+    gs_status st = gs_config_check(c);
+    if (st == GS_OK) st = gs_problem_load(c, &p);
+    size_t n = strlen(path);
+    if (st == GS_OK && n > 3 && strcmp(path + n - 3, ".h5") == 0) {
+        st = gs_h5_write_problem(path, "/", p->A, p->b);
+    } else if (st == GS_OK) {
+        char bpath[2048];
+        size_t stem = n > 4 && strcmp(path + n - 4, ".mtx") == 0 ? n - 4 : n;
+        snprintf(bpath, sizeof bpath, "%.*s_b.mtx", (int)stem, path);
+        st = gs_mm_write(path, p->A);
+        if (st == GS_OK) st = gs_mm_write_vector(bpath, p->b, p->A->rows);
+    }
+    if (st == GS_OK) printf("wrote %s: %d x %d, %d nonzeros\n", path, p->A->rows, p->A->cols,
+                            p->A->nnz);
+    gs_problem_destroy(&p);
+    return st == GS_OK ? 0 : fail(st, (int)c->output.verbosity);
+}
+
 /* Solve with the configuration; print the summary; write the outputs. */
 static int solve(const gs_config *c)
 {
@@ -94,7 +121,7 @@ static int solve(const gs_config *c)
 int main(int argc, char **argv)
 {
     gs_config c;
-    const char *config_path = NULL, *inspect_path = NULL;
+    const char *config_path = NULL, *inspect_path = NULL, *export_path = NULL;
     gs_config_defaults(&c);
     /* pass 1: the config file and the mode; pass 2: --set on top of the file */
     for (int i = 1; i < argc; i++) {
@@ -114,6 +141,12 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
             inspect_path = argv[++i];
+        } else if (strcmp(a, "--export") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gsolve: error: --export needs a FILE\n");
+                return EXIT_USAGE;
+            }
+            export_path = argv[++i];
         } else if (strcmp(a, "--set") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "gsolve: error: --set needs key=value\n");
@@ -135,6 +168,7 @@ int main(int argc, char **argv)
         }
     }
     if (!config_path && !inspect_path && argc < 2) {
+        fprintf(stderr, "gsolve: error: no configuration given\n");
         usage(stderr);
         return EXIT_USAGE;
     }
@@ -145,10 +179,11 @@ int main(int argc, char **argv)
             st = gs_config_set(&c, argv[++i]);
         else if (strncmp(argv[i], "--set=", 6) == 0)
             st = gs_config_set(&c, argv[i] + 6);
-        else if (strcmp(argv[i], "--inspect") == 0)
+        else if (strcmp(argv[i], "--inspect") == 0 || strcmp(argv[i], "--export") == 0)
             i++;
     }
     if (st != GS_OK) return fail(st, (int)c.output.verbosity);
     if (inspect_path) return inspect(inspect_path, &c);
+    if (export_path) return export_problem(&c, export_path);
     return solve(&c);
 }

@@ -6,6 +6,7 @@
  * usage: test_matrix_suite EXPECTATIONS.tsv FILE   (one matrix)
  *        test_matrix_suite EXPECTATIONS.tsv --check-all (every *.mtx has a line)
  * TSV columns: file solver precond rhs max_iters expect iters_min iters_max why
+ * A file "name#tag" is another run of file "name".
  * expect: a reason name (rtol, max_iters, ...), "error:TEXT" (solve refused with TEXT in
  * the message) or "read" (a vector file: read only). */
 #include <dirent.h>
@@ -65,12 +66,14 @@ static int solve(const row *w, const char *path, const char *dir, gs_run *run, g
     return st == GS_OK;
 }
 
-static void check_one(const char *tsv, const char *file)
+static void check_one(const char *tsv, const char *name)
 {
     row w;
-    char path[1024], h5[1100];
+    char path[1024], h5[1100], file[128];
     const char *dir = getenv("GS_MATRICES");
-    CHECK_MSG(find_row(tsv, file, &w), "%s has no line in %s", file, tsv);
+    CHECK_MSG(find_row(tsv, name, &w), "%s has no line in %s", name, tsv);
+    gs_str_copy(file, sizeof file, name); /* "file#tag": a second run of the same file */
+    if (strchr(file, '#')) *strchr(file, '#') = '\0';
     if (!dir || strcmp(w.expect, "read") == 0) {
         double *v = NULL;
         int64_t n = 0;

@@ -79,9 +79,9 @@ int main(void)
     CHECK_OK(gs_driver_write_outputs(&c, &r));
     CHECK_OK(gs_driver_write_outputs(&c, &r)); /* a second row, no second header */
     CHECK(count_lines(csv, first, sizeof first) == 3);
-    CHECK(strncmp(first, "case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,"
-                         "reason,converged,rel_residual,setup_s,solve_s,total_s,backend,device",
-                  151) == 0);
+    const char *contract = "case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,"
+                           "reason,converged,rel_residual,setup_s,solve_s,total_s,backend,device";
+    CHECK_MSG(strncmp(first, contract, strlen(contract)) == 0, "header '%s'", first);
     FILE *f = fopen(csv, "r");
     char line[4096];
     CHECK(fgets(line, sizeof line, f) && fgets(line, sizeof line, f));
