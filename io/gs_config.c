@@ -50,20 +50,19 @@ static const key_def KEYS[] = {
      "unknowns per grid point (block structure)"},
     {"problem.generate.seed", K_INT, F(problem.generate.seed), "1", 0, 9.2e18, NULL,
      "seed of the random graph and of random right-hand sides and initial guesses"},
-    {"problem.generate.epsilon", K_FLOAT, F(problem.generate.epsilon), "0.001", 1e-300, 1e300,
-     NULL, "anisotropic: coupling strength in the x direction"},
+    {"problem.generate.epsilon", K_FLOAT, F(problem.generate.epsilon), "0.001", 1e-300, 1e300, NULL,
+     "anisotropic: coupling strength in the x direction"},
     {"problem.generate.velocity", K_FLOAT, F(problem.generate.velocity), "10", 0, 1e300, NULL,
      "convdiff: convection strength"},
     {"problem.generate.degree", K_FLOAT, F(problem.generate.degree), "8", 1e-300, 1e9, NULL,
      "powerlaw: mean degree"},
-    {"problem.generate.exponent", K_FLOAT, F(problem.generate.exponent), "2.5", 2.000001, 100,
-     NULL, "powerlaw: degree distribution exponent (> 2)"},
+    {"problem.generate.exponent", K_FLOAT, F(problem.generate.exponent), "2.5", 2.000001, 100, NULL,
+     "powerlaw: degree distribution exponent (> 2)"},
     {"solver.type", K_STR, F(solver.type), "cg", NOLIM, "cg|bicgstab|gmres|fgmres",
      "Krylov method"},
     {"solver.rtol", K_FLOAT, F(solver.rtol), "1e-8", 0, 1e300, NULL,
      "stop when ||b - A x|| <= rtol ||b||"},
-    {"solver.atol", K_FLOAT, F(solver.atol), "0", 0, 1e300, NULL,
-     "or when ||b - A x|| <= atol"},
+    {"solver.atol", K_FLOAT, F(solver.atol), "0", 0, 1e300, NULL, "or when ||b - A x|| <= atol"},
     {"solver.max_iters", K_INT, F(solver.max_iters), "1000", 0, IMAX, NULL,
      "iteration limit (GMRES: inner steps)"},
     {"solver.restart", K_INT, F(solver.restart), "30", 1, 100000, NULL,
@@ -71,8 +70,8 @@ static const key_def KEYS[] = {
     {"solver.stagnation_window", K_INT, F(solver.stagnation_window), "1000", 0, IMAX, NULL,
      "stop as stagnated when the best residual gains < 0.1% in this many iterations (0: "
      "off)"},
-    {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM,
-     "none|jacobi|amg", "preconditioner"},
+    {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM, "none|jacobi|amg",
+     "preconditioner"},
     {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, "auto|csr",
      "sparse format of the SpMV (auto: chosen per matrix)"},
     {"run.backend", K_STR, F(run.backend), "auto", NOLIM, "auto|host|cuda",
@@ -130,8 +129,8 @@ static gs_status unknown_key(const char *where, const char *key)
     if (best && bd <= 4)
         return GS_ERROR(GS_ERR_CONFIG, "%s: unknown key '%s' (did you mean '%s'?)", where, key,
                         best);
-    return GS_ERROR(GS_ERR_CONFIG, "%s: unknown key '%s' (gsolve --help-config lists them)",
-                    where, key);
+    return GS_ERROR(GS_ERR_CONFIG, "%s: unknown key '%s' (gsolve --help-config lists them)", where,
+                    key);
 }
 
 static const char *type_name(key_type t)
@@ -156,8 +155,8 @@ static gs_status store_str(gs_config *c, const key_def *k, const char *v, const 
             p = bar ? bar + 1 : NULL;
         }
         if (!ok)
-            return GS_ERROR(GS_ERR_CONFIG, "%s: %s = \"%s\" is not one of: %s", where, k->key,
-                            v, k->choices[0] == '|' ? k->choices + 1 : k->choices);
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s = \"%s\" is not one of: %s", where, k->key, v,
+                            k->choices[0] == '|' ? k->choices + 1 : k->choices);
     }
     memcpy((char *)c + k->off, v, strlen(v) + 1);
     return GS_OK;
@@ -171,8 +170,7 @@ static gs_status store_num(gs_config *c, const key_def *k, double v, const char 
             return GS_ERROR(GS_ERR_CONFIG, "%s: %s = %.17g is out of range %.0f..%.0f", where,
                             k->key, v, k->min, k->max);
         if (k->min == 0 && v < 0)
-            return GS_ERROR(GS_ERR_CONFIG, "%s: %s = %g must not be negative", where, k->key,
-                            v);
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s = %g must not be negative", where, k->key, v);
         return GS_ERROR(GS_ERR_CONFIG, "%s: %s = %g is out of range %g..%g", where, k->key, v,
                         k->min, k->max);
     }
@@ -192,14 +190,13 @@ static gs_status store_text(gs_config *c, const key_def *k, const char *text, co
     if (k->type == K_INT) {
         long long v = strtoll(text, &end, 10);
         if (end == text || *end || errno)
-            return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects an integer, got \"%s\"", where,
-                            k->key, text);
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects an integer, got \"%s\"", where, k->key,
+                            text);
         return store_num(c, k, (double)v, where);
     }
     double v = strtod(text, &end);
     if (end == text || *end || errno || !isfinite(v))
-        return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects a number, got \"%s\"", where, k->key,
-                        text);
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects a number, got \"%s\"", where, k->key, text);
     return store_num(c, k, v, where);
 }
 
@@ -239,8 +236,7 @@ static gs_status walk_group(gs_config *c, const config_setting_t *g, const char 
     for (int i = 0; i < n; i++) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
         char path[256], where[GS_CFG_STR + 32];
-        snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "",
-                 config_setting_name(s));
+        snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", config_setting_name(s));
         snprintf(where, sizeof where, "%s:%d", c->source, config_setting_source_line(s));
         gs_status st;
         if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
@@ -281,8 +277,7 @@ gs_status gs_config_load(gs_config *c, const char *path)
     else
         c->base_dir[0] = '\0';
     if (!config_read(&cf, f))
-        GS_FAIL(GS_ERR_CONFIG, "%s:%d: %s", path, config_error_line(&cf),
-                config_error_text(&cf));
+        GS_FAIL(GS_ERR_CONFIG, "%s:%d: %s", path, config_error_line(&cf), config_error_text(&cf));
     GS_CHECK(walk_group(c, config_root_setting(&cf), ""));
 done:
     if (f) fclose(f);
@@ -352,8 +347,8 @@ void gs_config_print_help(FILE *f)
     for (size_t i = 0; i < NKEYS; i++) {
         const key_def *k = &KEYS[i];
         const char *t = k->type == K_STR ? "string" : k->type == K_INT ? "int" : "float";
-        fprintf(f, "%-28s %-6s default %s%s%s", k->key, t, k->type == K_STR ? "\"" : "",
-                k->def, k->type == K_STR ? "\"" : "");
+        fprintf(f, "%-28s %-6s default %s%s%s", k->key, t, k->type == K_STR ? "\"" : "", k->def,
+                k->type == K_STR ? "\"" : "");
         if (k->choices)
             fprintf(f, "  one of: %s", k->choices[0] == '|' ? k->choices + 1 : k->choices);
         else if (k->type != K_STR && isfinite(k->min) && isfinite(k->max))
@@ -378,8 +373,8 @@ gs_status gs_config_to_text(const gs_config *c, char **out)
             len += (size_t)snprintf(buf + len, cap - len, "%s = %lld;\n", k->key,
                                     (long long)*(const int64_t *)p);
         else
-            len += (size_t)snprintf(buf + len, cap - len, "%s = %.17g;\n", k->key,
-                                    *(const double *)p);
+            len +=
+                (size_t)snprintf(buf + len, cap - len, "%s = %.17g;\n", k->key, *(const double *)p);
     }
     *out = buf;
     return GS_OK;

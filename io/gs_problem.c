@@ -29,8 +29,8 @@ static int is_hdf5(const char *path)
     int found = 0;
     for (long off = 0; off <= 2048 && !found; off = off ? off * 2 : 512) {
         unsigned char buf[8];
-        found = fseek(f, off, SEEK_SET) == 0 && fread(buf, 1, 8, f) == 8 &&
-                memcmp(buf, sig, 8) == 0;
+        found =
+            fseek(f, off, SEEK_SET) == 0 && fread(buf, 1, 8, f) == 8 && memcmp(buf, sig, 8) == 0;
     }
     fclose(f);
     return found;
@@ -46,8 +46,7 @@ gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char f
     int is_dir = fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode);
     fclose(f);
     if (is_dir)
-        return GS_ERROR(GS_ERR_IO, "cannot read '%s': it is a directory, not a matrix file",
-                        path);
+        return GS_ERROR(GS_ERR_IO, "cannot read '%s': it is a directory, not a matrix file", path);
     if (is_hdf5(path)) {
         gs_h5_info info;
         GS_CHECK(gs_h5_read(path, group, A, &info));
@@ -59,8 +58,8 @@ gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char f
         }
     } else {
         if (group && *group)
-            GS_FAIL(GS_ERR_CONFIG,
-                    "problem.group = \"%s\" is set but '%s' is not an HDF5 file", group, path);
+            GS_FAIL(GS_ERR_CONFIG, "problem.group = \"%s\" is set but '%s' is not an HDF5 file",
+                    group, path);
         gs_mm_info info;
         GS_CHECK(gs_mm_read(path, A, &info));
         if (field) gs_str_copy(field, 16, info.field);
@@ -113,8 +112,8 @@ static gs_status load_generated(const gs_config *c, gs_problem *p)
 }
 
 /* Read an optional vector dataset beside an HDF5 matrix (found = 0 for Matrix Market). */
-static gs_status file_vector(const gs_problem *p, const gs_config *c, const char *name,
-                             int64_t n, double **out, int *found)
+static gs_status file_vector(const gs_problem *p, const gs_config *c, const char *name, int64_t n,
+                             double **out, int *found)
 {
     *found = 0;
     *out = NULL;
@@ -203,18 +202,16 @@ static gs_status check_finite(const gs_problem *p)
     for (int32_t i = 0; i < A->rows; i++)
         for (int32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             if (!isfinite(A->val[k]))
-                return GS_ERROR(GS_ERR_INPUT,
-                                "%s: entry (%d, %d) is %g: the matrix must be finite", src,
-                                i + 1, A->colind[k] + 1, A->val[k]);
+                return GS_ERROR(GS_ERR_INPUT, "%s: entry (%d, %d) is %g: the matrix must be finite",
+                                src, i + 1, A->colind[k] + 1, A->val[k]);
     for (int32_t i = 0; i < A->rows; i++)
         if (!isfinite(p->b[i]))
             return GS_ERROR(GS_ERR_INPUT, "right-hand side (%s): entry %d is %g: expected finite",
                             p->rhs, i + 1, p->b[i]);
     for (int32_t i = 0; i < A->cols; i++)
         if (!isfinite(p->x0[i]))
-            return GS_ERROR(GS_ERR_INPUT,
-                            "initial guess (%s): entry %d is %g: expected finite", p->x0_desc,
-                            i + 1, p->x0[i]);
+            return GS_ERROR(GS_ERR_INPUT, "initial guess (%s): entry %d is %g: expected finite",
+                            p->x0_desc, i + 1, p->x0[i]);
     return GS_OK;
 }
 
@@ -230,8 +227,8 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
     if (c->problem.matrix[0]) {
         gs_config_input_path(c, c->problem.matrix, p->source, sizeof p->source);
         gs_str_copy(p->matrix, sizeof p->matrix, p->source);
-        GS_CHECK(gs_matrix_read(p->source, c->problem.group, &p->A, p->field, p->symmetry,
-                                p->layout));
+        GS_CHECK(
+            gs_matrix_read(p->source, c->problem.group, &p->A, p->field, p->symmetry, p->layout));
         name_from_path(p->source, p->name, sizeof p->name);
     } else {
         GS_CHECK(load_generated(c, p));

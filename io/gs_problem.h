@@ -12,9 +12,9 @@ extern "C" {
 
 typedef struct gs_problem {
     gs_csr *A;
-    double *b;       /* rows */
-    double *x0;      /* cols */
-    double *x_exact; /* cols, or NULL */
+    double *b;               /* rows */
+    double *x0;              /* cols */
+    double *x_exact;         /* cols, or NULL */
     char name[256];          /* case name */
     char matrix[GS_CFG_STR]; /* file path or generator description */
     char source[GS_CFG_STR]; /* the path used in messages ("" for generated) */

@@ -12,8 +12,8 @@
 #include "gs_h5.h"
 #include "gs_mem.h"
 
-#define CSV_HEADER                                                                             \
-    "case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,"   \
+#define CSV_HEADER                                                                                 \
+    "case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,"        \
     "rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error\n"
 
 /* Append s to buf as one CSV field, quoted when it holds a comma, quote or newline. */
@@ -49,10 +49,10 @@ static size_t csv_row(const gs_result *r, char *buf, size_t cap)
         snprintf(num[11], 40, "%.6e", r->error);
     else
         num[11][0] = '\0';
-    const char *f[] = {r->case_name, r->matrix,   num[0],   num[1],  r->solver,
-                       r->preconditioner, r->format, num[2], num[3],  r->reason,
-                       num[4],       num[5],      num[6],   num[7],  num[8],
-                       r->backend,   r->device,   num[9],   num[10], num[11]};
+    const char *f[] = {r->case_name, r->matrix, num[0], num[1],     r->solver, r->preconditioner,
+                       r->format,    num[2],    num[3], r->reason,  num[4],    num[5],
+                       num[6],       num[7],    num[8], r->backend, r->device, num[9],
+                       num[10],      num[11]};
     size_t n = sizeof f / sizeof f[0], len = 0;
     for (size_t i = 0; i < n; i++) len = csv_field(buf, cap, len, f[i], i + 1 == n);
     return len;
@@ -76,7 +76,8 @@ gs_status gs_results_csv_append(const char *path, const gs_result *r)
     len += csv_row(r, buf + len, sizeof buf - len);
     ssize_t w = write(fd, buf, len);
     if (w < 0 || (size_t)w != len)
-        GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", path, w < 0 ? strerror(errno) : "short write");
+        GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", path,
+                w < 0 ? strerror(errno) : "short write");
     if (fsync(fd) != 0 && errno != EINVAL)
         GS_FAIL(GS_ERR_WRITE, "cannot flush '%s': %s", path, strerror(errno));
 done:
@@ -97,21 +98,24 @@ gs_status gs_results_hdf5_write(const char *path, const gs_result *r)
                             "iteration numbers", (void **)&its));
     for (int64_t i = 0; i < r->history_len; i++) its[i] = r->history_iter[i];
     GS_CHECK(gs_h5_record_vector(h, "residual_iteration", its, r->history_len));
-    const char *sk[] = {"case", "matrix", "solver", "preconditioner", "format", "reason",
-                        "reason_text", "backend", "device", "config", "version"};
-    const char *sv[] = {r->case_name, r->matrix, r->solver, r->preconditioner, r->format,
-                        r->reason, r->reason_text, r->backend, r->device,
-                        r->config_text ? r->config_text : "", GSOLVE_VERSION};
+    const char *sk[] = {"case",        "matrix",  "solver", "preconditioner", "format", "reason",
+                        "reason_text", "backend", "device", "config",         "version"};
+    const char *sv[] = {r->case_name,   r->matrix,
+                        r->solver,      r->preconditioner,
+                        r->format,      r->reason,
+                        r->reason_text, r->backend,
+                        r->device,      r->config_text ? r->config_text : "",
+                        GSOLVE_VERSION};
     for (size_t i = 0; i < sizeof sk / sizeof sk[0]; i++)
         GS_CHECK(gs_h5_record_attr_str(h, sk[i], sv[i]));
     const char *ik[] = {"rows", "cols", "nnz", "levels", "iterations", "converged"};
     int64_t iv[] = {r->rows, r->cols, r->nnz, r->levels, r->iterations, r->converged};
     for (size_t i = 0; i < sizeof ik / sizeof ik[0]; i++)
         GS_CHECK(gs_h5_record_attr_int(h, ik[i], iv[i]));
-    const char *dk[] = {"rel_residual", "setup_s", "solve_s", "total_s", "read_s", "error",
-                        "bnorm"};
-    double dv[] = {r->rel_residual, r->setup_s, r->solve_s, r->total_s, r->read_s, r->error,
-                   r->bnorm};
+    const char *dk[] = {"rel_residual", "setup_s", "solve_s", "total_s",
+                        "read_s",       "error",   "bnorm"};
+    double dv[] = {r->rel_residual, r->setup_s, r->solve_s, r->total_s,
+                   r->read_s,       r->error,   r->bnorm};
     for (size_t i = 0; i < sizeof dk / sizeof dk[0]; i++)
         GS_CHECK(gs_h5_record_attr_double(h, dk[i], dv[i]));
     GS_CHECK(gs_h5_record_close(&h, 1));

@@ -22,13 +22,13 @@ typedef struct gs_result {
     int levels;
     int iterations;
     int converged;
-    double rel_residual;        /* recomputed true ||b - A x|| / ||b|| */
-    double error;               /* ||x - x_exact|| / ||x_exact||, or -1 when unknown */
+    double rel_residual; /* recomputed true ||b - A x|| / ||b|| */
+    double error;        /* ||x - x_exact|| / ||x_exact||, or -1 when unknown */
     double read_s, setup_s, solve_s, total_s; /* total = setup + solve */
-    const double *x;            /* solution, cols values (borrowed) */
-    const double *history;      /* residual norms, history_len values (borrowed) */
-    const double *history_time; /* seconds since the solve began (borrowed) */
-    const int *history_iter;    /* iteration number of each entry (borrowed) */
+    const double *x;                          /* solution, cols values (borrowed) */
+    const double *history;                    /* residual norms, history_len values (borrowed) */
+    const double *history_time;               /* seconds since the solve began (borrowed) */
+    const int *history_iter;                  /* iteration number of each entry (borrowed) */
     int64_t history_len;
     double bnorm;
     const char *config_text; /* the configuration used (borrowed) */

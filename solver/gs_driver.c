@@ -160,8 +160,8 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     run->verbosity = (int)c->output.verbosity;
     describe(c, p, &run->res);
     if (A->rows != A->cols)
-        GS_FAIL(GS_ERR_INPUT, "%s: the matrix is %d x %d; the solvers need a square matrix",
-                where, A->rows, A->cols);
+        GS_FAIL(GS_ERR_INPUT, "%s: the matrix is %d x %d; the solvers need a square matrix", where,
+                A->rows, A->cols);
     if (strcmp(c->solver.preconditioner, "amg") == 0)
         GS_FAIL(GS_ERR_UNSUPPORTED,
                 "solver.preconditioner = \"amg\": smoothed-aggregation AMG is not in this "
@@ -223,8 +223,7 @@ done:
     return st;
 }
 
-void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run,
-                             FILE *out)
+void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out)
 {
     const gs_result *r = &run->res;
     gs_row_stats rs;
@@ -242,8 +241,8 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
     fprintf(out, "result    %s after %d iterations\n", r->reason_text, r->iterations);
     fprintf(out, "residual  true ||b-Ax||/||b|| = %.3e\n", r->rel_residual);
     if (r->error >= 0) fprintf(out, "error     ||x-x_exact||/||x_exact|| = %.3e\n", r->error);
-    fprintf(out, "time      read %.3f s  setup %.3f s  solve %.3f s  total %.3f s",
-            r->read_s, r->setup_s, r->solve_s, r->total_s);
+    fprintf(out, "time      read %.3f s  setup %.3f s  solve %.3f s  total %.3f s", r->read_s,
+            r->setup_s, r->solve_s, r->total_s);
     if (r->iterations > 0)
         fprintf(out, "  (%.3f ms per iteration)", 1e3 * r->solve_s / r->iterations);
     fputc('\n', out);

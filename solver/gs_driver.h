@@ -14,8 +14,8 @@ extern "C" {
 #endif
 
 typedef struct gs_run {
-    gs_result res;   /* fields point into the arrays below */
-    double *x;       /* solution on the host */
+    gs_result res; /* fields point into the arrays below */
+    double *x;     /* solution on the host */
     double *hist, *hist_t;
     int *hist_it;
     int64_t hist_len, hist_cap;
@@ -29,8 +29,7 @@ typedef struct gs_run {
 gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out);
 
 /* Print the console summary of a finished run. */
-void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run,
-                             FILE *out);
+void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out);
 
 /* Write the outputs the configuration names (CSV, HDF5, history, solution). */
 gs_status gs_driver_write_outputs(const gs_config *c, const gs_run *run);

@@ -59,8 +59,9 @@ static int inspect(const char *path, const gs_config *c)
     }
     printf("file: %s\nformat: %s\nrows: %d\ncols: %d\nnnz: %d\nfield: %s\nsymmetry: %s\n", path,
            layout, A->rows, A->cols, A->nnz, field, sym);
-    printf("numerically symmetric: %s\n",
-           numsym == 2 ? "yes" : numsym == 1 ? "pattern only" : "no");
+    printf("numerically symmetric: %s\n", numsym == 2   ? "yes"
+                                          : numsym == 1 ? "pattern only"
+                                                        : "no");
     printf("nnz per row: mean %.4g std %.4g min %d max %d\n", rs.mean, rs.std, rs.min, rs.max);
     printf("empty rows: %lld\nrows without diagonal: %lld\n", (long long)rs.empty_rows,
            (long long)rs.rows_without_diag);
@@ -85,8 +86,8 @@ static int export_problem(const gs_config *c, const char *path)
         st = gs_mm_write(path, p->A);
         if (st == GS_OK) st = gs_mm_write_vector(bpath, p->b, p->A->rows);
     }
-    if (st == GS_OK) printf("wrote %s: %d x %d, %d nonzeros\n", path, p->A->rows, p->A->cols,
-                            p->A->nnz);
+    if (st == GS_OK)
+        printf("wrote %s: %d x %d, %d nonzeros\n", path, p->A->rows, p->A->cols, p->A->nnz);
     gs_problem_destroy(&p);
     return st == GS_OK ? 0 : fail(st, (int)c->output.verbosity);
 }
@@ -160,8 +161,8 @@ int main(int argc, char **argv)
             usage(stderr);
             return EXIT_USAGE;
         } else if (config_path) {
-            fprintf(stderr, "gsolve: error: more than one config file ('%s', '%s')\n",
-                    config_path, a);
+            fprintf(stderr, "gsolve: error: more than one config file ('%s', '%s')\n", config_path,
+                    a);
             return EXIT_USAGE;
         } else {
             config_path = a;

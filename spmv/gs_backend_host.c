@@ -11,7 +11,10 @@ static gs_status host_alloc(size_t bytes, const char *what, void **out)
     return gs_alloc_array(bytes, 1, what, out);
 }
 
-static void host_free(void *p) { gs_free(p); }
+static void host_free(void *p)
+{
+    gs_free(p);
+}
 
 static gs_status host_fill(double a, gs_vec *x)
 {

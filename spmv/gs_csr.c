@@ -10,8 +10,8 @@ gs_status gs_csr_create(int64_t rows, int64_t cols, int64_t nnz, gs_csr **out)
     gs_csr *A = NULL;
     *out = NULL;
     if (rows < 0 || cols < 0 || nnz < 0)
-        return GS_ERROR(GS_ERR_ARG, "negative matrix size %lld x %lld, nnz %lld",
-                        (long long)rows, (long long)cols, (long long)nnz);
+        return GS_ERROR(GS_ERR_ARG, "negative matrix size %lld x %lld, nnz %lld", (long long)rows,
+                        (long long)cols, (long long)nnz);
     if (rows > GS_MAX_INDEX || cols > GS_MAX_INDEX || nnz > GS_MAX_INDEX)
         return GS_ERROR(GS_ERR_UNSUPPORTED,
                         "matrix %lld x %lld with %lld nonzeros exceeds 32-bit indices "
@@ -23,10 +23,10 @@ gs_status gs_csr_create(int64_t rows, int64_t cols, int64_t nnz, gs_csr **out)
     A->cols = (int32_t)cols;
     A->nnz = (int32_t)nnz;
     A->loc = GS_LOC_HOST;
-    GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof(int32_t), "CSR row pointers",
-                            (void **)&A->rowptr));
-    GS_CHECK(gs_alloc_array((size_t)nnz, sizeof(int32_t), "CSR column indices",
-                            (void **)&A->colind));
+    GS_CHECK(
+        gs_alloc_array((size_t)rows + 1, sizeof(int32_t), "CSR row pointers", (void **)&A->rowptr));
+    GS_CHECK(
+        gs_alloc_array((size_t)nnz, sizeof(int32_t), "CSR column indices", (void **)&A->colind));
     GS_CHECK(gs_alloc_array((size_t)nnz, sizeof(double), "CSR values", (void **)&A->val));
     A->rowptr[0] = 0;
     *out = A;
@@ -185,9 +185,8 @@ gs_status gs_csr_validate(const gs_csr *A, const char *where)
                                 "%s: entry %d (row %d) has column index %d out of range 0..%d",
                                 where, k, i, A->colind[k], A->cols - 1);
             if (k > b && A->colind[k] <= A->colind[k - 1])
-                return GS_ERROR(GS_ERR_INPUT,
-                                "%s: row %d has unsorted or repeated column index %d", where, i,
-                                A->colind[k]);
+                return GS_ERROR(GS_ERR_INPUT, "%s: row %d has unsorted or repeated column index %d",
+                                where, i, A->colind[k]);
         }
     }
     if (A->rowptr[A->rows] != A->nnz)

@@ -64,11 +64,20 @@ gs_status gs_alloc_array(size_t count, size_t size, const char *what, void **out
     return GS_OK;
 }
 
-void gs_mem_fail_at(long k) { atomic_store(&g_fail_at, k > 0 ? k : 0); }
+void gs_mem_fail_at(long k)
+{
+    atomic_store(&g_fail_at, k > 0 ? k : 0);
+}
 
-long gs_mem_live(void) { return atomic_load(&g_live); }
+long gs_mem_live(void)
+{
+    return atomic_load(&g_live);
+}
 
-long gs_mem_count(void) { return atomic_load(&g_count); }
+long gs_mem_count(void)
+{
+    return atomic_load(&g_count);
+}
 
 void gs_str_copy(char *dst, size_t cap, const char *src)
 {

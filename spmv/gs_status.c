@@ -67,9 +67,15 @@ void gs_error_trace(const char *file, int line)
              base ? base + 1 : file, line);
 }
 
-const char *gs_error_message(void) { return g_have_msg ? g_msg : ""; }
+const char *gs_error_message(void)
+{
+    return g_have_msg ? g_msg : "";
+}
 
-const char *gs_error_trace_str(void) { return g_trace; }
+const char *gs_error_trace_str(void)
+{
+    return g_trace;
+}
 
 void gs_error_clear(void)
 {

@@ -52,21 +52,21 @@ void gs_error_clear(void);
 #define GS_ERROR(st, ...) gs_error((st), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Propagate a failure: needs `gs_status st` and a `done:` cleanup label in scope. */
-#define GS_CHECK(expr)                                                                         \
-    do {                                                                                       \
-        gs_status gs_check_st_ = (expr);                                                       \
-        if (gs_check_st_ != GS_OK) {                                                           \
-            gs_error_trace(__FILE__, __LINE__);                                                \
-            st = gs_check_st_;                                                                 \
-            goto done;                                                                         \
-        }                                                                                      \
+#define GS_CHECK(expr)                                                                             \
+    do {                                                                                           \
+        gs_status gs_check_st_ = (expr);                                                           \
+        if (gs_check_st_ != GS_OK) {                                                               \
+            gs_error_trace(__FILE__, __LINE__);                                                    \
+            st = gs_check_st_;                                                                     \
+            goto done;                                                                             \
+        }                                                                                          \
     } while (0)
 
 /* Fail here with a message: needs `gs_status st` and `done:` in scope. */
-#define GS_FAIL(code, ...)                                                                     \
-    do {                                                                                       \
-        st = gs_error((code), __FILE__, __LINE__, __VA_ARGS__);                                \
-        goto done;                                                                             \
+#define GS_FAIL(code, ...)                                                                         \
+    do {                                                                                           \
+        st = gs_error((code), __FILE__, __LINE__, __VA_ARGS__);                                    \
+        goto done;                                                                                 \
     } while (0)
 
 #ifdef __cplusplus

@@ -15,9 +15,9 @@ static gs_status ops_for(gs_loc loc, const gs_backend_ops **out)
     return GS_OK;
 }
 
-#define OPS(loc)                                                                               \
-    const gs_backend_ops *ops;                                                                 \
-    gs_status ops_st_ = ops_for((loc), &ops);                                                  \
+#define OPS(loc)                                                                                   \
+    const gs_backend_ops *ops;                                                                     \
+    gs_status ops_st_ = ops_for((loc), &ops);                                                      \
     if (ops_st_ != GS_OK) return ops_st_
 
 gs_status gs_vec_create(int64_t n, gs_loc loc, gs_vec **out)
@@ -30,8 +30,7 @@ gs_status gs_vec_create(int64_t n, gs_loc loc, gs_vec **out)
     x->n = n;
     x->loc = loc;
     x->data = NULL;
-    st = ops->alloc((size_t)(n > 0 ? n : 1) * sizeof(double), "vector values",
-                    (void **)&x->data);
+    st = ops->alloc((size_t)(n > 0 ? n : 1) * sizeof(double), "vector values", (void **)&x->data);
     if (st != GS_OK) {
         gs_free(x);
         x = NULL;

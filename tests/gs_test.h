@@ -13,49 +13,49 @@
 static int gs_test_failures;
 static int gs_test_checks;
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        gs_test_checks++;                                                                      \
-        if (!(cond)) {                                                                         \
-            gs_test_failures++;                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-        }                                                                                      \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        gs_test_checks++;                                                                          \
+        if (!(cond)) {                                                                             \
+            gs_test_failures++;                                                                    \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                                   \
-    do {                                                                                       \
-        gs_test_checks++;                                                                      \
-        if (!(cond)) {                                                                         \
-            gs_test_failures++;                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);           \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
+#define CHECK_MSG(cond, ...)                                                                       \
+    do {                                                                                           \
+        gs_test_checks++;                                                                          \
+        if (!(cond)) {                                                                             \
+            gs_test_failures++;                                                                    \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 /* expr must return GS_OK */
-#define CHECK_OK(expr)                                                                         \
-    do {                                                                                       \
-        gs_status chk_st_ = (expr);                                                            \
-        CHECK_MSG(chk_st_ == GS_OK, "%s: %s (%s)", gs_status_str(chk_st_), gs_error_message(), \
-                  gs_error_trace_str());                                                       \
-        gs_error_clear();                                                                      \
+#define CHECK_OK(expr)                                                                             \
+    do {                                                                                           \
+        gs_status chk_st_ = (expr);                                                                \
+        CHECK_MSG(chk_st_ == GS_OK, "%s: %s (%s)", gs_status_str(chk_st_), gs_error_message(),     \
+                  gs_error_trace_str());                                                           \
+        gs_error_clear();                                                                          \
     } while (0)
 
 /* expr must fail with status code and a message containing substr */
-#define CHECK_FAIL(expr, code, substr)                                                         \
-    do {                                                                                       \
-        gs_error_clear();                                                                      \
-        gs_status chk_st_ = (expr);                                                            \
-        CHECK_MSG(chk_st_ == (code), "got %s, expected %s; message: %s",                       \
-                  gs_status_str(chk_st_), gs_status_str(code), gs_error_message());            \
-        CHECK_MSG(strstr(gs_error_message(), (substr)) != NULL,                                \
-                  "message \"%s\" lacks \"%s\"", gs_error_message(), (substr));                \
-        gs_error_clear();                                                                      \
+#define CHECK_FAIL(expr, code, substr)                                                             \
+    do {                                                                                           \
+        gs_error_clear();                                                                          \
+        gs_status chk_st_ = (expr);                                                                \
+        CHECK_MSG(chk_st_ == (code), "got %s, expected %s; message: %s", gs_status_str(chk_st_),   \
+                  gs_status_str(code), gs_error_message());                                        \
+        CHECK_MSG(strstr(gs_error_message(), (substr)) != NULL, "message \"%s\" lacks \"%s\"",     \
+                  gs_error_message(), (substr));                                                   \
+        gs_error_clear();                                                                          \
     } while (0)
 
-#define CHECK_NEAR(a, b, tol)                                                                  \
-    CHECK_MSG(fabs((double)(a) - (double)(b)) <= (tol) * (1.0 + fabs((double)(b))),            \
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    CHECK_MSG(fabs((double)(a) - (double)(b)) <= (tol) * (1.0 + fabs((double)(b))),                \
               "%.17g vs %.17g", (double)(a), (double)(b))
 
 static inline int gs_test_result(const char *name)

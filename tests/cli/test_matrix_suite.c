@@ -28,10 +28,11 @@ static int find_row(const char *tsv, const char *file, row *r)
     int found = 0;
     while (f && !found && fgets(line, sizeof line, f)) {
         if (line[0] == '#') continue;
-        found = sscanf(line, "%127[^\t]\t%15[^\t]\t%15[^\t]\t%127[^\t]\t%15[^\t]\t%127[^\t]\t%d\t%d",
-                       r->file, r->solver, r->precond, r->rhs, r->max_iters, r->expect, &r->imin,
-                       &r->imax) == 8 &&
-                strcmp(r->file, file) == 0;
+        found =
+            sscanf(line, "%127[^\t]\t%15[^\t]\t%15[^\t]\t%127[^\t]\t%15[^\t]\t%127[^\t]\t%d\t%d",
+                   r->file, r->solver, r->precond, r->rhs, r->max_iters, r->expect, &r->imin,
+                   &r->imax) == 8 &&
+            strcmp(r->file, file) == 0;
     }
     if (f) fclose(f);
     return found;
@@ -90,8 +91,8 @@ static void check_one(const char *tsv, const char *name)
     memset(&r2, 0, sizeof r2);
     if (solve(&w, path, dir, &r1, &p1)) {
         double rel = test_true_residual(p1->A, p1->b, r1.x);
-        printf("%s: %s+%s: %s after %d iterations, true residual %.3e\n", file, w.solver,
-               w.precond, r1.res.reason, r1.res.iterations, rel);
+        printf("%s: %s+%s: %s after %d iterations, true residual %.3e\n", file, w.solver, w.precond,
+               r1.res.reason, r1.res.iterations, rel);
         CHECK_MSG(strcmp(r1.res.reason, w.expect) == 0, "%s: reason %s (%s), expected %s", file,
                   r1.res.reason, r1.res.reason_text, w.expect);
         CHECK_MSG(r1.res.iterations >= w.imin && r1.res.iterations <= w.imax,

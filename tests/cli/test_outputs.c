@@ -42,10 +42,10 @@ static void check_hdf5(const char *path, const gs_run *r)
     CHECK(H5Sget_simple_extent_npoints(s) == r->hist_len);
     H5Sclose(s);
     H5Dclose(d);
-    const char *attrs[] = {"case",       "matrix",    "rows",         "nnz",     "solver",
-                           "preconditioner", "format", "levels",     "iterations", "reason",
-                           "converged",  "rel_residual", "setup_s",   "solve_s", "total_s",
-                           "backend",    "device",    "config"};
+    const char *attrs[] = {"case",           "matrix",       "rows",    "nnz",        "solver",
+                           "preconditioner", "format",       "levels",  "iterations", "reason",
+                           "converged",      "rel_residual", "setup_s", "solve_s",    "total_s",
+                           "backend",        "device",       "config"};
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
         CHECK_MSG(H5Aexists(f, attrs[i]) > 0, "attribute %s missing", attrs[i]);
     int64_t its = -1;
@@ -87,10 +87,11 @@ int main(void)
     CHECK(fgets(line, sizeof line, f) && fgets(line, sizeof line, f));
     fclose(f);
     char expect[256];
-    snprintf(expect, sizeof expect, "poisson-small,poisson 2D 5-point 10^2,100,460,cg,jacobi,csr,1,%d,rtol,1,",
+    snprintf(expect, sizeof expect,
+             "poisson-small,poisson 2D 5-point 10^2,100,460,cg,jacobi,csr,1,%d,rtol,1,",
              r.res.iterations);
-    CHECK_MSG(strncmp(line, expect, strlen(expect)) == 0, "row '%s' expected to start '%s'",
-              line, expect);
+    CHECK_MSG(strncmp(line, expect, strlen(expect)) == 0, "row '%s' expected to start '%s'", line,
+              expect);
     CHECK(count_lines(hist, NULL, 0) == r.hist_len + 1);
     CHECK(r.hist_len == r.res.iterations + 1);
     check_hdf5(h5, &r);
