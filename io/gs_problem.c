@@ -11,13 +11,7 @@
 #include "gs_gen.h"
 #include "gs_h5.h"
 #include "gs_mm.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "gs_time.h"
 
 /* 1 when the file carries the HDF5 signature at offset 0, 512, 1024 or 2048 (MATLAB v7.3
  * files have a 512-byte user block in front). */
@@ -223,7 +217,7 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
     *out = NULL;
     GS_CHECK(gs_alloc_array(1, sizeof *p, "problem", (void **)&p));
     memset(p, 0, sizeof *p);
-    double t0 = now_s();
+    double t0 = gs_time_now();
     if (c->problem.matrix[0]) {
         gs_config_input_path(c, c->problem.matrix, p->source, sizeof p->source);
         gs_str_copy(p->matrix, sizeof p->matrix, p->source);
@@ -238,7 +232,7 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
     GS_CHECK(load_x0(c, p));
     GS_CHECK(file_vector(p, c, "x", p->A->cols, &p->x_exact, &found));
     GS_CHECK(check_finite(p));
-    p->read_s = now_s() - t0;
+    p->read_s = gs_time_now() - t0;
     *out = p;
     p = NULL;
 done:

@@ -9,16 +9,10 @@
 #endif
 
 #include "gs_backend.h"
+#include "gs_time.h"
 #include "gs_jacobi.h"
 #include "gs_krylov.h"
 #include "gs_mm.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* y = A*x for a CSR matrix on the backend of x */
 typedef struct csr_op {
@@ -75,7 +69,7 @@ static void monitor(void *ctx, int it, double rnorm)
         run->hist_cap = cap;
     }
     run->hist[run->hist_len] = rnorm;
-    run->hist_t[run->hist_len] = now_s() - run->t_solve0;
+    run->hist_t[run->hist_len] = gs_time_now() - run->t_solve0;
     run->hist_it[run->hist_len] = it;
     run->hist_len++;
     if (run->verbosity >= 3 || (run->verbosity >= 2 && it % 10 == 0)) {
@@ -173,7 +167,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     csr_op aop = {A, gs_backend_get(loc)};
     gs_linop Aop = {A->rows, &aop, csr_apply};
 
-    double t0 = now_s();
+    double t0 = gs_time_now();
     GS_CHECK(gs_vec_create(A->rows, loc, &b));
     GS_CHECK(gs_vec_create(A->rows, loc, &x));
     GS_CHECK(gs_vec_create(A->rows, loc, &w));
@@ -184,7 +178,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         M = gs_jacobi_linop(J);
         Mp = &M;
     }
-    run->res.setup_s = now_s() - t0;
+    run->res.setup_s = gs_time_now() - t0;
 
     gs_krylov_params kp = {
         .type = krylov_type(c->solver.type),
@@ -198,9 +192,9 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     };
     gs_krylov_result kr;
     GS_CHECK(gs_vec_nrm2(b, &run->res.bnorm));
-    run->t_solve0 = now_s();
+    run->t_solve0 = gs_time_now();
     GS_CHECK(gs_krylov_solve(&kp, &Aop, Mp, b, x, &kr));
-    run->res.solve_s = now_s() - run->t_solve0;
+    run->res.solve_s = gs_time_now() - run->t_solve0;
     run->res.total_s = run->res.setup_s + run->res.solve_s;
     record_reason(&kr, &run->res);
 
