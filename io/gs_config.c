@@ -68,8 +68,8 @@ static const key_def KEYS[] = {
     {"solver.restart", K_INT, F(solver.restart), "30", 1, 100000, NULL,
      "GMRES/FGMRES restart length"},
     {"solver.stagnation_window", K_INT, F(solver.stagnation_window), "1000", 0, IMAX, NULL,
-     "stop as stagnated when the best residual gains < 0.1% in this many iterations (0: "
-     "off)"},
+     "stop as stagnated when the best residual gains < 0.1% in this many iterations (or in "
+     "the last quarter of the run, when longer; 0: off)"},
     {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM, "none|jacobi|amg",
      "preconditioner"},
     {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, "auto|csr",

@@ -1,30 +1,17 @@
 /* gs_cg.c: preconditioned conjugate gradients (A symmetric positive definite, M symmetric
  * positive definite), written over gs_linop and gs_vec operations.
  *
- * The two reductions of an iteration (r.z for beta and r.r for the stopping test) are taken
- * next to each other after all vector updates, so a device backend needs one synchronization
- * per iteration besides p.Ap.
+ * Chronopoulos-Gear form: one fused reduction (r.z, w.z, r.r) and one fused update per
+ * iteration, so a device backend synchronizes once per iteration.
  */
 #include <math.h>
 
 #include "gs_krylov_impl.h"
 
 typedef struct cg_vecs {
-    gs_vec *r, *z, *p, *q; /* z aliases r without a preconditioner */
+    gs_vec *r, *u, *w, *p, *s; /* u = M^-1 r aliases r without a preconditioner; w = A u;
+                                  s = A p by recurrence */
 } cg_vecs;
-
-/* *rz = r.z, *rr = r.r: the fused pair of reductions of one iteration */
-static gs_status dot_pair(const cg_vecs *v, double *rz, double *rr)
-{
-    gs_status st = GS_OK;
-    GS_CHECK(gs_vec_dot(v->r, v->z, rz));
-    if (v->z == v->r)
-        *rr = *rz;
-    else
-        GS_CHECK(gs_vec_dot(v->r, v->r, rr));
-done:
-    return st;
-}
 
 /* r.z must be positive for the recurrence to go on; returns 1 when the solve ends */
 static int check_rz(gs_krylov_state *k, double rz, int it)
@@ -66,47 +53,56 @@ static int check_pq(gs_krylov_state *k, double pq, int it)
     return 0;
 }
 
-/* (Re)start the recurrence from the residual in v->r: z = M^-1 r, p = z, *rz = r.z */
-static gs_status restart(const gs_krylov_state *k, cg_vecs *v, double *rz)
+/* u = M^-1 r, w = A u and the one fused reduction of an iteration:
+ * g[0] = r.u (gamma), g[1] = w.u (delta), g[2] = r.r */
+static gs_status reduce(const gs_krylov_state *k, cg_vecs *v, double g[3])
 {
     gs_status st = GS_OK;
-    GS_CHECK(gs_krylov_apply_M(k, v->r, v->z));
-    GS_CHECK(gs_vec_dot(v->r, v->z, rz));
-    GS_CHECK(gs_vec_copy(v->z, v->p));
+    GS_CHECK(gs_krylov_apply_M(k, v->r, v->u));
+    GS_CHECK(gs_krylov_apply_A(k, v->u, v->w));
+    const gs_vec *x[3] = {v->r, v->w, v->r}, *y[3] = {v->u, v->u, v->r};
+    GS_CHECK(gs_vec_dots(3, x, y, g));
 done:
     return st;
 }
 
-/* The iterations after the start; *rz holds r.z of the current residual */
-static gs_status iterate(gs_krylov_state *k, cg_vecs *v, double rz)
+/* Chronopoulos-Gear CG: the same iterates as textbook PCG in exact arithmetic, with the
+ * three reductions of an iteration fused into one (one device-to-host synchronization) and
+ * the four vector updates fused into one pass. p.Ap = delta - beta gamma / alpha_old. */
+static gs_status iterate(gs_krylov_state *k, cg_vecs *v)
 {
     gs_status st = GS_OK;
-    for (int it = 1; it <= k->p->max_iters; it++) {
-        double pq = 0.0, rz_new = 0.0, rr = 0.0;
-        GS_CHECK(gs_krylov_apply_A(k, v->p, v->q));
-        GS_CHECK(gs_vec_dot(v->p, v->q, &pq));
-        if (check_pq(k, pq, it)) goto done;
-        double alpha = rz / pq;
-        GS_CHECK(gs_vec_axpy(alpha, v->p, k->x));
-        GS_CHECK(gs_vec_axpy(-alpha, v->q, v->r));
-        GS_CHECK(gs_krylov_apply_M(k, v->r, v->z));
-        GS_CHECK(dot_pair(v, &rz_new, &rr));
-        double rnorm = sqrt(rr);
-        if (gs_krylov_step(k, it, rnorm)) goto done;
-        if (gs_krylov_met(k, rnorm)) {
-            int ended = 0;
-            GS_CHECK(gs_krylov_confirm(k, v->r, &ended));
-            if (ended) goto done;
-            GS_CHECK(restart(k, v, &rz)); /* residual replacement */
-            if (check_rz(k, rz, it)) goto done;
-            continue;
+    double gamma_old = 1.0, alpha_old = 1.0, g[3];
+    int it = 0, fresh = 1; /* fresh: the recurrence (re)starts from r here */
+    for (;;) {
+        GS_CHECK(reduce(k, v, g));
+        if (it > 0 && !fresh) {
+            double rnorm = sqrt(g[2]);
+            if (gs_krylov_step(k, it, rnorm)) goto done;
+            if (gs_krylov_met(k, rnorm)) {
+                int ended = 0;
+                GS_CHECK(gs_krylov_confirm(k, v->r, &ended));
+                if (ended) goto done;
+                fresh = 1; /* residual replacement: r = b - A x, start the recurrence again */
+                continue;
+            }
+            if (gs_krylov_stagnated(k, it, rnorm)) goto done;
         }
-        if (gs_krylov_stagnated(k, it, rnorm)) goto done;
-        if (check_rz(k, rz_new, it)) goto done;
-        GS_CHECK(gs_vec_axpby(1.0, v->z, rz_new / rz, v->p)); /* p = z + beta p */
-        rz = rz_new;
+        if (it >= k->p->max_iters) {
+            gs_krylov_max_iters(k);
+            goto done;
+        }
+        if (check_rz(k, g[0], it)) goto done;
+        double beta = fresh ? 0.0 : g[0] / gamma_old;
+        double pq = fresh ? g[1] : g[1] - beta * g[0] / alpha_old;
+        if (check_pq(k, pq, it + 1)) goto done;
+        double alpha = g[0] / pq;
+        GS_CHECK(gs_vec_cg_update(alpha, beta, v->u, v->w, v->p, v->s, k->x, v->r));
+        gamma_old = g[0];
+        alpha_old = alpha;
+        fresh = 0;
+        it++;
     }
-    gs_krylov_max_iters(k);
 done:
     return st;
 }
@@ -117,22 +113,22 @@ gs_status gs_cg_solve(gs_krylov_state *k)
     const int64_t n = k->b->n;
     const gs_loc loc = k->b->loc;
     cg_vecs v = {0};
-    gs_vec *zbuf = NULL;
-    double rnorm = 0.0, rz = 0.0;
+    gs_vec *ubuf = NULL;
+    double rnorm = 0.0;
     GS_CHECK(gs_vec_create(n, loc, &v.r));
+    GS_CHECK(gs_vec_create(n, loc, &v.w));
     GS_CHECK(gs_vec_create(n, loc, &v.p));
-    GS_CHECK(gs_vec_create(n, loc, &v.q));
-    if (k->M) GS_CHECK(gs_vec_create(n, loc, &zbuf));
-    v.z = k->M ? zbuf : v.r;
+    GS_CHECK(gs_vec_create(n, loc, &v.s));
+    if (k->M) GS_CHECK(gs_vec_create(n, loc, &ubuf));
+    v.u = k->M ? ubuf : v.r;
     GS_CHECK(gs_krylov_residual(k, v.r, &rnorm));
     if (gs_krylov_start(k, rnorm)) goto done;
-    GS_CHECK(restart(k, &v, &rz));
-    if (check_rz(k, rz, 0)) goto done;
-    GS_CHECK(iterate(k, &v, rz));
+    GS_CHECK(iterate(k, &v));
 done:
     gs_vec_destroy(&v.r);
+    gs_vec_destroy(&v.w);
     gs_vec_destroy(&v.p);
-    gs_vec_destroy(&v.q);
-    gs_vec_destroy(&zbuf);
+    gs_vec_destroy(&v.s);
+    gs_vec_destroy(&ubuf);
     return st;
 }

@@ -52,8 +52,8 @@ typedef struct gs_krylov_params {
     double rtol, atol;
     int max_iters;    /* iterations (GMRES: inner steps in all) */
     int restart;      /* GMRES/FGMRES restart length m */
-    int stag_window;  /* stagnation: no 0.1% gain of the best residual in this many iterations
-                         (0 = off) */
+    int stag_window;  /* stagnation: no 0.1% gain of the best residual in this many iterations,
+                         or in the last quarter of the run when that is longer (0 = off) */
     /* called with iteration 0 (initial residual) and after every iteration, may be NULL */
     void (*monitor)(void *ctx, int iteration, double rnorm);
     void *monitor_ctx;

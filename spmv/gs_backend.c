@@ -4,16 +4,41 @@
 extern const gs_backend_ops gs_backend_host_ops;
 
 #ifdef GS_HAVE_CUDA
-int gs_cuda_device_count(const char **why); /* gs_backend_cuda.cu */
+/* gs_backend_cuda.cu */
+int gs_cuda_device_count(const char **why);
+gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
+extern const gs_backend_ops gs_backend_cuda_ops;
+#endif
+
+#ifdef GS_HAVE_CUDA
+static int g_device_ready; /* gs_backend_cuda_init succeeded */
 #endif
 
 const gs_backend_ops *gs_backend_get(gs_loc loc)
 {
     switch (loc) {
     case GS_LOC_HOST: return &gs_backend_host_ops;
-    case GS_LOC_DEVICE: return NULL; /* device operations arrive with the CUDA backend */
+    case GS_LOC_DEVICE:
+#ifdef GS_HAVE_CUDA
+        return g_device_ready ? &gs_backend_cuda_ops : NULL;
+#else
+        return NULL;
+#endif
     }
     return NULL;
+}
+
+gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len)
+{
+#ifdef GS_HAVE_CUDA
+    gs_status st = gs_cuda_init(device, desc, desc_len);
+    if (st == GS_OK) g_device_ready = 1;
+    return st;
+#else
+    (void)device;
+    if (desc && desc_len) desc[0] = '\0';
+    return GS_ERROR(GS_ERR_CUDA, "this gsolve was built without CUDA");
+#endif
 }
 
 int gs_backend_cuda_devices(const char **why)

@@ -12,6 +12,8 @@
 extern "C" {
 #endif
 
+#define GS_MAX_DOTS 4 /* most dot products one fused reduction computes */
+
 typedef struct gs_backend_ops {
     const char *name;
     gs_status (*alloc)(size_t bytes, const char *what, void **out);
@@ -24,12 +26,29 @@ typedef struct gs_backend_ops {
     gs_status (*all_finite)(const gs_vec *x, int *out);
     gs_status (*set_host)(gs_vec *x, const double *src);
     gs_status (*get_host)(const gs_vec *x, double *dst);
-    /* y = A*x for A in CSR on this backend */
+    /* out[i] = x[i].y[i] for i < k <= GS_MAX_DOTS: one pass, one transfer to the host */
+    gs_status (*dots)(int k, const gs_vec *const *x, const gs_vec *const *y, double *out);
+    /* the fused update of CG (Chronopoulos-Gear): p = u + beta p, s = w + beta s,
+     * x = x + alpha p, r = r - alpha s, in one pass (u may alias r) */
+    gs_status (*cg_update)(double alpha, double beta, const gs_vec *u, const gs_vec *w,
+                           gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r);
+    /* y = A*x for A in CSR on this backend (cuSPARSE on the device) */
     gs_status (*csr_spmv)(const gs_csr *A, const gs_vec *x, gs_vec *y);
+    /* y = A*x with the backend's own CSR kernel (the host loop; a vector kernel on the GPU) */
+    gs_status (*csr_spmv_own)(const gs_csr *A, const gs_vec *x, gs_vec *y);
+    /* copy a host CSR to this backend (*out->loc is this backend's); free one made so */
+    gs_status (*csr_upload)(const gs_csr *host, gs_csr **out);
+    void (*csr_free)(gs_csr *A);
+    /* wait until every operation issued so far has finished (timing) */
+    gs_status (*sync)(void);
 } gs_backend_ops;
 
 /* The operations for data at loc; NULL when that backend is not built. */
 const gs_backend_ops *gs_backend_get(gs_loc loc);
+
+/* Make the device backend usable on CUDA device `device` (once per process; later calls
+ * with the same device do nothing). desc (may be NULL) receives the GPU's name. */
+gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len);
 
 /* Number of usable CUDA devices (0 when CUDA is not built or no GPU is present); when
  * zero, *why (if given) says why in one line. */

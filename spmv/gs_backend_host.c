@@ -100,6 +100,56 @@ static gs_status host_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y)
     return GS_OK;
 }
 
+/* out[i] = x[i].y[i] in one pass, blocked like host_dot so sums do not depend on threads */
+static gs_status host_dots(int k, const gs_vec *const *x, const gs_vec *const *y, double *out)
+{
+    const int64_t n = x[0]->n, blk = 4096, nb = (n + blk - 1) / blk;
+    double s[GS_MAX_DOTS] = {0};
+    for (int i = 0; i < k; i++) s[i] = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : s[:GS_MAX_DOTS]) if (n > OMP_MIN)
+    for (int64_t q = 0; q < nb; q++) {
+        int64_t e = (q + 1) * blk < n ? (q + 1) * blk : n;
+        for (int i = 0; i < k; i++) {
+            const double *a = x[i]->data, *b = y[i]->data;
+            double t = 0.0;
+            for (int64_t j = q * blk; j < e; j++) t += a[j] * b[j];
+            s[i] += t;
+        }
+    }
+    for (int i = 0; i < k; i++) out[i] = s[i];
+    return GS_OK;
+}
+
+/* p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s, one pass */
+static gs_status host_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w,
+                                gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r)
+{
+    const double *uv = u->data, *wv = w->data;
+    double *pv = p->data, *sv = s->data, *xv = x->data, *rv = r->data;
+#pragma omp parallel for schedule(static) if (x->n > OMP_MIN)
+    for (int64_t i = 0; i < x->n; i++) {
+        double pi = uv[i] + beta * pv[i], si = wv[i] + beta * sv[i];
+        pv[i] = pi;
+        sv[i] = si;
+        xv[i] += alpha * pi;
+        rv[i] -= alpha * si;
+    }
+    return GS_OK;
+}
+
+static gs_status host_csr_upload(const gs_csr *A, gs_csr **out) { return gs_csr_copy(A, out); }
+
+static void host_csr_free(gs_csr *A)
+{
+    gs_free(A->rowptr);
+    gs_free(A->colind);
+    gs_free(A->val);
+    A->rowptr = A->colind = NULL;
+    A->val = NULL;
+}
+
+static gs_status host_sync(void) { return GS_OK; }
+
 const gs_backend_ops gs_backend_host_ops = {
     .name = "host",
     .alloc = host_alloc,
@@ -112,5 +162,11 @@ const gs_backend_ops gs_backend_host_ops = {
     .all_finite = host_all_finite,
     .set_host = host_set,
     .get_host = host_get,
+    .dots = host_dots,
+    .cg_update = host_cg_update,
     .csr_spmv = host_csr_spmv,
+    .csr_spmv_own = host_csr_spmv,
+    .csr_upload = host_csr_upload,
+    .csr_free = host_csr_free,
+    .sync = host_sync,
 };

@@ -1,6 +1,8 @@
 /* gs_csr.c: CSR construction from triplets, host SpMV, diagonal and row statistics. */
 #include "gs_csr.h"
 
+#include "gs_backend.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -39,11 +41,25 @@ done:
 void gs_csr_destroy(gs_csr **A)
 {
     if (!A || !*A) return;
-    gs_free((*A)->rowptr);
-    gs_free((*A)->colind);
-    gs_free((*A)->val);
+    if ((*A)->loc == GS_LOC_HOST) {
+        gs_free((*A)->rowptr);
+        gs_free((*A)->colind);
+        gs_free((*A)->val);
+    } else {
+        const gs_backend_ops *ops = gs_backend_get((*A)->loc);
+        if (ops) ops->csr_free(*A); /* arrays and backend state, not the struct */
+    }
     gs_free(*A);
     *A = NULL;
+}
+
+gs_status gs_csr_upload(const gs_csr *A, gs_loc loc, gs_csr **out)
+{
+    *out = NULL;
+    if (loc == GS_LOC_HOST) return gs_csr_copy(A, out);
+    const gs_backend_ops *ops = gs_backend_get(loc);
+    if (!ops) return GS_ERROR(GS_ERR_UNSUPPORTED, "no device backend in this build or process");
+    return ops->csr_upload(A, out);
 }
 
 /* Triplets -> CSR by two stable counting sorts (by column, then by row), then a pass that

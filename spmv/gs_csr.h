@@ -23,6 +23,7 @@ typedef struct gs_csr {
     int32_t *colind; /* nnz */
     double *val;     /* nnz */
     gs_loc loc;
+    void *backend; /* backend state of a device matrix (cuSPARSE descriptors, buffers) */
 } gs_csr;
 
 /* Nonzeros-per-row statistics of a matrix. */
@@ -35,7 +36,10 @@ typedef struct gs_row_stats {
 
 /* Allocate an uninitialised rows x cols host matrix with room for nnz entries. */
 gs_status gs_csr_create(int64_t rows, int64_t cols, int64_t nnz, gs_csr **out);
-void gs_csr_destroy(gs_csr **A);
+void gs_csr_destroy(gs_csr **A); /* host or device */
+
+/* Copy host matrix A to the backend at loc (a host copy for GS_LOC_HOST). */
+gs_status gs_csr_upload(const gs_csr *A, gs_loc loc, gs_csr **out);
 
 /* Build a CSR from 0-based coordinate triplets: rows sorted, duplicates summed.
  * Refuses (GS_ERR_UNSUPPORTED) a matrix with rows, cols or nnz at or beyond 2^31. */

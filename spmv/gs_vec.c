@@ -104,6 +104,21 @@ gs_status gs_vec_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y)
     return ops->pmul(d, x, y);
 }
 
+gs_status gs_vec_dots(int k, const gs_vec *const *x, const gs_vec *const *y, double *out)
+{
+    if (k < 1 || k > GS_MAX_DOTS)
+        return GS_ERROR(GS_ERR_ARG, "gs_vec_dots: %d products, expected 1..%d", k, GS_MAX_DOTS);
+    OPS(x[0]->loc);
+    return ops->dots(k, x, y, out);
+}
+
+gs_status gs_vec_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w,
+                           gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r)
+{
+    OPS(x->loc);
+    return ops->cg_update(alpha, beta, u, w, p, s, x, r);
+}
+
 gs_status gs_vec_all_finite(const gs_vec *x, int *out)
 {
     OPS(x->loc);

@@ -39,6 +39,11 @@ gs_status gs_vec_fill(double a, gs_vec *x);
 gs_status gs_vec_scal(double a, gs_vec *x);
 /* y = d .* x (entrywise) */
 gs_status gs_vec_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y);
+/* out[i] = x[i].y[i], i < k <= GS_MAX_DOTS (gs_backend.h), as one fused reduction */
+gs_status gs_vec_dots(int k, const gs_vec *const *x, const gs_vec *const *y, double *out);
+/* CG's fused update: p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s */
+gs_status gs_vec_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w,
+                           gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r);
 /* 1 when every entry is finite */
 gs_status gs_vec_all_finite(const gs_vec *x, int *out);
 
