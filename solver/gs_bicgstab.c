@@ -122,9 +122,12 @@ static gs_status iteration(gs_krylov_state *k, bicg *w, int it, int *ended)
     if (*ended) goto done;
     GS_CHECK(gs_krylov_apply_M(k, w->s, w->sh));
     GS_CHECK(gs_krylov_apply_A(k, w->sh, w->t));
-    GS_CHECK(gs_vec_dot(w->s, w->s, &ss)); /* one fused reduction on a device */
-    GS_CHECK(gs_vec_dot(w->t, w->s, &ts));
-    GS_CHECK(gs_vec_dot(w->t, w->t, &tt));
+    const gs_vec *a3[3] = {w->s, w->t, w->t}, *b3[3] = {w->s, w->s, w->t};
+    double d3[3];
+    GS_CHECK(gs_vec_dots(3, a3, b3, d3)); /* one fused reduction */
+    ss = d3[0];
+    ts = d3[1];
+    tt = d3[2];
     double snorm = sqrt(ss);
     if (gs_krylov_met(k, snorm) || tt == 0.0) {
         GS_CHECK(half_exit(k, w, it, snorm, tt, ended));
@@ -135,8 +138,11 @@ static gs_status iteration(gs_krylov_state *k, bicg *w, int it, int *ended)
     GS_CHECK(gs_vec_axpy(w->omega, w->sh, k->x));
     GS_CHECK(gs_vec_copy(w->s, w->r));
     GS_CHECK(gs_vec_axpy(-w->omega, w->t, w->r));
-    GS_CHECK(gs_vec_dot(w->r, w->r, &rr)); /* one fused reduction on a device */
-    GS_CHECK(gs_vec_dot(w->rh, w->r, &rho_new));
+    const gs_vec *a2[2] = {w->r, w->rh}, *b2[2] = {w->r, w->r};
+    double d2[2];
+    GS_CHECK(gs_vec_dots(2, a2, b2, d2)); /* one fused reduction */
+    rr = d2[0];
+    rho_new = d2[1];
     GS_CHECK(close_iteration(k, w, it, sqrt(rr), rho_new, ended));
 done:
     return st;

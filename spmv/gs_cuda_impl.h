@@ -1,0 +1,119 @@
+/* gs_cuda_impl.h: internals of the CUDA backend, shared by spmv/gs_backend_cuda.cu (context,
+ * memory, transfers, the ops table), spmv/gs_cuda_vec.cu (vector kernels) and
+ * spmv/gs_cuda_csr.cu (CSR upload and SpMV). Not a public header: include it only from .cu files.
+ *
+ * One static context owns the device, the stream, the cuSPARSE/cuBLAS handles bound to it and
+ * the scratch buffers. Every operation runs on that one non-blocking stream, so operations are
+ * ordered among themselves; the backend is not thread-safe (one host thread drives it).
+ */
+#ifndef GS_CUDA_IMPL_H
+#define GS_CUDA_IMPL_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include "gs_backend.h"
+
+#define GS_CUDA_THREADS 256         /* block size of the vector and SpMV kernels */
+#define GS_CUDA_RED_BLOCKS 1024     /* most blocks of the first reduction pass (fixed) */
+#define GS_CUDA_STAGE_BYTES (32u << 20) /* each of the two pinned staging buffers */
+
+typedef struct gs_cuda_ctx {
+    int ready, device;
+    cudaStream_t stream;
+    cusparseHandle_t sparse;
+    cublasHandle_t blas;
+    double *h_red;        /* pinned: GS_MAX_DOTS reduction results, then one int flag */
+    double *d_part;       /* GS_MAX_DOTS x GS_CUDA_RED_BLOCKS partial sums */
+    double *d_red;        /* GS_MAX_DOTS final sums, then one int flag */
+    void *stage[2];       /* pinned staging buffers for pageable host <-> device copies */
+    cudaEvent_t staged[2]; /* recorded after the copy that last used stage[i] */
+    char desc[160];       /* "NVIDIA H200 (sm_90, 139 GiB)" */
+} gs_cuda_ctx;
+
+extern gs_cuda_ctx gs_cuda_g; /* defined in gs_backend_cuda.cu */
+
+/* Checks: need `gs_status st` and a `done:` label. A failed runtime call also clears the
+ * runtime's last-error slot so a later launch check does not report it again. */
+#define GS_CUDA_CALL(call)                                                                         \
+    do {                                                                                           \
+        cudaError_t gs_cu_e_ = (call);                                                             \
+        if (gs_cu_e_ != cudaSuccess) {                                                             \
+            (void)cudaGetLastError();                                                              \
+            st = gs_error(GS_ERR_CUDA, __FILE__, __LINE__, "%s failed: %s (%s)", #call,            \
+                          cudaGetErrorString(gs_cu_e_), cudaGetErrorName(gs_cu_e_));               \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+#define GS_CUSPARSE_CALL(call)                                                                     \
+    do {                                                                                           \
+        cusparseStatus_t gs_sp_e_ = (call);                                                        \
+        if (gs_sp_e_ != CUSPARSE_STATUS_SUCCESS) {                                                 \
+            st = gs_error(GS_ERR_CUSPARSE, __FILE__, __LINE__, "%s failed: %s (status %d)", #call, \
+                          cusparseGetErrorString(gs_sp_e_), (int)gs_sp_e_);                        \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+#define GS_CUBLAS_CALL(call)                                                                       \
+    do {                                                                                           \
+        cublasStatus_t gs_bl_e_ = (call);                                                          \
+        if (gs_bl_e_ != CUBLAS_STATUS_SUCCESS) {                                                   \
+            st = gs_error(GS_ERR_CUBLAS, __FILE__, __LINE__, "%s failed: %s (status %d)", #call,   \
+                          cublasGetStatusString(gs_bl_e_), (int)gs_bl_e_);                         \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* After every kernel launch: a bad configuration or an earlier asynchronous fault. */
+#define GS_CUDA_LAUNCHED(kernel)                                                                   \
+    do {                                                                                           \
+        cudaError_t gs_cu_e_ = cudaGetLastError();                                                 \
+        if (gs_cu_e_ != cudaSuccess) {                                                             \
+            st = gs_error(GS_ERR_CUDA, __FILE__, __LINE__, "kernel %s: %s (%s)", kernel,           \
+                          cudaGetErrorString(gs_cu_e_), cudaGetErrorName(gs_cu_e_));               \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* Blocks for a grid-stride loop over n items (n > 0), GS_CUDA_THREADS threads each. */
+static inline unsigned gs_cuda_grid(int64_t n)
+{
+    int64_t g = (n + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
+    return (unsigned)(g > 65536 ? 65536 : g);
+}
+
+/* One host <-> device copy segment. */
+typedef struct gs_cuda_seg {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} gs_cuda_seg;
+
+extern "C" {
+/* gs_backend_cuda.cu */
+gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out);
+void gs_cuda_free(void *p);
+gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg); /* pageable host -> device, waits */
+gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes); /* device -> pageable, waits */
+
+/* gs_cuda_vec.cu */
+gs_status gs_cuda_fill(double a, gs_vec *x);
+gs_status gs_cuda_dot(const gs_vec *x, const gs_vec *y, double *out);
+gs_status gs_cuda_axpby(double a, const gs_vec *x, double b, gs_vec *y);
+gs_status gs_cuda_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y);
+gs_status gs_cuda_all_finite(const gs_vec *x, int *out);
+gs_status gs_cuda_dots(int k, const gs_vec *const *x, const gs_vec *const *y, double *out);
+gs_status gs_cuda_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w,
+                            gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r);
+
+/* gs_cuda_csr.cu */
+gs_status gs_cuda_csr_upload(const gs_csr *host, gs_csr **out);
+void gs_cuda_csr_free(gs_csr *A);
+gs_status gs_cuda_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y);
+gs_status gs_cuda_csr_spmv_own(const gs_csr *A, const gs_vec *x, gs_vec *y);
+}
+
+#endif
