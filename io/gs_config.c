@@ -72,8 +72,9 @@ static const key_def KEYS[] = {
      "the last quarter of the run, when longer; 0: off)"},
     {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM, "none|jacobi|amg",
      "preconditioner"},
-    {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, "auto|csr",
-     "sparse format of the SpMV (auto: chosen per matrix)"},
+    {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, "auto|csr|cusparse",
+     "SpMV: csr (gsolve's own kernel), cusparse (cuSPARSE CSR, GPU only), auto (cuSPARSE on "
+     "the GPU, csr on the host)"},
     {"run.backend", K_STR, F(run.backend), "auto", NOLIM, "auto|host|cuda",
      "auto: the GPU when one is present, else the host"},
     {"run.device", K_INT, F(run.device), "0", 0, 1024, NULL, "CUDA device number"},

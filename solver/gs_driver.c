@@ -14,16 +14,17 @@
 #include "gs_krylov.h"
 #include "gs_mm.h"
 
-/* y = A*x for a CSR matrix on the backend of x */
+/* y = A*x for a CSR matrix on the backend of x, through the library kernel (cuSPARSE on
+ * the GPU) or the backend's own kernel */
 typedef struct csr_op {
     const gs_csr *A;
-    const gs_backend_ops *ops;
+    gs_status (*spmv)(const gs_csr *A, const gs_vec *x, gs_vec *y);
 } csr_op;
 
 static gs_status csr_apply(void *ctx, const gs_vec *x, gs_vec *y)
 {
     const csr_op *op = ctx;
-    return op->ops->csr_spmv(op->A, x, y);
+    return op->spmv(op->A, x, y);
 }
 
 /* Pick where the solve runs: run.backend = auto | host | cuda. */
@@ -35,21 +36,38 @@ static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
     gs_str_copy(r->backend, sizeof r->backend, "host");
     gs_str_copy(r->device, sizeof r->device, "cpu");
     if (strcmp(c->run.backend, "host") == 0) return GS_OK;
-    if (ndev > 0 && !gs_backend_get(GS_LOC_DEVICE))
-        why = "this version of gsolve has no device operations yet";
-    if (strcmp(c->run.backend, "cuda") == 0) {
-        if (ndev > 0 && gs_backend_get(GS_LOC_DEVICE)) {
+    if (ndev > 0) {
+        gs_status st = gs_backend_cuda_init((int)c->run.device, r->device, sizeof r->device);
+        if (st == GS_OK) {
             *loc = GS_LOC_DEVICE;
+            gs_str_copy(r->backend, sizeof r->backend, "cuda");
             return GS_OK;
         }
-        return GS_ERROR(GS_ERR_CUDA, "run.backend = \"cuda\" but the GPU cannot be used: %s",
-                        why ? why : "unknown reason");
-    }
-    if (ndev > 0 && gs_backend_get(GS_LOC_DEVICE)) {
-        *loc = GS_LOC_DEVICE;
+        why = gs_error_message();
+        if (strcmp(c->run.backend, "cuda") == 0) return st; /* the message says why */
+        fprintf(stderr, "gsolve: the GPU cannot be used (%s): running on the host\n", why);
+        gs_error_clear();
+        gs_str_copy(r->device, sizeof r->device, "cpu");
         return GS_OK;
     }
+    if (strcmp(c->run.backend, "cuda") == 0)
+        return GS_ERROR(GS_ERR_CUDA, "run.backend = \"cuda\" but the GPU cannot be used: %s",
+                        why ? why : "unknown reason");
     fprintf(stderr, "gsolve: no usable GPU (%s): running on the host\n", why ? why : "none found");
+    return GS_OK;
+}
+
+/* The SpMV of spmv.format on the chosen backend; the name recorded in the results. */
+static gs_status choose_spmv(const gs_config *c, gs_loc loc, csr_op *op, gs_result *r)
+{
+    const gs_backend_ops *ops = gs_backend_get(loc);
+    const char *f = c->spmv.format;
+    if (strcmp(f, "cusparse") == 0 && loc != GS_LOC_DEVICE)
+        return GS_ERROR(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and "
+                                       "this run is on the host");
+    int library = loc == GS_LOC_DEVICE && strcmp(f, "csr") != 0; /* auto -> cuSPARSE */
+    op->spmv = library ? ops->csr_spmv : ops->csr_spmv_own;
+    gs_str_copy(r->format, sizeof r->format, library ? "cusparse" : "csr");
     return GS_OK;
 }
 
@@ -93,7 +111,6 @@ static void describe(const gs_config *c, const gs_problem *p, gs_result *r)
     gs_str_copy(r->matrix, sizeof r->matrix, p->matrix);
     gs_str_copy(r->solver, sizeof r->solver, c->solver.type);
     gs_str_copy(r->preconditioner, sizeof r->preconditioner, c->solver.preconditioner);
-    gs_str_copy(r->format, sizeof r->format, "csr"); /* the only format so far; auto -> csr */
     r->rows = p->A->rows;
     r->cols = p->A->cols;
     r->nnz = p->A->nnz;
@@ -145,6 +162,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     gs_status st = GS_OK;
     gs_vec *b = NULL, *x = NULL, *w = NULL;
     gs_jacobi *J = NULL;
+    gs_csr *dA = NULL; /* A on the device */
     gs_linop M, *Mp = NULL;
     gs_loc loc;
     const gs_csr *A = p->A;
@@ -164,10 +182,17 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     if (c->run.threads > 0) omp_set_num_threads((int)c->run.threads);
 #endif
     GS_CHECK(choose_backend(c, &loc, &run->res));
-    csr_op aop = {A, gs_backend_get(loc)};
+    csr_op aop = {NULL, NULL};
+    GS_CHECK(choose_spmv(c, loc, &aop, &run->res));
     gs_linop Aop = {A->rows, &aop, csr_apply};
 
     double t0 = gs_time_now();
+    if (loc != GS_LOC_HOST) {
+        GS_CHECK(gs_csr_upload(A, loc, &dA));
+        GS_CHECK(gs_backend_get(loc)->sync());
+        run->upload_s = gs_time_now() - t0;
+    }
+    aop.A = dA ? dA : A;
     GS_CHECK(gs_vec_create(A->rows, loc, &b));
     GS_CHECK(gs_vec_create(A->rows, loc, &x));
     GS_CHECK(gs_vec_create(A->rows, loc, &w));
@@ -178,6 +203,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         M = gs_jacobi_linop(J);
         Mp = &M;
     }
+    GS_CHECK(gs_backend_get(loc)->sync());
     run->res.setup_s = gs_time_now() - t0;
 
     gs_krylov_params kp = {
@@ -194,6 +220,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     GS_CHECK(gs_vec_nrm2(b, &run->res.bnorm));
     run->t_solve0 = gs_time_now();
     GS_CHECK(gs_krylov_solve(&kp, &Aop, Mp, b, x, &kr));
+    GS_CHECK(gs_backend_get(loc)->sync());
     run->res.solve_s = gs_time_now() - run->t_solve0;
     run->res.total_s = run->res.setup_s + run->res.solve_s;
     record_reason(&kr, &run->res);
@@ -214,6 +241,7 @@ done:
     gs_vec_destroy(&x);
     gs_vec_destroy(&w);
     gs_jacobi_destroy(&J);
+    gs_csr_destroy(&dA);
     return st;
 }
 

@@ -22,6 +22,7 @@ typedef struct gs_run {
     char *config_text;
     int verbosity;
     double t_solve0;
+    double upload_s; /* host -> device copy of A, part of setup_s */
 } gs_run;
 
 /* Solve problem p as c says; run->res is filled (non-convergence is a result, not an error).

@@ -1,7 +1,23 @@
-/* gs_backend_cuda.cu: CUDA device discovery for backend selection. */
-#include <cuda_runtime.h>
+/* gs_backend_cuda.cu: the CUDA backend's context (device, stream, cuSPARSE/cuBLAS handles,
+ * scratch), device memory, host <-> device transfers and the ops table. Vector kernels live in
+ * gs_cuda_vec.cu, CSR upload and SpMV in gs_cuda_csr.cu.
+ */
+#include <stdio.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "gs_cuda_impl.h"
 
 extern "C" int gs_cuda_device_count(const char **why);
+extern "C" gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
+extern "C" const gs_backend_ops gs_backend_cuda_ops;
+
+gs_cuda_ctx gs_cuda_g;
+
+#define STAGE_MIN (1u << 20) /* below this, a plain pageable copy is as fast as staging */
+#define PAR_MIN (4u << 20)   /* below this, one thread copies into a staging buffer */
 
 /* Number of CUDA devices the runtime can use; 0 with the runtime's reason otherwise. */
 extern "C" int gs_cuda_device_count(const char **why)
@@ -16,3 +32,290 @@ extern "C" int gs_cuda_device_count(const char **why)
     if (n == 0 && why) *why = "no CUDA device found";
     return n;
 }
+
+/* Free whatever the context holds (a partly made one included) and mark it not ready. */
+static void ctx_release(void)
+{
+    gs_cuda_ctx *g = &gs_cuda_g;
+    /* errors are ignored here: this runs on a failure path whose status is already set */
+    for (int i = 0; i < 2; i++) {
+        if (g->staged[i]) (void)cudaEventDestroy(g->staged[i]);
+        if (g->stage[i]) (void)cudaFreeHost(g->stage[i]);
+    }
+    if (g->d_red) (void)cudaFree(g->d_red);
+    if (g->d_part) (void)cudaFree(g->d_part);
+    if (g->h_red) (void)cudaFreeHost(g->h_red);
+    if (g->blas) (void)cublasDestroy(g->blas);
+    if (g->sparse) (void)cusparseDestroy(g->sparse);
+    if (g->stream) (void)cudaStreamDestroy(g->stream);
+    (void)cudaGetLastError();
+    memset(g, 0, sizeof *g);
+}
+
+/* Make the stream, library handles and scratch of the context on the current device. */
+static gs_status ctx_create(void)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    const size_t red = (GS_MAX_DOTS + 1) * sizeof(double);
+    GS_CUDA_CALL(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    GS_CUSPARSE_CALL(cusparseCreate(&g->sparse));
+    GS_CUSPARSE_CALL(cusparseSetStream(g->sparse, g->stream));
+    GS_CUBLAS_CALL(cublasCreate(&g->blas));
+    GS_CUBLAS_CALL(cublasSetStream(g->blas, g->stream));
+    GS_CUDA_CALL(cudaMallocHost((void **)&g->h_red, red));
+    GS_CUDA_CALL(cudaMalloc((void **)&g->d_red, red));
+    GS_CUDA_CALL(cudaMalloc((void **)&g->d_part,
+                            (size_t)GS_MAX_DOTS * GS_CUDA_RED_BLOCKS * sizeof(double)));
+    for (int i = 0; i < 2; i++) {
+        GS_CUDA_CALL(cudaMallocHost(&g->stage[i], GS_CUDA_STAGE_BYTES));
+        GS_CUDA_CALL(cudaEventCreateWithFlags(&g->staged[i], cudaEventDisableTiming));
+    }
+done:
+    return st;
+}
+
+/* Bind the backend to CUDA device `device` once per process; desc gets its name. */
+extern "C" gs_status gs_cuda_init(int device, char *desc, size_t desc_len)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    const char *why = "unknown reason";
+    cudaDeviceProp prop;
+    int n = 0;
+    if (desc && desc_len) desc[0] = '\0';
+    if (g->ready) {
+        if (device != g->device)
+            return GS_ERROR(GS_ERR_ARG,
+                            "run.device = %d but the CUDA backend already runs on device %d "
+                            "(one device per process)",
+                            device, g->device);
+        if (desc && desc_len) gs_str_copy(desc, desc_len, g->desc);
+        return GS_OK;
+    }
+    if (device < 0)
+        return GS_ERROR(GS_ERR_ARG, "run.device = %d: expected a CUDA device number >= 0", device);
+    n = gs_cuda_device_count(&why);
+    if (n == 0) return GS_ERROR(GS_ERR_CUDA, "cannot use the GPU: no device (%s)", why);
+    if (device >= n)
+        return GS_ERROR(GS_ERR_ARG, "run.device = %d but this machine has %d CUDA device(s)",
+                        device, n);
+    memset(g, 0, sizeof *g);
+    GS_CUDA_CALL(cudaSetDevice(device));
+    GS_CUDA_CALL(cudaGetDeviceProperties(&prop, device));
+    GS_CHECK(ctx_create());
+    snprintf(g->desc, sizeof g->desc, "%s (sm_%d%d, %zu GiB)", prop.name, prop.major, prop.minor,
+             (size_t)(prop.totalGlobalMem >> 30));
+    g->device = device;
+    g->ready = 1;
+    if (desc && desc_len) gs_str_copy(desc, desc_len, g->desc);
+done:
+    if (st != GS_OK) ctx_release();
+    return st;
+}
+
+/* "2.1 GB", "350.0 MB", "12.0 kB" or "512 bytes" (decimal units, as nvidia-smi's GB) */
+static void fmt_bytes(char *buf, size_t len, size_t bytes)
+{
+    double b = (double)bytes;
+    if (b >= 1e9) snprintf(buf, len, "%.1f GB", b / 1e9);
+    else if (b >= 1e6) snprintf(buf, len, "%.1f MB", b / 1e6);
+    else if (b >= 1e3) snprintf(buf, len, "%.1f kB", b / 1e3);
+    else snprintf(buf, len, "%zu bytes", bytes);
+}
+
+/* *out = cudaMalloc(bytes) (1 byte for 0, so the pointer is valid); a clear message on OOM */
+extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
+{
+    void *p = NULL;
+    char want[32], fr[32], tot[32];
+    size_t free_b = 0, total_b = 0;
+    *out = NULL;
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+    if (e == cudaSuccess) {
+        *out = p;
+        return GS_OK;
+    }
+    (void)cudaGetLastError(); /* an allocation failure must not poison later launch checks */
+    if (e != cudaErrorMemoryAllocation)
+        return GS_ERROR(GS_ERR_CUDA, "cudaMalloc of %zu bytes for %s failed: %s (%s)", bytes, what,
+                        cudaGetErrorString(e), cudaGetErrorName(e));
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        free_b = total_b = 0;
+    }
+    fmt_bytes(want, sizeof want, bytes);
+    fmt_bytes(fr, sizeof fr, free_b);
+    fmt_bytes(tot, sizeof tot, total_b);
+    return GS_ERROR(GS_ERR_NOMEM, "out of GPU memory: could not allocate %s for %s (%s free of %s)",
+                    want, what, fr, tot);
+}
+
+/* cudaFree; NULL is fine. A failure here cannot be reported (void in the table) and means the
+ * context is already broken, which the next checked call reports. */
+extern "C" void gs_cuda_free(void *p)
+{
+    if (p) (void)cudaFree(p);
+}
+
+/* memcpy spread over the OpenMP threads: one thread cannot keep up with the copy engine */
+static void par_memcpy(void *dst, const void *src, size_t n)
+{
+#ifdef _OPENMP
+    int nt = omp_get_max_threads();
+    if (n >= PAR_MIN && nt > 1) {
+        size_t piece = ((n + (size_t)nt - 1) / (size_t)nt + 4095) & ~(size_t)4095;
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int t = 0; t < nt; t++) {
+            size_t off = (size_t)t * piece;
+            if (off < n)
+                memcpy((char *)dst + off, (const char *)src + off, n - off < piece ? n - off : piece);
+        }
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
+
+/* Chunk size for staging `total` bytes: at least 8 chunks so the pipeline fills quickly,
+ * between 1 MB and the staging buffer size. */
+static size_t stage_chunk(size_t total)
+{
+    size_t c = (total / 8 + 65535) & ~(size_t)65535;
+    if (c < STAGE_MIN) c = STAGE_MIN;
+    if (c > GS_CUDA_STAGE_BYTES) c = GS_CUDA_STAGE_BYTES;
+    return c;
+}
+
+/* Copy pageable host segments to the device and wait.
+ *
+ * Large copies go through the two pinned staging buffers: the CPU (all OpenMP threads) fills
+ * one while the copy engine drains the other, so the transfer runs near pinned bandwidth
+ * instead of the driver's single-threaded pageable path (often half of it). Not chosen:
+ * cudaHostRegister of the source arrays. Pinning pages costs about as much as the copy it would
+ * speed up (the OS walks and locks every 4 kB page), it fails under locked-memory limits, and it
+ * changes the state of memory the caller owns; it pays only for buffers copied many times. */
+extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    size_t total = 0, chunk;
+    long c = 0; /* chunks issued */
+    for (int i = 0; i < nseg; i++) total += seg[i].bytes;
+    if (total < STAGE_MIN) {
+        for (int i = 0; i < nseg; i++)
+            if (seg[i].bytes)
+                GS_CUDA_CALL(cudaMemcpyAsync(seg[i].dst, seg[i].src, seg[i].bytes,
+                                             cudaMemcpyHostToDevice, g->stream));
+        GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
+        return GS_OK;
+    }
+    chunk = stage_chunk(total);
+    for (int i = 0; i < nseg; i++) {
+        for (size_t off = 0; off < seg[i].bytes; off += chunk, c++) {
+            size_t len = seg[i].bytes - off < chunk ? seg[i].bytes - off : chunk;
+            int b = (int)(c & 1);
+            /* stage[b] is free once the copy issued two chunks ago has run */
+            if (c >= 2) GS_CUDA_CALL(cudaEventSynchronize(g->staged[b]));
+            par_memcpy(g->stage[b], (const char *)seg[i].src + off, len);
+            GS_CUDA_CALL(cudaMemcpyAsync((char *)seg[i].dst + off, g->stage[b], len,
+                                         cudaMemcpyHostToDevice, g->stream));
+            GS_CUDA_CALL(cudaEventRecord(g->staged[b], g->stream));
+        }
+    }
+    GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
+done:
+    /* on failure, do not leave copies in flight out of the staging buffers */
+    if (st != GS_OK) (void)cudaStreamSynchronize(g->stream);
+    return st;
+}
+
+/* Copy `bytes` from the device to pageable host memory and wait (staged like gs_cuda_h2d:
+ * the copy engine fills one pinned buffer while the CPU empties the other). */
+extern "C" gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    size_t chunk, nchunk;
+    if (bytes == 0) return GS_OK;
+    if (bytes < STAGE_MIN) {
+        GS_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, g->stream));
+        GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
+        return GS_OK;
+    }
+    chunk = stage_chunk(bytes);
+    nchunk = (bytes + chunk - 1) / chunk;
+    for (size_t c = 0; c <= nchunk; c++) {
+        /* issue chunk c (its buffer was emptied by the CPU at step c - 1), then empty c - 1 */
+        if (c < nchunk) {
+            size_t off = c * chunk, len = bytes - off < chunk ? bytes - off : chunk;
+            GS_CUDA_CALL(cudaMemcpyAsync(g->stage[c & 1], (const char *)src + off, len,
+                                         cudaMemcpyDeviceToHost, g->stream));
+            GS_CUDA_CALL(cudaEventRecord(g->staged[c & 1], g->stream));
+        }
+        if (c > 0) {
+            size_t off = (c - 1) * chunk, len = bytes - off < chunk ? bytes - off : chunk;
+            GS_CUDA_CALL(cudaEventSynchronize(g->staged[(c - 1) & 1]));
+            par_memcpy((char *)dst + off, g->stage[(c - 1) & 1], len);
+        }
+    }
+done:
+    if (st != GS_OK) (void)cudaStreamSynchronize(g->stream);
+    return st;
+}
+
+/* x = src (n values from pageable host memory); src may be reused on return */
+static gs_status cuda_set_host(gs_vec *x, const double *src)
+{
+    gs_cuda_seg seg = {x->data, src, (size_t)x->n * sizeof(double)};
+    if (x->n <= 0) return GS_OK;
+    return gs_cuda_h2d(&seg, 1);
+}
+
+/* dst = x (n values into pageable host memory), complete on return */
+static gs_status cuda_get_host(const gs_vec *x, double *dst)
+{
+    if (x->n <= 0) return GS_OK;
+    return gs_cuda_d2h(dst, x->data, (size_t)x->n * sizeof(double));
+}
+
+/* y = x, device to device on the stream */
+static gs_status cuda_copy(const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    if (x == y || x->n <= 0 || x->data == y->data) return GS_OK;
+    GS_CUDA_CALL(cudaMemcpyAsync(y->data, x->data, (size_t)x->n * sizeof(double),
+                                 cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
+done:
+    return st;
+}
+
+/* wait for everything issued on the stream */
+static gs_status cuda_sync(void)
+{
+    gs_status st = GS_OK;
+    GS_CUDA_CALL(cudaStreamSynchronize(gs_cuda_g.stream));
+done:
+    return st;
+}
+
+extern "C" const gs_backend_ops gs_backend_cuda_ops = {
+    "cuda",                  /* name */
+    gs_cuda_alloc,           /* alloc */
+    gs_cuda_free,            /* free */
+    gs_cuda_fill,            /* fill */
+    gs_cuda_dot,             /* dot */
+    gs_cuda_axpby,           /* axpby */
+    cuda_copy,               /* copy */
+    gs_cuda_pmul,            /* pmul */
+    gs_cuda_all_finite,      /* all_finite */
+    cuda_set_host,           /* set_host */
+    cuda_get_host,           /* get_host */
+    gs_cuda_dots,            /* dots */
+    gs_cuda_cg_update,       /* cg_update */
+    gs_cuda_csr_spmv,        /* csr_spmv */
+    gs_cuda_csr_spmv_own,    /* csr_spmv_own */
+    gs_cuda_csr_upload,      /* csr_upload */
+    gs_cuda_csr_free,        /* csr_free */
+    cuda_sync,               /* sync */
+};

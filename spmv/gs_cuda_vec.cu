@@ -1,0 +1,229 @@
+/* gs_cuda_vec.cu: the vector operations of the CUDA backend (fill, axpby, pmul, all_finite,
+ * the fused dot products and CG's fused update), mirroring gs_backend_host.c one for one.
+ *
+ * Reductions are deterministic: the first pass runs a grid whose size depends only on n
+ * (at most GS_CUDA_RED_BLOCKS blocks), each block writes its partial sums in a fixed tree order,
+ * and one block adds the partials in a fixed order. No atomics on doubles.
+ */
+#include <stdint.h>
+
+#include "gs_cuda_impl.h"
+
+#define WARPS (GS_CUDA_THREADS / 32)
+
+/* the k vector pairs of a fused reduction, passed by value */
+typedef struct dots_args {
+    const double *x[GS_MAX_DOTS];
+    const double *y[GS_MAX_DOTS];
+} dots_args;
+
+/* sum of v over the 32 lanes of a warp, the result in lane 0 (fixed order) */
+static __device__ double warp_sum(double v)
+{
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    return v;
+}
+
+/* x[i] = a */
+static __global__ void fill_kernel(int64_t n, double a, double *x)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        x[i] = a;
+}
+
+/* y = a*x + b*y with the host's special cases: b == 0 never reads y, b == 1 is y += a*x */
+static __global__ void axpby_kernel(int64_t n, double a, const double *x, double b, double *y)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        if (b == 0.0) y[i] = a * x[i];
+        else if (b == 1.0) y[i] += a * x[i];
+        else y[i] = a * x[i] + b * y[i];
+    }
+}
+
+/* y[i] = d[i] * x[i] */
+static __global__ void pmul_kernel(int64_t n, const double *d, const double *x, double *y)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = d[i] * x[i];
+}
+
+/* *bad = 1 when some x[i] is NaN or Inf (every writer stores the same value) */
+static __global__ void nonfinite_kernel(int64_t n, const double *__restrict__ x, int *bad)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        if (!isfinite(__ldg(x + i))) *bad = 1;
+}
+
+/* p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s; u may alias r (read first) */
+static __global__ void cg_update_kernel(int64_t n, double alpha, double beta, const double *u,
+                                        const double *w, double *p, double *s, double *x,
+                                        double *r)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        double ui = u[i], wi = w[i];
+        double pi = ui + beta * p[i], si = wi + beta * s[i];
+        p[i] = pi;
+        s[i] = si;
+        x[i] += alpha * pi;
+        r[i] -= alpha * si;
+    }
+}
+
+/* part[j*GS_CUDA_RED_BLOCKS + block] = this block's share of x[j].y[j], j < k.
+ * The pairs may alias; nothing is written to them. */
+static __global__ void dots_partial_kernel(int64_t n, int k, dots_args a, double *part)
+{
+    __shared__ double ws[GS_MAX_DOTS][WARPS];
+    double s[GS_MAX_DOTS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int j = 0; j < GS_MAX_DOTS; j++) s[j] = 0.0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+#pragma unroll
+        for (int j = 0; j < GS_MAX_DOTS; j++)
+            if (j < k) s[j] += __ldg(a.x[j] + i) * __ldg(a.y[j] + i);
+    }
+#pragma unroll
+    for (int j = 0; j < GS_MAX_DOTS; j++) {
+        if (j < k) {
+            double v = warp_sum(s[j]);
+            if (lane == 0) ws[j][warp] = v;
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x < k) {
+        double t = 0.0;
+        for (int q = 0; q < WARPS; q++) t += ws[threadIdx.x][q];
+        part[threadIdx.x * GS_CUDA_RED_BLOCKS + blockIdx.x] = t;
+    }
+}
+
+/* out[j] = sum of the nblk partials of pair j, one block, fixed order */
+static __global__ void dots_final_kernel(int k, int nblk, const double *part, double *out)
+{
+    __shared__ double ws[WARPS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int j = 0; j < k; j++) {
+        double t = 0.0;
+        for (int b = threadIdx.x; b < nblk; b += blockDim.x) t += part[j * GS_CUDA_RED_BLOCKS + b];
+        t = warp_sum(t);
+        if (lane == 0) ws[warp] = t;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            double v = 0.0;
+            for (int q = 0; q < WARPS; q++) v += ws[q];
+            out[j] = v;
+        }
+        __syncthreads(); /* ws is reused by the next pair */
+    }
+}
+
+/* x = a */
+extern "C" gs_status gs_cuda_fill(double a, gs_vec *x)
+{
+    gs_status st = GS_OK;
+    if (x->n <= 0) return GS_OK;
+    fill_kernel<<<gs_cuda_grid(x->n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(x->n, a, x->data);
+    GS_CUDA_LAUNCHED("fill");
+done:
+    return st;
+}
+
+/* y = a*x + b*y (b == 0: y = a*x, whatever y held) */
+extern "C" gs_status gs_cuda_axpby(double a, const gs_vec *x, double b, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    if (x->n <= 0) return GS_OK;
+    axpby_kernel<<<gs_cuda_grid(x->n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(x->n, a, x->data,
+                                                                                  b, y->data);
+    GS_CUDA_LAUNCHED("axpby");
+done:
+    return st;
+}
+
+/* y = d .* x */
+extern "C" gs_status gs_cuda_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    if (x->n <= 0) return GS_OK;
+    pmul_kernel<<<gs_cuda_grid(x->n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(x->n, d->data,
+                                                                                 x->data, y->data);
+    GS_CUDA_LAUNCHED("pmul");
+done:
+    return st;
+}
+
+/* *out = 1 when every entry is finite: one flag on the device, one transfer */
+extern "C" gs_status gs_cuda_all_finite(const gs_vec *x, int *out)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    int *d_flag = (int *)(g->d_red + GS_MAX_DOTS), *h_flag = (int *)(g->h_red + GS_MAX_DOTS);
+    *out = 1;
+    if (x->n <= 0) return GS_OK;
+    GS_CUDA_CALL(cudaMemsetAsync(d_flag, 0, sizeof(int), g->stream));
+    nonfinite_kernel<<<gs_cuda_grid(x->n), GS_CUDA_THREADS, 0, g->stream>>>(x->n, x->data, d_flag);
+    GS_CUDA_LAUNCHED("nonfinite");
+    GS_CUDA_CALL(cudaMemcpyAsync(h_flag, d_flag, sizeof(int), cudaMemcpyDeviceToHost, g->stream));
+    GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
+    *out = *h_flag ? 0 : 1;
+done:
+    return st;
+}
+
+/* out[j] = x[j].y[j], j < k: one pass over the data, one small reduction, one transfer */
+extern "C" gs_status gs_cuda_dots(int k, const gs_vec *const *x, const gs_vec *const *y,
+                                  double *out)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    const int64_t n = x[0]->n;
+    int64_t want = (n + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
+    const int nblk = (int)(want > GS_CUDA_RED_BLOCKS ? GS_CUDA_RED_BLOCKS : want);
+    dots_args a;
+    if (k < 1 || k > GS_MAX_DOTS)
+        return GS_ERROR(GS_ERR_ARG, "dots: %d products, expected 1..%d", k, GS_MAX_DOTS);
+    for (int j = 0; j < k; j++) out[j] = 0.0;
+    if (n <= 0) return GS_OK;
+    memset(&a, 0, sizeof a);
+    for (int j = 0; j < k; j++) {
+        a.x[j] = x[j]->data;
+        a.y[j] = y[j]->data;
+    }
+    dots_partial_kernel<<<nblk, GS_CUDA_THREADS, 0, g->stream>>>(n, k, a, g->d_part);
+    GS_CUDA_LAUNCHED("dots_partial");
+    dots_final_kernel<<<1, GS_CUDA_THREADS, 0, g->stream>>>(k, nblk, g->d_part, g->d_red);
+    GS_CUDA_LAUNCHED("dots_final");
+    GS_CUDA_CALL(cudaMemcpyAsync(g->h_red, g->d_red, (size_t)k * sizeof(double),
+                                 cudaMemcpyDeviceToHost, g->stream));
+    GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
+    for (int j = 0; j < k; j++) out[j] = g->h_red[j];
+done:
+    return st;
+}
+
+/* *out = x.y (the fused reduction with one pair) */
+extern "C" gs_status gs_cuda_dot(const gs_vec *x, const gs_vec *y, double *out)
+{
+    return gs_cuda_dots(1, &x, &y, out);
+}
+
+/* CG's fused update in one kernel (see cg_update_kernel) */
+extern "C" gs_status gs_cuda_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w,
+                                       gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r)
+{
+    gs_status st = GS_OK;
+    if (x->n <= 0) return GS_OK;
+    cg_update_kernel<<<gs_cuda_grid(x->n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
+        x->n, alpha, beta, u->data, w->data, p->data, s->data, x->data, r->data);
+    GS_CUDA_LAUNCHED("cg_update");
+done:
+    return st;
+}
