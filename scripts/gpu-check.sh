@@ -27,6 +27,13 @@ cmake -S "$here" -B "$here/build-gpu" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_AR
 rc=$?
 "$here/build-gpu/gsolve" "$here/configs/quickstart.cfg" > "$out/quickstart.log" 2>&1
 echo "ctest exit $rc; quickstart exit $?"
+# the standard benchmark: SpMV beside cuSPARSE, CG iteration cost, CG time to solution
+"$here/build-gpu/bench/bench_spmv" --md "$out/spmv.md" > "$out/bench_spmv.log" 2>&1
+for n in 128 256; do
+    "$here/build-gpu/gsolve" --set problem.generate.type=poisson --set problem.generate.size=$n \
+        --set solver.preconditioner=none --set solver.max_iters=5000 --set output.csv="$out/cg.csv"
+done > "$out/cg.log" 2>&1
+cat "$out/bench_spmv.log" "$out/cg.log"
 tail -15 "$out/ctest.log"
 cat "$out/quickstart.log"
 exit $rc
