@@ -4,11 +4,10 @@
 extern const gs_backend_ops gs_backend_host_ops;
 
 #ifdef GS_HAVE_CUDA
-/* gs_backend_cuda.cu (weak while the device operations are being written: a build without
- * them links and reports the backend as missing) */
+/* gs_backend_cuda.cu */
 int gs_cuda_device_count(const char **why);
-gs_status gs_cuda_init(int device, char *desc, size_t desc_len) __attribute__((weak));
-extern const gs_backend_ops gs_backend_cuda_ops __attribute__((weak));
+gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
+extern const gs_backend_ops gs_backend_cuda_ops;
 #endif
 
 #ifdef GS_HAVE_CUDA
@@ -32,8 +31,6 @@ const gs_backend_ops *gs_backend_get(gs_loc loc)
 gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len)
 {
 #ifdef GS_HAVE_CUDA
-    if (!gs_cuda_init || !&gs_backend_cuda_ops)
-        return GS_ERROR(GS_ERR_CUDA, "this gsolve has no device operations yet");
     gs_status st = gs_cuda_init(device, desc, desc_len);
     if (st == GS_OK) g_device_ready = 1;
     return st;

@@ -15,8 +15,8 @@
 
 #include "gs_backend.h"
 
-#define GS_CUDA_THREADS 256         /* block size of the vector and SpMV kernels */
-#define GS_CUDA_RED_BLOCKS 1024     /* most blocks of the first reduction pass (fixed) */
+#define GS_CUDA_THREADS 256             /* block size of the vector and SpMV kernels */
+#define GS_CUDA_RED_BLOCKS 1024         /* most blocks of the first reduction pass (fixed) */
 #define GS_CUDA_STAGE_BYTES (32u << 20) /* each of the two pinned staging buffers */
 
 typedef struct gs_cuda_ctx {
@@ -24,12 +24,12 @@ typedef struct gs_cuda_ctx {
     cudaStream_t stream;
     cusparseHandle_t sparse;
     cublasHandle_t blas;
-    double *h_red;        /* pinned: GS_MAX_DOTS reduction results, then one int flag */
-    double *d_part;       /* GS_MAX_DOTS x GS_CUDA_RED_BLOCKS partial sums */
-    double *d_red;        /* GS_MAX_DOTS final sums, then one int flag */
-    void *stage[2];       /* pinned staging buffers for pageable host <-> device copies */
+    double *h_red;         /* pinned: GS_MAX_DOTS reduction results, then one int flag */
+    double *d_part;        /* GS_MAX_DOTS x GS_CUDA_RED_BLOCKS partial sums */
+    double *d_red;         /* GS_MAX_DOTS final sums, then one int flag */
+    void *stage[2];        /* pinned staging buffers for pageable host <-> device copies */
     cudaEvent_t staged[2]; /* recorded after the copy that last used stage[i] */
-    char desc[160];       /* "NVIDIA H200 (sm_90, 139 GiB)" */
+    char desc[320];        /* "NVIDIA H200 (sm_90, 139 GiB)"; the name is up to 255 */
 } gs_cuda_ctx;
 
 extern gs_cuda_ctx gs_cuda_g; /* defined in gs_backend_cuda.cu */
@@ -106,8 +106,8 @@ gs_status gs_cuda_axpby(double a, const gs_vec *x, double b, gs_vec *y);
 gs_status gs_cuda_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y);
 gs_status gs_cuda_all_finite(const gs_vec *x, int *out);
 gs_status gs_cuda_dots(int k, const gs_vec *const *x, const gs_vec *const *y, double *out);
-gs_status gs_cuda_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w,
-                            gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r);
+gs_status gs_cuda_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w, gs_vec *p,
+                            gs_vec *s, gs_vec *x, gs_vec *r);
 
 /* gs_cuda_csr.cu */
 gs_status gs_cuda_csr_upload(const gs_csr *host, gs_csr **out);

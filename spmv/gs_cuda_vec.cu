@@ -6,6 +6,7 @@
  * and one block adds the partials in a fixed order. No atomics on doubles.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "gs_cuda_impl.h"
 
@@ -37,9 +38,12 @@ static __global__ void axpby_kernel(int64_t n, double a, const double *x, double
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        if (b == 0.0) y[i] = a * x[i];
-        else if (b == 1.0) y[i] += a * x[i];
-        else y[i] = a * x[i] + b * y[i];
+        if (b == 0.0)
+            y[i] = a * x[i];
+        else if (b == 1.0)
+            y[i] += a * x[i];
+        else
+            y[i] = a * x[i] + b * y[i];
     }
 }
 
@@ -61,8 +65,7 @@ static __global__ void nonfinite_kernel(int64_t n, const double *__restrict__ x,
 
 /* p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s; u may alias r (read first) */
 static __global__ void cg_update_kernel(int64_t n, double alpha, double beta, const double *u,
-                                        const double *w, double *p, double *s, double *x,
-                                        double *r)
+                                        const double *w, double *p, double *s, double *x, double *r)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -141,8 +144,8 @@ extern "C" gs_status gs_cuda_axpby(double a, const gs_vec *x, double b, gs_vec *
 {
     gs_status st = GS_OK;
     if (x->n <= 0) return GS_OK;
-    axpby_kernel<<<gs_cuda_grid(x->n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(x->n, a, x->data,
-                                                                                  b, y->data);
+    axpby_kernel<<<gs_cuda_grid(x->n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(x->n, a, x->data, b,
+                                                                               y->data);
     GS_CUDA_LAUNCHED("axpby");
 done:
     return st;
@@ -154,7 +157,7 @@ extern "C" gs_status gs_cuda_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y)
     gs_status st = GS_OK;
     if (x->n <= 0) return GS_OK;
     pmul_kernel<<<gs_cuda_grid(x->n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(x->n, d->data,
-                                                                                 x->data, y->data);
+                                                                              x->data, y->data);
     GS_CUDA_LAUNCHED("pmul");
 done:
     return st;

@@ -1,0 +1,235 @@
+/* gs_cuda_csr.cu: CSR on the device: upload, free, SpMV through cuSPARSE (the baseline) and our
+ * own "vector" kernel (L lanes per row, L chosen at upload from the mean and the spread of the
+ * row lengths).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gs_cuda_impl.h"
+
+/* What a device CSR keeps besides its arrays (gs_csr.backend). */
+typedef struct cuda_csr {
+    cusparseSpMatDescr_t mat; /* NULL when the matrix has no entries (SpMV fills zeros) */
+    void *buf;                /* cusparseSpMV's external buffer */
+    size_t buf_bytes;
+    int lanes, lanes_log2; /* threads per row of the own kernel: 1, 2, 4, ..., 32 */
+    int max_row;           /* longest row */
+    double row_std;        /* standard deviation of the row lengths */
+} cuda_csr;
+
+/* y = A*x, L = 2^lanes_log2 consecutive lanes per row: the lanes stride through the row
+ * (coalesced loads of colind/val), x through the read-only cache, then a shuffle reduction
+ * inside each L-lane group. Every lane of a warp reaches the shuffles (no early exit). */
+static __global__ void csr_vector_kernel(int32_t rows, int lanes_log2,
+                                         const int32_t *__restrict__ rowptr,
+                                         const int32_t *__restrict__ colind,
+                                         const double *__restrict__ val,
+                                         const double *__restrict__ x, double *__restrict__ y)
+{
+    const int lanes = 1 << lanes_log2;
+    const int64_t row = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> lanes_log2;
+    const int lane = threadIdx.x & (lanes - 1);
+    double sum = 0.0;
+    if (row < rows) {
+        const int64_t end = __ldg(rowptr + row + 1);
+        for (int64_t k = __ldg(rowptr + row) + lane; k < end; k += lanes)
+            sum += __ldg(val + k) * __ldg(x + __ldg(colind + k));
+    }
+    for (int off = lanes >> 1; off > 0; off >>= 1)
+        sum += __shfl_down_sync(0xffffffffu, sum, off, lanes);
+    if (row < rows && lane == 0) y[row] = sum;
+}
+
+/* out[0] = max(out[0], longest row), out[1] += sum of squared row lengths: per-thread, warp,
+ * then one integer atomic per warp (integer max and sum do not depend on the order) */
+static __global__ void row_stats_kernel(int32_t rows, const int32_t *__restrict__ rowptr,
+                                        unsigned long long *out)
+{
+    unsigned long long m = 0, sq = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        unsigned long long len = (unsigned long long)(__ldg(rowptr + i + 1) - __ldg(rowptr + i));
+        m = len > m ? len : m;
+        sq += len * len;
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        unsigned long long om = __shfl_down_sync(0xffffffffu, m, off);
+        m = om > m ? om : m;
+        sq += __shfl_down_sync(0xffffffffu, sq, off);
+    }
+    if ((threadIdx.x & 31) == 0 && sq > 0) {
+        atomicMax(out, m);
+        atomicAdd(out + 1, sq);
+    }
+}
+
+/* longest row and standard deviation of the row lengths of device matrix A (one small
+ * kernel, one transfer) */
+static gs_status row_stats(const gs_csr *A, int *max_len, double *std)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    unsigned long long *d = (unsigned long long *)g->d_part, *h = (unsigned long long *)g->h_red;
+    double mean = A->rows > 0 ? (double)A->nnz / A->rows : 0.0, var = 0.0;
+    *max_len = 0;
+    *std = 0.0;
+    if (A->rows == 0) return GS_OK;
+    GS_CUDA_CALL(cudaMemsetAsync(d, 0, 2 * sizeof *d, g->stream));
+    row_stats_kernel<<<gs_cuda_grid(A->rows), GS_CUDA_THREADS, 0, g->stream>>>(A->rows, A->rowptr,
+                                                                               d);
+    GS_CUDA_LAUNCHED("row_stats");
+    GS_CUDA_CALL(cudaMemcpyAsync(h, d, 2 * sizeof *d, cudaMemcpyDeviceToHost, g->stream));
+    GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
+    *max_len = (int)h[0];
+    var = (double)h[1] / A->rows - mean * mean;
+    *std = var > 0 ? sqrt(var) : 0.0;
+done:
+    return st;
+}
+
+/* log2 of L, the lanes per row of the own kernel: the smallest power of two >= (mean + std)/4,
+ * in 1..32, so a lane takes about four entries. Measured on an H200 (bench_spmv, forcing each
+ * L): 1.5 to 2.0x faster than L >= mean on 5-, 7- and 27-point stencils (more rows per warp,
+ * fewer shuffle steps, fewer idle lanes) and within 6% of the best L on each. The std term
+ * gives rows of uneven length more lanes so a long row does not hold its warp for long
+ * (power-law graph, mean 9, std 29: L = 16, the best, 3.7x faster than L = 4). */
+static int choose_lanes_log2(double mean, double std)
+{
+    int l = 0;
+    while (l < 5 && (double)(4 << l) < mean + std) l++;
+    return l;
+}
+
+/* Free the device arrays, descriptor, buffer and backend state of A (not A itself). */
+extern "C" void gs_cuda_csr_free(gs_csr *A)
+{
+    cuda_csr *be = (cuda_csr *)A->backend;
+    if (be) {
+        if (be->mat) (void)cusparseDestroySpMat(be->mat); /* host-side; cannot fail usefully */
+        gs_cuda_free(be->buf);
+        gs_free(be);
+    }
+    gs_cuda_free(A->rowptr);
+    gs_cuda_free(A->colind);
+    gs_cuda_free(A->val);
+    A->rowptr = A->colind = NULL;
+    A->val = NULL;
+    A->backend = NULL;
+}
+
+/* cuSPARSE descriptor of A and the SpMV buffer it asks for (nnz > 0) */
+static gs_status make_spmv_state(gs_csr *A, cuda_csr *be)
+{
+    gs_status st = GS_OK;
+    cusparseDnVecDescr_t vx = NULL, vy = NULL;
+    const double one = 1.0, zero = 0.0;
+    GS_CUSPARSE_CALL(cusparseCreateCsr(&be->mat, A->rows, A->cols, A->nnz, A->rowptr, A->colind,
+                                       A->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                       CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    /* the buffer size depends on the shapes only; the vectors' values are never read here,
+     * so any valid device address will do (the reduction scratch) */
+    GS_CUSPARSE_CALL(cusparseCreateDnVec(&vx, A->cols, gs_cuda_g.d_part, CUDA_R_64F));
+    GS_CUSPARSE_CALL(cusparseCreateDnVec(&vy, A->rows, gs_cuda_g.d_part, CUDA_R_64F));
+    GS_CUSPARSE_CALL(cusparseSpMV_bufferSize(gs_cuda_g.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                             &one, be->mat, vx, &zero, vy, CUDA_R_64F,
+                                             CUSPARSE_SPMV_CSR_ALG1, &be->buf_bytes));
+    GS_CHECK(gs_cuda_alloc(be->buf_bytes, "cuSPARSE SpMV buffer", &be->buf));
+done:
+    if (vx) (void)cusparseDestroyDnVec(vx);
+    if (vy) (void)cusparseDestroyDnVec(vy);
+    return st;
+}
+
+/* *out = a device copy of host CSR h, with its cuSPARSE state and own-kernel lane count */
+extern "C" gs_status gs_cuda_csr_upload(const gs_csr *h, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *A = NULL;
+    cuda_csr *be = NULL;
+    const size_t rp_bytes = ((size_t)h->rows + 1) * sizeof(int32_t);
+    const size_t ci_bytes = (size_t)h->nnz * sizeof(int32_t);
+    const size_t v_bytes = (size_t)h->nnz * sizeof(double);
+    gs_cuda_seg seg[3];
+    *out = NULL;
+    GS_CHECK(gs_alloc_array(1, sizeof *A, "device CSR matrix", (void **)&A));
+    memset(A, 0, sizeof *A);
+    A->rows = h->rows;
+    A->cols = h->cols;
+    A->nnz = h->nnz;
+    A->loc = GS_LOC_DEVICE;
+    GS_CHECK(gs_alloc_array(1, sizeof *be, "device CSR state", (void **)&be));
+    memset(be, 0, sizeof *be);
+    A->backend = be;
+    GS_CHECK(gs_cuda_alloc(rp_bytes, "CSR row pointers", (void **)&A->rowptr));
+    GS_CHECK(gs_cuda_alloc(ci_bytes, "CSR column indices", (void **)&A->colind));
+    GS_CHECK(gs_cuda_alloc(v_bytes, "CSR values", (void **)&A->val));
+    seg[0].dst = A->rowptr, seg[0].src = h->rowptr, seg[0].bytes = rp_bytes;
+    seg[1].dst = A->colind, seg[1].src = h->colind, seg[1].bytes = ci_bytes;
+    seg[2].dst = A->val, seg[2].src = h->val, seg[2].bytes = v_bytes;
+    GS_CHECK(gs_cuda_h2d(seg, 3)); /* one pipelined pass over the three arrays */
+    GS_CHECK(row_stats(A, &be->max_row, &be->row_std));
+    be->lanes_log2 = choose_lanes_log2(A->rows > 0 ? (double)A->nnz / A->rows : 0.0, be->row_std);
+    be->lanes = 1 << be->lanes_log2;
+    if (A->rows > 0 && A->cols > 0 && A->nnz > 0) GS_CHECK(make_spmv_state(A, be));
+    *out = A;
+    A = NULL;
+done:
+    if (A) {
+        gs_cuda_csr_free(A);
+        gs_free(A);
+    }
+    return st;
+}
+
+/* y = A*x shape check shared by both SpMVs */
+static gs_status check_shapes(const gs_csr *A, const gs_vec *x, const gs_vec *y, const char *who)
+{
+    if (A->loc != GS_LOC_DEVICE || !A->backend || x->loc != GS_LOC_DEVICE ||
+        y->loc != GS_LOC_DEVICE)
+        return GS_ERROR(GS_ERR_ARG, "%s: matrix and vectors must all be on the device", who);
+    if (x->n != A->cols || y->n != A->rows)
+        return GS_ERROR(GS_ERR_ARG, "%s: %d x %d matrix with x of length %lld and y of %lld", who,
+                        A->rows, A->cols, (long long)x->n, (long long)y->n);
+    return GS_OK;
+}
+
+/* y = A*x through cusparseSpMV (CSR_ALG1, alpha 1, beta 0: y is not read) */
+extern "C" gs_status gs_cuda_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    const cuda_csr *be = (const cuda_csr *)A->backend;
+    cusparseDnVecDescr_t vx = NULL, vy = NULL;
+    const double one = 1.0, zero = 0.0;
+    GS_CHECK(check_shapes(A, x, y, "csr_spmv"));
+    if (!be->mat) { /* no entries: y = 0 */
+        GS_CHECK(gs_cuda_fill(0.0, y));
+        return GS_OK;
+    }
+    /* vector descriptors are host-only objects: cheap to make per call */
+    GS_CUSPARSE_CALL(cusparseCreateDnVec(&vx, A->cols, x->data, CUDA_R_64F));
+    GS_CUSPARSE_CALL(cusparseCreateDnVec(&vy, A->rows, y->data, CUDA_R_64F));
+    GS_CUSPARSE_CALL(cusparseSpMV(gs_cuda_g.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, be->mat,
+                                  vx, &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, be->buf));
+done:
+    if (vx) (void)cusparseDestroyDnVec(vx);
+    if (vy) (void)cusparseDestroyDnVec(vy);
+    return st;
+}
+
+/* y = A*x with csr_vector_kernel */
+extern "C" gs_status gs_cuda_csr_spmv_own(const gs_csr *A, const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    const cuda_csr *be = (const cuda_csr *)A->backend;
+    int64_t threads = 0, blocks = 0;
+    GS_CHECK(check_shapes(A, x, y, "csr_spmv_own"));
+    if (A->rows == 0) return GS_OK;
+    threads = (int64_t)A->rows << be->lanes_log2;
+    blocks = (threads + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS; /* < 2^28: fits a grid */
+    csr_vector_kernel<<<(unsigned)blocks, GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
+        A->rows, be->lanes_log2, A->rowptr, A->colind, A->val, x->data, y->data);
+    GS_CUDA_LAUNCHED("csr_vector");
+done:
+    return st;
+}
