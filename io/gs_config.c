@@ -73,8 +73,8 @@ static const key_def KEYS[] = {
     {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM, "none|jacobi|amg",
      "preconditioner"},
     {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, "auto|csr|cusparse",
-     "SpMV: csr (gsolve's own kernel), cusparse (cuSPARSE CSR, GPU only), auto (cuSPARSE on "
-     "the GPU, csr on the host)"},
+     "SpMV: csr (gsolve's own kernel), cusparse (cuSPARSE CSR, GPU only), auto (csr, or "
+     "cusparse on the GPU when the row-length std exceeds the mean)"},
     {"run.backend", K_STR, F(run.backend), "auto", NOLIM, "auto|host|cuda",
      "auto: the GPU when one is present, else the host"},
     {"run.device", K_INT, F(run.device), "0", 0, 1024, NULL, "CUDA device number"},

@@ -58,14 +58,21 @@ static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
 }
 
 /* The SpMV of spmv.format on the chosen backend; the name recorded in the results. */
-static gs_status choose_spmv(const gs_config *c, gs_loc loc, csr_op *op, gs_result *r)
+static gs_status choose_spmv(const gs_config *c, const gs_csr *A, gs_loc loc, csr_op *op,
+                             gs_result *r)
 {
     const gs_backend_ops *ops = gs_backend_get(loc);
     const char *f = c->spmv.format;
     if (strcmp(f, "cusparse") == 0 && loc != GS_LOC_DEVICE)
         return GS_ERROR(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and "
                                        "this run is on the host");
-    int library = loc == GS_LOC_DEVICE && strcmp(f, "csr") != 0; /* auto -> cuSPARSE */
+    /* auto on the GPU: gsolve's CSR kernel, 1.04-1.40x faster than cuSPARSE on every stencil
+     * and block matrix measured (bench/results/spmv_h200_2026-11-21.md), except with high
+     * row-length variance (power-law graph, std > mean: 0.63x), where cuSPARSE is kept */
+    gs_row_stats rs;
+    gs_csr_row_stats(A, &rs);
+    int library = loc == GS_LOC_DEVICE &&
+                  (strcmp(f, "cusparse") == 0 || (strcmp(f, "auto") == 0 && rs.std > rs.mean));
     op->spmv = library ? ops->csr_spmv : ops->csr_spmv_own;
     gs_str_copy(r->format, sizeof r->format, library ? "cusparse" : "csr");
     return GS_OK;
@@ -183,7 +190,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
 #endif
     GS_CHECK(choose_backend(c, &loc, &run->res));
     csr_op aop = {NULL, NULL};
-    GS_CHECK(choose_spmv(c, loc, &aop, &run->res));
+    GS_CHECK(choose_spmv(c, A, loc, &aop, &run->res));
     gs_linop Aop = {A->rows, &aop, csr_apply};
 
     double t0 = gs_time_now();

@@ -7,20 +7,23 @@
 
 typedef struct solve_case {
     const char *name, *matrix, *gen, *solver, *precond, *format;
+    int chaotic; /* so ill-conditioned that rounding moves the count (checked: reason, residual) */
 } solve_case;
 
 static const solve_case CASES[] = {
-    {"poisson7-cg-jacobi", NULL, "poisson:7:32", "cg", "jacobi", "auto"},
-    {"poisson7-cg-none-own", NULL, "poisson:7:32", "cg", "none", "csr"},
-    {"poisson27-cg", NULL, "poisson:27:24", "cg", "jacobi", "cusparse"},
-    {"convdiff-gmres", NULL, "convdiff:7:24", "gmres", "jacobi", "auto"},
-    {"convdiff-fgmres", NULL, "convdiff:7:24", "fgmres", "jacobi", "csr"},
-    {"convdiff-bicgstab", NULL, "convdiff:7:24", "bicgstab", "jacobi", "auto"},
-    {"powerlaw-cg", NULL, "powerlaw:0:20000", "cg", "jacobi", "csr"},
-    {"nos6-cg", "nos6.mtx", NULL, "cg", "jacobi", "auto"},
-    {"bcsstk13-cg", "bcsstk13.mtx", NULL, "cg", "jacobi", "auto"},
-    {"2dcyl1-gmres", "2dcyl1.mtx", NULL, "gmres", "jacobi", "auto"},
-    {"BentPipe-bicgstab", "BentPipe2D100.mtx", NULL, "bicgstab", "jacobi", "auto"},
+    {"poisson7-cg-jacobi", NULL, "poisson:7:32", "cg", "jacobi", "auto", 0},
+    {"poisson7-cg-none-own", NULL, "poisson:7:32", "cg", "none", "csr", 0},
+    {"poisson27-cg", NULL, "poisson:27:24", "cg", "jacobi", "cusparse", 0},
+    {"convdiff-gmres", NULL, "convdiff:7:24", "gmres", "jacobi", "auto", 0},
+    {"convdiff-fgmres", NULL, "convdiff:7:24", "fgmres", "jacobi", "csr", 0},
+    {"convdiff-bicgstab", NULL, "convdiff:7:24", "bicgstab", "jacobi", "auto", 0},
+    {"powerlaw-cg", NULL, "powerlaw:0:20000", "cg", "jacobi", "csr", 0},
+    {"nos6-cg", "nos6.mtx", NULL, "cg", "jacobi", "auto", 0},
+    {"bcsstk13-cg", "bcsstk13.mtx", NULL, "cg", "jacobi", "auto", 1}, /* cond 1.1e10 */
+    {"ani4-cg", "ani4.mtx", NULL, "cg", "jacobi", "auto", 0},
+    {"ginkgo-cg", "ginkgo_multigrid_A6525.mtx", NULL, "cg", "jacobi", "cusparse", 0},
+    {"2dcyl1-gmres", "2dcyl1.mtx", NULL, "gmres", "jacobi", "auto", 0},
+    {"BentPipe-bicgstab", "BentPipe2D100.mtx", NULL, "bicgstab", "jacobi", "auto", 0},
 };
 
 /* Solve one case on `backend`; 0 when it could not be set up. */
@@ -82,7 +85,7 @@ int main(void)
                       d.res.backend);
             CHECK_MSG(strcmp(h.res.reason, d.res.reason) == 0, "%s: reason %s vs %s", sc->name,
                       d.res.reason, h.res.reason);
-            CHECK_MSG(abs(h.res.iterations - d.res.iterations) <= tol,
+            CHECK_MSG(sc->chaotic || abs(h.res.iterations - d.res.iterations) <= tol,
                       "%s: %d device iterations vs %d host", sc->name, d.res.iterations,
                       h.res.iterations);
             if (d.res.converged) CHECK_MSG(rel <= 1e-8 * 1.01, "%s: true residual %g", sc->name, rel);
