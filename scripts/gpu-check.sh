@@ -23,7 +23,7 @@ cmake -S "$here" -B "$here/build-gpu" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_AR
     -DGSOLVE_MATRICES="$here/shared/matrices" > "$out/configure.log" 2>&1 \
     && cmake --build "$here/build-gpu" -j 16 > "$out/build.log" 2>&1 \
     || { echo "build failed"; tail -40 "$out/configure.log" "$out/build.log"; exit 1; }
-(cd "$here/build-gpu" && ctest -j 16 --output-on-failure) > "$out/ctest.log" 2>&1
+(cd "$here/build-gpu" && OMP_NUM_THREADS=2 ctest -j 8 --output-on-failure) > "$out/ctest.log" 2>&1
 rc=$?
 "$here/build-gpu/gsolve" "$here/configs/quickstart.cfg" > "$out/quickstart.log" 2>&1
 echo "ctest exit $rc; quickstart exit $?"
@@ -32,6 +32,9 @@ echo "ctest exit $rc; quickstart exit $?"
 for n in 128 256; do
     "$here/build-gpu/gsolve" --set problem.generate.type=poisson --set problem.generate.size=$n \
         --set solver.preconditioner=none --set solver.max_iters=5000 --set output.csv="$out/cg.csv"
+    "$here/build-gpu/gsolve" --set problem.generate.type=poisson --set problem.generate.size=$n \
+        --set solver.preconditioner=none --set solver.max_iters=5000 --set output.csv="$out/cg.csv" \
+        --set spmv.format=cusparse
 done > "$out/cg.log" 2>&1
 cat "$out/bench_spmv.log" "$out/cg.log"
 tail -15 "$out/ctest.log"
