@@ -1,6 +1,7 @@
 /* gs_gmres.c: GMRES(m) with right preconditioning and FGMRES (flexible: Z_j = M^-1 V_j kept,
- * x += Z y), Arnoldi by modified Gram-Schmidt with one reorthogonalisation pass when the
- * cancellation is severe, Givens rotations on the Hessenberg matrix.
+ * x += Z y), Arnoldi by classical Gram-Schmidt twice (CGS2), each sweep's coefficients and
+ * norm from one fused reduction (two synchronizations per inner step on a device); Givens
+ * rotations on the Hessenberg matrix.
  *
  * The Krylov basis lives with the data (gs_vec on b->loc); the small dense work (Hessenberg,
  * rotations, g, y) lives on the host. Each restart starts from the true residual b - A x, which
@@ -20,6 +21,7 @@ typedef struct gmres_ws {
     gs_vec *u;  /* V y before M^-1 is applied (GMRES with M) */
     double *H;  /* (m + 1) x m by columns; upper triangular R after the rotations */
     double *cs, *sn, *g, *y;
+    double *d; /* m + 1: the fused reduction of a Gram-Schmidt sweep */
 } gmres_ws;
 
 #define HH(w, i, j) ((w)->H[(size_t)(j) * (size_t)((w)->m + 1) + (size_t)(i)])
@@ -31,7 +33,7 @@ static void ws_free(gmres_ws *w)
     for (int i = 0; w->V && i <= w->m; i++) gs_vec_destroy(&w->V[i]);
     for (int i = 0; w->Z && i < w->nz; i++) gs_vec_destroy(&w->Z[i]);
     gs_vec_destroy(&w->u);
-    double **arrs[] = {&w->H, &w->cs, &w->sn, &w->g, &w->y};
+    double **arrs[] = {&w->H, &w->cs, &w->sn, &w->g, &w->y, &w->d};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
         gs_free(*arrs[i]);
         *arrs[i] = NULL;
@@ -63,45 +65,52 @@ static gs_status ws_create(const gs_krylov_state *k, int m, int flexible, gmres_
     GS_CHECK(gs_alloc_array((size_t)m, sizeof(double), "GMRES rotations", (void **)&w->sn));
     GS_CHECK(gs_alloc_array(m1, sizeof(double), "GMRES rhs", (void **)&w->g));
     GS_CHECK(gs_alloc_array((size_t)m, sizeof(double), "GMRES solution", (void **)&w->y));
+    GS_CHECK(gs_alloc_array(m1, sizeof(double), "GMRES coefficients", (void **)&w->d));
 done:
     return st;
 }
 
-/* One Gram-Schmidt sweep of V[j+1] against V[0..j], adding the coefficients to column j */
-static gs_status mgs_pass(gmres_ws *w, int j)
+/* One classical Gram-Schmidt sweep of V[j+1] against V[0..j] as one fused reduction (the
+ * coefficients and ||V[j+1]||^2 together) and one multi-axpy; the coefficients are added to
+ * column j. *before = ||V[j+1]|| before the sweep, *after = after it by Pythagoras. */
+static gs_status cgs_pass(gmres_ws *w, int j, double *before, double *after)
 {
     gs_status st = GS_OK;
+    double *h = w->y; /* scratch: m >= j + 1 entries, filled again by update_x */
+    double hh = 0.0, ww = 0.0, *d = w->d;
+    GS_CHECK(gs_vec_mdot(j + 2, (const gs_vec *const *)w->V, w->V[j + 1], d));
     for (int i = 0; i <= j; i++) {
-        double h = 0.0;
-        GS_CHECK(gs_vec_dot(w->V[j + 1], w->V[i], &h));
-        GS_CHECK(gs_vec_axpy(-h, w->V[i], w->V[j + 1]));
-        HH(w, i, j) += h;
+        h[i] = d[i];
+        hh += d[i] * d[i];
+        HH(w, i, j) += d[i];
     }
+    ww = d[j + 1];
+    GS_CHECK(gs_vec_maxpy(j + 1, h, (const gs_vec *const *)w->V, w->V[j + 1]));
+    *before = sqrt(fmax(ww, 0.0));
+    *after = sqrt(fmax(ww - hh, 0.0));
 done:
     return st;
 }
 
-/* Arnoldi step j: V[j+1] = A M^-1 V[j] orthonormalised; column j of H. *happy when the new
- * direction vanishes (the Krylov space is invariant: the solution is in it). */
+/* Arnoldi step j: V[j+1] = A M^-1 V[j] orthonormalised by two classical Gram-Schmidt sweeps
+ * (CGS2: as orthogonal as modified Gram-Schmidt, two synchronizations per step instead of
+ * j + 2); the norm by Pythagoras unless the second sweep still cancelled, then exactly.
+ * *happy when the new direction vanishes (the Krylov space is invariant). */
 static gs_status arnoldi(const gs_krylov_state *k, gmres_ws *w, int j, int *happy)
 {
     gs_status st = GS_OK;
     const gs_vec *z = w->V[j];
-    double w0 = 0.0, hn = 0.0;
+    double w0 = 0.0, hn = 0.0, w1 = 0.0;
     if (k->M) {
         gs_vec *zj = w->flexible ? w->Z[j] : w->Z[0];
         GS_CHECK(gs_krylov_apply_M(k, w->V[j], zj));
         z = zj;
     }
     GS_CHECK(gs_krylov_apply_A(k, z, w->V[j + 1]));
-    GS_CHECK(gs_vec_nrm2(w->V[j + 1], &w0));
     for (int i = 0; i <= j + 1; i++) HH(w, i, j) = 0.0;
-    GS_CHECK(mgs_pass(w, j));
-    GS_CHECK(gs_vec_nrm2(w->V[j + 1], &hn));
-    if (hn < REORTH * w0) {
-        GS_CHECK(mgs_pass(w, j));
-        GS_CHECK(gs_vec_nrm2(w->V[j + 1], &hn));
-    }
+    GS_CHECK(cgs_pass(w, j, &w0, &hn));
+    GS_CHECK(cgs_pass(w, j, &w1, &hn)); /* CGS2: twice is enough */
+    if (hn < REORTH * w1) GS_CHECK(gs_vec_nrm2(w->V[j + 1], &hn));
     HH(w, j + 1, j) = hn;
     *happy = hn <= HAPPY * w0;
     if (!*happy) GS_CHECK(gs_vec_scal(1.0 / hn, w->V[j + 1]));

@@ -32,6 +32,14 @@ typedef struct gs_backend_ops {
      * x = x + alpha p, r = r - alpha s, in one pass (u may alias r) */
     gs_status (*cg_update)(double alpha, double beta, const gs_vec *u, const gs_vec *w,
                            gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r);
+    /* out[i] = V[i].w for i < k (any k >= 1): one fused reduction, one transfer */
+    gs_status (*mdot)(int k, const gs_vec *const *V, const gs_vec *w, double *out);
+    /* y = y - sum_i c[i] V[i], i < k (c on the host), in one pass over y */
+    gs_status (*maxpy)(int k, const double *c, const gs_vec *const *V, gs_vec *y);
+    /* y = A*x with the own CSR kernel and, fused into it, out[i] = a[i].b[i] for
+     * i < k <= GS_MAX_DOTS, where a[i] and b[i] may be y itself (its new values) */
+    gs_status (*csr_spmv_dots)(const gs_csr *A, const gs_vec *x, gs_vec *y, int k,
+                               const gs_vec *const *a, const gs_vec *const *b, double *out);
     /* y = A*x for A in CSR on this backend (cuSPARSE on the device) */
     gs_status (*csr_spmv)(const gs_csr *A, const gs_vec *x, gs_vec *y);
     /* y = A*x with the backend's own CSR kernel (the host loop; a vector kernel on the GPU) */

@@ -60,7 +60,7 @@ static gs_status ctx_create(void)
 {
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
-    const size_t red = (GS_MAX_DOTS + 1) * sizeof(double);
+    const size_t red = (GS_CUDA_RED_MAX + 1) * sizeof(double);
     GS_CUDA_CALL(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     GS_CUSPARSE_CALL(cusparseCreate(&g->sparse));
     GS_CUSPARSE_CALL(cusparseSetStream(g->sparse, g->stream));
@@ -69,7 +69,7 @@ static gs_status ctx_create(void)
     GS_CUDA_CALL(cudaMallocHost((void **)&g->h_red, red));
     GS_CUDA_CALL(cudaMalloc((void **)&g->d_red, red));
     GS_CUDA_CALL(
-        cudaMalloc((void **)&g->d_part, (size_t)GS_MAX_DOTS * GS_CUDA_RED_BLOCKS * sizeof(double)));
+        cudaMalloc((void **)&g->d_part, (size_t)GS_CUDA_RED_MAX * GS_CUDA_RED_BLOCKS * sizeof(double)));
     for (int i = 0; i < 2; i++) {
         GS_CUDA_CALL(cudaMallocHost(&g->stage[i], GS_CUDA_STAGE_BYTES));
         GS_CUDA_CALL(cudaEventCreateWithFlags(&g->staged[i], cudaEventDisableTiming));
@@ -327,6 +327,9 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_get_host,        /* get_host */
     gs_cuda_dots,         /* dots */
     gs_cuda_cg_update,    /* cg_update */
+    gs_cuda_mdot,         /* mdot */
+    gs_cuda_maxpy,        /* maxpy */
+    gs_cuda_csr_spmv_dots, /* csr_spmv_dots */
     gs_cuda_csr_spmv,     /* csr_spmv */
     gs_cuda_csr_spmv_own, /* csr_spmv_own */
     gs_cuda_csr_upload,   /* csr_upload */

@@ -137,6 +137,34 @@ static gs_status host_cg_update(double alpha, double beta, const gs_vec *u, cons
     return GS_OK;
 }
 
+/* out[i] = V[i].w, blocked like host_dot */
+static gs_status host_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out)
+{
+    for (int i = 0; i < k; i++) host_dot(V[i], w, &out[i]);
+    return GS_OK;
+}
+
+/* y -= sum_i c[i] V[i] */
+static gs_status host_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y)
+{
+    double *yv = y->data;
+#pragma omp parallel for schedule(static) if (y->n > OMP_MIN)
+    for (int64_t j = 0; j < y->n; j++) {
+        double t = yv[j];
+        for (int i = 0; i < k; i++) t -= c[i] * V[i]->data[j];
+        yv[j] = t;
+    }
+    return GS_OK;
+}
+
+/* y = A x, then the dots (the host gains nothing from fusing; same results as separate) */
+static gs_status host_csr_spmv_dots(const gs_csr *A, const gs_vec *x, gs_vec *y, int k,
+                                    const gs_vec *const *a, const gs_vec *const *b, double *out)
+{
+    gs_csr_spmv_host(A, x->data, y->data);
+    return host_dots(k, a, b, out);
+}
+
 static gs_status host_csr_upload(const gs_csr *A, gs_csr **out) { return gs_csr_copy(A, out); }
 
 static void host_csr_free(gs_csr *A)
@@ -164,6 +192,9 @@ const gs_backend_ops gs_backend_host_ops = {
     .get_host = host_get,
     .dots = host_dots,
     .cg_update = host_cg_update,
+    .mdot = host_mdot,
+    .maxpy = host_maxpy,
+    .csr_spmv_dots = host_csr_spmv_dots,
     .csr_spmv = host_csr_spmv,
     .csr_spmv_own = host_csr_spmv,
     .csr_upload = host_csr_upload,

@@ -41,6 +41,58 @@ static __global__ void csr_vector_kernel(int32_t rows, int lanes_log2,
     if (row < rows && lane == 0) y[row] = sum;
 }
 
+/* the k <= GS_MAX_DOTS pairs fused into an SpMV; a NULL pointer stands for y's new values */
+typedef struct spmv_dots_args {
+    const double *a[GS_MAX_DOTS];
+    const double *b[GS_MAX_DOTS];
+} spmv_dots_args;
+
+/* y = A*x as csr_vector_kernel, over a fixed grid (rows strided by the number of lane groups,
+ * so partial sums are deterministic), and part[j*GS_CUDA_RED_BLOCKS + block] = the block's
+ * share of a[j].b[j] */
+static __global__ void csr_vector_dots_kernel(int32_t rows, int lanes_log2,
+                                              const int32_t *__restrict__ rowptr,
+                                              const int32_t *__restrict__ colind,
+                                              const double *__restrict__ val,
+                                              const double *__restrict__ x, double *y, int k,
+                                              spmv_dots_args d, double *part)
+{
+    __shared__ double ws[GS_MAX_DOTS][GS_CUDA_THREADS / 32];
+    const int lanes = 1 << lanes_log2, lane = threadIdx.x & (lanes - 1);
+    const int64_t groups = ((int64_t)gridDim.x * blockDim.x) >> lanes_log2;
+    double s[GS_MAX_DOTS] = {0.0, 0.0, 0.0, 0.0};
+    for (int64_t row = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> lanes_log2;
+         __any_sync(0xffffffffu, row < rows); row += groups) {
+        double sum = 0.0;
+        if (row < rows) {
+            const int64_t end = __ldg(rowptr + row + 1);
+            for (int64_t q = __ldg(rowptr + row) + lane; q < end; q += lanes)
+                sum += __ldg(val + q) * __ldg(x + __ldg(colind + q));
+        }
+        for (int off = lanes >> 1; off > 0; off >>= 1)
+            sum += __shfl_down_sync(0xffffffffu, sum, off, lanes);
+        if (row < rows && lane == 0) {
+            y[row] = sum;
+#pragma unroll
+            for (int j = 0; j < GS_MAX_DOTS; j++)
+                if (j < k) s[j] += (d.a[j] ? d.a[j][row] : sum) * (d.b[j] ? d.b[j][row] : sum);
+        }
+    }
+    const int wl = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int j = 0; j < GS_MAX_DOTS; j++) {
+        double v = s[j];
+        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+        if (wl == 0) ws[j][warp] = v;
+    }
+    __syncthreads();
+    if (threadIdx.x < k) {
+        double t = 0.0;
+        for (int q = 0; q < GS_CUDA_THREADS / 32; q++) t += ws[threadIdx.x][q];
+        part[threadIdx.x * GS_CUDA_RED_BLOCKS + blockIdx.x] = t;
+    }
+}
+
 /* out[0] = max(out[0], longest row), out[1] += sum of squared row lengths: per-thread, warp,
  * then one integer atomic per warp (integer max and sum do not depend on the order) */
 static __global__ void row_stats_kernel(int32_t rows, const int32_t *__restrict__ rowptr,
@@ -230,6 +282,39 @@ extern "C" gs_status gs_cuda_csr_spmv_own(const gs_csr *A, const gs_vec *x, gs_v
     csr_vector_kernel<<<(unsigned)blocks, GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
         A->rows, be->lanes_log2, A->rowptr, A->colind, A->val, x->data, y->data);
     GS_CUDA_LAUNCHED("csr_vector");
+done:
+    return st;
+}
+
+/* y = A*x with the own kernel and out[j] = a[j].b[j] fused into it (a[j] or b[j] == y means
+ * y's new values): one kernel, one small reduction, one transfer */
+extern "C" gs_status gs_cuda_csr_spmv_dots(const gs_csr *A, const gs_vec *x, gs_vec *y, int k,
+                                           const gs_vec *const *a, const gs_vec *const *b,
+                                           double *out)
+{
+    gs_status st = GS_OK;
+    const cuda_csr *be = (const cuda_csr *)A->backend;
+    spmv_dots_args d;
+    GS_CHECK(check_shapes(A, x, y, "csr_spmv_dots"));
+    if (k < 1 || k > GS_MAX_DOTS)
+        GS_FAIL(GS_ERR_ARG, "csr_spmv_dots: %d products, expected 1..%d", k, GS_MAX_DOTS);
+    for (int j = 0; j < k; j++) out[j] = 0.0;
+    if (A->rows == 0) return GS_OK;
+    memset(&d, 0, sizeof d);
+    for (int j = 0; j < k; j++) {
+        d.a[j] = a[j] == y ? NULL : a[j]->data;
+        d.b[j] = b[j] == y ? NULL : b[j]->data;
+    }
+    {
+        int64_t want = (((int64_t)A->rows << be->lanes_log2) + GS_CUDA_THREADS - 1) /
+                       GS_CUDA_THREADS;
+        int nblk = (int)(want > GS_CUDA_RED_BLOCKS ? GS_CUDA_RED_BLOCKS : want);
+        csr_vector_dots_kernel<<<nblk, GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
+            A->rows, be->lanes_log2, A->rowptr, A->colind, A->val, x->data, y->data, k, d,
+            gs_cuda_g.d_part);
+        GS_CUDA_LAUNCHED("csr_vector_dots");
+        GS_CHECK(gs_cuda_reduce_finish(k, nblk, out));
+    }
 done:
     return st;
 }

@@ -17,6 +17,7 @@
 
 #define GS_CUDA_THREADS 256             /* block size of the vector and SpMV kernels */
 #define GS_CUDA_RED_BLOCKS 1024         /* most blocks of the first reduction pass (fixed) */
+#define GS_CUDA_RED_MAX 128 /* most sums one reduction returns (mdot of a GMRES basis) */
 #define GS_CUDA_STAGE_BYTES (32u << 20) /* each of the two pinned staging buffers */
 
 typedef struct gs_cuda_ctx {
@@ -24,9 +25,9 @@ typedef struct gs_cuda_ctx {
     cudaStream_t stream;
     cusparseHandle_t sparse;
     cublasHandle_t blas;
-    double *h_red;         /* pinned: GS_MAX_DOTS reduction results, then one int flag */
-    double *d_part;        /* GS_MAX_DOTS x GS_CUDA_RED_BLOCKS partial sums */
-    double *d_red;         /* GS_MAX_DOTS final sums, then one int flag */
+    double *h_red;         /* pinned: GS_CUDA_RED_MAX reduction results, then one int flag */
+    double *d_part;        /* GS_CUDA_RED_MAX x GS_CUDA_RED_BLOCKS partial sums */
+    double *d_red;         /* GS_CUDA_RED_MAX final sums, then one int flag */
     void *stage[2];        /* pinned staging buffers for pageable host <-> device copies */
     cudaEvent_t staged[2]; /* recorded after the copy that last used stage[i] */
     char desc[320];        /* "NVIDIA H200 (sm_90, 139 GiB)"; the name is up to 255 */
@@ -106,6 +107,12 @@ gs_status gs_cuda_axpby(double a, const gs_vec *x, double b, gs_vec *y);
 gs_status gs_cuda_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y);
 gs_status gs_cuda_all_finite(const gs_vec *x, int *out);
 gs_status gs_cuda_dots(int k, const gs_vec *const *x, const gs_vec *const *y, double *out);
+gs_status gs_cuda_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out);
+gs_status gs_cuda_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y);
+/* sums j < k of d_part[j*GS_CUDA_RED_BLOCKS + b], b < nblk, into out: one transfer, waits */
+gs_status gs_cuda_reduce_finish(int k, int nblk, double *out);
+gs_status gs_cuda_csr_spmv_dots(const gs_csr *A, const gs_vec *x, gs_vec *y, int k,
+                                const gs_vec *const *a, const gs_vec *const *b, double *out);
 gs_status gs_cuda_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w, gs_vec *p,
                             gs_vec *s, gs_vec *x, gs_vec *r);
 

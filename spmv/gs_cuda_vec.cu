@@ -168,7 +168,7 @@ extern "C" gs_status gs_cuda_all_finite(const gs_vec *x, int *out)
 {
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
-    int *d_flag = (int *)(g->d_red + GS_MAX_DOTS), *h_flag = (int *)(g->h_red + GS_MAX_DOTS);
+    int *d_flag = (int *)(g->d_red + GS_CUDA_RED_MAX), *h_flag = (int *)(g->h_red + GS_CUDA_RED_MAX);
     *out = 1;
     if (x->n <= 0) return GS_OK;
     GS_CUDA_CALL(cudaMemsetAsync(d_flag, 0, sizeof(int), g->stream));
@@ -177,6 +177,91 @@ extern "C" gs_status gs_cuda_all_finite(const gs_vec *x, int *out)
     GS_CUDA_CALL(cudaMemcpyAsync(h_flag, d_flag, sizeof(int), cudaMemcpyDeviceToHost, g->stream));
     GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
     *out = *h_flag ? 0 : 1;
+done:
+    return st;
+}
+
+/* out[j] = sum of the nblk partials of row j of d_part, j < k: one kernel, one transfer */
+extern "C" gs_status gs_cuda_reduce_finish(int k, int nblk, double *out)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    dots_final_kernel<<<1, GS_CUDA_THREADS, 0, g->stream>>>(k, nblk, g->d_part, g->d_red);
+    GS_CUDA_LAUNCHED("dots_final");
+    GS_CUDA_CALL(cudaMemcpyAsync(g->h_red, g->d_red, (size_t)k * sizeof(double),
+                                 cudaMemcpyDeviceToHost, g->stream));
+    GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
+    for (int j = 0; j < k; j++) out[j] = g->h_red[j];
+done:
+    return st;
+}
+
+/* out[j] = V[j].w: the partial kernel over groups of GS_MAX_DOTS vectors, then one final
+ * reduction and one transfer for up to GS_CUDA_RED_MAX vectors */
+extern "C" gs_status gs_cuda_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    const int64_t n = w->n;
+    int64_t want = (n + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
+    const int nblk = (int)(want > GS_CUDA_RED_BLOCKS ? GS_CUDA_RED_BLOCKS : want);
+    for (int j = 0; j < k; j++) out[j] = 0.0;
+    if (n <= 0) return GS_OK;
+    for (int base = 0; base < k; base += GS_CUDA_RED_MAX) {
+        int kk = k - base < GS_CUDA_RED_MAX ? k - base : GS_CUDA_RED_MAX;
+        for (int c = 0; c < kk; c += GS_MAX_DOTS) {
+            dots_args a;
+            int m = kk - c < GS_MAX_DOTS ? kk - c : GS_MAX_DOTS;
+            memset(&a, 0, sizeof a);
+            for (int j = 0; j < m; j++) {
+                a.x[j] = V[base + c + j]->data;
+                a.y[j] = w->data;
+            }
+            dots_partial_kernel<<<nblk, GS_CUDA_THREADS, 0, g->stream>>>(
+                n, m, a, g->d_part + (size_t)c * GS_CUDA_RED_BLOCKS);
+            GS_CUDA_LAUNCHED("mdot_partial");
+        }
+        GS_CHECK(gs_cuda_reduce_finish(kk, nblk, out + base));
+    }
+done:
+    return st;
+}
+
+static_assert(GS_MAX_DOTS == 4, "maxpy_kernel takes four coefficients");
+
+/* y -= sum_j c[j] x[j] for up to GS_MAX_DOTS vectors (unused slots have c = 0, x = NULL) */
+static __global__ void maxpy_kernel(int64_t n, int k, dots_args a, double c0, double c1,
+                                    double c2, double c3, double *y)
+{
+    const double c[GS_MAX_DOTS] = {c0, c1, c2, c3};
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        double t = y[i];
+#pragma unroll
+        for (int j = 0; j < GS_MAX_DOTS; j++)
+            if (j < k) t -= c[j] * __ldg(a.x[j] + i);
+        y[i] = t;
+    }
+}
+
+/* y -= sum_j c[j] V[j], GS_MAX_DOTS vectors per pass over y */
+extern "C" gs_status gs_cuda_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    if (y->n <= 0) return GS_OK;
+    for (int base = 0; base < k; base += GS_MAX_DOTS) {
+        dots_args a;
+        double cc[GS_MAX_DOTS] = {0.0, 0.0, 0.0, 0.0};
+        int m = k - base < GS_MAX_DOTS ? k - base : GS_MAX_DOTS;
+        memset(&a, 0, sizeof a);
+        for (int j = 0; j < m; j++) {
+            a.x[j] = V[base + j]->data;
+            cc[j] = c[base + j];
+        }
+        maxpy_kernel<<<gs_cuda_grid(y->n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
+            y->n, m, a, cc[0], cc[1], cc[2], cc[3], y->data);
+        GS_CUDA_LAUNCHED("maxpy");
+    }
 done:
     return st;
 }

@@ -119,6 +119,20 @@ gs_status gs_vec_cg_update(double alpha, double beta, const gs_vec *u, const gs_
     return ops->cg_update(alpha, beta, u, w, p, s, x, r);
 }
 
+gs_status gs_vec_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out)
+{
+    if (k < 1) return GS_ERROR(GS_ERR_ARG, "gs_vec_mdot: %d vectors, expected >= 1", k);
+    OPS(w->loc);
+    return ops->mdot(k, V, w, out);
+}
+
+gs_status gs_vec_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y)
+{
+    if (k < 1) return GS_OK;
+    OPS(y->loc);
+    return ops->maxpy(k, c, V, y);
+}
+
 gs_status gs_vec_all_finite(const gs_vec *x, int *out)
 {
     OPS(x->loc);

@@ -44,6 +44,10 @@ gs_status gs_vec_dots(int k, const gs_vec *const *x, const gs_vec *const *y, dou
 /* CG's fused update: p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s */
 gs_status gs_vec_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w,
                            gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r);
+/* out[i] = V[i].w for i < k, one fused reduction */
+gs_status gs_vec_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out);
+/* y -= sum_i c[i] V[i] for i < k */
+gs_status gs_vec_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y);
 /* 1 when every entry is finite */
 gs_status gs_vec_all_finite(const gs_vec *x, int *out);
 
