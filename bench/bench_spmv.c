@@ -8,8 +8,9 @@
  * warm-up, then the median over 15 batches of the time of one SpMV (a batch runs N SpMVs back
  * to back and synchronizes once, so launch latency counts as it does inside a solver); GB/s by
  * the CSR byte model 12 nnz + 4 (n+1) + 16 n; % of the copy bandwidth; speedup over cuSPARSE.
- * Then CG without preconditioner runs 100 iterations with each format's SpMV: time per
- * iteration over the time of one cuSPARSE SpMV (the first format on the host). */
+ * Then CG without preconditioner with each format's SpMV (the own kernel with its fused
+ * reductions, as gsolve runs it): time per iteration, from the difference of a 300- and a
+ * 100-iteration run, over the time of one cuSPARSE SpMV (the first format on the host). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,30 +81,51 @@ static double copy_bandwidth(gs_loc loc)
     return bw;
 }
 
+typedef struct bench_op {
+    const gs_csr *A;
+    const spmv_fn *f;
+    gs_status (*dots)(const gs_csr *, const gs_vec *, gs_vec *, int, const gs_vec *const *,
+                      const gs_vec *const *, double *);
+} bench_op;
+
 static gs_status apply_spmv(void *ctx, const gs_vec *x, gs_vec *y)
 {
-    const gs_csr *A = ((const void **)ctx)[0];
-    const spmv_fn *f = ((const void **)ctx)[1];
-    return f->f(A, x, y);
+    const bench_op *op = ctx;
+    return op->f->f(op->A, x, y);
 }
 
-/* Seconds per CG iteration (no preconditioner, 100 iterations, b = ones). */
+static gs_status apply_spmv_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
+                                 const gs_vec *const *a, const gs_vec *const *b, double *out)
+{
+    const bench_op *op = ctx;
+    return op->dots(op->A, x, y, k, a, b, out);
+}
+
+/* Seconds of a CG run of `its` iterations (no preconditioner, b = ones, x0 = 0). */
+static double cg_run(const gs_linop *op, const gs_vec *b, gs_vec *x, int its, gs_loc loc)
+{
+    gs_krylov_params p = {.type = GS_KRYLOV_CG, .rtol = 0.0, .atol = 0.0, .max_iters = its};
+    gs_krylov_result res;
+    gs_vec_fill(0.0, x);
+    gs_backend_get(loc)->sync();
+    double t0 = gs_time_now();
+    if (gs_krylov_solve(&p, op, NULL, b, x, &res) != GS_OK || res.iterations != its) return NAN;
+    return gs_time_now() - t0;
+}
+
+/* Seconds per CG iteration as gsolve runs it (the own kernel with its fused reductions): the
+ * difference of a 300- and a 100-iteration run over 200, so set-up and allocation cancel. */
 static double cg_iteration(const gs_csr *A, const spmv_fn *f, gs_loc loc)
 {
     gs_vec *b = NULL, *x = NULL;
     double per = NAN;
-    const void *ctx[2] = {A, f};
-    gs_linop op = {A->rows, (void *)ctx, apply_spmv};
-    gs_krylov_params p = {.type = GS_KRYLOV_CG, .rtol = 0.0, .atol = 0.0, .max_iters = 100};
-    gs_krylov_result res;
+    const gs_backend_ops *ops = gs_backend_get(loc);
+    bench_op ctx = {A, f, f->f == ops->csr_spmv_own ? ops->csr_spmv_dots : NULL};
+    gs_linop op = {A->rows, &ctx, apply_spmv, ctx.dots ? apply_spmv_dots : NULL};
     if (gs_vec_create(A->rows, loc, &b) == GS_OK && gs_vec_create(A->rows, loc, &x) == GS_OK &&
         gs_vec_fill(1.0, b) == GS_OK) {
-        gs_krylov_solve(&p, &op, NULL, b, x, &res); /* warm-up */
-        gs_vec_fill(0.0, x);
-        gs_backend_get(loc)->sync();
-        double t0 = gs_time_now();
-        if (gs_krylov_solve(&p, &op, NULL, b, x, &res) == GS_OK && res.iterations > 0)
-            per = (gs_time_now() - t0) / res.iterations;
+        cg_run(&op, b, x, 20, loc); /* warm-up */
+        per = (cg_run(&op, b, x, 300, loc) - cg_run(&op, b, x, 100, loc)) / 200.0;
     }
     gs_vec_destroy(&b);
     gs_vec_destroy(&x);

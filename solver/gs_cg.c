@@ -58,10 +58,14 @@ static int check_pq(gs_krylov_state *k, double pq, int it)
 static gs_status reduce(const gs_krylov_state *k, cg_vecs *v, double g[3])
 {
     gs_status st = GS_OK;
-    GS_CHECK(gs_krylov_apply_M(k, v->r, v->u));
-    GS_CHECK(gs_krylov_apply_A(k, v->u, v->w));
     const gs_vec *x[3] = {v->r, v->w, v->r}, *y[3] = {v->u, v->u, v->r};
-    GS_CHECK(gs_vec_dots(3, x, y, g));
+    GS_CHECK(gs_krylov_apply_M(k, v->r, v->u));
+    if (k->A->apply_dots) {
+        GS_CHECK(k->A->apply_dots(k->A->ctx, v->u, v->w, 3, x, y, g)); /* fused into the SpMV */
+    } else {
+        GS_CHECK(gs_krylov_apply_A(k, v->u, v->w));
+        GS_CHECK(gs_vec_dots(3, x, y, g));
+    }
 done:
     return st;
 }

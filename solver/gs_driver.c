@@ -19,12 +19,21 @@
 typedef struct csr_op {
     const gs_csr *A;
     gs_status (*spmv)(const gs_csr *A, const gs_vec *x, gs_vec *y);
+    gs_status (*spmv_dots)(const gs_csr *A, const gs_vec *x, gs_vec *y, int k,
+                           const gs_vec *const *a, const gs_vec *const *b, double *out);
 } csr_op;
 
 static gs_status csr_apply(void *ctx, const gs_vec *x, gs_vec *y)
 {
     const csr_op *op = ctx;
     return op->spmv(op->A, x, y);
+}
+
+static gs_status csr_apply_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
+                                const gs_vec *const *a, const gs_vec *const *b, double *out)
+{
+    const csr_op *op = ctx;
+    return op->spmv_dots(op->A, x, y, k, a, b, out);
 }
 
 /* Pick where the solve runs: run.backend = auto | host | cuda. */
@@ -74,6 +83,7 @@ static gs_status choose_spmv(const gs_config *c, const gs_csr *A, gs_loc loc, cs
     int library = loc == GS_LOC_DEVICE &&
                   (strcmp(f, "cusparse") == 0 || (strcmp(f, "auto") == 0 && rs.std > rs.mean));
     op->spmv = library ? ops->csr_spmv : ops->csr_spmv_own;
+    op->spmv_dots = library ? NULL : ops->csr_spmv_dots; /* own kernel: reductions fused */
     gs_str_copy(r->format, sizeof r->format, library ? "cusparse" : "csr");
     return GS_OK;
 }
@@ -189,9 +199,9 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     if (c->run.threads > 0) omp_set_num_threads((int)c->run.threads);
 #endif
     GS_CHECK(choose_backend(c, &loc, &run->res));
-    csr_op aop = {NULL, NULL};
+    csr_op aop = {NULL, NULL, NULL};
     GS_CHECK(choose_spmv(c, A, loc, &aop, &run->res));
-    gs_linop Aop = {A->rows, &aop, csr_apply};
+    gs_linop Aop = {A->rows, &aop, csr_apply, aop.spmv_dots ? csr_apply_dots : NULL};
 
     double t0 = gs_time_now();
     if (loc != GS_LOC_HOST) {

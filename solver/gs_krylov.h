@@ -15,11 +15,15 @@
 extern "C" {
 #endif
 
-/* y = Op(x): a matrix in some format, a preconditioner, ... ctx is borrowed. */
+/* y = Op(x): a matrix in some format, a preconditioner, ... ctx is borrowed. apply_dots, when
+ * not NULL, also returns out[i] = a[i].b[i] (i < k <= GS_MAX_DOTS; a[i] or b[i] may be y)
+ * computed inside the same pass, which saves CG a reduction kernel per iteration. */
 typedef struct gs_linop {
     int64_t n;
     void *ctx;
     gs_status (*apply)(void *ctx, const gs_vec *x, gs_vec *y);
+    gs_status (*apply_dots)(void *ctx, const gs_vec *x, gs_vec *y, int k, const gs_vec *const *a,
+                            const gs_vec *const *b, double *out);
 } gs_linop;
 
 typedef enum gs_krylov_type {
