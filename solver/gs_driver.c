@@ -285,6 +285,11 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
     if (r->iterations > 0)
         fprintf(out, "  (%.3f ms per iteration)", 1e3 * r->solve_s / r->iterations);
     fputc('\n', out);
+    if (run->upload_s > 0) {
+        double mb = (12.0 * (double)r->nnz + 4.0 * ((double)r->rows + 1)) / 1e6;
+        fprintf(out, "upload    matrix %.1f MB in %.2f ms (%.1f GB/s), part of setup\n", mb,
+                1e3 * run->upload_s, mb / 1e3 / run->upload_s);
+    }
 }
 
 gs_status gs_driver_write_outputs(const gs_config *c, const gs_run *run)
