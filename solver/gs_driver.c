@@ -78,10 +78,12 @@ static gs_status choose_spmv(const gs_config *c, const gs_csr *A, gs_loc loc, cs
     /* auto on the GPU: gsolve's CSR kernel, 1.04-1.40x faster than cuSPARSE on every stencil
      * and block matrix measured (bench/results/spmv_h200_2026-11-21.md), except with high
      * row-length variance (power-law graph, std > mean: 0.63x), where cuSPARSE is kept */
-    gs_row_stats rs;
-    gs_csr_row_stats(A, &rs);
-    int library = loc == GS_LOC_DEVICE &&
-                  (strcmp(f, "cusparse") == 0 || (strcmp(f, "auto") == 0 && rs.std > rs.mean));
+    int library = loc == GS_LOC_DEVICE && strcmp(f, "cusparse") == 0;
+    if (loc == GS_LOC_DEVICE && strcmp(f, "auto") == 0) {
+        gs_row_stats rs;
+        gs_csr_row_stats(A, &rs);
+        library = rs.std > rs.mean;
+    }
     op->spmv = library ? ops->csr_spmv : ops->csr_spmv_own;
     op->spmv_dots = library ? NULL : ops->csr_spmv_dots; /* own kernel: reductions fused */
     gs_str_copy(r->format, sizeof r->format, library ? "cusparse" : "csr");

@@ -306,9 +306,7 @@ extern "C" gs_status gs_cuda_csr_spmv_dots(const gs_csr *A, const gs_vec *x, gs_
         d.b[j] = b[j] == y ? NULL : b[j]->data;
     }
     {
-        int64_t want = (((int64_t)A->rows << be->lanes_log2) + GS_CUDA_THREADS - 1) /
-                       GS_CUDA_THREADS;
-        int nblk = (int)(want > GS_CUDA_RED_BLOCKS ? GS_CUDA_RED_BLOCKS : want);
+        int nblk = gs_cuda_red_blocks((int64_t)A->rows << be->lanes_log2);
         csr_vector_dots_kernel<<<nblk, GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
             A->rows, be->lanes_log2, A->rowptr, A->colind, A->val, x->data, y->data, k, d,
             gs_cuda_g.d_part);

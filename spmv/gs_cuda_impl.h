@@ -86,6 +86,14 @@ static inline unsigned gs_cuda_grid(int64_t n)
     return (unsigned)(g > 65536 ? 65536 : g);
 }
 
+/* Blocks of a fixed-grid reduction over `threads` threads: ceil(threads / block size), at
+ * most GS_CUDA_RED_BLOCKS (the grid depends only on the size, so sums are deterministic). */
+static inline int gs_cuda_red_blocks(int64_t threads)
+{
+    int64_t want = (threads + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
+    return (int)(want > GS_CUDA_RED_BLOCKS ? GS_CUDA_RED_BLOCKS : want);
+}
+
 /* One host <-> device copy segment. */
 typedef struct gs_cuda_seg {
     void *dst;

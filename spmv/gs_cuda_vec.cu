@@ -203,8 +203,7 @@ extern "C" gs_status gs_cuda_mdot(int k, const gs_vec *const *V, const gs_vec *w
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
     const int64_t n = w->n;
-    int64_t want = (n + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
-    const int nblk = (int)(want > GS_CUDA_RED_BLOCKS ? GS_CUDA_RED_BLOCKS : want);
+    const int nblk = gs_cuda_red_blocks(n);
     for (int j = 0; j < k; j++) out[j] = 0.0;
     if (n <= 0) return GS_OK;
     for (int base = 0; base < k; base += GS_CUDA_RED_MAX) {
@@ -273,8 +272,7 @@ extern "C" gs_status gs_cuda_dots(int k, const gs_vec *const *x, const gs_vec *c
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
     const int64_t n = x[0]->n;
-    int64_t want = (n + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
-    const int nblk = (int)(want > GS_CUDA_RED_BLOCKS ? GS_CUDA_RED_BLOCKS : want);
+    const int nblk = gs_cuda_red_blocks(n);
     dots_args a;
     if (k < 1 || k > GS_MAX_DOTS)
         return GS_ERROR(GS_ERR_ARG, "dots: %d products, expected 1..%d", k, GS_MAX_DOTS);
@@ -287,12 +285,7 @@ extern "C" gs_status gs_cuda_dots(int k, const gs_vec *const *x, const gs_vec *c
     }
     dots_partial_kernel<<<nblk, GS_CUDA_THREADS, 0, g->stream>>>(n, k, a, g->d_part);
     GS_CUDA_LAUNCHED("dots_partial");
-    dots_final_kernel<<<1, GS_CUDA_THREADS, 0, g->stream>>>(k, nblk, g->d_part, g->d_red);
-    GS_CUDA_LAUNCHED("dots_final");
-    GS_CUDA_CALL(cudaMemcpyAsync(g->h_red, g->d_red, (size_t)k * sizeof(double),
-                                 cudaMemcpyDeviceToHost, g->stream));
-    GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
-    for (int j = 0; j < k; j++) out[j] = g->h_red[j];
+    GS_CHECK(gs_cuda_reduce_finish(k, nblk, out));
 done:
     return st;
 }
