@@ -2,12 +2,15 @@
 #include "gs_backend.h"
 
 extern const gs_backend_ops gs_backend_host_ops;
+/* the formats' tables: gs_cmrs.c, gs_suraa.c, gs_cds.c and their *_cuda.cu */
+extern const gs_format_ops gs_cmrs_host_ops, gs_suraa_host_ops, gs_cds_host_ops;
 
 #ifdef GS_HAVE_CUDA
 /* gs_backend_cuda.cu */
 int gs_cuda_device_count(const char **why);
 gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
+extern const gs_format_ops gs_cmrs_cuda_ops, gs_suraa_cuda_ops, gs_cds_cuda_ops;
 #endif
 
 #ifdef GS_HAVE_CUDA
@@ -26,6 +29,28 @@ const gs_backend_ops *gs_backend_get(gs_loc loc)
 #endif
     }
     return NULL;
+}
+
+const gs_format_ops *gs_backend_format(gs_loc loc, gs_format f)
+{
+    if (!gs_backend_get(loc)) return NULL;
+    int dev = loc == GS_LOC_DEVICE;
+#ifdef GS_HAVE_CUDA
+    switch (f) {
+    case GS_FORMAT_CMRS: return dev ? &gs_cmrs_cuda_ops : &gs_cmrs_host_ops;
+    case GS_FORMAT_SURAA: return dev ? &gs_suraa_cuda_ops : &gs_suraa_host_ops;
+    case GS_FORMAT_CDS: return dev ? &gs_cds_cuda_ops : &gs_cds_host_ops;
+    default: return NULL;
+    }
+#else
+    if (dev) return NULL;
+    switch (f) {
+    case GS_FORMAT_CMRS: return &gs_cmrs_host_ops;
+    case GS_FORMAT_SURAA: return &gs_suraa_host_ops;
+    case GS_FORMAT_CDS: return &gs_cds_host_ops;
+    default: return NULL;
+    }
+#endif
 }
 
 gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len)

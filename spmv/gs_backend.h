@@ -6,6 +6,7 @@
 #define GS_BACKEND_H
 
 #include "gs_csr.h"
+#include "gs_spmat.h"
 #include "gs_vec.h"
 
 #ifdef __cplusplus
@@ -49,10 +50,16 @@ typedef struct gs_backend_ops {
     void (*csr_free)(gs_csr *A);
     /* wait until every operation issued so far has finished (timing) */
     gs_status (*sync)(void);
+    /* a host copy of a matrix held by this backend */
+    gs_status (*csr_download)(const gs_csr *A, gs_csr **out);
 } gs_backend_ops;
 
 /* The operations for data at loc; NULL when that backend is not built. */
 const gs_backend_ops *gs_backend_get(gs_loc loc);
+
+/* The operations of format f (CMRS, SURAA, CDS) on the backend at loc; NULL when that format
+ * has no implementation there (CSR and cuSPARSE go through the table above). */
+const gs_format_ops *gs_backend_format(gs_loc loc, gs_format f);
 
 /* Make the device backend usable on CUDA device `device` (once per process; later calls
  * with the same device do nothing). desc (may be NULL) receives the GPU's name. */

@@ -53,6 +53,14 @@ void gs_csr_destroy(gs_csr **A)
     *A = NULL;
 }
 
+gs_status gs_csr_download(const gs_csr *A, gs_csr **out)
+{
+    const gs_backend_ops *ops = gs_backend_get(A->loc);
+    *out = NULL;
+    if (!ops) return GS_ERROR(GS_ERR_ARG, "gs_csr_download: the matrix's backend is not ready");
+    return ops->csr_download(A, out);
+}
+
 gs_status gs_csr_upload(const gs_csr *A, gs_loc loc, gs_csr **out)
 {
     *out = NULL;

@@ -41,6 +41,9 @@ void gs_csr_destroy(gs_csr **A); /* host or device */
 /* Copy host matrix A to the backend at loc (a host copy for GS_LOC_HOST). */
 gs_status gs_csr_upload(const gs_csr *A, gs_loc loc, gs_csr **out);
 
+/* A host copy of A, wherever A lives. */
+gs_status gs_csr_download(const gs_csr *A, gs_csr **out);
+
 /* Build a CSR from 0-based coordinate triplets: rows sorted, duplicates summed.
  * Refuses (GS_ERR_UNSUPPORTED) a matrix with rows, cols or nnz at or beyond 2^31. */
 gs_status gs_csr_from_coo(int64_t rows, int64_t cols, int64_t nnz, const int32_t *ri,

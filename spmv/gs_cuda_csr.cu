@@ -194,32 +194,26 @@ done:
 }
 
 /* *out = a device copy of host CSR h, with its cuSPARSE state and own-kernel lane count */
-extern "C" gs_status gs_cuda_csr_upload(const gs_csr *h, gs_csr **out)
+/* A device CSR around device arrays rowptr/colind/val (taken over: freed with the matrix, also
+ * on failure), with the SpMV state (kernel lanes, cuSPARSE descriptors) made for it. */
+extern "C" gs_status gs_cuda_csr_adopt(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,
+                                       int32_t *colind, double *val, gs_csr **out)
 {
     gs_status st = GS_OK;
     gs_csr *A = NULL;
     cuda_csr *be = NULL;
-    const size_t rp_bytes = ((size_t)h->rows + 1) * sizeof(int32_t);
-    const size_t ci_bytes = (size_t)h->nnz * sizeof(int32_t);
-    const size_t v_bytes = (size_t)h->nnz * sizeof(double);
-    gs_cuda_seg seg[3];
     *out = NULL;
     GS_CHECK(gs_alloc_array(1, sizeof *A, "device CSR matrix", (void **)&A));
     memset(A, 0, sizeof *A);
-    A->rows = h->rows;
-    A->cols = h->cols;
-    A->nnz = h->nnz;
+    A->rows = rows;
+    A->cols = cols;
+    A->nnz = nnz;
     A->loc = GS_LOC_DEVICE;
+    A->rowptr = rowptr, A->colind = colind, A->val = val;
+    rowptr = NULL, colind = NULL, val = NULL;
     GS_CHECK(gs_alloc_array(1, sizeof *be, "device CSR state", (void **)&be));
     memset(be, 0, sizeof *be);
     A->backend = be;
-    GS_CHECK(gs_cuda_alloc(rp_bytes, "CSR row pointers", (void **)&A->rowptr));
-    GS_CHECK(gs_cuda_alloc(ci_bytes, "CSR column indices", (void **)&A->colind));
-    GS_CHECK(gs_cuda_alloc(v_bytes, "CSR values", (void **)&A->val));
-    seg[0].dst = A->rowptr, seg[0].src = h->rowptr, seg[0].bytes = rp_bytes;
-    seg[1].dst = A->colind, seg[1].src = h->colind, seg[1].bytes = ci_bytes;
-    seg[2].dst = A->val, seg[2].src = h->val, seg[2].bytes = v_bytes;
-    GS_CHECK(gs_cuda_h2d(seg, 3)); /* one pipelined pass over the three arrays */
     GS_CHECK(row_stats(A, &be->max_row, &be->row_std));
     be->lanes_log2 = choose_lanes_log2(A->rows > 0 ? (double)A->nnz / A->rows : 0.0, be->row_std);
     be->lanes = 1 << be->lanes_log2;
@@ -227,10 +221,62 @@ extern "C" gs_status gs_cuda_csr_upload(const gs_csr *h, gs_csr **out)
     *out = A;
     A = NULL;
 done:
+    gs_cuda_free(rowptr);
+    gs_cuda_free(colind);
+    gs_cuda_free(val);
     if (A) {
-        gs_cuda_csr_free(A);
+        if (A->backend) {
+            gs_cuda_csr_free(A);
+        } else {
+            gs_cuda_free(A->rowptr);
+            gs_cuda_free(A->colind);
+            gs_cuda_free(A->val);
+        }
         gs_free(A);
     }
+    return st;
+}
+
+extern "C" gs_status gs_cuda_csr_upload(const gs_csr *h, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    int32_t *rp = NULL, *ci = NULL;
+    double *v = NULL;
+    const size_t rp_bytes = ((size_t)h->rows + 1) * sizeof(int32_t);
+    const size_t ci_bytes = (size_t)h->nnz * sizeof(int32_t);
+    const size_t v_bytes = (size_t)h->nnz * sizeof(double);
+    gs_cuda_seg seg[3];
+    *out = NULL;
+    GS_CHECK(gs_cuda_alloc(rp_bytes, "CSR row pointers", (void **)&rp));
+    GS_CHECK(gs_cuda_alloc(ci_bytes, "CSR column indices", (void **)&ci));
+    GS_CHECK(gs_cuda_alloc(v_bytes, "CSR values", (void **)&v));
+    seg[0].dst = rp, seg[0].src = h->rowptr, seg[0].bytes = rp_bytes;
+    seg[1].dst = ci, seg[1].src = h->colind, seg[1].bytes = ci_bytes;
+    seg[2].dst = v, seg[2].src = h->val, seg[2].bytes = v_bytes;
+    GS_CHECK(gs_cuda_h2d(seg, 3)); /* one pipelined pass over the three arrays */
+    st = gs_cuda_csr_adopt(h->rows, h->cols, h->nnz, rp, ci, v, out);
+    rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
+done:
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+    return st;
+}
+
+/* A host copy of device CSR A. */
+extern "C" gs_status gs_cuda_csr_download(const gs_csr *A, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *H = NULL;
+    *out = NULL;
+    GS_CHECK(gs_csr_create(A->rows, A->cols, A->nnz, &H));
+    GS_CHECK(gs_cuda_d2h(H->rowptr, A->rowptr, ((size_t)A->rows + 1) * sizeof(int32_t)));
+    GS_CHECK(gs_cuda_d2h(H->colind, A->colind, (size_t)A->nnz * sizeof(int32_t)));
+    GS_CHECK(gs_cuda_d2h(H->val, A->val, (size_t)A->nnz * sizeof(double)));
+    *out = H;
+    H = NULL;
+done:
+    gs_csr_destroy(&H);
     return st;
 }
 

@@ -126,6 +126,11 @@ gs_status gs_cuda_cg_update(double alpha, double beta, const gs_vec *u, const gs
 
 /* gs_cuda_csr.cu */
 gs_status gs_cuda_csr_upload(const gs_csr *host, gs_csr **out);
+gs_status gs_cuda_csr_download(const gs_csr *A, gs_csr **out);
+/* a device CSR around device arrays made elsewhere (a conversion, a product): takes them over,
+ * also on failure, and builds the SpMV state (lanes, cuSPARSE descriptors) */
+gs_status gs_cuda_csr_adopt(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,
+                            int32_t *colind, double *val, gs_csr **out);
 void gs_cuda_csr_free(gs_csr *A);
 gs_status gs_cuda_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y);
 gs_status gs_cuda_csr_spmv_own(const gs_csr *A, const gs_vec *x, gs_vec *y);
