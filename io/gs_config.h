@@ -37,7 +37,9 @@ typedef struct gs_config {
         int64_t max_iters, restart, stagnation_window;
     } solver;
     struct {
-        gs_cfg_str format;
+        gs_cfg_str format, suraa_g1;
+        int64_t cmrs_h, cmrs_sort, cmrs_modified, suraa_max_child_threads, cds_block;
+        double cds_max_fill;
     } spmv;
     struct {
         gs_cfg_str backend;

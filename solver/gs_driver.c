@@ -13,27 +13,26 @@
 #include "gs_jacobi.h"
 #include "gs_krylov.h"
 #include "gs_mm.h"
+#include "gs_spmat.h"
 
-/* y = A*x for a CSR matrix on the backend of x, through the library kernel (cuSPARSE on
- * the GPU) or the backend's own kernel */
-typedef struct csr_op {
-    const gs_csr *A;
-    gs_status (*spmv)(const gs_csr *A, const gs_vec *x, gs_vec *y);
+/* y = A*x in the chosen SpMV format; with the own CSR kernel, dot products fused into it */
+typedef struct spmv_op {
+    gs_spmat *M;
     gs_status (*spmv_dots)(const gs_csr *A, const gs_vec *x, gs_vec *y, int k,
                            const gs_vec *const *a, const gs_vec *const *b, double *out);
-} csr_op;
+} spmv_op;
 
-static gs_status csr_apply(void *ctx, const gs_vec *x, gs_vec *y)
+static gs_status op_apply(void *ctx, const gs_vec *x, gs_vec *y)
 {
-    const csr_op *op = ctx;
-    return op->spmv(op->A, x, y);
+    const spmv_op *op = ctx;
+    return gs_spmat_spmv(op->M, x, y);
 }
 
-static gs_status csr_apply_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
-                                const gs_vec *const *a, const gs_vec *const *b, double *out)
+static gs_status op_apply_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
+                               const gs_vec *const *a, const gs_vec *const *b, double *out)
 {
-    const csr_op *op = ctx;
-    return op->spmv_dots(op->A, x, y, k, a, b, out);
+    const spmv_op *op = ctx;
+    return op->spmv_dots(op->M->csr, x, y, k, a, b, out);
 }
 
 /* Pick where the solve runs: run.backend = auto | host | cuda. */
@@ -66,28 +65,65 @@ static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
     return GS_OK;
 }
 
-/* The SpMV of spmv.format on the chosen backend; the name recorded in the results. */
-static gs_status choose_spmv(const gs_config *c, const gs_csr *A, gs_loc loc, csr_op *op,
-                             gs_result *r)
+/* The format spmv.format asks for on this backend (auto: see the key's help). */
+static gs_status spmv_format(const gs_config *c, const gs_csr *A, gs_loc loc, gs_format *f)
 {
-    const gs_backend_ops *ops = gs_backend_get(loc);
-    const char *f = c->spmv.format;
-    if (strcmp(f, "cusparse") == 0 && loc != GS_LOC_DEVICE)
+    const char *s = c->spmv.format;
+    if (strcmp(s, "cusparse") == 0 && loc != GS_LOC_DEVICE)
         return GS_ERROR(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and "
                                        "this run is on the host");
+    if (strcmp(s, "auto") != 0) return gs_format_parse(s, f);
     /* auto on the GPU: gsolve's CSR kernel, 1.04-1.40x faster than cuSPARSE on every stencil
      * and block matrix measured (bench/results/spmv_h200_2026-11-21.md), except with high
      * row-length variance (power-law graph, std > mean: 0.63x), where cuSPARSE is kept */
-    int library = loc == GS_LOC_DEVICE && strcmp(f, "cusparse") == 0;
-    if (loc == GS_LOC_DEVICE && strcmp(f, "auto") == 0) {
+    *f = GS_FORMAT_CSR;
+    if (loc == GS_LOC_DEVICE) {
         gs_row_stats rs;
         gs_csr_row_stats(A, &rs);
-        library = rs.std > rs.mean;
+        if (rs.std > rs.mean) *f = GS_FORMAT_CUSPARSE;
     }
-    op->spmv = library ? ops->csr_spmv : ops->csr_spmv_own;
-    op->spmv_dots = library ? NULL : ops->csr_spmv_dots; /* own kernel: reductions fused */
-    gs_str_copy(r->format, sizeof r->format, library ? "cusparse" : "csr");
     return GS_OK;
+}
+
+static void format_params(const gs_config *c, gs_format_params *p)
+{
+    gs_format_params_default(p);
+    p->cmrs_h = (int)c->spmv.cmrs_h;
+    p->cmrs_sort = (int)c->spmv.cmrs_sort;
+    p->cmrs_modified = (int)c->spmv.cmrs_modified;
+    p->suraa_g1_dynamic = strcmp(c->spmv.suraa_g1, "dynamic") == 0 ? 1
+                          : strcmp(c->spmv.suraa_g1, "block") == 0 ? 0
+                                                                    : -1;
+    p->suraa_max_child_threads = (int)c->spmv.suraa_max_child_threads;
+    p->cds_max_fill = c->spmv.cds_max_fill;
+    p->cds_block = (int)c->spmv.cds_block;
+}
+
+/* Convert dA (the matrix on the run's backend) into the SpMV format; a format that does not
+ * suit the matrix falls back to CSR with a warning. Records the format that runs. */
+static gs_status make_spmv(const gs_config *c, const gs_csr *hA, const gs_csr *dA, spmv_op *op,
+                           gs_run *run)
+{
+    gs_status st = GS_OK;
+    gs_format f;
+    gs_format_params fp;
+    GS_CHECK(spmv_format(c, hA, dA->loc, &f));
+    format_params(c, &fp);
+    st = gs_spmat_create(dA, f, &fp, &op->M);
+    if (st == GS_ERR_UNSUPPORTED) {
+        fprintf(stderr, "gsolve: spmv.format = \"%s\" cannot hold this matrix (%s): using csr\n",
+                gs_format_name(f), gs_error_message());
+        gs_error_clear();
+        f = GS_FORMAT_CSR;
+        st = gs_spmat_create(dA, f, &fp, &op->M);
+    }
+    GS_CHECK(st);
+    op->spmv_dots = f == GS_FORMAT_CSR ? gs_backend_get(dA->loc)->csr_spmv_dots : NULL;
+    gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(f));
+    gs_spmat_describe(op->M, run->format_desc, sizeof run->format_desc);
+    run->convert_s = op->M->convert_s;
+done:
+    return st;
 }
 
 /* Record one residual norm (and print it at verbosity >= 2). */
@@ -184,6 +220,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     gs_csr *dA = NULL; /* A on the device */
     gs_linop M, *Mp = NULL;
     gs_loc loc;
+    spmv_op aop = {NULL, NULL};
     const gs_csr *A = p->A;
     const char *where = p->source[0] ? p->source : p->matrix;
     (void)out;
@@ -201,9 +238,8 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     if (c->run.threads > 0) omp_set_num_threads((int)c->run.threads);
 #endif
     GS_CHECK(choose_backend(c, &loc, &run->res));
-    csr_op aop = {NULL, NULL, NULL};
-    GS_CHECK(choose_spmv(c, A, loc, &aop, &run->res));
-    gs_linop Aop = {A->rows, &aop, csr_apply, aop.spmv_dots ? csr_apply_dots : NULL};
+    gs_format fcheck;
+    GS_CHECK(spmv_format(c, A, loc, &fcheck)); /* a bad format is a config error before work */
 
     double t0 = gs_time_now();
     if (loc != GS_LOC_HOST) {
@@ -211,7 +247,8 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         GS_CHECK(gs_backend_get(loc)->sync());
         run->upload_s = gs_time_now() - t0;
     }
-    aop.A = dA ? dA : A;
+    GS_CHECK(make_spmv(c, A, dA ? dA : A, &aop, run));
+    gs_linop Aop = {A->rows, &aop, op_apply, aop.spmv_dots ? op_apply_dots : NULL};
     GS_CHECK(gs_vec_create(A->rows, loc, &b));
     GS_CHECK(gs_vec_create(A->rows, loc, &x));
     GS_CHECK(gs_vec_create(A->rows, loc, &w));
@@ -260,6 +297,7 @@ done:
     gs_vec_destroy(&x);
     gs_vec_destroy(&w);
     gs_jacobi_destroy(&J);
+    gs_spmat_destroy(&aop.M);
     gs_csr_destroy(&dA);
     return st;
 }
@@ -287,6 +325,9 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
     if (r->iterations > 0)
         fprintf(out, "  (%.3f ms per iteration)", 1e3 * r->solve_s / r->iterations);
     fputc('\n', out);
+    if (run->format_desc[0] || run->convert_s > 0)
+        fprintf(out, "format    %s: %s  conversion %.2f ms, part of setup\n", r->format,
+                run->format_desc[0] ? run->format_desc : "-", 1e3 * run->convert_s);
     if (run->upload_s > 0) {
         double mb = (12.0 * (double)r->nnz + 4.0 * ((double)r->rows + 1)) / 1e6;
         fprintf(out, "upload    matrix %.1f MB in %.2f ms (%.1f GB/s), part of setup\n", mb,
