@@ -1,37 +1,51 @@
-/* bench_spmv: SpMV of each format beside cuSPARSE CSR, and the cost of a CG iteration.
+/* bench_spmv: SpMV of every format beside cuSPARSE CSR, conversion cost, CG iteration cost and
+ * the host-to-device upload, all from one run.
  *
- *   bench_spmv [--backend cuda|host] [--reps N] [--md FILE] [MATRIX ...]
+ *   bench_spmv [--backend cuda|host] [--reps N] [--md FILE] [--formats LIST] [--no-cg]
+ *              [MATRIX ...]
  *
- * MATRIX is a Matrix Market/HDF5 file or a generator "type:stencil:size[:dof]"
- * (e.g. poisson:7:128, poisson:7:64:4, powerlaw:0:1000000). Without MATRIX, the standard set.
- * Method (DESIGN.md): device-to-device copy bandwidth first; then per matrix and format,
- * warm-up, then the median over 15 batches of the time of one SpMV (a batch runs N SpMVs back
- * to back and synchronizes once, so launch latency counts as it does inside a solver); GB/s by
- * the CSR byte model 12 nnz + 4 (n+1) + 16 n; % of the copy bandwidth; speedup over cuSPARSE.
- * Then CG without preconditioner with each format's SpMV (the own kernel with its fused
- * reductions, as gsolve runs it): time per iteration, from the difference of a 300- and a
+ * MATRIX is a Matrix Market/HDF5 file, "FILE*k" (the file's matrix repeated k times on the
+ * diagonal, to fill the GPU with a real matrix), or a generator "type:stencil:size[:dof]"
+ * (poisson:7:128, poisson:7:64:4, powerlaw:0:1000000). Without MATRIX, the standard set.
+ * LIST is comma-separated formats, each "name[:key=value...]" with keys h, sort, mod (CMRS),
+ * g1=dynamic|block, child (SURAA), fill, b (CDS); default "cusparse,csr,cmrs,suraa,cds".
+ *
+ * Method (DESIGN.md): device-to-device copy bandwidth first, and the pinned host-to-device
+ * bandwidth; then per matrix and format, a conversion (discarded: first-use costs) and a timed
+ * one; warm-up, then the median over 15 batches of the time of one SpMV (a batch runs N SpMVs
+ * back to back and synchronizes once); GB/s by the format's own byte model (CSR: 12 nnz +
+ * 4 (n+1) + 8 n + 8 m; CDS: 8 per stored value + 16 n ...); % of the copy bandwidth; speedup
+ * over cuSPARSE; conversion time over the format's SpMV time. Then CG without preconditioner
+ * with each format's SpMV: time per iteration, from the difference of a 300- and a
  * 100-iteration run, over the time of one cuSPARSE SpMV (the first format on the host). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef GS_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include "gs_backend.h"
 #include "gs_gen.h"
 #include "gs_krylov.h"
 #include "gs_problem.h"
+#include "gs_spmat.h"
 #include "gs_time.h"
 
 #define BATCHES 15
+#define MAXF 32
 
-static const char *STANDARD[] = {"poisson:7:128", "poisson:7:160", "poisson:27:128",
-                                 "poisson:7:64:4", "convdiff:7:128", "anisotropic:5:1024",
-                                 "powerlaw:0:1000000"};
+static const char *STANDARD[] = {
+    "poisson:7:128",  "poisson:7:160",     "poisson:27:128",    "poisson:7:100:2",
+    "poisson:7:64:4", "poisson:7:70:6",    "convdiff:7:128",    "anisotropic:5:1024",
+    "powerlaw:0:1000000", "powerlaw:0:4000000"};
 
-typedef struct spmv_fn {
-    const char *name;
-    gs_status (*f)(const gs_csr *, const gs_vec *, gs_vec *);
-} spmv_fn;
+typedef struct fmt_spec {
+    char label[64];
+    gs_format f;
+    gs_format_params p;
+} fmt_spec;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -39,16 +53,16 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median seconds of one call of f over BATCHES batches of n calls. */
-static double median_time(const gs_backend_ops *ops, spmv_fn f, const gs_csr *A,
-                          const gs_vec *x, gs_vec *y, int n)
+/* Median seconds of one SpMV over BATCHES batches of n. */
+static double median_time(const gs_spmat *M, const gs_vec *x, gs_vec *y, int n)
 {
     double t[BATCHES];
-    for (int i = 0; i < 3; i++) f.f(A, x, y); /* warm-up */
+    const gs_backend_ops *ops = gs_backend_get(M->loc);
+    for (int i = 0; i < 3; i++) gs_spmat_spmv(M, x, y); /* warm-up */
     ops->sync();
     for (int b = 0; b < BATCHES; b++) {
         double t0 = gs_time_now();
-        for (int i = 0; i < n; i++) f.f(A, x, y);
+        for (int i = 0; i < n; i++) gs_spmat_spmv(M, x, y);
         ops->sync();
         t[b] = (gs_time_now() - t0) / n;
     }
@@ -81,9 +95,52 @@ static double copy_bandwidth(gs_loc loc)
     return bw;
 }
 
+/* Host-to-device bandwidth in GB/s from pinned memory (256 MB, median of 7), 0 without CUDA. */
+static double pinned_h2d_bandwidth(void)
+{
+    double bw = 0.0;
+#ifdef GS_HAVE_CUDA
+    const size_t n = (size_t)256 << 20;
+    void *h = NULL, *d = NULL;
+    double t[7];
+    if (cudaMallocHost(&h, n) == cudaSuccess && cudaMalloc(&d, n) == cudaSuccess) {
+        memset(h, 1, n);
+        cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);
+        for (int i = 0; i < 7; i++) {
+            double t0 = gs_time_now();
+            cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);
+            t[i] = gs_time_now() - t0;
+        }
+        qsort(t, 7, sizeof t[0], cmp_double);
+        bw = (double)n / t[3] / 1e9;
+    }
+    if (h) cudaFreeHost(h);
+    if (d) cudaFree(d);
+    (void)cudaGetLastError();
+#endif
+    return bw;
+}
+
+/* Median seconds of gs_csr_upload of A (5 after one warm-up). */
+static double upload_time(const gs_csr *A, gs_loc loc)
+{
+    double t[5];
+    gs_csr *dA = NULL;
+    if (gs_csr_upload(A, loc, &dA) != GS_OK) return NAN;
+    gs_csr_destroy(&dA);
+    for (int i = 0; i < 5; i++) {
+        double t0 = gs_time_now();
+        if (gs_csr_upload(A, loc, &dA) != GS_OK) return NAN;
+        gs_backend_get(loc)->sync();
+        t[i] = gs_time_now() - t0;
+        gs_csr_destroy(&dA);
+    }
+    qsort(t, 5, sizeof t[0], cmp_double);
+    return t[2];
+}
+
 typedef struct bench_op {
-    const gs_csr *A;
-    const spmv_fn *f;
+    const gs_spmat *M;
     gs_status (*dots)(const gs_csr *, const gs_vec *, gs_vec *, int, const gs_vec *const *,
                       const gs_vec *const *, double *);
 } bench_op;
@@ -91,14 +148,14 @@ typedef struct bench_op {
 static gs_status apply_spmv(void *ctx, const gs_vec *x, gs_vec *y)
 {
     const bench_op *op = ctx;
-    return op->f->f(op->A, x, y);
+    return gs_spmat_spmv(op->M, x, y);
 }
 
 static gs_status apply_spmv_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
                                  const gs_vec *const *a, const gs_vec *const *b, double *out)
 {
     const bench_op *op = ctx;
-    return op->dots(op->A, x, y, k, a, b, out);
+    return op->dots(op->M->csr, x, y, k, a, b, out);
 }
 
 /* Seconds of a CG run of `its` iterations (no preconditioner, b = ones, x0 = 0). */
@@ -113,19 +170,20 @@ static double cg_run(const gs_linop *op, const gs_vec *b, gs_vec *x, int its, gs
     return gs_time_now() - t0;
 }
 
-/* Seconds per CG iteration as gsolve runs it (the own kernel with its fused reductions): the
- * difference of a 300- and a 100-iteration run over 200, so set-up and allocation cancel. */
-static double cg_iteration(const gs_csr *A, const spmv_fn *f, gs_loc loc)
+/* Seconds per CG iteration as gsolve runs it (own CSR kernel: reductions fused into the SpMV):
+ * the difference of a 300- and a 100-iteration run over 200, so set-up and allocation cancel.
+ * NaN where CG stops early (breakdown on a nonsymmetric matrix, or converged to round-off). */
+static double cg_iteration(const gs_spmat *M)
 {
     gs_vec *b = NULL, *x = NULL;
     double per = NAN;
-    const gs_backend_ops *ops = gs_backend_get(loc);
-    bench_op ctx = {A, f, f->f == ops->csr_spmv_own ? ops->csr_spmv_dots : NULL};
-    gs_linop op = {A->rows, &ctx, apply_spmv, ctx.dots ? apply_spmv_dots : NULL};
-    if (gs_vec_create(A->rows, loc, &b) == GS_OK && gs_vec_create(A->rows, loc, &x) == GS_OK &&
-        gs_vec_fill(1.0, b) == GS_OK) {
-        cg_run(&op, b, x, 20, loc); /* warm-up */
-        per = (cg_run(&op, b, x, 300, loc) - cg_run(&op, b, x, 100, loc)) / 200.0;
+    if (M->rows != M->cols) return NAN;
+    bench_op ctx = {M, M->format == GS_FORMAT_CSR ? gs_backend_get(M->loc)->csr_spmv_dots : NULL};
+    gs_linop op = {M->rows, &ctx, apply_spmv, ctx.dots ? apply_spmv_dots : NULL};
+    if (gs_vec_create(M->rows, M->loc, &b) == GS_OK &&
+        gs_vec_create(M->rows, M->loc, &x) == GS_OK && gs_vec_fill(1.0, b) == GS_OK) {
+        cg_run(&op, b, x, 20, M->loc); /* warm-up */
+        per = (cg_run(&op, b, x, 300, M->loc) - cg_run(&op, b, x, 100, M->loc)) / 200.0;
     }
     gs_vec_destroy(&b);
     gs_vec_destroy(&x);
@@ -133,55 +191,122 @@ static double cg_iteration(const gs_csr *A, const spmv_fn *f, gs_loc loc)
     return per;
 }
 
-/* Load a matrix file or a generator spec "type:stencil:size[:dof]". */
+/* B = diag(A, A, ..., A), k copies */
+static gs_status repeat_diag(const gs_csr *A, int k, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *B = NULL;
+    *out = NULL;
+    if ((int64_t)A->nnz * k >= GS_MAX_INDEX || (int64_t)A->rows * k >= GS_MAX_INDEX)
+        return GS_ERROR(GS_ERR_ARG, "repeating %d times overflows 32-bit indices", k);
+    GS_CHECK(gs_csr_create((int64_t)A->rows * k, (int64_t)A->cols * k, (int64_t)A->nnz * k, &B));
+    B->rowptr[0] = 0;
+    for (int c = 0; c < k; c++) {
+        for (int32_t i = 0; i < A->rows; i++)
+            B->rowptr[c * A->rows + i + 1] = c * A->nnz + A->rowptr[i + 1];
+        for (int32_t j = 0; j < A->nnz; j++) {
+            B->colind[c * A->nnz + j] = c * A->cols + A->colind[j];
+            B->val[c * A->nnz + j] = A->val[j];
+        }
+    }
+    *out = B;
+done:
+    return st;
+}
+
+/* Load a matrix file, "FILE*k", or a generator spec "type:stencil:size[:dof]". */
 static gs_status load(const char *spec, gs_csr **A, char *desc, size_t len)
 {
-    char type[32];
-    int stencil = 0, dof = 1;
+    gs_status st = GS_OK;
+    char type[32], path[1024];
+    int stencil = 0, dof = 1, k = 1;
     long long size = 0;
+    gs_csr *one = NULL;
     if (sscanf(spec, "%31[a-z]:%d:%lld:%d", type, &stencil, &size, &dof) >= 3) {
         gs_gen_params g = {.type = type, .size = size, .stencil = stencil ? stencil : 7,
                            .dof = dof, .seed = 1, .epsilon = 0.001, .velocity = 10.0,
                            .degree = 8.0, .exponent = 2.5};
         return gs_gen_matrix(&g, A, desc, len);
     }
-    gs_str_copy(desc, len, strrchr(spec, '/') ? strrchr(spec, '/') + 1 : spec);
-    return gs_matrix_read(spec, NULL, A, NULL, NULL, NULL);
+    gs_str_copy(path, sizeof path, spec);
+    if (strchr(path, '*')) {
+        k = atoi(strchr(path, '*') + 1);
+        *strchr(path, '*') = '\0';
+    }
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (k > 1)
+        snprintf(desc, len, "%.100s x%d", base, k);
+    else
+        gs_str_copy(desc, len, base);
+    GS_CHECK(gs_matrix_read(path, NULL, &one, NULL, NULL, NULL));
+    if (k > 1) {
+        GS_CHECK(repeat_diag(one, k, A));
+    } else {
+        *A = one;
+        one = NULL;
+    }
+done:
+    gs_csr_destroy(&one);
+    return st;
 }
 
-/* One matrix: every format's SpMV and the CG iteration; rows of the table to f and stdout. */
-static void bench_matrix(const char *spec, gs_loc loc, double copy_bw, int reps, FILE *md)
+static void emit(FILE *md, const char *line)
+{
+    printf("%s\n", line);
+    if (md) fprintf(md, "%s\n", line);
+    fflush(stdout);
+}
+
+/* One matrix: every format's conversion, SpMV and CG iteration; one table row each. */
+static void bench_matrix(const char *spec, gs_loc loc, double copy_bw, int reps, int cg,
+                         const fmt_spec *fs, int nf, FILE *md, double *upload_row)
 {
     gs_csr *A = NULL, *dA = NULL;
     gs_vec *x = NULL, *y = NULL;
-    char desc[128];
-    double *xh = NULL;
+    char desc[128], line[4800];
+    double *xh = NULL, t_ref = NAN, cg_ref = NAN;
+    double t0 = gs_time_now();
     if (load(spec, &A, desc, sizeof desc) != GS_OK || gs_csr_upload(A, loc, &dA) != GS_OK ||
         gs_vec_create(A->cols, loc, &x) != GS_OK || gs_vec_create(A->rows, loc, &y) != GS_OK ||
-        !(xh = malloc((size_t)A->cols * sizeof *xh))) {
+        !(xh = malloc((size_t)(A->cols > 0 ? A->cols : 1) * sizeof *xh))) {
         fprintf(stderr, "bench_spmv: %s: %s\n", spec, gs_error_message());
         gs_error_clear();
         goto done;
     }
+    fprintf(stderr, "%s: loaded in %.1f s\n", desc, gs_time_now() - t0);
     gs_gen_random_vector(7, xh, A->cols);
     gs_vec_set_host(x, xh);
     gs_row_stats rs;
     gs_csr_row_stats(A, &rs);
-    const gs_backend_ops *ops = gs_backend_get(loc);
-    spmv_fn fns[2] = {{"cusparse", ops->csr_spmv}, {"csr", ops->csr_spmv_own}};
-    int first = loc == GS_LOC_DEVICE ? 0 : 1;
-    double bytes = 12.0 * A->nnz + 4.0 * (A->rows + 1.0) + 16.0 * A->rows, t_ref = NAN;
-    for (int i = first; i < 2; i++) {
-        double t = median_time(ops, fns[i], dA, x, y, reps);
-        if (i == first) t_ref = t;
-        double gbs = bytes / t / 1e9, cg = cg_iteration(dA, &fns[i], loc);
-        char line[512];
+    if (loc == GS_LOC_DEVICE) {
+        upload_row[0] = 12.0 * A->nnz + 4.0 * ((double)A->rows + 1);
+        upload_row[1] = upload_time(A, loc);
+    }
+    for (int i = 0; i < nf; i++) {
+        gs_spmat *M = NULL;
+        if (fs[i].f == GS_FORMAT_CUSPARSE && loc != GS_LOC_DEVICE) continue;
+        gs_status st = gs_spmat_create(dA, fs[i].f, &fs[i].p, &M); /* first use: discarded */
+        gs_spmat_destroy(&M);
+        if (st == GS_OK) st = gs_spmat_create(dA, fs[i].f, &fs[i].p, &M);
+        if (st != GS_OK) {
+            snprintf(line, sizeof line, "| %s | %d | %d | %.2f | %.2f | %s | refused: %s | | | | | |",
+                     desc, A->rows, A->nnz, rs.mean, rs.std, fs[i].label, gs_error_message());
+            gs_error_clear();
+            emit(md, line);
+            continue;
+        }
+        double t = median_time(M, x, y, reps);
+        if (isnan(t_ref)) t_ref = t;
+        double gbs = gs_spmat_bytes(M) / t / 1e9, cgi = cg ? cg_iteration(M) : NAN;
+        if (isnan(cg_ref)) cg_ref = cgi;
+        char d[160];
+        gs_spmat_describe(M, d, sizeof d);
         snprintf(line, sizeof line,
-                 "| %s | %d | %d | %.2f | %.2f | %s | %.4f | %.0f | %.0f%% | %.2f | %.2f |",
-                 desc, A->rows, A->nnz, rs.mean, rs.std, fns[i].name, 1e3 * t, gbs,
-                 100.0 * gbs / copy_bw, t_ref / t, cg / t_ref);
-        printf("%s\n", line);
-        if (md) fprintf(md, "%s\n", line);
+                 "| %s | %d | %d | %.2f | %.2f | %s | %.4f | %.0f | %.0f%% | %.2f | %.1f | %.2f | %s |",
+                 desc, A->rows, A->nnz, rs.mean, rs.std, fs[i].label, 1e3 * t, gbs,
+                 100.0 * gbs / copy_bw, t_ref / t, M->convert_s / t, cgi / t_ref, d);
+        emit(md, line);
+        gs_spmat_destroy(&M);
     }
 done:
     free(xh);
@@ -191,16 +316,56 @@ done:
     gs_csr_destroy(&A);
 }
 
+/* "name[:key=value...]" into a format and its parameters */
+static int parse_format(const char *item, fmt_spec *fs)
+{
+    char buf[128], *save = NULL;
+    gs_str_copy(buf, sizeof buf, item);
+    gs_str_copy(fs->label, sizeof fs->label, item);
+    gs_format_params_default(&fs->p);
+    char *tok = strtok_r(buf, ":", &save);
+    if (!tok || gs_format_parse(tok, &fs->f) != GS_OK) return 0;
+    while ((tok = strtok_r(NULL, ":", &save)) != NULL) {
+        char *eq = strchr(tok, '=');
+        if (!eq) return 0;
+        *eq++ = '\0';
+        if (strcmp(tok, "h") == 0) fs->p.cmrs_h = atoi(eq);
+        else if (strcmp(tok, "sort") == 0) fs->p.cmrs_sort = atoi(eq);
+        else if (strcmp(tok, "mod") == 0) fs->p.cmrs_modified = atoi(eq);
+        else if (strcmp(tok, "g1") == 0) fs->p.suraa_g1_dynamic = strcmp(eq, "dynamic") == 0;
+        else if (strcmp(tok, "child") == 0) fs->p.suraa_max_child_threads = atoi(eq);
+        else if (strcmp(tok, "fill") == 0) fs->p.cds_max_fill = atof(eq);
+        else if (strcmp(tok, "b") == 0) fs->p.cds_block = atoi(eq);
+        else return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
-    const char *backend = "cuda", *mdpath = NULL;
-    int reps = 50, first = 1;
-    for (; first < argc && argv[first][0] == '-'; first += 2) {
+    const char *backend = "cuda", *mdpath = NULL, *flist = "cusparse,csr,cmrs,suraa,cds";
+    int reps = 50, first = 1, cg = 1, nf = 0;
+    fmt_spec fs[MAXF];
+    while (first < argc && argv[first][0] == '-') {
+        if (strcmp(argv[first], "--no-cg") == 0) {
+            cg = 0;
+            first++;
+            continue;
+        }
         if (first + 1 >= argc) break;
         if (strcmp(argv[first], "--backend") == 0) backend = argv[first + 1];
         if (strcmp(argv[first], "--reps") == 0) reps = atoi(argv[first + 1]);
         if (strcmp(argv[first], "--md") == 0) mdpath = argv[first + 1];
+        if (strcmp(argv[first], "--formats") == 0) flist = argv[first + 1];
+        first += 2;
     }
+    char lbuf[1024], *save = NULL;
+    gs_str_copy(lbuf, sizeof lbuf, flist);
+    for (char *t = strtok_r(lbuf, ",", &save); t && nf < MAXF; t = strtok_r(NULL, ",", &save))
+        if (!parse_format(t, &fs[nf++])) {
+            fprintf(stderr, "bench_spmv: bad format \"%s\"\n", t);
+            return 2;
+        }
     gs_loc loc = GS_LOC_HOST;
     char dev[128] = "host CPU";
     if (strcmp(backend, "cuda") == 0) {
@@ -211,18 +376,36 @@ int main(int argc, char **argv)
                     gs_error_message());
         gs_error_clear();
     }
-    double bw = copy_bandwidth(loc);
+    double bw = copy_bandwidth(loc), pinned = loc == GS_LOC_DEVICE ? pinned_h2d_bandwidth() : 0;
     FILE *md = mdpath ? fopen(mdpath, "w") : NULL;
-    const char *hdr = "| matrix | rows | nnz | mean | std | format | median ms | GB/s | % of copy | "
-                      "speedup vs cuSPARSE | CG iteration / cuSPARSE SpMV |\n"
-                      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
-    printf("device: %s\ncopy bandwidth: %.0f GB/s (read + write)\n\n%s\n", dev, bw, hdr);
-    if (md) fprintf(md, "device: %s\n\ncopy bandwidth: %.0f GB/s (read + write)\n\n%s\n", dev, bw, hdr);
-    if (first < argc)
-        for (int i = first; i < argc; i++) bench_matrix(argv[i], loc, bw, reps, md);
-    else
-        for (size_t i = 0; i < sizeof STANDARD / sizeof STANDARD[0]; i++)
-            bench_matrix(STANDARD[i], loc, bw, reps, md);
+    char head[512];
+    snprintf(head, sizeof head,
+             "device: %s\n\ncopy bandwidth: %.0f GB/s (read + write); pinned host-to-device: "
+             "%.1f GB/s\n", dev, bw, pinned);
+    emit(md, head);
+    emit(md, "| matrix | rows | nnz | mean | std | format | median ms | GB/s | % of copy | "
+             "speedup vs cuSPARSE | conversion / SpMV | CG iteration / cuSPARSE SpMV | stored as |");
+    emit(md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    int nm = first < argc ? argc - first : (int)(sizeof STANDARD / sizeof STANDARD[0]);
+    double(*up)[2] = calloc((size_t)nm, sizeof *up);
+    for (int i = 0; i < nm; i++)
+        bench_matrix(first < argc ? argv[first + i] : STANDARD[i], loc, bw, reps, cg, fs, nf, md,
+                     up[i]);
+    if (loc == GS_LOC_DEVICE) {
+        emit(md, "\nUpload of the CSR arrays (gs_csr_upload from pageable memory, median of 5 "
+                 "after a warm-up) against bytes / pinned bandwidth:\n");
+        emit(md, "| matrix | MB | upload ms | GB/s | pinned-copy ms | ratio |");
+        emit(md, "| --- | --- | --- | --- | --- | --- |");
+        for (int i = 0; i < nm; i++) {
+            char line[256];
+            double ideal = up[i][0] / (pinned * 1e9);
+            snprintf(line, sizeof line, "| %s | %.1f | %.2f | %.1f | %.2f | %.2f |",
+                     first < argc ? argv[first + i] : STANDARD[i], up[i][0] / 1e6,
+                     1e3 * up[i][1], up[i][0] / up[i][1] / 1e9, 1e3 * ideal, up[i][1] / ideal);
+            emit(md, line);
+        }
+    }
+    free(up);
     if (md) fclose(md);
     return 0;
 }
