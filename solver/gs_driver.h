@@ -23,6 +23,7 @@ typedef struct gs_run {
     int verbosity;
     double t_solve0;
     double upload_s; /* host -> device copy of A, part of setup_s */
+    double transfer_s;    /* the copy alone within upload_s */
     double convert_s;     /* conversion of A into the SpMV format, part of setup_s */
     char format_desc[160]; /* the format's description of the stored matrix */
 } gs_run;

@@ -10,6 +10,7 @@ extern const gs_format_ops gs_cmrs_host_ops, gs_suraa_host_ops, gs_cds_host_ops;
 int gs_cuda_device_count(const char **why);
 gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
+double gs_cuda_h2d_seconds(void);
 extern const gs_format_ops gs_cmrs_cuda_ops, gs_suraa_cuda_ops, gs_cds_cuda_ops;
 #endif
 
@@ -73,5 +74,14 @@ int gs_backend_cuda_devices(const char **why)
 #else
     if (why) *why = "this gsolve was built without CUDA";
     return 0;
+#endif
+}
+
+double gs_backend_h2d_seconds(void)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_h2d_seconds();
+#else
+    return 0.0;
 #endif
 }

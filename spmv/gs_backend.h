@@ -65,6 +65,10 @@ const gs_format_ops *gs_backend_format(gs_loc loc, gs_format f);
  * with the same device do nothing). desc (may be NULL) receives the GPU's name. */
 gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len);
 
+/* Seconds this process has spent copying host arrays to the device (the transfers alone, not
+ * the device-side set-up around them); 0 without CUDA. */
+double gs_backend_h2d_seconds(void);
+
 /* Number of usable CUDA devices (0 when CUDA is not built or no GPU is present); when
  * zero, *why (if given) says why in one line. */
 int gs_backend_cuda_devices(const char **why);

@@ -10,6 +10,7 @@
 #endif
 
 #include "gs_cuda_impl.h"
+#include "gs_time.h"
 
 extern "C" int gs_cuda_device_count(const char **why);
 extern "C" gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
@@ -206,12 +207,17 @@ static size_t stage_chunk(size_t total)
  * cudaHostRegister of the source arrays. Pinning pages costs about as much as the copy it would
  * speed up (the OS walks and locks every 4 kB page), it fails under locked-memory limits, and it
  * changes the state of memory the caller owns; it pays only for buffers copied many times. */
+static double g_h2d_s; /* seconds spent in gs_cuda_h2d so far */
+
+extern "C" double gs_cuda_h2d_seconds(void) { return g_h2d_s; }
+
 extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
 {
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
     size_t total = 0, chunk;
     long c = 0; /* chunks issued */
+    const double t0 = gs_time_now();
     for (int i = 0; i < nseg; i++) total += seg[i].bytes;
     if (total < STAGE_MIN) {
         for (int i = 0; i < nseg; i++)
@@ -219,13 +225,16 @@ extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
                 GS_CUDA_CALL(cudaMemcpyAsync(seg[i].dst, seg[i].src, seg[i].bytes,
                                              cudaMemcpyHostToDevice, g->stream));
         GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
+        g_h2d_s += gs_time_now() - t0;
         return GS_OK;
     }
     chunk = stage_chunk(total);
     for (int i = 0; i < nseg; i++) {
         for (size_t off = 0, len = 0; off < seg[i].bytes; off += len, c++) {
             int b = (int)(c & 1);
-            len = seg[i].bytes - off < chunk ? seg[i].bytes - off : chunk;
+            /* the first chunks grow from STAGE_MIN: the copy engine starts sooner */
+            size_t want = c < 8 && ((size_t)STAGE_MIN << c) < chunk ? (size_t)STAGE_MIN << c : chunk;
+            len = seg[i].bytes - off < want ? seg[i].bytes - off : want;
             /* stage[b] is free once the copy issued two chunks ago has run */
             if (c >= 2) GS_CUDA_CALL(cudaEventSynchronize(g->staged[b]));
             par_memcpy(g->stage[b], (const char *)seg[i].src + off, len);
@@ -235,6 +244,7 @@ extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
         }
     }
     GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
+    g_h2d_s += gs_time_now() - t0;
 done:
     /* on failure, do not leave copies in flight out of the staging buffers */
     if (st != GS_OK) (void)cudaStreamSynchronize(g->stream);
