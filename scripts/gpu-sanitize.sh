@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# scripts/gpu-sanitize.sh OUTDIR [TOOL ...]: on the GPU machine, after scripts/gpu-check.sh has
+# built build-gpu, run every gpu-labelled test under compute-sanitizer with each TOOL (default:
+# memcheck racecheck synccheck initcheck) and write one log per (test, tool) into OUTDIR.
+# Prints a summary line per run; exits 1 when any run reports an error.
+set -uo pipefail
+out=${1:?usage: scripts/gpu-sanitize.sh OUTDIR [memcheck|racecheck|synccheck|initcheck ...]}
+shift
+tools=${*:-memcheck racecheck synccheck initcheck}
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=$here/build-gpu
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+mkdir -p "$out"
+[ -x "$cs" ] || { echo "compute-sanitizer not found"; exit 2; }
+# the gpu tests and their arguments, as ctest knows them
+mapfile -t tests < <(cd "$build" && ctest -L gpu -N -V | sed -n 's/^[0-9]*: Test command: //p')
+export GS_MATRICES=$here/shared/matrices GS_TEST_DATA=$here/tests/data GS_BIN=$build/gsolve
+export OMP_NUM_THREADS=4
+bad=0
+for t in "${tests[@]}"; do
+    name=$(basename "${t%% *}")
+    for tool in $tools; do
+        log=$out/$name.$tool.log
+        extra=""
+        [ "$tool" = memcheck ] && extra="--leak-check full"
+        # shellcheck disable=SC2086
+        (cd "$build" && "$cs" --tool "$tool" --error-exitcode 99 $extra --print-limit 20 $t) \
+            > "$log" 2>&1
+        rc=$?
+        summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
+        echo "$name $tool: exit $rc ${summary:-}"
+        [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || bad=1
+    done
+done
+exit $bad
