@@ -11,7 +11,9 @@
 
 #include "gs_mem.h"
 
-typedef enum key_type { K_STR, K_INT, K_FLOAT } key_type;
+/* K_LIST: a list of strings, kept as "a,b,c"; K_CASES: the batch's list of case groups, kept
+ * as its length (the entries are read again from the file by gs_config_apply_case). */
+typedef enum key_type { K_STR, K_INT, K_FLOAT, K_LIST, K_CASES } key_type;
 
 typedef struct key_def {
     const char *key;
@@ -26,6 +28,7 @@ typedef struct key_def {
 #define F(field) offsetof(gs_config, field)
 #define NOLIM -HUGE_VAL, HUGE_VAL
 #define IMAX 2147483647.0
+#define FORMATS "auto|csr|cusparse|cmrs|suraa|cds"
 
 /* The one declaration of every key: later issues add rows here. */
 static const key_def KEYS[] = {
@@ -72,7 +75,7 @@ static const key_def KEYS[] = {
      "the last quarter of the run, when longer; 0: off)"},
     {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM, "none|jacobi|amg",
      "preconditioner"},
-    {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, "auto|csr|cusparse|cmrs|suraa|cds",
+    {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, FORMATS,
      "SpMV format: csr (gsolve's own kernel), cusparse (cuSPARSE CSR, GPU only), cmrs, suraa, "
      "cds; auto: csr, or cusparse on the GPU when the row-length std exceeds the mean. A format "
      "that does not suit the matrix falls back to csr with a warning"},
@@ -105,6 +108,18 @@ static const key_def KEYS[] = {
      "Matrix Market file for the solution x"},
     {"output.verbosity", K_INT, F(output.verbosity), "1", 0, 3, NULL,
      "0 quiet, 1 summary, 2 + residual every 10 iterations, 3 + every iteration"},
+    {"batch.cases", K_CASES, F(batch.cases), "0", NOLIM, NULL,
+     "a batch: ( { name = \"a\"; matrix = \"A.mtx\"; }, { name = \"b\"; generate = { type = "
+     "\"poisson\"; size = 64; }; set = [\"solver.rtol=1e-6\"]; }, ... ); a case may also hold "
+     "groups (solver = { ... };); the top-level keys are every case's defaults (file only)"},
+    {"batch.formats", K_LIST, F(batch.formats), "", NOLIM, FORMATS,
+     "SpMV formats every case runs with, e.g. [\"csr\", \"cmrs\", \"cds\"] (--set "
+     "batch.formats=csr,cds); empty: spmv.format alone"},
+    {"batch.repeats", K_INT, F(batch.repeats), "1", 1, 1000, NULL,
+     "runs of each (case, format); the report takes the median"},
+    {"batch.results", K_STR, F(batch.results), "results", NOLIM, NULL,
+     "folder of the result files (one CSV and one folder of HDF5 records per case), merged by "
+     "gsolve report"},
 };
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
 
@@ -151,7 +166,25 @@ static gs_status unknown_key(const char *where, const char *key)
 
 static const char *type_name(key_type t)
 {
-    return t == K_STR ? "a string" : t == K_INT ? "an integer" : "a number";
+    return t == K_STR     ? "a string"
+           : t == K_INT   ? "an integer"
+           : t == K_FLOAT ? "a number"
+           : t == K_LIST  ? "a list of strings"
+                          : "a list of case groups";
+}
+
+/* v is one of the "a|b|c" choices. */
+static int in_choices(const char *choices, const char *v)
+{
+    const char *p = choices;
+    size_t n = strlen(v);
+    while (p) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, v, n) == 0) return 1;
+        p = bar ? bar + 1 : NULL;
+    }
+    return 0;
 }
 
 /* Store a string value after checking length and choices. */
@@ -160,22 +193,65 @@ static gs_status store_str(gs_config *c, const key_def *k, const char *v, const 
     if (strlen(v) >= GS_CFG_STR)
         return GS_ERROR(GS_ERR_CONFIG, "%s: %s is longer than %d characters", where, k->key,
                         GS_CFG_STR - 1);
-    if (k->choices) {
-        const char *p = k->choices;
-        size_t n = strlen(v);
-        int ok = 0;
-        while (p && !ok) {
-            const char *bar = strchr(p, '|');
-            size_t len = bar ? (size_t)(bar - p) : strlen(p);
-            ok = len == n && strncmp(p, v, n) == 0;
-            p = bar ? bar + 1 : NULL;
-        }
-        if (!ok)
-            return GS_ERROR(GS_ERR_CONFIG, "%s: %s = \"%s\" is not one of: %s", where, k->key, v,
-                            k->choices[0] == '|' ? k->choices + 1 : k->choices);
-    }
+    if (k->choices && !in_choices(k->choices, v))
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %s = \"%s\" is not one of: %s", where, k->key, v,
+                        k->choices[0] == '|' ? k->choices + 1 : k->choices);
     memcpy((char *)c + k->off, v, strlen(v) + 1);
     return GS_OK;
+}
+
+int gs_config_list_item(const char *list, int i, char *out, size_t len)
+{
+    const char *p = list;
+    if (!*p) return 0;
+    for (; i > 0; i--) {
+        p = strchr(p, ',');
+        if (!p) return 0;
+        p++;
+    }
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n >= len) n = len - 1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return 1;
+}
+
+/* Store a list given as "a,b,c" after checking each item against the choices. */
+static gs_status store_list(gs_config *c, const key_def *k, const char *joined, const char *where)
+{
+    char item[GS_CFG_STR];
+    if (strlen(joined) >= GS_CFG_STR)
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %s is longer than %d characters", where, k->key,
+                        GS_CFG_STR - 1);
+    for (int i = 0; gs_config_list_item(joined, i, item, sizeof item); i++) {
+        if (!item[0])
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s: item %d is empty", where, k->key, i + 1);
+        if (k->choices && !in_choices(k->choices, item))
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s: \"%s\" is not one of: %s", where, k->key,
+                            item, k->choices[0] == '|' ? k->choices + 1 : k->choices);
+    }
+    memcpy((char *)c + k->off, joined, strlen(joined) + 1);
+    return GS_OK;
+}
+
+/* A list written as text ("a,b", "[a, b]", "[\"a\", \"b\"]") to "a,b". */
+static void list_from_text(const char *text, char *out, size_t len)
+{
+    size_t n = 0;
+    const char *p = text;
+    while (*p == ' ' || *p == '[' || *p == '(') p++;
+    while (*p && n + 1 < len) {
+        const char *end = strchr(p, ',');
+        size_t m = end ? (size_t)(end - p) : strlen(p);
+        while (m && strchr(" ])\"'", p[m - 1])) m--;
+        while (m && strchr(" \"'", *p)) p++, m--;
+        if (n && n + 1 < len) out[n++] = ',';
+        for (size_t i = 0; i < m && n + 1 < len; i++) out[n++] = p[i];
+        if (!end) break;
+        p = end + 1;
+    }
+    out[n] = '\0';
 }
 
 /* Store a number after checking its range. */
@@ -190,7 +266,7 @@ static gs_status store_num(gs_config *c, const key_def *k, double v, const char 
         return GS_ERROR(GS_ERR_CONFIG, "%s: %s = %g is out of range %g..%g", where, k->key, v,
                         k->min, k->max);
     }
-    if (k->type == K_INT)
+    if (k->type == K_INT || k->type == K_CASES)
         *(int64_t *)((char *)c + k->off) = (int64_t)v;
     else
         *(double *)((char *)c + k->off) = v;
@@ -201,6 +277,13 @@ static gs_status store_num(gs_config *c, const key_def *k, double v, const char 
 static gs_status store_text(gs_config *c, const key_def *k, const char *text, const char *where)
 {
     if (k->type == K_STR) return store_str(c, k, text, where);
+    if (k->type == K_LIST) {
+        char joined[GS_CFG_STR];
+        list_from_text(text, joined, sizeof joined);
+        return store_list(c, k, joined, where);
+    }
+    if (k->type == K_CASES)
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %s can only be given in a config file", where, k->key);
     char *end = NULL;
     errno = 0;
     if (k->type == K_INT) {
@@ -220,6 +303,7 @@ void gs_config_defaults(gs_config *c)
 {
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < NKEYS; i++) {
+        if (KEYS[i].type == K_CASES) continue; /* 0: not a batch */
         gs_status st = store_text(c, &KEYS[i], KEYS[i].def, "default");
         (void)st; /* the defaults are in range by construction (tested) */
     }
@@ -232,6 +316,10 @@ static gs_status apply_setting(gs_config *c, const config_setting_t *s, const ch
     const key_def *k = find_key(path);
     if (!k) return unknown_key(where, path);
     int t = config_setting_type(s);
+    if (k->type == K_LIST && t == CONFIG_TYPE_STRING)
+        return store_text(c, k, config_setting_get_string(s), where);
+    if (k->type == K_CASES || k->type == K_LIST)
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects %s", where, path, type_name(k->type));
     if (k->type == K_STR) {
         if (t != CONFIG_TYPE_STRING)
             return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects a string (in double quotes)", where,
@@ -243,6 +331,28 @@ static gs_status apply_setting(gs_config *c, const config_setting_t *s, const ch
     if (t == CONFIG_TYPE_FLOAT && k->type == K_FLOAT)
         return store_num(c, k, config_setting_get_float(s), where);
     return GS_ERROR(GS_ERR_CONFIG, "%s: %s expects %s", where, path, type_name(k->type));
+}
+
+static gs_status check_cases(gs_config *c, const key_def *k, const config_setting_t *s,
+                             const char *where);
+
+/* A libconfig list or array of strings into a list-valued key. */
+static gs_status read_list(gs_config *c, const key_def *k, const config_setting_t *s,
+                           const char *where)
+{
+    char joined[GS_CFG_STR];
+    size_t n = 0;
+    joined[0] = '\0';
+    for (int i = 0; i < config_setting_length(s); i++) {
+        const char *v = config_setting_get_string_elem(s, i);
+        if (!v || strchr(v, ','))
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s: item %d must be a string without commas",
+                            where, k->key, i + 1);
+        if (n + strlen(v) + 2 >= sizeof joined)
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s is too long", where, k->key);
+        n += (size_t)snprintf(joined + n, sizeof joined - n, "%s%s", n ? "," : "", v);
+    }
+    return store_list(c, k, joined, where);
 }
 
 /* Walk a group, applying every leaf; groups nest as "a.b.c". */
@@ -264,8 +374,13 @@ static gs_status walk_group(gs_config *c, const config_setting_t *g, const char 
                    config_setting_type(s) == CONFIG_TYPE_LIST) {
             const key_def *k = find_key(path);
             if (!k) return unknown_key(where, path);
-            st = GS_ERROR(GS_ERR_CONFIG, "%s: %s expects %s, not a list", where, path,
-                          type_name(k->type));
+            if (k->type == K_LIST)
+                st = read_list(c, k, s, where);
+            else if (k->type == K_CASES)
+                st = check_cases(c, k, s, where);
+            else
+                st = GS_ERROR(GS_ERR_CONFIG, "%s: %s expects %s, not a list", where, path,
+                              type_name(k->type));
         } else {
             st = apply_setting(c, s, path, where);
         }
@@ -301,17 +416,26 @@ done:
     return st;
 }
 
-gs_status gs_config_set(gs_config *c, const char *assignment)
+/* "key=value" from --set (at == NULL) or from a case's set list (at = "file:line"). */
+static gs_status assign(gs_config *c, const char *assignment, const char *at)
 {
-    char key[256], where[300];
+    char key[256], where[GS_CFG_STR + 300];
     const char *eq = strchr(assignment, '=');
-    if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof key)
+    if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof key) {
+        if (at)
+            return GS_ERROR(GS_ERR_CONFIG, "%s: set \"%s\": expected key=value", at, assignment);
         return GS_ERROR(GS_ERR_CONFIG, "--set %s: expected key=value", assignment);
+    }
     memcpy(key, assignment, (size_t)(eq - assignment));
     key[eq - assignment] = '\0';
-    snprintf(where, sizeof where, "--set %s", key);
+    if (at)
+        snprintf(where, sizeof where, "%s", at);
+    else
+        snprintf(where, sizeof where, "--set %s", key);
     const key_def *k = find_key(key);
-    if (!k) return unknown_key("--set", key);
+    if (!k) return unknown_key(at ? at : "--set", key);
+    if (at && strncmp(key, "batch.", 6) == 0)
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %s cannot be set inside a case", at, key);
     const char *v = eq + 1;
     size_t n = strlen(v);
     if (n >= 2 && ((v[0] == '"' && v[n - 1] == '"') || (v[0] == '\'' && v[n - 1] == '\''))) {
@@ -324,6 +448,108 @@ gs_status gs_config_set(gs_config *c, const char *assignment)
         return store_text(c, k, buf, where);
     }
     return store_text(c, k, v, where);
+}
+
+gs_status gs_config_set(gs_config *c, const char *assignment)
+{
+    return assign(c, assignment, NULL);
+}
+
+/* A case may hold a group named like a top-level one (solver, spmv, ...), but not batch. */
+static int is_case_group(const char *name)
+{
+    size_t n = strlen(name);
+    if (strcmp(name, "batch") == 0) return 0;
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strncmp(KEYS[i].key, name, n) == 0 && KEYS[i].key[n] == '.') return 1;
+    return 0;
+}
+
+/* One member of a case group: name, matrix, generate, set, or a top-level group. */
+static gs_status apply_case_member(gs_config *c, const config_setting_t *s, const char *where)
+{
+    const char *name = config_setting_name(s);
+    int t = config_setting_type(s);
+    if (strcmp(name, "name") == 0) return apply_setting(c, s, "problem.name", where);
+    if (strcmp(name, "matrix") == 0) return apply_setting(c, s, "problem.matrix", where);
+    if (strcmp(name, "generate") == 0 && t == CONFIG_TYPE_GROUP)
+        return walk_group(c, s, "problem.generate");
+    if (strcmp(name, "set") == 0 && (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST)) {
+        for (int i = 0; i < config_setting_length(s); i++) {
+            const char *a = config_setting_get_string_elem(s, i);
+            if (!a) return GS_ERROR(GS_ERR_CONFIG, "%s: set: item %d is not a string", where, i + 1);
+            gs_status st = assign(c, a, where);
+            if (st != GS_OK) return st;
+        }
+        return GS_OK;
+    }
+    if (t == CONFIG_TYPE_GROUP && is_case_group(name)) return walk_group(c, s, name);
+    return GS_ERROR(GS_ERR_CONFIG,
+                    "%s: '%s' in a batch case: expected name = \"...\", matrix = \"...\", "
+                    "generate = { ... }, set = [\"key=value\", ...] or a group such as solver = "
+                    "{ ... }",
+                    where, name);
+}
+
+/* Apply one case group over c: its members in order; then a case naming only a matrix drops an
+ * inherited generator, and one naming only a generator drops an inherited matrix. */
+static gs_status apply_case(gs_config *c, const config_setting_t *e)
+{
+    gs_cfg_str m0, g0;
+    gs_str_copy(m0, sizeof m0, c->problem.matrix);
+    gs_str_copy(g0, sizeof g0, c->problem.generate.type);
+    for (int i = 0; i < config_setting_length(e); i++) {
+        const config_setting_t *s = config_setting_get_elem(e, (unsigned)i);
+        char where[GS_CFG_STR + 32];
+        snprintf(where, sizeof where, "%s:%d", c->source, config_setting_source_line(s));
+        gs_status st = apply_case_member(c, s, where);
+        if (st != GS_OK) return st;
+    }
+    int new_m = strcmp(m0, c->problem.matrix) != 0;
+    int new_g = strcmp(g0, c->problem.generate.type) != 0;
+    if (new_m && !new_g) c->problem.generate.type[0] = '\0';
+    if (new_g && !new_m) c->problem.matrix[0] = '\0';
+    return GS_OK;
+}
+
+/* batch.cases: every entry a group whose keys apply cleanly; the count is stored. */
+static gs_status check_cases(gs_config *c, const key_def *k, const config_setting_t *s,
+                             const char *where)
+{
+    gs_status st = GS_OK;
+    gs_config *scratch = NULL;
+    int n = config_setting_length(s);
+    if (n == 0) return GS_ERROR(GS_ERR_CONFIG, "%s: %s is empty", where, k->key);
+    GS_CHECK(gs_alloc_array(1, sizeof *scratch, "configuration", (void **)&scratch));
+    for (int i = 0; i < n; i++) {
+        const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+        if (config_setting_type(e) != CONFIG_TYPE_GROUP)
+            GS_FAIL(GS_ERR_CONFIG, "%s:%d: %s: case %d is not a group { ... }", c->source,
+                    config_setting_source_line(e), k->key, i);
+        *scratch = *c;
+        GS_CHECK(apply_case(scratch, e));
+    }
+    GS_CHECK(store_num(c, k, n, where));
+done:
+    gs_free(scratch);
+    return st;
+}
+
+gs_status gs_config_apply_case(gs_config *c, int64_t index)
+{
+    gs_status st = GS_OK;
+    config_t cf;
+    config_init(&cf);
+    if (!config_read_file(&cf, c->source))
+        GS_FAIL(GS_ERR_CONFIG, "%s:%d: %s", c->source, config_error_line(&cf),
+                config_error_text(&cf));
+    const config_setting_t *list = config_lookup(&cf, "batch.cases");
+    if (!list || index < 0 || index >= config_setting_length(list))
+        GS_FAIL(GS_ERR_CONFIG, "%s: batch.cases has no case %lld", c->source, (long long)index);
+    GS_CHECK(apply_case(c, config_setting_get_elem(list, (unsigned)index)));
+done:
+    config_destroy(&cf);
+    return st;
 }
 
 gs_status gs_config_check(const gs_config *c)
@@ -362,11 +588,21 @@ void gs_config_print_help(FILE *f)
                "Relative input paths in a file are relative to that file's folder.\n\n");
     for (size_t i = 0; i < NKEYS; i++) {
         const key_def *k = &KEYS[i];
-        const char *t = k->type == K_STR ? "string" : k->type == K_INT ? "int" : "float";
-        fprintf(f, "%-28s %-6s default %s%s%s", k->key, t, k->type == K_STR ? "\"" : "", k->def,
-                k->type == K_STR ? "\"" : "");
+        const char *t = k->type == K_STR     ? "string"
+                        : k->type == K_INT   ? "int"
+                        : k->type == K_FLOAT ? "float"
+                        : k->type == K_LIST  ? "list"
+                                             : "cases";
+        if (k->type == K_CASES)
+            fprintf(f, "%-28s %-6s (none: not a batch)", k->key, t);
+        else if (k->type == K_LIST)
+            fprintf(f, "%-28s %-6s default [%s]", k->key, t, k->def);
+        else
+            fprintf(f, "%-28s %-6s default %s%s%s", k->key, t, k->type == K_STR ? "\"" : "",
+                    k->def, k->type == K_STR ? "\"" : "");
         if (k->choices)
-            fprintf(f, "  one of: %s", k->choices[0] == '|' ? k->choices + 1 : k->choices);
+            fprintf(f, "  %s: %s", k->type == K_LIST ? "items" : "one of",
+                    k->choices[0] == '|' ? k->choices + 1 : k->choices);
         else if (k->type != K_STR && isfinite(k->min) && isfinite(k->max))
             fprintf(f, "  range: %g..%g", k->min, k->max);
         fprintf(f, "\n    %s\n", k->help);
@@ -383,7 +619,16 @@ gs_status gs_config_to_text(const gs_config *c, char **out)
     for (size_t i = 0; i < NKEYS; i++) {
         const key_def *k = &KEYS[i];
         const char *p = (const char *)c + k->off;
-        if (k->type == K_STR)
+        if (k->type == K_CASES) {
+            len += (size_t)snprintf(buf + len, cap - len, "# %s: %lld cases (in %s)\n", k->key,
+                                    (long long)*(const int64_t *)p, c->source);
+        } else if (k->type == K_LIST) {
+            char item[GS_CFG_STR];
+            len += (size_t)snprintf(buf + len, cap - len, "%s = [", k->key);
+            for (int j = 0; gs_config_list_item(p, j, item, sizeof item); j++)
+                len += (size_t)snprintf(buf + len, cap - len, "%s\"%s\"", j ? ", " : "", item);
+            len += (size_t)snprintf(buf + len, cap - len, "];\n");
+        } else if (k->type == K_STR)
             len += (size_t)snprintf(buf + len, cap - len, "%s = \"%s\";\n", k->key, p);
         else if (k->type == K_INT)
             len += (size_t)snprintf(buf + len, cap - len, "%s = %lld;\n", k->key,

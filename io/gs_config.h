@@ -5,6 +5,11 @@
  * place (file:line, or --set). Relative input paths in a file (problem.matrix, problem.rhs,
  * problem.x0) are taken relative to that file's folder; output paths relative to the working
  * directory.
+ *
+ * A batch file has a batch group: batch.cases, a list of groups, one per case, each with any
+ * of: name = "..."; matrix = "file"; generate = { ... } (problem.generate); set = ["key=value",
+ * ...]; and groups like those at the top level (problem = {...}; solver = {...}; ...). The
+ * top-level keys are every case's defaults. batch.formats is a list of strings.
  */
 #ifndef GS_CONFIG_H
 #define GS_CONFIG_H
@@ -49,6 +54,13 @@ typedef struct gs_config {
         gs_cfg_str csv, hdf5, history, solution;
         int64_t verbosity;
     } output;
+    struct {
+        gs_cfg_str formats; /* comma-separated list ("" = spmv.format alone) */
+        gs_cfg_str results; /* folder of the result files */
+        int64_t repeats;
+        int64_t cases; /* how many entries batch.cases has (0: not a batch); read them with
+                        * gs_config_apply_case */
+    } batch;
     gs_cfg_str source;   /* the config file read ("" when none) */
     gs_cfg_str base_dir; /* its folder, for relative input paths ("" = working directory) */
 } gs_config;
@@ -64,6 +76,14 @@ gs_status gs_config_set(gs_config *c, const char *assignment);
 
 /* Checks across keys (a matrix or a generator, not both, ...). */
 gs_status gs_config_check(const gs_config *c);
+
+/* Apply entry `index` (0-based) of batch.cases in the file c->source over *c; a case that names
+ * a matrix drops an inherited generator and the other way round. problem.name gets the case's
+ * name when it has one. */
+gs_status gs_config_apply_case(gs_config *c, int64_t index);
+
+/* Element i of a list-valued key's text ("a,b,c"): 1 and out filled, or 0 past the end. */
+int gs_config_list_item(const char *list, int i, char *out, size_t len);
 
 /* Resolve an input path given in the config: absolute or relative to base_dir. */
 void gs_config_input_path(const gs_config *c, const char *path, char *out, size_t len);

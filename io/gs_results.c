@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -60,20 +61,34 @@ static size_t csv_row(const gs_result *r, char *buf, size_t cap)
 
 gs_status gs_results_csv_append(const char *path, const gs_result *r)
 {
+    return gs_results_csv_append_ext(path, r, 0, NULL, NULL);
+}
+
+gs_status gs_results_csv_append_ext(const char *path, const gs_result *r, int n,
+                                    const char *const *names, const char *const *values)
+{
     gs_status st = GS_OK;
-    char buf[8192];
+    char buf[16384];
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd < 0) return GS_ERROR(GS_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
     if (flock(fd, LOCK_EX) != 0)
         GS_FAIL(GS_ERR_WRITE, "cannot lock '%s': %s", path, strerror(errno));
     struct stat sb;
     if (fstat(fd, &sb) != 0) GS_FAIL(GS_ERR_WRITE, "cannot stat '%s': %s", path, strerror(errno));
-    size_t len = 0;
+    size_t len = 0, cap = sizeof buf - 1024; /* room for the extra fields */
     if (sb.st_size == 0) {
         len = strlen(CSV_HEADER);
         memcpy(buf, CSV_HEADER, len);
+        for (int i = 0; i < n; i++) {
+            buf[len - 1] = ','; /* the newline becomes a separator */
+            len = csv_field(buf, cap, len, names[i], 1);
+        }
     }
-    len += csv_row(r, buf + len, sizeof buf - len);
+    len += csv_row(r, buf + len, cap - len);
+    for (int i = 0; i < n; i++) {
+        buf[len - 1] = ',';
+        len = csv_field(buf, sizeof buf, len, values[i], 1);
+    }
     ssize_t w = write(fd, buf, len);
     if (w < 0 || (size_t)w != len)
         GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", path,
@@ -86,6 +101,12 @@ done:
 }
 
 gs_status gs_results_hdf5_write(const char *path, const gs_result *r)
+{
+    return gs_results_hdf5_write_ext(path, r, 0, NULL, NULL);
+}
+
+gs_status gs_results_hdf5_write_ext(const char *path, const gs_result *r, int n,
+                                    const char *const *names, const char *const *values)
 {
     gs_status st = GS_OK;
     gs_h5_record *h = NULL;
@@ -118,6 +139,7 @@ gs_status gs_results_hdf5_write(const char *path, const gs_result *r)
                    r->read_s,       r->error,   r->bnorm};
     for (size_t i = 0; i < sizeof dk / sizeof dk[0]; i++)
         GS_CHECK(gs_h5_record_attr_double(h, dk[i], dv[i]));
+    for (int i = 0; i < n; i++) GS_CHECK(gs_h5_record_attr_str(h, names[i], values[i]));
     GS_CHECK(gs_h5_record_close(&h, 1));
 done:
     if (h) gs_h5_record_close(&h, 0);
@@ -147,5 +169,179 @@ gs_status gs_results_history_write(const char *path, const gs_result *r)
 done:
     if (f) fclose(f);
     if (st != GS_OK) remove(tmp);
+    return st;
+}
+
+/* ---- reading CSV result files back ------------------------------------------------------ */
+
+/* Split buf[0..len) into records of fields (RFC 4180 quoting) into t; *good = bytes of the
+ * complete records (each ends with a newline outside quotes). */
+static gs_status csv_parse(const char *buf, size_t len, gs_csv_table *t, size_t *good)
+{
+    gs_status st = GS_OK;
+    size_t cap = 64, ncell = 0, o = 0, i = 0;
+    char **cells = NULL;
+    *good = 0;
+    GS_CHECK(gs_alloc_array(cap, sizeof *cells, "CSV fields", (void **)&cells));
+    while (i < len) {
+        size_t rec0 = ncell, i0 = i;
+        int complete = 0;
+        for (;;) { /* one field */
+            char *f = t->text + o;
+            if (i < len && buf[i] == '"') {
+                for (i++; i < len; i++) {
+                    if (buf[i] == '"' && i + 1 < len && buf[i + 1] == '"') {
+                        t->text[o++] = '"';
+                        i++;
+                    } else if (buf[i] == '"') {
+                        i++;
+                        break;
+                    } else
+                        t->text[o++] = buf[i];
+                }
+            }
+            while (i < len && buf[i] != ',' && buf[i] != '\n') {
+                if (buf[i] != '\r') t->text[o++] = buf[i];
+                i++;
+            }
+            t->text[o++] = '\0';
+            if (ncell == cap) {
+                char **c2 = gs_realloc(cells, 2 * cap * sizeof *cells);
+                if (!c2) GS_FAIL(GS_ERR_NOMEM, "out of memory reading a CSV file");
+                cells = c2, cap *= 2;
+            }
+            cells[ncell++] = f;
+            if (i >= len) break; /* no newline: torn */
+            if (buf[i++] == '\n') {
+                complete = 1;
+                break;
+            }
+        }
+        if (!complete) {
+            ncell = rec0;
+            break;
+        }
+        *good = i;
+        size_t nf = ncell - rec0;
+        if (nf == 1 && !cells[rec0][0] && i - i0 <= 2) { /* blank line */
+            ncell = rec0;
+        } else if (t->ncols == 0) {
+            t->ncols = (int)nf;
+        } else if ((int)nf != t->ncols) {
+            t->bad_rows++;
+            ncell = rec0;
+        }
+    }
+    t->cells = cells;
+    cells = NULL;
+    t->nrows = t->ncols ? (int64_t)(ncell / (size_t)t->ncols) - 1 : 0;
+done:
+    gs_free(cells);
+    return st;
+}
+
+/* The whole of the open file fd into a gs_malloc'ed buffer. */
+static gs_status read_fd(int fd, const char *path, char **out, size_t *len)
+{
+    gs_status st = GS_OK;
+    struct stat sb;
+    char *buf = NULL;
+    size_t n = 0;
+    if (fstat(fd, &sb) != 0) GS_FAIL(GS_ERR_IO, "cannot stat '%s': %s", path, strerror(errno));
+    GS_CHECK(gs_alloc_array((size_t)sb.st_size + 1, 1, "CSV file", (void **)&buf));
+    while (n < (size_t)sb.st_size) {
+        ssize_t r = pread(fd, buf + n, (size_t)sb.st_size - n, (off_t)n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) GS_FAIL(GS_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    buf = NULL;
+done:
+    gs_free(buf);
+    return st;
+}
+
+gs_status gs_results_csv_read(const char *path, gs_csv_table **out)
+{
+    gs_status st = GS_OK;
+    gs_csv_table *t = NULL;
+    char *buf = NULL;
+    size_t len = 0, good = 0;
+    *out = NULL;
+    GS_CHECK(gs_alloc_array(1, sizeof *t, "CSV table", (void **)&t));
+    memset(t, 0, sizeof *t);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0 && errno != ENOENT)
+        GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    if (fd >= 0) {
+        flock(fd, LOCK_SH); /* no half-appended row (appends hold LOCK_EX) */
+        st = read_fd(fd, path, &buf, &len);
+        close(fd);
+        GS_CHECK(st);
+    }
+    GS_CHECK(gs_alloc_array(len + 1, 1, "CSV fields", (void **)&t->text));
+    GS_CHECK(csv_parse(buf ? buf : "", len, t, &good));
+    t->torn_bytes = (int64_t)(len - good);
+    *out = t;
+    t = NULL;
+done:
+    gs_free(buf);
+    gs_csv_table_destroy(&t);
+    return st;
+}
+
+int gs_csv_table_col(const gs_csv_table *t, const char *name)
+{
+    for (int j = 0; j < t->ncols; j++)
+        if (strcmp(t->cells[j], name) == 0) return j;
+    return -1;
+}
+
+const char *gs_csv_table_get(const gs_csv_table *t, int64_t row, const char *name)
+{
+    int j = gs_csv_table_col(t, name);
+    if (j < 0 || row < 0 || row >= t->nrows) return "";
+    return t->cells[(size_t)(row + 1) * (size_t)t->ncols + (size_t)j];
+}
+
+void gs_csv_table_destroy(gs_csv_table **t)
+{
+    if (!t || !*t) return;
+    gs_free((*t)->cells);
+    gs_free((*t)->text);
+    gs_free(*t);
+    *t = NULL;
+}
+
+gs_status gs_results_csv_repair(const char *path, int64_t *dropped)
+{
+    gs_status st = GS_OK;
+    gs_csv_table t;
+    char *buf = NULL;
+    size_t len = 0, good = 0;
+    memset(&t, 0, sizeof t);
+    *dropped = 0;
+    int fd = open(path, O_RDWR);
+    if (fd < 0 && errno == ENOENT) return GS_OK;
+    if (fd < 0) return GS_ERROR(GS_ERR_WRITE, "cannot open '%s': %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX) != 0)
+        GS_FAIL(GS_ERR_WRITE, "cannot lock '%s': %s", path, strerror(errno));
+    GS_CHECK(read_fd(fd, path, &buf, &len));
+    GS_CHECK(gs_alloc_array(len + 1, 1, "CSV fields", (void **)&t.text));
+    GS_CHECK(csv_parse(buf, len, &t, &good));
+    if (good < len) {
+        if (ftruncate(fd, (off_t)good) != 0 || fsync(fd) != 0)
+            GS_FAIL(GS_ERR_WRITE, "cannot repair '%s': %s", path, strerror(errno));
+        *dropped = (int64_t)(len - good);
+    }
+done:
+    close(fd);
+    gs_free(buf);
+    gs_free(t.cells);
+    gs_free(t.text);
     return st;
 }

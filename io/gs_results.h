@@ -46,6 +46,36 @@ gs_status gs_results_hdf5_write(const char *path, const gs_result *r);
 /* Write the residual history as CSV: iteration,residual,rel_residual,time_s. */
 gs_status gs_results_history_write(const char *path, const gs_result *r);
 
+/* The same row and record with n extra fields after the standard ones (batch runs: names[i]
+ * becomes a column, or a string attribute of the record, with values[i]). */
+gs_status gs_results_csv_append_ext(const char *path, const gs_result *r, int n,
+                                    const char *const *names, const char *const *values);
+gs_status gs_results_hdf5_write_ext(const char *path, const gs_result *r, int n,
+                                    const char *const *names, const char *const *values);
+
+/* A CSV file read whole: header and rows of fields (quoted fields undone). A last record
+ * without its newline (a torn write) is left out and counted in torn_bytes; a row with
+ * another number of fields than the header is left out and counted in bad_rows. */
+typedef struct gs_csv_table {
+    int ncols;
+    int64_t nrows;
+    char **cells; /* (nrows + 1) x ncols: row 0 is the header */
+    char *text;   /* the fields' storage */
+    int64_t torn_bytes, bad_rows;
+} gs_csv_table;
+
+/* Read path (a missing or empty file gives an empty table: ncols = nrows = 0). */
+gs_status gs_results_csv_read(const char *path, gs_csv_table **out);
+/* The column named name, or -1. */
+int gs_csv_table_col(const gs_csv_table *t, const char *name);
+/* Field (row, column name), "" when the column is absent; row in 0..nrows-1. */
+const char *gs_csv_table_get(const gs_csv_table *t, int64_t row, const char *name);
+void gs_csv_table_destroy(gs_csv_table **t);
+
+/* Cut a torn last record (no newline: a write cut short by a crash) off path, under the same
+ * lock as the appends; *dropped = bytes removed (0 when the file ends cleanly or is absent). */
+gs_status gs_results_csv_repair(const char *path, int64_t *dropped);
+
 #ifdef __cplusplus
 }
 #endif

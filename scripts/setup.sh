@@ -16,7 +16,7 @@ case "$mode" in quickstart|test|build) ;; *)
 esac
 
 # --- packages
-pkgs="build-essential cmake pkg-config libhdf5-dev libconfig-dev zlib1g-dev"
+pkgs="build-essential cmake pkg-config libhdf5-dev libconfig-dev zlib1g-dev gnuplot-nox"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -1,7 +1,9 @@
 /* gs_gmres.c: GMRES(m) with right preconditioning and FGMRES (flexible: Z_j = M^-1 V_j kept,
- * x += Z y), Arnoldi by classical Gram-Schmidt twice (CGS2), each sweep's coefficients and
- * norm from one fused reduction (two synchronizations per inner step on a device); Givens
- * rotations on the Hessenberg matrix.
+ * x += Z y), Arnoldi by classical Gram-Schmidt twice with the second sweep delayed by one step
+ * (DCGS2, Bielich, Langou, Thomas, Swirydowicz, Yamazaki and Boman 2022): one fused reduction
+ * per inner step, so one synchronization per step on a device; Givens rotations on the
+ * Hessenberg matrix. The price of the delay: a step's residual norm is known one step later,
+ * so a converged cycle has done one SpMV more than its Krylov dimension.
  *
  * The Krylov basis lives with the data (gs_vec on b->loc); the small dense work (Hessenberg,
  * rotations, g, y) lives on the host. Each restart starts from the true residual b - A x, which
@@ -11,7 +13,6 @@
 
 #include "gs_krylov_impl.h"
 
-#define REORTH 0.1  /* reorthogonalise when ||w|| fell below this fraction of ||A z|| */
 #define HAPPY 1e-14 /* h_{j+1,j} <= HAPPY ||A z||: the Krylov space is invariant */
 
 typedef struct gmres_ws {
@@ -20,11 +21,13 @@ typedef struct gmres_ws {
     gs_vec **Z; /* nz: m for FGMRES, 1 scratch for GMRES with M, 0 without */
     gs_vec *u;  /* V y before M^-1 is applied (GMRES with M) */
     double *H;  /* (m + 1) x m by columns; upper triangular R after the rotations */
+    double *Hr; /* the same columns as Arnoldi makes them, before rotations */
     double *cs, *sn, *g, *y;
-    double *d; /* m + 1: the fused reduction of a Gram-Schmidt sweep */
+    double *d; /* 2 (m + 1): the fused reduction of an Arnoldi step */
 } gmres_ws;
 
 #define HH(w, i, j) ((w)->H[(size_t)(j) * (size_t)((w)->m + 1) + (size_t)(i)])
+#define HR(w, i, j) ((w)->Hr[(size_t)(j) * (size_t)((w)->m + 1) + (size_t)(i)])
 
 enum { CYCLE_RESTART, CYCLE_CLAIM, CYCLE_END };
 
@@ -33,7 +36,7 @@ static void ws_free(gmres_ws *w)
     for (int i = 0; w->V && i <= w->m; i++) gs_vec_destroy(&w->V[i]);
     for (int i = 0; w->Z && i < w->nz; i++) gs_vec_destroy(&w->Z[i]);
     gs_vec_destroy(&w->u);
-    double **arrs[] = {&w->H, &w->cs, &w->sn, &w->g, &w->y, &w->d};
+    double **arrs[] = {&w->H, &w->Hr, &w->cs, &w->sn, &w->g, &w->y, &w->d};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
         gs_free(*arrs[i]);
         *arrs[i] = NULL;
@@ -61,59 +64,89 @@ static gs_status ws_create(const gs_krylov_state *k, int m, int flexible, gmres_
     for (int i = 0; i < w->nz; i++) GS_CHECK(gs_vec_create(n, loc, &w->Z[i]));
     if (k->M && !flexible) GS_CHECK(gs_vec_create(n, loc, &w->u));
     GS_CHECK(gs_alloc_array(m1 * (size_t)m, sizeof(double), "GMRES Hessenberg", (void **)&w->H));
-    GS_CHECK(gs_alloc_array((size_t)m, sizeof(double), "GMRES rotations", (void **)&w->cs));
+    GS_CHECK(gs_alloc_array(m1 * (size_t)m, sizeof(double), "GMRES Hessenberg", (void **)&w->Hr));
+    /* cs: m rotations, then m + 1 scratch entries for the Arnoldi step */
+    GS_CHECK(gs_alloc_array(2 * (size_t)m + 1, sizeof(double), "GMRES rotations",
+                            (void **)&w->cs));
     GS_CHECK(gs_alloc_array((size_t)m, sizeof(double), "GMRES rotations", (void **)&w->sn));
     GS_CHECK(gs_alloc_array(m1, sizeof(double), "GMRES rhs", (void **)&w->g));
     GS_CHECK(gs_alloc_array((size_t)m, sizeof(double), "GMRES solution", (void **)&w->y));
-    GS_CHECK(gs_alloc_array(m1, sizeof(double), "GMRES coefficients", (void **)&w->d));
+    GS_CHECK(gs_alloc_array(2 * m1, sizeof(double), "GMRES coefficients", (void **)&w->d));
 done:
     return st;
 }
 
-/* One classical Gram-Schmidt sweep of V[j+1] against V[0..j] as one fused reduction (the
- * coefficients and ||V[j+1]||^2 together) and one multi-axpy; the coefficients are added to
- * column j. *before = ||V[j+1]|| before the sweep, *after = after it by Pythagoras. */
-static gs_status cgs_pass(gmres_ws *w, int j, double *before, double *after)
+/* Arnoldi step j of DCGS2. On entry V[0..j-1] are orthonormal and V[j] is A M^-1 V[j-1] after
+ * one classical Gram-Schmidt sweep, its coefficients in column j-1 of Hr (V[0] = r/beta when
+ * j = 0). Unless `last`, w = A M^-1 V[j] goes into V[j+1]. One fused reduction gives
+ * s = V[0..j-1].V[j], rho = V[j].V[j] and the projections of w; then V[j] is swept a second
+ * time and normalised (alpha = sqrt(rho - s.s), by Pythagoras), which completes column j-1, and
+ * w, rewritten in terms of the normalised V[j], gets its first sweep and becomes the new V[j+1].
+ * *done_col: column j-1 is complete (j >= 1); *happy: the Krylov space is invariant. */
+static gs_status dcgs2_step(const gs_krylov_state *k, gmres_ws *w, int j, int last, int *happy)
 {
     gs_status st = GS_OK;
-    double *h = w->y; /* scratch: m >= j + 1 entries, filled again by update_x */
-    double hh = 0.0, ww = 0.0, *d = w->d;
-    GS_CHECK(gs_vec_mdot(j + 2, (const gs_vec *const *)w->V, w->V[j + 1], d));
+    const gs_vec *const *V = (const gs_vec *const *)w->V;
+    double *d = w->d, *sv = w->y; /* d: 2 (j + 1) sums; sv: s (y is refilled by update_x) */
+    double alpha = 1.0, t = 0.0;
+    *happy = 0;
+    if (!last) {
+        const gs_vec *z = w->V[j];
+        if (k->M) {
+            gs_vec *zj = w->flexible ? w->Z[j] : w->Z[0];
+            GS_CHECK(gs_krylov_apply_M(k, w->V[j], zj));
+            z = zj;
+        }
+        GS_CHECK(gs_krylov_apply_A(k, z, w->V[j + 1]));
+    }
+    if (j == 0) { /* V[0] is normalised: only w's projection */
+        GS_CHECK(gs_vec_mdot(1, V, w->V[1], d));
+        t = d[0];
+    } else {
+        if (last)
+            GS_CHECK(gs_vec_mdot(j + 1, V, w->V[j], d));
+        else
+            GS_CHECK(gs_vec_mdot2(j + 1, V, w->V[j], w->V[j + 1], d));
+        double ss = 0.0, rho = d[j], col = 0.0;
+        for (int i = 0; i < j; i++) {
+            sv[i] = d[i];
+            ss += d[i] * d[i];
+        }
+        GS_CHECK(gs_vec_maxpy(j, sv, V, w->V[j])); /* the second sweep of V[j] */
+        if (rho - ss > 0.25 * rho)
+            alpha = sqrt(rho - ss);
+        else /* the first sweep cancelled badly: the norm exactly (one more reduction) */
+            GS_CHECK(gs_vec_nrm2(w->V[j], &alpha));
+        for (int i = 0; i < j; i++) {
+            HR(w, i, j - 1) += sv[i];
+            col += HR(w, i, j - 1) * HR(w, i, j - 1);
+        }
+        HR(w, j, j - 1) = alpha;
+        *happy = alpha <= HAPPY * sqrt(col + alpha * alpha); /* ||A M^-1 V[j-1]|| */
+        if (*happy || last) goto done;
+        GS_CHECK(gs_vec_scal(1.0 / alpha, w->V[j]));
+        if (w->flexible && k->M) { /* A Z[j] = A M^-1 V[j] for the normalised V[j] */
+            GS_CHECK(gs_vec_maxpy(j, sv, (const gs_vec *const *)w->Z, w->Z[j]));
+            GS_CHECK(gs_vec_scal(1.0 / alpha, w->Z[j]));
+        }
+        /* V[i].w: z_i for i < j, and (t - s.z) / alpha against the normalised V[j] */
+        t = d[2 * j + 1];
+        for (int i = 0; i < j; i++) t -= sv[i] * d[j + 1 + i];
+        t /= alpha;
+    }
+    /* w = A M^-1 (alpha V[j] + V s): column j = (V^T w - H s) / alpha; V[j+1] = (w - V V^T w)
+     * / alpha, its first sweep */
+    double *vt = w->cs + w->m; /* scratch beyond the rotations: see ws_create */
+    for (int i = 0; i < j; i++) vt[i] = d[j + 1 + i];
+    vt[j] = t;
     for (int i = 0; i <= j; i++) {
-        h[i] = d[i];
-        hh += d[i] * d[i];
-        HH(w, i, j) += d[i];
+        double hs = 0.0;
+        for (int l = 0; l < j; l++) hs += HR(w, i, l) * sv[l];
+        HR(w, i, j) = (vt[i] - hs) / alpha;
     }
-    ww = d[j + 1];
-    GS_CHECK(gs_vec_maxpy(j + 1, h, (const gs_vec *const *)w->V, w->V[j + 1]));
-    *before = sqrt(fmax(ww, 0.0));
-    *after = sqrt(fmax(ww - hh, 0.0));
-done:
-    return st;
-}
-
-/* Arnoldi step j: V[j+1] = A M^-1 V[j] orthonormalised by two classical Gram-Schmidt sweeps
- * (CGS2: as orthogonal as modified Gram-Schmidt, two synchronizations per step instead of
- * j + 2); the norm by Pythagoras unless the second sweep still cancelled, then exactly.
- * *happy when the new direction vanishes (the Krylov space is invariant). */
-static gs_status arnoldi(const gs_krylov_state *k, gmres_ws *w, int j, int *happy)
-{
-    gs_status st = GS_OK;
-    const gs_vec *z = w->V[j];
-    double w0 = 0.0, hn = 0.0, w1 = 0.0;
-    if (k->M) {
-        gs_vec *zj = w->flexible ? w->Z[j] : w->Z[0];
-        GS_CHECK(gs_krylov_apply_M(k, w->V[j], zj));
-        z = zj;
-    }
-    GS_CHECK(gs_krylov_apply_A(k, z, w->V[j + 1]));
-    for (int i = 0; i <= j + 1; i++) HH(w, i, j) = 0.0;
-    GS_CHECK(cgs_pass(w, j, &w0, &hn));
-    GS_CHECK(cgs_pass(w, j, &w1, &hn)); /* CGS2: twice is enough */
-    if (hn < REORTH * w1) GS_CHECK(gs_vec_nrm2(w->V[j + 1], &hn));
-    HH(w, j + 1, j) = hn;
-    *happy = hn <= HAPPY * w0;
-    if (!*happy) GS_CHECK(gs_vec_scal(1.0 / hn, w->V[j + 1]));
+    HR(w, j + 1, j) = 0.0;
+    GS_CHECK(gs_vec_maxpy(j + 1, vt, V, w->V[j + 1]));
+    if (alpha != 1.0) GS_CHECK(gs_vec_scal(1.0 / alpha, w->V[j + 1]));
 done:
     return st;
 }
@@ -161,44 +194,50 @@ done:
     return st;
 }
 
-/* One restart cycle from the residual r = V[0] with norm beta; *it counts inner steps */
+/* One restart cycle from the residual r = V[0] with norm beta; *it counts Krylov dimensions
+ * (completed Hessenberg columns). Step j completes column j-1 and starts column j, unless the
+ * cycle or the iteration budget ends there. */
 static gs_status cycle(gs_krylov_state *k, gmres_ws *w, double beta, int *it, int *out)
 {
     gs_status st = GS_OK;
-    int j = 0, happy = 0;
+    int nk = 0, happy = 0;
     *out = CYCLE_RESTART;
     GS_CHECK(gs_vec_scal(1.0 / beta, w->V[0]));
     w->g[0] = beta;
     for (int i = 1; i <= w->m; i++) w->g[i] = 0.0;
-    for (j = 0; j < w->m && *it < k->p->max_iters; j++) {
+    for (int j = 0; j <= w->m; j++) {
+        int last = j == w->m || (j > 0 && *it + 1 >= k->p->max_iters);
+        GS_CHECK(dcgs2_step(k, w, j, last, &happy));
+        if (j == 0) continue;
+        nk = j; /* column j-1 is complete: rotate a copy */
         ++*it;
-        GS_CHECK(arnoldi(k, w, j, &happy));
-        if (!givens(w, j)) {
+        for (int i = 0; i <= j; i++) HH(w, i, j - 1) = HR(w, i, j - 1);
+        if (!givens(w, j - 1)) {
             k->res->iterations = *it;
             gs_krylov_end(k, GS_DIVERGED_BREAKDOWN,
                           "singular Hessenberg matrix at step %d: A M^-1 is singular on the "
                           "Krylov space",
                           *it);
             *out = CYCLE_END;
+            nk = j - 1;
             break;
         }
-        double rnorm = fabs(w->g[j + 1]);
+        double rnorm = fabs(w->g[j]);
         if (gs_krylov_step(k, *it, rnorm)) {
             *out = CYCLE_END;
             goto done; /* NaN/Inf: leave x as it was at the restart */
         }
         if (happy || gs_krylov_met(k, rnorm)) {
             *out = CYCLE_CLAIM;
-            j++;
             break;
         }
         if (gs_krylov_stagnated(k, *it, rnorm)) {
             *out = CYCLE_END;
-            j++;
             break;
         }
+        if (last) break;
     }
-    GS_CHECK(update_x(k, w, j));
+    GS_CHECK(update_x(k, w, nk));
 done:
     return st;
 }

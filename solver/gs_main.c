@@ -3,6 +3,8 @@
  *   gsolve CONFIG [--set key=value ...]   solve
  *   gsolve --inspect FILE [--set problem.group=G]
  *   gsolve CONFIG --export FILE             write the problem's A and b for other tools
+ *   gsolve BATCH.cfg [--case N] [--list] [--force] [--set key=value ...]   a batch
+ *   gsolve report RESULTS_DIR [--no-plots]  merge a batch's results: tables and plots
  *   gsolve --help-config | --version | --help
  *
  * Exit codes: 0 converged, 3 ran but did not converge, 2 bad input/config/usage,
@@ -12,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_batch.h"
 #include "gs_config.h"
 #include "gs_driver.h"
 #include "gs_h5.h"
 #include "gs_mm.h"
 #include "gs_problem.h"
+#include "gs_report.h"
 
 #define EXIT_NOT_CONVERGED 3
 #define EXIT_USAGE 2
@@ -26,8 +30,13 @@ static void usage(FILE *f)
     fprintf(f, "usage: gsolve CONFIG [--set key=value ...]\n"
                "       gsolve --inspect FILE [--set problem.group=GROUP]\n"
                "       gsolve CONFIG --export FILE.mtx|FILE.h5   (write A and b, no solve)\n"
+               "       gsolve BATCH.cfg [--case N] [--list] [--force] [--set key=value ...]\n"
+               "       gsolve report RESULTS_DIR [--no-plots]\n"
                "       gsolve --help-config | --version | --help\n"
                "Solves A x = b as the libconfig file CONFIG describes; --set overrides keys.\n"
+               "A config with batch.cases runs every (case, format, repeat): --case N (or\n"
+               "SLURM_ARRAY_TASK_ID) runs case N only, --list prints the cases, --force runs\n"
+               "again what is already recorded. report merges the results: tables and plots.\n"
                "Exit codes: 0 converged, 3 not converged, 2 bad input/config/usage, 1 runtime "
                "failure.\n");
 }
@@ -119,10 +128,73 @@ static int solve(const gs_config *c)
     return code;
 }
 
+/* gsolve report DIR [--no-plots]: tables (printed, report.csv, report.md) and plots; exit 2
+ * when there is nothing to report or no plotting tool (the tables are still written). */
+static int report(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int plots = 1, code = 0;
+    gs_report *r = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--no-plots") == 0)
+            plots = 0;
+        else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "gsolve: error: report: unexpected '%s' (usage: gsolve report "
+                    "RESULTS_DIR [--no-plots])\n", argv[i]);
+            return EXIT_USAGE;
+        } else
+            dir = argv[i];
+    }
+    if (!dir) {
+        fprintf(stderr, "gsolve: error: report needs RESULTS_DIR (batch.results of the batch)\n");
+        return EXIT_USAGE;
+    }
+    gs_status st = gs_report_load(dir, -1, &r);
+    if (st == GS_OK && gs_report_runs(r) == 0)
+        st = GS_ERROR(GS_ERR_INPUT, "%s: no batch results (case-NNN.csv files) found", dir);
+    if (st == GS_OK) {
+        gs_report_print(r, stdout);
+        st = gs_report_write(r, dir);
+    }
+    if (st == GS_OK) printf("tables: %s/report.csv, %s/report.md\n", dir, dir);
+    if (st == GS_OK && plots) {
+        fflush(stdout);
+        st = gs_report_plot(r, dir, stdout);
+    }
+    if (st != GS_OK) code = fail(st, 1);
+    gs_report_destroy(&r);
+    return code;
+}
+
+/* Batch mode: the file's configuration (without --set) and the options. */
+static int batch(const gs_config *file_cfg, gs_batch_opts *o, int list, int argc, char **argv)
+{
+    int code = 0, n = 0;
+    const char **sets = malloc((size_t)argc * sizeof *sets);
+    if (!sets) return fail(GS_ERROR(GS_ERR_NOMEM, "out of memory"), 1);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--set") == 0)
+            sets[n++] = argv[++i];
+        else if (strncmp(argv[i], "--set=", 6) == 0)
+            sets[n++] = argv[i] + 6;
+        else if (strcmp(argv[i], "--case") == 0)
+            i++;
+    }
+    o->sets = sets;
+    o->nsets = n;
+    gs_status st = list ? gs_batch_list(file_cfg, o, stdout) : gs_batch_run(file_cfg, o, &code);
+    if (st != GS_OK) code = fail(st, (int)file_cfg->output.verbosity);
+    free(sets);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     gs_config c;
     const char *config_path = NULL, *inspect_path = NULL, *export_path = NULL;
+    int list = 0, batch_opt = 0;
+    gs_batch_opts bo = {-1, 0, NULL, 0};
+    if (argc >= 2 && strcmp(argv[1], "report") == 0) return report(argc - 1, argv + 1);
     gs_config_defaults(&c);
     /* pass 1: the config file and the mode; pass 2: --set on top of the file */
     for (int i = 1; i < argc; i++) {
@@ -156,6 +228,19 @@ int main(int argc, char **argv)
             i++;
         } else if (strncmp(a, "--set=", 6) == 0) {
             continue;
+        } else if (strcmp(a, "--list") == 0) {
+            list = batch_opt = 1;
+        } else if (strcmp(a, "--force") == 0) {
+            bo.force = batch_opt = 1;
+        } else if (strcmp(a, "--case") == 0) {
+            char *end = NULL;
+            if (i + 1 < argc) bo.only_case = strtoll(argv[i + 1], &end, 10);
+            if (i + 1 >= argc || end == argv[i + 1] || *end || bo.only_case < 0) {
+                fprintf(stderr, "gsolve: error: --case needs a case number (0, 1, ...)\n");
+                return EXIT_USAGE;
+            }
+            i++;
+            batch_opt = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "gsolve: error: unknown option '%s'\n", a);
             usage(stderr);
@@ -175,6 +260,12 @@ int main(int argc, char **argv)
     }
     gs_status st = GS_OK;
     if (config_path) st = gs_config_load(&c, config_path);
+    if (st == GS_OK && c.batch.cases > 0) return batch(&c, &bo, list, argc, argv);
+    if (st == GS_OK && batch_opt) {
+        fprintf(stderr, "gsolve: error: --case, --list and --force need a batch config (one "
+                "with batch.cases)\n");
+        return EXIT_USAGE;
+    }
     for (int i = 1; i < argc && st == GS_OK; i++) {
         if (strcmp(argv[i], "--set") == 0)
             st = gs_config_set(&c, argv[++i]);

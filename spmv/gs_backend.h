@@ -50,6 +50,10 @@ typedef struct gs_backend_ops {
     void (*csr_free)(gs_csr *A);
     /* wait until every operation issued so far has finished (timing) */
     gs_status (*sync)(void);
+    /* out[i] = V[i].a and out[k + i] = V[i].b for i < k: one fused reduction, one transfer
+     * (per GS_CUDA_RED_MAX sums on the device) */
+    gs_status (*mdot2)(int k, const gs_vec *const *V, const gs_vec *a, const gs_vec *b,
+                       double *out);
     /* a host copy of a matrix held by this backend */
     gs_status (*csr_download)(const gs_csr *A, gs_csr **out);
 } gs_backend_ops;

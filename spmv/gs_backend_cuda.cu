@@ -345,5 +345,6 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     gs_cuda_csr_upload,   /* csr_upload */
     gs_cuda_csr_free,     /* csr_free */
     cuda_sync,            /* sync */
+    gs_cuda_mdot2,        /* mdot2 */
     gs_cuda_csr_download, /* csr_download */
 };

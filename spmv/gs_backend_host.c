@@ -144,6 +144,17 @@ static gs_status host_mdot(int k, const gs_vec *const *V, const gs_vec *w, doubl
     return GS_OK;
 }
 
+/* out[i] = V[i].a, out[k + i] = V[i].b */
+static gs_status host_mdot2(int k, const gs_vec *const *V, const gs_vec *a, const gs_vec *b,
+                            double *out)
+{
+    for (int i = 0; i < k; i++) {
+        host_dot(V[i], a, &out[i]);
+        host_dot(V[i], b, &out[k + i]);
+    }
+    return GS_OK;
+}
+
 /* y -= sum_i c[i] V[i] */
 static gs_status host_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y)
 {
@@ -200,5 +211,6 @@ const gs_backend_ops gs_backend_host_ops = {
     .csr_upload = host_csr_upload,
     .csr_free = host_csr_free,
     .sync = host_sync,
+    .mdot2 = host_mdot2,
     .csr_download = host_csr_upload, /* a copy either way */
 };

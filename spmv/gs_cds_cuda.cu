@@ -1,35 +1,473 @@
-/* gs_cds_cuda.cu: placeholder until the CDS format lands (cuda). */
-#include "gs_spmat.h"
+/* gs_cds_cuda.cu: CDS (Godwin et al. 2012) on the device: conversion from a device CSR (kernels
+ * and CUB, only small summaries go to the host), back to CSR, and the SpMV with one thread per
+ * output row (paper sec. 3.3). Layout and rules: gs_cds.h.
+ *
+ * SpMV bandwidth: each thread streams its K*b values from K*b arrays at the same index i, so a
+ * warp reads 256 contiguous bytes per array (full sectors, no index arrays); the values are
+ * read once, with the streaming hint (__ldcs) so they do not push x out of L2. x is read through
+ * the read-only path: for b = 1 the warp reads 32 consecutive x per diagonal, for b > 1 the b
+ * threads of a block row read the same b values (broadcast) and a warp reads 32/b * b
+ * consecutive ones per block column. Neighbouring diagonals (o and o +- 1) and neighbouring
+ * warps reuse x in L1, and the far diagonals (+- n, +- n^2 grid lines away) find it in L2 as
+ * long as 2 n^2 b doubles fit (e.g. 160^3: 400 KB), so DRAM traffic is close to the byte model
+ * 8 K b rows + 8 rows + 8 cols and the kernel should run near the copy bandwidth. Diagonals
+ * are taken four at a time so each thread has 8 loads in flight.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include <cub/device/device_scan.cuh>
+
+#include "gs_cds.h"
+#include "gs_cuda_impl.h"
+
+/* the block sizes tried by the detection kernel */
+typedef struct cds_cands {
+    int n;
+    int b[GS_CDS_DETECT_MAX];
+    int32_t shift[GS_CDS_DETECT_MAX]; /* nbr - 1: offset o has bit o + shift in its region */
+    int64_t base[GS_CDS_DETECT_MAX];  /* first bit of candidate q's region (a multiple of 32) */
+} cds_cands;
+
+struct max_op { /* CUB scan operator: running maximum */
+    __device__ int32_t operator()(int32_t a, int32_t b) const { return a > b ? a : b; }
+};
+
+/* rowind[rowptr[i]] = i for each non-empty row i; a max-scan then gives each entry its row */
+static __global__ void row_starts_kernel(int32_t rows, const int32_t *__restrict__ rowptr,
+                                         int32_t *rowind)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t s = rowptr[i];
+        if (s < rowptr[i + 1]) rowind[s] = (int32_t)i;
+    }
+}
+
+/* n / b for n >= 0 and a warp-uniform b: a constant divisor (multiply and shift) for b <= 8 */
+static __device__ __forceinline__ int32_t div_small(int32_t n, int b)
+{
+    switch (b) {
+    case 1: return n;
+    case 2: return n / 2;
+    case 3: return n / 3;
+    case 4: return n / 4;
+    case 5: return n / 5;
+    case 6: return n / 6;
+    case 7: return n / 7;
+    case 8: return n / 8;
+    default: return n / b;
+    }
+}
+
+/* bit (o + shift) of each candidate's region set for every entry's block offset
+ * o = j/b - i/b, and count[q] += 1 the first time a bit is set. A bit already set is seen by
+ * an L2 read (__ldcg: atomics live in L2), and lanes of a warp that still need the same bit
+ * elect one leader (__match_any_sync), so atomics stay few even though every entry of a
+ * stencil hits the same handful of bits: after the first wave of warps, none at all. */
+static __global__ void mark_offsets_kernel(int32_t nnz, const int32_t *__restrict__ rowind,
+                                           const int32_t *__restrict__ colind, cds_cands cand,
+                                           uint32_t *flags, unsigned int *count)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    /* the loop bound is the warp's first entry, so all 32 lanes run the same iterations */
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x - lane; w < nnz; w += stride) {
+        const int64_t k = w + lane;
+        const bool ok = k < nnz;
+        const int32_t i = ok ? rowind[k] : 0, j = ok ? colind[k] : 0;
+#pragma unroll
+        for (int q = 0; q < GS_CDS_DETECT_MAX; q++) {
+            if (q < cand.n) { /* uniform */
+                const int bq = cand.b[q];
+                long long bit = -1;
+                bool need = false;
+                if (ok) {
+                    bit = cand.base[q] + (div_small(j, bq) - div_small(i, bq)) + cand.shift[q];
+                    need = !((__ldcg(flags + (bit >> 5)) >> (bit & 31)) & 1u);
+                }
+                if (__any_sync(0xffffffffu, need)) {
+                    const unsigned peers = __match_any_sync(0xffffffffu, need ? bit : -1LL);
+                    if (need && lane == __ffs(peers) - 1) {
+                        const uint32_t m = 1u << (bit & 31);
+                        if (!(atomicOr(flags + (bit >> 5), m) & m)) atomicAdd(count + q, 1u);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* list[atomicAdd(n)] = t - shift for every set bit t of a region of nbits bits (at most cap
+ * are written; the host sorts them) */
+static __global__ void collect_offsets_kernel(int64_t nbits, const uint32_t *__restrict__ flags,
+                                              int32_t shift, int cap, int32_t *n, int32_t *list)
+{
+    const int64_t words = (nbits + 31) / 32;
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < words;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        uint32_t f = flags[t];
+        while (f) {
+            const int bit = __ffs(f) - 1;
+            f &= f - 1;
+            const int pos = atomicAdd(n, 1);
+            if (pos < cap) list[pos] = (int32_t)(t * 32 + bit - shift);
+        }
+    }
+}
+
+/* the K ascending offsets of a block into shared memory (every thread reaches the barrier) */
+static __device__ __forceinline__ void load_offsets(int32_t *s_off, const int32_t *off, int K)
+{
+    for (int t = threadIdx.x; t < K; t += blockDim.x) s_off[t] = off[t];
+    __syncthreads();
+}
+
+/* the padded arrays from the CSR, one thread per row i < ld (whole warps, as ld is a multiple
+ * of 32): row i walks its sorted entries against its K*b slots in column order (offsets
+ * ascending, then c), writing every slot (0.0 where no entry, also for the rows past the end),
+ * coalesced; the warp's 32 present bits of one value array are one ballot, one plain store.
+ * *bad = 1 when a row's entries do not all find their slot (columns not sorted). */
+static __global__ void
+fill_kernel(int32_t rows, int b, int K, int64_t ld, const int32_t *__restrict__ off,
+            const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
+            const double *__restrict__ a_val, double *val, uint32_t *present, int *bad)
+{
+    __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
+    load_offsets(s_off, off, K);
+    const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= ld) return; /* whole warps */
+    int32_t p = 0, end = 0;
+    if (i < rows) p = rowptr[i], end = rowptr[i + 1];
+    const int64_t I = i / b;
+    for (int d = 0; d < K; d++)
+        for (int c = 0; c < b; c++) {
+            const int64_t j = (I + s_off[d]) * b + c, s = ((int64_t)d * b + c) * ld + i;
+            const bool has = p < end && colind[p] == j;
+            val[s] = has ? a_val[p] : 0.0;
+            const unsigned word = __ballot_sync(0xffffffffu, has);
+            if ((threadIdx.x & 31) == 0) present[s >> 5] = word;
+            p += has;
+        }
+    if (p != end) atomicOr(bad, 1);
+}
+
+/* sum += the b products of block diagonal o in row i (block row I), values at v[c*ld]; a block
+ * column outside the matrix (its values are padding zeros) reads x[0..b) and multiplies by 0 */
+template <int B>
+static __device__ __forceinline__ double
+cds_diag(double sum, int32_t I, int32_t o, int bb, int32_t nbc, int64_t ld,
+         const double *__restrict__ v, const double *__restrict__ x)
+{
+    const int b = B > 0 ? B : bb;
+    const int32_t J = I + o;
+    const bool in = (uint32_t)J < (uint32_t)nbc;
+    const double *xp = x + (int64_t)(in ? J : 0) * b;
+#pragma unroll
+    for (int c = 0; c < (B > 0 ? B : bb); c++) {
+        const double xv = __ldg(xp + c);
+        sum = fma(__ldcs(v + c * ld), in ? xv : 0.0, sum);
+    }
+    return sum;
+}
+
+/* y = A*x, one thread per row i (block row I = i/b), block diagonals four at a time; B = b
+ * for b <= 8, B = 0 for any b (runtime loop) */
+template <int B>
+static __global__ void cds_spmv_kernel(int32_t rows, int32_t nbc, int K, int bb, int64_t ld,
+                                       const int32_t *__restrict__ off,
+                                       const double *__restrict__ val, const double *__restrict__ x,
+                                       double *__restrict__ y)
+{
+    __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
+    load_offsets(s_off, off, K);
+    const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    const int b = B > 0 ? B : bb;
+    const int32_t I = (int32_t)i / b;
+    const int64_t step = (int64_t)b * ld; /* from one block diagonal's arrays to the next */
+    const double *v = val + i;
+    double sum = 0.0;
+    int d = 0;
+    for (; d + 4 <= K; d += 4, v += 4 * step) {
+        sum = cds_diag<B>(sum, I, s_off[d], bb, nbc, ld, v, x);
+        sum = cds_diag<B>(sum, I, s_off[d + 1], bb, nbc, ld, v + step, x);
+        sum = cds_diag<B>(sum, I, s_off[d + 2], bb, nbc, ld, v + 2 * step, x);
+        sum = cds_diag<B>(sum, I, s_off[d + 3], bb, nbc, ld, v + 3 * step, x);
+    }
+    if (d + 2 <= K) {
+        sum = cds_diag<B>(sum, I, s_off[d], bb, nbc, ld, v, x);
+        sum = cds_diag<B>(sum, I, s_off[d + 1], bb, nbc, ld, v + step, x);
+        d += 2, v += 2 * step;
+    }
+    if (d < K) sum = cds_diag<B>(sum, I, s_off[d], bb, nbc, ld, v, x);
+    y[i] = sum;
+}
+
+/* cnt[i] = the present slots of row i */
+static __global__ void row_count_kernel(int32_t rows, int64_t cols_total, int64_t ld,
+                                        const uint32_t *__restrict__ present, int32_t *cnt)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int32_t n = 0;
+        for (int64_t col = 0; col < cols_total; col++) {
+            const int64_t s = col * ld + i;
+            n += (int32_t)((__ldg(present + (s >> 5)) >> (s & 31)) & 1u);
+        }
+        cnt[i] = n;
+    }
+}
+
+/* row i of the CSR: its present slots in ascending column order (offsets ascending, then c) */
+static __global__ void
+to_csr_kernel(int32_t rows, int b, int K, int64_t ld, const int32_t *__restrict__ off,
+              const uint32_t *__restrict__ present, const double *__restrict__ val,
+              const int32_t *__restrict__ rowptr, int32_t *colind, double *out_val)
+{
+    __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
+    load_offsets(s_off, off, K);
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int32_t pos = rowptr[i];
+        const int64_t I = i / b;
+        for (int d = 0; d < K; d++)
+            for (int c = 0; c < b; c++) {
+                const int64_t s = ((int64_t)d * b + c) * ld + i;
+                if (!((__ldg(present + (s >> 5)) >> (s & 31)) & 1u)) continue;
+                colind[pos] = (int32_t)((I + s_off[d]) * b + c);
+                out_val[pos++] = val[s];
+            }
+    }
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* rowind[k] = the row of entry k of device CSR A (scatter of row starts, CUB max-scan) */
+static gs_status entry_rows(const gs_csr *A, int32_t **rowind)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    void *tmp = NULL;
+    size_t tmp_bytes = 0;
+    int32_t *r = NULL;
+    *rowind = NULL;
+    GS_CHECK(gs_cuda_alloc((size_t)A->nnz * sizeof *r, "CDS entry rows", (void **)&r));
+    GS_CUDA_CALL(cudaMemsetAsync(r, 0, (size_t)A->nnz * sizeof *r, s));
+    row_starts_kernel<<<gs_cuda_grid(A->rows), GS_CUDA_THREADS, 0, s>>>(A->rows, A->rowptr, r);
+    GS_CUDA_LAUNCHED("cds row_starts");
+    GS_CUDA_CALL(cub::DeviceScan::InclusiveScan(NULL, tmp_bytes, r, r, max_op(), A->nnz, s));
+    GS_CHECK(gs_cuda_alloc(tmp_bytes, "CDS scan scratch", &tmp));
+    GS_CUDA_CALL(cub::DeviceScan::InclusiveScan(tmp, tmp_bytes, r, r, max_op(), A->nnz, s));
+    *rowind = r;
+    r = NULL;
+done:
+    gs_cuda_free(tmp);
+    gs_cuda_free(r);
+    return st;
+}
+
+/* the block diagonals of the candidates: marked in flags (zeroed here), counts downloaded */
+static gs_status detect(const gs_csr *A, const int32_t *rowind, cds_cands *cand, int64_t *k,
+                        uint32_t **flags_out)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    uint32_t *flags = NULL;
+    unsigned int *d_cnt = NULL, h_cnt[GS_CDS_DETECT_MAX];
+    int64_t bits = 0;
+    *flags_out = NULL;
+    for (int q = 0; q < cand->n; q++) {
+        const int64_t nbr = A->rows / cand->b[q], nbc = A->cols / cand->b[q];
+        cand->base[q] = bits;
+        cand->shift[q] = (int32_t)(nbr - 1);
+        bits += (nbr + nbc - 1 + 31) / 32 * 32;
+    }
+    GS_CHECK(
+        gs_cuda_alloc((size_t)(bits / 32) * sizeof *flags, "CDS offset flags", (void **)&flags));
+    GS_CHECK(gs_cuda_alloc(sizeof h_cnt, "CDS diagonal counts", (void **)&d_cnt));
+    GS_CUDA_CALL(cudaMemsetAsync(flags, 0, (size_t)(bits / 32) * sizeof *flags, s));
+    GS_CUDA_CALL(cudaMemsetAsync(d_cnt, 0, sizeof h_cnt, s));
+    mark_offsets_kernel<<<gs_cuda_grid(A->nnz), GS_CUDA_THREADS, 0, s>>>(A->nnz, rowind, A->colind,
+                                                                         *cand, flags, d_cnt);
+    GS_CUDA_LAUNCHED("cds mark_offsets");
+    GS_CHECK(gs_cuda_d2h(h_cnt, d_cnt, sizeof h_cnt));
+    for (int q = 0; q < cand->n; q++) k[q] = h_cnt[q];
+    *flags_out = flags;
+    flags = NULL;
+done:
+    gs_cuda_free(flags);
+    gs_cuda_free(d_cnt);
+    return st;
+}
+
+/* C->off (host, ascending) and C->d_off from candidate q's region of flags */
+static gs_status offsets(gs_cds *C, const uint32_t *flags, const cds_cands *cand, int q)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    int32_t *d_buf = NULL, h_buf[1 + GS_CDS_MAX_DIAGS];
+    const int64_t nbits = (int64_t)C->nbr + C->nbc - 1;
+    gs_cuda_seg seg;
+    GS_CHECK(gs_cuda_alloc(sizeof h_buf, "CDS offset list", (void **)&d_buf));
+    GS_CUDA_CALL(cudaMemsetAsync(d_buf, 0, sizeof(int32_t), s));
+    collect_offsets_kernel<<<gs_cuda_grid((nbits + 31) / 32), GS_CUDA_THREADS, 0, s>>>(
+        nbits, flags + cand->base[q] / 32, cand->shift[q], GS_CDS_MAX_DIAGS, d_buf, d_buf + 1);
+    GS_CUDA_LAUNCHED("cds collect_offsets");
+    GS_CHECK(gs_cuda_d2h(h_buf, d_buf, sizeof h_buf));
+    if (h_buf[0] != C->ndiag)
+        GS_FAIL(GS_ERR_INTERNAL, "cds: %d block offsets collected, %d counted", h_buf[0], C->ndiag);
+    qsort(h_buf + 1, (size_t)C->ndiag, sizeof(int32_t), cmp_i32);
+    memcpy(C->off, h_buf + 1, (size_t)C->ndiag * sizeof(int32_t));
+    GS_CHECK(gs_cuda_alloc((size_t)C->ndiag * sizeof(int32_t), "CDS offsets", (void **)&C->d_off));
+    seg.dst = C->d_off, seg.src = C->off, seg.bytes = (size_t)C->ndiag * sizeof(int32_t);
+    GS_CHECK(gs_cuda_h2d(&seg, 1));
+done:
+    gs_cuda_free(d_buf);
+    return st;
+}
+
+static void destroy(void *M)
+{
+    gs_cds *C = (gs_cds *)M;
+    if (!C) return;
+    gs_cuda_free(C->val);
+    gs_cuda_free(C->present);
+    gs_cuda_free(C->d_off);
+    gs_cds_free_shell(C);
+}
+
+/* device CSR -> CDS: entry rows, block-offset flags and counts per candidate b (the counts
+ * go to the host, which picks b or refuses), the chosen offsets, then the fill */
 static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
 {
-    (void)A;
-    (void)p;
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    gs_cds *C = NULL;
+    int32_t *rowind = NULL;
+    uint32_t *flags = NULL;
+    cds_cands cand;
+    int64_t k[GS_CDS_DETECT_MAX];
+    int pick = 0, bad = 0, *d_bad = NULL;
     *M = NULL;
-    return GS_ERROR(GS_ERR_UNSUPPORTED, "format cds is not implemented yet");
+    memset(&cand, 0, sizeof cand);
+    GS_CHECK(gs_cds_candidates(A, p, cand.b, &cand.n));
+    if (A->nnz == 0) { /* nothing stored: the SpMV writes zeros */
+        GS_CHECK(gs_cds_shell(A, cand.b[0], 0, GS_LOC_DEVICE, &C));
+        *M = C;
+        return GS_OK;
+    }
+    GS_CHECK(entry_rows(A, &rowind));
+    GS_CHECK(detect(A, rowind, &cand, k, &flags));
+    GS_CHECK(gs_cds_choose(A, p, cand.n, cand.b, k, 1, &pick));
+    GS_CHECK(gs_cds_shell(A, cand.b[pick], (int)k[pick], GS_LOC_DEVICE, &C));
+    GS_CHECK(offsets(C, flags, &cand, pick));
+    gs_cuda_free(rowind), rowind = NULL;
+    gs_cuda_free(flags), flags = NULL;
+    {
+        const size_t slots = (size_t)C->ndiag * (size_t)C->b * (size_t)C->ld;
+        const unsigned blocks = (unsigned)((C->ld + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS);
+        GS_CHECK(gs_cuda_alloc(slots * sizeof(double), "CDS values", (void **)&C->val));
+        GS_CHECK(
+            gs_cuda_alloc(slots / 32 * sizeof(uint32_t), "CDS present bits", (void **)&C->present));
+        GS_CHECK(gs_cuda_alloc(sizeof(int), "CDS check flag", (void **)&d_bad));
+        GS_CUDA_CALL(cudaMemsetAsync(d_bad, 0, sizeof(int), s));
+        fill_kernel<<<blocks, GS_CUDA_THREADS, 0, s>>>(A->rows, C->b, C->ndiag, C->ld, C->d_off,
+                                                       A->rowptr, A->colind, A->val, C->val,
+                                                       C->present, d_bad);
+        GS_CUDA_LAUNCHED("cds fill");
+        GS_CHECK(gs_cuda_d2h(&bad, d_bad, sizeof bad)); /* waits for the fill */
+        if (bad)
+            GS_FAIL(GS_ERR_INTERNAL, "cds: the device CSR has a row whose columns are not sorted");
+    }
+    *M = C;
+    C = NULL;
+done:
+    gs_cuda_free(rowind);
+    gs_cuda_free(flags);
+    gs_cuda_free(d_bad);
+    destroy(C);
+    return st;
 }
 
+/* CDS -> device CSR: per-row counts of present slots, CUB exclusive sum, then each row filled
+ * in column order */
 static gs_status to_csr(const void *M, gs_csr **out)
 {
-    (void)M;
+    gs_status st = GS_OK;
+    const gs_cds *C = (const gs_cds *)M;
+    cudaStream_t s = gs_cuda_g.stream;
+    int32_t *rp = NULL, *ci = NULL, total = 0;
+    double *v = NULL;
+    void *tmp = NULL;
+    size_t tmp_bytes = 0;
+    const int64_t n1 = (int64_t)C->rows + 1;
     *out = NULL;
-    return GS_ERROR(GS_ERR_UNSUPPORTED, "format cds is not implemented yet");
+    GS_CHECK(gs_cuda_alloc(((size_t)C->rows + 1) * sizeof *rp, "CSR row pointers", (void **)&rp));
+    GS_CHECK(gs_cuda_alloc((size_t)C->nnz * sizeof *ci, "CSR column indices", (void **)&ci));
+    GS_CHECK(gs_cuda_alloc((size_t)C->nnz * sizeof *v, "CSR values", (void **)&v));
+    GS_CUDA_CALL(cudaMemsetAsync(rp, 0, ((size_t)C->rows + 1) * sizeof *rp, s));
+    if (C->ndiag > 0 && C->rows > 0) {
+        row_count_kernel<<<gs_cuda_grid(C->rows), GS_CUDA_THREADS, 0, s>>>(
+            C->rows, (int64_t)C->ndiag * C->b, C->ld, C->present, rp);
+        GS_CUDA_LAUNCHED("cds row_count");
+        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, rp, rp, n1, s));
+        GS_CHECK(gs_cuda_alloc(tmp_bytes, "CDS scan scratch", &tmp));
+        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, rp, rp, n1, s));
+        GS_CHECK(gs_cuda_d2h(&total, rp + C->rows, sizeof total));
+        if (total != C->nnz)
+            GS_FAIL(GS_ERR_INTERNAL, "cds: %d entries marked present, the matrix has %d", total,
+                    C->nnz);
+        to_csr_kernel<<<gs_cuda_grid(C->rows), GS_CUDA_THREADS, 0, s>>>(
+            C->rows, C->b, C->ndiag, C->ld, C->d_off, C->present, C->val, rp, ci, v);
+        GS_CUDA_LAUNCHED("cds to_csr");
+    }
+    st = gs_cuda_csr_adopt(C->rows, C->cols, C->nnz, rp, ci, v, out);
+    rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
+done:
+    gs_cuda_free(tmp);
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+    return st;
 }
 
+/* y = A*x: the kernel instantiated for b (1..8) or the runtime-b one */
 static gs_status spmv(const void *M, const double *x, double *y)
 {
-    (void)M;
-    (void)x;
-    (void)y;
-    return GS_ERROR(GS_ERR_UNSUPPORTED, "format cds is not implemented yet");
+    gs_status st = GS_OK;
+    const gs_cds *C = (const gs_cds *)M;
+    cudaStream_t s = gs_cuda_g.stream;
+    const unsigned blocks = (unsigned)(((int64_t)C->rows + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS);
+    if (C->rows == 0) return GS_OK;
+    if (C->ndiag == 0) {
+        GS_CUDA_CALL(cudaMemsetAsync(y, 0, (size_t)C->rows * sizeof *y, s));
+        return GS_OK;
+    }
+#define CDS_LAUNCH(B)                                                                              \
+    cds_spmv_kernel<B><<<blocks, GS_CUDA_THREADS, 0, s>>>(C->rows, C->nbc, C->ndiag, C->b, C->ld,  \
+                                                          C->d_off, C->val, x, y)
+    switch (C->b) {
+    case 1: CDS_LAUNCH(1); break;
+    case 2: CDS_LAUNCH(2); break;
+    case 3: CDS_LAUNCH(3); break;
+    case 4: CDS_LAUNCH(4); break;
+    case 5: CDS_LAUNCH(5); break;
+    case 6: CDS_LAUNCH(6); break;
+    case 7: CDS_LAUNCH(7); break;
+    case 8: CDS_LAUNCH(8); break;
+    default: CDS_LAUNCH(0); break;
+    }
+#undef CDS_LAUNCH
+    GS_CUDA_LAUNCHED("cds_spmv");
+done:
+    return st;
 }
 
-static double bytes(const void *M)
-{
-    (void)M;
-    return 0.0;
-}
-
-static void destroy(void *M) { (void)M; }
-
-extern "C" const gs_format_ops gs_cds_cuda_ops = {"cds", from_csr, to_csr, spmv, bytes, NULL, destroy};
+extern "C" const gs_format_ops gs_cds_cuda_ops = {"cds",        from_csr,        to_csr, spmv,
+                                                  gs_cds_bytes, gs_cds_describe, destroy};

@@ -116,6 +116,8 @@ gs_status gs_cuda_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y);
 gs_status gs_cuda_all_finite(const gs_vec *x, int *out);
 gs_status gs_cuda_dots(int k, const gs_vec *const *x, const gs_vec *const *y, double *out);
 gs_status gs_cuda_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out);
+gs_status gs_cuda_mdot2(int k, const gs_vec *const *V, const gs_vec *a, const gs_vec *b,
+                        double *out);
 gs_status gs_cuda_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y);
 /* sums j < k of d_part[j*GS_CUDA_RED_BLOCKS + b], b < nblk, into out: one transfer, waits */
 gs_status gs_cuda_reduce_finish(int k, int nblk, double *out);

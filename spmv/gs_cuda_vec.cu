@@ -198,23 +198,28 @@ done:
 
 /* out[j] = V[j].w: the partial kernel over groups of GS_MAX_DOTS vectors, then one final
  * reduction and one transfer for up to GS_CUDA_RED_MAX vectors */
-extern "C" gs_status gs_cuda_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out)
+/* out[s] = V[s % k].(s < k ? w1 : w2) for s < k (w2 NULL) or s < 2k: GS_MAX_DOTS sums per
+ * kernel, one transfer per GS_CUDA_RED_MAX sums */
+static gs_status multi_dots(int k, const gs_vec *const *V, const gs_vec *w1, const gs_vec *w2,
+                            double *out)
 {
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
-    const int64_t n = w->n;
+    const int64_t n = w1->n;
     const int nblk = gs_cuda_red_blocks(n);
-    for (int j = 0; j < k; j++) out[j] = 0.0;
+    const int total = w2 ? 2 * k : k;
+    for (int j = 0; j < total; j++) out[j] = 0.0;
     if (n <= 0) return GS_OK;
-    for (int base = 0; base < k; base += GS_CUDA_RED_MAX) {
-        int kk = k - base < GS_CUDA_RED_MAX ? k - base : GS_CUDA_RED_MAX;
+    for (int base = 0; base < total; base += GS_CUDA_RED_MAX) {
+        int kk = total - base < GS_CUDA_RED_MAX ? total - base : GS_CUDA_RED_MAX;
         for (int c = 0; c < kk; c += GS_MAX_DOTS) {
             dots_args a;
             int m = kk - c < GS_MAX_DOTS ? kk - c : GS_MAX_DOTS;
             memset(&a, 0, sizeof a);
             for (int j = 0; j < m; j++) {
-                a.x[j] = V[base + c + j]->data;
-                a.y[j] = w->data;
+                int sidx = base + c + j;
+                a.x[j] = V[sidx % k]->data;
+                a.y[j] = sidx < k ? w1->data : w2->data;
             }
             dots_partial_kernel<<<nblk, GS_CUDA_THREADS, 0, g->stream>>>(
                 n, m, a, g->d_part + (size_t)c * GS_CUDA_RED_BLOCKS);
@@ -224,6 +229,17 @@ extern "C" gs_status gs_cuda_mdot(int k, const gs_vec *const *V, const gs_vec *w
     }
 done:
     return st;
+}
+
+extern "C" gs_status gs_cuda_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out)
+{
+    return multi_dots(k, V, w, NULL, out);
+}
+
+extern "C" gs_status gs_cuda_mdot2(int k, const gs_vec *const *V, const gs_vec *a,
+                                   const gs_vec *b, double *out)
+{
+    return multi_dots(k, V, a, b, out);
 }
 
 static_assert(GS_MAX_DOTS == 4, "maxpy_kernel takes four coefficients");

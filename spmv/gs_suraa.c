@@ -1,35 +1,249 @@
-/* gs_suraa.c: placeholder until the SURAA format lands (host). */
-#include "gs_spmat.h"
+/* gs_suraa.c: the SURAA format on the host (the reference) and the plan shared with the
+ * device: sorting order, Freedman-Diaconis segments, groups G1-G3 (gs_suraa.h). */
+#include "gs_suraa.h"
 
-static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int32_t gs_suraa_segment_size(int64_t m, int32_t iqr)
 {
-    (void)A;
-    (void)p;
-    *M = NULL;
-    return GS_ERROR(GS_ERR_UNSUPPORTED, "format suraa is not implemented yet");
+    if (m <= 0 || iqr <= 0) return 1;
+    /* the 1e-9 keeps an exact quotient (e.g. 12 / cbrt(27)) from rounding up past itself */
+    double s = ceil(2.0 * (double)iqr / cbrt((double)m) - 1e-9);
+    if (s < 1.0) return 1;
+    return s > (double)m ? (int32_t)m : (int32_t)s;
 }
 
-static gs_status to_csr(const void *M, gs_csr **out)
+void gs_suraa_quartiles(int64_t m, int64_t *hi, int64_t *lo)
 {
-    (void)M;
+    *hi = m / 4;
+    *lo = (3 * m) / 4;
+    if (*lo > m - 1) *lo = m - 1;
+}
+
+int gs_suraa_class(double mean)
+{
+    if (!(mean >= (double)GS_SURAA_WARP)) return 0;
+    double k = ceil(mean / 64.0);
+    return k > 32.0 ? 32 : (k < 1.0 ? 1 : (int)k);
+}
+
+/* groups of consecutive segments: G1 while mean >= 32 and rows <= max_child, G2 the rest of
+ * mean >= 32 cut into runs of equal Y, G3 the segments of mean < 32 (sec. 4.1) */
+void gs_suraa_plan_groups(gs_suraa *M, const int64_t count[GS_SURAA_CLASSES],
+                          const gs_format_params *p)
+{
+    const int64_t S = M->seg_size, m = M->rows;
+    int64_t nge = 0, a = 0;
+    for (int k = 1; k < GS_SURAA_CLASSES; k++) nge += count[k];
+    int64_t rows_ge = nge * S < m ? nge * S : m;
+    int64_t cap = p->suraa_max_child_threads > 0
+                      ? p->suraa_max_child_threads
+                      : (rows_ge <= GS_SURAA_POOL ? GS_SURAA_POOL : GS_SURAA_POOL_BIG);
+    int64_t n1 = cap / S < nge ? cap / S : nge; /* whole segments only */
+    M->max_child = (int32_t)(cap < INT32_MAX ? cap : INT32_MAX);
+    M->g1_end = (int32_t)(n1 * S < m ? n1 * S : m);
+    M->g2_end = (int32_t)rows_ge;
+    M->nruns = 0;
+    for (int k = GS_SURAA_CLASSES - 1; k >= 1; k--) { /* classes fall along the segments */
+        int64_t b = a + count[k], lo = a > n1 ? a : n1;
+        int64_t r0 = lo * S, r1 = b * S < m ? b * S : m;
+        if (lo < b && r0 < r1) {
+            gs_suraa_run *r = &M->runs[M->nruns++];
+            r->begin = (int32_t)r0;
+            r->end = (int32_t)r1;
+            r->threads = 32 * k;
+        }
+        a = b;
+    }
+}
+
+void gs_suraa_plan_g1(gs_suraa *M, const gs_format_params *p)
+{
+    M->g1_dynamic = 0;
+    M->g1_threads = 0;
+    if (M->g1_end == 0) return;
+    double mean = (double)M->g1_nnz / (double)M->g1_end;
+    int t = 32 * (int)ceil(ceil(mean / 2.0) / 32.0);
+    M->g1_threads = t < 64 ? 64 : (t > 1024 ? 1024 : t);
+    if (p->suraa_g1_dynamic >= 0)
+        M->g1_dynamic = p->suraa_g1_dynamic > 0;
+    else
+        M->g1_dynamic = M->max_len > GS_SURAA_CHILD_CHUNK && M->g1_end <= GS_SURAA_POOL;
+}
+
+/* perm = rows by (length desc, first column asc, row asc): two stable counting sorts, by
+ * first column and then by length, so equal keys keep the row order */
+gs_status gs_suraa_sort_rows(const gs_csr *A, int32_t *perm)
+{
+    gs_status st = GS_OK;
+    const int32_t m = A->rows;
+    int32_t maxlen = 0, *tmp = NULL;
+    int64_t *cnt = NULL;
+    if (m == 0) return GS_OK;
+    for (int32_t i = 0; i < m; i++) {
+        int32_t l = A->rowptr[i + 1] - A->rowptr[i];
+        maxlen = l > maxlen ? l : maxlen;
+    }
+    int64_t nb = (int64_t)(A->cols > maxlen ? A->cols : maxlen) + 2;
+    GS_CHECK(gs_alloc_array((size_t)m, sizeof *tmp, "SURAA sort", (void **)&tmp));
+    GS_CHECK(gs_alloc_array((size_t)nb, sizeof *cnt, "SURAA sort counts", (void **)&cnt));
+    memset(cnt, 0, (size_t)nb * sizeof *cnt);
+    for (int32_t i = 0; i < m; i++) { /* by first column */
+        int32_t fc = A->rowptr[i + 1] > A->rowptr[i] ? A->colind[A->rowptr[i]] : 0;
+        cnt[fc + 1]++;
+    }
+    for (int64_t b = 1; b < nb; b++) cnt[b] += cnt[b - 1];
+    for (int32_t i = 0; i < m; i++) {
+        int32_t fc = A->rowptr[i + 1] > A->rowptr[i] ? A->colind[A->rowptr[i]] : 0;
+        tmp[cnt[fc]++] = i;
+    }
+    memset(cnt, 0, (size_t)nb * sizeof *cnt);
+    for (int32_t i = 0; i < m; i++) cnt[maxlen - (A->rowptr[i + 1] - A->rowptr[i]) + 1]++;
+    for (int64_t b = 1; b < nb; b++) cnt[b] += cnt[b - 1];
+    for (int32_t q = 0; q < m; q++) { /* by length, descending, stable */
+        int32_t i = tmp[q];
+        perm[cnt[maxlen - (A->rowptr[i + 1] - A->rowptr[i])]++] = i;
+    }
+done:
+    gs_free(tmp);
+    gs_free(cnt);
+    return st;
+}
+
+static void destroy(void *Mv)
+{
+    gs_suraa *M = (gs_suraa *)Mv;
+    if (!M) return;
+    gs_free(M->perm);
+    gs_free(M->rowptr);
+    gs_free(M->colind);
+    gs_free(M->val);
+    gs_free(M);
+}
+
+/* segment size, class counts, groups and G1 kernel of M (sorted rowptr set) */
+static void plan(gs_suraa *M, const gs_format_params *p)
+{
+    int64_t count[GS_SURAA_CLASSES] = {0}, hi, lo;
+    const int32_t *rp = M->rowptr;
+    M->iqr = 0;
+    if (M->rows > 0) {
+        gs_suraa_quartiles(M->rows, &hi, &lo);
+        M->iqr = (rp[hi + 1] - rp[hi]) - (rp[lo + 1] - rp[lo]);
+    }
+    M->seg_size = gs_suraa_segment_size(M->rows, M->iqr);
+    M->nseg = (int32_t)(((int64_t)M->rows + M->seg_size - 1) / M->seg_size);
+    for (int64_t s = 0; s < M->nseg; s++) {
+        int64_t b = s * M->seg_size, e = b + M->seg_size < M->rows ? b + M->seg_size : M->rows;
+        count[gs_suraa_class((double)(rp[e] - rp[b]) / (double)(e - b))]++;
+    }
+    gs_suraa_plan_groups(M, count, p);
+    M->g1_nnz = rp[M->g1_end];
+    gs_suraa_plan_g1(M, p);
+}
+
+/* host CSR -> SURAA: sort the rows, rearrange the data in sorted order, plan the groups */
+static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **out)
+{
+    gs_status st = GS_OK;
+    gs_suraa *M = NULL;
     *out = NULL;
-    return GS_ERROR(GS_ERR_UNSUPPORTED, "format suraa is not implemented yet");
+    if (A->loc != GS_LOC_HOST) return GS_ERROR(GS_ERR_ARG, "suraa (host): a device matrix");
+    GS_CHECK(gs_alloc_array(1, sizeof *M, "SURAA matrix", (void **)&M));
+    memset(M, 0, sizeof *M);
+    M->rows = A->rows, M->cols = A->cols, M->nnz = A->nnz, M->loc = GS_LOC_HOST;
+    GS_CHECK(gs_alloc_array((size_t)A->rows + 1, sizeof(int32_t), "SURAA perm", (void **)&M->perm));
+    GS_CHECK(
+        gs_alloc_array((size_t)A->rows + 1, sizeof(int32_t), "SURAA rowptr", (void **)&M->rowptr));
+    GS_CHECK(
+        gs_alloc_array((size_t)A->nnz + 1, sizeof(int32_t), "SURAA columns", (void **)&M->colind));
+    GS_CHECK(gs_alloc_array((size_t)A->nnz + 1, sizeof(double), "SURAA values", (void **)&M->val));
+    GS_CHECK(gs_suraa_sort_rows(A, M->perm));
+    M->rowptr[0] = 0;
+    for (int32_t q = 0; q < A->rows; q++) {
+        int32_t i = M->perm[q], l = A->rowptr[i + 1] - A->rowptr[i];
+        M->rowptr[q + 1] = M->rowptr[q] + l;
+        M->max_len = l > M->max_len ? l : M->max_len;
+    }
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int32_t q = 0; q < A->rows; q++) {
+        int32_t i = M->perm[q], l = M->rowptr[q + 1] - M->rowptr[q];
+        memcpy(M->colind + M->rowptr[q], A->colind + A->rowptr[i], (size_t)l * sizeof(int32_t));
+        memcpy(M->val + M->rowptr[q], A->val + A->rowptr[i], (size_t)l * sizeof(double));
+    }
+    plan(M, p);
+    *out = M;
+    M = NULL;
+done:
+    destroy(M);
+    return st;
 }
 
-static gs_status spmv(const void *M, const double *x, double *y)
+/* back to CSR: row lengths at the original rows, their prefix sum, the rows copied back */
+static gs_status to_csr(const void *Mv, gs_csr **out)
 {
-    (void)M;
-    (void)x;
-    (void)y;
-    return GS_ERROR(GS_ERR_UNSUPPORTED, "format suraa is not implemented yet");
+    gs_status st = GS_OK;
+    const gs_suraa *M = (const gs_suraa *)Mv;
+    gs_csr *A = NULL;
+    *out = NULL;
+    GS_CHECK(gs_csr_create(M->rows, M->cols, M->nnz, &A));
+    A->rowptr[0] = 0;
+    for (int32_t q = 0; q < M->rows; q++)
+        A->rowptr[M->perm[q] + 1] = M->rowptr[q + 1] - M->rowptr[q];
+    for (int32_t i = 0; i < M->rows; i++) A->rowptr[i + 1] += A->rowptr[i];
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int32_t q = 0; q < M->rows; q++) {
+        int32_t i = M->perm[q], l = M->rowptr[q + 1] - M->rowptr[q];
+        memcpy(A->colind + A->rowptr[i], M->colind + M->rowptr[q], (size_t)l * sizeof(int32_t));
+        memcpy(A->val + A->rowptr[i], M->val + M->rowptr[q], (size_t)l * sizeof(double));
+    }
+    *out = A;
+    A = NULL;
+done:
+    gs_csr_destroy(&A);
+    return st;
+}
+
+/* y[perm[q]] = sum_k val[k] x[col[k]] over sorted row q (the CSR order within the row, so
+ * the sums equal the CSR ones); chunks of sorted rows handed out dynamically, since the
+ * long rows all sit at the front */
+static gs_status spmv(const void *Mv, const double *x, double *y)
+{
+    const gs_suraa *M = (const gs_suraa *)Mv;
+    const int32_t *rp = M->rowptr, *ci = M->colind, *perm = M->perm;
+    const double *v = M->val;
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int32_t q = 0; q < M->rows; q++) {
+        double s = 0.0;
+        for (int32_t k = rp[q]; k < rp[q + 1]; k++) s += v[k] * x[ci[k]];
+        y[perm[q]] = s;
+    }
+    return GS_OK;
+}
+
+double gs_suraa_bytes(const gs_suraa *M)
+{
+    return 12.0 * M->nnz + 4.0 * ((double)M->rows + 1) + 4.0 * M->rows + 8.0 * M->rows +
+           8.0 * M->cols;
+}
+
+void gs_suraa_describe(const gs_suraa *M, char *buf, size_t len)
+{
+    snprintf(buf, len, "segment %d rows; G1 %d rows, G2 %d (%d kernels), G3 %d; G1 %s", M->seg_size,
+             M->g1_end, M->g2_end - M->g1_end, M->nruns, M->rows - M->g2_end,
+             M->g1_dynamic ? "dynamic" : "block per row");
 }
 
 static double bytes(const void *M)
 {
-    (void)M;
-    return 0.0;
+    return gs_suraa_bytes((const gs_suraa *)M);
 }
 
-static void destroy(void *M) { (void)M; }
+static void describe(const void *M, char *buf, size_t len)
+{
+    gs_suraa_describe((const gs_suraa *)M, buf, len);
+}
 
-const gs_format_ops gs_suraa_host_ops = {"suraa", from_csr, to_csr, spmv, bytes, NULL, destroy};
+const gs_format_ops gs_suraa_host_ops = {"suraa", from_csr, to_csr, spmv, bytes, describe, destroy};

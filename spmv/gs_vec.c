@@ -126,6 +126,14 @@ gs_status gs_vec_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *ou
     return ops->mdot(k, V, w, out);
 }
 
+gs_status gs_vec_mdot2(int k, const gs_vec *const *V, const gs_vec *a, const gs_vec *b,
+                       double *out)
+{
+    if (k < 1) return GS_ERROR(GS_ERR_ARG, "gs_vec_mdot2: %d vectors, expected >= 1", k);
+    OPS(a->loc);
+    return ops->mdot2(k, V, a, b, out);
+}
+
 gs_status gs_vec_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y)
 {
     if (k < 1) return GS_OK;

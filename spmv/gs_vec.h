@@ -46,6 +46,9 @@ gs_status gs_vec_cg_update(double alpha, double beta, const gs_vec *u, const gs_
                            gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r);
 /* out[i] = V[i].w for i < k, one fused reduction */
 gs_status gs_vec_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out);
+/* out[i] = V[i].a and out[k + i] = V[i].b for i < k, one fused reduction */
+gs_status gs_vec_mdot2(int k, const gs_vec *const *V, const gs_vec *a, const gs_vec *b,
+                       double *out);
 /* y -= sum_i c[i] V[i] for i < k */
 gs_status gs_vec_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y);
 /* 1 when every entry is finite */

@@ -41,6 +41,16 @@ static void check_mdot_maxpy(int k, int64_t n)
                   "mdot k=%d n=%lld: [%d] %.17g vs %.17g", k, (long long)n, i, od[i], oh[i]);
         c[i] = 0.1 * (i + 1);
     }
+    {   /* mdot2: the same against w and against V[0], in one reduction */
+        double oh2[280], od2[280];
+        CHECK_OK(gs_vec_mdot2(k, (const gs_vec *const *)vh, wh, vh[0], oh2));
+        CHECK_OK(gs_vec_mdot2(k, (const gs_vec *const *)vd, wd, vd[0], od2));
+        for (int i = 0; i < 2 * k; i++)
+            CHECK_MSG(fabs(oh2[i] - od2[i]) <= 1e-12 * (1.0 + fabs(oh2[i])) * sqrt((double)n),
+                      "mdot2 k=%d n=%lld: [%d] %.17g vs %.17g", k, (long long)n, i, od2[i],
+                      oh2[i]);
+        for (int i = 0; i < k; i++) CHECK(oh2[i] == oh[i]);
+    }
     CHECK_OK(gs_vec_maxpy(k, c, (const gs_vec *const *)vh, wh));
     CHECK_OK(gs_vec_maxpy(k, c, (const gs_vec *const *)vd, wd));
     CHECK_MSG(dist(wh, wd) <= 1e-14, "maxpy k=%d n=%lld: %g", k, (long long)n, dist(wh, wd));

@@ -1,0 +1,427 @@
+/* gs_batch.c: the batch runner: cases x formats x repeats, recorded one CSV row per run. */
+#include "gs_batch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gs_backend.h"
+#include "gs_driver.h"
+#include "gs_mem.h"
+#include "gs_problem.h"
+#include "gs_report.h"
+#include "gs_results.h"
+
+#define NAME_LEN 256
+#define PATH_LEN (GS_CFG_STR + 64)
+
+/* The state of one gsolve batch invocation. */
+typedef struct batch {
+    const gs_config *file_cfg;
+    const gs_batch_opts *o;
+    gs_config base;      /* the file's keys with --set applied: batch.* comes from here */
+    int64_t first, last; /* cases run */
+    int nformats;
+    int64_t total, k; /* runs in this invocation, and the one being done */
+    int64_t n_conv, n_notconv, n_failed, n_skipped;
+    int64_t n_prev_bad;    /* skipped runs recorded as not converged or failed */
+    const char *host_note; /* why the batch runs on the host, or NULL */
+} batch;
+
+/* A name for a case without one: the matrix file's name, or the generator and its size. */
+static void default_name(const gs_config *c, int64_t i, char *out, size_t len)
+{
+    if (c->problem.name[0]) {
+        gs_str_copy(out, len, c->problem.name);
+    } else if (c->problem.matrix[0]) {
+        const char *b = strrchr(c->problem.matrix, '/');
+        gs_str_copy(out, len, b ? b + 1 : c->problem.matrix);
+        for (int pass = 0; pass < 2; pass++) {
+            char *dot = strrchr(out, '.');
+            if (dot && dot != out &&
+                (!strcmp(dot, ".gz") || !strcmp(dot, ".mtx") || !strcmp(dot, ".mm") ||
+                 !strcmp(dot, ".h5") || !strcmp(dot, ".hdf5") || !strcmp(dot, ".mat")))
+                *dot = '\0';
+        }
+    } else if (c->problem.generate.type[0]) {
+        const char *t = c->problem.generate.type;
+        int64_t s = c->problem.generate.stencil;
+        int pl = strcmp(t, "powerlaw") == 0;
+        snprintf(out, len, "%.100s%s-%lld%s%s", t,
+                 pl                   ? ""
+                 : (s == 5 || s == 9) ? "2d"
+                                      : "3d",
+                 (long long)c->problem.generate.size, (s == 9 || s == 27) && !pl ? "-box" : "",
+                 c->problem.generate.dof > 1 ? "-block" : "");
+    } else {
+        snprintf(out, len, "case-%lld", (long long)i);
+    }
+}
+
+gs_status gs_batch_case_config(const gs_config *file_cfg, const gs_batch_opts *o, int64_t i,
+                               gs_config *out)
+{
+    gs_status st = GS_OK;
+    char name[NAME_LEN];
+    *out = *file_cfg;
+    GS_CHECK(gs_config_apply_case(out, i));
+    for (int k = 0; k < o->nsets; k++) GS_CHECK(gs_config_set(out, o->sets[k]));
+    default_name(out, i, name, sizeof name);
+    gs_str_copy(out->problem.name, sizeof out->problem.name, name);
+    st = gs_config_check(out);
+    if (st != GS_OK) { /* say which case */
+        char msg[1024];
+        gs_str_copy(msg, sizeof msg, gs_error_message());
+        gs_error_clear();
+        GS_FAIL(st, "case %lld (%s): %s", (long long)i, name, msg);
+    }
+done:
+    return st;
+}
+
+/* Every case's configuration checked and the names distinct (they key the results). */
+static gs_status check_cases(const gs_config *file_cfg, const gs_batch_opts *o, FILE *list)
+{
+    gs_status st = GS_OK;
+    int64_t n = file_cfg->batch.cases;
+    gs_config *c = NULL;
+    char(*names)[NAME_LEN] = NULL;
+    GS_CHECK(gs_alloc_array(1, sizeof *c, "configuration", (void **)&c));
+    GS_CHECK(gs_alloc_array((size_t)n, sizeof *names, "case names", (void **)&names));
+    for (int64_t i = 0; i < n; i++) {
+        GS_CHECK(gs_batch_case_config(file_cfg, o, i, c));
+        gs_str_copy(names[i], NAME_LEN, c->problem.name);
+        for (int64_t j = 0; j < i; j++)
+            if (strcmp(names[i], names[j]) == 0)
+                GS_FAIL(GS_ERR_CONFIG,
+                        "%s: cases %lld and %lld are both named '%s': give them distinct names "
+                        "(name = \"...\";)",
+                        file_cfg->source, (long long)j, (long long)i, names[i]);
+        if (list && c->problem.matrix[0])
+            fprintf(list, "%lld %s matrix %s\n", (long long)i, names[i], c->problem.matrix);
+        else if (list)
+            fprintf(list, "%lld %s generate %s size %lld stencil %lld\n", (long long)i, names[i],
+                    c->problem.generate.type, (long long)c->problem.generate.size,
+                    (long long)c->problem.generate.stencil);
+    }
+done:
+    gs_free(c);
+    gs_free(names);
+    return st;
+}
+
+/* The file's keys with the --set assignments: the batch.* values in force. */
+static gs_status base_config(const gs_config *file_cfg, const gs_batch_opts *o, gs_config *base)
+{
+    gs_status st = GS_OK;
+    *base = *file_cfg;
+    for (int k = 0; k < o->nsets; k++) GS_CHECK(gs_config_set(base, o->sets[k]));
+done:
+    return st;
+}
+
+gs_status gs_batch_list(const gs_config *file_cfg, const gs_batch_opts *o, FILE *out)
+{
+    gs_status st = GS_OK;
+    gs_config *base = NULL;
+    GS_CHECK(gs_alloc_array(1, sizeof *base, "configuration", (void **)&base));
+    GS_CHECK(base_config(file_cfg, o, base));
+    GS_CHECK(check_cases(file_cfg, o, out));
+    fprintf(out, "# formats: %s\n# repeats: %lld\n# results: %s\n# array: 0-%lld\n",
+            base->batch.formats[0] ? base->batch.formats : base->spmv.format,
+            (long long)base->batch.repeats, base->batch.results,
+            (long long)file_cfg->batch.cases - 1);
+done:
+    gs_free(base);
+    return st;
+}
+
+/* mkdir that accepts an existing folder. */
+static gs_status make_dir(const char *path)
+{
+    if (mkdir(path, 0755) == 0 || errno == EEXIST) return GS_OK;
+    return GS_ERROR(GS_ERR_WRITE, "cannot create the folder '%s': %s", path, strerror(errno));
+}
+
+/* The status recorded for the (case, format, repeat) triple in t (its last row), or NULL. */
+static const char *recorded(const gs_csv_table *t, const char *name, const char *fmt, int rep)
+{
+    char r[16];
+    const char *status = NULL;
+    snprintf(r, sizeof r, "%d", rep);
+    for (int64_t i = 0; i < t->nrows; i++)
+        if (!strcmp(gs_csv_table_get(t, i, "case"), name) &&
+            !strcmp(gs_csv_table_get(t, i, "requested_format"), fmt) &&
+            !strcmp(gs_csv_table_get(t, i, "repeat"), r))
+            status = gs_csv_table_get(t, i, "status");
+    return status;
+}
+
+/* The result of a run that did not happen or broke off: why, and what it was to be. */
+static void failed_result(const gs_config *c, const gs_run *run, const char *fmt, const char *msg,
+                          gs_result *r)
+{
+    if (run->res.case_name[0])
+        *r = run->res;
+    else
+        memset(r, 0, sizeof *r);
+    gs_str_copy(r->case_name, sizeof r->case_name, c->problem.name);
+    if (!r->matrix[0])
+        gs_str_copy(r->matrix, sizeof r->matrix,
+                    c->problem.matrix[0] ? c->problem.matrix : c->problem.generate.type);
+    gs_str_copy(r->solver, sizeof r->solver, c->solver.type);
+    gs_str_copy(r->preconditioner, sizeof r->preconditioner, c->solver.preconditioner);
+    if (!r->format[0]) gs_str_copy(r->format, sizeof r->format, fmt);
+    if (!r->backend[0]) gs_str_copy(r->backend, sizeof r->backend, c->run.backend);
+    gs_str_copy(r->reason, sizeof r->reason, "error");
+    gs_str_copy(r->reason_text, sizeof r->reason_text, msg);
+    r->converged = 0;
+    r->iterations = 0;
+    r->rel_residual = NAN;
+    r->error = -1.0;
+    r->setup_s = r->solve_s = r->total_s = 0.0;
+    r->x = NULL;
+    r->history = r->history_time = NULL;
+    r->history_iter = NULL;
+    r->history_len = 0;
+}
+
+/* Record one run: history and HDF5 record first (each renamed into place), then the CSV
+ * row, the commit point. */
+static gs_status record_run(const char *dir, const char *csv, const char *stem, int64_t ci,
+                            const char *fmt, int rep, const char *status, gs_result *r)
+{
+    gs_status st = GS_OK;
+    char path[PATH_LEN + 200], idx[24], reps[16];
+    static const double none = 0.0;
+    static const int none_it = 0;
+    snprintf(idx, sizeof idx, "%lld", (long long)ci);
+    snprintf(reps, sizeof reps, "%d", rep);
+    const char *names[] = {"case_index", "requested_format", "repeat",
+                           "status",     "message",          "record"};
+    const char *values[] = {idx, fmt, reps, status, r->reason_text, stem};
+    if (r->history_len > 0) {
+        snprintf(path, sizeof path, "%s/%s.history.csv", dir, stem);
+        GS_CHECK(gs_results_history_write(path, r));
+    } else { /* HDF5 wants a buffer even for an empty dataset */
+        r->history = r->history_time = &none;
+        r->history_iter = &none_it;
+    }
+    snprintf(path, sizeof path, "%s/%s.h5", dir, stem);
+    GS_CHECK(gs_results_hdf5_write_ext(path, r, 6, names, values));
+    GS_CHECK(gs_results_csv_append_ext(csv, r, 6, names, values));
+done:
+    return st;
+}
+
+/* Run one (case, format, repeat) on problem p (NULL: it could not be loaded, load_err says
+ * why), record it and print the progress line. */
+static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, const char *load_err,
+                         int64_t ci, const char *fmt, int rep, const char *csv)
+{
+    gs_status st = GS_OK;
+    gs_config *rc = NULL;
+    gs_run run;
+    gs_result r;
+    char msg[512] = "", stem[160];
+    memset(&run, 0, sizeof run);
+    GS_CHECK(gs_alloc_array(1, sizeof *rc, "configuration", (void **)&rc));
+    *rc = *cc;
+    gs_str_copy(rc->spmv.format, sizeof rc->spmv.format, fmt);
+    rc->output.csv[0] = rc->output.hdf5[0] = rc->output.history[0] = rc->output.solution[0] = 0;
+    if (b->host_note) gs_str_copy(rc->run.backend, sizeof rc->run.backend, "host");
+    gs_error_clear();
+    gs_status rs = p ? gs_driver_solve(rc, p, &run, stdout) : GS_ERR_IO;
+    if (rs != GS_OK) {
+        gs_str_copy(msg, sizeof msg, p ? gs_error_message() : load_err);
+        if (!msg[0]) gs_str_copy(msg, sizeof msg, gs_status_str(rs));
+        gs_error_clear();
+        failed_result(rc, &run, fmt, msg, &r);
+    } else {
+        r = run.res;
+        if (rc->output.verbosity >= 2) gs_driver_print_summary(rc, p, &run, stdout);
+    }
+    const char *status = rs != GS_OK ? "failed" : r.converged ? "converged" : "not_converged";
+    snprintf(stem, sizeof stem, "case-%03lld/%s-%d", (long long)ci, fmt, rep);
+    GS_CHECK(record_run(b->base.batch.results, csv, stem, ci, fmt, rep, status, &r));
+    b->n_failed += rs != GS_OK;
+    b->n_conv += rs == GS_OK && r.converged;
+    b->n_notconv += rs == GS_OK && !r.converged;
+    if (cc->output.verbosity < 1) goto done;
+    printf("[%lld/%lld] case %s, format %s", (long long)b->k, (long long)b->total, cc->problem.name,
+           fmt);
+    if (rs == GS_OK && strcmp(r.format, fmt) != 0) printf(" (ran %s)", r.format);
+    if (b->base.batch.repeats > 1) printf(", repeat %d", rep);
+    if (rs != GS_OK)
+        printf(": failed: %s\n", msg);
+    else if (!r.converged)
+        printf(": not converged (%s) after %d its, %.1f ms\n", r.reason, r.iterations,
+               1e3 * r.total_s);
+    else
+        printf(": %d its, %.1f ms\n", r.iterations, 1e3 * r.total_s);
+    fflush(stdout);
+done:
+    gs_run_release(&run);
+    gs_free(rc);
+    return st;
+}
+
+/* Take RES/case-NNN.lock (one process per case); *fd >= 0 holds it. */
+static gs_status lock_case(const char *path, int *fd)
+{
+    *fd = open(path, O_WRONLY | O_CREAT, 0644);
+    if (*fd < 0) return GS_ERROR(GS_ERR_WRITE, "cannot create '%s': %s", path, strerror(errno));
+    if (flock(*fd, LOCK_EX | LOCK_NB) == 0) return GS_OK;
+    close(*fd);
+    *fd = -1;
+    return GS_ERROR(GS_ERR_WRITE, "another gsolve is running this case (%s is locked)", path);
+}
+
+/* The recorded rows of the case file, after cutting off a torn last row. */
+static gs_status read_recorded(const char *csv, gs_csv_table **t)
+{
+    gs_status st = GS_OK;
+    int64_t dropped = 0;
+    GS_CHECK(gs_results_csv_repair(csv, &dropped));
+    if (dropped)
+        fprintf(stderr,
+                "gsolve: %s: cut off a torn last row (%lld bytes) left by an "
+                "interrupted run\n",
+                csv, (long long)dropped);
+    GS_CHECK(gs_results_csv_read(csv, t));
+    if ((*t)->ncols > 0 && gs_csv_table_col(*t, "requested_format") < 0)
+        GS_FAIL(GS_ERR_INPUT,
+                "%s is not a gsolve batch result file (no requested_format "
+                "column): move it away or choose another batch.results",
+                csv);
+done:
+    return st;
+}
+
+/* Format f of the batch ("" list: the case's own spmv.format). */
+static void format_item(const batch *b, const gs_config *cc, int f, char *out, size_t len)
+{
+    if (!gs_config_list_item(b->base.batch.formats, f, out, len))
+        gs_str_copy(out, len, cc->spmv.format);
+}
+
+/* Every pending (format, repeat) of case ci; the problem is loaded once, when needed. */
+static gs_status run_case(batch *b, int64_t ci)
+{
+    gs_status st = GS_OK;
+    gs_config *cc = NULL;
+    gs_csv_table *t = NULL;
+    gs_problem *p = NULL;
+    char csv[PATH_LEN], sub[PATH_LEN], lock[PATH_LEN], fmt[64], load_err[1024] = "";
+    int lockfd = -1, loaded = 0;
+    int64_t skipped = 0;
+    const char *res = b->base.batch.results;
+    GS_CHECK(gs_alloc_array(1, sizeof *cc, "configuration", (void **)&cc));
+    GS_CHECK(gs_batch_case_config(b->file_cfg, b->o, ci, cc));
+    snprintf(csv, sizeof csv, "%s/case-%03lld.csv", res, (long long)ci);
+    snprintf(sub, sizeof sub, "%s/case-%03lld", res, (long long)ci);
+    snprintf(lock, sizeof lock, "%s/case-%03lld.lock", res, (long long)ci);
+    GS_CHECK(make_dir(sub));
+    GS_CHECK(lock_case(lock, &lockfd));
+    GS_CHECK(read_recorded(csv, &t));
+    for (int f = 0; f < b->nformats; f++) {
+        format_item(b, cc, f, fmt, sizeof fmt);
+        for (int rep = 1; rep <= b->base.batch.repeats; rep++) {
+            b->k++;
+            const char *prev = b->o->force ? NULL : recorded(t, cc->problem.name, fmt, rep);
+            if (prev) {
+                skipped++;
+                b->n_prev_bad += strcmp(prev, "converged") != 0;
+                continue;
+            }
+            if (!loaded) {
+                gs_error_clear();
+                if (gs_problem_load(cc, &p) != GS_OK) {
+                    gs_str_copy(load_err, sizeof load_err, gs_error_message());
+                    gs_error_clear();
+                }
+                loaded = 1;
+            }
+            GS_CHECK(run_one(b, cc, p, load_err, ci, fmt, rep, csv));
+        }
+    }
+    b->n_skipped += skipped;
+    if (skipped && cc->output.verbosity >= 1)
+        printf("case %s: %lld run%s already recorded in %s, skipped (--force runs them "
+               "again)\n",
+               cc->problem.name, (long long)skipped, skipped > 1 ? "s" : "", csv);
+done:
+    if (lockfd >= 0) close(lockfd);
+    gs_problem_destroy(&p);
+    gs_csv_table_destroy(&t);
+    gs_free(cc);
+    return st;
+}
+
+/* The cases this invocation runs: --case N, else SLURM_ARRAY_TASK_ID, else all. */
+static gs_status pick_cases(batch *b)
+{
+    int64_t n = b->file_cfg->batch.cases, c = b->o->only_case;
+    const char *env = getenv("SLURM_ARRAY_TASK_ID");
+    const char *from = "--case";
+    if (c < 0 && env && *env) {
+        char *end = NULL;
+        c = strtoll(env, &end, 10);
+        if (end == env || *end || c < 0)
+            return GS_ERROR(GS_ERR_CONFIG, "SLURM_ARRAY_TASK_ID = \"%s\": expected a case number",
+                            env);
+        from = "SLURM_ARRAY_TASK_ID";
+    }
+    if (c >= n)
+        return GS_ERROR(GS_ERR_CONFIG, "%s %lld: %s has %lld cases, numbered 0..%lld", from,
+                        (long long)c, b->file_cfg->source, (long long)n, (long long)n - 1);
+    b->first = c < 0 ? 0 : c;
+    b->last = c < 0 ? n - 1 : c;
+    return GS_OK;
+}
+
+gs_status gs_batch_run(const gs_config *file_cfg, const gs_batch_opts *o, int *exit_code)
+{
+    gs_status st = GS_OK;
+    batch *b = NULL;
+    gs_report *rep = NULL;
+    char item[64];
+    *exit_code = 0;
+    GS_CHECK(gs_alloc_array(1, sizeof *b, "batch", (void **)&b));
+    memset(b, 0, sizeof *b);
+    b->file_cfg = file_cfg;
+    b->o = o;
+    GS_CHECK(base_config(file_cfg, o, &b->base));
+    GS_CHECK(check_cases(file_cfg, o, NULL)); /* a bad case stops the batch before any work */
+    GS_CHECK(pick_cases(b));
+    while (gs_config_list_item(b->base.batch.formats, b->nformats, item, sizeof item))
+        b->nformats++;
+    if (b->nformats == 0) b->nformats = 1;
+    b->total = (b->last - b->first + 1) * b->nformats * b->base.batch.repeats;
+    if (strcmp(b->base.run.backend, "auto") == 0 && gs_backend_cuda_devices(&b->host_note) <= 0) {
+        if (!b->host_note) b->host_note = "none found";
+        fprintf(stderr, "gsolve: no usable GPU (%s): the batch runs on the host\n", b->host_note);
+    }
+    GS_CHECK(make_dir(b->base.batch.results));
+    for (int64_t ci = b->first; ci <= b->last; ci++) GS_CHECK(run_case(b, ci));
+    if (b->base.output.verbosity >= 1) {
+        GS_CHECK(gs_report_load(b->base.batch.results, b->first == b->last ? b->first : -1, &rep));
+        putchar('\n');
+        gs_report_print(rep, stdout);
+        printf("%lld runs: %lld converged, %lld not converged, %lld failed, %lld skipped "
+               "(recorded before); results in %s (gsolve report %s)\n",
+               (long long)b->total, (long long)b->n_conv, (long long)b->n_notconv,
+               (long long)b->n_failed, (long long)b->n_skipped, b->base.batch.results,
+               b->base.batch.results);
+    }
+    *exit_code = b->n_notconv || b->n_failed || b->n_prev_bad ? 3 : 0;
+done:
+    gs_report_destroy(&rep);
+    gs_free(b);
+    return st;
+}

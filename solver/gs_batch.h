@@ -1,0 +1,49 @@
+/* gs_batch.h: batch runs: every (case, format, repeat) of a batch configuration, one case per
+ * SLURM array task when asked, results that survive a killed job.
+ *
+ * Result files, in batch.results (RES):
+ *   RES/case-NNN.csv                   one row per run (the contract's columns, then case_index,
+ *                                      requested_format, repeat, status, message, record),
+ *                                      appended in one locked write after the run's files exist
+ *   RES/case-NNN/FORMAT-R.h5           the HDF5 record of that run (written, then renamed)
+ *   RES/case-NNN/FORMAT-R.history.csv  its residual history (written, then renamed)
+ *   RES/case-NNN.lock                  held while a process runs case NNN
+ * One file per case, so array tasks never share a file. The CSV row is the commit point: a run
+ * killed before it is run again; a torn last row (a write cut by a crash) is cut off on rerun.
+ */
+#ifndef GS_BATCH_H
+#define GS_BATCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gs_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_batch_opts {
+    int64_t only_case;       /* -1: every case, unless SLURM_ARRAY_TASK_ID names one */
+    int force;               /* run (case, format, repeat) triples already recorded again */
+    const char *const *sets; /* --set assignments, applied over every case (borrowed) */
+    int nsets;
+} gs_batch_opts;
+
+/* The configuration of case i (0-based): the file's top-level keys, the case, then the --set
+ * assignments; problem.name holds the case's name. Checked (gs_config_check). */
+gs_status gs_batch_case_config(const gs_config *file_cfg, const gs_batch_opts *o, int64_t i,
+                               gs_config *out);
+
+/* Print "N name what" per case and '#' lines with formats, repeats, results and the array. */
+gs_status gs_batch_list(const gs_config *file_cfg, const gs_batch_opts *o, FILE *out);
+
+/* Run the batch (or the one case asked for) and print progress and the comparison table.
+ * *exit_code: 0 when every run converged, 3 when some did not or failed (each recorded). A
+ * failure returned is about the batch itself (bad config: exit 2; results not writable: 1). */
+gs_status gs_batch_run(const gs_config *file_cfg, const gs_batch_opts *o, int *exit_code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,429 @@
+/* gs_dcsr.c: dynamic CSR on the host (the reference), and the dispatch to the device half
+ * (spmv/gs_dcsr_cuda.cu) for device matrices. */
+#include "gs_dcsr.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define NO_DEVICE "DCSR on the device needs the CUDA backend, which this build does not have"
+
+void gs_dcsr_params_default(gs_dcsr_params *p)
+{
+    p->k = 4;
+    p->slack = -1;
+    p->reserve = 0.25;
+}
+
+/* entries to allocate for `used` live ones with spare fraction `reserve`, capped at 2^31-1 */
+static int64_t with_reserve(int64_t used, double reserve)
+{
+    double c = (double)used * (1.0 + reserve) + 1.0;
+    return c > (double)GS_MAX_INDEX ? GS_MAX_INDEX : (int64_t)c;
+}
+
+gs_status gs_dcsr_create(int64_t rows, int64_t cols, int64_t capacity, const gs_dcsr_params *p,
+                         gs_loc loc, gs_dcsr **out)
+{
+    gs_status st = GS_OK;
+    gs_dcsr *D = NULL;
+    gs_dcsr_params def;
+    *out = NULL;
+    if (!p) gs_dcsr_params_default(&def), p = &def;
+    if (rows < 0 || cols < 0 || capacity < 0)
+        return GS_ERROR(GS_ERR_ARG, "DCSR: negative size %lld x %lld, capacity %lld",
+                        (long long)rows, (long long)cols, (long long)capacity);
+    if (rows > GS_MAX_INDEX / 2 || cols > GS_MAX_INDEX || capacity > GS_MAX_INDEX)
+        return GS_ERROR(GS_ERR_UNSUPPORTED,
+                        "DCSR: %lld x %lld with capacity %lld exceeds 32-bit offsets (rows must "
+                        "be below 2^30, columns and capacity below 2^31)",
+                        (long long)rows, (long long)cols, (long long)capacity);
+    if (p->k < 1 || p->k > 64 || !(p->reserve >= 0.0 && p->reserve <= 100.0))
+        return GS_ERROR(GS_ERR_ARG,
+                        "DCSR: segments per row k = %d must be in 1..64 and reserve "
+                        "%g in 0..100",
+                        p->k, p->reserve);
+#ifndef GS_HAVE_CUDA
+    if (loc != GS_LOC_HOST) return GS_ERROR(GS_ERR_UNSUPPORTED, NO_DEVICE);
+#endif
+    GS_CHECK(gs_alloc_array(1, sizeof *D, "DCSR matrix", (void **)&D));
+    memset(D, 0, sizeof *D);
+    D->rows = (int32_t)rows;
+    D->cols = (int32_t)cols;
+    D->k = p->k;
+    D->slack = p->slack >= 0 ? p->slack : (int32_t)(rows > 0 ? (capacity + rows - 1) / rows : 1);
+    if (D->slack < 1) D->slack = 1;
+    D->reserve = p->reserve;
+    D->pitch = ((2 * rows + 31) / 32) * 32;
+    if (D->pitch == 0) D->pitch = 32;
+    D->capacity = capacity;
+    D->loc = loc;
+    if (loc == GS_LOC_HOST) {
+        D->offsets = gs_calloc((size_t)(D->k * D->pitch), sizeof(int32_t));
+        D->sizes = gs_calloc((size_t)rows + 1, sizeof(int32_t));
+        D->top = gs_calloc(1, sizeof *D->top);
+        if (!D->offsets || !D->sizes || !D->top)
+            GS_FAIL(GS_ERR_NOMEM, "out of memory: DCSR %lld rows, %d segments", (long long)rows,
+                    D->k);
+        GS_CHECK(gs_alloc_array((size_t)capacity, sizeof(int32_t), "DCSR column indices",
+                                (void **)&D->colind));
+        GS_CHECK(gs_alloc_array((size_t)capacity, sizeof(double), "DCSR values", (void **)&D->val));
+    } else {
+#ifdef GS_HAVE_CUDA
+        GS_CHECK(gs_dcsr_cuda_alloc(D));
+#endif
+    }
+    *out = D;
+    D = NULL;
+done:
+    gs_dcsr_destroy(&D);
+    return st;
+}
+
+void gs_dcsr_destroy(gs_dcsr **D)
+{
+    if (!D || !*D) return;
+    if ((*D)->loc == GS_LOC_HOST) {
+        gs_free((*D)->offsets);
+        gs_free((*D)->sizes);
+        gs_free((*D)->colind);
+        gs_free((*D)->val);
+        gs_free((*D)->top);
+        gs_free((*D)->perm);
+    } else {
+#ifdef GS_HAVE_CUDA
+        gs_dcsr_cuda_free(*D);
+#endif
+    }
+    gs_free(*D);
+    *D = NULL;
+}
+
+/* D = A with one segment per row (the CSR row), top = nnz */
+gs_status gs_dcsr_from_csr(const gs_csr *A, const gs_dcsr_params *p, gs_dcsr **out)
+{
+    gs_status st = GS_OK;
+    gs_dcsr *D = NULL;
+    gs_dcsr_params q;
+    *out = NULL;
+    if (p)
+        q = *p;
+    else
+        gs_dcsr_params_default(&q);
+    if (q.slack < 0) q.slack = A->rows > 0 ? (int32_t)((A->nnz + A->rows - 1) / A->rows) : 1;
+    GS_CHECK(gs_dcsr_create(A->rows, A->cols, with_reserve(A->nnz, q.reserve), &q, A->loc, &D));
+    if (D->loc != GS_LOC_HOST) {
+#ifdef GS_HAVE_CUDA
+        GS_CHECK(gs_dcsr_cuda_from_csr(D, A));
+#endif
+    } else {
+        for (int32_t i = 0; i < A->rows; i++) {
+            D->offsets[2 * (int64_t)i] = A->rowptr[i];
+            D->offsets[2 * (int64_t)i + 1] = A->rowptr[i + 1];
+            D->sizes[i] = A->rowptr[i + 1] - A->rowptr[i];
+        }
+        memcpy(D->colind, A->colind, (size_t)A->nnz * sizeof(int32_t));
+        memcpy(D->val, A->val, (size_t)A->nnz * sizeof(double));
+        *D->top = (unsigned long long)A->nnz;
+    }
+    *out = D;
+    D = NULL;
+done:
+    gs_dcsr_destroy(&D);
+    return st;
+}
+
+/* the segment holding row i's last entry (or its first slot when empty): index, entries up to
+ * and including it (cum >= size), its bounds */
+static int walk(const gs_dcsr *D, int64_t i, int32_t rl, int64_t *cum, int32_t *s0, int32_t *e0)
+{
+    int sid = 0;
+    *cum = 0;
+    for (;;) {
+        *s0 = D->offsets[sid * D->pitch + 2 * i];
+        *e0 = D->offsets[sid * D->pitch + 2 * i + 1];
+        *cum += *e0 - *s0;
+        if (*cum >= rl || sid == D->k - 1) break;
+        sid++;
+    }
+    return sid;
+}
+
+/* copy row i's entries (in order) to colind/val starting at dst */
+static void gather_row(const gs_dcsr *D, int64_t i, int32_t *ci, double *v)
+{
+    int64_t idx = 0, rl = D->sizes[i];
+    for (int s = 0; s < D->k && idx < rl; s++) {
+        int64_t st = D->offsets[s * D->pitch + 2 * i], en = D->offsets[s * D->pitch + 2 * i + 1];
+        int64_t n = en - st < rl - idx ? en - st : rl - idx;
+        memcpy(ci + idx, D->colind + st, (size_t)n * sizeof(int32_t));
+        memcpy(v + idx, D->val + st, (size_t)n * sizeof(double));
+        idx += n;
+    }
+}
+
+gs_status gs_dcsr_to_csr(const gs_dcsr *D, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *C = NULL;
+    int64_t nnz = 0;
+    *out = NULL;
+    if (D->loc != GS_LOC_HOST) {
+#ifdef GS_HAVE_CUDA
+        return gs_dcsr_cuda_to_csr(D, out);
+#endif
+    }
+    for (int32_t i = 0; i < D->rows; i++) nnz += D->sizes[i];
+    GS_CHECK(gs_csr_create(D->rows, D->cols, nnz, &C));
+    for (int32_t i = 0; i < D->rows; i++) C->rowptr[i + 1] = C->rowptr[i] + D->sizes[i];
+#pragma omp parallel for schedule(static) if (nnz > 100000)
+    for (int32_t i = 0; i < D->rows; i++)
+        gather_row(D, i, C->colind + C->rowptr[i], C->val + C->rowptr[i]);
+    *out = C;
+done:
+    return st;
+}
+
+/* perm/bin_start: rows by bin of their length, a stable counting sort */
+static gs_status bin_host(gs_dcsr *D)
+{
+    gs_status st = GS_OK;
+    int64_t cnt[GS_DCSR_BINS + 1] = {0};
+    if (!D->perm)
+        GS_CHECK(gs_alloc_array((size_t)D->rows + 1, sizeof(int32_t), "DCSR row bins",
+                                (void **)&D->perm));
+    for (int32_t i = 0; i < D->rows; i++) cnt[gs_dcsr_bin_of(D->sizes[i]) + 1]++;
+    for (int b = 0; b < GS_DCSR_BINS; b++) cnt[b + 1] += cnt[b];
+    memcpy(D->bin_start, cnt, sizeof cnt);
+    for (int32_t i = 0; i < D->rows; i++) D->perm[cnt[gs_dcsr_bin_of(D->sizes[i])]++] = i;
+done:
+    return st;
+}
+
+gs_status gs_dcsr_bin(gs_dcsr *D)
+{
+    if (D->loc != GS_LOC_HOST) {
+#ifdef GS_HAVE_CUDA
+        return gs_dcsr_cuda_bin(D);
+#endif
+    }
+    return bin_host(D);
+}
+
+/* Algorithm 4 with room: row r gets one segment of sizes[r] + extra[r] entries at the prefix sum
+ * of those (in bin order with reorder); capacity becomes that total plus the reserve */
+static gs_status defrag_host(gs_dcsr *D, const int32_t *extra, int reorder)
+{
+    gs_status st = GS_OK;
+    int64_t *start = NULL, total = 0;
+    int32_t *nc = NULL;
+    double *nv = NULL;
+    if (reorder) GS_CHECK(bin_host(D));
+    GS_CHECK(gs_alloc_array((size_t)D->rows + 1, sizeof *start, "DCSR defragmentation offsets",
+                            (void **)&start));
+    for (int32_t j = 0; j < D->rows; j++) {
+        int32_t r = reorder ? D->perm[j] : j;
+        start[r] = total;
+        total += D->sizes[r] + (extra ? extra[r] : 0);
+    }
+    if (total > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "DCSR: %lld entries exceed 32-bit offsets (2^31 - 1)",
+                (long long)total);
+    int64_t cap = with_reserve(total, D->reserve);
+    GS_CHECK(gs_alloc_array((size_t)cap, sizeof *nc, "DCSR column indices", (void **)&nc));
+    GS_CHECK(gs_alloc_array((size_t)cap, sizeof *nv, "DCSR values", (void **)&nv));
+#pragma omp parallel for schedule(static) if (total > 100000)
+    for (int32_t i = 0; i < D->rows; i++) {
+        gather_row(D, i, nc + start[i], nv + start[i]);
+        for (int s = 1; s < D->k; s++)
+            D->offsets[s * D->pitch + 2 * (int64_t)i] =
+                D->offsets[s * D->pitch + 2 * (int64_t)i + 1] = 0;
+        D->offsets[2 * (int64_t)i] = (int32_t)start[i];
+        D->offsets[2 * (int64_t)i + 1] = (int32_t)(start[i] + D->sizes[i] + (extra ? extra[i] : 0));
+    }
+    gs_free(D->colind);
+    gs_free(D->val);
+    D->colind = nc, D->val = nv, nc = NULL, nv = NULL;
+    D->capacity = cap;
+    *D->top = (unsigned long long)total;
+done:
+    gs_free(start);
+    gs_free(nc);
+    gs_free(nv);
+    return st;
+}
+
+gs_status gs_dcsr_defrag(gs_dcsr *D, int reorder)
+{
+    if (D->loc != GS_LOC_HOST) {
+#ifdef GS_HAVE_CUDA
+        return gs_dcsr_cuda_defrag(D, NULL, reorder);
+#endif
+    }
+    return defrag_host(D, NULL, reorder);
+}
+
+/* Algorithms 1-2 for row i: room check, a new segment (missing + slack) when needed, the
+ * entries of B's row i written after the row's last entry. With dry_run, only *need (entries the
+ * new segment takes) and the segment-count check: returns 0 when the row would exceed k. */
+static int insert_row(gs_dcsr *D, const gs_csr *B, int64_t i, int dry_run, int64_t *need)
+{
+    int32_t rl = D->sizes[i], add = B->rowptr[i + 1] - B->rowptr[i], s0, e0, sn = 0;
+    int64_t cum, free_, base0;
+    *need = 0;
+    if (add == 0) return 1;
+    int sid = walk(D, i, rl, &cum, &s0, &e0);
+    free_ = cum - rl;
+    base0 = cum - (e0 - s0);
+    if (free_ < add) {
+        int tgt = e0 == s0 ? sid : sid + 1; /* an empty current slot is reused */
+        int64_t size = add - free_ + D->slack;
+        *need = size;
+        if (tgt >= D->k) return 0;
+        if (dry_run) return 1;
+        unsigned long long addr;
+#pragma omp atomic capture
+        {
+            addr = *D->top;
+            *D->top += (unsigned long long)size;
+        }
+        D->offsets[tgt * D->pitch + 2 * i] = (int32_t)addr;
+        D->offsets[tgt * D->pitch + 2 * i + 1] = (int32_t)(addr + size);
+        if (tgt == sid)
+            s0 = (int32_t)addr, base0 = rl, cum = rl + size;
+        else
+            sn = (int32_t)addr;
+    }
+    if (dry_run) return 1;
+    for (int32_t p = 0; p < add; p++) {
+        int64_t q = (int64_t)rl + p, phys = q < cum ? s0 + (q - base0) : sn + (q - cum);
+        D->colind[phys] = B->colind[B->rowptr[i] + p];
+        D->val[phys] = B->val[B->rowptr[i] + p];
+    }
+    D->sizes[i] = rl + add;
+    return 1;
+}
+
+/* host insert: dry run (room and segment counts), defragment with room for B when short, then
+ * the insertion proper, which then cannot fail */
+static gs_status insert_host(gs_dcsr *D, const gs_csr *B)
+{
+    gs_status st = GS_OK;
+    int32_t *extra = NULL;
+    int64_t need_total = 0;
+    int over = 0;
+#pragma omp parallel for schedule(static) reduction(+ : need_total) reduction(| : over) \
+    if (D->rows > 10000)
+    for (int32_t i = 0; i < D->rows; i++) {
+        int64_t need;
+        over |= !insert_row(D, B, i, 1, &need);
+        need_total += need;
+    }
+    if (over || (int64_t)*D->top + need_total > D->capacity) {
+        GS_CHECK(gs_alloc_array((size_t)D->rows + 1, sizeof *extra, "DCSR insertion room",
+                                (void **)&extra));
+        for (int32_t i = 0; i < D->rows; i++) extra[i] = B->rowptr[i + 1] - B->rowptr[i];
+        GS_CHECK(defrag_host(D, extra, 0));
+    }
+#pragma omp parallel for schedule(dynamic, 256) if (D->rows > 10000)
+    for (int32_t i = 0; i < D->rows; i++) {
+        int64_t need;
+        (void)insert_row(D, B, i, 0, &need);
+    }
+    gs_free(D->perm);
+    D->perm = NULL;
+done:
+    gs_free(extra);
+    return st;
+}
+
+gs_status gs_dcsr_insert(gs_dcsr *D, const gs_csr *B)
+{
+    if (B->loc != D->loc || B->rows != D->rows || B->cols > D->cols)
+        return GS_ERROR(GS_ERR_ARG, "DCSR insert: B (%d x %d, %s) does not fit D (%d x %d, %s)",
+                        B->rows, B->cols, B->loc == GS_LOC_HOST ? "host" : "device", D->rows,
+                        D->cols, D->loc == GS_LOC_HOST ? "host" : "device");
+    if (D->loc != GS_LOC_HOST) {
+#ifdef GS_HAVE_CUDA
+        return gs_dcsr_cuda_insert(D, B);
+#endif
+    }
+    return insert_host(D, B);
+}
+
+/* y = D*x, Algorithm 3 row by row (the bins change nothing on the host) */
+gs_status gs_dcsr_spmv(const gs_dcsr *D, const gs_vec *x, gs_vec *y)
+{
+    if (x->loc != D->loc || y->loc != D->loc || x->n != D->cols || y->n != D->rows)
+        return GS_ERROR(GS_ERR_ARG, "DCSR SpMV: x (%lld) and y (%lld) do not fit %d x %d",
+                        (long long)x->n, (long long)y->n, D->rows, D->cols);
+    if (D->loc != GS_LOC_HOST) {
+#ifdef GS_HAVE_CUDA
+        return gs_dcsr_cuda_spmv(D, x->data, y->data);
+#endif
+    }
+    const double *xv = x->data;
+    double *yv = y->data;
+#pragma omp parallel for schedule(static) if (D->rows > 20000)
+    for (int32_t i = 0; i < D->rows; i++) {
+        int64_t idx = 0, rl = D->sizes[i];
+        double sum = 0.0;
+        for (int s = 0; s < D->k && idx < rl; s++) {
+            int64_t st = D->offsets[s * D->pitch + 2 * (int64_t)i];
+            int64_t en = D->offsets[s * D->pitch + 2 * (int64_t)i + 1];
+            int64_t n = en - st < rl - idx ? en - st : rl - idx;
+            for (int64_t j = st; j < st + n; j++) sum += D->val[j] * xv[D->colind[j]];
+            idx += n;
+        }
+        yv[i] = sum;
+    }
+    return GS_OK;
+}
+
+gs_status gs_dcsr_download(const gs_dcsr *D, gs_dcsr **out)
+{
+    gs_status st = GS_OK;
+    gs_dcsr *H = NULL;
+    gs_dcsr_params p = {D->k, D->slack, D->reserve};
+    *out = NULL;
+    GS_CHECK(gs_dcsr_create(D->rows, D->cols, D->capacity, &p, GS_LOC_HOST, &H));
+    H->pitch = D->pitch; /* same table layout (create computes the same pitch) */
+    memcpy(H->bin_start, D->bin_start, sizeof H->bin_start);
+    if (D->perm)
+        GS_CHECK(gs_alloc_array((size_t)D->rows + 1, sizeof(int32_t), "DCSR row bins",
+                                (void **)&H->perm));
+    if (D->loc == GS_LOC_HOST) {
+        memcpy(H->offsets, D->offsets, (size_t)(D->k * D->pitch) * sizeof(int32_t));
+        memcpy(H->sizes, D->sizes, ((size_t)D->rows + 1) * sizeof(int32_t));
+        memcpy(H->colind, D->colind, (size_t)D->capacity * sizeof(int32_t));
+        memcpy(H->val, D->val, (size_t)D->capacity * sizeof(double));
+        *H->top = *D->top;
+        if (D->perm) memcpy(H->perm, D->perm, (size_t)D->rows * sizeof(int32_t));
+    } else {
+#ifdef GS_HAVE_CUDA
+        GS_CHECK(gs_dcsr_cuda_download(D, H));
+#endif
+    }
+    *out = H;
+    H = NULL;
+done:
+    gs_dcsr_destroy(&H);
+    return st;
+}
+
+int gs_dcsr_max_segments(const gs_dcsr *D)
+{
+    int most = 0;
+    for (int32_t i = 0; i < D->rows; i++) {
+        int64_t idx = 0, rl = D->sizes[i];
+        int s = 0;
+        for (; s < D->k && idx < rl; s++)
+            idx += D->offsets[s * D->pitch + 2 * (int64_t)i + 1] -
+                   D->offsets[s * D->pitch + 2 * (int64_t)i];
+        if (s > most) most = s;
+    }
+    return most;
+}

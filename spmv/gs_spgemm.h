@@ -1,0 +1,82 @@
+/* gs_spgemm.h: sparse matrix-matrix product C = A*B and the Galerkin product A_c = P^T (A P), the
+ * engine of the AMG setup.
+ *
+ * Methods: HOST (Gustavson with a dense accumulator per thread, OpenMP; the reference), DCSR (the
+ * device row-binned SpGEMM of King et al. 2016, section III-B: rows binned by partial products
+ * 1-32, 33-64, ..., 1025-2048 and 2049+, a kernel per bin that forms and reduces a row's products
+ * in shared memory and appends the row to a DCSR result with one bump-pointer allocation; the
+ * largest bin in global memory; then defragmentation into an exact CSR) and CUSPARSE
+ * (cusparseSpGEMM, the comparison path). AUTO picks HOST for host inputs, DCSR for device ones.
+ *
+ * The result lives where the inputs live. It is the structural product: rows sorted by column,
+ * no duplicates, and an entry for every (i, j) reached by some a_ik b_kj even when the sum
+ * cancels to zero (as cuSPARSE does), so its pattern does not depend on rounding. Device values
+ * are summed in an order that may vary from run to run (shared-memory atomics): they agree with
+ * the host's to rounding, not bit for bit.
+ */
+#ifndef GS_SPGEMM_H
+#define GS_SPGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gs_csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gs_spgemm_method {
+    GS_SPGEMM_AUTO = 0,
+    GS_SPGEMM_HOST,
+    GS_SPGEMM_DCSR,
+    GS_SPGEMM_CUSPARSE
+} gs_spgemm_method;
+
+#define GS_SPGEMM_BINS 9 /* 0: no products; 1: 1-32, 2: 33-64, ..., 7: 1025-2048; 8: 2049+ */
+
+/* What one product (or Galerkin product) did; filled where the method knows it. */
+typedef struct gs_spgemm_info {
+    int64_t products;                 /* partial products a_ik b_kj of the last product */
+    int64_t nnz;                      /* entries of the result */
+    int64_t bin_rows[GS_SPGEMM_BINS]; /* rows per bin (DCSR) */
+    int64_t capacity;                 /* DCSR entries first allocated (sampled estimate) */
+    int64_t retried_rows;             /* rows redone after the DCSR capacity ran out */
+    size_t peak_bytes; /* most device memory held at once by the call, result included, inputs
+                          not (device methods) */
+} gs_spgemm_info;
+
+/* Method name ("host", "dcsr", "cusparse", "auto"); parse one (GS_ERR_ARG when unknown). */
+const char *gs_spgemm_method_name(gs_spgemm_method m);
+gs_status gs_spgemm_method_parse(const char *s, gs_spgemm_method *out);
+
+/* C = A*B (A->cols == B->rows, both at one location); info may be NULL. */
+gs_status gs_spgemm(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_csr **C);
+gs_status gs_spgemm_ex(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_spgemm_info *info,
+                       gs_csr **C);
+
+/* Ac = P^T (A P): R = P^T made explicitly (on the device: a CUB sort for DCSR, cuSPARSE csr2csc
+ * for CUSPARSE), then two products. A square, A->cols == P->rows. */
+gs_status gs_galerkin(const gs_csr *A, const gs_csr *P, gs_spgemm_method m, gs_csr **Ac);
+gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, gs_spgemm_method m, gs_spgemm_info *info,
+                         gs_csr **Ac);
+
+/* At = A^T at A's location (rows sorted; the device version by a stable CUB radix sort). */
+gs_status gs_spgemm_transpose(const gs_csr *A, gs_csr **At);
+
+/* C = A*B on the host (the reference), any method aside. */
+gs_status gs_spgemm_host(const gs_csr *A, const gs_csr *B, gs_csr **C);
+
+#ifdef GS_HAVE_CUDA
+/* Device entry points (spmv/gs_spgemm_cuda.cu), called from gs_spgemm.c for device inputs only. */
+gs_status gs_spgemm_cuda(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_spgemm_info *info,
+                         gs_csr **C);
+gs_status gs_spgemm_cuda_galerkin(const gs_csr *A, const gs_csr *P, gs_spgemm_method m,
+                                  gs_spgemm_info *info, gs_csr **Ac);
+gs_status gs_spgemm_cuda_transpose(const gs_csr *A, gs_csr **At);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,867 @@
+/* gs_spgemm_cuda.cu: C = A*B on the device, the row-binned DCSR SpGEMM (King et al. 2016,
+ * section III-B) and cuSPARSE's SpGEMM beside it; the explicit transpose R = P^T and the
+ * Galerkin product R (A P).
+ *
+ * DCSR method: (1) count each row's partial products; (2) bin the rows by that count (CUB radix
+ * sort on the bin label): 1-32, 33-64, ..., 1025-2048 in shared memory, 2049+ in global memory;
+ * (3) estimate C's entries from a sample of each bin's rows (the same kernels, counting only) and
+ * create a DCSR C with that capacity; (4) per bin, a group of T threads per row forms the row's
+ * products into a shared-memory hash table (the bin bounds the products, so the table never
+ * fills), compacts it, sorts it by rank and appends the row to C through one bump-pointer
+ * allocation per block; (5) rows whose allocation found the capacity exhausted are listed, C
+ * grows by exactly what they need and they run again; (6) defragmentation (Algorithm 4) gives
+ * the exact CSR. All on gs_cuda_g.stream; the counts read back synchronize a few times.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <cub/cub.cuh>
+
+#include "gs_cuda_impl.h"
+#include "gs_dcsr.h"
+#include "gs_spgemm.h"
+
+/* ---- device memory held by one call (peak includes the result, not the inputs) ---- */
+#define TRACK_MAX 64
+static struct {
+    void *p;
+    size_t bytes;
+} g_tab[TRACK_MAX];
+static long long g_live, g_peak;
+
+static void acct(long long delta)
+{
+    g_live += delta;
+    if (g_live > g_peak) g_peak = g_live;
+}
+
+static gs_status talloc(size_t bytes, const char *what, void **out)
+{
+    gs_status st = gs_cuda_alloc(bytes, what, out);
+    if (st != GS_OK) return st;
+    for (int i = 0; i < TRACK_MAX; i++)
+        if (!g_tab[i].p) {
+            g_tab[i].p = *out, g_tab[i].bytes = bytes;
+            break;
+        }
+    acct((long long)bytes);
+    return GS_OK;
+}
+
+/* stop tracking p (handed out as part of a result: still counted as held) */
+static size_t tforget(void *p)
+{
+    for (int i = 0; p && i < TRACK_MAX; i++)
+        if (g_tab[i].p == p) {
+            g_tab[i].p = NULL;
+            return g_tab[i].bytes;
+        }
+    return 0;
+}
+
+static void tfree(void *p)
+{
+    if (!p) return;
+    acct(-(long long)tforget(p));
+    gs_cuda_free(p);
+}
+
+static size_t csr_bytes(const gs_csr *C)
+{
+    return ((size_t)C->rows + 1) * 4 + (size_t)C->nnz * 12;
+}
+
+/* ---- products per row and bins ---- */
+enum {
+    C_CNT = 0,
+    C_PROD = 9,
+    C_MAX = 18,
+    C_SOUT = 20,
+    C_SROWS = 29,
+    C_NFAIL = 40,
+    C_NEED = 41,
+    C_N = 48
+};
+
+typedef struct sg_args {
+    const int32_t *arp, *acol, *brp, *bcol;
+    const double *aval, *bval;
+    int32_t *offsets, *sizes, *ccol; /* the DCSR result (k = 1: slot 0 of row i at 2i) */
+    double *cval;
+    unsigned long long *top, *ctl;
+    int64_t capacity;
+    int32_t *failed; /* rows whose allocation did not fit */
+} sg_args;
+
+static __device__ __forceinline__ int prod_bin(int64_t p)
+{
+    if (p == 0) return 0;
+    if (p <= 32) return 1;
+    int b = 6;
+    while (b < 12 && ((int64_t)1 << b) < p) b++;
+    return b - 4; /* 33-64 -> 2, ..., 1025-2048 -> 7, 2049+ -> 8 */
+}
+
+/* prod[i] = sum over row i of A of the lengths of the rows of B it selects */
+static __global__ void count_kernel(int32_t rows, const int32_t *__restrict__ arp,
+                                    const int32_t *__restrict__ acol,
+                                    const int32_t *__restrict__ brp, int64_t *prod)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t p = 0;
+        for (int32_t k = arp[i]; k < arp[i + 1]; k++) {
+            const int32_t c = __ldg(acol + k);
+            p += __ldg(brp + c + 1) - __ldg(brp + c);
+        }
+        prod[i] = p;
+    }
+}
+
+/* for the rows list[j] (or j), j < n: key = bin, idx = row; ctl: rows and products per bin, the
+ * most products of a bin-8 row (block histograms first) */
+static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ list,
+                                       const int64_t *__restrict__ prod, unsigned char *key,
+                                       int32_t *idx, unsigned long long *ctl)
+{
+    __shared__ unsigned long long hc[GS_SPGEMM_BINS], hp[GS_SPGEMM_BINS], hm;
+    for (int b = threadIdx.x; b < GS_SPGEMM_BINS; b += blockDim.x) hc[b] = hp[b] = 0;
+    if (threadIdx.x == 0) hm = 0;
+    __syncthreads();
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n;
+         j += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t r = list ? list[j] : (int32_t)j;
+        const int64_t p = prod[r];
+        const int b = prod_bin(p);
+        key[j] = (unsigned char)b;
+        idx[j] = r;
+        atomicAdd(&hc[b], 1ull);
+        atomicAdd(&hp[b], (unsigned long long)p);
+        if (b == GS_SPGEMM_BINS - 1) atomicMax(&hm, (unsigned long long)p);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < GS_SPGEMM_BINS; b += blockDim.x) {
+        if (hc[b]) atomicAdd(&ctl[C_CNT + b], hc[b]);
+        if (hp[b]) atomicAdd(&ctl[C_PROD + b], hp[b]);
+    }
+    if (threadIdx.x == 0 && hm) atomicMax(&ctl[C_MAX], hm);
+}
+
+/* the binning of n rows (list or 0..n-1): perm = rows stably sorted by bin, start[] on the host
+ * (bin b: perm[start[b] .. start[b+1])), products per bin and the largest bin-8 row */
+typedef struct binning {
+    int64_t start[GS_SPGEMM_BINS + 1], prod[GS_SPGEMM_BINS];
+    unsigned long long maxp;
+} binning;
+
+static gs_status bin_rows(int64_t n, const int32_t *list, const int64_t *prod, unsigned char *key,
+                          unsigned char *key2, int32_t *idx, int32_t *perm, unsigned long long *ctl,
+                          binning *bn)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    unsigned long long h[C_MAX + 1];
+    void *tmp = NULL;
+    size_t bytes = 0;
+    GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
+    if (n > 0) {
+        bin_list_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(n, list, prod, key, idx, ctl);
+        GS_CUDA_LAUNCHED("spgemm_bin_list");
+        GS_CUDA_CALL(
+            cub::DeviceRadixSort::SortPairs(NULL, bytes, key, key2, idx, perm, (int)n, 0, 4, s));
+        GS_CHECK(talloc(bytes, "SpGEMM bin sort scratch", &tmp));
+        GS_CUDA_CALL(
+            cub::DeviceRadixSort::SortPairs(tmp, bytes, key, key2, idx, perm, (int)n, 0, 4, s));
+    }
+    GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
+    bn->start[0] = 0;
+    for (int b = 0; b < GS_SPGEMM_BINS; b++) {
+        bn->start[b + 1] = bn->start[b] + (int64_t)h[C_CNT + b];
+        bn->prod[b] = (int64_t)h[C_PROD + b];
+    }
+    bn->maxp = h[C_MAX];
+done:
+    tfree(tmp);
+    return st;
+}
+
+/* ---- the shared-memory bins ---- */
+
+/* Rows with at most S = 2^LOGS products: RB groups of T threads per block, a group per row
+ * (list[(block*RB + group)*stride]). The group's sub-groups of G = 2^glog2 lanes take A's
+ * entries in turn, their lanes B's row: each product goes into the group's hash table (columns
+ * by atomicCAS, values by atomicAdd; at most S distinct columns, so a free slot always exists).
+ * Then the table is compacted, one thread allocates the whole block's rows from the bump
+ * pointer (or, counting only, adds the sizes to the sample counters), and each entry lands at
+ * its rank among the row's columns: C's rows come out sorted, without duplicates. */
+template <int LOGS, int T, int RB>
+__global__ void __launch_bounds__(T *RB)
+    bin_kernel(sg_args a, const int32_t *__restrict__ list, int64_t n, int64_t stride,
+               int count_only, int glog2, int bin)
+{
+    constexpr int S = 1 << LOGS, ITEMS = S / T;
+    __shared__ int32_t keys[RB][S];
+    __shared__ double vals[RB][S];
+    __shared__ int cnt[RB];
+    __shared__ int32_t rowid[RB];
+    __shared__ long long base[RB];
+    const int g = threadIdx.x / T, t = threadIdx.x % T;
+    const int64_t item = ((int64_t)blockIdx.x * RB + g) * stride;
+    const int32_t row = item < n ? list[item] : -1;
+    for (int j = t; j < S; j += T) keys[g][j] = -1, vals[g][j] = 0.0;
+    if (t == 0) cnt[g] = 0, rowid[g] = row;
+    __syncthreads();
+    if (row >= 0) {
+        const int G = 1 << glog2, nsub = T >> glog2, sub = t >> glog2, l = t & (G - 1);
+        const int32_t ae = __ldg(a.arp + row + 1);
+        for (int32_t ka = __ldg(a.arp + row) + sub; ka < ae; ka += nsub) {
+            const int32_t k = __ldg(a.acol + ka);
+            const double av = __ldg(a.aval + ka);
+            const int32_t be = __ldg(a.brp + k + 1);
+            for (int32_t kb = __ldg(a.brp + k) + l; kb < be; kb += G) {
+                const int32_t c = __ldg(a.bcol + kb);
+                const double v = av * __ldg(a.bval + kb);
+                unsigned h = ((unsigned)c * 0x9E3779B1u) >> (32 - LOGS);
+                for (;;) {
+                    const int32_t prev = atomicCAS(&keys[g][h], -1, c);
+                    if (prev == -1 || prev == c) {
+                        atomicAdd(&vals[g][h], v);
+                        break;
+                    }
+                    h = (h + 1) & (S - 1);
+                }
+            }
+        }
+    }
+    __syncthreads();
+    int32_t rk[ITEMS];
+    double rv[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) rk[i] = keys[g][t + i * T], rv[i] = vals[g][t + i * T];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (rk[i] >= 0) {
+            const int p = atomicAdd(&cnt[g], 1);
+            keys[g][p] = rk[i];
+            vals[g][p] = rv[i];
+        }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long long tot = 0, nrows = 0;
+        for (int q = 0; q < RB; q++) {
+            base[q] = rowid[q] >= 0 ? tot : -1;
+            if (rowid[q] >= 0) tot += cnt[q], nrows++;
+        }
+        if (count_only) {
+            if (nrows) {
+                atomicAdd(&a.ctl[C_SOUT + bin], (unsigned long long)tot);
+                atomicAdd(&a.ctl[C_SROWS + bin], (unsigned long long)nrows);
+            }
+            for (int q = 0; q < RB; q++) base[q] = -1;
+        } else if (nrows) {
+            const long long addr = (long long)atomicAdd(a.top, (unsigned long long)tot);
+            const int fits = addr + tot <= a.capacity;
+            for (int q = 0; q < RB; q++) {
+                const int32_t r = rowid[q];
+                if (r < 0) continue;
+                if (!fits) {
+                    a.failed[atomicAdd(&a.ctl[C_NFAIL], 1ull)] = r;
+                    atomicAdd(&a.ctl[C_NEED], (unsigned long long)cnt[q]);
+                    base[q] = -1;
+                } else {
+                    base[q] += addr;
+                    a.offsets[2 * (int64_t)r] = (int32_t)base[q];
+                    a.offsets[2 * (int64_t)r + 1] = (int32_t)(base[q] + cnt[q]);
+                    a.sizes[r] = cnt[q];
+                }
+            }
+        }
+    }
+    __syncthreads();
+    const long long b0 = base[g];
+    if (row >= 0 && b0 >= 0) {
+        const int m = cnt[g];
+        for (int q = t; q < m; q += T) {
+            const int32_t ck = keys[g][q];
+            int r = 0;
+            for (int j = 0; j < m; j++) r += keys[g][j] < ck;
+            a.ccol[b0 + r] = ck;
+            a.cval[b0 + r] = vals[g][q];
+        }
+    }
+}
+
+template <int LOGS, int T, int RB>
+static gs_status launch_bin(const sg_args &a, const int32_t *list, int64_t n, int64_t stride,
+                            int count_only, int glog2, int bin)
+{
+    gs_status st = GS_OK;
+    int tl = 0;
+    while ((1 << tl) < T) tl++;
+    const int gl = glog2 < tl ? glog2 : tl;
+    const int64_t groups = (n + stride - 1) / stride, blocks = (groups + RB - 1) / RB;
+    if (blocks > 2147483647LL) GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: %lld rows", (long long)n);
+    bin_kernel<LOGS, T, RB><<<(unsigned)blocks, T * RB, 0, gs_cuda_g.stream>>>(a, list, n, stride,
+                                                                               count_only, gl, bin);
+    GS_CUDA_LAUNCHED("spgemm_bin");
+done:
+    return st;
+}
+
+/* bin b in 1..7 over list[0..n): S = 2^(b+4) slots per row, 12 KB of table per block (24 KB
+ * for bin 7), 256 threads */
+static gs_status run_shared_bin(int b, const sg_args &a, const int32_t *list, int64_t n,
+                                int64_t stride, int count_only, int glog2)
+{
+    switch (b) {
+    case 1: return launch_bin<5, 8, 32>(a, list, n, stride, count_only, glog2, b);
+    case 2: return launch_bin<6, 16, 16>(a, list, n, stride, count_only, glog2, b);
+    case 3: return launch_bin<7, 32, 8>(a, list, n, stride, count_only, glog2, b);
+    case 4: return launch_bin<8, 64, 4>(a, list, n, stride, count_only, glog2, b);
+    case 5: return launch_bin<9, 128, 2>(a, list, n, stride, count_only, glog2, b);
+    case 6: return launch_bin<10, 256, 1>(a, list, n, stride, count_only, glog2, b);
+    default: return launch_bin<11, 256, 1>(a, list, n, stride, count_only, glog2, b);
+    }
+}
+
+/* ---- the global-memory bin (2049+ products): a block per row, tables of H = 2^logH ---- */
+
+/* the row's products into its global hash table, then compacted to ck/cv[b*H/2 ...];
+ * beg/end delimit the compacted row for the segmented sort */
+static __global__ void glob_hash_kernel(sg_args a, const int32_t *__restrict__ list, int64_t c0,
+                                        int logH, int32_t *tk, double *tv, unsigned *ck, double *cv,
+                                        int *beg, int *end)
+{
+    __shared__ int scnt;
+    const int64_t H = (int64_t)1 << logH, half = H >> 1, b = blockIdx.x;
+    const int32_t row = list[c0 + b];
+    int32_t *kk = tk + b * H;
+    double *vv = tv + b * H;
+    for (int64_t j = threadIdx.x; j < H; j += blockDim.x) kk[j] = -1, vv[j] = 0.0;
+    if (threadIdx.x == 0) scnt = 0;
+    __syncthreads();
+    const int lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    const int32_t ae = a.arp[row + 1];
+    for (int32_t ka = a.arp[row] + (threadIdx.x >> 5); ka < ae; ka += nw) {
+        const int32_t k = a.acol[ka];
+        const double av = a.aval[ka];
+        const int32_t be = a.brp[k + 1];
+        for (int32_t kb = a.brp[k] + lane; kb < be; kb += 32) {
+            const int32_t c = a.bcol[kb];
+            const double v = av * a.bval[kb];
+            int64_t h = (int64_t)(((unsigned)c * 0x9E3779B1u) >> (32 - logH));
+            for (;;) {
+                const int32_t prev = atomicCAS(kk + h, -1, c);
+                if (prev == -1 || prev == c) {
+                    atomicAdd(vv + h, v);
+                    break;
+                }
+                h = (h + 1) & (H - 1);
+            }
+        }
+    }
+    __syncthreads();
+    for (int64_t j = threadIdx.x; j < H; j += blockDim.x) {
+        const int32_t key = __ldcg(kk + j); /* written by atomics: read at L2 */
+        if (key >= 0) {
+            const int p = atomicAdd(&scnt, 1);
+            ck[b * half + p] = (unsigned)key;
+            cv[b * half + p] = __ldcg(vv + j);
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        beg[b] = (int)(b * half);
+        end[b] = (int)(b * half + scnt);
+    }
+}
+
+/* a block per row: allocate the sorted row in C (or record the failure), copy it */
+static __global__ void glob_write_kernel(sg_args a, const int32_t *__restrict__ list, int64_t c0,
+                                         const int *__restrict__ beg, const int *__restrict__ end,
+                                         const unsigned *__restrict__ sk,
+                                         const double *__restrict__ sv)
+{
+    __shared__ long long base;
+    const int64_t b = blockIdx.x;
+    const int32_t row = list[c0 + b];
+    const int m = end[b] - beg[b];
+    if (threadIdx.x == 0) {
+        const long long addr = (long long)atomicAdd(a.top, (unsigned long long)m);
+        if (addr + m > a.capacity) {
+            a.failed[atomicAdd(&a.ctl[C_NFAIL], 1ull)] = row;
+            atomicAdd(&a.ctl[C_NEED], (unsigned long long)m);
+            base = -1;
+        } else {
+            a.offsets[2 * (int64_t)row] = (int32_t)addr;
+            a.offsets[2 * (int64_t)row + 1] = (int32_t)(addr + m);
+            a.sizes[row] = m;
+            base = addr;
+        }
+    }
+    __syncthreads();
+    if (base < 0) return;
+    for (int q = threadIdx.x; q < m; q += blockDim.x) {
+        a.ccol[base + q] = (int32_t)sk[beg[b] + q];
+        a.cval[base + q] = sv[beg[b] + q];
+    }
+}
+
+#define GLOB_BUDGET ((size_t)256 << 20) /* bytes of tables per chunk of bin-8 rows */
+
+/* bin 8 over list[0..n): chunks of rows, each a hash kernel, a CUB segmented sort, a write */
+static gs_status run_global_bin(const sg_args &a, const int32_t *list, int64_t n,
+                                unsigned long long maxp, int32_t cols)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    int32_t *tk = NULL;
+    double *tv = NULL, *cv = NULL, *sv = NULL;
+    unsigned *ck = NULL, *sk = NULL;
+    int *beg = NULL, *end = NULL;
+    void *tmp = NULL;
+    size_t bytes = 0, tbytes = 0;
+    int logH = 12, bits = 1;
+    int64_t H, half, m;
+    const int64_t distinct = (int64_t)maxp < cols ? (int64_t)maxp : cols;
+    while (((int64_t)1 << logH) < 2 * distinct) logH++;
+    if (logH > 30) GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: a row with %llu products", maxp);
+    while (((int64_t)1 << bits) < cols) bits++;
+    H = (int64_t)1 << logH, half = H >> 1;
+    m = (int64_t)(GLOB_BUDGET / (24 * (size_t)H));
+    if (m < 1) m = 1;
+    if (m > n) m = n;
+    if (m * half > 2147483647LL) m = 2147483647LL / half;
+    GS_CHECK(talloc((size_t)(m * H) * 4, "SpGEMM global tables", (void **)&tk));
+    GS_CHECK(talloc((size_t)(m * H) * 8, "SpGEMM global tables", (void **)&tv));
+    GS_CHECK(talloc((size_t)(m * half) * 4, "SpGEMM global rows", (void **)&ck));
+    GS_CHECK(talloc((size_t)(m * half) * 8, "SpGEMM global rows", (void **)&cv));
+    GS_CHECK(talloc((size_t)(m * half) * 4, "SpGEMM global rows", (void **)&sk));
+    GS_CHECK(talloc((size_t)(m * half) * 8, "SpGEMM global rows", (void **)&sv));
+    GS_CHECK(talloc((size_t)m * 4, "SpGEMM global offsets", (void **)&beg));
+    GS_CHECK(talloc((size_t)m * 4, "SpGEMM global offsets", (void **)&end));
+    GS_CUDA_CALL(cub::DeviceSegmentedRadixSort::SortPairs(
+        NULL, tbytes, ck, sk, cv, sv, (int)(m * half), (int)m, beg, end, 0, bits, s));
+    GS_CHECK(talloc(tbytes, "SpGEMM segmented sort scratch", &tmp));
+    for (int64_t c0 = 0; c0 < n; c0 += m) {
+        const int64_t mc = n - c0 < m ? n - c0 : m;
+        glob_hash_kernel<<<(unsigned)mc, 512, 0, s>>>(a, list, c0, logH, tk, tv, ck, cv, beg, end);
+        GS_CUDA_LAUNCHED("spgemm_glob_hash");
+        bytes = tbytes;
+        GS_CUDA_CALL(cub::DeviceSegmentedRadixSort::SortPairs(
+            tmp, bytes, ck, sk, cv, sv, (int)(mc * half), (int)mc, beg, end, 0, bits, s));
+        glob_write_kernel<<<(unsigned)mc, 256, 0, s>>>(a, list, c0, beg, end, sk, sv);
+        GS_CUDA_LAUNCHED("spgemm_glob_write");
+    }
+    GS_CUDA_CALL(cudaStreamSynchronize(s)); /* the tables are freed next */
+done:
+    tfree(tk), tfree(tv), tfree(ck), tfree(cv), tfree(sk), tfree(sv), tfree(beg), tfree(end);
+    tfree(tmp);
+    return st;
+}
+
+/* every bin's kernel over the binned rows perm (compute mode) */
+static gs_status run_bins(const sg_args &a, const int32_t *perm, const binning *bn, int glog2,
+                          int32_t cols)
+{
+    gs_status st = GS_OK;
+    for (int b = 1; b < GS_SPGEMM_BINS; b++) {
+        const int64_t n = bn->start[b + 1] - bn->start[b];
+        if (n == 0) continue;
+        if (b < GS_SPGEMM_BINS - 1)
+            GS_CHECK(run_shared_bin(b, a, perm + bn->start[b], n, 1, 0, glog2));
+        else
+            GS_CHECK(run_global_bin(a, perm + bn->start[b], n, bn->maxp, cols));
+    }
+done:
+    return st;
+}
+
+static __global__ void set_ull_kernel(unsigned long long *p, unsigned long long v)
+{
+    *p = v;
+}
+
+/* C's capacity: each shared bin's sampled entries per row times its rows, bin 8 bounded by its
+ * products, plus 3% */
+static gs_status estimate(const sg_args &a, const int32_t *perm, const binning *bn, int glog2,
+                          int32_t cols, int64_t *cap)
+{
+    gs_status st = GS_OK;
+    unsigned long long h[C_N];
+    double est = 0.0;
+    for (int b = 1; b < GS_SPGEMM_BINS - 1; b++) {
+        const int64_t n = bn->start[b + 1] - bn->start[b];
+        if (n > 0)
+            GS_CHECK(run_shared_bin(b, a, perm + bn->start[b], n, n > 512 ? n / 512 : 1, 1, glog2));
+    }
+    GS_CHECK(gs_cuda_d2h(h, a.ctl, sizeof h));
+    for (int b = 1; b < GS_SPGEMM_BINS - 1; b++)
+        if (h[C_SROWS + b])
+            est += (double)h[C_SOUT + b] / (double)h[C_SROWS + b] *
+                   (double)(bn->start[b + 1] - bn->start[b]);
+    {
+        const int64_t n8 = bn->start[GS_SPGEMM_BINS] - bn->start[GS_SPGEMM_BINS - 1];
+        const double bound = (double)n8 * cols;
+        est += (double)bn->prod[GS_SPGEMM_BINS - 1] < bound ? (double)bn->prod[GS_SPGEMM_BINS - 1]
+                                                            : bound;
+    }
+    est = est * 1.03 + 1024.0;
+    *cap = est > (double)GS_MAX_INDEX ? GS_MAX_INDEX : (int64_t)est;
+done:
+    return st;
+}
+
+/* C's arrays grown to newcap entries (the first cap kept), the bump pointer set to the old end */
+static gs_status grow(gs_dcsr *D, int64_t newcap)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    int32_t *nc = NULL;
+    double *nv = NULL;
+    GS_CHECK(gs_cuda_alloc((size_t)newcap * 4, "SpGEMM result columns", (void **)&nc));
+    GS_CHECK(gs_cuda_alloc((size_t)newcap * 8, "SpGEMM result values", (void **)&nv));
+    acct(newcap * 12);
+    GS_CUDA_CALL(
+        cudaMemcpyAsync(nc, D->colind, (size_t)D->capacity * 4, cudaMemcpyDeviceToDevice, s));
+    GS_CUDA_CALL(cudaMemcpyAsync(nv, D->val, (size_t)D->capacity * 8, cudaMemcpyDeviceToDevice, s));
+    set_ull_kernel<<<1, 1, 0, s>>>(D->top, (unsigned long long)D->capacity);
+    GS_CUDA_LAUNCHED("spgemm_set_top");
+    GS_CUDA_CALL(cudaStreamSynchronize(s));
+    gs_cuda_free(D->colind);
+    gs_cuda_free(D->val);
+    acct(-D->capacity * 12);
+    D->colind = nc, D->val = nv, nc = NULL, nv = NULL;
+    D->capacity = newcap;
+done:
+    gs_cuda_free(nc);
+    gs_cuda_free(nv);
+    return st;
+}
+
+static size_t dcsr_bytes(const gs_dcsr *D)
+{
+    return (size_t)(D->k * D->pitch) * 4 + ((size_t)D->rows + 1) * 4 + 8 + (size_t)D->capacity * 12;
+}
+
+/* C = A*B by the row-binned DCSR SpGEMM (see the top of this file) */
+static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *info, gs_csr **C)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    const int64_t rows = A->rows, n1 = rows + 1;
+    int64_t *prod = NULL, cap = 0, retried = 0, total = 0;
+    unsigned char *key = NULL, *key2 = NULL;
+    int32_t *idx = NULL, *perm = NULL, *failed = NULL, *list2 = NULL;
+    unsigned long long *ctl = NULL, h[C_N];
+    gs_dcsr *D = NULL;
+    const gs_dcsr_params dp = {1, 0, 0.0};
+    binning bn, bn2;
+    sg_args a;
+    int glog2 = 0;
+    *C = NULL;
+    GS_CHECK(talloc((size_t)n1 * 8, "SpGEMM products per row", (void **)&prod));
+    GS_CHECK(talloc((size_t)n1, "SpGEMM bin labels", (void **)&key));
+    GS_CHECK(talloc((size_t)n1, "SpGEMM bin labels", (void **)&key2));
+    GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM bin rows", (void **)&idx));
+    GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM bin rows", (void **)&perm));
+    GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM failed rows", (void **)&failed));
+    GS_CHECK(talloc(sizeof h, "SpGEMM counters", (void **)&ctl));
+    if (rows > 0) {
+        count_kernel<<<gs_cuda_grid(rows), GS_CUDA_THREADS, 0, s>>>(A->rows, A->rowptr, A->colind,
+                                                                    B->rowptr, prod);
+        GS_CUDA_LAUNCHED("spgemm_count");
+    }
+    GS_CHECK(bin_rows(rows, NULL, prod, key, key2, idx, perm, ctl, &bn));
+    for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
+    {
+        const double meanB = B->rows > 0 ? (double)B->nnz / B->rows : 0.0;
+        while (glog2 < 5 && (double)(1 << glog2) < meanB) glog2++; /* lanes per row of B */
+    }
+    memset(&a, 0, sizeof a);
+    a.arp = A->rowptr, a.acol = A->colind, a.aval = A->val;
+    a.brp = B->rowptr, a.bcol = B->colind, a.bval = B->val;
+    a.ctl = ctl, a.failed = failed;
+    GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
+    GS_CHECK(estimate(a, perm, &bn, glog2, B->cols, &cap));
+    GS_CHECK(gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D));
+    acct((long long)dcsr_bytes(D));
+    a.offsets = D->offsets, a.sizes = D->sizes, a.ccol = D->colind, a.cval = D->val;
+    a.top = D->top, a.capacity = D->capacity;
+    GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
+    GS_CHECK(run_bins(a, perm, &bn, glog2, B->cols));
+    GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
+    for (int iter = 0; h[C_NFAIL] > 0; iter++) {
+        /* capacity exhausted: grow by exactly what the failed rows need, redo only them */
+        const int64_t nfail = (int64_t)h[C_NFAIL], need = (int64_t)h[C_NEED];
+        if (iter == 3) GS_FAIL(GS_ERR_INTERNAL, "SpGEMM: rows still failing after growth");
+        if (D->capacity + need + 1024 > GS_MAX_INDEX)
+            GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: the product has more than 2^31 - 1 entries");
+        GS_CHECK(grow(D, D->capacity + need + 1024));
+        a.ccol = D->colind, a.cval = D->val, a.capacity = D->capacity;
+        if (!list2) GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM failed rows", (void **)&list2));
+        GS_CUDA_CALL(
+            cudaMemcpyAsync(list2, failed, (size_t)nfail * 4, cudaMemcpyDeviceToDevice, s));
+        GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
+        retried += nfail;
+        GS_CHECK(bin_rows(nfail, list2, prod, key, key2, idx, perm, ctl, &bn2));
+        GS_CHECK(run_bins(a, perm, &bn2, glog2, B->cols));
+        GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
+    }
+    tfree(prod), tfree(key), tfree(key2), tfree(idx), tfree(perm), tfree(failed), tfree(list2);
+    tfree(ctl);
+    prod = NULL, key = key2 = NULL, idx = perm = failed = list2 = NULL, ctl = NULL;
+    GS_CHECK(gs_dcsr_cuda_to_csr(D, C)); /* Algorithm 4 into an exact CSR */
+    acct((long long)(20 * n1 + 12 * (int64_t)(*C)->nnz));
+    acct(-(long long)(16 * n1));
+    if (info) {
+        info->products = total;
+        info->nnz = (*C)->nnz;
+        for (int b = 0; b < GS_SPGEMM_BINS; b++) info->bin_rows[b] = bn.start[b + 1] - bn.start[b];
+        info->capacity = cap;
+        info->retried_rows = retried;
+    }
+done:
+    tfree(prod), tfree(key), tfree(key2), tfree(idx), tfree(perm), tfree(failed), tfree(list2);
+    tfree(ctl);
+    if (D) acct(-(long long)dcsr_bytes(D));
+    gs_dcsr_destroy(&D);
+    return st;
+}
+
+/* C = A*B by cusparseSpGEMM (work estimation, compute, copy; the default algorithm) */
+static gs_status cusparse_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *info,
+                                  gs_csr **C)
+{
+    gs_status st = GS_OK;
+    cusparseHandle_t hd = gs_cuda_g.sparse;
+    const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
+    cusparseSpMatDescr_t ma = NULL, mb = NULL, mc = NULL;
+    cusparseSpGEMMDescr_t sd = NULL;
+    void *b1 = NULL, *b2 = NULL;
+    size_t s1 = 0, s2 = 0;
+    int64_t cr = 0, cc = 0, cnnz = 0;
+    int32_t *rp = NULL, *ci = NULL;
+    double *v = NULL;
+    const double one = 1.0, zero = 0.0;
+    *C = NULL;
+    GS_CHECK(talloc(((size_t)A->rows + 1) * 4, "SpGEMM row pointers", (void **)&rp));
+    if (A->rows > 0 && B->cols > 0 && A->nnz > 0 && B->nnz > 0) {
+        GS_CUSPARSE_CALL(cusparseCreateCsr(&ma, A->rows, A->cols, A->nnz, A->rowptr, A->colind,
+                                           A->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+        GS_CUSPARSE_CALL(cusparseCreateCsr(&mb, B->rows, B->cols, B->nnz, B->rowptr, B->colind,
+                                           B->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+        GS_CUSPARSE_CALL(cusparseCreateCsr(&mc, A->rows, B->cols, 0, rp, NULL, NULL,
+                                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+        GS_CUSPARSE_CALL(cusparseSpGEMM_createDescr(&sd));
+        GS_CUSPARSE_CALL(cusparseSpGEMM_workEstimation(hd, op, op, &one, ma, mb, &zero, mc,
+                                                       CUDA_R_64F, alg, sd, &s1, NULL));
+        GS_CHECK(talloc(s1, "cuSPARSE SpGEMM buffer 1", &b1));
+        GS_CUSPARSE_CALL(cusparseSpGEMM_workEstimation(hd, op, op, &one, ma, mb, &zero, mc,
+                                                       CUDA_R_64F, alg, sd, &s1, b1));
+        GS_CUSPARSE_CALL(cusparseSpGEMM_compute(hd, op, op, &one, ma, mb, &zero, mc, CUDA_R_64F,
+                                                alg, sd, &s2, NULL));
+        GS_CHECK(talloc(s2, "cuSPARSE SpGEMM buffer 2", &b2));
+        GS_CUSPARSE_CALL(cusparseSpGEMM_compute(hd, op, op, &one, ma, mb, &zero, mc, CUDA_R_64F,
+                                                alg, sd, &s2, b2));
+        GS_CUSPARSE_CALL(cusparseSpMatGetSize(mc, &cr, &cc, &cnnz));
+        if (cnnz > GS_MAX_INDEX)
+            GS_FAIL(GS_ERR_UNSUPPORTED,
+                    "SpGEMM: the product has %lld entries, beyond 32-bit "
+                    "indices",
+                    (long long)cnnz);
+        GS_CHECK(talloc((size_t)cnnz * 4, "SpGEMM result columns", (void **)&ci));
+        GS_CHECK(talloc((size_t)cnnz * 8, "SpGEMM result values", (void **)&v));
+        GS_CUSPARSE_CALL(cusparseCsrSetPointers(mc, rp, ci, v));
+        GS_CUSPARSE_CALL(
+            cusparseSpGEMM_copy(hd, op, op, &one, ma, mb, &zero, mc, CUDA_R_64F, alg, sd));
+    } else {
+        GS_CUDA_CALL(cudaMemsetAsync(rp, 0, ((size_t)A->rows + 1) * 4, gs_cuda_g.stream));
+        GS_CHECK(talloc(4, "SpGEMM result columns", (void **)&ci));
+        GS_CHECK(talloc(8, "SpGEMM result values", (void **)&v));
+    }
+    tforget(rp), tforget(ci), tforget(v);
+    st = gs_cuda_csr_adopt(A->rows, B->cols, (int32_t)cnnz, rp, ci, v, C);
+    rp = ci = NULL, v = NULL;
+    GS_CHECK(st);
+    if (info) info->nnz = cnnz;
+done:
+    if (sd) (void)cusparseSpGEMM_destroyDescr(sd);
+    if (ma) (void)cusparseDestroySpMat(ma);
+    if (mb) (void)cusparseDestroySpMat(mb);
+    if (mc) (void)cusparseDestroySpMat(mc);
+    tfree(b1), tfree(b2), tfree(rp), tfree(ci), tfree(v);
+    return st;
+}
+
+/* key[q] = column of entry q, seq[q] = q; erow[q] = row of entry q (a thread per row) */
+static __global__ void transpose_prep_kernel(int32_t rows, const int32_t *__restrict__ rowptr,
+                                             const int32_t *__restrict__ colind, unsigned *key,
+                                             int32_t *seq, int32_t *erow, int32_t *cnt)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x)
+        for (int32_t q = rowptr[i]; q < rowptr[i + 1]; q++) {
+            key[q] = (unsigned)colind[q];
+            seq[q] = q;
+            erow[q] = (int32_t)i;
+            atomicAdd(&cnt[colind[q]], 1);
+        }
+}
+
+/* entry q of A^T: column erow[perm[q]], value val[perm[q]] */
+static __global__ void transpose_gather_kernel(int64_t nnz, const int32_t *__restrict__ perm,
+                                               const int32_t *__restrict__ erow,
+                                               const double *__restrict__ val, int32_t *ci,
+                                               double *v)
+{
+    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < nnz;
+         q += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t p = perm[q];
+        ci[q] = erow[p];
+        v[q] = val[p];
+    }
+}
+
+/* At = A^T: a stable CUB radix sort of the entries by column (rows stay ascending inside each
+ * column), row pointers from column counts and a scan */
+static gs_status transpose_cub(const gs_csr *A, gs_csr **At)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    const int64_t nnz = A->nnz, n1 = (int64_t)A->cols + 1;
+    unsigned *key = NULL, *key2 = NULL;
+    int32_t *seq = NULL, *perm = NULL, *erow = NULL, *cnt = NULL, *rp = NULL, *ci = NULL;
+    double *v = NULL;
+    void *tmp = NULL;
+    size_t bytes = 0;
+    int bits = 1;
+    *At = NULL;
+    while (((int64_t)1 << bits) < A->cols) bits++;
+    GS_CHECK(talloc((size_t)n1 * 4, "transpose row pointers", (void **)&rp));
+    GS_CHECK(talloc((size_t)nnz * 4, "transpose columns", (void **)&ci));
+    GS_CHECK(talloc((size_t)nnz * 8, "transpose values", (void **)&v));
+    GS_CHECK(talloc((size_t)n1 * 4, "transpose counts", (void **)&cnt));
+    GS_CUDA_CALL(cudaMemsetAsync(cnt, 0, (size_t)n1 * 4, s));
+    if (nnz > 0) {
+        GS_CHECK(talloc((size_t)nnz * 4, "transpose keys", (void **)&key));
+        GS_CHECK(talloc((size_t)nnz * 4, "transpose keys", (void **)&key2));
+        GS_CHECK(talloc((size_t)nnz * 4, "transpose order", (void **)&seq));
+        GS_CHECK(talloc((size_t)nnz * 4, "transpose order", (void **)&perm));
+        GS_CHECK(talloc((size_t)nnz * 4, "transpose rows", (void **)&erow));
+        transpose_prep_kernel<<<gs_cuda_grid(A->rows), GS_CUDA_THREADS, 0, s>>>(
+            A->rows, A->rowptr, A->colind, key, seq, erow, cnt);
+        GS_CUDA_LAUNCHED("transpose_prep");
+        GS_CUDA_CALL(cub::DeviceRadixSort::SortPairs(NULL, bytes, key, key2, seq, perm, (int)nnz, 0,
+                                                     bits, s));
+        GS_CHECK(talloc(bytes, "transpose sort scratch", &tmp));
+        GS_CUDA_CALL(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, key2, seq, perm, (int)nnz, 0,
+                                                     bits, s));
+        transpose_gather_kernel<<<gs_cuda_grid(nnz), GS_CUDA_THREADS, 0, s>>>(nnz, perm, erow,
+                                                                              A->val, ci, v);
+        GS_CUDA_LAUNCHED("transpose_gather");
+        tfree(tmp);
+        tmp = NULL;
+    }
+    bytes = 0;
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, cnt, rp, (int)n1, s));
+    GS_CHECK(talloc(bytes, "transpose scan scratch", &tmp));
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, cnt, rp, (int)n1, s));
+    tforget(rp), tforget(ci), tforget(v);
+    st = gs_cuda_csr_adopt(A->cols, A->rows, (int32_t)nnz, rp, ci, v, At);
+    rp = ci = NULL, v = NULL;
+    GS_CHECK(st);
+done:
+    tfree(key), tfree(key2), tfree(seq), tfree(perm), tfree(erow), tfree(cnt), tfree(tmp);
+    tfree(rp), tfree(ci), tfree(v);
+    return st;
+}
+
+/* At = A^T by cusparseCsr2cscEx2 (the comparison path's transpose) */
+static gs_status transpose_cusparse(const gs_csr *A, gs_csr **At)
+{
+    gs_status st = GS_OK;
+    const int64_t nnz = A->nnz, n1 = (int64_t)A->cols + 1;
+    int32_t *rp = NULL, *ci = NULL;
+    double *v = NULL;
+    void *buf = NULL;
+    size_t bytes = 0;
+    *At = NULL;
+    GS_CHECK(talloc((size_t)n1 * 4, "transpose row pointers", (void **)&rp));
+    GS_CHECK(talloc((size_t)nnz * 4, "transpose columns", (void **)&ci));
+    GS_CHECK(talloc((size_t)nnz * 8, "transpose values", (void **)&v));
+    if (nnz > 0 && A->rows > 0) {
+        GS_CUSPARSE_CALL(cusparseCsr2cscEx2_bufferSize(
+            gs_cuda_g.sparse, A->rows, A->cols, A->nnz, A->val, A->rowptr, A->colind, v, rp, ci,
+            CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1,
+            &bytes));
+        GS_CHECK(talloc(bytes, "cuSPARSE transpose buffer", &buf));
+        GS_CUSPARSE_CALL(cusparseCsr2cscEx2(gs_cuda_g.sparse, A->rows, A->cols, A->nnz, A->val,
+                                            A->rowptr, A->colind, v, rp, ci, CUDA_R_64F,
+                                            CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                            CUSPARSE_CSR2CSC_ALG1, buf));
+    } else {
+        GS_CUDA_CALL(cudaMemsetAsync(rp, 0, (size_t)n1 * 4, gs_cuda_g.stream));
+    }
+    tforget(rp), tforget(ci), tforget(v);
+    st = gs_cuda_csr_adopt(A->cols, A->rows, (int32_t)nnz, rp, ci, v, At);
+    rp = ci = NULL, v = NULL;
+    GS_CHECK(st);
+done:
+    tfree(buf), tfree(rp), tfree(ci), tfree(v);
+    return st;
+}
+
+static void track_reset(void)
+{
+    memset(g_tab, 0, sizeof g_tab);
+    g_live = g_peak = 0;
+}
+
+static gs_status product(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_spgemm_info *info,
+                         gs_csr **C)
+{
+    return m == GS_SPGEMM_CUSPARSE ? cusparse_product(A, B, info, C) : dcsr_product(A, B, info, C);
+}
+
+extern "C" gs_status gs_spgemm_cuda(const gs_csr *A, const gs_csr *B, gs_spgemm_method m,
+                                    gs_spgemm_info *info, gs_csr **C)
+{
+    gs_status st = GS_OK;
+    track_reset();
+    GS_CHECK(product(A, B, m, info, C));
+    if (info) info->peak_bytes = (size_t)g_peak;
+done:
+    return st;
+}
+
+/* Ac = R (A P), R = P^T explicit; the peak counts R and AP while they live */
+extern "C" gs_status gs_spgemm_cuda_galerkin(const gs_csr *A, const gs_csr *P, gs_spgemm_method m,
+                                             gs_spgemm_info *info, gs_csr **Ac)
+{
+    gs_status st = GS_OK;
+    gs_csr *R = NULL, *AP = NULL;
+    *Ac = NULL;
+    track_reset();
+    GS_CHECK(m == GS_SPGEMM_CUSPARSE ? transpose_cusparse(P, &R) : transpose_cub(P, &R));
+    GS_CHECK(product(A, P, m, NULL, &AP));
+    GS_CHECK(product(R, AP, m, info, Ac));
+    if (info) info->peak_bytes = (size_t)g_peak;
+done:
+    if (R) acct(-(long long)csr_bytes(R));
+    if (AP) acct(-(long long)csr_bytes(AP));
+    gs_csr_destroy(&R);
+    gs_csr_destroy(&AP);
+    return st;
+}
+
+extern "C" gs_status gs_spgemm_cuda_transpose(const gs_csr *A, gs_csr **At)
+{
+    track_reset();
+    return transpose_cub(A, At);
+}

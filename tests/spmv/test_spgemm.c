@@ -1,0 +1,317 @@
+/* SpGEMM and the Galerkin product: the host Gustavson product against an independent triplet
+ * expansion (gs_csr_from_coo sums the partial products), on random rectangular matrices with
+ * empty rows, stencils, rows with more than 2049 partial products, cancellation (explicit zeros
+ * kept) and real matrices; Galerkin R (A P) with an aggregation prolongator.
+ *   test_spgemm [--gpu]   --gpu: the device DCSR and cuSPARSE products and transposes against
+ *   the host (77 without a GPU), including a case that exhausts the sampled DCSR capacity. */
+#include <dirent.h>
+#include <stdint.h>
+
+#include "gs_backend.h"
+#include "gs_gen.h"
+#include "gs_mm.h"
+#include "gs_spgemm.h"
+#include "gs_test.h"
+
+static int GPU;
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t next_u64(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+
+static gs_csr *from_triplets(int64_t rows, int64_t cols, int64_t n, int32_t *ri, int32_t *ci,
+                             double *v)
+{
+    gs_csr *A = NULL;
+    CHECK_OK(gs_csr_from_coo(rows, cols, n, ri, ci, v, &A));
+    free(ri), free(ci), free(v);
+    return A;
+}
+
+/* random rows x cols, lengths 0..2*per_row, every seventh row empty */
+static gs_csr *random_csr(int32_t rows, int32_t cols, int per_row)
+{
+    int64_t cap = (int64_t)rows * (2 * per_row + 1) + 1, n = 0;
+    int32_t *ri = malloc((size_t)cap * 4), *ci = malloc((size_t)cap * 4);
+    double *v = malloc((size_t)cap * 8);
+    for (int32_t i = 0; i < rows; i++) {
+        if (i % 7 == 2) continue;
+        int len = (int)(next_u64() % (uint64_t)(2 * per_row + 1));
+        for (int q = 0; q < len; q++, n++) {
+            ri[n] = i;
+            ci[n] = (int32_t)(next_u64() % (uint64_t)cols);
+            v[n] = (double)(int64_t)(next_u64() % 20001) / 10000.0 - 1.0;
+        }
+    }
+    return from_triplets(rows, cols, n, ri, ci, v);
+}
+
+/* C = A*B by expanding every partial product into a triplet */
+static gs_csr *reference(const gs_csr *A, const gs_csr *B)
+{
+    int64_t n = 0;
+    for (int32_t q = 0; q < A->nnz; q++) n += B->rowptr[A->colind[q] + 1] - B->rowptr[A->colind[q]];
+    int32_t *ri = malloc((size_t)n * 4 + 4), *ci = malloc((size_t)n * 4 + 4);
+    double *v = malloc((size_t)n * 8 + 8);
+    n = 0;
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int32_t qa = A->rowptr[i]; qa < A->rowptr[i + 1]; qa++) {
+            int32_t k = A->colind[qa];
+            for (int32_t qb = B->rowptr[k]; qb < B->rowptr[k + 1]; qb++, n++)
+                ri[n] = i, ci[n] = B->colind[qb], v[n] = A->val[qa] * B->val[qb];
+        }
+    return from_triplets(A->rows, B->cols, n, ri, ci, v);
+}
+
+/* same pattern exactly, values within 1e-13 of the largest |value|; C may be on the device, and
+ * with `normalize` its rows are first sorted (cuSPARSE) */
+static void compare(const gs_csr *C, const gs_csr *R, int normalize, const char *what)
+{
+    gs_csr *H = NULL, *S = NULL;
+    CHECK_OK(gs_csr_download(C, &H));
+    if (!H) return;
+    if (normalize) {
+        int32_t *ri = malloc((size_t)H->nnz * 4 + 4);
+        for (int32_t i = 0; i < H->rows; i++)
+            for (int32_t q = H->rowptr[i]; q < H->rowptr[i + 1]; q++) ri[q] = i;
+        CHECK_OK(gs_csr_from_coo(H->rows, H->cols, H->nnz, ri, H->colind, H->val, &S));
+        free(ri);
+        gs_csr_destroy(&H);
+        H = S;
+        if (!H) return;
+    }
+    int ok = H->rows == R->rows && H->cols == R->cols && H->nnz == R->nnz;
+    for (int32_t i = 0; ok && i <= R->rows; i++) ok = H->rowptr[i] == R->rowptr[i];
+    for (int32_t q = 0; ok && q < R->nnz; q++) ok = H->colind[q] == R->colind[q];
+    CHECK_MSG(ok, "%s: pattern differs (nnz %d vs %d)", what, H->nnz, R->nnz);
+    double big = 0.0, err = 0.0;
+    for (int32_t q = 0; ok && q < R->nnz; q++) {
+        big = fmax(big, fabs(R->val[q]));
+        err = fmax(err, fabs(H->val[q] - R->val[q]));
+    }
+    CHECK_MSG(err <= 1e-13 * big || err == 0.0, "%s: values differ by %g (max %g)", what, err, big);
+    gs_csr_destroy(&H);
+}
+
+/* C = A*B on the host against the triplet reference, and on the device by both methods */
+static void check_product(const char *name, const gs_csr *A, const gs_csr *B)
+{
+    gs_csr *R = reference(A, B), *C = NULL;
+    char what[160];
+    snprintf(what, sizeof what, "%s: host", name);
+    CHECK_OK(gs_spgemm(A, B, GS_SPGEMM_HOST, &C));
+    if (C) compare(C, R, 0, what);
+    gs_csr_destroy(&C);
+    if (GPU) {
+        gs_csr *dA = NULL, *dB = NULL;
+        gs_spgemm_info info;
+        CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+        CHECK_OK(gs_csr_upload(B, GS_LOC_DEVICE, &dB));
+        snprintf(what, sizeof what, "%s: dcsr", name);
+        CHECK_OK(gs_spgemm_ex(dA, dB, GS_SPGEMM_DCSR, &info, &C));
+        if (C) compare(C, R, 0, what);
+        printf("  %s: %lld products, nnz %lld, capacity %lld, retried %lld, peak %.1f MB\n", what,
+               (long long)info.products, (long long)info.nnz, (long long)info.capacity,
+               (long long)info.retried_rows, info.peak_bytes / 1e6);
+        gs_csr_destroy(&C);
+        snprintf(what, sizeof what, "%s: cusparse", name);
+        CHECK_OK(gs_spgemm(dA, dB, GS_SPGEMM_CUSPARSE, &C));
+        if (C) compare(C, R, 1, what);
+        gs_csr_destroy(&C);
+        gs_csr_destroy(&dA);
+        gs_csr_destroy(&dB);
+    }
+    printf("%-40s %d x %d, nnz %d: ok\n", name, R->rows, R->cols, R->nnz);
+    gs_csr_destroy(&R);
+}
+
+/* piecewise-constant prolongator of 2x2x2 aggregates on an n^3 grid (value 1) */
+static gs_csr *aggregation(int64_t n)
+{
+    int64_t nc = (n + 1) / 2, rows = n * n * n;
+    int32_t *ri = malloc((size_t)rows * 4), *ci = malloc((size_t)rows * 4);
+    double *v = malloc((size_t)rows * 8);
+    for (int64_t z = 0; z < n; z++)
+        for (int64_t y = 0; y < n; y++)
+            for (int64_t x = 0; x < n; x++) {
+                int64_t i = (z * n + y) * n + x;
+                ri[i] = (int32_t)i;
+                ci[i] = (int32_t)(((z / 2) * nc + y / 2) * nc + x / 2);
+                v[i] = 1.0;
+            }
+    return from_triplets(rows, nc * nc * nc, rows, ri, ci, v);
+}
+
+static void check_galerkin(const char *name, const gs_csr *A, const gs_csr *P)
+{
+    gs_csr *Rt = NULL, *AP = NULL, *Ref = NULL, *C = NULL;
+    char what[160];
+    CHECK_OK(gs_csr_transpose(P, &Rt));
+    AP = reference(A, P);
+    Ref = reference(Rt, AP);
+    snprintf(what, sizeof what, "%s: galerkin host", name);
+    CHECK_OK(gs_galerkin(A, P, GS_SPGEMM_HOST, &C));
+    if (C) compare(C, Ref, 0, what);
+    gs_csr_destroy(&C);
+    if (GPU) {
+        gs_csr *dA = NULL, *dP = NULL, *dR = NULL;
+        CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+        CHECK_OK(gs_csr_upload(P, GS_LOC_DEVICE, &dP));
+        snprintf(what, sizeof what, "%s: device transpose", name);
+        CHECK_OK(gs_spgemm_transpose(dP, &dR));
+        if (dR) compare(dR, Rt, 0, what);
+        gs_csr_destroy(&dR);
+        gs_spgemm_method ms[2] = {GS_SPGEMM_DCSR, GS_SPGEMM_CUSPARSE};
+        for (int k = 0; k < 2; k++) {
+            snprintf(what, sizeof what, "%s: galerkin %s", name, gs_spgemm_method_name(ms[k]));
+            CHECK_OK(gs_galerkin(dA, dP, ms[k], &C));
+            if (C) compare(C, Ref, k == 1, what);
+            gs_csr_destroy(&C);
+        }
+        gs_csr_destroy(&dA);
+        gs_csr_destroy(&dP);
+    }
+    printf("%-40s coarse %d, nnz %d: ok\n", name, Ref->rows, Ref->nnz);
+    gs_csr_destroy(&Rt), gs_csr_destroy(&AP), gs_csr_destroy(&Ref);
+}
+
+static gs_csr *generated(const char *type, int64_t size, int stencil)
+{
+    gs_gen_params g = {.type = type,
+                       .size = size,
+                       .stencil = stencil,
+                       .dof = 1,
+                       .seed = 1,
+                       .epsilon = 0.01,
+                       .velocity = 10.0,
+                       .degree = 8.0,
+                       .exponent = 2.2};
+    gs_csr *A = NULL;
+    char desc[128];
+    CHECK_OK(gs_gen_matrix(&g, &A, desc, sizeof desc));
+    return A;
+}
+
+/* rows in bin 33-64 whose every fourth row (the sampled ones) has one distinct column and the
+ * others 64: the sampled capacity is far too small, so C must grow and the rows run again */
+static gs_csr *fools_sampling(gs_csr **B)
+{
+    const int32_t rows = 2048;
+    int32_t *ri = malloc((size_t)rows * 64 * 4), *ci = malloc((size_t)rows * 64 * 4);
+    double *v = malloc((size_t)rows * 64 * 8);
+    int64_t n = 0;
+    for (int32_t i = 0; i < rows; i++)
+        for (int q = 0; q < 64; q++, n++)
+            ri[n] = i, ci[n] = (i % 4 == 0 ? 0 : 64) + q, v[n] = 1.0 + q;
+    int32_t *bi = malloc(128 * 4), *bc = malloc(128 * 4);
+    double *bv = malloc(128 * 8);
+    for (int32_t k = 0; k < 128; k++) bi[k] = k, bc[k] = k < 64 ? 0 : k - 63, bv[k] = 0.5;
+    *B = from_triplets(128, 65, 128, bi, bc, bv);
+    return from_triplets(rows, 128, n, ri, ci, v);
+}
+
+static void check_files(void)
+{
+    const char *dir = getenv("GS_MATRICES");
+    DIR *d = dir ? opendir(dir) : NULL;
+    struct dirent *e;
+    int done = 0;
+    if (!d) return;
+    while ((e = readdir(d)) != NULL && done < 12) {
+        size_t l = strlen(e->d_name);
+        char path[1024];
+        gs_csr *A = NULL;
+        gs_mm_info mi;
+        if (l < 5 || strcmp(e->d_name + l - 4, ".mtx") != 0) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (gs_mm_read(path, &A, &mi) != GS_OK) {
+            gs_error_clear();
+            continue;
+        }
+        if (A->rows == A->cols && A->nnz <= 200000 && A->rows > 1) {
+            check_product(e->d_name, A, A);
+            done++;
+        }
+        gs_csr_destroy(&A);
+    }
+    closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
+        if (gs_backend_cuda_devices(NULL) == 0) return 77;
+        CHECK_OK(gs_backend_cuda_init(0, NULL, 0));
+        GPU = 1;
+    }
+    gs_csr *A = random_csr(300, 200, 5), *B = random_csr(200, 450, 5), *C = random_csr(450, 1, 2);
+    check_product("random 300x200 * 200x450", A, B);
+    check_product("random 200x450 * 450x1", B, C);
+    gs_csr_destroy(&A), gs_csr_destroy(&B), gs_csr_destroy(&C);
+    A = random_csr(2000, 3000, 30), B = random_csr(3000, 2500, 30); /* bins up to 2049+ */
+    check_product("random 2000x3000 * 3000x2500 (long rows)", A, B);
+    gs_csr_destroy(&A), gs_csr_destroy(&B);
+    A = random_csr(64, 20000, 200), B = random_csr(20000, 30000, 40); /* 8000-product rows */
+    check_product("random 64x20000 * 20000x30000", A, B);
+    gs_csr_destroy(&A), gs_csr_destroy(&B);
+    A = random_csr(50, 0, 0), B = random_csr(0, 40, 0);
+    check_product("empty 50x0 * 0x40", A, B);
+    gs_csr_destroy(&A), gs_csr_destroy(&B);
+    {
+        int32_t *ri = malloc(8), *ci = malloc(8), *bi = malloc(8), *bc = malloc(8);
+        double *v = malloc(16), *bv = malloc(16);
+        ri[0] = ri[1] = 0, ci[0] = 0, ci[1] = 1, v[0] = v[1] = 1.0;
+        bi[0] = 0, bi[1] = 1, bc[0] = bc[1] = 0, bv[0] = 1.0, bv[1] = -1.0;
+        A = from_triplets(2, 2, 2, ri, ci, v), B = from_triplets(2, 1, 2, bi, bc, bv);
+        check_product("cancellation (explicit zero kept)", A, B);
+        gs_csr *Z = NULL;
+        CHECK_OK(gs_spgemm(A, B, GS_SPGEMM_HOST, &Z));
+        CHECK(Z && Z->nnz == 1 && Z->val[0] == 0.0);
+        gs_csr_destroy(&Z), gs_csr_destroy(&A), gs_csr_destroy(&B);
+    }
+    A = fools_sampling(&B);
+    check_product("sampling fooled (capacity growth)", A, B);
+    gs_csr_destroy(&A), gs_csr_destroy(&B);
+    const struct {
+        const char *type;
+        int64_t size;
+        int stencil;
+    } gen[] = {{"poisson", 16, 7},
+               {"poisson", 12, 27},
+               {"poisson", 40, 5},
+               {"convdiff", 10, 27},
+               {"powerlaw", 5000, 0}};
+    for (size_t i = 0; i < sizeof gen / sizeof gen[0]; i++) {
+        char name[64];
+        A = generated(gen[i].type, gen[i].size, gen[i].stencil);
+        snprintf(name, sizeof name, "%s-%d %lld: A*A", gen[i].type, gen[i].stencil,
+                 (long long)gen[i].size);
+        if (A) check_product(name, A, A);
+        gs_csr_destroy(&A);
+    }
+    int64_t sizes[2] = {9, 14};
+    int stencils[2] = {7, 27};
+    for (int i = 0; i < 2; i++) {
+        char name[64];
+        gs_csr *P = aggregation(sizes[i]);
+        A = generated("poisson", sizes[i], stencils[i]);
+        snprintf(name, sizeof name, "poisson-%d %lld: A*P", stencils[i], (long long)sizes[i]);
+        if (A && P) check_product(name, A, P);
+        snprintf(name, sizeof name, "poisson-%d %lld", stencils[i], (long long)sizes[i]);
+        if (A && P) check_galerkin(name, A, P);
+        gs_csr_destroy(&A), gs_csr_destroy(&P);
+    }
+    {
+        gs_csr *X = random_csr(5, 4, 2), *Y = random_csr(5, 4, 2), *Z = NULL;
+        CHECK_FAIL(gs_spgemm(X, Y, GS_SPGEMM_HOST, &Z), GS_ERR_ARG, "inner dimensions");
+        CHECK_FAIL(gs_galerkin(X, Y, GS_SPGEMM_HOST, &Z), GS_ERR_ARG, "not square");
+        gs_spgemm_method m;
+        CHECK_FAIL(gs_spgemm_method_parse("magic", &m), GS_ERR_ARG, "expected auto");
+        gs_csr_destroy(&X), gs_csr_destroy(&Y);
+    }
+    check_files();
+    return gs_test_result(GPU ? "test_spgemm --gpu" : "test_spgemm");
+}
