@@ -25,7 +25,7 @@ fi
 {
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     nvcc --version | tail -2
-    git -C "$here" rev-parse --short HEAD 2>/dev/null
+    echo "commit ${GSOLVE_COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null)}"
     date -u
 } > "$out/machine.txt" 2>&1
 cmake -S "$here" -B "$here/build-gpu" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
