@@ -83,8 +83,10 @@ static const key_def KEYS[] = {
      "CMRS strip height (rows per strip, 1-16; 0: the measured default)"},
     {"spmv.cmrs_sort", K_INT, F(spmv.cmrs_sort), "0", 0, 1, NULL,
      "CMRS: sort each strip's entries by column (1) or keep them row by row (0)"},
-    {"spmv.cmrs_modified", K_INT, F(spmv.cmrs_modified), "0", 0, 1, NULL,
-     "CMRS: the modified kernel (per-warp h x M buffer, strips padded to warp multiples)"},
+    {"spmv.cmrs_modified", K_INT, F(spmv.cmrs_modified), "1", 0, 1, NULL,
+     "CMRS: the modified kernel of sec. 6.7 (per-warp h x M buffer, strips padded to warp "
+     "multiples; 1.03-1.15x the plain kernel's speed and more on the H200, "
+     "bench/results/spmv_formats_h200_2026-11-21.md), or the plain warp-per-strip kernel (0)"},
     {"spmv.suraa_g1", K_STR, F(spmv.suraa_g1), "auto", NOLIM, "auto|dynamic|block",
      "SURAA long rows (G1): child grids by dynamic parallelism, or one block per row"},
     {"spmv.suraa_max_child_threads", K_INT, F(spmv.suraa_max_child_threads), "0", 0, 1048576,

@@ -215,7 +215,7 @@ extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
 {
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
-    size_t total = 0, chunk;
+    size_t total = 0, chunk, left; /* left: bytes not yet staged */
     long c = 0; /* chunks issued */
     const double t0 = gs_time_now();
     for (int i = 0; i < nseg; i++) total += seg[i].bytes;
@@ -229,12 +229,17 @@ extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
         return GS_OK;
     }
     chunk = stage_chunk(total);
+    left = total;
     for (int i = 0; i < nseg; i++) {
         for (size_t off = 0, len = 0; off < seg[i].bytes; off += len, c++) {
             int b = (int)(c & 1);
-            /* the first chunks grow from STAGE_MIN: the copy engine starts sooner */
+            /* the first chunks grow from STAGE_MIN, so the copy engine starts sooner, and the
+             * last ones shrink to a quarter of what is left, so less of the last DMA trails
+             * the CPU's copying */
             size_t want = c < 8 && ((size_t)STAGE_MIN << c) < chunk ? (size_t)STAGE_MIN << c : chunk;
+            if (want > left / 4) want = left / 4 > STAGE_MIN ? left / 4 : STAGE_MIN;
             len = seg[i].bytes - off < want ? seg[i].bytes - off : want;
+            left -= len;
             /* stage[b] is free once the copy issued two chunks ago has run */
             if (c >= 2) GS_CUDA_CALL(cudaEventSynchronize(g->staged[b]));
             par_memcpy(g->stage[b], (const char *)seg[i].src + off, len);

@@ -157,6 +157,52 @@ static __global__ void __launch_bounds__(CMRS_THREADS)
     if (lane < H && row < rows) y[row] = buf[lane * LD];
 }
 
+/* y = A*x for the plain (row-major) layout, one warp per strip (Algorithm 1) with the
+ * per-row sums formed by a segmented warp scan instead of h accumulators per lane: a row's
+ * entries are contiguous, so in each group of 32 the run of a row is summed by five shuffles
+ * and its last lane adds the run to the row's cell in shared memory (one writer per cell per
+ * group; __syncwarp orders the groups). Four groups are loaded before any is reduced. */
+static __global__ void __launch_bounds__(CMRS_THREADS)
+    spmv_seg_kernel(int32_t rows, int32_t strips, int h, const int32_t *__restrict__ sp,
+                    const uint32_t *__restrict__ cr, const double *__restrict__ val,
+                    const double *__restrict__ x, double *__restrict__ y)
+{
+    __shared__ double sbuf[CMRS_WARPS * GS_CMRS_MAX_H];
+    double *buf = sbuf + (threadIdx.x >> 5) * GS_CMRS_MAX_H;
+    const int64_t s = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (s >= strips) return;
+    if (lane < GS_CMRS_MAX_H) buf[lane] = 0.0;
+    __syncwarp();
+    const int64_t beg = __ldg(sp + s), end = __ldg(sp + s + 1);
+    for (int64_t j0 = beg; j0 < end; j0 += 128) {
+        int r[4];
+        double v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int64_t j = j0 + 32 * u + lane;
+            const uint32_t p = j < end ? __ldg(cr + j) : 0u;
+            r[u] = j < end ? (int)(p & 15u) : -1;
+            v[u] = j < end ? __ldg(val + j) * __ldg(x + (p >> GS_CMRS_BITS)) : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            if (j0 + 32 * u >= end) break; /* the same for the whole warp */
+#pragma unroll
+            for (int off = 1; off < 32; off <<= 1) {
+                const double t = __shfl_up_sync(0xffffffffu, v[u], off);
+                const int tr = __shfl_up_sync(0xffffffffu, r[u], off);
+                if (lane >= off && tr == r[u]) v[u] += t;
+            }
+            const int next = __shfl_down_sync(0xffffffffu, r[u], 1);
+            if (r[u] >= 0 && (lane == 31 || next != r[u])) buf[r[u]] += v[u];
+            __syncwarp();
+        }
+    }
+    const int64_t row = s * h + lane;
+    if (lane < h && row < rows) y[row] = buf[lane];
+}
+
 typedef void (*spmv_fn)(int32_t, int32_t, const int32_t *, const uint32_t *, const double *,
                         const double *, double *);
 
@@ -190,6 +236,12 @@ static gs_status spmv(const void *M, const double *x, double *y)
     const gs_cmrs *C = (const gs_cmrs *)M;
     spmv_fn fn = NULL;
     if (C->strips == 0) return GS_OK;
+    if (!C->m && !C->sorted) { /* runs of a row are contiguous: the segmented kernel */
+        spmv_seg_kernel<<<warp_blocks(C->strips), CMRS_THREADS, 0, gs_cuda_g.stream>>>(
+            C->rows, C->strips, C->h, C->stripptr, C->colrow, C->val, x, y);
+        GS_CUDA_LAUNCHED("cmrs_spmv_segmented");
+        return GS_OK;
+    }
     fn = pick_kernel(C->h, C->m != 0);
     if (!fn || (C->m && C->m != compiled_width(C->h)))
         return GS_ERROR(GS_ERR_INTERNAL, "cmrs spmv: no kernel for h = %d, M = %d", C->h, C->m);

@@ -14,7 +14,7 @@ void gs_format_params_default(gs_format_params *p)
     memset(p, 0, sizeof *p);
     p->cmrs_h = 0;
     p->cmrs_sort = 0;
-    p->cmrs_modified = 0;
+    p->cmrs_modified = 1; /* measured: faster than the plain kernel on every matrix tried */
     p->suraa_g1_dynamic = -1;
     p->suraa_max_child_threads = 0;
     p->cds_max_fill = 0.25;
