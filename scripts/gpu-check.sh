@@ -56,12 +56,12 @@ if has real; then # the real matrices, repeated on the diagonal to 0.8-2M rows
 fi
 if has sweep; then # CMRS strip height h and kernels; SURAA G1 kernels
     "$bench" --no-cg --md "$out/sweep_cmrs.md" --formats \
-        cusparse,csr,cmrs:h=1,cmrs:h=2,cmrs:h=4,cmrs:h=8,cmrs:h=16,cmrs:h=4:sort=1,cmrs:h=8:sort=1,cmrs:h=4:mod=1,cmrs:h=8:mod=1 \
+        cusparse,csr,cmrs:h=4:mod=0,cmrs:h=8:mod=0,cmrs:h=16:mod=0,cmrs:h=8:mod=0:sort=1,cmrs:h=2:mod=1,cmrs:h=4:mod=1,cmrs:h=8:mod=1,cmrs:h=16:mod=1 \
         poisson:27:128 poisson:7:128 poisson:7:64:4 "$m/bcsstk13.mtx*500" "$m/2dcyl1.mtx*1000" \
         > "$out/sweep_cmrs.log" 2>&1
     "$bench" --no-cg --md "$out/sweep_suraa.md" --formats \
-        cusparse,csr,suraa:g1=block,suraa:g1=dynamic powerlaw:0:1000000 powerlaw:0:4000000 \
-        "$m/pushpull.mtx*200" > "$out/sweep_suraa.log" 2>&1
+        cusparse,csr,suraa,suraa:g1=block,suraa:g1=dynamic powerlaw:0:1000000 powerlaw:0:4000000 \
+        "$m/pushpull.mtx*200" "$m/bcsstk13.mtx*500" > "$out/sweep_suraa.log" 2>&1
     cat "$out/sweep_cmrs.md" "$out/sweep_suraa.md"
 fi
 if has cg; then

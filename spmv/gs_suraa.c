@@ -29,37 +29,72 @@ int gs_suraa_class(double mean)
     return k > 32.0 ? 32 : (k < 1.0 ? 1 : (int)k);
 }
 
-/* groups of consecutive segments: G1 while mean >= 32 and rows <= max_child, G2 the rest of
- * mean >= 32 cut into runs of equal Y, G3 the segments of mean < 32 (sec. 4.1) */
-void gs_suraa_plan_groups(gs_suraa *M, const int64_t count[GS_SURAA_CLASSES],
-                          const gs_format_params *p)
+int gs_suraa_lanes_log2(double mean)
+{
+    int l = 1;
+    if (!(mean > 2.0)) return 0;
+    while (l < GS_SURAA_LANE_CLASSES - 1 && (double)(4 << l) < mean) l++;
+    return l;
+}
+
+int gs_suraa_bin(double mean)
+{
+    if (mean >= (double)GS_SURAA_G1_LEN) return GS_SURAA_BIN_LONG;
+    if (gs_suraa_class(mean) == 0) return GS_SURAA_BIN_LANES + gs_suraa_lanes_log2(mean);
+    return -1;
+}
+
+/* runs of consecutive segments [a, b) per bin, bins visited in `order` (n of them, the order
+ * the segments fall in), segments before `from` left out; threads of bin i = thr[i] */
+static int make_runs(const gs_suraa *M, const int64_t *count, const int *order, const int *thr,
+                     int n, int64_t a, int64_t from, gs_suraa_run *runs)
 {
     const int64_t S = M->seg_size, m = M->rows;
-    int64_t nge = 0, a = 0;
-    for (int k = 1; k < GS_SURAA_CLASSES; k++) nge += count[k];
-    int64_t rows_ge = nge * S < m ? nge * S : m;
-    int64_t cap = p->suraa_max_child_threads > 0
-                      ? p->suraa_max_child_threads
-                      : (rows_ge <= GS_SURAA_POOL ? GS_SURAA_POOL : GS_SURAA_POOL_BIG);
-    int64_t n1 = cap / S < nge ? cap / S : nge; /* whole segments only */
-    M->max_child = (int32_t)(cap < INT32_MAX ? cap : INT32_MAX);
-    M->g1_end = (int32_t)(n1 * S < m ? n1 * S : m);
-    M->g2_end = (int32_t)rows_ge;
-    M->nruns = 0;
-    for (int k = GS_SURAA_CLASSES - 1; k >= 1; k--) { /* classes fall along the segments */
-        int64_t b = a + count[k], lo = a > n1 ? a : n1;
+    int nr = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t b = a + count[order[i]], lo = a > from ? a : from;
         int64_t r0 = lo * S, r1 = b * S < m ? b * S : m;
         if (lo < b && r0 < r1) {
-            gs_suraa_run *r = &M->runs[M->nruns++];
-            r->begin = (int32_t)r0;
-            r->end = (int32_t)r1;
-            r->threads = 32 * k;
+            runs[nr].begin = (int32_t)r0;
+            runs[nr].end = (int32_t)r1;
+            runs[nr].threads = thr[i];
+            nr++;
         }
         a = b;
     }
+    return nr;
 }
 
-void gs_suraa_plan_g1(gs_suraa *M, const gs_format_params *p)
+/* groups of consecutive segments: G1 the longest (sec. 4.1 with max_child_threads, else the
+ * segments of mean >= GS_SURAA_G1_LEN), G2 the rest of mean >= 32 cut into runs of equal Y,
+ * G3 the segments of mean < 32 cut into runs of equal L */
+void gs_suraa_plan_groups(gs_suraa *M, const int64_t count[GS_SURAA_BINS],
+                          const gs_format_params *p)
+{
+    const int64_t S = M->seg_size, m = M->rows;
+    int64_t nge = 0, n1;
+    int order[GS_SURAA_CLASSES], thr[GS_SURAA_CLASSES];
+    for (int k = 1; k < GS_SURAA_CLASSES; k++) nge += count[k];
+    int64_t rows_ge = nge * S < m ? nge * S : m;
+    int64_t cap = p->suraa_max_child_threads > 0 ? p->suraa_max_child_threads : GS_SURAA_POOL_BIG;
+    n1 = p->suraa_max_child_threads > 0 ? nge : count[GS_SURAA_BIN_LONG];
+    n1 = cap / S < n1 ? cap / S : n1; /* whole segments only */
+    M->max_child = (int32_t)(cap < INT32_MAX ? cap : INT32_MAX);
+    M->g1_end = (int32_t)(n1 * S < m ? n1 * S : m);
+    M->g2_end = (int32_t)rows_ge;
+    for (int i = 0; i < GS_SURAA_CLASSES - 1; i++) { /* classes 32 .. 1 */
+        order[i] = GS_SURAA_CLASSES - 1 - i;
+        thr[i] = 32 * order[i];
+    }
+    M->nruns = make_runs(M, count, order, thr, GS_SURAA_CLASSES - 1, 0, n1, M->runs);
+    for (int i = 0; i < GS_SURAA_LANE_CLASSES; i++) { /* L = 32 .. 1 */
+        order[i] = GS_SURAA_BIN_LANES + GS_SURAA_LANE_CLASSES - 1 - i;
+        thr[i] = 1 << (GS_SURAA_LANE_CLASSES - 1 - i);
+    }
+    M->ng3 = make_runs(M, count, order, thr, GS_SURAA_LANE_CLASSES, nge, nge, M->g3);
+}
+
+void gs_suraa_plan_g1(gs_suraa *M, const gs_format_params *p, int32_t g1_min_len)
 {
     M->g1_dynamic = 0;
     M->g1_threads = 0;
@@ -70,7 +105,7 @@ void gs_suraa_plan_g1(gs_suraa *M, const gs_format_params *p)
     if (p->suraa_g1_dynamic >= 0)
         M->g1_dynamic = p->suraa_g1_dynamic > 0;
     else
-        M->g1_dynamic = M->max_len > GS_SURAA_CHILD_CHUNK && M->g1_end <= GS_SURAA_POOL;
+        M->g1_dynamic = M->g1_end <= GS_SURAA_DP_ROWS && g1_min_len >= GS_SURAA_DP_LEN;
 }
 
 /* perm = rows by (length desc, first column asc, row asc): two stable counting sorts, by
@@ -126,7 +161,7 @@ static void destroy(void *Mv)
 /* segment size, class counts, groups and G1 kernel of M (sorted rowptr set) */
 static void plan(gs_suraa *M, const gs_format_params *p)
 {
-    int64_t count[GS_SURAA_CLASSES] = {0}, hi, lo;
+    int64_t count[GS_SURAA_BINS] = {0}, hi, lo;
     const int32_t *rp = M->rowptr;
     M->iqr = 0;
     if (M->rows > 0) {
@@ -137,11 +172,15 @@ static void plan(gs_suraa *M, const gs_format_params *p)
     M->nseg = (int32_t)(((int64_t)M->rows + M->seg_size - 1) / M->seg_size);
     for (int64_t s = 0; s < M->nseg; s++) {
         int64_t b = s * M->seg_size, e = b + M->seg_size < M->rows ? b + M->seg_size : M->rows;
-        count[gs_suraa_class((double)(rp[e] - rp[b]) / (double)(e - b))]++;
+        double mean = (double)(rp[e] - rp[b]) / (double)(e - b);
+        int bin = gs_suraa_bin(mean);
+        count[gs_suraa_class(mean)]++;
+        if (bin >= 0) count[bin]++;
     }
     gs_suraa_plan_groups(M, count, p);
     M->g1_nnz = rp[M->g1_end];
-    gs_suraa_plan_g1(M, p);
+    M->g2_nnz = rp[M->g2_end] - rp[M->g1_end];
+    gs_suraa_plan_g1(M, p, M->g1_end > 0 ? rp[M->g1_end] - rp[M->g1_end - 1] : 0);
 }
 
 /* host CSR -> SURAA: sort the rows, rearrange the data in sorted order, plan the groups */
@@ -231,9 +270,13 @@ double gs_suraa_bytes(const gs_suraa *M)
 
 void gs_suraa_describe(const gs_suraa *M, char *buf, size_t len)
 {
-    snprintf(buf, len, "segment %d rows; G1 %d rows, G2 %d (%d kernels), G3 %d; G1 %s", M->seg_size,
-             M->g1_end, M->g2_end - M->g1_end, M->nruns, M->rows - M->g2_end,
-             M->g1_dynamic ? "dynamic" : "block per row");
+    char lanes[64] = "";
+    size_t o = 0;
+    for (int r = 0; r < M->ng3 && o + 4 < sizeof lanes; r++)
+        o += (size_t)snprintf(lanes + o, sizeof lanes - o, "%s%d", r ? "," : "", M->g3[r].threads);
+    snprintf(buf, len, "segment %d rows; G1 %d rows, G2 %d (%d runs), G3 %d (lanes %s); G1 %s",
+             M->seg_size, M->g1_end, M->g2_end - M->g1_end, M->nruns, M->rows - M->g2_end,
+             M->ng3 ? lanes : "-", M->g1_dynamic ? "dynamic" : "block per row");
 }
 
 static double bytes(const void *M)

@@ -6,14 +6,24 @@
  * order) and perm[p] is the original index of sorted row p, where y is written. The sorted
  * rows are cut into segments of seg_size rows by the Freedman-Diaconis rule (eq. 1) and the
  * segments, in order, form three groups of consecutive sorted rows:
- *   G1 = [0, g1_end)       segments of mean npr >= 32 while G1 holds <= max_child rows:
- *                          one child grid (dynamic parallelism) or one block per row
+ *   G1 = [0, g1_end)       the longest rows, whole segments (sec. 4.1): with an explicit
+ *                          max_child_threads, the paper's rule (segments of mean npr >= 32
+ *                          while G1 holds <= max_child rows); auto, only the segments of
+ *                          mean >= GS_SURAA_G1_LEN (rows that fill a block: shorter ones are
+ *                          better served by G2), at most GS_SURAA_POOL_BIG rows. Done by one
+ *                          child grid per row (dynamic parallelism, Alg. 3/4) or by blocks
+ *                          launched from the host, one per row, rows longer than a block's
+ *                          chunk split over several blocks as Alg. 4's child blocks are
  *   G2 = [g1_end, g2_end)  the other segments of mean npr >= 32: vector kernel, Y threads
  *                          per row, Y = 32*ceil(mean/64) in 32..1024 (Alg. 1 lines 7-9);
- *                          consecutive segments with equal Y make one launch (a "run")
- *   G3 = [g2_end, rows)    segments of mean npr < 32: scalar kernel, one thread per row
- * Each group runs on its own stream on the device (forked from and joined into the
- * backend's stream). Byte model of one SpMV (double, 32-bit indices):
+ *                          consecutive segments with equal Y form a "run"; one launch for all
+ *   G3 = [g2_end, rows)    segments of mean npr < 32 (Alg. 5, made coalesced): L lanes per
+ *                          row, L = 1 when mean <= 2, else the smallest power of two >= mean/4
+ *                          (>= 2): about 4 entries a lane, the rule gsolve's CSR kernel measured
+ *                          best; consecutive segments with equal L form a run; one launch
+ * Each non-empty group runs on its own stream on the device: the one with the most entries on
+ * the backend's stream, the others forked from it and joined back. Byte model of one SpMV
+ * (double, 32-bit indices):
  *   12 nnz (values, columns) + 4 (rows + 1) (sorted rowptr) + 4 rows (perm)
  *   + 8 rows (y) + 8 cols (x).
  */
@@ -35,8 +45,18 @@ extern "C" {
 #define GS_SURAA_POOL 2048        /* default device launch pool (sec. 4.3, 5.5) */
 #define GS_SURAA_POOL_BIG 8192    /* the paper's largest max_child_threads (sec. 5.5) */
 #define GS_SURAA_CHILD_CHUNK 2048 /* entries of one child block: 1024 threads x 2 (Alg. 3) */
+#define GS_SURAA_G1_LEN 2048      /* auto G1: segments of mean npr >= this (fill a block) */
+#define GS_SURAA_DP_ROWS 64       /* auto picks child grids only for G1 <= this many rows, */
+#define GS_SURAA_DP_LEN 131072    /* ... each of >= this many entries (64 child blocks) */
+#define GS_SURAA_BLOCK_ENTRIES 4  /* block-per-row G1: entries per thread of one block */
+#define GS_SURAA_LANE_CLASSES 6   /* G3 lanes L = 1, 2, 4, ..., 32 */
+/* segment bins of the plan: 0..32 the classes; GS_SURAA_BIN_LONG the segments of mean
+ * >= GS_SURAA_G1_LEN; GS_SURAA_BIN_LANES + l the class-0 segments of L = 2^l lanes */
+#define GS_SURAA_BIN_LONG GS_SURAA_CLASSES
+#define GS_SURAA_BIN_LANES (GS_SURAA_CLASSES + 1)
+#define GS_SURAA_BINS (GS_SURAA_BIN_LANES + GS_SURAA_LANE_CLASSES)
 
-/* One launch of the vector kernel: sorted rows [begin, end), `threads` (Y) per row. */
+/* A run of G2 or G3: sorted rows [begin, end), `threads` (Y or L) per row. */
 typedef struct gs_suraa_run {
     int32_t begin, end, threads;
 } gs_suraa_run;
@@ -54,11 +74,13 @@ typedef struct gs_suraa {
     int32_t max_len;        /* longest row */
     int32_t max_child;      /* G1 row cap used (max_child_threads of sec. 4.3) */
     int32_t g1_end, g2_end; /* group boundaries (sorted rows) */
-    int64_t g1_nnz;         /* entries of G1 */
+    int64_t g1_nnz, g2_nnz; /* entries of G1, of G2 */
     int g1_dynamic;         /* G1 through child grids (1) or one block per row (0) */
     int g1_threads;         /* threads of a G1 block in the block-per-row kernel */
-    int nruns;
+    int nruns;              /* G2 runs, Y descending */
     gs_suraa_run runs[GS_SURAA_CLASSES];
+    int ng3;                /* G3 runs, L descending */
+    gs_suraa_run g3[GS_SURAA_LANE_CLASSES];
     void *dev; /* device state (streams, events, child scratch); NULL on the host */
 } gs_suraa;
 
@@ -75,19 +97,29 @@ void gs_suraa_quartiles(int64_t m, int64_t *hi, int64_t *lo);
  * Y = 32 ceil(mean/64) (Alg. 1: Y = roundup32(npr/2)) capped at GS_SURAA_MAX_Y. */
 int gs_suraa_class(double mean);
 
-/* Fill the groups of M (seg_size, nseg, rows set) from the number of segments of each class
- * (count[k], k < GS_SURAA_CLASSES; classes fall along the sorted segments). max_child_threads
- * = p->suraa_max_child_threads, or when <= 0: 2048, raised to 8192 when the segments of mean
- * >= 32 hold more than 2048 rows (sec. 5.5). G1 takes whole segments (sec. 4.1). */
-void gs_suraa_plan_groups(gs_suraa *M, const int64_t count[GS_SURAA_CLASSES],
+/* log2 of G3's lanes per row for a segment of mean npr `mean` (< 32): 0 when mean <= 2,
+ * else the smallest l >= 1 with 4 * 2^l >= mean, at most 5. */
+int gs_suraa_lanes_log2(double mean);
+
+/* Bin of a segment of mean `mean` besides its class: GS_SURAA_BIN_LONG when mean >=
+ * GS_SURAA_G1_LEN, GS_SURAA_BIN_LANES + gs_suraa_lanes_log2(mean) when class 0, else -1. */
+int gs_suraa_bin(double mean);
+
+/* Fill the groups and runs of M (seg_size, nseg, rows set) from the number of segments in each
+ * bin (count[GS_SURAA_BINS]: the classes and the bins of gs_suraa_bin; every bin falls along
+ * the sorted segments, whose means do not increase). max_child_threads =
+ * p->suraa_max_child_threads, G1 then the paper's (segments of mean >= 32, at most that many
+ * rows); when <= 0 (auto): GS_SURAA_POOL_BIG, G1 only the segments of mean >=
+ * GS_SURAA_G1_LEN. G1 takes whole segments (sec. 4.1). */
+void gs_suraa_plan_groups(gs_suraa *M, const int64_t count[GS_SURAA_BINS],
                           const gs_format_params *p);
 
-/* Choose the G1 kernel once g1_nnz and max_len are set: p->suraa_g1_dynamic 0/1 as given;
- * auto (-1): child grids when the longest row needs more than one child block
- * (> GS_SURAA_CHILD_CHUNK entries) and G1 has at most GS_SURAA_POOL rows, else one block per
- * row. g1_threads = roundup32(ceil(mean G1 npr / 2)) in 64..1024 (Alg. 3 lines 8-10 on the
- * mean row). */
-void gs_suraa_plan_g1(gs_suraa *M, const gs_format_params *p);
+/* Choose the G1 kernel once g1_nnz and the G1 rows are known: p->suraa_g1_dynamic 0/1 as
+ * given; auto (-1): child grids only when G1 has at most GS_SURAA_DP_ROWS rows and its
+ * shortest, g1_min_len, has >= GS_SURAA_DP_LEN entries (a child launch costs as much as a
+ * whole SpMV of a small matrix), else blocks. g1_threads = roundup32(ceil(mean G1 npr / 2))
+ * in 64..1024 (Alg. 3 lines 8-10 on the mean row). */
+void gs_suraa_plan_g1(gs_suraa *M, const gs_format_params *p, int32_t g1_min_len);
 
 /* Sorting order: a before b when len_a > len_b, or equal and fc_a < fc_b, or both equal and
  * row_a < row_b (fc = first column, 0 for an empty row). Sorts a host CSR's rows into perm. */

@@ -1,7 +1,8 @@
 /* gs_suraa_cuda.cu: the SURAA format on the device (gs_suraa.h): conversion from a device CSR
  * (row lengths, one CUB radix sort of (length desc, first column) keys with the row ids, a
  * scan, the Freedman-Diaconis statistics from a few values of the sorted lengths, the rows
- * moved into sorted order), back to CSR, and the SpMV: G1, G2, G3 each on its own stream.
+ * moved into sorted order), back to CSR, and the SpMV: G1, G2, G3 each on its own stream,
+ * one launch each.
  * G1's dynamic-parallelism kernels live in gs_suraa_dp_cuda.cu (relocatable device code).
  */
 #include <math.h>
@@ -13,16 +14,31 @@
 #include "gs_cuda_impl.h"
 #include "gs_suraa.h"
 
-#define SCALAR_THREADS 256 /* threads of a G3 block (Alg. 5: blocks of 256) */
+#define LANE_THREADS 256  /* threads of a G3 block (Alg. 5: blocks of 256) */
+#define VEC_BIG 1024      /* threads of a G2 block when some Y does not divide 256 */
+#define MAX_RUNS GS_SURAA_CLASSES
 
 extern "C" cudaError_t gs_suraa_dp_spmv(int32_t n1, const int32_t *perm, const int32_t *rowptr,
                                         const int32_t *colind, const double *val, const double *x,
                                         double *y, double *part, unsigned int *cnt, cudaStream_t s);
 
-/* What a device SURAA keeps besides its arrays: the child grids' scratch (G1 dynamic). */
+/* One launch over several runs (a kernel argument): run r has blocks [first[r], first[r+1]),
+ * sorted rows [begin[r], end[r]) and thr[r] threads per row (G2: Y; G3: log2 L). */
+typedef struct run_table {
+    int32_t n;
+    int32_t first[MAX_RUNS + 1];
+    int32_t begin[MAX_RUNS], end[MAX_RUNS], thr[MAX_RUNS];
+} run_table;
+
+/* What a device SURAA keeps besides its arrays: G1's scratch (child grids or split rows), its
+ * block map, and the launch tables of G2 and G3 (host memory, passed by value). */
 typedef struct suraa_dev {
-    double *part;      /* partial sums of multi-block child grids */
+    double *part;      /* partial sums of rows done by several blocks */
     unsigned int *cnt; /* one finished-block counter per G1 row */
+    int2 *map;         /* block-per-row G1: block b does chunk map[b].y of sorted row map[b].x */
+    int32_t g1_blocks, g1_chunk; /* its blocks, entries per block */
+    int g2_block;      /* threads of a G2 block: 256 or VEC_BIG */
+    run_table g2, g3;
 } suraa_dev;
 
 /* The three group streams and the events that fork them from gs_cuda_g.stream and join them
@@ -50,66 +66,137 @@ static __device__ double block_sum(double v, double *ws)
     return v;
 }
 
-/* G1 without dynamic parallelism: block b computes sorted row b (y[perm[b]]) */
-static __global__ void suraa_block_row(const int32_t *__restrict__ perm,
+/* the sum of val[k] x[colind[k]] over k = k0, k0 + step, ... < end, in that order, U
+ * entries at a time: the loads of a batch are predicated, not branched around, so a thread
+ * has U of them in flight (a lane's share of a row is short: 2 to 4 entries) */
+template <int U>
+static __device__ __forceinline__ double row_sum(int64_t k0, int64_t end, int step,
+                                                 const int32_t *__restrict__ colind,
+                                                 const double *__restrict__ val,
+                                                 const double *__restrict__ x)
+{
+    double s = 0.0;
+    for (int64_t k = k0; k < end; k += (int64_t)U * step) {
+        int32_t c[U];
+        double v[U], xc[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const bool in = k + (int64_t)u * step < end;
+            c[u] = in ? __ldg(colind + k + (int64_t)u * step) : -1;
+            v[u] = in ? __ldg(val + k + (int64_t)u * step) : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) xc[u] = c[u] >= 0 ? __ldg(x + c[u]) : 0.0;
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (c[u] >= 0) s += v[u] * xc[u];
+    }
+    return s;
+}
+
+/* the run of this block: the last r with first[r] <= blockIdx.x (binary search; t.first
+ * ascending, first[0] = 0; indexed in the parameter space, no local copy) */
+static __device__ __forceinline__ int find_run(const run_table &t)
+{
+    int lo = 0, hi = t.n - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if ((int32_t)blockIdx.x >= t.first[mid])
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* G1 without dynamic parallelism: block b sums chunk c = map[b].y (entries [c chunk, (c + 1)
+ * chunk)) of sorted row q = map[b].x. A row of one block writes y[perm[q]]; otherwise each
+ * block writes part[b] and the last to finish (counter cnt[q]) adds the row's parts in order,
+ * writes y and resets cnt[q] (Alg. 4's child blocks, launched from the host) */
+static __global__ void __launch_bounds__(VEC_BIG)
+    suraa_g1_blocks(int32_t chunk, const int2 *__restrict__ map,
+                                       const int32_t *__restrict__ perm,
                                        const int32_t *__restrict__ rowptr,
                                        const int32_t *__restrict__ colind,
                                        const double *__restrict__ val, const double *__restrict__ x,
-                                       double *__restrict__ y)
+                                       double *__restrict__ y, double *part, unsigned int *cnt)
 {
     __shared__ double ws[32];
-    const int32_t q = blockIdx.x;
-    const int64_t end = __ldg(rowptr + q + 1);
-    double s = 0.0;
-    for (int64_t k = __ldg(rowptr + q) + threadIdx.x; k < end; k += blockDim.x)
-        s += __ldg(val + k) * __ldg(x + __ldg(colind + k));
+    __shared__ int last;
+    const int2 rc = __ldg(map + blockIdx.x);
+    const int32_t b0 = __ldg(rowptr + rc.x), len = __ldg(rowptr + rc.x + 1) - b0;
+    const int64_t nb = len > chunk ? ((int64_t)len + chunk - 1) / chunk : 1;
+    const int64_t beg = b0 + (int64_t)rc.y * chunk;
+    const int64_t end = beg + chunk < (int64_t)b0 + len ? beg + chunk : (int64_t)b0 + len;
+    double s = row_sum<GS_SURAA_BLOCK_ENTRIES>(beg + threadIdx.x, end, blockDim.x, colind, val, x);
     s = block_sum(s, ws);
-    if (threadIdx.x == 0) y[__ldg(perm + q)] = s;
+    if (nb == 1) { /* the whole block takes this branch */
+        if (threadIdx.x == 0) y[__ldg(perm + rc.x)] = s;
+        return;
+    }
+    if (threadIdx.x == 0) {
+        part[blockIdx.x] = s;
+        __threadfence();
+        last = atomicAdd(cnt + rc.x, 1u) == (unsigned int)(nb - 1);
+    }
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        __threadfence();
+        const int64_t b1 = (int64_t)blockIdx.x - rc.y; /* the row's first block */
+        double t = 0.0;
+        for (int64_t b = 0; b < nb; b++) t += ((volatile double *)part)[b1 + b];
+        y[__ldg(perm + rc.x)] = t;
+        cnt[rc.x] = 0u;
+    }
 }
 
-/* G2 (Alg. 6): Y threads (a multiple of 32) per sorted row of [p0, p1), blockDim / Y rows per
- * block; warp shuffles, then the row's warp sums through shared memory */
-static __global__ void suraa_vector(int32_t p0, int32_t p1, int Y, const int32_t *__restrict__ perm,
-                                    const int32_t *__restrict__ rowptr,
-                                    const int32_t *__restrict__ colind,
-                                    const double *__restrict__ val, const double *__restrict__ x,
-                                    double *__restrict__ y)
+/* G2 (Alg. 6), all runs in one launch: Y = t.thr[r] threads (a multiple of 32, <= blockDim)
+ * per sorted row, R = blockDim / Y rows per block (threads past R Y idle); warp shuffles,
+ * then, when Y > 32, the row's warp sums through shared memory */
+static __global__ void __launch_bounds__(VEC_BIG)
+    suraa_vector(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
+                 const int32_t *__restrict__ colind, const double *__restrict__ val,
+                 const double *__restrict__ x, double *__restrict__ y)
 {
-    __shared__ double ws[32];
-    const int R = blockDim.x / Y, r = threadIdx.x / Y, lane = threadIdx.x - r * Y;
-    const int64_t q = p0 + (int64_t)blockIdx.x * R + r;
+    __shared__ double ws[VEC_BIG / 32];
+    const int r = find_run(t);
+    const int Y = t.thr[r], R = blockDim.x / Y, rr = threadIdx.x / Y, lane = threadIdx.x - rr * Y;
+    const int64_t q = t.begin[r] + ((int64_t)blockIdx.x - t.first[r]) * R + rr;
+    const bool ok = rr < R && q < t.end[r];
     double s = 0.0;
-    if (q < p1) {
-        const int64_t end = __ldg(rowptr + q + 1);
-        for (int64_t k = __ldg(rowptr + q) + lane; k < end; k += Y)
-            s += __ldg(val + k) * __ldg(x + __ldg(colind + k));
-    }
+    if (ok) s = row_sum<2>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), Y, colind, val, x);
     for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+    if (Y == 32) { /* one warp per row; the same for the whole block */
+        if (ok && lane == 0) y[__ldg(perm + q)] = s;
+        return;
+    }
     if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = s;
     __syncthreads();
-    if (lane == 0 && q < p1) {
-        double t = 0.0;
-        for (int w = 0; w < Y / 32; w++) t += ws[(threadIdx.x >> 5) + w];
-        y[__ldg(perm + q)] = t;
+    if (ok && lane == 0) {
+        double u = 0.0;
+        for (int w = 0; w < Y / 32; w++) u += ws[(threadIdx.x >> 5) + w];
+        y[__ldg(perm + q)] = u;
     }
 }
 
-/* G3 (Alg. 5): one thread per sorted row of [p0, p1); the rows of a warp are consecutive and
- * about equally long, so its loads stay within one contiguous stretch of colind/val */
-static __global__ void suraa_scalar(int32_t p0, int32_t p1, const int32_t *__restrict__ perm,
-                                    const int32_t *__restrict__ rowptr,
-                                    const int32_t *__restrict__ colind,
-                                    const double *__restrict__ val, const double *__restrict__ x,
-                                    double *__restrict__ y)
+/* G3 (Alg. 5, coalesced), all runs in one launch: L = 2^t.thr[r] consecutive lanes per sorted
+ * row stride through it (the rows of a run are contiguous and about equally long, so a warp's
+ * loads cover one stretch of colind/val), then a shuffle sum inside the L-lane group; every
+ * lane reaches the shuffles */
+static __global__ void __launch_bounds__(LANE_THREADS, 6)
+    suraa_lanes(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
+                const int32_t *__restrict__ colind, const double *__restrict__ val,
+                const double *__restrict__ x, double *__restrict__ y)
 {
-    const int64_t q = p0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (q >= p1) return;
-    const int32_t end = __ldg(rowptr + q + 1);
+    const int r = find_run(t);
+    const int l = t.thr[r], L = 1 << l, lane = threadIdx.x & (L - 1);
+    const int64_t q =
+        t.begin[r] + ((((int64_t)blockIdx.x - t.first[r]) * LANE_THREADS + threadIdx.x) >> l);
+    const bool ok = q < t.end[r];
     double s = 0.0;
-#pragma unroll 4
-    for (int32_t k = __ldg(rowptr + q); k < end; k++)
-        s += __ldg(val + k) * __ldg(x + __ldg(colind + k));
-    y[__ldg(perm + q)] = s;
+    if (ok) s = row_sum<4>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
+    for (int off = L >> 1; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off, L);
+    if (ok && lane == 0) y[__ldg(perm + q)] = s;
 }
 
 /* ------------------------------------------------------------------ conversion kernels */
@@ -175,20 +262,35 @@ static __device__ int seg_class(double mean)
     return k > 32.0 ? 32 : (k < 1.0 ? 1 : (int)k);
 }
 
-/* count[c] += segments of class c (segments of S sorted rows; shared histogram per block) */
+/* its other bin: as gs_suraa_bin (and gs_suraa_lanes_log2), operation for operation */
+static __device__ int seg_bin(double mean)
+{
+    if (mean >= (double)GS_SURAA_G1_LEN) return GS_SURAA_BIN_LONG;
+    if (seg_class(mean) != 0) return -1;
+    int l = 1;
+    if (!(mean > 2.0)) return GS_SURAA_BIN_LANES;
+    while (l < GS_SURAA_LANE_CLASSES - 1 && (double)(4 << l) < mean) l++;
+    return GS_SURAA_BIN_LANES + l;
+}
+
+/* count[c] += segments in bin c: classes and gs_suraa_bin's bins (segments of S sorted rows;
+ * shared histogram per block) */
 static __global__ void class_hist_kernel(int32_t m, int32_t S, int32_t nseg,
                                          const int32_t *__restrict__ srp, unsigned long long *count)
 {
-    __shared__ unsigned int h[GS_SURAA_CLASSES];
-    for (int c = threadIdx.x; c < GS_SURAA_CLASSES; c += blockDim.x) h[c] = 0;
+    __shared__ unsigned int h[GS_SURAA_BINS];
+    for (int c = threadIdx.x; c < GS_SURAA_BINS; c += blockDim.x) h[c] = 0;
     __syncthreads();
     for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < nseg;
          s += (int64_t)gridDim.x * blockDim.x) {
         int64_t b = s * S, e = b + S < m ? b + S : m;
-        atomicAdd(&h[seg_class((double)(srp[e] - srp[b]) / (double)(e - b))], 1u);
+        double mean = (double)(srp[e] - srp[b]) / (double)(e - b);
+        int bin = seg_bin(mean);
+        atomicAdd(&h[seg_class(mean)], 1u);
+        if (bin >= 0) atomicAdd(&h[bin], 1u);
     }
     __syncthreads();
-    for (int c = threadIdx.x; c < GS_SURAA_CLASSES; c += blockDim.x)
+    for (int c = threadIdx.x; c < GS_SURAA_BINS; c += blockDim.x)
         if (h[c]) atomicAdd(count + c, (unsigned long long)h[c]);
 }
 
@@ -261,6 +363,7 @@ static void destroy(void *Mv)
     if (d) {
         gs_cuda_free(d->part);
         gs_cuda_free(d->cnt);
+        gs_cuda_free(d->map);
         gs_free(d);
     }
     gs_cuda_free(M->perm);
@@ -286,26 +389,95 @@ done:
     return st; /* on failure the ones made are kept and the rest retried next time */
 }
 
-/* the streams, and for dynamic G1 the children's scratch and a device launch pool large
- * enough for one child grid per G1 row */
+/* t = the launch table of runs[0..n) in blocks of `block` threads: G3 (g3), L lanes per row
+ * (t->thr = log2 L); else G2, block / Y rows per block (t->thr = Y) */
+static gs_status run_table_make(const gs_suraa_run *runs, int n, int block, int g3, run_table *t)
+{
+    int64_t first = 0;
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    for (int r = 0; r < n; r++) {
+        const int64_t rows = (int64_t)runs[r].end - runs[r].begin;
+        int lg = 0;
+        while (g3 && (1 << lg) < runs[r].threads) lg++;
+        t->first[r] = (int32_t)first;
+        t->begin[r] = runs[r].begin;
+        t->end[r] = runs[r].end;
+        t->thr[r] = g3 ? lg : runs[r].threads;
+        first += g3 ? ((rows << lg) + block - 1) / block
+                    : (rows + block / runs[r].threads - 1) / (block / runs[r].threads);
+        if (first > INT32_MAX)
+            return GS_ERROR(GS_ERR_UNSUPPORTED, "suraa: %lld blocks in one launch",
+                            (long long)first);
+    }
+    t->first[n] = (int32_t)first;
+    return GS_OK;
+}
+
+/* block-per-row G1: chunk = GS_SURAA_BLOCK_ENTRIES g1_threads entries per block; map[b] =
+ * (row, chunk) over the rows' ceil(len / chunk) blocks (one for a row that fits, or empty),
+ * from the G1 row pointers (read once) */
+static gs_status g1_block_map(const gs_suraa *M, suraa_dev *d)
+{
+    gs_status st = GS_OK;
+    const int32_t n1 = M->g1_end, chunk = GS_SURAA_BLOCK_ENTRIES * M->g1_threads;
+    int32_t *rp = NULL;
+    int2 *map = NULL;
+    int64_t nb = 0;
+    gs_cuda_seg seg;
+    GS_CHECK(gs_alloc_array((size_t)n1 + 1, sizeof *rp, "SURAA G1 rows", (void **)&rp));
+    GS_CHECK(gs_cuda_d2h(rp, M->rowptr, ((size_t)n1 + 1) * sizeof *rp));
+    for (int32_t q = 0; q < n1; q++) {
+        int64_t len = rp[q + 1] - rp[q];
+        nb += len > chunk ? (len + chunk - 1) / chunk : 1;
+    }
+    if (nb > INT32_MAX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "suraa: G1 needs %lld blocks, more than a grid holds",
+                (long long)nb);
+    GS_CHECK(gs_alloc_array((size_t)nb, sizeof *map, "SURAA G1 map", (void **)&map));
+    nb = 0;
+    for (int32_t q = 0; q < n1; q++) {
+        int64_t len = rp[q + 1] - rp[q], k = len > chunk ? (len + chunk - 1) / chunk : 1;
+        for (int64_t c = 0; c < k; c++, nb++) map[nb].x = q, map[nb].y = (int)c;
+    }
+    d->g1_blocks = (int32_t)nb;
+    d->g1_chunk = chunk;
+    GS_CHECK(gs_cuda_alloc((size_t)nb * sizeof *map, "SURAA G1 map", (void **)&d->map));
+    GS_CHECK(gs_cuda_alloc((size_t)nb * sizeof(double), "SURAA G1 sums", (void **)&d->part));
+    seg.dst = d->map, seg.src = map, seg.bytes = (size_t)nb * sizeof *map;
+    GS_CHECK(gs_cuda_h2d(&seg, 1));
+done:
+    gs_free(rp);
+    gs_free(map);
+    return st;
+}
+
+/* the streams, G1's scratch (child grids: partial sums and a device launch pool large enough
+ * for one child grid per G1 row; blocks: the block map), and the G2/G3 launch tables */
 static gs_status make_dev_state(gs_suraa *M)
 {
     gs_status st = GS_OK;
     suraa_dev *d = NULL;
     size_t pool = 0;
+    int small = 1;
     GS_CHECK(streams_ready());
     GS_CHECK(gs_alloc_array(1, sizeof *d, "SURAA device state", (void **)&d));
     memset(d, 0, sizeof *d);
     M->dev = d;
-    if (!M->g1_dynamic || M->g1_end == 0) return GS_OK;
+    for (int r = 0; r < M->nruns; r++) small &= 256 % M->runs[r].threads == 0;
+    d->g2_block = small ? 256 : VEC_BIG;
+    GS_CHECK(run_table_make(M->runs, M->nruns, d->g2_block, 0, &d->g2));
+    GS_CHECK(run_table_make(M->g3, M->ng3, LANE_THREADS, 1, &d->g3));
+    if (M->g1_end == 0) return GS_OK;
+    GS_CHECK(gs_cuda_alloc((size_t)M->g1_end * sizeof(unsigned int), "SURAA G1 counters",
+                           (void **)&d->cnt));
+    GS_CUDA_CALL(
+        cudaMemsetAsync(d->cnt, 0, (size_t)M->g1_end * sizeof(unsigned int), gs_cuda_g.stream));
+    if (!M->g1_dynamic) return g1_block_map(M, d);
     {
         size_t nparts = (size_t)(M->g1_nnz / GS_SURAA_CHILD_CHUNK) + (size_t)M->g1_end + 1;
         GS_CHECK(gs_cuda_alloc(nparts * sizeof(double), "SURAA child sums", (void **)&d->part));
     }
-    GS_CHECK(gs_cuda_alloc((size_t)M->g1_end * sizeof(unsigned int), "SURAA child counters",
-                           (void **)&d->cnt));
-    GS_CUDA_CALL(
-        cudaMemsetAsync(d->cnt, 0, (size_t)M->g1_end * sizeof(unsigned int), gs_cuda_g.stream));
     /* a smaller pool only costs speed: a launch that does not fit is done by its parent */
     if (cudaDeviceGetLimit(&pool, cudaLimitDevRuntimePendingLaunchCount) == cudaSuccess &&
         pool < (size_t)M->g1_end + 64)
@@ -320,7 +492,7 @@ typedef struct conv_tmp {
     char *base;
     uint64_t *k0, *k1;         /* sort keys, double buffer (m each) */
     int32_t *ids, *len;        /* the sort's second value buffer (m); sorted lengths (m + 1) */
-    unsigned long long *count; /* GS_SURAA_CLASSES segment counts */
+    unsigned long long *count; /* GS_SURAA_BINS segment counts */
     unsigned int *max;         /* longest row */
     void *cub;                 /* CUB scratch */
     size_t cub_bytes;
@@ -338,7 +510,7 @@ static gs_status conv_tmp_alloc(int64_t m, conv_tmp *t)
     gs_status st = GS_OK;
     size_t sort_b = 0, scan_b = 0, a_keys = align256((size_t)m * 8),
            a_ids = align256((size_t)m * 4);
-    size_t a_len = align256(((size_t)m + 1) * 4), a_cnt = align256((GS_SURAA_CLASSES + 1) * 8);
+    size_t a_len = align256(((size_t)m + 1) * 4), a_cnt = align256((GS_SURAA_BINS + 1) * 8);
     cub::DoubleBuffer<uint64_t> kq(NULL, NULL);
     cub::DoubleBuffer<int32_t> vq(NULL, NULL);
     memset(t, 0, sizeof *t);
@@ -354,7 +526,7 @@ static gs_status conv_tmp_alloc(int64_t m, conv_tmp *t)
     t->ids = (int32_t *)(t->base + 2 * a_keys);
     t->len = (int32_t *)(t->base + 2 * a_keys + a_ids);
     t->count = (unsigned long long *)(t->base + 2 * a_keys + a_ids + a_len);
-    t->max = (unsigned int *)(t->count + GS_SURAA_CLASSES);
+    t->max = (unsigned int *)(t->count + GS_SURAA_BINS);
     t->cub = t->base + 2 * a_keys + a_ids + a_len + a_cnt;
 done:
     return st;
@@ -407,16 +579,16 @@ done:
     return st;
 }
 
-/* IQR, segment size, class counts (one small kernel), groups, G1 entries and kernel;
- * len = sorted lengths, d_count = GS_SURAA_CLASSES device counters */
+/* IQR, segment size, segment bins (one small kernel), groups, G1/G2 entries and G1 kernel;
+ * len = sorted lengths, d_count = GS_SURAA_BINS device counters */
 static gs_status plan(gs_suraa *M, const gs_format_params *p, const int32_t *len,
                       unsigned long long *d_count)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
-    int64_t hi, lo, count[GS_SURAA_CLASSES];
-    int32_t qv[2] = {0, 0}, g1_nnz = 0;
-    unsigned long long hc[GS_SURAA_CLASSES];
+    int64_t hi, lo, count[GS_SURAA_BINS];
+    int32_t qv[2] = {0, 0}, rv[3] = {0, 0, 0}; /* rowptr at g1_end - 1, g1_end, g2_end */
+    unsigned long long hc[GS_SURAA_BINS];
     gs_suraa_quartiles(M->rows, &hi, &lo);
     {
         void *dst[2] = {&qv[0], &qv[1]};
@@ -437,16 +609,19 @@ static gs_status plan(gs_suraa *M, const gs_format_params *p, const int32_t *len
         size_t nb[1] = {sizeof hc};
         GS_CHECK(read_small(1, dst, src, nb));
     }
-    for (int c = 0; c < GS_SURAA_CLASSES; c++) count[c] = (int64_t)hc[c];
+    for (int c = 0; c < GS_SURAA_BINS; c++) count[c] = (int64_t)hc[c];
     gs_suraa_plan_groups(M, count, p);
-    if (M->g1_end > 0) {
-        void *dst[1] = {&g1_nnz};
-        const void *src[1] = {M->rowptr + M->g1_end};
-        size_t nb[1] = {sizeof g1_nnz};
-        GS_CHECK(read_small(1, dst, src, nb));
+    {
+        const int n1 = M->g1_end > 0;
+        void *dst[3] = {&rv[0], &rv[1], &rv[2]};
+        const void *src[3] = {M->rowptr + M->g1_end - n1, M->rowptr + M->g1_end,
+                              M->rowptr + M->g2_end};
+        size_t nb[3] = {sizeof(int32_t), sizeof(int32_t), sizeof(int32_t)};
+        GS_CHECK(read_small(3, dst, src, nb));
     }
-    M->g1_nnz = g1_nnz;
-    gs_suraa_plan_g1(M, p);
+    M->g1_nnz = rv[1];
+    M->g2_nnz = (int64_t)rv[2] - rv[1];
+    gs_suraa_plan_g1(M, p, rv[1] - rv[0]);
 done:
     return st;
 }
@@ -541,49 +716,52 @@ done:
 
 /* ------------------------------------------------------------------ SpMV */
 
-/* y = M*x: G1 (child grids or a block per row), G2 (one vector launch per run of equal Y),
- * G3 (scalar), each group on its own stream forked from and joined into gs_cuda_g.stream;
- * the longest rows are launched first, as they end last */
+/* y = M*x: G1 (child grids, or blocks from the host), G2 (one vector launch over its runs),
+ * G3 (one launch over its runs of L lanes), each non-empty group on its own stream: the one
+ * with the most entries on gs_cuda_g.stream, the others forked from it and joined back (so a
+ * matrix in one group costs one launch and no events); G1 launched first, as it ends last */
 static gs_status spmv(const void *Mv, const double *x, double *y)
 {
     gs_status st = GS_OK;
     const gs_suraa *M = (const gs_suraa *)Mv;
     const suraa_dev *d = (const suraa_dev *)M->dev;
     const int use[3] = {M->g1_end > 0, M->nruns > 0, M->rows > M->g2_end};
-    const int fork = use[0] + use[1] + use[2] > 1;
+    const int64_t work[3] = {M->g1_nnz, M->g2_nnz, (int64_t)M->nnz - M->g1_nnz - M->g2_nnz};
+    int main_g = -1, fork = 0;
     cudaStream_t s[3];
     if (M->rows == 0) return GS_OK;
-    for (int i = 0; i < 3; i++) s[i] = fork ? g_sx.s[i] : gs_cuda_g.stream;
+    for (int i = 0; i < 3; i++)
+        if (use[i] && (main_g < 0 || work[i] > work[main_g])) main_g = i;
+    for (int i = 0; i < 3; i++) {
+        s[i] = i == main_g ? gs_cuda_g.stream : g_sx.s[i];
+        fork |= use[i] && i != main_g;
+    }
     if (fork) {
         GS_CUDA_CALL(cudaEventRecord(g_sx.fork, gs_cuda_g.stream));
         for (int i = 0; i < 3; i++)
-            if (use[i]) GS_CUDA_CALL(cudaStreamWaitEvent(s[i], g_sx.fork, 0));
+            if (use[i] && i != main_g) GS_CUDA_CALL(cudaStreamWaitEvent(s[i], g_sx.fork, 0));
     }
     if (use[0] && M->g1_dynamic) {
         GS_CUDA_CALL(gs_suraa_dp_spmv(M->g1_end, M->perm, M->rowptr, M->colind, M->val, x, y,
                                       d->part, d->cnt, s[0]));
     } else if (use[0]) {
-        suraa_block_row<<<M->g1_end, M->g1_threads, 0, s[0]>>>(M->perm, M->rowptr, M->colind,
-                                                               M->val, x, y);
-        GS_CUDA_LAUNCHED("suraa G1 block per row");
+        suraa_g1_blocks<<<(unsigned)d->g1_blocks, M->g1_threads, 0, s[0]>>>(
+            d->g1_chunk, d->map, M->perm, M->rowptr, M->colind, M->val, x, y, d->part, d->cnt);
+        GS_CUDA_LAUNCHED("suraa G1 blocks");
     }
-    for (int r = 0; r < M->nruns; r++) {
-        const gs_suraa_run *run = &M->runs[r];
-        const int R = run->threads < 256 ? 256 / run->threads : 1;
-        const int64_t blocks = ((int64_t)run->end - run->begin + R - 1) / R;
-        suraa_vector<<<(unsigned)blocks, R * run->threads, 0, s[1]>>>(
-            run->begin, run->end, run->threads, M->perm, M->rowptr, M->colind, M->val, x, y);
+    if (use[1]) {
+        suraa_vector<<<(unsigned)d->g2.first[d->g2.n], d->g2_block, 0, s[1]>>>(
+            d->g2, M->perm, M->rowptr, M->colind, M->val, x, y);
         GS_CUDA_LAUNCHED("suraa G2 vector");
     }
     if (use[2]) {
-        const int64_t n = (int64_t)M->rows - M->g2_end;
-        suraa_scalar<<<(unsigned)((n + SCALAR_THREADS - 1) / SCALAR_THREADS), SCALAR_THREADS, 0,
-                       s[2]>>>(M->g2_end, M->rows, M->perm, M->rowptr, M->colind, M->val, x, y);
-        GS_CUDA_LAUNCHED("suraa G3 scalar");
+        suraa_lanes<<<(unsigned)d->g3.first[d->g3.n], LANE_THREADS, 0, s[2]>>>(
+            d->g3, M->perm, M->rowptr, M->colind, M->val, x, y);
+        GS_CUDA_LAUNCHED("suraa G3 lanes");
     }
     if (fork)
         for (int i = 0; i < 3; i++)
-            if (use[i]) {
+            if (use[i] && i != main_g) {
                 GS_CUDA_CALL(cudaEventRecord(g_sx.join[i], s[i]));
                 GS_CUDA_CALL(cudaStreamWaitEvent(gs_cuda_g.stream, g_sx.join[i], 0));
             }

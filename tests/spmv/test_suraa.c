@@ -1,7 +1,7 @@
 /* test_suraa.c: the SURAA format: the shared format harness (fmt_test.h) with G1 through child
- * grids and through one block per row, then SURAA's own rules on hand-made matrices: the row
- * order (length desc, first column asc, row asc), the Freedman-Diaconis segment size, the
- * groups G1-G3 and G2's runs, and a row of more than 100000 entries (G1, several child
+ * grids and through blocks, then SURAA's own rules on hand-made matrices: the row order
+ * (length desc, first column asc, row asc), the Freedman-Diaconis segment size, the groups
+ * G1-G3 with G2's and G3's runs, and long rows (G1 rows of several child blocks or several
  * blocks). With --gpu every check also runs on the device and the device plan and permutation
  * must equal the host ones. */
 #include "fmt_test.h"
@@ -63,10 +63,14 @@ static void check_device_plan(const gs_csr *A, const gs_format_params *p, const 
         int32_t *perm = malloc(((size_t)A->rows + 1) * sizeof *perm);
         CHECK(S->seg_size == H->seg_size && S->iqr == H->iqr && S->max_len == H->max_len);
         CHECK(S->g1_end == H->g1_end && S->g2_end == H->g2_end && S->nruns == H->nruns);
-        CHECK(S->g1_nnz == H->g1_nnz && S->g1_dynamic == H->g1_dynamic);
+        CHECK(S->g1_nnz == H->g1_nnz && S->g2_nnz == H->g2_nnz && S->g1_dynamic == H->g1_dynamic);
+        CHECK(S->max_child == H->max_child && S->g1_threads == H->g1_threads && S->ng3 == H->ng3);
         for (int r = 0; r < S->nruns && r < H->nruns; r++)
             CHECK(S->runs[r].begin == H->runs[r].begin && S->runs[r].end == H->runs[r].end &&
                   S->runs[r].threads == H->runs[r].threads);
+        for (int r = 0; r < S->ng3 && r < H->ng3; r++)
+            CHECK(S->g3[r].begin == H->g3[r].begin && S->g3[r].end == H->g3[r].end &&
+                  S->g3[r].threads == H->g3[r].threads);
         CHECK(cudaMemcpy(perm, S->perm, (size_t)A->rows * sizeof *perm, cudaMemcpyDeviceToHost) ==
               cudaSuccess);
         CHECK(memcmp(perm, H->perm, (size_t)A->rows * sizeof *perm) == 0);
@@ -100,7 +104,8 @@ static void test_order(int gpu)
 
 /* 1000 rows: 3 of 3000, 5 of 200, 20 of 50, 300 of 20, 672 of 10, scattered over the rows:
  * IQR = 20 - 10 = 10, segment = ceil(2*10/cbrt(1000)) = 2 rows; segments 0-13 have mean >= 32
- * (28 rows), classes 32, 25, 4, 4, then 1 x 10 */
+ * (28 rows), classes 32, 25, 4, 4, then 1 x 10; segment 0 (mean 3000) is long; G3: 150
+ * segments of mean 20 (L = 8), 336 of mean 10 (L = 4) */
 static void test_groups(int gpu)
 {
     const int32_t m = 1000;
@@ -122,13 +127,18 @@ static void test_groups(int gpu)
         CHECK(order_ok(A, S->perm));
         CHECK(S->iqr == 10 && S->seg_size == 2 && S->nseg == 500 && S->max_len == 3000);
         CHECK(S->max_child == 5 && S->g1_end == 4 && S->g2_end == 28);
-        CHECK(S->g1_nnz == 3 * 3000 + 200);
-        CHECK(S->g1_dynamic == 1);    /* auto: a row > 2048 entries, G1 <= 2048 rows */
+        CHECK(S->g1_nnz == 3 * 3000 + 200 && S->g2_nnz == 4 * 200 + 20 * 50);
+        CHECK(S->g1_dynamic == 0);    /* auto: G1 rows < GS_SURAA_DP_LEN entries */
         CHECK(S->g1_threads == 1024); /* mean 2300 -> roundup32(1150), capped */
         CHECK(S->nruns == 2);
         if (S->nruns == 2) {
             CHECK(S->runs[0].begin == 4 && S->runs[0].end == 8 && S->runs[0].threads == 128);
             CHECK(S->runs[1].begin == 8 && S->runs[1].end == 28 && S->runs[1].threads == 32);
+        }
+        CHECK(S->ng3 == 2);
+        if (S->ng3 == 2) {
+            CHECK(S->g3[0].begin == 28 && S->g3[0].end == 328 && S->g3[0].threads == 8);
+            CHECK(S->g3[1].begin == 328 && S->g3[1].end == 1000 && S->g3[1].threads == 4);
         }
         char d[160];
         gs_spmat_describe(M, d, sizeof d);
@@ -138,17 +148,25 @@ static void test_groups(int gpu)
     }
     gs_spmat_destroy(&M);
     fmt_check_case("groups, max_child 5", A, GS_FORMAT_SURAA, &p, gpu, NULL);
-    p.suraa_g1_dynamic = 0;
-    fmt_check_case("groups, block per row", A, GS_FORMAT_SURAA, &p, gpu, NULL);
-    p.suraa_max_child_threads = 0; /* auto: 28 rows of mean >= 32 <= 2048: cap 2048 */
+    p.suraa_g1_dynamic = 1;
+    fmt_check_case("groups, child grids", A, GS_FORMAT_SURAA, &p, gpu, NULL);
+    p.suraa_g1_dynamic = -1;
+    p.suraa_max_child_threads = 0; /* auto: G1 = the long segment 0, G2 runs of Y 800, 128, 32 */
     CHECK_OK(gs_spmat_create(A, GS_FORMAT_SURAA, &p, &M));
     if (M) {
         const gs_suraa *S = (const gs_suraa *)M->M;
-        CHECK(S->max_child == 2048 && S->g1_end == 28 && S->g2_end == 28 && S->nruns == 0);
-        CHECK(S->g1_dynamic == 0);
+        CHECK(S->max_child == GS_SURAA_POOL_BIG && S->g1_end == 2 && S->g2_end == 28);
+        CHECK(S->g1_nnz == 6000 && S->g1_dynamic == 0 && S->g1_threads == 1024);
+        CHECK(S->nruns == 3 && S->ng3 == 2);
+        if (S->nruns == 3) {
+            CHECK(S->runs[0].begin == 2 && S->runs[0].end == 4 && S->runs[0].threads == 800);
+            CHECK(S->runs[1].begin == 4 && S->runs[1].end == 8 && S->runs[1].threads == 128);
+            CHECK(S->runs[2].begin == 8 && S->runs[2].end == 28 && S->runs[2].threads == 32);
+        }
         if (gpu) check_device_plan(A, &p, S);
     }
     gs_spmat_destroy(&M);
+    fmt_check_case("groups, auto", A, GS_FORMAT_SURAA, &p, gpu, NULL);
     free(len);
     gs_csr_destroy(&A);
 }
@@ -170,6 +188,14 @@ static void test_segment_size(void)
     CHECK(hi == 0 && lo == 0);
     CHECK(gs_suraa_class(31.99) == 0 && gs_suraa_class(32.0) == 1 && gs_suraa_class(64.0) == 1);
     CHECK(gs_suraa_class(64.5) == 2 && gs_suraa_class(2048.0) == 32 && gs_suraa_class(1e6) == 32);
+    CHECK(gs_suraa_lanes_log2(0.0) == 0 && gs_suraa_lanes_log2(2.0) == 0);
+    CHECK(gs_suraa_lanes_log2(2.5) == 1 && gs_suraa_lanes_log2(8.0) == 1);
+    CHECK(gs_suraa_lanes_log2(8.5) == 2 && gs_suraa_lanes_log2(16.0) == 2);
+    CHECK(gs_suraa_lanes_log2(27.0) == 3 && gs_suraa_lanes_log2(31.9) == 3);
+    CHECK(gs_suraa_lanes_log2(1e6) == GS_SURAA_LANE_CLASSES - 1);
+    CHECK(gs_suraa_bin(2048.0) == GS_SURAA_BIN_LONG && gs_suraa_bin(2047.0) == -1);
+    CHECK(gs_suraa_bin(32.0) == -1 && gs_suraa_bin(31.0) == GS_SURAA_BIN_LANES + 3);
+    CHECK(gs_suraa_bin(1.0) == GS_SURAA_BIN_LANES);
 }
 
 /* a row of 150000 entries among rows of 3: G1, on the device several child blocks */
@@ -194,6 +220,28 @@ static void test_long_row(int gpu)
         p.suraa_g1_dynamic = dyn;
         fmt_check_case(dyn ? "long row, child grids" : "long row, block per row", A,
                        GS_FORMAT_SURAA, &p, gpu, NULL);
+    }
+    gs_csr_destroy(&A);
+    /* G1 rows of 1, 2 and 3 blocks of 4096 entries (4096, 4097, 9000, 2500), then G2 (40 and
+     * 700 entries) and G3 (rows of 1..9 entries, lanes 1, 2, 4) */
+    for (int32_t i = 0; i < m; i++) {
+        int32_t r = (int32_t)((7LL * i) % m);
+        len[i] = r == 0 ? 9000 : r == 1 ? 4097 : r == 2 ? 4096 : r == 3 ? 2500 : r < 10 ? 700
+               : r < 100 ? 40 : 1 + r % 9;
+    }
+    A = make_lengths(m, 20000, len);
+    p.suraa_g1_dynamic = -1;
+    CHECK_OK(gs_spmat_create(A, GS_FORMAT_SURAA, &p, &M));
+    if (M) {
+        const gs_suraa *S = (const gs_suraa *)M->M;
+        CHECK(S->g1_dynamic == 0 && S->g1_end > 0 && S->g1_end <= 4 && S->g2_end == 100);
+        if (gpu) check_device_plan(A, &p, S);
+    }
+    gs_spmat_destroy(&M);
+    for (int dyn = 0; dyn <= 1; dyn++) {
+        p.suraa_g1_dynamic = dyn;
+        fmt_check_case(dyn ? "long rows, child grids" : "long rows, blocks", A, GS_FORMAT_SURAA,
+                       &p, gpu, NULL);
     }
     free(len);
     gs_csr_destroy(&A);
