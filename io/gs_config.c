@@ -80,7 +80,7 @@ static const key_def KEYS[] = {
      "cds; auto: csr, or cusparse on the GPU when the row-length std exceeds the mean. A format "
      "that does not suit the matrix falls back to csr with a warning"},
     {"spmv.cmrs_h", K_INT, F(spmv.cmrs_h), "0", 0, 16, NULL,
-     "CMRS strip height (rows per strip, 1-16; 0: the measured default)"},
+     "CMRS strip height (rows per strip, 1-16; 0: the measured default, 16)"},
     {"spmv.cmrs_sort", K_INT, F(spmv.cmrs_sort), "0", 0, 1, NULL,
      "CMRS: sort each strip's entries by column (1) or keep them row by row (0)"},
     {"spmv.cmrs_modified", K_INT, F(spmv.cmrs_modified), "1", 0, 1, NULL,

@@ -10,6 +10,7 @@
  * is also how a claimed convergence is confirmed.
  */
 #include <math.h>
+#include <string.h>
 
 #include "gs_krylov_impl.h"
 
@@ -65,6 +66,9 @@ static gs_status ws_create(const gs_krylov_state *k, int m, int flexible, gmres_
     if (k->M && !flexible) GS_CHECK(gs_vec_create(n, loc, &w->u));
     GS_CHECK(gs_alloc_array(m1 * (size_t)m, sizeof(double), "GMRES Hessenberg", (void **)&w->H));
     GS_CHECK(gs_alloc_array(m1 * (size_t)m, sizeof(double), "GMRES Hessenberg", (void **)&w->Hr));
+    /* below the subdiagonal stays zero: the Arnoldi step reads whole columns of Hr */
+    memset(w->H, 0, m1 * (size_t)m * sizeof(double));
+    memset(w->Hr, 0, m1 * (size_t)m * sizeof(double));
     /* cs: m rotations, then m + 1 scratch entries for the Arnoldi step */
     GS_CHECK(gs_alloc_array(2 * (size_t)m + 1, sizeof(double), "GMRES rotations",
                             (void **)&w->cs));

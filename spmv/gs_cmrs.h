@@ -37,7 +37,9 @@ extern "C" {
 #define GS_CMRS_MAX_COLS (1LL << 28) /* columns a packed index can address */
 #define GS_CMRS_CHUNK 32             /* a warp: the modified layout pads to multiples */
 #define GS_CMRS_BUF 128              /* modified kernel: most cells of a warp's h x M buffer */
-#define GS_CMRS_H_DEFAULT 8          /* h for cmrs_h = 0 (auto); set by measurement */
+/* h for cmrs_h = 0 (auto): the fastest on an H200 in double with the modified kernel
+ * (bench/results/spmv_formats_h200_2026-11-21.md) */
+#define GS_CMRS_H_DEFAULT 16
 
 typedef struct gs_cmrs {
     int32_t rows, cols, nnz; /* nnz: the matrix's entries (padding not counted) */
