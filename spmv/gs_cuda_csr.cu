@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gs_cuda_impl.h"
+#include "gs_cuda_reduce.cuh"
 
 /* What a device CSR keeps besides its arrays (gs_csr.backend). */
 typedef struct cuda_csr {
@@ -36,8 +37,7 @@ static __global__ void csr_vector_kernel(int32_t rows, int lanes_log2,
         for (int64_t k = __ldg(rowptr + row) + lane; k < end; k += lanes)
             sum += __ldg(val + k) * __ldg(x + __ldg(colind + k));
     }
-    for (int off = lanes >> 1; off > 0; off >>= 1)
-        sum += __shfl_down_sync(0xffffffffu, sum, off, lanes);
+    sum = gs_lanes_sum(sum, lanes);
     if (row < rows && lane == 0) y[row] = sum;
 }
 
@@ -69,8 +69,7 @@ static __global__ void csr_vector_dots_kernel(int32_t rows, int lanes_log2,
             for (int64_t q = __ldg(rowptr + row) + lane; q < end; q += lanes)
                 sum += __ldg(val + q) * __ldg(x + __ldg(colind + q));
         }
-        for (int off = lanes >> 1; off > 0; off >>= 1)
-            sum += __shfl_down_sync(0xffffffffu, sum, off, lanes);
+        sum = gs_lanes_sum(sum, lanes);
         if (row < rows && lane == 0) {
             y[row] = sum;
 #pragma unroll
@@ -81,8 +80,7 @@ static __global__ void csr_vector_dots_kernel(int32_t rows, int lanes_log2,
     const int wl = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
     for (int j = 0; j < GS_MAX_DOTS; j++) {
-        double v = s[j];
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+        const double v = gs_warp_sum(s[j]);
         if (wl == 0) ws[j][warp] = v;
     }
     __syncthreads();

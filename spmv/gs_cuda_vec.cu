@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gs_cuda_impl.h"
+#include "gs_cuda_reduce.cuh"
 
 #define WARPS (GS_CUDA_THREADS / 32)
 
@@ -18,12 +19,6 @@ typedef struct dots_args {
     const double *y[GS_MAX_DOTS];
 } dots_args;
 
-/* sum of v over the 32 lanes of a warp, the result in lane 0 (fixed order) */
-static __device__ double warp_sum(double v)
-{
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
-}
 
 /* x[i] = a */
 static __global__ void fill_kernel(int64_t n, double a, double *x)
@@ -96,7 +91,7 @@ static __global__ void dots_partial_kernel(int64_t n, int k, dots_args a, double
 #pragma unroll
     for (int j = 0; j < GS_MAX_DOTS; j++) {
         if (j < k) {
-            double v = warp_sum(s[j]);
+            double v = gs_warp_sum(s[j]);
             if (lane == 0) ws[j][warp] = v;
         }
     }
@@ -116,7 +111,7 @@ static __global__ void dots_final_kernel(int k, int nblk, const double *part, do
     for (int j = 0; j < k; j++) {
         double t = 0.0;
         for (int b = threadIdx.x; b < nblk; b += blockDim.x) t += part[j * GS_CUDA_RED_BLOCKS + b];
-        t = warp_sum(t);
+        t = gs_warp_sum(t);
         if (lane == 0) ws[warp] = t;
         __syncthreads();
         if (threadIdx.x == 0) {

@@ -9,6 +9,7 @@
 #include <cub/cub.cuh>
 
 #include "gs_cuda_impl.h"
+#include "gs_cuda_reduce.cuh"
 #include "gs_dcsr.h"
 
 #define WARPS_PER_BLOCK (GS_CUDA_THREADS / 32)
@@ -492,8 +493,7 @@ static __global__ void seg_spmv_kernel(int64_t n, const int32_t *__restrict__ li
             idx += m;
         }
     }
-    for (int off = lanes >> 1; off > 0; off >>= 1)
-        sum += __shfl_down_sync(0xffffffffu, sum, off, lanes);
+    sum = gs_lanes_sum(sum, lanes);
     if (row >= 0 && lane == 0) y[row] = sum;
 }
 
@@ -516,7 +516,7 @@ static __global__ void seg_spmv_block_kernel(const int32_t *__restrict__ list, i
             sum += val[j] * __ldg(x + colind[j]);
         idx += m;
     }
-    for (int off = 16; off > 0; off >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, off);
+    sum = gs_warp_sum(sum);
     if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = sum;
     __syncthreads();
     if (threadIdx.x == 0) {

@@ -12,6 +12,7 @@
 #include <cub/cub.cuh>
 
 #include "gs_cuda_impl.h"
+#include "gs_cuda_reduce.cuh"
 #include "gs_suraa.h"
 
 #define LANE_THREADS 256  /* threads of a G3 block (Alg. 5: blocks of 256) */
@@ -51,20 +52,6 @@ static struct {
 } g_sx;
 
 /* ------------------------------------------------------------------ SpMV kernels */
-
-/* sum of v over the block, valid in thread 0 (blockDim a multiple of 32, ws[32] shared) */
-static __device__ double block_sum(double v, double *ws)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    if (lane == 0) ws[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < nw ? ws[lane] : 0.0;
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    }
-    return v;
-}
 
 /* the sum of val[k] x[colind[k]] over k = k0, k0 + step, ... < end, in that order, U
  * entries at a time: the loads of a batch are predicated, not branched around, so a thread
@@ -129,7 +116,7 @@ static __global__ void __launch_bounds__(VEC_BIG)
     const int64_t beg = b0 + (int64_t)rc.y * chunk;
     const int64_t end = beg + chunk < (int64_t)b0 + len ? beg + chunk : (int64_t)b0 + len;
     double s = row_sum<GS_SURAA_BLOCK_ENTRIES>(beg + threadIdx.x, end, blockDim.x, colind, val, x);
-    s = block_sum(s, ws);
+    s = gs_block_sum(s, ws);
     if (nb == 1) { /* the whole block takes this branch */
         if (threadIdx.x == 0) y[__ldg(perm + rc.x)] = s;
         return;
@@ -165,7 +152,7 @@ static __global__ void __launch_bounds__(VEC_BIG)
     const bool ok = rr < R && q < t.end[r];
     double s = 0.0;
     if (ok) s = row_sum<2>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), Y, colind, val, x);
-    for (int off = 16; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off);
+    s = gs_warp_sum(s);
     if (Y == 32) { /* one warp per row; the same for the whole block */
         if (ok && lane == 0) y[__ldg(perm + q)] = s;
         return;
@@ -195,7 +182,7 @@ static __global__ void __launch_bounds__(LANE_THREADS, 6)
     const bool ok = q < t.end[r];
     double s = 0.0;
     if (ok) s = row_sum<4>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
-    for (int off = L >> 1; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off, L);
+    s = gs_lanes_sum(s, L);
     if (ok && lane == 0) y[__ldg(perm + q)] = s;
 }
 

@@ -13,20 +13,7 @@
 #include <stdint.h>
 
 #include "gs_suraa.h"
-
-/* sum of v over the block, valid in thread 0 (blockDim a multiple of 32, ws[32] shared) */
-static __device__ double dp_block_sum(double v, double *ws)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    if (lane == 0) ws[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < nw ? ws[lane] : 0.0;
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    }
-    return v;
-}
+#include "gs_cuda_reduce.cuh"
 
 /* y[orig] = sum of entries [k0, k0 + len) (Alg. 4): block b takes 2 blockDim entries from
  * k0 + 2 b blockDim. One block: it writes y. Several: each writes its sum to part[b], and the
@@ -45,7 +32,7 @@ static __global__ void suraa_child(int32_t orig, int32_t k0, int32_t len,
     double s = 0.0;
     for (int64_t k = beg + threadIdx.x; k < end; k += blockDim.x)
         s += __ldg(val + k) * __ldg(x + __ldg(colind + k));
-    s = dp_block_sum(s, ws);
+    s = gs_block_sum(s, ws);
     if (gridDim.x == 1) {
         if (threadIdx.x == 0) y[orig] = s;
         return;
