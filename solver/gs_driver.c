@@ -99,15 +99,13 @@ static void format_params(const gs_config *c, gs_format_params *p)
     p->cds_block = (int)c->spmv.cds_block;
 }
 
-/* Convert dA (the matrix on the run's backend) into the SpMV format; a format that does not
- * suit the matrix falls back to CSR with a warning. Records the format that runs. */
-static gs_status make_spmv(const gs_config *c, const gs_csr *hA, const gs_csr *dA, spmv_op *op,
+/* Convert dA (the matrix on the run's backend) into format f; a format that does not suit the
+ * matrix falls back to CSR with a warning. Records the format that runs. */
+static gs_status make_spmv(const gs_config *c, gs_format f, const gs_csr *dA, spmv_op *op,
                            gs_run *run)
 {
     gs_status st = GS_OK;
-    gs_format f;
     gs_format_params fp;
-    GS_CHECK(spmv_format(c, hA, dA->loc, &f));
     format_params(c, &fp);
     st = gs_spmat_create(dA, f, &fp, &op->M);
     if (st == GS_ERR_UNSUPPORTED) {
@@ -238,8 +236,8 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     if (c->run.threads > 0) omp_set_num_threads((int)c->run.threads);
 #endif
     GS_CHECK(choose_backend(c, &loc, &run->res));
-    gs_format fcheck;
-    GS_CHECK(spmv_format(c, A, loc, &fcheck)); /* a bad format is a config error before work */
+    gs_format fmt;
+    GS_CHECK(spmv_format(c, A, loc, &fmt)); /* a bad format is a config error before work */
 
     double t0 = gs_time_now();
     if (loc != GS_LOC_HOST) {
@@ -249,7 +247,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         run->upload_s = gs_time_now() - t0;
         run->transfer_s = gs_backend_h2d_seconds() - h0;
     }
-    GS_CHECK(make_spmv(c, A, dA ? dA : A, &aop, run));
+    GS_CHECK(make_spmv(c, fmt, dA ? dA : A, &aop, run));
     gs_linop Aop = {A->rows, &aop, op_apply, aop.spmv_dots ? op_apply_dots : NULL};
     GS_CHECK(gs_vec_create(A->rows, loc, &b));
     GS_CHECK(gs_vec_create(A->rows, loc, &x));

@@ -24,7 +24,8 @@ typedef struct gmres_ws {
     double *H;  /* (m + 1) x m by columns; upper triangular R after the rotations */
     double *Hr; /* the same columns as Arnoldi makes them, before rotations */
     double *cs, *sn, *g, *y;
-    double *d; /* 2 (m + 1): the fused reduction of an Arnoldi step */
+    double *d;  /* 2 (m + 1): the fused reduction of an Arnoldi step */
+    double *vt; /* m + 1: V^T w of an Arnoldi step */
 } gmres_ws;
 
 #define HH(w, i, j) ((w)->H[(size_t)(j) * (size_t)((w)->m + 1) + (size_t)(i)])
@@ -37,7 +38,7 @@ static void ws_free(gmres_ws *w)
     for (int i = 0; w->V && i <= w->m; i++) gs_vec_destroy(&w->V[i]);
     for (int i = 0; w->Z && i < w->nz; i++) gs_vec_destroy(&w->Z[i]);
     gs_vec_destroy(&w->u);
-    double **arrs[] = {&w->H, &w->Hr, &w->cs, &w->sn, &w->g, &w->y, &w->d};
+    double **arrs[] = {&w->H, &w->Hr, &w->cs, &w->sn, &w->g, &w->y, &w->d, &w->vt};
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++) {
         gs_free(*arrs[i]);
         *arrs[i] = NULL;
@@ -69,13 +70,12 @@ static gs_status ws_create(const gs_krylov_state *k, int m, int flexible, gmres_
     /* below the subdiagonal stays zero: the Arnoldi step reads whole columns of Hr */
     memset(w->H, 0, m1 * (size_t)m * sizeof(double));
     memset(w->Hr, 0, m1 * (size_t)m * sizeof(double));
-    /* cs: m rotations, then m + 1 scratch entries for the Arnoldi step */
-    GS_CHECK(gs_alloc_array(2 * (size_t)m + 1, sizeof(double), "GMRES rotations",
-                            (void **)&w->cs));
+    GS_CHECK(gs_alloc_array((size_t)m, sizeof(double), "GMRES rotations", (void **)&w->cs));
     GS_CHECK(gs_alloc_array((size_t)m, sizeof(double), "GMRES rotations", (void **)&w->sn));
     GS_CHECK(gs_alloc_array(m1, sizeof(double), "GMRES rhs", (void **)&w->g));
     GS_CHECK(gs_alloc_array((size_t)m, sizeof(double), "GMRES solution", (void **)&w->y));
     GS_CHECK(gs_alloc_array(2 * m1, sizeof(double), "GMRES coefficients", (void **)&w->d));
+    GS_CHECK(gs_alloc_array(m1, sizeof(double), "GMRES coefficients", (void **)&w->vt));
 done:
     return st;
 }
@@ -140,7 +140,7 @@ static gs_status dcgs2_step(const gs_krylov_state *k, gmres_ws *w, int j, int la
     }
     /* w = A M^-1 (alpha V[j] + V s): column j = (V^T w - H s) / alpha; V[j+1] = (w - V V^T w)
      * / alpha, its first sweep */
-    double *vt = w->cs + w->m; /* scratch beyond the rotations: see ws_create */
+    double *vt = w->vt;
     for (int i = 0; i < j; i++) vt[i] = d[j + 1 + i];
     vt[j] = t;
     for (int i = 0; i <= j; i++) {
