@@ -28,7 +28,8 @@ typedef struct key_def {
 #define F(field) offsetof(gs_config, field)
 #define NOLIM -HUGE_VAL, HUGE_VAL
 #define IMAX 2147483647.0
-#define FORMATS "auto|csr|cusparse|cmrs|suraa|cds"
+#define FORMATS "auto|measure|csr|cusparse|cmrs|suraa|cds"
+#define LEVEL_FORMATS "auto|csr|cusparse|cmrs|suraa|cds"
 
 /* The one declaration of every key: later issues add rows here. */
 static const key_def KEYS[] = {
@@ -43,6 +44,9 @@ static const key_def KEYS[] = {
      "Matrix Market file"},
     {"problem.x0", K_STR, F(problem.x0), "auto", NOLIM, NULL,
      "initial guess: auto (the file's x0, else zero) | zero | random | a Matrix Market file"},
+    {"problem.nullspace", K_STR, F(problem.nullspace), "", NOLIM, NULL,
+     "AMG near-nullspace: a Matrix Market array file of n x k vectors (rigid-body modes for "
+     "elasticity ...); empty: one constant vector per unknown of a grid point (amg.block_size)"},
     {"problem.generate.type", K_STR, F(problem.generate.type), "", NOLIM,
      "|poisson|anisotropic|convdiff|powerlaw", "generated problem instead of a matrix file"},
     {"problem.generate.size", K_INT, F(problem.generate.size), "32", 1, IMAX, NULL,
@@ -77,8 +81,12 @@ static const key_def KEYS[] = {
      "preconditioner"},
     {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, FORMATS,
      "SpMV format: csr (gsolve's own kernel), cusparse (cuSPARSE CSR, GPU only), cmrs, suraa, "
-     "cds; auto: csr, or cusparse on the GPU when the row-length std exceeds the mean. A format "
-     "that does not suit the matrix falls back to csr with a warning"},
+     "cds, on every AMG level; auto: the rule table of spmv/gs_select.c over the matrix's "
+     "features; measure: time every format that can hold the matrix and keep the fastest. A "
+     "format that does not suit the matrix falls back to csr with a warning"},
+    {"spmv.levels", K_LIST, F(spmv.levels), "", NOLIM, LEVEL_FORMATS,
+     "one format per AMG level, e.g. [\"cds\", \"cmrs\", \"csr\"], the last repeated on deeper "
+     "levels (overrides spmv.format); empty: spmv.format on every level"},
     {"spmv.cmrs_h", K_INT, F(spmv.cmrs_h), "0", 0, 16, NULL,
      "CMRS strip height (rows per strip, 1-16; 0: the measured default, 16)"},
     {"spmv.cmrs_sort", K_INT, F(spmv.cmrs_sort), "0", 0, 1, NULL,
@@ -95,6 +103,37 @@ static const key_def KEYS[] = {
      "CDS refuses a matrix whose stored entries (padding included) exceed (1 + this) x nnz"},
     {"spmv.cds_block", K_INT, F(spmv.cds_block), "0", 0, 64, NULL,
      "CDS unknowns per grid point (0: detected)"},
+    {"amg.theta", K_FLOAT, F(amg.theta), "0", 0, 1, NULL,
+     "strength of connection: j is a strong neighbour of i when |a_ij| > theta "
+     "sqrt(|a_ii a_jj|)"},
+    {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, "mis2|standard",
+     "mis2: parallel, deterministic aggregation around a distance-2 maximal independent set "
+     "(same aggregates on host and GPU); standard: PyAMG's sequential greedy rule (host setup)"},
+    {"amg.max_levels", K_INT, F(amg.max_levels), "10", 1, 50, NULL, "most levels of the hierarchy"},
+    {"amg.coarse_size", K_INT, F(amg.coarse_size), "200", 1, 20000, NULL,
+     "stop coarsening at this many unknowns; the coarsest level is solved by a dense "
+     "factorization made once in the setup"},
+    {"amg.galerkin", K_STR, F(amg.galerkin), "auto", NOLIM, "auto|dcsr|cusparse|host",
+     "Galerkin product R (A P): dcsr (row-binned DCSR SpGEMM, GPU), cusparse (cuSPARSE SpGEMM, "
+     "GPU), host; auto: dcsr on the GPU, host on the host"},
+    {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, "V|W", "multigrid cycle"},
+    {"amg.smoother", K_STR, F(amg.smoother), "chebyshev", NOLIM, "jacobi|l1jacobi|chebyshev",
+     "smoother on every level but the coarsest"},
+    {"amg.smoother_omega", K_FLOAT, F(amg.smoother_omega), "0", 0, 2, NULL,
+     "weighted Jacobi: damping; 0: 4/3 / rho(D^-1 A), rho estimated in the setup"},
+    {"amg.chebyshev_degree", K_INT, F(amg.chebyshev_degree), "2", 1, 20, NULL,
+     "Chebyshev smoother: polynomial degree (SpMVs per sweep)"},
+    {"amg.presweeps", K_INT, F(amg.presweeps), "1", 0, 20, NULL, "smoothing sweeps before "
+     "restriction"},
+    {"amg.postsweeps", K_INT, F(amg.postsweeps), "1", 0, 20, NULL, "smoothing sweeps after "
+     "prolongation (equal to presweeps keeps the preconditioner symmetric for CG)"},
+    {"amg.block_size", K_INT, F(amg.block_size), "0", 0, 64, NULL,
+     "unknowns per grid point, aggregated together (0: problem.generate.dof for generated "
+     "problems, else 1)"},
+    {"amg.smooth_prolongator", K_INT, F(amg.smooth_prolongator), "1", 0, 1, NULL,
+     "smooth the tentative prolongator with weighted Jacobi (0: plain aggregation)"},
+    {"amg.prolongator_omega", K_FLOAT, F(amg.prolongator_omega), "1.3333333333333333", 0, 2,
+     NULL, "prolongator smoothing: omega / rho(D^-1 A) is the Jacobi damping"},
     {"run.backend", K_STR, F(run.backend), "auto", NOLIM, "auto|host|cuda",
      "auto: the GPU when one is present, else the host"},
     {"run.device", K_INT, F(run.device), "0", 0, 1024, NULL, "CUDA device number"},

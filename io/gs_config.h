@@ -29,7 +29,7 @@ typedef char gs_cfg_str[GS_CFG_STR];
 
 typedef struct gs_config {
     struct {
-        gs_cfg_str name, matrix, group, rhs, x0;
+        gs_cfg_str name, matrix, group, rhs, x0, nullspace;
         struct {
             gs_cfg_str type;
             int64_t size, stencil, dof, seed;
@@ -42,7 +42,13 @@ typedef struct gs_config {
         int64_t max_iters, restart, stagnation_window;
     } solver;
     struct {
-        gs_cfg_str format, suraa_g1;
+        gs_cfg_str galerkin, aggregation, cycle, smoother;
+        double theta, smoother_omega, prolongator_omega;
+        int64_t max_levels, coarse_size, presweeps, postsweeps, chebyshev_degree, block_size,
+            smooth_prolongator;
+    } amg;
+    struct {
+        gs_cfg_str format, suraa_g1, levels;
         int64_t cmrs_h, cmrs_sort, cmrs_modified, suraa_max_child_threads, cds_block;
         double cds_max_fill;
     } spmv;

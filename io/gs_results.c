@@ -15,7 +15,12 @@
 
 #define CSV_HEADER                                                                                 \
     "case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,"        \
-    "rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error\n"
+    "rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error,formats,"             \
+    "operator_complexity,grid_complexity,strength_s,aggregation_s,prolongator_s,rap_s,convert_s,"  \
+    "coarse_s\n"
+
+const char *const gs_phase_names[GS_PHASES] = {"strength",    "aggregation", "prolongator",
+                                               "rap",         "convert",     "coarse"};
 
 /* Append s to buf as one CSV field, quoted when it holds a comma, quote or newline. */
 static size_t csv_field(char *buf, size_t cap, size_t len, const char *s, int last)
@@ -34,7 +39,7 @@ static size_t csv_field(char *buf, size_t cap, size_t len, const char *s, int la
 /* The row for r, fields in CSV_HEADER order. */
 static size_t csv_row(const gs_result *r, char *buf, size_t cap)
 {
-    char num[12][40];
+    char num[20][40];
     snprintf(num[0], 40, "%lld", (long long)r->rows);
     snprintf(num[1], 40, "%lld", (long long)r->nnz);
     snprintf(num[2], 40, "%d", r->levels);
@@ -50,10 +55,14 @@ static size_t csv_row(const gs_result *r, char *buf, size_t cap)
         snprintf(num[11], 40, "%.6e", r->error);
     else
         num[11][0] = '\0';
+    snprintf(num[12], 40, "%.4f", r->operator_complexity);
+    snprintf(num[13], 40, "%.4f", r->grid_complexity);
+    for (int i = 0; i < GS_PHASES; i++) snprintf(num[14 + i], 40, "%.6f", r->phase_s[i]);
     const char *f[] = {r->case_name, r->matrix, num[0], num[1],     r->solver, r->preconditioner,
                        r->format,    num[2],    num[3], r->reason,  num[4],    num[5],
                        num[6],       num[7],    num[8], r->backend, r->device, num[9],
-                       num[10],      num[11]};
+                       num[10],      num[11],   r->formats, num[12], num[13], num[14],
+                       num[15],      num[16],   num[17], num[18], num[19]};
     size_t n = sizeof f / sizeof f[0], len = 0;
     for (size_t i = 0; i < n; i++) len = csv_field(buf, cap, len, f[i], i + 1 == n);
     return len;
@@ -105,6 +114,37 @@ gs_status gs_results_hdf5_write(const char *path, const gs_result *r)
     return gs_results_hdf5_write_ext(path, r, 0, NULL, NULL);
 }
 
+/* The per-level table: datasets level_rows, level_nnz, level_mean, level_std, level_max and
+ * attributes level_formats ("cds,cmrs,csr") and level_reasons (one line per level). */
+static gs_status write_levels(gs_h5_record *h, const gs_result *r)
+{
+    gs_status st = GS_OK;
+    int n = r->levels;
+    double *v = NULL;
+    char *reasons = NULL;
+    size_t cap = (size_t)n * 170 + 1, len = 0;
+    GS_CHECK(gs_alloc_array((size_t)n, sizeof *v, "level table", (void **)&v));
+    GS_CHECK(gs_alloc_array(cap, 1, "level reasons", (void **)&reasons));
+    const char *names[] = {"level_rows", "level_nnz", "level_mean", "level_std", "level_max"};
+    for (int f = 0; f < 5; f++) {
+        for (int l = 0; l < n; l++) {
+            const gs_level_info *L = &r->level_info[l];
+            v[l] = f == 0 ? (double)L->rows : f == 1 ? (double)L->nnz : f == 2 ? L->mean
+                   : f == 3 ? L->std : (double)L->max;
+        }
+        GS_CHECK(gs_h5_record_vector(h, names[f], v, n));
+    }
+    reasons[0] = '\0';
+    for (int l = 0; l < n; l++)
+        len += (size_t)snprintf(reasons + len, cap - len, "%d %s: %s\n", l,
+                                r->level_info[l].format, r->level_info[l].reason);
+    GS_CHECK(gs_h5_record_attr_str(h, "level_reasons", reasons));
+done:
+    gs_free(v);
+    gs_free(reasons);
+    return st;
+}
+
 gs_status gs_results_hdf5_write_ext(const char *path, const gs_result *r, int n,
                                     const char *const *names, const char *const *values)
 {
@@ -119,26 +159,33 @@ gs_status gs_results_hdf5_write_ext(const char *path, const gs_result *r, int n,
                             "iteration numbers", (void **)&its));
     for (int64_t i = 0; i < r->history_len; i++) its[i] = r->history_iter[i];
     GS_CHECK(gs_h5_record_vector(h, "residual_iteration", its, r->history_len));
-    const char *sk[] = {"case",        "matrix",  "solver", "preconditioner", "format", "reason",
-                        "reason_text", "backend", "device", "config",         "version"};
+    const char *sk[] = {"case",    "matrix", "solver", "preconditioner", "format",
+                        "reason",  "reason_text", "backend", "device", "config",
+                        "version", "formats"};
     const char *sv[] = {r->case_name,   r->matrix,
                         r->solver,      r->preconditioner,
                         r->format,      r->reason,
                         r->reason_text, r->backend,
                         r->device,      r->config_text ? r->config_text : "",
-                        GSOLVE_VERSION};
+                        GSOLVE_VERSION, r->formats};
     for (size_t i = 0; i < sizeof sk / sizeof sk[0]; i++)
         GS_CHECK(gs_h5_record_attr_str(h, sk[i], sv[i]));
     const char *ik[] = {"rows", "cols", "nnz", "levels", "iterations", "converged"};
     int64_t iv[] = {r->rows, r->cols, r->nnz, r->levels, r->iterations, r->converged};
     for (size_t i = 0; i < sizeof ik / sizeof ik[0]; i++)
         GS_CHECK(gs_h5_record_attr_int(h, ik[i], iv[i]));
-    const char *dk[] = {"rel_residual", "setup_s", "solve_s", "total_s",
-                        "read_s",       "error",   "bnorm"};
-    double dv[] = {r->rel_residual, r->setup_s, r->solve_s, r->total_s,
-                   r->read_s,       r->error,   r->bnorm};
+    const char *dk[] = {"rel_residual", "setup_s", "solve_s", "total_s", "read_s",
+                        "error", "bnorm", "operator_complexity", "grid_complexity"};
+    double dv[] = {r->rel_residual, r->setup_s, r->solve_s, r->total_s, r->read_s,
+                   r->error, r->bnorm, r->operator_complexity, r->grid_complexity};
     for (size_t i = 0; i < sizeof dk / sizeof dk[0]; i++)
         GS_CHECK(gs_h5_record_attr_double(h, dk[i], dv[i]));
+    for (int i = 0; i < GS_PHASES; i++) {
+        char name[40];
+        snprintf(name, sizeof name, "%s_s", gs_phase_names[i]);
+        GS_CHECK(gs_h5_record_attr_double(h, name, r->phase_s[i]));
+    }
+    if (r->level_info && r->levels > 0) GS_CHECK(write_levels(h, r));
     for (int i = 0; i < n; i++) GS_CHECK(gs_h5_record_attr_str(h, names[i], values[i]));
     GS_CHECK(gs_h5_record_close(&h, 1));
 done:

@@ -11,6 +11,20 @@
 extern "C" {
 #endif
 
+/* One level of a multigrid hierarchy (level 0 = the system's matrix), as recorded. */
+typedef struct gs_level_info {
+    int64_t rows, nnz;
+    double mean, std; /* nonzeros per row */
+    int32_t max;
+    char format[16];  /* SpMV format of the level's A */
+    char reason[160]; /* why that format (the rule, the measurement or the forcing key) */
+} gs_level_info;
+
+/* Setup phases reported apart (seconds; AMG fills all, a one-level solve only convert) */
+enum { GS_PHASE_STRENGTH = 0, GS_PHASE_AGGREGATE, GS_PHASE_PROLONG, GS_PHASE_RAP,
+       GS_PHASE_CONVERT, GS_PHASE_COARSE, GS_PHASES };
+extern const char *const gs_phase_names[GS_PHASES]; /* "strength", "aggregation", ... */
+
 typedef struct gs_result {
     char case_name[256];
     char matrix[1024];
@@ -32,6 +46,10 @@ typedef struct gs_result {
     int64_t history_len;
     double bnorm;
     const char *config_text; /* the configuration used (borrowed) */
+    char formats[256];       /* format of every level, "cds,cmrs,csr" */
+    double operator_complexity, grid_complexity; /* sum of nnz / nnz(A), of rows / rows(A) */
+    double phase_s[GS_PHASES];                   /* setup split by phase */
+    const gs_level_info *level_info;             /* levels entries (borrowed), may be NULL */
 } gs_result;
 
 /* Append one row (and the header when the file is new or empty) in one locked write. */

@@ -118,8 +118,10 @@ static gs_status make_spmv(const gs_config *c, gs_format f, const gs_csr *dA, sp
     GS_CHECK(st);
     op->spmv_dots = f == GS_FORMAT_CSR ? gs_backend_get(dA->loc)->csr_spmv_dots : NULL;
     gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(f));
+    gs_str_copy(run->res.formats, sizeof run->res.formats, gs_format_name(f));
     gs_spmat_describe(op->M, run->format_desc, sizeof run->format_desc);
     run->convert_s = op->M->convert_s;
+    run->res.phase_s[GS_PHASE_CONVERT] = op->M->convert_s;
 done:
     return st;
 }

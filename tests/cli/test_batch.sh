@@ -7,7 +7,7 @@ G=$1; SRC=$2; W=$3
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$W"; mkdir -p "$W"; cd "$W" || exit 1
 R=$W/res
-ncols=26
+ncols=35
 
 out=$("$G" "$SRC/batch_small.cfg" --set batch.results="$R" 2>&1); code=$?
 echo "$out"
@@ -28,7 +28,7 @@ for i in 0 1 2; do
         [ -s "$R/case-00$i/$fmt-1.history.csv" ] || fail "history case-00$i/$fmt-1 missing"
     done
 done
-head -1 "$R/case-000.csv" | grep -q '^case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error,case_index,requested_format,repeat,status,message,record$' \
+head -1 "$R/case-000.csv" | grep -q '^case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error,formats,operator_complexity,grid_complexity,strength_s,aggregation_s,prolongator_s,rap_s,convert_s,coarse_s,case_index,requested_format,repeat,status,message,record$' \
     || fail "CSV header"
 
 # --list, --case, a rerun skips what is recorded

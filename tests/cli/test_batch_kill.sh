@@ -6,7 +6,7 @@ set -u
 G=$1; SRC=$2; W=$3
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$W"; mkdir -p "$W"; cd "$W" || exit 1
-ncols=26; runs=20
+ncols=35; runs=20
 
 rows() { cat "$1"/case-*.csv 2>/dev/null | grep -vc '^case,'; }
 check_files() { # no torn or short rows
@@ -40,11 +40,11 @@ for sig in KILL TERM; do
     echo "$out" | grep -q 'cut off a torn last row' || fail "the torn row was not reported"
     check_files "$R"
     [ "$(rows "$R")" = $runs ] || fail "after the rerun: $(rows "$R") rows, expected $runs"
-    dups=$(cat "$R"/case-*.csv | grep -v '^case,' | awk -F, '{ print $1, $22, $23 }' | sort | uniq -d)
+    dups=$(cat "$R"/case-*.csv | grep -v '^case,' | awk -F, '{ print $1, $31, $32 }' | sort | uniq -d)
     [ -z "$dups" ] || fail "duplicated runs: $dups"
     [ -z "$(ls "$R"/case-*/*.tmp 2>/dev/null | grep -v . )" ] || true
     for f in "$R"/case-*.csv; do
-        grep -v '^case,' "$f" | awk -F, '{ print $26 }' | while read -r rec; do
+        grep -v '^case,' "$f" | awk -F, '{ print $35 }' | while read -r rec; do
             [ -s "$R/$rec.h5" ] || fail "$R/$rec.h5 missing"
         done || exit 1
     done
