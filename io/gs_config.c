@@ -121,7 +121,7 @@ static const key_def KEYS[] = {
      "smoother on every level but the coarsest"},
     {"amg.smoother_omega", K_FLOAT, F(amg.smoother_omega), "0", 0, 2, NULL,
      "weighted Jacobi: damping; 0: 4/3 / rho(D^-1 A), rho estimated in the setup"},
-    {"amg.chebyshev_degree", K_INT, F(amg.chebyshev_degree), "2", 1, 20, NULL,
+    {"amg.chebyshev_degree", K_INT, F(amg.chebyshev_degree), "3", 1, 20, NULL,
      "Chebyshev smoother: polynomial degree (SpMVs per sweep)"},
     {"amg.presweeps", K_INT, F(amg.presweeps), "1", 0, 20, NULL, "smoothing sweeps before "
      "restriction"},

@@ -8,6 +8,7 @@
 #include <omp.h>
 #endif
 
+#include "gs_amg.h"
 #include "gs_backend.h"
 #include "gs_time.h"
 #include "gs_jacobi.h"
@@ -126,6 +127,134 @@ done:
     return st;
 }
 
+/* The format of one AMG operator: spmv.levels' entry for the level (the last one repeated), else
+ * spmv.format; P and R follow A's choice where it suits them (CDS is for square grids) */
+typedef struct amg_fmt_ctx {
+    const gs_config *c;
+    gs_loc loc;
+} amg_fmt_ctx;
+
+static gs_status amg_make_op(void *ctx, const gs_csr *M, int level, gs_amg_op_kind kind,
+                             gs_spmat **out, char *reason, size_t len)
+{
+    gs_status st = GS_OK;
+    const amg_fmt_ctx *fc = ctx;
+    gs_format f = GS_FORMAT_CSR;
+    gs_format_params fp;
+    char name[64] = "";
+    const char *key = "spmv.format";
+    format_params(fc->c, &fp);
+    if (fc->c->spmv.levels[0]) {
+        for (int i = 0; i <= level && gs_config_list_item(fc->c->spmv.levels, i, name, sizeof name);
+             i++)
+            ;
+        key = "spmv.levels";
+    } else {
+        gs_str_copy(name, sizeof name, fc->c->spmv.format);
+    }
+    if (strcmp(name, "auto") == 0 || strcmp(name, "measure") == 0) {
+        GS_CHECK(spmv_format(fc->c, M, fc->loc, &f));
+        snprintf(reason, len, "auto: gsolve's CSR kernel, cuSPARSE when the row-length std "
+                 "exceeds the mean");
+    } else {
+        GS_CHECK(gs_format_parse(name, &f));
+        snprintf(reason, len, "forced by %s", key);
+    }
+    if (kind != GS_AMG_OP_A && f == GS_FORMAT_CDS) f = GS_FORMAT_CSR;
+    st = gs_spmat_create(M, f, &fp, out);
+    if (st == GS_ERR_UNSUPPORTED) {
+        snprintf(reason, len, "%s cannot hold it (%s): csr", gs_format_name(f), gs_error_message());
+        gs_error_clear();
+        st = gs_spmat_create(M, GS_FORMAT_CSR, &fp, out);
+    }
+done:
+    return st;
+}
+
+/* The near-nullspace file (problem.nullspace): n x k vectors, column-major, on the host */
+static gs_status read_nullspace(const gs_config *c, int64_t n, double **B, int *k)
+{
+    gs_status st = GS_OK;
+    gs_csr *N = NULL;
+    char path[GS_CFG_STR];
+    gs_config_input_path(c, c->problem.nullspace, path, sizeof path);
+    GS_CHECK(gs_matrix_read(path, "", &N, NULL, NULL, NULL));
+    if (N->rows != n)
+        GS_FAIL(GS_ERR_INPUT, "%s: the near-nullspace has %d rows; the matrix has %lld", path,
+                N->rows, (long long)n);
+    if (N->cols < 1 || N->cols > 64)
+        GS_FAIL(GS_ERR_INPUT, "%s: the near-nullspace has %d vectors (columns); expected 1 to 64",
+                path, N->cols);
+    GS_CHECK(gs_alloc_array((size_t)n * N->cols, sizeof **B, "near-nullspace", (void **)B));
+    memset(*B, 0, (size_t)n * N->cols * sizeof **B);
+    for (int32_t i = 0; i < N->rows; i++)
+        for (int32_t q = N->rowptr[i]; q < N->rowptr[i + 1]; q++)
+            (*B)[(size_t)N->colind[q] * n + i] = N->val[q];
+    *k = N->cols;
+done:
+    gs_csr_destroy(&N);
+    return st;
+}
+
+static gs_status amg_params(const gs_config *c, gs_amg_params *ap)
+{
+    gs_status st = GS_OK;
+    gs_amg_params_default(ap);
+    ap->theta = c->amg.theta;
+    ap->aggregation = strcmp(c->amg.aggregation, "standard") == 0 ? GS_AGG_STANDARD : GS_AGG_MIS2;
+    ap->max_levels = (int)c->amg.max_levels;
+    ap->coarse_size = c->amg.coarse_size;
+    GS_CHECK(gs_spgemm_method_parse(c->amg.galerkin, &ap->galerkin));
+    ap->cycle_w = strcmp(c->amg.cycle, "W") == 0;
+    ap->smoother = strcmp(c->amg.smoother, "jacobi") == 0     ? GS_SMOOTH_JACOBI
+                   : strcmp(c->amg.smoother, "l1jacobi") == 0 ? GS_SMOOTH_L1JACOBI
+                                                              : GS_SMOOTH_CHEBYSHEV;
+    ap->smoother_omega = c->amg.smoother_omega;
+    ap->chebyshev_degree = (int)c->amg.chebyshev_degree;
+    ap->presweeps = (int)c->amg.presweeps;
+    ap->postsweeps = (int)c->amg.postsweeps;
+    ap->block_size = (int)c->amg.block_size;
+    if (ap->block_size == 0)
+        ap->block_size = c->problem.generate.type[0] ? (int)c->problem.generate.dof : 1;
+    ap->smooth_prolongator = (int)c->amg.smooth_prolongator;
+    ap->prolongator_omega = c->amg.prolongator_omega;
+done:
+    return st;
+}
+
+/* Copy the hierarchy's report into the run's record. */
+static gs_status record_amg(const gs_amg *amg, gs_run *run)
+{
+    gs_status st = GS_OK;
+    const gs_amg_report *r = gs_amg_get_report(amg);
+    gs_result *res = &run->res;
+    GS_CHECK(gs_alloc_array(1, sizeof *run->amg, "AMG report", (void **)&run->amg));
+    *run->amg = *r;
+    GS_CHECK(gs_alloc_array((size_t)r->levels, sizeof *run->levels, "level table",
+                            (void **)&run->levels));
+    res->levels = r->levels;
+    res->formats[0] = '\0';
+    for (int l = 0; l < r->levels; l++) {
+        const gs_amg_level_report *L = &r->level[l];
+        gs_level_info *I = &run->levels[l];
+        I->rows = L->rows;
+        I->nnz = L->nnz;
+        I->mean = L->mean;
+        I->std = L->std;
+        I->max = L->max;
+        gs_str_copy(I->format, sizeof I->format, L->format);
+        gs_str_copy(I->reason, sizeof I->reason, L->reason);
+        size_t len = strlen(res->formats);
+        snprintf(res->formats + len, sizeof res->formats - len, "%s%s", l ? "," : "", L->format);
+    }
+    res->level_info = run->levels;
+    res->operator_complexity = r->operator_complexity;
+    res->grid_complexity = r->grid_complexity;
+    for (int i = 0; i < GS_PHASES; i++) res->phase_s[i] = r->phase_s[i];
+done:
+    return st;
+}
+
 /* Record one residual norm (and print it at verbosity >= 2). */
 static void monitor(void *ctx, int it, double rnorm)
 {
@@ -217,6 +346,8 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     gs_status st = GS_OK;
     gs_vec *b = NULL, *x = NULL, *w = NULL;
     gs_jacobi *J = NULL;
+    gs_amg *amg = NULL;
+    double *nullspace = NULL;
     gs_csr *dA = NULL; /* A on the device */
     gs_linop M, *Mp = NULL;
     gs_loc loc;
@@ -230,10 +361,6 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     if (A->rows != A->cols)
         GS_FAIL(GS_ERR_INPUT, "%s: the matrix is %d x %d; the solvers need a square matrix", where,
                 A->rows, A->cols);
-    if (strcmp(c->solver.preconditioner, "amg") == 0)
-        GS_FAIL(GS_ERR_UNSUPPORTED,
-                "solver.preconditioner = \"amg\": smoothed-aggregation AMG is not in this "
-                "version of gsolve yet; use \"jacobi\" or \"none\"");
 #ifdef _OPENMP
     if (c->run.threads > 0) omp_set_num_threads((int)c->run.threads);
 #endif
@@ -259,6 +386,18 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     if (strcmp(c->solver.preconditioner, "jacobi") == 0) {
         GS_CHECK(gs_jacobi_create(A, loc, where, &J));
         M = gs_jacobi_linop(J);
+        Mp = &M;
+    } else if (strcmp(c->solver.preconditioner, "amg") == 0) {
+        gs_amg_params ap;
+        amg_fmt_ctx fc = {c, loc};
+        GS_CHECK(amg_params(c, &ap));
+        if (c->problem.nullspace[0]) GS_CHECK(read_nullspace(c, A->rows, &nullspace, &ap.nullspace_k));
+        ap.nullspace = nullspace;
+        ap.make_op = amg_make_op;
+        ap.make_op_ctx = &fc;
+        GS_CHECK(gs_amg_setup(dA ? dA : A, &ap, where, &amg));
+        GS_CHECK(record_amg(amg, run));
+        M = gs_amg_linop(amg);
         Mp = &M;
     }
     GS_CHECK(gs_backend_get(loc)->sync());
@@ -299,6 +438,8 @@ done:
     gs_vec_destroy(&x);
     gs_vec_destroy(&w);
     gs_jacobi_destroy(&J);
+    gs_amg_destroy(&amg);
+    gs_free(nullspace);
     gs_spmat_destroy(&aop.M);
     gs_csr_destroy(&dA);
     return st;
@@ -330,6 +471,7 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
     if (run->format_desc[0] || run->convert_s > 0)
         fprintf(out, "format    %s: %s  conversion %.2f ms, part of setup\n", r->format,
                 run->format_desc[0] ? run->format_desc : "-", 1e3 * run->convert_s);
+    if (run->amg) gs_amg_report_print(run->amg, out);
     if (run->upload_s > 0) {
         double mb = (12.0 * (double)r->nnz + 4.0 * ((double)r->rows + 1)) / 1e6;
         fprintf(out, "upload    matrix %.1f MB in %.2f ms: transfer %.2f ms (%.1f GB/s) + SpMV "
@@ -357,5 +499,7 @@ void gs_run_release(gs_run *run)
     gs_free(run->hist_t);
     gs_free(run->hist_it);
     gs_free(run->config_text);
+    gs_free(run->amg);
+    gs_free(run->levels);
     memset(run, 0, sizeof *run);
 }

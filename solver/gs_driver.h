@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "gs_amg.h"
 #include "gs_config.h"
 #include "gs_problem.h"
 #include "gs_results.h"
@@ -26,6 +27,8 @@ typedef struct gs_run {
     double transfer_s;    /* the copy alone within upload_s */
     double convert_s;     /* conversion of A into the SpMV format, part of setup_s */
     char format_desc[160]; /* the format's description of the stored matrix */
+    gs_amg_report *amg;    /* the AMG hierarchy's report (AMG runs), else NULL */
+    gs_level_info *levels; /* res.levels entries, res.level_info points here */
 } gs_run;
 
 /* Solve problem p as c says; run->res is filled (non-convergence is a result, not an error).

@@ -1,0 +1,125 @@
+/* gs_amg.h: smoothed-aggregation algebraic multigrid (Vanek, Mandel, Brezina; in the parallel
+ * form of Bell, Dalton and Olson 2012, which the DCSR paper's Algorithm 5 builds on), used as the
+ * preconditioner of the Krylov methods.
+ *
+ * Setup, level by level, where A lives (host or device; the same algorithm code, with the
+ * data-parallel steps in amg/gs_amg_host.c and amg/gs_amg_cuda.cu):
+ *   1. strength: j is a strong neighbour of i when |a_ij| > theta sqrt(|a_ii a_jj|) (on the
+ *      node graph, with block norms, when a grid point holds several unknowns);
+ *   2. aggregation: roots form a distance-2 maximal independent set, found in synchronous
+ *      rounds from hashed priorities (deterministic: the host and the GPU find the same
+ *      aggregates); each other node joins the root next to it, then the remaining ones join a
+ *      neighbour's aggregate. Nodes without strong neighbours are left out (a zero row of P).
+ *      "standard" is PyAMG's sequential greedy rule instead (host);
+ *   3. tentative prolongator: the near-nullspace B restricted to each aggregate, orthonormalised
+ *      (QR); its R factors are the next level's B;
+ *   4. prolongator smoothing P = (I - omega/rho D^-1 A) P_tent, rho(D^-1 A) from a few Lanczos
+ *      steps;
+ *   5. R = P^T, A_c = R (A P) through gs_spgemm (DCSR row-binned on the device, or cuSPARSE, or
+ *      the host product);
+ *   6. every level's A, P and R converted to the SpMV format the caller's callback picks;
+ *   7. the coarsest matrix (at most coarse_size rows, or the last of max_levels) inverted by a
+ *      dense LU factorization with partial pivoting, once; the cycle applies the inverse.
+ * Cycle: V or W, smoothers weighted Jacobi, l1-Jacobi or Chebyshev (on D^-1 A, bounds from the
+ * same Lanczos estimate), pre- and post-smoothing with the same polynomial, so the
+ * preconditioner is symmetric when A is (CG).
+ */
+#ifndef GS_AMG_H
+#define GS_AMG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gs_csr.h"
+#include "gs_krylov.h"
+#include "gs_spgemm.h"
+#include "gs_spmat.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gs_amg_smoother { GS_SMOOTH_JACOBI = 0, GS_SMOOTH_L1JACOBI, GS_SMOOTH_CHEBYSHEV } gs_amg_smoother;
+typedef enum gs_amg_aggregation { GS_AGG_MIS2 = 0, GS_AGG_STANDARD } gs_amg_aggregation;
+
+#define GS_AMG_MAX_LEVELS 50
+
+/* Which operator of a level a format is chosen for. */
+typedef enum gs_amg_op_kind { GS_AMG_OP_A = 0, GS_AMG_OP_P, GS_AMG_OP_R } gs_amg_op_kind;
+
+/* Make the SpMV form of a level's operator (A on level l, P from l+1 to l, R from l to l+1);
+ * reason receives why that format. NULL in the parameters: gsolve's CSR kernel everywhere. */
+typedef gs_status (*gs_amg_make_op)(void *ctx, const gs_csr *M, int level, gs_amg_op_kind kind,
+                                    gs_spmat **out, char *reason, size_t reason_len);
+
+typedef struct gs_amg_params {
+    double theta;
+    gs_amg_aggregation aggregation;
+    int max_levels;
+    int64_t coarse_size;
+    gs_spgemm_method galerkin; /* AUTO: DCSR on the device, HOST on the host */
+    int cycle_w;               /* 0: V, 1: W */
+    gs_amg_smoother smoother;
+    double smoother_omega;     /* weighted Jacobi damping; 0: 4/3 / rho */
+    int chebyshev_degree;
+    int presweeps, postsweeps;
+    int block_size;            /* unknowns per grid point (1: scalar) */
+    int smooth_prolongator;
+    double prolongator_omega;  /* P = (I - prolongator_omega / rho D^-1 A) P_tent */
+    const double *nullspace;   /* host, rows x nullspace_k, column-major; NULL: constants */
+    int nullspace_k;
+    gs_amg_make_op make_op;
+    void *make_op_ctx;
+} gs_amg_params;
+
+void gs_amg_params_default(gs_amg_params *p);
+
+/* One level as reported. */
+typedef struct gs_amg_level_report {
+    int32_t rows, cols;
+    int64_t nnz;
+    double mean, std; /* nonzeros per row of A */
+    int32_t max;
+    double rho;       /* estimated spectral radius of D^-1 A (0 on the coarsest level) */
+    char format[16], format_p[16], format_r[16];
+    char reason[160];
+} gs_amg_level_report;
+
+typedef struct gs_amg_report {
+    int levels;
+    gs_amg_level_report level[GS_AMG_MAX_LEVELS];
+    double operator_complexity, grid_complexity;
+    double phase_s[6]; /* strength, aggregation, prolongator, rap, convert, coarse (gs_results.h) */
+    double setup_s;
+    char coarse_desc[160]; /* "dense LU inverse, 112 x 112" */
+    char desc[160];        /* "V cycle, Chebyshev degree 2, 1+1 sweeps, mis2 aggregation ..." */
+} gs_amg_report;
+
+typedef struct gs_amg gs_amg;
+
+/* Build the hierarchy of A (square; host or device; borrowed, must outlive the result).
+ * `where` names the matrix for messages. */
+gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *where, gs_amg **out);
+void gs_amg_destroy(gs_amg **amg);
+
+const gs_amg_report *gs_amg_get_report(const gs_amg *amg);
+
+/* Host copies of level l's operators (for tests); any output may be NULL. agg receives the
+ * aggregate of every node of level l (-1: none) as a host array of rows / block entries that
+ * the caller frees with gs_free; P and R are NULL on the coarsest level. */
+gs_status gs_amg_level_download(const gs_amg *amg, int l, gs_csr **A, gs_csr **P, gs_csr **R,
+                                int32_t **agg, int32_t *nnodes);
+
+/* z = M^-1 r: one cycle from a zero initial guess. */
+gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z);
+
+/* The preconditioner as an operator (borrows amg). */
+gs_linop gs_amg_linop(gs_amg *amg);
+
+/* Print the level table, complexities and setup phases (the console's AMG block). */
+void gs_amg_report_print(const gs_amg_report *r, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,505 @@
+/* gs_amg_cuda.cu: the AMG setup and smoothing steps on the device: strength graph, MIS(2)
+ * aggregation in synchronous rounds (the same rounds, keys and ties as gs_amg_host.c, so the
+ * aggregates are identical), tentative prolongator of one vector, diagonals, the Jacobi
+ * smoothing matrix, the fused smoother step. One thread per row: the setup matrices have short
+ * rows (stencils and their Galerkin products). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include "gs_amg_impl.h"
+#include "gs_cuda_impl.h"
+
+#define GRID(n) gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream
+#define FOR_I(n)                                                                                  \
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                    \
+         i += (int64_t)gridDim.x * blockDim.x)
+
+__device__ __forceinline__ uint32_t d_hash(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x & 0x3fffffffU;
+}
+
+__device__ __forceinline__ uint64_t d_key(int state, int32_t i)
+{
+    return (uint64_t)state << 62 | (uint64_t)d_hash((uint32_t)i) << 32 | (uint32_t)i;
+}
+
+/* exclusive scan of n ints into out (n + 1 entries: out[n] = total), total copied to host */
+static gs_status scan_counts(const int32_t *in, int32_t *out, int32_t n, int32_t *total)
+{
+    gs_status st = GS_OK;
+    void *tmp = NULL;
+    size_t bytes = 0;
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n + 1, gs_cuda_g.stream));
+    GS_CHECK(gs_cuda_alloc(bytes, "scan workspace", &tmp));
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n + 1, gs_cuda_g.stream));
+    GS_CHECK(gs_cuda_d2h(total, out + n, sizeof *total));
+done:
+    gs_cuda_free(tmp);
+    return st;
+}
+
+/* ---- strength ----------------------------------------------------------------------------- */
+
+static __global__ void diag_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                   const double *v, double *d)
+{
+    FOR_I(n)
+    {
+        double x = 0.0;
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++)
+            if (ci[q] == i) x = v[q];
+        d[i] = x;
+    }
+}
+
+static __global__ void strength_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                       const double *v, const double *d, double theta,
+                                       const int32_t *srp, int32_t *cnt, int32_t *sci)
+{
+    FOR_I(n)
+    {
+        int32_t c = 0, o = srp ? srp[i] : 0;
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+            int32_t j = ci[q];
+            double lim = d ? theta * sqrt(fabs(d[i] * d[j])) : 0.0;
+            if (j != i && fabs(v[q]) > lim) {
+                if (sci) sci[o + c] = j;
+                c++;
+            }
+        }
+        if (cnt) cnt[i] = c;
+    }
+}
+
+static gs_status cuda_strength(const gs_csr *A, double theta, gs_csr **S)
+{
+    gs_status st = GS_OK;
+    int32_t n = A->rows, *cnt = NULL, *srp = NULL, *sci = NULL, nnz = 0;
+    double *d = NULL;
+    gs_csr *G = NULL;
+    if (theta > 0) {
+        GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "strength diagonal", (void **)&d));
+        diag_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d);
+        GS_CUDA_LAUNCHED("diag_kernel");
+    }
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "strength counts", (void **)&cnt));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *srp, "strength rows", (void **)&srp));
+    if (n > 0) {
+        strength_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, theta, NULL, cnt, NULL);
+        GS_CUDA_LAUNCHED("strength_kernel");
+    }
+    GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
+    GS_CHECK(scan_counts(cnt, srp, n, &nnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *sci, "strength graph", (void **)&sci));
+    if (n > 0) {
+        strength_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, theta, srp, NULL, sci);
+        GS_CUDA_LAUNCHED("strength_kernel");
+    }
+    GS_CHECK(gs_alloc_array(1, sizeof *G, "strength graph", (void **)&G));
+    memset(G, 0, sizeof *G);
+    G->rows = G->cols = n;
+    G->nnz = nnz;
+    G->rowptr = srp;
+    G->colind = sci;
+    G->loc = GS_LOC_DEVICE;
+    srp = sci = NULL;
+    *S = G;
+done:
+    gs_cuda_free(d);
+    gs_cuda_free(cnt);
+    gs_cuda_free(srp);
+    gs_cuda_free(sci);
+    return st;
+}
+
+/* ---- MIS(2) aggregation ------------------------------------------------------------------- */
+
+static __global__ void mis_init(int32_t n, const int32_t *rp, uint64_t *key)
+{
+    FOR_I(n) key[i] = d_key(rp[i + 1] > rp[i] ? GS_MIS_UNDECIDED : GS_MIS_OUT, (int32_t)i);
+}
+
+static __global__ void mis_max(int32_t n, const int32_t *rp, const int32_t *ci,
+                               const uint64_t *in, uint64_t *out)
+{
+    FOR_I(n)
+    {
+        uint64_t m = in[i];
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+            uint64_t v = in[ci[q]];
+            m = v > m ? v : m;
+        }
+        out[i] = m;
+    }
+}
+
+static __global__ void mis_update(int32_t n, const uint64_t *m2, uint64_t *key, int *undecided)
+{
+    int local = 0;
+    FOR_I(n)
+    {
+        uint64_t k = key[i];
+        if ((int)(k >> 62) != GS_MIS_UNDECIDED) continue;
+        if (m2[i] == k)
+            key[i] = d_key(GS_MIS_IN, (int32_t)i);
+        else if ((int)(m2[i] >> 62) == GS_MIS_IN)
+            key[i] = d_key(GS_MIS_OUT, (int32_t)i);
+        else
+            local = 1;
+    }
+    if (local) *undecided = 1;
+}
+
+static __global__ void root_flags(int32_t n, const uint64_t *key, int32_t *flag)
+{
+    FOR_I(n) flag[i] = (int)(key[i] >> 62) == GS_MIS_IN;
+}
+
+/* round 1: roots take their number; a neighbour of roots joins the one of largest key */
+static __global__ void agg_round1(int32_t n, const int32_t *rp, const int32_t *ci,
+                                  const uint64_t *key, const int32_t *root_id, int32_t *agg)
+{
+    FOR_I(n)
+    {
+        int32_t a = -1;
+        if ((int)(key[i] >> 62) == GS_MIS_IN) {
+            a = root_id[i];
+        } else {
+            uint64_t best = 0;
+            for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+                int32_t j = ci[q];
+                if ((int)(key[j] >> 62) == GS_MIS_IN && key[j] >= best) {
+                    best = key[j];
+                    a = root_id[j];
+                }
+            }
+        }
+        agg[i] = a;
+    }
+}
+
+/* round 2: a node still without one joins the neighbour of largest key that has one */
+static __global__ void agg_round2(int32_t n, const int32_t *rp, const int32_t *ci,
+                                  const uint64_t *key, const int32_t *in, int32_t *out)
+{
+    FOR_I(n)
+    {
+        int32_t a = in[i];
+        if (a < 0 && rp[i + 1] > rp[i]) {
+            uint64_t best = 0;
+            for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+                int32_t j = ci[q];
+                uint64_t kj = key[j] & ~(3ULL << 62);
+                if (in[j] >= 0 && kj >= best) {
+                    best = kj;
+                    a = in[j];
+                }
+            }
+        }
+        out[i] = a;
+    }
+}
+
+static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
+{
+    gs_status st = GS_OK;
+    int32_t n = S->rows;
+    uint64_t *key = NULL, *m1 = NULL, *m2 = NULL;
+    int32_t *flag = NULL, *id = NULL, *tmp = NULL;
+    int *d_und = NULL;
+    size_t nb = ((size_t)n + 1) * sizeof(uint64_t);
+    *nagg = 0;
+    if (n == 0) return GS_OK;
+    GS_CHECK(gs_cuda_alloc(nb, "aggregation keys", (void **)&key));
+    GS_CHECK(gs_cuda_alloc(nb, "aggregation keys", (void **)&m1));
+    GS_CHECK(gs_cuda_alloc(nb, "aggregation keys", (void **)&m2));
+    GS_CHECK(gs_cuda_alloc(sizeof(int), "aggregation flag", (void **)&d_und));
+    mis_init<<<GRID(n)>>>(n, S->rowptr, key);
+    GS_CUDA_LAUNCHED("mis_init");
+    for (int round = 0;; round++) {
+        int und = 0;
+        GS_CUDA_CALL(cudaMemsetAsync(d_und, 0, sizeof(int), gs_cuda_g.stream));
+        mis_max<<<GRID(n)>>>(n, S->rowptr, S->colind, key, m1);
+        mis_max<<<GRID(n)>>>(n, S->rowptr, S->colind, m1, m2);
+        mis_update<<<GRID(n)>>>(n, m2, key, d_und);
+        GS_CUDA_LAUNCHED("mis rounds");
+        GS_CHECK(gs_cuda_d2h(&und, d_und, sizeof und));
+        if (!und) break;
+        if (round > 100000) GS_FAIL(GS_ERR_CUDA, "amg: the MIS(2) rounds do not end");
+    }
+    /* reuse m1 and m2 as int arrays for the flags/ids */
+    flag = (int32_t *)m1;
+    id = (int32_t *)m2;
+    tmp = flag; /* flags are dead after the scan: the round-2 buffer */
+    root_flags<<<GRID(n)>>>(n, key, flag);
+    GS_CUDA_LAUNCHED("root_flags");
+    GS_CUDA_CALL(cudaMemsetAsync(flag + n, 0, sizeof *flag, gs_cuda_g.stream));
+    GS_CHECK(scan_counts(flag, id, n, nagg));
+    agg_round1<<<GRID(n)>>>(n, S->rowptr, S->colind, key, id, agg);
+    GS_CUDA_LAUNCHED("agg_round1");
+    agg_round2<<<GRID(n)>>>(n, S->rowptr, S->colind, key, agg, tmp);
+    agg_round2<<<GRID(n)>>>(n, S->rowptr, S->colind, key, tmp, agg);
+    GS_CUDA_LAUNCHED("agg_round2");
+done:
+    gs_cuda_free(key);
+    gs_cuda_free(m1);
+    gs_cuda_free(m2);
+    gs_cuda_free(d_und);
+    return st;
+}
+
+/* ---- tentative prolongator (one vector) ---------------------------------------------------- */
+
+static __global__ void agg_norms(int32_t n, const int32_t *agg, const double *B, double *nrm2,
+                                 int32_t *has)
+{
+    FOR_I(n)
+    {
+        int32_t a = agg[i];
+        has[i] = a >= 0;
+        if (a >= 0) {
+            double b = B ? B[i] : 1.0;
+            atomicAdd(&nrm2[a], b * b);
+        }
+    }
+}
+
+static __global__ void tent_fill(int32_t n, const int32_t *agg, const double *B,
+                                 const double *nrm2, const int32_t *rp, int32_t *ci, double *v)
+{
+    FOR_I(n)
+    {
+        int32_t a = agg[i];
+        if (a >= 0) {
+            ci[rp[i]] = a;
+            v[rp[i]] = (B ? B[i] : 1.0) / sqrt(nrm2[a]);
+        }
+    }
+}
+
+static __global__ void sqrt_kernel(int32_t n, const double *in, double *out)
+{
+    FOR_I(n) out[i] = sqrt(in[i]);
+}
+
+static gs_status cuda_tentative(int32_t n, const int32_t *agg, int32_t nagg, const double *B,
+                                gs_csr **P, double *Bc)
+{
+    gs_status st = GS_OK;
+    double *nrm2 = NULL, *v = NULL;
+    int32_t *has = NULL, *rp = NULL, *ci = NULL, nnz = 0;
+    GS_CHECK(gs_cuda_alloc(((size_t)nagg + 1) * sizeof *nrm2, "aggregate norms", (void **)&nrm2));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *has, "tentative prolongator", (void **)&has));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *rp, "tentative prolongator", (void **)&rp));
+    GS_CUDA_CALL(cudaMemsetAsync(nrm2, 0, ((size_t)nagg + 1) * sizeof *nrm2, gs_cuda_g.stream));
+    GS_CUDA_CALL(cudaMemsetAsync(has + n, 0, sizeof *has, gs_cuda_g.stream));
+    if (n > 0) {
+        agg_norms<<<GRID(n)>>>(n, agg, B, nrm2, has);
+        GS_CUDA_LAUNCHED("agg_norms");
+    }
+    GS_CHECK(scan_counts(has, rp, n, &nnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *ci, "tentative prolongator", (void **)&ci));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *v, "tentative prolongator", (void **)&v));
+    if (n > 0) {
+        tent_fill<<<GRID(n)>>>(n, agg, B, nrm2, rp, ci, v);
+        GS_CUDA_LAUNCHED("tent_fill");
+    }
+    if (nagg > 0) {
+        sqrt_kernel<<<GRID(nagg)>>>(nagg, nrm2, Bc);
+        GS_CUDA_LAUNCHED("sqrt_kernel");
+    }
+    st = gs_cuda_csr_adopt(n, nagg, nnz, rp, ci, v, P);
+    rp = NULL, ci = NULL, v = NULL;
+done:
+    gs_cuda_free(nrm2);
+    gs_cuda_free(has);
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+    return st;
+}
+
+/* ---- diagonals, smoothing matrix, smoother step ------------------------------------------- */
+
+static __global__ void diag_inv_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                       const double *v, int l1, double *dinv, double *sq,
+                                       unsigned long long *bad)
+{
+    FOR_I(n)
+    {
+        double d = 0.0, s = 0.0;
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+            if (ci[q] == i) d = v[q];
+            s += fabs(v[q]);
+        }
+        double r;
+        if (d == 0.0 || !isfinite(d) || !isfinite(s)) {
+            r = 0.0;
+            atomicAdd(&bad[0], 1ULL);
+            atomicMin(&bad[1], (unsigned long long)i);
+        } else {
+            r = l1 ? 1.0 / s : 1.0 / d;
+        }
+        dinv[i] = r;
+        if (sq) sq[i] = sqrt(fabs(r));
+    }
+}
+
+static gs_status cuda_diag_inv(const gs_csr *A, int l1, double *dinv, double *sq, int64_t *bad,
+                               int64_t *first_bad)
+{
+    gs_status st = GS_OK;
+    unsigned long long *d_bad = NULL, h[2] = {0, ~0ULL};
+    GS_CHECK(gs_cuda_alloc(sizeof h, "diagonal check", (void **)&d_bad));
+    GS_CUDA_CALL(cudaMemcpyAsync(d_bad, h, sizeof h, cudaMemcpyHostToDevice, gs_cuda_g.stream));
+    if (A->rows > 0) {
+        diag_inv_kernel<<<GRID(A->rows)>>>(A->rows, A->rowptr, A->colind, A->val, l1, dinv, sq,
+                                           d_bad);
+        GS_CUDA_LAUNCHED("diag_inv_kernel");
+    }
+    GS_CHECK(gs_cuda_d2h(h, d_bad, sizeof h));
+    *bad = (int64_t)h[0];
+    *first_bad = h[0] ? (int64_t)h[1] : -1;
+done:
+    gs_cuda_free(d_bad);
+    return st;
+}
+
+static __global__ void jacobi_matrix_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                            const double *v, const double *dinv, double w,
+                                            double *out)
+{
+    FOR_I(n)
+    {
+        double f = w * dinv[i];
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++) out[q] = (ci[q] == i ? 1.0 : 0.0) - f * v[q];
+    }
+}
+
+static gs_status cuda_jacobi_matrix(const gs_csr *A, const double *dinv, double w, gs_csr **Sj)
+{
+    gs_status st = GS_OK;
+    int32_t *rp = NULL, *ci = NULL;
+    double *v = NULL;
+    GS_CHECK(gs_cuda_alloc(((size_t)A->rows + 1) * sizeof *rp, "smoothing matrix", (void **)&rp));
+    GS_CHECK(gs_cuda_alloc(((size_t)A->nnz + 1) * sizeof *ci, "smoothing matrix", (void **)&ci));
+    GS_CHECK(gs_cuda_alloc(((size_t)A->nnz + 1) * sizeof *v, "smoothing matrix", (void **)&v));
+    GS_CUDA_CALL(cudaMemcpyAsync(rp, A->rowptr, ((size_t)A->rows + 1) * sizeof *rp,
+                                 cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
+    GS_CUDA_CALL(cudaMemcpyAsync(ci, A->colind, (size_t)A->nnz * sizeof *ci,
+                                 cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
+    if (A->rows > 0) {
+        jacobi_matrix_kernel<<<GRID(A->rows)>>>(A->rows, A->rowptr, A->colind, A->val, dinv, w, v);
+        GS_CUDA_LAUNCHED("jacobi_matrix_kernel");
+    }
+    st = gs_cuda_csr_adopt(A->rows, A->cols, A->nnz, rp, ci, v, Sj);
+    rp = NULL, ci = NULL, v = NULL;
+done:
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+    return st;
+}
+
+static __global__ void smooth_kernel(int64_t n, const double *__restrict__ dinv,
+                                     const double *__restrict__ b, const double *__restrict__ y,
+                                     double a, double c, double *__restrict__ d,
+                                     double *__restrict__ x, int x_zero)
+{
+    FOR_I(n)
+    {
+        double r = dinv[i] * (b[i] - (y ? y[i] : 0.0));
+        double di = a != 0.0 ? a * d[i] + c * r : c * r;
+        d[i] = di;
+        x[i] = x_zero ? di : x[i] + di;
+    }
+}
+
+static gs_status cuda_smooth_step(int64_t n, const double *dinv, const double *b, const double *y,
+                                  double a, double c, double *d, double *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    if (n > 0) {
+        smooth_kernel<<<GRID(n)>>>(n, dinv, b, y, a, c, d, x, x_zero);
+        GS_CUDA_LAUNCHED("smooth_kernel");
+    }
+done:
+    return st;
+}
+
+static __global__ void random_kernel(int64_t n, uint32_t seed, double *x)
+{
+    FOR_I(n) x[i] = (double)d_hash((uint32_t)i + seed) / (double)(1u << 29) - 1.0;
+}
+
+static gs_status cuda_fill_random(int64_t n, uint32_t seed, double *x)
+{
+    gs_status st = GS_OK;
+    if (n > 0) {
+        random_kernel<<<GRID(n)>>>(n, seed, x);
+        GS_CUDA_LAUNCHED("random_kernel");
+    }
+done:
+    return st;
+}
+
+static __global__ void row_stats_kernel(int32_t n, const int32_t *rp, double *sum,
+                                        unsigned int *mx)
+{
+    double s = 0.0, s2 = 0.0;
+    unsigned int m = 0;
+    FOR_I(n)
+    {
+        double c = rp[i + 1] - rp[i];
+        s += c;
+        s2 += c * c;
+        m = c > m ? (unsigned int)c : m;
+    }
+    atomicAdd(&sum[0], s);
+    atomicAdd(&sum[1], s2);
+    atomicMax(mx, m);
+}
+
+static gs_status cuda_row_stats(const gs_csr *A, double *mean, double *std, int32_t *max)
+{
+    gs_status st = GS_OK;
+    struct {
+        double s[2];
+        unsigned int m;
+    } h = {{0.0, 0.0}, 0u};
+    char *buf = NULL;
+    GS_CHECK(gs_cuda_alloc(sizeof h, "row statistics", (void **)&buf));
+    GS_CUDA_CALL(cudaMemsetAsync(buf, 0, sizeof h, gs_cuda_g.stream));
+    if (A->rows > 0) {
+        row_stats_kernel<<<GRID(A->rows)>>>(A->rows, A->rowptr, (double *)buf,
+                                             (unsigned int *)(buf + 2 * sizeof(double)));
+        GS_CUDA_LAUNCHED("row_stats_kernel");
+    }
+    GS_CHECK(gs_cuda_d2h(&h, buf, sizeof h));
+    *mean = A->rows ? h.s[0] / A->rows : 0.0;
+    *std = A->rows ? sqrt(fmax(h.s[1] / A->rows - *mean * *mean, 0.0)) : 0.0;
+    *max = (int32_t)h.m;
+done:
+    gs_cuda_free(buf);
+    return st;
+}
+
+extern "C" const gs_amg_ops gs_amg_cuda_ops = {
+    cuda_strength,      /* strength */
+    cuda_mis2,          /* mis2_aggregate */
+    cuda_tentative,     /* tentative */
+    cuda_diag_inv,      /* diag_inv */
+    cuda_jacobi_matrix, /* jacobi_matrix */
+    cuda_smooth_step,   /* smooth_step */
+    cuda_fill_random,   /* fill_random */
+    cuda_row_stats,     /* row_stats */
+};

@@ -1,0 +1,370 @@
+/* test_amg.c: the AMG setup phase by phase on hand-checkable cases, and AMG-preconditioned
+ * solves end to end. With --gpu: the device hierarchy against the host one (the same aggregates,
+ * level sizes and patterns; values to rounding) and the same iteration counts within 2 (exit 77
+ * without a GPU).
+ *
+ * Host checks: a 1D Poisson has aggregates of 3 with the standard rule, and its tentative and
+ * smoothed prolongators have the expected pattern and values; MIS(2) roots are at distance >= 3
+ * and every node is within distance 2 of its root; A_c equals R (A P) from the host SpGEMM and
+ * P = (I - w D^-1 A) T; the tentative prolongator of several vectors reproduces them (T Bc = B);
+ * PCG with AMG on 3D Poisson converges in the expected iterations with the true residual below
+ * rtol and operator complexity <= 1.6; block systems, every smoother and the W cycle converge;
+ * a zero diagonal is refused with the row named. */
+#include "gs_amg.h"
+#include "gs_amg_impl.h"
+#include "gs_backend.h"
+#include "gs_gen.h"
+#include "gs_spgemm.h"
+#include "gs_test.h"
+
+static int use_gpu;
+
+static gs_csr *poisson1d(int32_t n)
+{
+    int32_t *ri = malloc(3 * (size_t)n * sizeof *ri), *ci = malloc(3 * (size_t)n * sizeof *ci);
+    double *v = malloc(3 * (size_t)n * sizeof *v);
+    int64_t k = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (i > 0) ri[k] = i, ci[k] = i - 1, v[k++] = -1.0;
+        ri[k] = i, ci[k] = i, v[k++] = 2.0;
+        if (i + 1 < n) ri[k] = i, ci[k] = i + 1, v[k++] = -1.0;
+    }
+    gs_csr *A = NULL;
+    CHECK_OK(gs_csr_from_coo(n, n, k, ri, ci, v, &A));
+    free(ri), free(ci), free(v);
+    return A;
+}
+
+static gs_csr *generate(const char *type, int64_t size, int stencil, int dof)
+{
+    gs_gen_params g = {.type = type, .size = size, .stencil = stencil, .dof = dof, .seed = 1,
+                       .epsilon = 1e-3, .velocity = 10, .degree = 8, .exponent = 2.5};
+    gs_csr *A = NULL;
+    char desc[128];
+    CHECK_OK(gs_gen_matrix(&g, &A, desc, sizeof desc));
+    return A;
+}
+
+/* max |X - Y| / max |Y| over identical patterns; -1 when the patterns differ */
+static double csr_diff(const gs_csr *X, const gs_csr *Y)
+{
+    if (X->rows != Y->rows || X->cols != Y->cols || X->nnz != Y->nnz) return -1.0;
+    double dm = 0.0, ym = 0.0;
+    for (int32_t i = 0; i <= X->rows; i++)
+        if (X->rowptr[i] != Y->rowptr[i]) return -1.0;
+    for (int32_t q = 0; q < X->nnz; q++) {
+        if (X->colind[q] != Y->colind[q]) return -1.0;
+        dm = fmax(dm, fabs(X->val[q] - Y->val[q]));
+        ym = fmax(ym, fabs(Y->val[q]));
+    }
+    return ym > 0 ? dm / ym : dm;
+}
+
+static void test_standard_1d(void)
+{
+    gs_csr *A = poisson1d(30), *T = NULL, *P = NULL, *R = NULL;
+    gs_amg *amg = NULL;
+    gs_amg_params p;
+    gs_amg_params_default(&p);
+    p.aggregation = GS_AGG_STANDARD;
+    p.coarse_size = 2;
+    p.max_levels = 2;
+    p.smooth_prolongator = 0;
+    CHECK_OK(gs_amg_setup(A, &p, "1d", &amg));
+    int32_t *agg = NULL, nodes = 0;
+    CHECK_OK(gs_amg_level_download(amg, 0, NULL, &T, NULL, &agg, &nodes));
+    CHECK(nodes == 30);
+    /* pass 1 takes {0,1}, {2,3,4}, {5,6,7}, ..., pass 2 puts 29 into the last one */
+    int size[16] = {0};
+    for (int32_t i = 0; i < 30; i++) {
+        CHECK(agg[i] >= 0 && agg[i] < 16);
+        if (agg[i] >= 0 && agg[i] < 16) size[agg[i]]++;
+    }
+    CHECK(size[0] == 2);
+    for (int a = 1; a < 9; a++) CHECK_MSG(size[a] == 3, "aggregate %d has %d nodes", a, size[a]);
+    CHECK(size[9] == 4);
+    CHECK(T && T->cols == 10 && T->nnz == 30);
+    for (int32_t i = 0; T && i < 30; i++) {
+        CHECK(T->rowptr[i + 1] - T->rowptr[i] == 1);
+        CHECK(T->colind[T->rowptr[i]] == agg[i]);
+        CHECK_NEAR(T->val[T->rowptr[i]], 1.0 / sqrt((double)size[agg[i]]), 1e-15);
+    }
+    gs_csr_destroy(&T);
+    gs_free(agg);
+    gs_amg_destroy(&amg);
+
+    /* smoothed: column a of P reaches one node past each end of aggregate a */
+    p.smooth_prolongator = 1;
+    CHECK_OK(gs_amg_setup(A, &p, "1d", &amg));
+    CHECK_OK(gs_amg_level_download(amg, 0, NULL, &P, &R, NULL, NULL));
+    CHECK(P && P->nnz == 30 + 2 * 9); /* every interior aggregate boundary adds two entries */
+    const gs_amg_report *rep = gs_amg_get_report(amg);
+    /* Lanczos from below: within 2% of the largest eigenvalue 1 + cos(pi/31), never above */
+    double lmax = 1.0 + cos(3.14159265358979323846 / 31.0);
+    CHECK_MSG(rep->level[0].rho <= lmax * (1 + 1e-12) && rep->level[0].rho >= 0.98 * lmax,
+              "rho %g, largest eigenvalue %g", rep->level[0].rho, lmax);
+    for (int32_t i = 0; P && i < 30; i++) {
+        int lo = P->colind[P->rowptr[i]], hi = P->colind[P->rowptr[i + 1] - 1];
+        CHECK(hi - lo <= 1);
+    }
+    gs_csr *Pt = NULL;
+    CHECK_OK(gs_csr_transpose(P, &Pt));
+    CHECK(csr_diff(R, Pt) == 0.0);
+    gs_csr_destroy(&Pt);
+    gs_csr_destroy(&P);
+    gs_csr_destroy(&R);
+    gs_amg_destroy(&amg);
+    gs_csr_destroy(&A);
+}
+
+/* breadth-first distance from s, at most 3 (S symmetric) */
+static int within(const gs_csr *S, int32_t s, int32_t t, int d)
+{
+    if (s == t) return 1;
+    if (d == 0) return 0;
+    for (int32_t q = S->rowptr[s]; q < S->rowptr[s + 1]; q++)
+        if (within(S, S->colind[q], t, d - 1)) return 1;
+    return 0;
+}
+
+static void test_mis2_and_products(const char *type, int64_t size, int stencil)
+{
+    gs_csr *A = generate(type, size, stencil, 1), *S = NULL;
+    gs_amg *amg = NULL;
+    gs_amg_params p;
+    gs_amg_params_default(&p);
+    p.coarse_size = 10;
+    p.max_levels = 3;
+    CHECK_OK(gs_amg_setup(A, &p, type, &amg));
+    const gs_amg_report *rep = gs_amg_get_report(amg);
+    CHECK(rep->levels == 3);
+    int32_t *agg = NULL, nodes = 0;
+    gs_csr *A0 = NULL, *P = NULL, *R = NULL, *A1 = NULL, *AP = NULL, *RAP = NULL;
+    CHECK_OK(gs_amg_level_download(amg, 0, &A0, &P, &R, &agg, &nodes));
+    CHECK_OK(gs_amg_level_download(amg, 1, &A1, NULL, NULL, NULL, NULL));
+    CHECK_OK(gs_amg_host_ops.strength(A, 0.0, &S));
+    int32_t nagg = P ? P->cols : 0, *root = malloc(((size_t)nagg + 1) * sizeof *root);
+    for (int32_t a = 0; a < nagg; a++) root[a] = -1;
+    /* every aggregate has a member (its root) within distance 2 of all its members */
+    for (int32_t i = 0; i < nodes; i++) {
+        CHECK_MSG(agg[i] >= 0 && agg[i] < nagg, "node %d has aggregate %d", i, agg[i]);
+        if (agg[i] < 0 || agg[i] >= nagg || root[agg[i]] >= 0) continue;
+        int ok = 1;
+        for (int32_t j = 0; j < nodes && ok; j++)
+            if (agg[j] == agg[i] && !within(S, i, j, 2)) ok = 0;
+        if (ok) root[agg[i]] = i;
+    }
+    int all_roots = 1;
+    for (int32_t a = 0; a < nagg; a++) all_roots &= root[a] >= 0;
+    CHECK_MSG(all_roots, "an aggregate without a node within distance 2 of all its members");
+    /* aggregates are not too small: a root takes at least itself and its free neighbours */
+    CHECK_MSG(nagg * 3 <= nodes, "%d aggregates for %d nodes", nagg, nodes);
+    /* A1 = R (A P) by the host product, R = P^T */
+    CHECK_OK(gs_spgemm_host(A0, P, &AP));
+    CHECK_OK(gs_spgemm_host(R, AP, &RAP));
+    double d = csr_diff(A1, RAP);
+    CHECK_MSG(d >= 0 && d < 1e-13, "A_c differs from R (A P): %g", d);
+    free(root);
+    gs_free(agg);
+    gs_csr_destroy(&S);
+    gs_csr_destroy(&A0);
+    gs_csr_destroy(&P);
+    gs_csr_destroy(&R);
+    gs_csr_destroy(&A1);
+    gs_csr_destroy(&AP);
+    gs_csr_destroy(&RAP);
+    gs_amg_destroy(&amg);
+    gs_csr_destroy(&A);
+}
+
+static void test_tentative_qr(void)
+{
+    /* 12 nodes of 2 unknowns in 3 aggregates, 3 random vectors: T Bc = B, T^T T = I */
+    int32_t agg[12] = {0, 0, 1, 1, 1, 2, 2, 2, 2, 0, 1, 2};
+    double B[24 * 3], Bc[9 * 3];
+    gs_gen_random_vector(7, B, 72);
+    gs_csr *T = NULL, *Tt = NULL, *TtT = NULL;
+    CHECK_OK(gs_amg_tentative_qr(12, 2, agg, 3, B, 3, &T, Bc));
+    CHECK(T && T->rows == 24 && T->cols == 9);
+    double err = 0.0;
+    for (int c = 0; T && c < 3; c++) {
+        double x[9], y[24];
+        for (int r = 0; r < 9; r++) x[r] = Bc[c * 9 + r];
+        gs_csr_spmv_host(T, x, y);
+        for (int i = 0; i < 24; i++) err = fmax(err, fabs(y[i] - B[c * 24 + i]));
+    }
+    CHECK_MSG(err < 1e-13, "T Bc - B = %g", err);
+    CHECK_OK(gs_csr_transpose(T, &Tt));
+    CHECK_OK(gs_spgemm_host(Tt, T, &TtT));
+    double off = 0.0;
+    for (int32_t i = 0; TtT && i < TtT->rows; i++)
+        for (int32_t q = TtT->rowptr[i]; q < TtT->rowptr[i + 1]; q++)
+            off = fmax(off, fabs(TtT->val[q] - (TtT->colind[q] == i ? 1.0 : 0.0)));
+    CHECK_MSG(off < 1e-13, "T^T T - I = %g", off);
+    gs_csr_destroy(&T);
+    gs_csr_destroy(&Tt);
+    gs_csr_destroy(&TtT);
+}
+
+/* PCG (or another method) with AMG from x0 = 0, b = ones; returns the iterations */
+static int solve(const gs_csr *A, gs_loc loc, const gs_amg_params *p, gs_krylov_type type,
+                 double *oc, double *relres)
+{
+    gs_csr *dA = NULL;
+    gs_amg *amg = NULL;
+    gs_vec *b = NULL, *x = NULL, *w = NULL;
+    gs_spmat *MA = NULL;
+    int its = -1;
+    if (loc != GS_LOC_HOST) CHECK_OK(gs_csr_upload(A, loc, &dA));
+    const gs_csr *Ause = dA ? dA : A;
+    CHECK_OK(gs_amg_setup(Ause, p, "test", &amg));
+    if (!amg) goto out;
+    *oc = gs_amg_get_report(amg)->operator_complexity;
+    CHECK_OK(gs_spmat_create(Ause, GS_FORMAT_CSR, NULL, &MA));
+    CHECK_OK(gs_vec_create(A->rows, loc, &b));
+    CHECK_OK(gs_vec_create(A->rows, loc, &x));
+    CHECK_OK(gs_vec_create(A->rows, loc, &w));
+    CHECK_OK(gs_vec_fill(1.0, b));
+    gs_linop Aop = {A->rows, MA, (gs_status(*)(void *, const gs_vec *, gs_vec *))gs_spmat_spmv,
+                    NULL};
+    gs_linop M = gs_amg_linop(amg);
+    gs_krylov_params kp = {.type = type, .rtol = 1e-8, .max_iters = 200, .restart = 30};
+    gs_krylov_result kr;
+    CHECK_OK(gs_krylov_solve(&kp, &Aop, &M, b, x, &kr));
+    CHECK_MSG(kr.reason > 0, "reason %s after %d", gs_reason_name(kr.reason), kr.iterations);
+    double rn, bn;
+    CHECK_OK(gs_spmat_spmv(MA, x, w));
+    CHECK_OK(gs_vec_axpby(1.0, b, -1.0, w));
+    CHECK_OK(gs_vec_nrm2(w, &rn));
+    CHECK_OK(gs_vec_nrm2(b, &bn));
+    *relres = rn / bn;
+    its = kr.iterations;
+out:
+    gs_vec_destroy(&b);
+    gs_vec_destroy(&x);
+    gs_vec_destroy(&w);
+    gs_spmat_destroy(&MA);
+    gs_amg_destroy(&amg);
+    gs_csr_destroy(&dA);
+    return its;
+}
+
+static void test_solves(void)
+{
+    gs_amg_params p;
+    double oc, rr;
+    gs_amg_params_default(&p);
+    gs_csr *A = generate("poisson", 32, 7, 1);
+    int its = solve(A, GS_LOC_HOST, &p, GS_KRYLOV_CG, &oc, &rr);
+    printf("poisson 7-pt 32^3 AMG-PCG: %d iterations, OC %.3f, residual %.2e\n", its, oc, rr);
+    CHECK(its >= 5 && its <= 16);
+    CHECK(oc > 1.0 && oc <= 1.6);
+    CHECK(rr <= 1e-8);
+    const struct {
+        gs_amg_smoother s;
+        int w;
+        const char *name;
+    } v[] = {{GS_SMOOTH_JACOBI, 0, "jacobi"},
+             {GS_SMOOTH_L1JACOBI, 0, "l1jacobi"},
+             {GS_SMOOTH_CHEBYSHEV, 1, "chebyshev W"}};
+    for (int i = 0; i < 3; i++) {
+        gs_amg_params q = p;
+        q.smoother = v[i].s;
+        q.cycle_w = v[i].w;
+        its = solve(A, GS_LOC_HOST, &q, GS_KRYLOV_CG, &oc, &rr);
+        printf("  %s: %d iterations\n", v[i].name, its);
+        CHECK(its > 0 && its <= 40 && rr <= 1e-8);
+    }
+    gs_csr_destroy(&A);
+
+    A = generate("poisson", 16, 7, 3); /* 3 unknowns per point, aggregated together */
+    p.block_size = 3;
+    its = solve(A, GS_LOC_HOST, &p, GS_KRYLOV_CG, &oc, &rr);
+    printf("poisson 7-pt 16^3 x 3 dof, block AMG-PCG: %d iterations, OC %.3f\n", its, oc);
+    CHECK(its > 0 && its <= 20 && rr <= 1e-8);
+    gs_csr_destroy(&A);
+    p.block_size = 1;
+
+    A = generate("convdiff", 64, 5, 1);
+    its = solve(A, GS_LOC_HOST, &p, GS_KRYLOV_GMRES, &oc, &rr);
+    printf("convdiff 64^2 AMG-GMRES: %d iterations\n", its);
+    CHECK(its > 0 && its <= 60 && rr <= 1e-8);
+    gs_csr_destroy(&A);
+
+    /* a zero diagonal is bad input with the row named */
+    A = poisson1d(10);
+    A->val[A->rowptr[4] + 1] = 0.0; /* row 5's diagonal */
+    gs_amg *amg = NULL;
+    CHECK_FAIL(gs_amg_setup(A, &p, "zero.mtx", &amg), GS_ERR_INPUT, "zero.mtx: row 5");
+    gs_csr_destroy(&A);
+}
+
+/* device hierarchy and solve against the host */
+static void test_gpu_parity(const char *type, int64_t size, int stencil)
+{
+    gs_csr *A = generate(type, size, stencil, 1), *dA = NULL;
+    gs_amg *h = NULL, *d = NULL;
+    gs_amg_params p;
+    gs_amg_params_default(&p);
+    CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+    CHECK_OK(gs_amg_setup(A, &p, type, &h));
+    CHECK_OK(gs_amg_setup(dA, &p, type, &d));
+    if (!h || !d) goto out;
+    const gs_amg_report *rh = gs_amg_get_report(h), *rd = gs_amg_get_report(d);
+    CHECK_MSG(rh->levels == rd->levels, "%s: %d host levels, %d device", type, rh->levels,
+              rd->levels);
+    for (int l = 0; l < rh->levels && l < rd->levels; l++) {
+        gs_csr *Ah = NULL, *Ad = NULL, *Ph = NULL, *Pd = NULL;
+        int32_t *ah = NULL, *ad = NULL, nh = 0, nd = 0;
+        CHECK_OK(gs_amg_level_download(h, l, &Ah, &Ph, NULL, &ah, &nh));
+        CHECK_OK(gs_amg_level_download(d, l, &Ad, &Pd, NULL, &ad, &nd));
+        CHECK(rh->level[l].rows == rd->level[l].rows && rh->level[l].nnz == rd->level[l].nnz);
+        if (ah && ad && nh == nd) CHECK_MSG(memcmp(ah, ad, (size_t)nh * 4) == 0,
+                                            "%s level %d: aggregates differ", type, l);
+        double dif = Ah && Ad ? csr_diff(Ad, Ah) : 0.0;
+        CHECK_MSG(dif >= 0 && dif < 1e-10, "%s level %d: A differs (%g)", type, l, dif);
+        if (Ph && Pd) {
+            dif = csr_diff(Pd, Ph);
+            CHECK_MSG(dif >= 0 && dif < 1e-10, "%s level %d: P differs (%g)", type, l, dif);
+        }
+        CHECK_NEAR(rd->level[l].rho, rh->level[l].rho, 1e-8);
+        gs_csr_destroy(&Ah), gs_csr_destroy(&Ad), gs_csr_destroy(&Ph), gs_csr_destroy(&Pd);
+        gs_free(ah), gs_free(ad);
+    }
+    double oc, rr;
+    int ih = solve(A, GS_LOC_HOST, &p, GS_KRYLOV_CG, &oc, &rr);
+    int id = solve(A, GS_LOC_DEVICE, &p, GS_KRYLOV_CG, &oc, &rr);
+    printf("%s %lld: host %d iterations, device %d\n", type, (long long)size, ih, id);
+    CHECK(id > 0 && abs(ih - id) <= 2 && rr <= 1e-8);
+    p.galerkin = GS_SPGEMM_CUSPARSE;
+    int ic = solve(A, GS_LOC_DEVICE, &p, GS_KRYLOV_CG, &oc, &rr);
+    CHECK(ic > 0 && abs(ih - ic) <= 2 && rr <= 1e-8);
+out:
+    gs_amg_destroy(&h);
+    gs_amg_destroy(&d);
+    gs_csr_destroy(&dA);
+    gs_csr_destroy(&A);
+}
+
+int main(int argc, char **argv)
+{
+    use_gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
+    if (use_gpu) {
+        const char *why = NULL;
+        if (gs_backend_cuda_devices(&why) == 0 || gs_backend_cuda_init(0, NULL, 0) != GS_OK) {
+            printf("skipped: %s\n", why ? why : gs_error_message());
+            return 77;
+        }
+        test_gpu_parity("poisson", 40, 7);
+        test_gpu_parity("poisson", 24, 27);
+        test_gpu_parity("anisotropic", 60, 5);
+        return gs_test_result("test_amg");
+    }
+    test_standard_1d();
+    test_mis2_and_products("poisson", 12, 7);
+    test_mis2_and_products("poisson", 30, 5);
+    test_mis2_and_products("anisotropic", 24, 9);
+    test_tentative_qr();
+    test_solves();
+    return gs_test_result("test_amg");
+}
