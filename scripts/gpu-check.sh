@@ -7,12 +7,15 @@
 #   real   bench_spmv on the real matrices repeated on the diagonal to fill the GPU (OUT/spmv_real.md)
 #   sweep  CMRS strip heights and kernels, SURAA long-row kernels (OUT/sweep.md)
 #   cg     CG to 1e-8 on 3D Poisson 128^3 and 256^3, csr and cusparse (OUT/cg.csv, OUT/cg.log)
+#   amg    the AMG tests, then AMG-PCG time to solution on 3D Poisson (configs/amg_poisson_bench.cfg:
+#          7-point 64^3, 128^3, 256^3, 27-point 128^3, 3 unknowns per point), 3 runs each, and
+#          one run at 128^3 with the level table (OUT/amg.log, OUT/amg-bench/)
 # libconfig is not installed there: its .deb files travel in .devdeps/ (apt-get download
 # libconfig9 libconfig-dev) and are unpacked into /opt/devdeps.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [test|bench|real|sweep|cg ...]}
 shift
-parts=${*:-test bench real sweep cg}
+parts=${*:-test bench real sweep cg amg}
 has() { [[ " $parts " == *" $1 "* ]]; }
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +42,16 @@ if has test; then
     (cd "$here/build-gpu" && OMP_NUM_THREADS=2 ctest -j 8 --output-on-failure) > "$out/ctest.log" 2>&1
     rc=$?
     "$here/build-gpu/gsolve" "$here/configs/quickstart.cfg" > "$out/quickstart.log" 2>&1
-    echo "ctest exit $rc; quickstart exit $?"
+    echo "ctest if has amg; then
+    (cd "$here/build-gpu" && ctest -R test_amg --output-on-failure) > "$out/amg_test.log" 2>&1
+    echo "amg tests exit $?"; grep -E "iterations|checks|Passed|Failed" "$out/amg_test.log"
+    "$here/build-gpu/gsolve" "$here/configs/amg_poisson_bench.cfg" \
+        --set batch.results="$out/amg-bench" > "$out/amg.log" 2>&1
+    "$here/build-gpu/gsolve" "$here/configs/quickstart.cfg" --set solver.preconditioner=amg \
+        --set problem.generate.size=128 >> "$out/amg.log" 2>&1
+    cat "$out/amg.log"
+fi
+exit $rc; quickstart exit $?"
     tail -15 "$out/ctest.log"
 fi
 if has bench; then # SpMV of every format beside cuSPARSE, conversion, CG iteration, upload
@@ -73,5 +85,14 @@ if has cg; then
         done
     done > "$out/cg.log" 2>&1
     cat "$out/cg.log"
+fi
+if has amg; then
+    (cd "$here/build-gpu" && ctest -R test_amg --output-on-failure) > "$out/amg_test.log" 2>&1
+    echo "amg tests exit $?"; grep -E "iterations|checks|Passed|Failed" "$out/amg_test.log"
+    "$here/build-gpu/gsolve" "$here/configs/amg_poisson_bench.cfg" \
+        --set batch.results="$out/amg-bench" > "$out/amg.log" 2>&1
+    "$here/build-gpu/gsolve" "$here/configs/quickstart.cfg" --set solver.preconditioner=amg \
+        --set problem.generate.size=128 >> "$out/amg.log" 2>&1
+    cat "$out/amg.log"
 fi
 exit $rc
