@@ -153,9 +153,8 @@ static gs_status amg_make_op(void *ctx, const gs_csr *M, int level, gs_amg_op_ki
         gs_str_copy(name, sizeof name, fc->c->spmv.format);
     }
     if (strcmp(name, "auto") == 0 || strcmp(name, "measure") == 0) {
-        GS_CHECK(spmv_format(fc->c, M, fc->loc, &f));
-        snprintf(reason, len, "auto: gsolve's CSR kernel, cuSPARSE when the row-length std "
-                 "exceeds the mean");
+        f = GS_FORMAT_CSR; /* M may be on the device: spmv_format reads host rows */
+        snprintf(reason, len, "auto: gsolve's CSR kernel");
     } else {
         GS_CHECK(gs_format_parse(name, &f));
         snprintf(reason, len, "forced by %s", key);
