@@ -564,6 +564,11 @@ void gs_amg_destroy(gs_amg **pa)
 
 const gs_amg_report *gs_amg_get_report(const gs_amg *amg) { return &amg->rep; }
 
+const gs_spmat *gs_amg_level_op(const gs_amg *amg, int l)
+{
+    return l >= 0 && l < amg->nlev ? amg->lev[l].MA : NULL;
+}
+
 gs_status gs_amg_level_download(const gs_amg *amg, int l, gs_csr **A, gs_csr **P, gs_csr **R,
                                 int32_t **agg, int32_t *nnodes)
 {

@@ -110,6 +110,9 @@ const gs_amg_report *gs_amg_get_report(const gs_amg *amg);
 gs_status gs_amg_level_download(const gs_amg *amg, int l, gs_csr **A, gs_csr **P, gs_csr **R,
                                 int32_t **agg, int32_t *nnodes);
 
+/* The SpMV form of level l's A (borrowed from the hierarchy). */
+const gs_spmat *gs_amg_level_op(const gs_amg *amg, int l);
+
 /* z = M^-1 r: one cycle from a zero initial guess. */
 gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z);
 

@@ -19,6 +19,7 @@
 /* y = A*x in the chosen SpMV format; with the own CSR kernel, dot products fused into it */
 typedef struct spmv_op {
     gs_spmat *M;
+    int borrowed; /* M belongs to someone else (the AMG hierarchy's finest level) */
     gs_status (*spmv_dots)(const gs_csr *A, const gs_vec *x, gs_vec *y, int k,
                            const gs_vec *const *a, const gs_vec *const *b, double *out);
 } spmv_op;
@@ -350,7 +351,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     gs_csr *dA = NULL; /* A on the device */
     gs_linop M, *Mp = NULL;
     gs_loc loc;
-    spmv_op aop = {NULL, NULL};
+    spmv_op aop = {NULL, 0, NULL};
     const gs_csr *A = p->A;
     const char *where = p->source[0] ? p->source : p->matrix;
     (void)out;
@@ -375,7 +376,30 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         run->upload_s = gs_time_now() - t0;
         run->transfer_s = gs_backend_h2d_seconds() - h0;
     }
-    GS_CHECK(make_spmv(c, fmt, dA ? dA : A, &aop, run));
+    if (strcmp(c->solver.preconditioner, "amg") == 0) {
+        gs_amg_params ap;
+        amg_fmt_ctx fc = {c, loc};
+        GS_CHECK(amg_params(c, &ap));
+        if (c->problem.nullspace[0])
+            GS_CHECK(read_nullspace(c, A->rows, &nullspace, &ap.nullspace_k));
+        ap.nullspace = nullspace;
+        ap.make_op = amg_make_op;
+        ap.make_op_ctx = &fc;
+        GS_CHECK(gs_amg_setup(dA ? dA : A, &ap, where, &amg));
+        GS_CHECK(record_amg(amg, run));
+        M = gs_amg_linop(amg);
+        Mp = &M;
+        /* the Krylov method multiplies by the finest level's operator (its format chosen once) */
+        aop.M = (gs_spmat *)gs_amg_level_op(amg, 0);
+        aop.borrowed = 1;
+        aop.spmv_dots =
+            aop.M->format == GS_FORMAT_CSR ? gs_backend_get(loc)->csr_spmv_dots : NULL;
+        gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(aop.M->format));
+        gs_spmat_describe(aop.M, run->format_desc, sizeof run->format_desc);
+        run->convert_s = aop.M->convert_s;
+    } else {
+        GS_CHECK(make_spmv(c, fmt, dA ? dA : A, &aop, run));
+    }
     gs_linop Aop = {A->rows, &aop, op_apply, aop.spmv_dots ? op_apply_dots : NULL};
     GS_CHECK(gs_vec_create(A->rows, loc, &b));
     GS_CHECK(gs_vec_create(A->rows, loc, &x));
@@ -385,18 +409,6 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     if (strcmp(c->solver.preconditioner, "jacobi") == 0) {
         GS_CHECK(gs_jacobi_create(A, loc, where, &J));
         M = gs_jacobi_linop(J);
-        Mp = &M;
-    } else if (strcmp(c->solver.preconditioner, "amg") == 0) {
-        gs_amg_params ap;
-        amg_fmt_ctx fc = {c, loc};
-        GS_CHECK(amg_params(c, &ap));
-        if (c->problem.nullspace[0]) GS_CHECK(read_nullspace(c, A->rows, &nullspace, &ap.nullspace_k));
-        ap.nullspace = nullspace;
-        ap.make_op = amg_make_op;
-        ap.make_op_ctx = &fc;
-        GS_CHECK(gs_amg_setup(dA ? dA : A, &ap, where, &amg));
-        GS_CHECK(record_amg(amg, run));
-        M = gs_amg_linop(amg);
         Mp = &M;
     }
     GS_CHECK(gs_backend_get(loc)->sync());
@@ -439,7 +451,7 @@ done:
     gs_jacobi_destroy(&J);
     gs_amg_destroy(&amg);
     gs_free(nullspace);
-    gs_spmat_destroy(&aop.M);
+    if (!aop.borrowed) gs_spmat_destroy(&aop.M);
     gs_csr_destroy(&dA);
     return st;
 }
