@@ -586,22 +586,25 @@ static gs_status check_nnz(const mm_file *f, int64_t nnz)
                     (long long)f->entries, (long long)nnz);
 }
 
-/* Grow three triplet arrays to n entries (v may be NULL). */
-static gs_status grow_coo(int64_t n, int32_t **ri, int32_t **ci, double **v)
+/* Grow three triplet arrays to n entries (v may be NULL) for full storage of f's matrix. */
+static gs_status grow_coo(const mm_file *f, int64_t n, int32_t **ri, int32_t **ci, double **v)
 {
-    size_t b = (size_t)(n ? n : 1);
+    size_t b = (size_t)(n ? n : 1), bytes = b * sizeof **ri;
     int32_t *a;
     double *d;
-    if (!(a = gs_realloc(*ri, b * sizeof **ri))) goto nomem;
+    if (!(a = gs_realloc(*ri, bytes))) goto nomem;
     *ri = a;
-    if (!(a = gs_realloc(*ci, b * sizeof **ci))) goto nomem;
+    if (!(a = gs_realloc(*ci, bytes))) goto nomem;
     *ci = a;
-    if (*v && !(d = gs_realloc(*v, b * sizeof **v))) goto nomem;
+    bytes = b * sizeof **v;
+    if (*v && !(d = gs_realloc(*v, bytes))) goto nomem;
     if (*v) *v = d;
     return GS_OK;
 nomem:
-    return GS_ERROR(GS_ERR_NOMEM, "out of memory: could not grow triplets to %lld entries",
-                    (long long)n);
+    return GS_ERROR(GS_ERR_NOMEM,
+                    "out of memory: could not allocate %zu bytes to expand the %s matrix of %s "
+                    "to %lld entries",
+                    bytes, f->words[3], f->path, (long long)n);
 }
 
 /* Full storage from one triangle: append (j,i) = a(i,j) (negated when skew) for i != j. */
@@ -611,7 +614,7 @@ static gs_status expand_coo(const mm_file *f, int32_t **ri, int32_t **ci, double
     int64_t n = *nnz, off = 0;
     for (int64_t k = 0; k < n; k++) off += (*ri)[k] != (*ci)[k];
     GS_CHECK(check_nnz(f, n + off));
-    GS_CHECK(grow_coo(n + off, ri, ci, v));
+    GS_CHECK(grow_coo(f, n + off, ri, ci, v));
     const double sign = f->sym == SYM_SKEW ? -1.0 : 1.0;
     int32_t *r = *ri, *c = *ci;
     double *x = *v;
@@ -723,6 +726,20 @@ static void copy_word(char *dst, size_t cap, const char *src)
     dst[n] = '\0';
 }
 
+/* Every value the reader stores is a finite number from the file, or a sum of duplicates of
+ * them, which may overflow: refuse that (naming the entry) rather than hand on an Inf. */
+static gs_status check_sums(const mm_file *f, const gs_csr *A)
+{
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (!isfinite(A->val[k]))
+                return GS_ERROR(GS_ERR_INPUT,
+                                "%s: entry (%d, %d): its duplicate entries sum to %g, expected a "
+                                "finite number",
+                                f->path, i + 1, A->colind[k] + 1, A->val[k]);
+    return GS_OK;
+}
+
 /* What the header said, for the caller. */
 static void fill_info(const mm_file *f, gs_mm_info *info)
 {
@@ -758,8 +775,10 @@ gs_status gs_mm_read(const char *path, gs_csr **A, gs_mm_info *info)
     }
     GS_CHECK(csr_from_sorted(f.rows, f.cols, nnz, ri, &ci, &v, A));
     if (!*A) GS_CHECK(gs_csr_from_coo(f.rows, f.cols, nnz, ri, ci, v, A));
+    GS_CHECK(check_sums(&f, *A));
     if (info) fill_info(&f, info);
 done:
+    if (st != GS_OK) gs_csr_destroy(A);
     gs_free(f.buf);
     gs_free(ri);
     gs_free(ci);
@@ -787,13 +806,22 @@ gs_status gs_mm_read_vector(const char *path, int64_t n_expected, double **out, 
     if (n_expected >= 0 && f.rows != n_expected)
         GS_FAIL(GS_ERR_INPUT, "%s: vector has %lld entries, the matrix has %lld rows", path,
                 (long long)f.rows, (long long)n_expected);
-    GS_CHECK(gs_alloc_array((size_t)(f.rows ? f.rows : 1), sizeof *x, "vector", (void **)&x));
-    memset(x, 0, (size_t)f.rows * sizeof *x);
+    /* an array file holds every entry: allocate no more than its text can hold, so a size line
+     * claiming 2^31 entries over a few lines is refused, not a 16 GB allocation */
+    const int64_t len = f.format == FMT_ARRAY ? entry_cap(&f, 1) : f.rows;
+    GS_CHECK(gs_alloc_array((size_t)(len ? len : 1), sizeof *x, "vector", (void **)&x));
+    memset(x, 0, (size_t)len * sizeof *x);
     if (f.format == FMT_COORD) {
         GS_CHECK(read_coord(&f, &ri, &ci, &v, &nnz));
         for (int64_t k = 0; k < nnz; k++) x[ri[k]] += v ? v[k] : 1.0;
+        for (int64_t i = 0; i < f.rows; i++)
+            if (!isfinite(x[i]))
+                GS_FAIL(GS_ERR_INPUT,
+                        "%s: entry %lld: its duplicate entries sum to %g, expected a finite "
+                        "number",
+                        path, (long long)i + 1, x[i]);
     } else {
-        GS_CHECK(parse_array(&f, x, f.rows)); /* n x 1: the stored entries are x itself (or none) */
+        GS_CHECK(parse_array(&f, x, len)); /* n x 1: the stored entries are x itself */
     }
     *out = x;
     *n = f.rows;

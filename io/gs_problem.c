@@ -13,18 +13,19 @@
 #include "gs_mm.h"
 #include "gs_time.h"
 
-/* 1 when the file carries the HDF5 signature at offset 0, 512, 1024 or 2048 (MATLAB v7.3
- * files have a 512-byte user block in front). */
+/* 1 when the file carries the HDF5 signature where the format puts the superblock: at offset 0
+ * or 512, 1024, 2048, ... (after a user block; MATLAB v7.3 files have one of 512 bytes). */
 static int is_hdf5(const char *path)
 {
     static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     int found = 0;
-    for (long off = 0; off <= 2048 && !found; off = off ? off * 2 : 512) {
+    for (long off = 0; !found; off = off ? off * 2 : 512) {
         unsigned char buf[8];
-        found =
-            fseek(f, off, SEEK_SET) == 0 && fread(buf, 1, 8, f) == 8 && memcmp(buf, sig, 8) == 0;
+        if (fseek(f, off, SEEK_SET) != 0 || fread(buf, 1, 8, f) != 8) break;
+        found = memcmp(buf, sig, 8) == 0;
+        if (off > (1L << 40)) break;
     }
     fclose(f);
     return found;
@@ -188,7 +189,8 @@ done:
     return st;
 }
 
-/* NaN or Inf anywhere in A, b or x0 is bad input: say where. */
+/* NaN or Inf anywhere in A, b, x0 or the exact solution is bad input: say which file, which
+ * vector (and where it came from) and which entry. */
 static gs_status check_finite(const gs_problem *p)
 {
     const char *src = p->source[0] ? p->source : p->matrix;
@@ -200,12 +202,20 @@ static gs_status check_finite(const gs_problem *p)
                                 src, i + 1, A->colind[k] + 1, A->val[k]);
     for (int32_t i = 0; i < A->rows; i++)
         if (!isfinite(p->b[i]))
-            return GS_ERROR(GS_ERR_INPUT, "right-hand side (%s): entry %d is %g: expected finite",
-                            p->rhs, i + 1, p->b[i]);
+            return GS_ERROR(GS_ERR_INPUT,
+                            "%s: right-hand side b (%s): entry %d is %g: expected a finite number",
+                            src, p->rhs, i + 1, p->b[i]);
     for (int32_t i = 0; i < A->cols; i++)
         if (!isfinite(p->x0[i]))
-            return GS_ERROR(GS_ERR_INPUT, "initial guess (%s): entry %d is %g: expected finite",
-                            p->x0_desc, i + 1, p->x0[i]);
+            return GS_ERROR(GS_ERR_INPUT,
+                            "%s: initial guess x0 (%s): entry %d is %g: expected a finite number",
+                            src, p->x0_desc, i + 1, p->x0[i]);
+    for (int32_t i = 0; p->x_exact && i < A->cols; i++)
+        if (!isfinite(p->x_exact[i]))
+            return GS_ERROR(GS_ERR_INPUT,
+                            "%s: exact solution x (dataset x): entry %d is %g: expected a finite "
+                            "number",
+                            src, i + 1, p->x_exact[i]);
     return GS_OK;
 }
 
