@@ -226,7 +226,10 @@ static gs_status coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, i
     double *Bc = NULL, *hB = NULL;
     int32_t nagg = 0;
     double t0, t1, t2;
-    int fast = b == 1 && *k == 1 && amg->p.aggregation == GS_AGG_MIS2;
+    /* the data-parallel path: MIS(2), nodes of at most 8 unknowns, and the default
+     * near-nullspace (one vector per unknown, kept as node weights) or one given vector */
+    int fast = amg->p.aggregation == GS_AGG_MIS2 && b <= 8 &&
+               (amg->p.nullspace ? *k == 1 && b == 1 : *k == b);
     const gs_amg_ops *ops = fast ? amg->ops : &gs_amg_host_ops;
     gs_loc where = fast ? amg->loc : GS_LOC_HOST;
     GS_CHECK(sync_now(amg, &t0));
@@ -234,7 +237,7 @@ static gs_status coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, i
     const gs_csr *Aw = hA ? hA : A;
     L->nodes = A->rows / b;
     if (fast)
-        GS_CHECK(ops->strength(Aw, amg->p.theta, &S));
+        GS_CHECK(ops->strength(Aw, amg->p.theta, b, &S));
     else
         GS_CHECK(gs_amg_strength_block(Aw, b, amg->p.theta, &S));
     GS_CHECK(sync_now(amg, &t1));
@@ -253,13 +256,13 @@ static gs_status coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, i
     if (fast) {
         const double *Bl = *B;
         if (*B && *B_loc != where) {
-            GS_CHECK(move_array(amg, *B, *B_loc, where, (size_t)A->rows * sizeof(double),
+            GS_CHECK(move_array(amg, *B, *B_loc, where, (size_t)L->nodes * sizeof(double),
                                 (void **)&hB));
             Bl = hB;
         }
         GS_CHECK(gs_backend_get(where)->alloc((size_t)nagg * sizeof(double), "coarse nullspace",
                                               (void **)&Bc));
-        GS_CHECK(ops->tentative(A->rows, L->agg, nagg, Bl, T, Bc));
+        GS_CHECK(ops->tentative(L->nodes, b, L->agg, nagg, Bl, T, Bc));
         if (*B) gs_backend_get(*B_loc)->free(*B);
         *B = Bc;
         *B_loc = where;

@@ -80,29 +80,88 @@ static __global__ void strength_kernel(int32_t n, const int32_t *rp, const int32
     }
 }
 
-static gs_status cuda_strength(const gs_csr *A, double theta, gs_csr **S)
+/* Block rows: node I's rows I*b .. I*b+b-1 merged by block column J = col / b (each row is
+ * sorted, so a b-way merge visits the J in order); for each J the squared Frobenius norm of
+ * A_IJ. mode 0: node diagonal norms into d; 1: count strong J != I; 2: write them. */
+#define GS_AMG_MAX_BLOCK 8
+static __global__ void block_strength_kernel(int32_t nodes, int b, const int32_t *rp,
+                                             const int32_t *ci, const double *v, double theta,
+                                             int mode, double *d, int32_t *cnt,
+                                             const int32_t *srp, int32_t *sci)
+{
+    FOR_I(nodes)
+    {
+        int32_t pos[GS_AMG_MAX_BLOCK], end[GS_AMG_MAX_BLOCK];
+        for (int r = 0; r < b; r++) {
+            pos[r] = rp[i * b + r];
+            end[r] = rp[i * b + r + 1];
+        }
+        int32_t c = 0, o = mode == 2 ? srp[i] : 0;
+        for (;;) {
+            int32_t J = INT32_MAX;
+            for (int r = 0; r < b; r++)
+                if (pos[r] < end[r]) J = min(J, ci[pos[r]] / b);
+            if (J == INT32_MAX) break;
+            double s2 = 0.0;
+            for (int r = 0; r < b; r++)
+                while (pos[r] < end[r] && ci[pos[r]] / b == J) {
+                    s2 += v[pos[r]] * v[pos[r]];
+                    pos[r]++;
+                }
+            if (mode == 0) {
+                if (J == i) d[i] = sqrt(s2);
+                continue;
+            }
+            double lim = theta > 0 ? theta * sqrt(d[i] * d[J]) : 0.0;
+            if (J != i && sqrt(s2) > lim) {
+                if (mode == 2) sci[o + c] = J;
+                c++;
+            }
+        }
+        if (mode == 1) cnt[i] = c;
+    }
+}
+
+static gs_status cuda_strength(const gs_csr *A, double theta, int b, gs_csr **S)
 {
     gs_status st = GS_OK;
-    int32_t n = A->rows, *cnt = NULL, *srp = NULL, *sci = NULL, nnz = 0;
+    int32_t n = A->rows / b, *cnt = NULL, *srp = NULL, *sci = NULL, nnz = 0;
     double *d = NULL;
     gs_csr *G = NULL;
+    if (b > GS_AMG_MAX_BLOCK)
+        return GS_ERROR(GS_ERR_ARG, "amg: device strength for at most %d unknowns per node",
+                        GS_AMG_MAX_BLOCK);
     if (theta > 0) {
         GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "strength diagonal", (void **)&d));
-        diag_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d);
-        GS_CUDA_LAUNCHED("diag_kernel");
+        if (n > 0 && b == 1) {
+            diag_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d);
+            GS_CUDA_LAUNCHED("diag_kernel");
+        } else if (n > 0) {
+            block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 0, d,
+                                               NULL, NULL, NULL);
+            GS_CUDA_LAUNCHED("block_strength_kernel");
+        }
     }
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "strength counts", (void **)&cnt));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *srp, "strength rows", (void **)&srp));
-    if (n > 0) {
+    if (n > 0 && b == 1) {
         strength_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, theta, NULL, cnt, NULL);
         GS_CUDA_LAUNCHED("strength_kernel");
+    } else if (n > 0) {
+        block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 1, d, cnt,
+                                           NULL, NULL);
+        GS_CUDA_LAUNCHED("block_strength_kernel");
     }
     GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
     GS_CHECK(scan_counts(cnt, srp, n, &nnz));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *sci, "strength graph", (void **)&sci));
-    if (n > 0) {
+    if (n > 0 && b == 1) {
         strength_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, theta, srp, NULL, sci);
         GS_CUDA_LAUNCHED("strength_kernel");
+    } else if (n > 0) {
+        block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 2, d, NULL,
+                                           srp, sci);
+        GS_CUDA_LAUNCHED("block_strength_kernel");
     }
     GS_CHECK(gs_alloc_array(1, sizeof *G, "strength graph", (void **)&G));
     memset(G, 0, sizeof *G);
@@ -259,29 +318,34 @@ done:
 
 /* ---- tentative prolongator (one vector) ---------------------------------------------------- */
 
-static __global__ void agg_norms(int32_t n, const int32_t *agg, const double *B, double *nrm2,
-                                 int32_t *has)
+static __global__ void agg_norms(int32_t nodes, const int32_t *agg, const double *w,
+                                 double *nrm2)
 {
-    FOR_I(n)
+    FOR_I(nodes)
     {
         int32_t a = agg[i];
-        has[i] = a >= 0;
         if (a >= 0) {
-            double b = B ? B[i] : 1.0;
-            atomicAdd(&nrm2[a], b * b);
+            double x = w ? w[i] : 1.0;
+            atomicAdd(&nrm2[a], x * x);
         }
     }
 }
 
-static __global__ void tent_fill(int32_t n, const int32_t *agg, const double *B,
+static __global__ void tent_has(int64_t n, int b, const int32_t *agg, int32_t *has)
+{
+    FOR_I(n) has[i] = agg[i / b] >= 0;
+}
+
+static __global__ void tent_fill(int64_t n, int b, const int32_t *agg, const double *w,
                                  const double *nrm2, const int32_t *rp, int32_t *ci, double *v)
 {
     FOR_I(n)
     {
-        int32_t a = agg[i];
+        int64_t I = i / b;
+        int32_t a = agg[I];
         if (a >= 0) {
-            ci[rp[i]] = a;
-            v[rp[i]] = (B ? B[i] : 1.0) / sqrt(nrm2[a]);
+            ci[rp[i]] = a * b + (int32_t)(i - I * b);
+            v[rp[i]] = (w ? w[I] : 1.0) / sqrt(nrm2[a]);
         }
     }
 }
@@ -291,33 +355,36 @@ static __global__ void sqrt_kernel(int32_t n, const double *in, double *out)
     FOR_I(n) out[i] = sqrt(in[i]);
 }
 
-static gs_status cuda_tentative(int32_t n, const int32_t *agg, int32_t nagg, const double *B,
-                                gs_csr **P, double *Bc)
+/* P(I b + r, a b + r) = w_I / ||w_a|| for node I in aggregate a; wc[a] = ||w_a|| */
+static gs_status cuda_tentative(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                                const double *w, gs_csr **P, double *wc)
 {
     gs_status st = GS_OK;
     double *nrm2 = NULL, *v = NULL;
     int32_t *has = NULL, *rp = NULL, *ci = NULL, nnz = 0;
+    int64_t n = (int64_t)nodes * b;
     GS_CHECK(gs_cuda_alloc(((size_t)nagg + 1) * sizeof *nrm2, "aggregate norms", (void **)&nrm2));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *has, "tentative prolongator", (void **)&has));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *rp, "tentative prolongator", (void **)&rp));
     GS_CUDA_CALL(cudaMemsetAsync(nrm2, 0, ((size_t)nagg + 1) * sizeof *nrm2, gs_cuda_g.stream));
     GS_CUDA_CALL(cudaMemsetAsync(has + n, 0, sizeof *has, gs_cuda_g.stream));
     if (n > 0) {
-        agg_norms<<<GRID(n)>>>(n, agg, B, nrm2, has);
+        agg_norms<<<GRID(nodes)>>>(nodes, agg, w, nrm2);
+        tent_has<<<GRID(n)>>>(n, b, agg, has);
         GS_CUDA_LAUNCHED("agg_norms");
     }
-    GS_CHECK(scan_counts(has, rp, n, &nnz));
+    GS_CHECK(scan_counts(has, rp, (int32_t)n, &nnz));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *ci, "tentative prolongator", (void **)&ci));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *v, "tentative prolongator", (void **)&v));
     if (n > 0) {
-        tent_fill<<<GRID(n)>>>(n, agg, B, nrm2, rp, ci, v);
+        tent_fill<<<GRID(n)>>>(n, b, agg, w, nrm2, rp, ci, v);
         GS_CUDA_LAUNCHED("tent_fill");
     }
     if (nagg > 0) {
-        sqrt_kernel<<<GRID(nagg)>>>(nagg, nrm2, Bc);
+        sqrt_kernel<<<GRID(nagg)>>>(nagg, nrm2, wc);
         GS_CUDA_LAUNCHED("sqrt_kernel");
     }
-    st = gs_cuda_csr_adopt(n, nagg, nnz, rp, ci, v, P);
+    st = gs_cuda_csr_adopt((int32_t)n, nagg * b, nnz, rp, ci, v, P);
     rp = NULL, ci = NULL, v = NULL;
 done:
     gs_cuda_free(nrm2);

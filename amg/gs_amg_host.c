@@ -8,7 +8,7 @@
 
 /* ---- strength ---------------------------------------------------------------------------- */
 
-static gs_status host_strength(const gs_csr *A, double theta, gs_csr **S)
+static gs_status host_strength_scalar(const gs_csr *A, double theta, gs_csr **S)
 {
     gs_status st = GS_OK;
     gs_csr *G = NULL;
@@ -49,7 +49,7 @@ gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, gs_csr **S
     gs_csr *N = NULL;
     int32_t *ri = NULL, *ci = NULL;
     double *v = NULL;
-    if (b <= 1) return host_strength(A, theta, S);
+    if (b <= 1) return host_strength_scalar(A, theta, S);
     if (A->rows % b != 0)
         return GS_ERROR(GS_ERR_INPUT, "amg: %d rows are not a multiple of amg.block_size = %d",
                         A->rows, b);
@@ -65,13 +65,18 @@ gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, gs_csr **S
         }
     GS_CHECK(gs_csr_from_coo(A->rows / b, A->cols / b, A->nnz, ri, ci, v, &N));
     for (int32_t q = 0; q < N->nnz; q++) N->val[q] = sqrt(N->val[q]);
-    GS_CHECK(host_strength(N, theta, S));
+    GS_CHECK(host_strength_scalar(N, theta, S));
 done:
     gs_csr_destroy(&N);
     gs_free(ri);
     gs_free(ci);
     gs_free(v);
     return st;
+}
+
+static gs_status host_strength(const gs_csr *A, double theta, int b, gs_csr **S)
+{
+    return gs_amg_strength_block(A, b, theta, S);
 }
 
 /* ---- MIS(2) aggregation -------------------------------------------------------------------- */
@@ -202,19 +207,23 @@ gs_status gs_amg_standard_aggregate(const gs_csr *S, int32_t *agg, int32_t *nagg
 
 /* ---- tentative prolongator -------------------------------------------------------------- */
 
-static gs_status host_tentative(int32_t n, const int32_t *agg, int32_t nagg, const double *B,
-                                gs_csr **P, double *Bc)
+static gs_status host_tentative(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                                const double *w, gs_csr **P, double *wc)
 {
     gs_status st = GS_OK;
-    double *ones = NULL;
-    if (!B) {
-        GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *ones, "nullspace", (void **)&ones));
-        for (int32_t i = 0; i < n; i++) ones[i] = 1.0;
-        B = ones;
-    }
-    GS_CHECK(gs_amg_tentative_qr(n, 1, agg, nagg, B, 1, P, Bc));
+    double *B = NULL, *Bc = NULL;
+    int64_t n = (int64_t)nodes * b;
+    /* the b vectors explicitly, then the general QR; the R factors are diagonal */
+    GS_CHECK(gs_alloc_array((size_t)n * b + 1, sizeof *B, "nullspace", (void **)&B));
+    GS_CHECK(gs_alloc_array((size_t)nagg * b * b + 1, sizeof *Bc, "nullspace", (void **)&Bc));
+    for (int c = 0; c < b; c++)
+        for (int64_t i = 0; i < n; i++)
+            B[(size_t)c * n + i] = i % b == c ? (w ? w[i / b] : 1.0) : 0.0;
+    GS_CHECK(gs_amg_tentative_qr(nodes, b, agg, nagg, B, b, P, Bc));
+    for (int32_t a = 0; a < nagg; a++) wc[a] = Bc[(size_t)a * b]; /* R(0, 0) of aggregate a */
 done:
-    gs_free(ones);
+    gs_free(B);
+    gs_free(Bc);
     return st;
 }
 

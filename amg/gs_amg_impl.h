@@ -33,15 +33,19 @@ static inline uint32_t gs_amg_hash(uint32_t x)
 }
 
 typedef struct gs_amg_ops {
-    /* S: the strength graph of square A (pattern only: val NULL, diagonal left out); j in row i
-     * when i != j and |a_ij| > theta sqrt(|a_ii a_jj|) (theta = 0: every stored nonzero) */
-    gs_status (*strength)(const gs_csr *A, double theta, gs_csr **S);
+    /* S: the strength graph of square A over nodes of b unknowns (pattern only: val NULL,
+     * diagonal left out); J in row I when I != J and ||A_IJ|| > theta sqrt(||A_II|| ||A_JJ||)
+     * (Frobenius norms; b = 1: |a_ij| > theta sqrt(|a_ii a_jj|); theta = 0: every stored
+     * nonzero block). The device handles b <= 8, the host b = 1 (gs_amg_strength_block) */
+    gs_status (*strength)(const gs_csr *A, double theta, int b, gs_csr **S);
     /* agg[i] in [0, nagg) or -1 (no strong neighbour), i < S->rows */
     gs_status (*mis2_aggregate)(const gs_csr *S, int32_t *agg, int32_t *nagg);
-    /* the tentative prolongator of one vector B (NULL: ones): P(i, agg[i]) = B_i / ||B_agg||,
-     * Bc[a] = ||B_agg|| (a < nagg) */
-    gs_status (*tentative)(int32_t n, const int32_t *agg, int32_t nagg, const double *B,
-                           gs_csr **P, double *Bc);
+    /* the tentative prolongator of the near-nullspace "one vector per unknown of a node, node
+     * weight w_I on that unknown" (w NULL: ones; b = 1: the vector w): P(I b + r, a b + r) =
+     * w_I / ||w_a|| for node I of aggregate a, and the coarse weights wc[a] = ||w_a|| (the R
+     * factors of the QR, which keep that form) */
+    gs_status (*tentative)(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                           const double *w, gs_csr **P, double *wc);
     /* dinv[i] = 1 / a_ii (l1: 1 / sum_j |a_ij|); rows with a zero or missing diagonal get 0
      * and are counted in *bad, the first in *first_bad (-1 when none) */
     gs_status (*diag_inv)(const gs_csr *A, int l1, double *dinv, double *sqrt_dinv,

@@ -142,7 +142,7 @@ static void test_mis2_and_products(const char *type, int64_t size, int stencil)
     gs_csr *A0 = NULL, *P = NULL, *R = NULL, *A1 = NULL, *AP = NULL, *RAP = NULL;
     CHECK_OK(gs_amg_level_download(amg, 0, &A0, &P, &R, &agg, &nodes));
     CHECK_OK(gs_amg_level_download(amg, 1, &A1, NULL, NULL, NULL, NULL));
-    CHECK_OK(gs_amg_host_ops.strength(A, 0.0, &S));
+    CHECK_OK(gs_amg_host_ops.strength(A, 0.0, 1, &S));
     int32_t nagg = P ? P->cols : 0, *root = malloc(((size_t)nagg + 1) * sizeof *root);
     for (int32_t a = 0; a < nagg; a++) root[a] = -1;
     /* every aggregate has a member (its root) within distance 2 of all its members */
@@ -300,12 +300,13 @@ static void test_solves(void)
 }
 
 /* device hierarchy and solve against the host */
-static void test_gpu_parity(const char *type, int64_t size, int stencil)
+static void test_gpu_parity(const char *type, int64_t size, int stencil, int dof)
 {
-    gs_csr *A = generate(type, size, stencil, 1), *dA = NULL;
+    gs_csr *A = generate(type, size, stencil, dof), *dA = NULL;
     gs_amg *h = NULL, *d = NULL;
     gs_amg_params p;
     gs_amg_params_default(&p);
+    p.block_size = dof;
     CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
     CHECK_OK(gs_amg_setup(A, &p, type, &h));
     CHECK_OK(gs_amg_setup(dA, &p, type, &d));
@@ -358,9 +359,10 @@ int main(int argc, char **argv)
             printf("skipped: %s\n", why ? why : gs_error_message());
             return 77;
         }
-        test_gpu_parity("poisson", 40, 7);
-        test_gpu_parity("poisson", 24, 27);
-        test_gpu_parity("anisotropic", 60, 5);
+        test_gpu_parity("poisson", 40, 7, 1);
+        test_gpu_parity("poisson", 24, 27, 1);
+        test_gpu_parity("anisotropic", 60, 5, 1);
+        test_gpu_parity("poisson", 16, 7, 3);
         return gs_test_result("test_amg");
     }
     test_standard_1d();
