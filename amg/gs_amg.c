@@ -72,6 +72,17 @@ static gs_status sync_now(const gs_amg *amg, double *t)
     return st;
 }
 
+/* params.trace: one line per setup step on stderr (synchronizes after each step) */
+static double trace_t;
+static void trace(const gs_amg *amg, int l, const char *what)
+{
+    double t;
+    if (!amg->p.trace) return;
+    (void)sync_now(amg, &t);
+    if (what) fprintf(stderr, "amg setup: level %d %-22s %8.3f ms\n", l, what, 1e3 * (t - trace_t));
+    trace_t = t;
+}
+
 /* ---- spectral radius of D^-1 A by Lanczos on D^-1/2 A D^-1/2 ------------------------------ */
 
 /* the largest eigenvalue of the symmetric tridiagonal (a, b) of order m, by bisection on the
@@ -240,6 +251,7 @@ static gs_status coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, i
         GS_CHECK(ops->strength(Aw, amg->p.theta, b, &S));
     else
         GS_CHECK(gs_amg_strength_block(Aw, b, amg->p.theta, &S));
+    trace(amg, l, "strength");
     GS_CHECK(sync_now(amg, &t1));
     GS_CHECK(gs_backend_get(where)->alloc(((size_t)L->nodes + 1) * sizeof(int32_t),
                                           "aggregates", (void **)&L->agg));
@@ -248,6 +260,7 @@ static gs_status coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, i
         GS_CHECK(gs_amg_standard_aggregate(S, L->agg, &nagg));
     else
         GS_CHECK(ops->mis2_aggregate(S, L->agg, &nagg));
+    trace(amg, l, "aggregation");
     GS_CHECK(sync_now(amg, &t2));
     ph[GS_PHASE_STRENGTH] += t1 - t0;
     ph[GS_PHASE_AGGREGATE] += t2 - t1;
@@ -316,12 +329,15 @@ static gs_status level_diag(gs_amg *amg, int l, const char *where, double **dinv
                             (void **)&dinv));
     GS_CHECK(amg->be->alloc(((size_t)A->rows + 1) * sizeof(double), "AMG diagonal",
                             (void **)&sq));
+    trace(amg, l, NULL);
     GS_CHECK(amg->ops->diag_inv(A, 0, dinv, sq, &bad, &first));
+    trace(amg, l, "diagonal");
     if (bad > 0 && l == 0)
         GS_FAIL(GS_ERR_INPUT, "%s: row %lld has a zero, missing or non-finite diagonal entry "
                 "(%lld rows in all); smoothed-aggregation AMG needs a nonzero diagonal",
                 where, (long long)first + 1, (long long)bad);
     GS_CHECK(estimate_rho(amg, A, sq, &L->rho));
+    trace(amg, l, "rho (Lanczos)");
     L->hi = 1.1 * L->rho;
     L->lo = L->hi / CHEB_RATIO;
     L->omega = amg->p.smoother_omega > 0 ? amg->p.smoother_omega
@@ -434,6 +450,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         ph[GS_PHASE_PROLONG] += t1 - t0;
         if (l + 1 >= max_levels || n <= p->coarse_size) break;
         GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &nagg, ph));
+        trace(amg, l, "tentative P");
         if (nagg == 0 || (int64_t)nagg * k >= n) { /* no coarsening: stop here */
             gs_csr_destroy(&T);
             break;
@@ -442,7 +459,9 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         if (p->smooth_prolongator && L->rho > 0) {
             gs_csr *Sj = NULL;
             GS_CHECK(amg->ops->jacobi_matrix(L->A, dinv, p->prolongator_omega / L->rho, &Sj));
+            trace(amg, l, "I - w D^-1 A");
             st = gs_spgemm(Sj, T, m, &L->P);
+            trace(amg, l, "P = (I - w D^-1 A) T");
             gs_csr_destroy(&Sj);
             GS_CHECK(st);
             gs_csr_destroy(&T);
@@ -451,10 +470,13 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             T = NULL;
         }
         GS_CHECK(gs_spgemm_transpose(L->P, &L->R));
+        trace(amg, l, "R = P^T");
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_PHASE_PROLONG] += t1 - t0;
         GS_CHECK(gs_spgemm(L->A, L->P, m, &AP));
+        trace(amg, l, "A P");
         GS_CHECK(gs_spgemm(L->R, AP, m, &amg->lev[l + 1].Aown));
+        trace(amg, l, "R (A P)");
         gs_csr_destroy(&AP);
         GS_CHECK(sync_now(amg, &t0));
         ph[GS_PHASE_RAP] += t0 - t1;
@@ -489,7 +511,9 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         R->cols = L->A->cols;
         R->nnz = L->A->nnz;
         R->rho = L->rho;
+        trace(amg, l, NULL);
         GS_CHECK(amg->ops->row_stats(L->A, &R->mean, &R->std, &R->max));
+        trace(amg, l, "row statistics");
         amg->rep.operator_complexity += (double)L->A->nnz / nnz0;
         amg->rep.grid_complexity += (double)n / rows0;
         GS_CHECK(make_op(amg, L->A, l, GS_AMG_OP_A, &L->MA, R->format, sizeof R->format, R->reason,
@@ -500,6 +524,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             GS_CHECK(make_op(amg, L->R, l, GS_AMG_OP_R, &L->MR, R->format_r, sizeof R->format_r,
                              NULL, 0));
         }
+        trace(amg, l, "formats of A, P, R");
         if (l > 0) {
             GS_CHECK(gs_vec_create(n, amg->loc, &L->x));
             GS_CHECK(gs_vec_create(n, amg->loc, &L->b));
@@ -507,6 +532,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         GS_CHECK(gs_vec_create(n, amg->loc, &L->r));
         GS_CHECK(gs_vec_create(n, amg->loc, &L->y));
         GS_CHECK(gs_vec_create(n, amg->loc, &L->d));
+        trace(amg, l, "cycle vectors");
     }
     GS_CHECK(sync_now(amg, &t1));
     ph[GS_PHASE_CONVERT] += t1 - t0;

@@ -70,6 +70,7 @@ typedef struct gs_amg_params {
     int nullspace_k;
     gs_amg_make_op make_op;
     void *make_op_ctx;
+    int trace;                 /* print every setup step's time to stderr */
 } gs_amg_params;
 
 void gs_amg_params_default(gs_amg_params *p);

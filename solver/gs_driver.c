@@ -218,6 +218,7 @@ static gs_status amg_params(const gs_config *c, gs_amg_params *ap)
         ap->block_size = c->problem.generate.type[0] ? (int)c->problem.generate.dof : 1;
     ap->smooth_prolongator = (int)c->amg.smooth_prolongator;
     ap->prolongator_omega = c->amg.prolongator_omega;
+    ap->trace = c->output.verbosity >= 3;
 done:
     return st;
 }
