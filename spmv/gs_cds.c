@@ -44,21 +44,29 @@ gs_status gs_cds_candidates(const gs_csr *A, const gs_format_params *p, int *b, 
     return GS_OK;
 }
 
-/* pick the candidate with the fewest stored values K*b*rows (ties: larger b); refuse beyond
- * the diagonal cap or the fill limit */
-gs_status gs_cds_choose(const gs_csr *A, const gs_format_params *p, int n, const int *b,
-                        const int64_t *k, int exact, int *pick)
+/* the candidate with the fewest stored values K*b*rows (ties: larger b) within the cap */
+int gs_cds_best(const gs_csr *A, int n, const int *b, const int64_t *k)
 {
-    const double max_fill = p ? p->cds_max_fill : 0.25;
     int best = -1;
     int64_t best_stored = 0;
-    *pick = -1;
     for (int q = 0; q < n; q++) {
         int64_t stored = k[q] * b[q] * (int64_t)A->rows;
         if (k[q] > GS_CDS_MAX_DIAGS) continue;
         if (best < 0 || stored < best_stored || (stored == best_stored && b[q] > b[best]))
             best = q, best_stored = stored;
     }
+    return best;
+}
+
+/* pick the candidate with the fewest stored values K*b*rows (ties: larger b); refuse beyond
+ * the diagonal cap or the fill limit */
+gs_status gs_cds_choose(const gs_csr *A, const gs_format_params *p, int n, const int *b,
+                        const int64_t *k, int exact, int *pick)
+{
+    const double max_fill = p ? p->cds_max_fill : 0.25;
+    const int best = gs_cds_best(A, n, b, k);
+    const int64_t best_stored = best < 0 ? 0 : k[best] * b[best] * (int64_t)A->rows;
+    *pick = -1;
     if (best < 0) {
         char list[256];
         size_t w = 0;
@@ -181,6 +189,29 @@ static void scatter_host(const gs_csr *A, gs_cds *C)
     }
 }
 
+/* the block diagonals of host A at each of the n block sizes b[q]: k[q] (counting stops above
+ * GS_CDS_MAX_DIAGS); *flags (when asked for) marks the offsets of candidate q from base[q] */
+gs_status gs_cds_count_host(const gs_csr *A, int n, const int *b, int64_t *k,
+                            unsigned char **flags_out, int64_t *base_out)
+{
+    gs_status st = GS_OK;
+    unsigned char *flags = NULL;
+    int64_t base[GS_CDS_DETECT_MAX + 1];
+    if (flags_out) *flags_out = NULL;
+    base[0] = 0;
+    for (int q = 0; q < n; q++) base[q + 1] = base[q] + A->rows / b[q] + A->cols / b[q] - 1;
+    GS_CHECK(gs_alloc_array((size_t)(base[n] > 0 ? base[n] : 1), 1, "CDS offset flags",
+                            (void **)&flags));
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int q = 0; q < n; q++)
+        k[q] = count_block_diags(A, b[q], GS_CDS_MAX_DIAGS, flags + base[q]);
+    if (base_out) memcpy(base_out, base, (size_t)(n + 1) * sizeof *base);
+    if (flags_out) *flags_out = flags, flags = NULL;
+done:
+    gs_free(flags);
+    return st;
+}
+
 /* host CSR -> CDS: detect b and the block diagonals, refuse or fill the padded arrays */
 static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
 {
@@ -195,12 +226,7 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
         GS_CHECK(gs_cds_shell(A, cb[0], 0, GS_LOC_HOST, &C));
         goto accept;
     }
-    base[0] = 0;
-    for (int q = 0; q < n; q++) base[q + 1] = base[q] + A->rows / cb[q] + A->cols / cb[q] - 1;
-    GS_CHECK(gs_alloc_array((size_t)base[n], 1, "CDS offset flags", (void **)&flags));
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int q = 0; q < n; q++)
-        ck[q] = count_block_diags(A, cb[q], GS_CDS_MAX_DIAGS, flags + base[q]);
+    GS_CHECK(gs_cds_count_host(A, n, cb, ck, &flags, base));
     GS_CHECK(gs_cds_choose(A, p, n, cb, ck, 0, &pick));
     GS_CHECK(gs_cds_shell(A, cb[pick], (int)ck[pick], GS_LOC_HOST, &C));
     { /* the flags of the chosen b, read in order, are the ascending offsets */
