@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "gs_cds.h"
 #include "gs_csr.h"
 #include "gs_spmat.h"
 
@@ -23,8 +24,14 @@
 extern "C" {
 #endif
 
-#define GS_FEAT_MAX_DIAGS 64 /* distinct (block) diagonals counted before giving up */
+#define GS_FEAT_MAX_DIAGS 64 /* distinct diagonals j - i counted before giving up */
 
+/* The block size and block diagonals are CDS's own detection (gs_cds.h): every b in
+ * 1..GS_CDS_DETECT_MAX dividing rows and cols is tried and the one storing the fewest values
+ * K_b * b * rows wins (gs_cds_best), so `block`, `nblockdiags` and `cds_fill` are what a CDS
+ * conversion with spmv.cds_block = 0 would hold, and CDS refuses exactly when nblockdiags is -1
+ * or cds_fill exceeds spmv.cds_max_fill. Mean and std are the population ones over all rows
+ * (as gs_csr_row_stats), from exact integer sums, so host and device give identical features. */
 typedef struct gs_features {
     int64_t rows, cols, nnz;
     double mean, std;     /* nonzeros per row */
@@ -32,16 +39,46 @@ typedef struct gs_features {
     double empty_share;   /* rows without entries / rows */
     int32_t ndiags;       /* distinct offsets j - i; -1 when more than GS_FEAT_MAX_DIAGS */
     int32_t block;        /* detected unknowns per grid point (1 when no block structure) */
-    int32_t nblockdiags;  /* distinct block diagonals at that block size; -1 when too many */
+    int32_t nblockdiags;  /* distinct block diagonals at that block size; -1 when more than
+                             GS_CDS_MAX_DIAGS at every block size (CDS cannot) */
     double cds_fill;      /* CDS stored entries / nnz - 1 at that block size; -1 when CDS cannot */
     int64_t bandwidth;    /* max |j - i| */
     double seconds;       /* what computing these took */
 } gs_features;
 
+/* The features of A where it lives: a host loop, or on the device one kernel (row lengths, and
+ * the entries in warp-sized chunks marking their (block) offsets in bitmaps) and one transfer. */
 gs_status gs_features_compute(const gs_csr *A, gs_features *f);
 
-/* One line, e.g. "rows 2097152 nnz 14581760 mu 6.95 sigma 0.22 max 7 diags 7 block 1 fill 0.00" */
+/* One line, e.g. "rows 2097152 nnz 14581760 mu 6.95 sigma 0.21 min 4 max 7 empty 0% diags 7
+ * block 1 blockdiags 7 fill 0.007 bw 16384" (cols too when A is rectangular). */
 void gs_features_describe(const gs_features *f, char *buf, size_t len);
+
+/* The rule table for a matrix at loc: the format of the first row whose condition holds, and in
+ * reason (may be NULL) that row's text with the features it looked at. */
+gs_format gs_select_rule(const gs_features *f, gs_loc loc, char *reason, size_t len);
+
+/* Row i of the rule table (i from 0): its text, the locations it applies to (a bit per gs_loc,
+ * 1 << GS_LOC_HOST | 1 << GS_LOC_DEVICE) and its format; NULL past the last row. */
+const char *gs_select_rule_row(int i, unsigned *locs, gs_format *format);
+
+/* --- shared by the host (gs_select.c) and device (gs_features_cuda.cu) feature passes --- */
+
+/* What one pass over A gathers; gs_select.c forms the features from it. */
+typedef struct gs_feat_sums {
+    int ncand;                         /* block sizes tried: b[0..ncand) (gs_cds_candidates) */
+    int b[GS_CDS_DETECT_MAX];
+    int64_t k[GS_CDS_DETECT_MAX];      /* block diagonals at b[q]; > GS_CDS_MAX_DIAGS: too many */
+    uint64_t len2;                     /* sum over rows of (nonzeros in the row)^2 */
+    int32_t min, max;                  /* nonzeros per row */
+    int64_t empty;                     /* rows without entries */
+    int64_t bandwidth;                 /* max |j - i| */
+} gs_feat_sums;
+
+#ifdef GS_HAVE_CUDA
+/* The pass over device matrix A (rows > 0); s->ncand and s->b set by the caller. */
+gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s);
+#endif
 
 typedef struct gs_select_request {
     const char *format;      /* spmv.format: auto | measure | csr | cusparse | cmrs | suraa | cds */

@@ -1,0 +1,405 @@
+/* gs_select.c: matrix features (host pass; the device pass is gs_features_cuda.cu), the rule
+ * table of spmv.format = "auto", the measured choice, forced formats and per-level lists.
+ * Interface and meaning: gs_select.h. */
+#include "gs_select.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_backend.h"
+#include "gs_time.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* ---------------------------------------------------------------------------------------------
+ * The rule table. Thresholds set from the measurements of every format on the H200 in
+ * bench/results/select_h200_2026-11-21.md (bench/bench_select); on another GPU, rerun it and
+ * let scripts/calibrate_select.py propose new values for these lines:
+ *   build/bench/bench_select --csv sel.csv --md sel.md [MATRIX ...]
+ *   python3 scripts/calibrate_select.py sel.csv
+ * ------------------------------------------------------------------------------------------- */
+#define SEL_CDS_MAX_DIAGS 128   /* block diagonals CDS takes (the cap of its kernel) */
+#define SEL_CDS_MAX_FILL 0.25   /* CDS padding over nnz up to which CDS wins */
+#define SEL_CUSPARSE_CV 1.0     /* std / mean above which cuSPARSE's row split wins */
+#define SEL_CMRS_MIN_MEAN 12.0  /* mean row length from which CMRS (h=16, modified) wins */
+
+#define LOC_HOST (1u << GS_LOC_HOST)
+#define LOC_DEVICE (1u << GS_LOC_DEVICE)
+#define LOC_ANY (LOC_HOST | LOC_DEVICE)
+
+typedef struct select_rule {
+    unsigned locs;                      /* where the row applies (bits 1 << gs_loc) */
+    int (*cond)(const gs_features *f); /* 1 when the row fires */
+    gs_format format;
+    const char *text;
+} select_rule;
+
+/* few (block) diagonals and little padding: a structured-grid matrix */
+static int cond_structured(const gs_features *f)
+{
+    return f->nblockdiags >= 0 && f->nblockdiags <= SEL_CDS_MAX_DIAGS && f->cds_fill >= 0.0 &&
+           f->cds_fill <= SEL_CDS_MAX_FILL;
+}
+
+/* row lengths spread more than the mean */
+static int cond_uneven(const gs_features *f)
+{
+    return f->std > SEL_CUSPARSE_CV * f->mean;
+}
+
+/* long rows of similar length */
+static int cond_long_rows(const gs_features *f)
+{
+    return f->mean >= SEL_CMRS_MIN_MEAN;
+}
+
+static int cond_always(const gs_features *f)
+{
+    (void)f;
+    return 1;
+}
+
+static const select_rule RULES[] = {
+    {LOC_ANY, cond_structured, GS_FORMAT_CDS,
+     "structured: block diagonals <= " STR(SEL_CDS_MAX_DIAGS) " and CDS fill <= " STR(
+         SEL_CDS_MAX_FILL)},
+    {LOC_DEVICE, cond_uneven, GS_FORMAT_CUSPARSE,
+     "uneven rows: std > " STR(SEL_CUSPARSE_CV) " x mean"},
+    {LOC_DEVICE, cond_long_rows, GS_FORMAT_CMRS, "long rows: mean >= " STR(SEL_CMRS_MIN_MEAN)},
+    {LOC_ANY, cond_always, GS_FORMAT_CSR, "default"},
+};
+#define NRULES ((int)(sizeof RULES / sizeof RULES[0]))
+
+const char *gs_select_rule_row(int i, unsigned *locs, gs_format *format)
+{
+    if (i < 0 || i >= NRULES) return NULL;
+    if (locs) *locs = RULES[i].locs;
+    if (format) *format = RULES[i].format;
+    return RULES[i].text;
+}
+
+/* the first row for loc whose condition holds */
+gs_format gs_select_rule(const gs_features *f, gs_loc loc, char *reason, size_t len)
+{
+    for (int i = 0; i < NRULES; i++) {
+        if (!(RULES[i].locs & (1u << loc)) || !RULES[i].cond(f)) continue;
+        if (reason && len)
+            snprintf(reason, len, "auto rule %d, %s (mu %.3g sigma %.3g blockdiags %d fill %.3g)",
+                     i + 1, RULES[i].text, f->mean, f->std, (int)f->nblockdiags, f->cds_fill);
+        return RULES[i].format;
+    }
+    if (reason && len) gs_str_copy(reason, len, "auto: no rule (csr)");
+    return GS_FORMAT_CSR;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Features
+ * ------------------------------------------------------------------------------------------- */
+
+/* the pass over host A: row lengths, bandwidth, and CDS's block-diagonal counts */
+static gs_status sums_host(const gs_csr *A, gs_feat_sums *s)
+{
+    gs_status st = GS_OK;
+    uint64_t len2 = 0;
+    int64_t empty = 0, bw = 0;
+    int32_t mn = INT32_MAX, mx = 0;
+#pragma omp parallel for schedule(static) reduction(+ : len2, empty) reduction(min : mn)          \
+    reduction(max : mx, bw)
+    for (int64_t i = 0; i < A->rows; i++) {
+        const int32_t len = A->rowptr[i + 1] - A->rowptr[i];
+        len2 += (uint64_t)len * (uint64_t)len;
+        empty += len == 0;
+        mn = len < mn ? len : mn;
+        mx = len > mx ? len : mx;
+        for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+            const int64_t d = A->colind[p] > i ? A->colind[p] - i : i - A->colind[p];
+            bw = d > bw ? d : bw;
+        }
+    }
+    s->len2 = len2, s->empty = empty, s->min = mn, s->max = mx, s->bandwidth = bw;
+    if (A->nnz > 0) GS_CHECK(gs_cds_count_host(A, s->ncand, s->b, s->k, NULL, NULL));
+done:
+    return st;
+}
+
+/* the features from the pass's sums (the same arithmetic for both backends) */
+static void from_sums(const gs_csr *A, const gs_feat_sums *s, gs_features *f)
+{
+    f->rows = A->rows, f->cols = A->cols, f->nnz = A->nnz;
+    if (A->rows > 0) {
+        f->mean = (double)A->nnz / A->rows;
+        const double var = (double)s->len2 / A->rows - f->mean * f->mean;
+        f->std = var > 0 ? sqrt(var) : 0.0;
+        f->min = s->min, f->max = s->max;
+        f->empty_share = (double)s->empty / A->rows;
+    }
+    f->bandwidth = s->bandwidth;
+    f->block = 1;
+    if (A->nnz == 0) { /* CDS takes it with no diagonals */
+        f->ndiags = 0, f->nblockdiags = 0, f->cds_fill = 0.0;
+        return;
+    }
+    /* b = 1 is always the first candidate (it divides everything) */
+    f->ndiags = s->k[0] <= GS_FEAT_MAX_DIAGS ? (int32_t)s->k[0] : -1;
+    const int best = gs_cds_best(A, s->ncand, s->b, s->k);
+    if (best < 0) {
+        f->nblockdiags = -1, f->cds_fill = -1.0;
+        return;
+    }
+    f->block = s->b[best];
+    f->nblockdiags = (int32_t)s->k[best];
+    f->cds_fill = (double)s->k[best] * s->b[best] * (double)A->rows / (double)A->nnz - 1.0;
+}
+
+gs_status gs_features_compute(const gs_csr *A, gs_features *f)
+{
+    gs_status st = GS_OK;
+    gs_feat_sums s;
+    const double t0 = gs_time_now();
+    memset(f, 0, sizeof *f);
+    memset(&s, 0, sizeof s);
+    if (!A) return GS_ERROR(GS_ERR_ARG, "gs_features_compute: no matrix");
+    GS_CHECK(gs_cds_candidates(A, NULL, s.b, &s.ncand));
+    if (A->rows > 0) {
+        if (A->loc == GS_LOC_DEVICE) {
+#ifdef GS_HAVE_CUDA
+            if (!gs_backend_get(GS_LOC_DEVICE))
+                GS_FAIL(GS_ERR_ARG, "gs_features_compute: the device backend is not initialised");
+            GS_CHECK(gs_features_cuda(A, &s));
+#else
+            GS_FAIL(GS_ERR_UNSUPPORTED, "this gsolve was built without CUDA");
+#endif
+        } else {
+            GS_CHECK(sums_host(A, &s));
+        }
+    }
+    from_sums(A, &s, f);
+    f->seconds = gs_time_now() - t0;
+done:
+    return st;
+}
+
+void gs_features_describe(const gs_features *f, char *buf, size_t len)
+{
+    char cols[48] = "";
+    if (!len) return;
+    if (f->cols != f->rows) snprintf(cols, sizeof cols, " cols %lld", (long long)f->cols);
+    snprintf(buf, len,
+             "rows %lld%s nnz %lld mu %.2f sigma %.2f min %d max %d empty %.1f%% diags %d block %d "
+             "blockdiags %d fill %.3f bw %lld",
+             (long long)f->rows, cols, (long long)f->nnz, f->mean, f->std, (int)f->min, (int)f->max,
+             100.0 * f->empty_share, (int)f->ndiags, (int)f->block, (int)f->nblockdiags,
+             f->cds_fill, (long long)f->bandwidth);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Selection
+ * ------------------------------------------------------------------------------------------- */
+
+#define MEASURE_SAMPLES 5       /* timed batches per candidate; the median is kept */
+#define MEASURE_BATCH_S 100e-6  /* a batch runs SpMVs for at least this long ... */
+#define MEASURE_MAX_BATCH 32    /* ... up to this many */
+
+/* the entry of spmv.levels for `level` (the last one repeated) into word; 0 when the list is
+ * empty. Entries are separated by commas; blanks, quotes and brackets around them are dropped. */
+static int level_entry(const char *levels, int level, char *word, size_t len, int *index)
+{
+    int n = 0;
+    char item[32];
+    const char *p = levels;
+    word[0] = '\0';
+    if (!levels) return 0;
+    while (*p) {
+        const char *q = p;
+        size_t w = 0;
+        while (*q && *q != ',') q++;
+        for (const char *c = p; c < q; c++)
+            if (!strchr(" \t\"'[]", *c) && w + 1 < sizeof item) item[w++] = *c;
+        item[w] = '\0';
+        if (w > 0) {
+            if (n <= level) gs_str_copy(word, len, item), *index = n;
+            n++;
+        }
+        p = *q ? q + 1 : q;
+    }
+    return n > 0;
+}
+
+/* median seconds of one SpMV of M: two warm-up SpMVs set a batch size, then MEASURE_SAMPLES
+ * batches, each followed by a sync */
+static gs_status spmv_seconds(const gs_spmat *M, const gs_vec *x, gs_vec *y, double *out)
+{
+    gs_status st = GS_OK;
+    const gs_backend_ops *ops = gs_backend_get(M->loc);
+    double t[MEASURE_SAMPLES];
+    double t0 = gs_time_now();
+    GS_CHECK(gs_spmat_spmv(M, x, y));
+    GS_CHECK(gs_spmat_spmv(M, x, y));
+    GS_CHECK(ops->sync());
+    const double warm = (gs_time_now() - t0) / 2;
+    int batch = warm > 0 ? (int)ceil(MEASURE_BATCH_S / warm) : MEASURE_MAX_BATCH;
+    batch = batch < 1 ? 1 : batch > MEASURE_MAX_BATCH ? MEASURE_MAX_BATCH : batch;
+    for (int s = 0; s < MEASURE_SAMPLES; s++) {
+        t0 = gs_time_now();
+        for (int r = 0; r < batch; r++) GS_CHECK(gs_spmat_spmv(M, x, y));
+        GS_CHECK(ops->sync());
+        t[s] = (gs_time_now() - t0) / batch;
+    }
+    for (int a = 1; a < MEASURE_SAMPLES; a++) /* insertion sort of five */
+        for (int b = a; b > 0 && t[b] < t[b - 1]; b--) {
+            double tmp = t[b];
+            t[b] = t[b - 1], t[b - 1] = tmp;
+        }
+    *out = t[MEASURE_SAMPLES / 2];
+done:
+    return st;
+}
+
+/* "measure": every format that may hold A converted and timed, the fastest kept in *M */
+static gs_status measure(const gs_csr *A, const gs_select_request *rq, const char *key,
+                         gs_select_result *res, gs_spmat **M)
+{
+    gs_status st = GS_OK;
+    gs_vec *x = NULL, *y = NULL;
+    gs_spmat *cand = NULL;
+    double t[GS_FORMAT_COUNT], best_t = HUGE_VAL;
+    int refused[GS_FORMAT_COUNT] = {0}, order[GS_FORMAT_COUNT], n = 0;
+    const double t0 = gs_time_now();
+    GS_CHECK(gs_vec_create(A->cols, A->loc, &x));
+    GS_CHECK(gs_vec_create(A->rows, A->loc, &y));
+    GS_CHECK(gs_vec_fill(1.0, x));
+    for (int f = 0; f < GS_FORMAT_COUNT; f++) {
+        t[f] = NAN;
+        if (f == GS_FORMAT_CUSPARSE && A->loc != GS_LOC_DEVICE) continue;
+        if (f == GS_FORMAT_CDS && rq->params.cds_block <= 0 &&
+            (res->feat.cds_fill < 0.0 || res->feat.cds_fill > rq->params.cds_max_fill)) {
+            refused[f] = 1; /* the features say CDS would refuse: not converted */
+            continue;
+        }
+        st = gs_spmat_create(A, (gs_format)f, &rq->params, &cand);
+        if (st == GS_ERR_UNSUPPORTED) {
+            gs_error_clear();
+            st = GS_OK;
+            refused[f] = 1;
+            continue;
+        }
+        GS_CHECK(st);
+        GS_CHECK(spmv_seconds(cand, x, y, &t[f]));
+        order[n++] = f;
+        if (t[f] < best_t) {
+            best_t = t[f];
+            res->format = (gs_format)f;
+            res->convert_s = cand->convert_s;
+            gs_spmat_destroy(M);
+            *M = cand;
+        } else {
+            gs_spmat_destroy(&cand);
+        }
+        cand = NULL;
+    }
+    for (int a = 1; a < n; a++) /* the candidates by time */
+        for (int b = a; b > 0 && t[order[b]] < t[order[b - 1]]; b--) {
+            int tmp = order[b];
+            order[b] = order[b - 1], order[b - 1] = tmp;
+        }
+    {
+        size_t w = (size_t)snprintf(res->reason, sizeof res->reason, "%s%smeasured (us):",
+                                    strcmp(key, "spmv.format") ? key : "",
+                                    strcmp(key, "spmv.format") ? " = measure, " : "");
+        for (int a = 0; a < n && w < sizeof res->reason; a++)
+            w += (size_t)snprintf(res->reason + w, sizeof res->reason - w, " %s %.3g",
+                                  gs_format_name((gs_format)order[a]), 1e6 * t[order[a]]);
+        for (int f = 0; f < GS_FORMAT_COUNT && w < sizeof res->reason; f++)
+            if (refused[f])
+                w += (size_t)snprintf(res->reason + w, sizeof res->reason - w, ", %s refused",
+                                      gs_format_name((gs_format)f));
+    }
+    if (!*M) GS_FAIL(GS_ERR_INTERNAL, "measure: no format held the matrix, not even csr");
+done:
+    res->measure_s = gs_time_now() - t0;
+    gs_spmat_destroy(&cand);
+    gs_vec_destroy(&x);
+    gs_vec_destroy(&y);
+    return st;
+}
+
+/* the format that `word` (from `key`) asks for, or an error naming the key */
+static gs_status forced_format(const char *word, const char *key, gs_loc loc, gs_format *f)
+{
+    if (gs_format_parse(word, f) != GS_OK) {
+        gs_error_clear();
+        return GS_ERROR(GS_ERR_CONFIG,
+                        "%s = \"%s\": unknown SpMV format (expected auto, measure, csr, cusparse, "
+                        "cmrs, suraa or cds)",
+                        key, word);
+    }
+    if (*f == GS_FORMAT_CUSPARSE && loc != GS_LOC_DEVICE)
+        return GS_ERROR(GS_ERR_CONFIG,
+                        "%s = \"cusparse\" runs on the GPU only, and this matrix is on the host",
+                        key);
+    return GS_OK;
+}
+
+/* *M = A in format f; a refusal falls back to csr and the reason says so */
+static gs_status convert(const gs_csr *A, gs_format f, const gs_format_params *p, gs_spmat **M,
+                         gs_select_result *res)
+{
+    gs_status st = GS_OK;
+    const double t0 = gs_time_now();
+    st = gs_spmat_create(A, f, p, M);
+    if (st == GS_ERR_UNSUPPORTED && f != GS_FORMAT_CSR) {
+        const size_t w = strlen(res->reason);
+        snprintf(res->reason + w, sizeof res->reason - w, "; %s refused, csr runs: %s",
+                 gs_format_name(f), gs_error_message());
+        gs_error_clear();
+        f = GS_FORMAT_CSR;
+        st = gs_spmat_create(A, f, p, M);
+    }
+    GS_CHECK(st);
+    res->format = f;
+    res->convert_s = gs_time_now() - t0; /* a refused attempt included */
+done:
+    return st;
+}
+
+gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *rq, gs_spmat **M,
+                          gs_select_result *res)
+{
+    gs_status st = GS_OK;
+    char word[32], key[48];
+    int index = 0;
+    gs_format f = GS_FORMAT_CSR;
+    *M = NULL;
+    memset(res, 0, sizeof *res);
+    if (!A || !rq) return GS_ERROR(GS_ERR_ARG, "gs_select_spmat: no matrix or no request");
+    if (level_entry(rq->levels, level < 0 ? 0 : level, word, sizeof word, &index)) {
+        snprintf(key, sizeof key, "spmv.levels[%d]", index);
+    } else {
+        gs_str_copy(word, sizeof word, rq->format && *rq->format ? rq->format : "auto");
+        gs_str_copy(key, sizeof key, "spmv.format");
+    }
+    /* a wrong name fails before any work */
+    if (strcmp(word, "auto") != 0 && strcmp(word, "measure") != 0)
+        GS_CHECK(forced_format(word, key, A->loc, &f));
+    GS_CHECK(gs_features_compute(A, &res->feat));
+    res->feature_s = res->feat.seconds;
+    if (strcmp(word, "measure") == 0) {
+        GS_CHECK(measure(A, rq, key, res, M));
+        return GS_OK;
+    }
+    if (strcmp(word, "auto") == 0) {
+        size_t w = 0;
+        if (strcmp(key, "spmv.format") != 0)
+            w = (size_t)snprintf(res->reason, sizeof res->reason, "%s = auto: ", key);
+        f = gs_select_rule(&res->feat, A->loc, res->reason + w, sizeof res->reason - w);
+    } else {
+        snprintf(res->reason, sizeof res->reason, "forced by %s", key);
+    }
+    GS_CHECK(convert(A, f, &rq->params, M, res));
+done:
+    if (st != GS_OK) gs_spmat_destroy(M);
+    return st;
+}
