@@ -9,10 +9,23 @@
 static atomic_long g_live;
 static atomic_long g_count;
 static atomic_long g_fail_at; /* countdown: the allocation that brings it to 0 fails */
+static atomic_int g_env_read; /* GSOLVE_FAIL_ALLOC looked at (or gs_mem_fail_at called) */
+
+/* GSOLVE_FAIL_ALLOC=K in the environment makes the K-th host allocation of the process fail:
+ * the injection of gs_mem_fail_at for whole programs (gsolve itself), read once. */
+static void read_env(void)
+{
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_env_read, &expected, 1)) return;
+    const char *s = getenv("GSOLVE_FAIL_ALLOC");
+    long k = s ? strtol(s, NULL, 10) : 0;
+    if (k > 0) atomic_store(&g_fail_at, k);
+}
 
 /* 1 when this allocation must fail because of injection. */
 static int injected_failure(void)
 {
+    if (!atomic_load(&g_env_read)) read_env();
     atomic_fetch_add(&g_count, 1);
     long k = atomic_load(&g_fail_at);
     if (k <= 0) return 0;
@@ -66,6 +79,7 @@ gs_status gs_alloc_array(size_t count, size_t size, const char *what, void **out
 
 void gs_mem_fail_at(long k)
 {
+    atomic_store(&g_env_read, 1); /* an explicit setting overrides the environment's */
     atomic_store(&g_fail_at, k > 0 ? k : 0);
 }
 

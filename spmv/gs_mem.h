@@ -31,7 +31,9 @@ gs_status gs_alloc_array(size_t count, size_t size, const char *what, void **out
 void gs_str_copy(char *dst, size_t cap, const char *src);
 
 /* Test hooks: make the k-th allocation from now fail (k >= 1; 0 turns injection off);
- * the number of host allocations not yet freed; allocations made since start. */
+ * the number of host allocations not yet freed; allocations made since start. A program
+ * started with GSOLVE_FAIL_ALLOC=K in its environment has its K-th allocation fail (until
+ * gs_mem_fail_at is called). */
 void gs_mem_fail_at(long k);
 long gs_mem_live(void);
 long gs_mem_count(void);
