@@ -228,7 +228,7 @@ done:
 /* Aggregates and the tentative prolongator of level l, on the device when its scalar kernels
  * apply, else on a host copy. B (k vectors, at *B_loc) is replaced by the coarse one. */
 static gs_status coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, int *k,
-                         gs_csr **T, int32_t *nagg_out, double *ph)
+                         gs_csr **T, int32_t *nagg_out, int *one_per_row, double *ph)
 {
     gs_status st = GS_OK;
     amg_level *L = &amg->lev[l];
@@ -241,6 +241,7 @@ static gs_status coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, i
      * near-nullspace (one vector per unknown, kept as node weights) or one given vector */
     int fast = amg->p.aggregation == GS_AGG_MIS2 && b <= 8 &&
                (amg->p.nullspace ? *k == 1 && b == 1 : *k == b);
+    *one_per_row = fast;
     const gs_amg_ops *ops = fast ? amg->ops : &gs_amg_host_ops;
     gs_loc where = fast ? amg->loc : GS_LOC_HOST;
     GS_CHECK(sync_now(amg, &t0));
@@ -449,7 +450,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_PHASE_PROLONG] += t1 - t0;
         if (l + 1 >= max_levels || n <= p->coarse_size) break;
-        GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &nagg, ph));
+        int one_per_row = 0;
+        GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &nagg, &one_per_row, ph));
         trace(amg, l, "tentative P");
         if (nagg == 0 || (int64_t)nagg * k >= n) { /* no coarsening: stop here */
             gs_csr_destroy(&T);
@@ -460,7 +462,10 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             gs_csr *Sj = NULL;
             GS_CHECK(amg->ops->jacobi_matrix(L->A, dinv, p->prolongator_omega / L->rho, &Sj));
             trace(amg, l, "I - w D^-1 A");
-            st = gs_spgemm(Sj, T, m, &L->P);
+            if (one_per_row && m != GS_SPGEMM_CUSPARSE)
+                st = amg->ops->times_tentative(Sj, T, &L->P);
+            else
+                st = gs_spgemm(Sj, T, m, &L->P);
             trace(amg, l, "P = (I - w D^-1 A) T");
             gs_csr_destroy(&Sj);
             GS_CHECK(st);

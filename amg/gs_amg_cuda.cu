@@ -11,6 +11,7 @@
 
 #include "gs_amg_impl.h"
 #include "gs_cuda_impl.h"
+#include "gs_cuda_reduce.cuh"
 
 #define GRID(n) gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream
 #define FOR_I(n)                                                                                  \
@@ -468,12 +469,94 @@ static gs_status cuda_jacobi_matrix(const gs_csr *A, const double *dinv, double 
         jacobi_matrix_kernel<<<GRID(A->rows)>>>(A->rows, A->rowptr, A->colind, A->val, dinv, w, v);
         GS_CUDA_LAUNCHED("jacobi_matrix_kernel");
     }
-    st = gs_cuda_csr_adopt(A->rows, A->cols, A->nnz, rp, ci, v, Sj);
-    rp = NULL, ci = NULL, v = NULL;
+    { /* an input of one product only: no SpMV state */
+        gs_csr *M = NULL;
+        GS_CHECK(gs_alloc_array(1, sizeof *M, "smoothing matrix", (void **)&M));
+        memset(M, 0, sizeof *M);
+        M->rows = A->rows, M->cols = A->cols, M->nnz = A->nnz, M->loc = GS_LOC_DEVICE;
+        M->rowptr = rp, M->colind = ci, M->val = v;
+        rp = NULL, ci = NULL, v = NULL;
+        *Sj = M;
+    }
 done:
     gs_cuda_free(rp);
     gs_cuda_free(ci);
     gs_cuda_free(v);
+    return st;
+}
+
+/* C = S T where row j of T holds at most one entry (the tentative prolongator): row i of C
+ * gathers (col of T_j, s_ij t_j) over row i of S and merges equal columns; rows are short, so
+ * one thread per row with a quadratic merge. count: entries per row; else the row, sorted. */
+__device__ __forceinline__ int32_t tcol_of(const int32_t *trp, const int32_t *tci, int32_t j)
+{
+    return trp[j + 1] > trp[j] ? tci[trp[j]] : -1;
+}
+
+static __global__ void times_t_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                      const double *v, const int32_t *trp, const int32_t *tci,
+                                      const double *tv, int32_t *cnt, const int32_t *crp,
+                                      int32_t *cci, double *cv)
+{
+    FOR_I(n)
+    {
+        const int32_t s = rp[i], e = rp[i + 1];
+        int32_t k = 0, o = cnt ? 0 : crp[i];
+        for (int32_t q = s; q < e; q++) {
+            const int32_t c = tcol_of(trp, tci, ci[q]);
+            if (c < 0) continue;
+            bool seen = false;
+            for (int32_t q2 = s; q2 < q && !seen; q2++) seen = tcol_of(trp, tci, ci[q2]) == c;
+            if (seen) continue;
+            if (!cnt) {
+                double sum = 0.0;
+                for (int32_t q2 = q; q2 < e; q2++) {
+                    const int32_t j = ci[q2];
+                    if (tcol_of(trp, tci, j) == c) sum += v[q2] * tv[trp[j]];
+                }
+                int32_t p = k; /* insertion into the sorted row */
+                while (p > 0 && cci[o + p - 1] > c) {
+                    cci[o + p] = cci[o + p - 1];
+                    cv[o + p] = cv[o + p - 1];
+                    p--;
+                }
+                cci[o + p] = c;
+                cv[o + p] = sum;
+            }
+            k++;
+        }
+        if (cnt) cnt[i] = k;
+    }
+}
+
+static gs_status cuda_times_tentative(const gs_csr *S, const gs_csr *T, gs_csr **C)
+{
+    gs_status st = GS_OK;
+    int32_t n = S->rows, *cnt = NULL, *crp = NULL, *cci = NULL, nnz = 0;
+    double *cv = NULL;
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "prolongator", (void **)&cnt));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *crp, "prolongator", (void **)&crp));
+    GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
+    if (n > 0) {
+        times_t_kernel<<<GRID(n)>>>(n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
+                                    T->val, cnt, NULL, NULL, NULL);
+        GS_CUDA_LAUNCHED("times_t_kernel");
+    }
+    GS_CHECK(scan_counts(cnt, crp, n, &nnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *cci, "prolongator", (void **)&cci));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *cv, "prolongator", (void **)&cv));
+    if (n > 0) {
+        times_t_kernel<<<GRID(n)>>>(n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
+                                    T->val, NULL, crp, cci, cv);
+        GS_CUDA_LAUNCHED("times_t_kernel");
+    }
+    st = gs_cuda_csr_adopt(n, T->cols, nnz, crp, cci, cv, C);
+    crp = NULL, cci = NULL, cv = NULL;
+done:
+    gs_cuda_free(cnt);
+    gs_cuda_free(crp);
+    gs_cuda_free(cci);
+    gs_cuda_free(cv);
     return st;
 }
 
@@ -519,21 +602,28 @@ done:
     return st;
 }
 
+/* sums of the row lengths and their squares (block sums, then one atomic per block) and the
+ * longest row (a warp maximum, then one atomic per warp) */
 static __global__ void row_stats_kernel(int32_t n, const int32_t *rp, double *sum,
                                         unsigned int *mx)
 {
+    __shared__ double ws[32];
     double s = 0.0, s2 = 0.0;
     unsigned int m = 0;
     FOR_I(n)
     {
-        double c = rp[i + 1] - rp[i];
+        unsigned int c = (unsigned int)(rp[i + 1] - rp[i]);
         s += c;
-        s2 += c * c;
-        m = c > m ? (unsigned int)c : m;
+        s2 += (double)c * c;
+        m = c > m ? c : m;
     }
-    atomicAdd(&sum[0], s);
-    atomicAdd(&sum[1], s2);
-    atomicMax(mx, m);
+    m = __reduce_max_sync(0xffffffffu, m);
+    if ((threadIdx.x & 31) == 0 && m) atomicMax(mx, m);
+    s = gs_block_sum(s, ws);
+    if (threadIdx.x == 0) atomicAdd(&sum[0], s);
+    __syncthreads();
+    s2 = gs_block_sum(s2, ws);
+    if (threadIdx.x == 0) atomicAdd(&sum[1], s2);
 }
 
 static gs_status cuda_row_stats(const gs_csr *A, double *mean, double *std, int32_t *max)
@@ -547,7 +637,7 @@ static gs_status cuda_row_stats(const gs_csr *A, double *mean, double *std, int3
     GS_CHECK(gs_cuda_alloc(sizeof h, "row statistics", (void **)&buf));
     GS_CUDA_CALL(cudaMemsetAsync(buf, 0, sizeof h, gs_cuda_g.stream));
     if (A->rows > 0) {
-        row_stats_kernel<<<GRID(A->rows)>>>(A->rows, A->rowptr, (double *)buf,
+        row_stats_kernel<<<gs_cuda_red_blocks(A->rows), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(A->rows, A->rowptr, (double *)buf,
                                              (unsigned int *)(buf + 2 * sizeof(double)));
         GS_CUDA_LAUNCHED("row_stats_kernel");
     }
@@ -569,4 +659,5 @@ extern "C" const gs_amg_ops gs_amg_cuda_ops = {
     cuda_smooth_step,   /* smooth_step */
     cuda_fill_random,   /* fill_random */
     cuda_row_stats,     /* row_stats */
+    cuda_times_tentative, /* times_tentative */
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gs_amg_impl.h"
+#include "gs_spgemm.h"
 
 /* ---- strength ---------------------------------------------------------------------------- */
 
@@ -500,4 +501,5 @@ const gs_amg_ops gs_amg_host_ops = {
     .smooth_step = host_smooth_step,
     .fill_random = host_fill_random,
     .row_stats = host_row_stats,
+    .times_tentative = gs_spgemm_host,
 };

@@ -61,6 +61,9 @@ typedef struct gs_amg_ops {
     gs_status (*fill_random)(int64_t n, uint32_t seed, double *x);
     /* nonzeros per row of A: mean, standard deviation, max */
     gs_status (*row_stats)(const gs_csr *A, double *mean, double *std, int32_t *max);
+    /* C = S T for a T with at most one entry per row (the tentative prolongator of the
+     * data-parallel path): the structural product, rows sorted, as gs_spgemm gives it */
+    gs_status (*times_tentative)(const gs_csr *S, const gs_csr *T, gs_csr **C);
 } gs_amg_ops;
 
 extern const gs_amg_ops gs_amg_host_ops;
