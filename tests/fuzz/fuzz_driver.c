@@ -316,84 +316,94 @@ static size_t line_end(const buf *x, size_t i)
     return i < x->n ? i + 1 : i;
 }
 
+/* Copy m bytes at i to a random place. */
+static void mut_duplicate(buf *x, size_t i, size_t max)
+{
+    size_t n = x->n, m = 1 + rndn(n - i < 64 ? n - i : 64);
+    uint8_t *c = malloc(m);
+    if (!n || !c) {
+        free(c);
+        return;
+    }
+    memcpy(c, x->d + i, m);
+    size_t at = rndn(n + 1);
+    splice_in(x, at, at, c, m, max);
+    free(c);
+}
+
+/* Replace a number (a run of digits, signs, dots and exponents) with a boundary value. */
+static void mut_number(buf *x, size_t max)
+{
+    size_t n = x->n;
+    for (int tries = 0; n && tries < 32; tries++) {
+        size_t a = rndn(n);
+        if (!(x->d[a] >= '0' && x->d[a] <= '9')) continue;
+        while (a > 0 && is_num_char(x->d[a - 1])) a--;
+        size_t b = a;
+        while (b < n && is_num_char(x->d[b])) b++;
+        const char *s = k_numbers[rndn(sizeof k_numbers / sizeof k_numbers[0])];
+        splice_in(x, a, b, s, strlen(s), max);
+        return;
+    }
+}
+
+/* Delete, duplicate or move the line around i. */
+static void mut_line(buf *x, size_t i, size_t max)
+{
+    if (!x->n) return;
+    size_t a = line_start(x, i), b = line_end(x, i), m = b - a;
+    int op = (int)(rnd() % 3);
+    if (op == 0) {
+        splice_in(x, a, b, "", 0, max);
+        return;
+    }
+    uint8_t *c = malloc(m + 1);
+    if (!c) return;
+    memcpy(c, x->d + a, m);
+    if (op == 2) splice_in(x, a, b, "", 0, max); /* move: delete, then insert */
+    size_t j = x->n ? line_start(x, rndn(x->n)) : 0;
+    splice_in(x, j, j, c, m, max);
+    free(c);
+}
+
+/* Insert a dictionary word at i, or put it over the word at i. */
+static void mut_word(buf *x, size_t i, size_t max)
+{
+    if (!g_nwords) return;
+    int w = (int)rndn((size_t)g_nwords);
+    size_t b = i;
+    if (rnd() % 2)
+        while (b < x->n && x->d[b] != ' ' && x->d[b] != '\n' && x->d[b] != '\t') b++;
+    splice_in(x, i, b, g_words[w], g_wlen[w], max);
+}
+
+/* One mutation of x (at most max bytes), chosen by the PRNG. */
 static void mutate(buf *x, size_t max)
 {
+    static const uint8_t k_bytes[] = {0,   1,   '\n', '\r', ' ', '\t', '%', '-', '+',  '.',  'e',
+                                      '0', '9', '"',  ';',  '{', '}',  '[', ']', 0x7f, 0x80, 0xff};
     size_t n = x->n, i = rndn(n ? n : 1);
+    uint8_t r[64];
+    size_t m = 1 + rndn(8);
     switch (rnd() % 12) {
     case 0: /* flip a bit */
         if (n) x->d[i] ^= (uint8_t)(1u << (rnd() % 8));
         break;
-    case 1: { /* an interesting byte */
-        static const uint8_t k[] = {0,   1,   '\n', '\r', ' ', '\t', '%', '-', '+',  '.',  'e',
-                                    '0', '9', '"',  ';',  '{', '}',  '[', ']', 0x7f, 0x80, 0xff};
-        if (n) x->d[i] = k[rndn(sizeof k)];
+    case 1: /* an interesting byte */
+        if (n) x->d[i] = k_bytes[rndn(sizeof k_bytes)];
         break;
-    }
     case 2: /* delete a range */
         if (n) splice_in(x, i, i + 1 + rndn(n - i < 16 ? n - i : 16), "", 0, max);
         break;
-    case 3: { /* insert random bytes */
-        uint8_t r[8];
-        size_t m = 1 + rndn(8);
+    case 3: /* insert random bytes */
         for (size_t k = 0; k < m; k++) r[k] = (uint8_t)rnd();
         splice_in(x, i, i, r, m, max);
         break;
-    }
-    case 4: { /* duplicate a range */
-        if (!n) break;
-        size_t m = 1 + rndn(n - i < 64 ? n - i : 64);
-        uint8_t *c = malloc(m);
-        if (c) {
-            memcpy(c, x->d + i, m);
-            size_t at = rndn(n + 1);
-            splice_in(x, at, at, c, m, max);
-        }
-        free(c);
-        break;
-    }
+    case 4: mut_duplicate(x, i, max); break;
     case 5:
-    case 6: { /* replace a number with an interesting one */
-        size_t tries = 0;
-        while (n && tries++ < 32) {
-            size_t a = rndn(n);
-            if (!(x->d[a] >= '0' && x->d[a] <= '9')) continue;
-            while (a > 0 && is_num_char(x->d[a - 1])) a--;
-            size_t b = a;
-            while (b < n && is_num_char(x->d[b])) b++;
-            const char *s = k_numbers[rndn(sizeof k_numbers / sizeof k_numbers[0])];
-            splice_in(x, a, b, s, strlen(s), max);
-            break;
-        }
-        break;
-    }
-    case 7: { /* delete, duplicate or swap lines */
-        if (!n) break;
-        size_t a = line_start(x, i), b = line_end(x, i);
-        int op = (int)(rnd() % 3);
-        if (op == 0) {
-            splice_in(x, a, b, "", 0, max);
-        } else {
-            uint8_t *c = malloc(b - a + 1);
-            if (!c) break;
-            memcpy(c, x->d + a, b - a);
-            size_t m = b - a;
-            if (op == 2) splice_in(x, a, b, "", 0, max); /* move: delete, then insert */
-            size_t j = x->n ? rndn(x->n) : 0;
-            j = x->n ? line_start(x, j) : 0;
-            splice_in(x, j, j, c, m, max);
-            free(c);
-        }
-        break;
-    }
-    case 8: { /* insert or overwrite with a dictionary word */
-        if (!g_nwords) break;
-        int w = (int)rndn((size_t)g_nwords);
-        size_t b = i;
-        if (rnd() % 2)
-            while (b < n && x->d[b] != ' ' && x->d[b] != '\n' && x->d[b] != '\t') b++;
-        splice_in(x, i, b, g_words[w], g_wlen[w], max);
-        break;
-    }
+    case 6: mut_number(x, max); break;
+    case 7: mut_line(x, i, max); break;
+    case 8: mut_word(x, i, max); break;
     case 9: { /* splice with another seed */
         const buf *o = &g_seeds[rndn((size_t)g_nseeds)];
         size_t j = rndn(o->n + 1);
@@ -401,13 +411,11 @@ static void mutate(buf *x, size_t max)
         break;
     }
     case 10: /* truncate */ x->n = rndn(n + 1); break;
-    default: { /* a run of one repeated byte */
-        uint8_t r[64];
-        size_t m = 1 + rndn(64);
+    default: /* a run of one repeated byte */
+        m = 1 + rndn(sizeof r);
         memset(r, (int)(rnd() % 2 ? '9' : rnd()), m);
         splice_in(x, i, i, r, m, max);
         break;
-    }
     }
 }
 
@@ -438,103 +446,107 @@ static void usage(void)
     exit(2);
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+typedef struct opts {
+    const fuzz_target *t;
+    long n_iter;
+    double seconds;
+    uint64_t seed;
+    size_t max;
+    int reproduce, ncorpus;
+    const char *corpus[256], *dict;
+} opts;
+
+static void parse_args(int argc, char **argv, opts *o)
 {
-    long n_iter = -1;
-    double seconds = -1;
-    uint64_t seed = 1;
-    size_t max = 65536;
-    int reproduce = 0, ncorpus = 0;
-    const char *corpus[256], *dict = NULL;
-    if (argc < 2) usage();
-    const fuzz_target *t = fuzz_find(argv[1]);
-    if (!t) usage();
-    g_target_name = t->name;
+    memset(o, 0, sizeof *o);
+    o->n_iter = -1, o->seconds = -1, o->seed = 1, o->max = 65536;
+    if (argc < 2 || !(o->t = fuzz_find(argv[1]))) usage();
     for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-n") == 0 && i + 1 < argc)
-            n_iter = atol(argv[++i]);
-        else if (strcmp(a, "-t") == 0 && i + 1 < argc)
-            seconds = atof(argv[++i]);
-        else if (strcmp(a, "-s") == 0 && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 10);
-        else if (strcmp(a, "-o") == 0 && i + 1 < argc)
-            snprintf(g_out_dir, sizeof g_out_dir, "%s", argv[++i]);
-        else if (strcmp(a, "-m") == 0 && i + 1 < argc)
-            max = (size_t)atol(argv[++i]);
-        else if (strcmp(a, "-x") == 0 && i + 1 < argc)
-            dict = argv[++i];
-        else if (strcmp(a, "-r") == 0)
-            reproduce = 1;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-r") == 0)
+            o->reproduce = 1;
         else if (strcmp(a, "-l") == 0)
             g_leak_each = 1;
-        else if (a[0] == '-')
+        else if (a[0] == '-' && (!v || strlen(a) != 2 || !strchr("ntsomx", a[1])))
             usage();
-        else if (ncorpus < 256)
-            corpus[ncorpus++] = a;
+        else if (a[0] == '-') {
+            i++;
+            switch (a[1]) {
+            case 'n': o->n_iter = atol(v); break;
+            case 't': o->seconds = atof(v); break;
+            case 's': o->seed = strtoull(v, NULL, 10); break;
+            case 'o': snprintf(g_out_dir, sizeof g_out_dir, "%s", v); break;
+            case 'm': o->max = (size_t)atol(v); break;
+            default: o->dict = v; break;
+            }
+        } else if (o->ncorpus < 256)
+            o->corpus[o->ncorpus++] = a;
     }
-    if (!ncorpus) usage();
+    if (!o->ncorpus) usage();
     const char *env_t = getenv("GSOLVE_FUZZ_SECONDS"); /* a longer run through ctest */
-    if (env_t && atof(env_t) > 0) seconds = atof(env_t), n_iter = -1;
-    if (n_iter < 0) n_iter = seconds > 0 ? -1 : 10000;
-    g_rng = seed;
+    if (env_t && atof(env_t) > 0) o->seconds = atof(env_t), o->n_iter = -1;
+    if (o->n_iter < 0) o->n_iter = o->seconds > 0 ? -1 : 10000;
+}
+
+/* Mutants until the count or the time is reached; inputs run so far in *k. */
+static long mutate_loop(const opts *o, double t0, long *k, long *accepted, long *refused)
+{
+    long mutants = 0;
+    for (; o->n_iter < 0 || mutants < o->n_iter; mutants++, (*k)++) {
+        if (o->seconds > 0 && (mutants & 15) == 0 && now() - t0 > o->seconds) break;
+        size_t pick = rndn((size_t)(g_nseeds + g_npool));
+        const buf *src = pick < (size_t)g_nseeds ? &g_seeds[pick] : &g_pool[pick - g_nseeds];
+        buf x = {malloc(src->n ? src->n : 1), src->n};
+        if (!x.d) exit(1);
+        memcpy(x.d, src->d, src->n);
+        for (int m = 1 + (int)(rnd() % 4); m > 0; m--) mutate(&x, o->max);
+        if (run_one(o->t, x.d, x.n, *k) == FUZZ_ACCEPTED) {
+            (*accepted)++;
+            int slot = g_npool < POOL ? g_npool++ : (int)rndn(POOL);
+            free(g_pool[slot].d);
+            g_pool[slot] = x; /* a valid input is a good base for more */
+        } else {
+            (*refused)++;
+            free(x.d);
+        }
+    }
+    return mutants;
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    parse_args(argc, argv, &o);
+    const fuzz_target *t = o.t;
+    g_target_name = t->name;
+    g_rng = o.seed;
     fuzz_init();
     if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_death);
-    signal(SIGALRM, on_signal);
-    signal(SIGABRT, on_signal);
-    signal(SIGSEGV, on_signal);
-    signal(SIGBUS, on_signal);
-    signal(SIGFPE, on_signal);
-    for (int i = 0; i < ncorpus; i++) add_path(corpus[i], reproduce ? (size_t)1 << 30 : max, 0);
+    const int sigs[] = {SIGALRM, SIGABRT, SIGSEGV, SIGBUS, SIGFPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], on_signal);
+    for (int i = 0; i < o.ncorpus; i++)
+        add_path(o.corpus[i], o.reproduce ? (size_t)1 << 30 : o.max, 0);
     if (!g_nseeds) {
         fprintf(stderr, "fuzz_driver: no seed files in the corpus given\n");
         return 2;
     }
-    if (dict) load_dict(dict);
+    if (o.dict) load_dict(o.dict);
 
-    long accepted = 0, refused = 0, k = 0;
+    long accepted = 0, refused = 0, k = 0, mutants = 0;
     double t0 = now();
-    for (int s = 0; s < g_nseeds; s++, k++) {
-        if (run_one(t, g_seeds[s].d, g_seeds[s].n, k) == FUZZ_ACCEPTED)
-            accepted++;
-        else
-            refused++;
-    }
-    if (reproduce) {
-        printf("fuzz_driver %s: %d files run once: %ld accepted, %ld refused, no failure\n",
-               t->name, g_nseeds, accepted, refused);
-        fuzz_cleanup();
-        return 0;
-    }
-    long mutants = 0;
-    for (; n_iter < 0 || mutants < n_iter; mutants++, k++) {
-        if (seconds > 0 && (mutants & 15) == 0 && now() - t0 > seconds) break;
-        size_t pick = rndn((size_t)(g_nseeds + g_npool));
-        const buf *src = pick < (size_t)g_nseeds ? &g_seeds[pick] : &g_pool[pick - g_nseeds];
-        buf x = {malloc(src->n ? src->n : 1), src->n};
-        if (!x.d) return 1;
-        memcpy(x.d, src->d, src->n);
-        for (int m = 1 + (int)(rnd() % 4); m > 0; m--) mutate(&x, max);
-        fuzz_outcome o = run_one(t, x.d, x.n, k);
-        if (o == FUZZ_ACCEPTED) {
-            accepted++;
-            int slot = g_npool < POOL ? g_npool++ : (int)rndn(POOL);
-            free(g_pool[slot].d);
-            g_pool[slot] = x;
-        } else {
-            refused++;
-            free(x.d);
-        }
-    }
-    double dt = now() - t0;
+    for (int s = 0; s < g_nseeds; s++, k++)
+        run_one(t, g_seeds[s].d, g_seeds[s].n, k) == FUZZ_ACCEPTED ? accepted++ : refused++;
+    if (!o.reproduce) mutants = mutate_loop(&o, t0, &k, &accepted, &refused);
     printf("fuzz_driver %s: %ld inputs (%d seeds, %ld mutants, seed %llu) in %.1f s: %ld "
            "accepted, %ld refused, no failure\n",
-           t->name, k, g_nseeds, mutants, (unsigned long long)seed, dt, accepted, refused);
+           t->name, k, g_nseeds, mutants, (unsigned long long)o.seed, now() - t0, accepted,
+           refused);
     for (int i = 0; i < g_nseeds; i++) free(g_seeds[i].d);
     for (int i = 0; i < g_npool; i++) free(g_pool[i].d);
     for (int i = 0; i < g_nwords; i++) free(g_words[i]);
     fuzz_cleanup();
-    if (!accepted || !refused) {
+    if (!o.reproduce && (!accepted || !refused)) {
         fprintf(stderr,
                 "fuzz_driver %s: every input was %s: the corpus does not reach both "
                 "outcomes\n",
