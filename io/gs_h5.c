@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -247,6 +248,32 @@ done:
     return st;
 }
 
+/* Read the len integers of dset (pointers or indices) as int64. Stored as floats (MATLAB and
+ * some writers do), each must be a whole number: HDF5's conversion would truncate 1.5 to 1 and
+ * turn NaN into 0, a wrong matrix read without a word. */
+static gs_status read_ints(h5src *s, const char *name, hid_t dset, int64_t len, int64_t **out)
+{
+    gs_status st = GS_OK;
+    double *d = NULL;
+    hid_t type = H5Dget_type(dset);
+    H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+    CLOSE_ID(H5Tclose, type);
+    if (cls != H5T_FLOAT) return read_all(s, name, dset, H5T_NATIVE_INT64, len, (void **)out);
+    GS_CHECK(read_all(s, name, dset, H5T_NATIVE_DOUBLE, len, (void **)&d));
+    for (int64_t k = 0; k < len; k++) {
+        if (!(d[k] == floor(d[k]) && fabs(d[k]) < 9.2e18))
+            GS_FAIL(GS_ERR_INPUT, AT "[%lld] = %.17g: expected a whole number (an index)",
+                    AT_ARGS(s, name), (long long)k, d[k]);
+        int64_t v = (int64_t)d[k];
+        memcpy(&d[k], &v, sizeof v); /* in place: both 8 bytes */
+    }
+    *out = (int64_t *)(void *)d;
+    d = NULL;
+done:
+    gs_free(d);
+    return st;
+}
+
 /* Read one string (variable- or fixed-length) from attribute attr into buf. */
 static gs_status attr_str_value(h5src *s, const char *name, hid_t attr, hid_t type, char *buf,
                                 size_t cap)
@@ -435,8 +462,8 @@ static gs_status read_arrays(h5src *s, h5mat *m)
         GS_FAIL(GS_ERR_UNSUPPORTED,
                 AT " has %lld entries: gsolve's 32-bit indices allow at most 2^31 - 1 nonzeros",
                 AT_ARGS(s, in), (long long)m->nnz);
-    GS_CHECK(read_all(s, pn, dp, H5T_NATIVE_INT64, m->nptr, (void **)&m->ptr));
-    if (m->has_idx) GS_CHECK(read_all(s, in, di, H5T_NATIVE_INT64, ni, (void **)&m->idx));
+    GS_CHECK(read_ints(s, pn, dp, m->nptr, &m->ptr));
+    if (m->has_idx) GS_CHECK(read_ints(s, in, di, ni, &m->idx));
     if (m->has_val) GS_CHECK(read_all(s, "data", dv, H5T_NATIVE_DOUBLE, nv, (void **)&m->val));
 done:
     CLOSE_ID(H5Dclose, dp);

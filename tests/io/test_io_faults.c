@@ -6,7 +6,8 @@
  *    entries over two lines must end with the reader's own message, not "out of memory";
  *  - NaN and Inf in A, b, x0 or the exact solution name the file, the vector and the entry;
  *  - regressions of what tests/fuzz found: duplicate entries whose sum overflows, an HDF5 file
- *    with a user block larger than 2048 bytes.
+ *    with a user block larger than 2048 bytes;
+ *  - HDF5 indices stored as floats must be whole numbers.
  */
 #include <hdf5.h>
 #include <math.h>
@@ -197,6 +198,55 @@ static void test_h5_limits(void)
     CHECK(gs_mem_live() == live);
 }
 
+/* A 2 x 2 scipy CSR file whose indptr and indices are stored as float64. */
+static void write_h5_float_index(const char *path, const double *ptr, const double *idx)
+{
+    const double val[2] = {1, 2};
+    const double *arrays[3] = {ptr, idx, val};
+    const char *names[3] = {"indptr", "indices", "data"};
+    const hsize_t len[3] = {3, 2, 2}, two = 2;
+    const int64_t shape[2] = {2, 2};
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    for (int i = 0; i < 3; i++) {
+        hid_t sp = H5Screate_simple(1, &len[i], NULL);
+        hid_t d =
+            H5Dcreate2(f, names[i], H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        CHECK(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, arrays[i]) >= 0);
+        H5Dclose(d);
+        H5Sclose(sp);
+    }
+    hid_t sp = H5Screate_simple(1, &two, NULL);
+    hid_t a = H5Acreate2(f, "shape", H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(H5Awrite(a, H5T_NATIVE_INT64, shape) >= 0);
+    H5Aclose(a);
+    H5Sclose(sp);
+    CHECK(H5Fclose(f) >= 0);
+}
+
+/* Indices stored as floats must be whole numbers: HDF5's conversion alone would read 1.5 as 1
+ * and NaN as 0, a wrong matrix without a word. */
+static void test_h5_float_indices(void)
+{
+    const double ptr[3] = {0, 1, 2}, whole[2] = {0, 1}, half[2] = {0, 1.5}, nan_idx[2] = {NAN, 1};
+    const double half_ptr[3] = {0, 0.5, 2};
+    gs_csr *A = NULL;
+    long live = gs_mem_live();
+    write_h5_float_index(tpath("fidx.h5"), ptr, whole);
+    CHECK_OK(gs_h5_read(tpath("fidx.h5"), NULL, &A, NULL));
+    CHECK(A && A->nnz == 2 && A->colind[0] == 0 && A->colind[1] == 1 && A->val[1] == 2.0);
+    gs_csr_destroy(&A);
+    write_h5_float_index(tpath("fidx_half.h5"), ptr, half);
+    CHECK_FAIL(gs_h5_read(tpath("fidx_half.h5"), NULL, &A, NULL), GS_ERR_INPUT,
+               "fidx_half.h5:/indices[1] = 1.5: expected a whole number (an index)");
+    write_h5_float_index(tpath("fidx_nan.h5"), ptr, nan_idx);
+    CHECK_FAIL(gs_h5_read(tpath("fidx_nan.h5"), NULL, &A, NULL), GS_ERR_INPUT,
+               "fidx_nan.h5:/indices[0] = nan: expected a whole number");
+    write_h5_float_index(tpath("fptr_half.h5"), half_ptr, whole);
+    CHECK_FAIL(gs_h5_read(tpath("fptr_half.h5"), NULL, &A, NULL), GS_ERR_INPUT,
+               "fptr_half.h5:/indptr[1] = 0.5: expected a whole number");
+    CHECK(A == NULL && gs_mem_live() == live);
+}
+
 /* Load the problem of a matrix file (rhs and x0 from the file when there, else as given). */
 static gs_status load(const char *path, const char *rhs, gs_problem **p)
 {
@@ -306,6 +356,7 @@ int main(void)
     cap_memory();
     test_mm_limits();
     test_h5_limits();
+    test_h5_float_indices();
     test_nonfinite();
     test_fuzz_regressions();
     char cmd[300];
