@@ -6,39 +6,41 @@ measurements of every format, so the table can be recalibrated on a new GPU in o
     python3 scripts/calibrate_select.py sel.csv        # or the --md table: sel.md
 
 Input: the CSV that bench_select --csv writes (one row per matrix: features and the seconds of
-every format, nan where a format refused), or the markdown table of bench_select --md.
+every format, nan where a format refused), or the markdown table of bench_select --md. A table
+measured with --backend host (no cuSPARSE column) calibrates the host rows.
 
-The rule table has this shape (first matching row wins), and the script searches its
-thresholds and formats:
+The rows of one location (first matching row wins), whose thresholds and formats the script
+searches:
 
-    1. structured: block diagonals <= K and 0 <= CDS fill <= F      -> cds
-    2. uneven rows: std > C x mean                                  -> X (cusparse, suraa, or off)
-    3. long rows: mean >= M                                         -> Y (cmrs, suraa, or off)
-    4. default                                                      -> csr
+    1. small: rows < R                                              -> csr
+    2. structured: block diagonals <= K, 0 <= CDS fill <= F
+       (and block size 1 when B1)                                   -> cds
+    3. uneven rows: std > C x mean                                  -> X (GPU cusparse, host suraa)
+    4. long rows: mean >= M                                         -> Y (GPU cmrs, host suraa)
+    5. default                                                      -> csr
 
-Every candidate value is a midpoint between two measured feature values (or "off"); a format
-that refuses the matrix falls back to csr, as gs_select_spmat does. The objective, in order:
-no matrix below --floor x the baseline (cuSPARSE on the GPU, csr on the host), the most matrices
-within --within of the measured best, the highest geometric mean of best/auto. Among equally
-good values the script reports the whole interval and proposes a round number inside it. It
-prints the per-matrix outcome of the current table (read from spmv/gs_select.c) and of the
-proposal, and the #define lines to paste into spmv/gs_select.c.
+A candidate value is a midpoint between two measured feature values; a format that refuses a
+matrix falls back to csr, as gs_select_spmat does. The objective, in order: no matrix below
+--floor x the baseline (cuSPARSE on the GPU, csr on the host), the most matrices within
+--within of the measured best, the highest geometric mean of best/auto. The search is a
+coordinate descent from the table in force (read from spmv/gs_select.c), once per choice of the
+formats X and Y; ties keep the value in force, or else take the roundest number that decides
+alike. It prints each matrix's outcome under the table in force and under the proposal, and the
+#define lines to paste into spmv/gs_select.c.
 """
 import argparse
 import csv
-import itertools
 import math
 import os
 import re
 import sys
 
 FORMATS = ["csr", "cusparse", "cmrs", "suraa", "cds"]
-DEFINES = {  # name in spmv/gs_select.c -> parameter here
-    "SEL_CDS_MAX_DIAGS": "K",
-    "SEL_CDS_MAX_FILL": "F",
-    "SEL_CUSPARSE_CV": "C",
-    "SEL_CMRS_MIN_MEAN": "M",
-}
+PARAMS = ["R", "K", "F", "B1", "C", "M"]
+DEFINES = {"R": "SMALL_ROWS", "K": "CDS_MAX_DIAGS", "F": "CDS_MAX_FILL", "B1": "CDS_BLOCK1",
+           "C": "UNEVEN_CV", "M": "LONG_MEAN"}
+FORMAT_X = {True: "cusparse", False: "suraa"}  # row 3's format in the table, GPU / host
+FORMAT_Y = {True: "cmrs", False: "suraa"}      # row 4's
 
 # markdown headers of bench_select --md -> the CSV's names (times there in microseconds)
 MD_COLUMNS = {
@@ -79,9 +81,7 @@ def read_md(path):
             for h, c in zip(header, cells):
                 if h in MD_COLUMNS:
                     key = MD_COLUMNS[h]
-                    r[key] = c
-                    if key.startswith("t_"):
-                        r[key] = str(num(c) * 1e-6)
+                    r[key] = str(num(c) * 1e-6) if key.startswith("t_") else c
             rows.append(r)
     return rows
 
@@ -90,30 +90,28 @@ def load(path):
     raw = read_md(path) if path.endswith(".md") else read_csv(path)
     out = []
     for r in raw:
-        m = {
-            "name": r["matrix"],
-            "rows": num(r.get("rows")),
-            "mean": num(r["mean"]),
-            "std": num(r["std"]),
-            "K": num(r["nblockdiags"]),
-            "fill": num(r["cds_fill"]),
-            "t": {f: num(r.get("t_" + f)) for f in FORMATS},
-        }
-        if math.isnan(m["t"]["csr"]):
-            continue
-        out.append(m)
+        m = {"name": r["matrix"], "rows": num(r["rows"]), "mean": num(r["mean"]),
+             "std": num(r["std"]), "block": num(r.get("block", "1")),
+             "K": num(r["nblockdiags"]), "fill": num(r["cds_fill"]),
+             "t": {f: num(r.get("t_" + f)) for f in FORMATS}}
+        m["cv"] = m["std"] / m["mean"] if m["mean"] > 0 else 0.0
+        if not math.isnan(m["t"]["csr"]):
+            out.append(m)
     return out
 
 
-def current_table(source):
-    """The thresholds #defined in spmv/gs_select.c (None where absent)."""
-    p = {"K": 128, "F": 0.25, "C": 1.0, "M": 12.0, "X": "cusparse", "Y": "cmrs"}
+def table_in_force(source, device):
+    """The #defines of the location's rows in spmv/gs_select.c."""
+    p = {"R": 0.0, "K": 128.0, "F": 0.25, "B1": 0.0, "C": 1.0, "M": 12.0,
+         "X": FORMAT_X[device], "Y": FORMAT_Y[device]}
+    prefix = "GPU_" if device else "HOST_"
     try:
         text = open(source).read()
     except OSError:
+        print("(%s not found: a default table stands in for the one in force)" % source)
         return p
-    for name, key in DEFINES.items():
-        m = re.search(r"#define\s+%s\s+([0-9.eE+-]+)" % name, text)
+    for key, name in DEFINES.items():
+        m = re.search(r"#define\s+%s%s\s+([0-9.eE+-]+)" % (prefix, name), text)
         if m:
             p[key] = float(m.group(1))
     return p
@@ -121,9 +119,12 @@ def current_table(source):
 
 def choose(m, p, device):
     """The format the table with parameters p picks for matrix m, after the csr fallback."""
-    if 0 <= m["K"] <= p["K"] and 0 <= m["fill"] <= p["F"]:
+    if m["rows"] < p["R"]:
+        f = "csr"
+    elif (0 <= m["K"] <= p["K"] and 0 <= m["fill"] <= p["F"]
+          and (not p["B1"] or m["block"] == 1)):
         f = "cds"
-    elif p["X"] != "off" and m["std"] > p["C"] * m["mean"]:
+    elif p["X"] != "off" and m["cv"] > p["C"]:
         f = p["X"]
     elif p["Y"] != "off" and m["mean"] >= p["M"]:
         f = p["Y"]
@@ -136,6 +137,9 @@ def choose(m, p, device):
     return f
 
 
+NOISE = 0.03  # best/auto above 1 - NOISE counts as 1 in the tie-break (timing noise)
+
+
 def evaluate(ms, p, device, within, floor):
     base = "cusparse" if device else "csr"
     n_in, n_low, logsum, picks = 0, 0, 0.0, []
@@ -143,108 +147,91 @@ def evaluate(ms, p, device, within, floor):
         f = choose(m, p, device)
         ta = m["t"][f]
         tb = min(t for t in m["t"].values() if not math.isnan(t))
-        ratio = tb / ta
-        speed = m["t"][base] / ta
+        ratio, speed = tb / ta, m["t"][base] / ta
         n_in += ratio >= 1.0 / (1.0 + within)
         n_low += speed < floor
-        logsum += math.log(ratio)
+        logsum += math.log(ratio) if ratio < 1.0 - NOISE else 0.0
         picks.append((f, ratio, speed))
-    return (-n_low, n_in, logsum / max(len(ms), 1)), picks
+    return (-n_low, n_in, round(logsum / max(len(ms), 1), 9)), picks
 
 
-def midpoints(values, extra):
-    v = sorted(set(x for x in values if not math.isnan(x)))
-    mids = [(a + b) / 2 for a, b in zip(v, v[1:])]
+def observed(ms, key):
+    """The measured values threshold `key` is compared with."""
+    pick = {"R": "rows", "K": "K", "F": "fill", "C": "cv", "M": "mean"}[key]
+    return sorted(set(m[pick] for m in ms if not (key in "KF" and m[pick] < 0)))
+
+
+def candidates(ms, key, cur, max_fill):
+    if key == "B1":
+        return [0.0, 1.0]
+    v = observed(ms, key)
+    c = [(a + b) / 2 for a, b in zip(v, v[1:])]
     if v:
-        mids += [v[0] - 1e-9, v[-1] * 1.0001 + 1e-9]
-    return sorted(set(mids + extra))
+        c += [v[0] / 2 if v[0] > 0 else v[0] - 1, v[-1] * 2 + 1]
+    c = sorted(set(c + [cur]))
+    if key == "K":
+        c = [x for x in c if 0 <= x <= 128]
+    if key == "F":
+        c = [x for x in c if 0 <= x <= max_fill]
+    if key == "R":
+        c = [x for x in c if x >= 0] + [0.0]
+    return sorted(set(c))
 
 
-def nice(lo, hi, open_lo=False):
-    """A round number in [lo, hi) ((lo, hi] when open_lo; hi may be inf): the fewest
-    significant digits."""
-    if (lo < 0 or (lo == 0 and not open_lo)) and 0 < hi:
+def interval(ms, key, x):
+    """Thresholds deciding like x: [lo, hi) for R, C (x < T, cv > T) and K, F (v <= T),
+    (lo, hi] for M (mean >= T)."""
+    v = observed(ms, key)
+    if key in ("R", "M"):  # rows < R, mean >= M: alike for T in (below x, at or above x]
+        return (max([r for r in v if r < x], default=-math.inf),
+                min([r for r in v if r >= x], default=math.inf))
+    return (max([r for r in v if r <= x], default=-math.inf),
+            min([r for r in v if r > x], default=math.inf))
+
+
+def inside(key, x, lo, hi):
+    return lo < x <= hi if key in ("M", "R") else lo <= x < hi
+
+
+def nice(key, lo, hi):
+    """The roundest number deciding alike, in (lo, hi] for M and R, [lo, hi) otherwise."""
+    open_lo = key in ("M", "R")
+    if inside(key, 0.0, lo, hi):
         return 0.0
-    top = hi if not math.isinf(hi) else lo
+    lo = max(lo, 0.0)
+    top = hi if not math.isinf(hi) else max(lo, 1.0)
     for digits in range(1, 8):
-        step = 10.0 ** (math.floor(math.log10(max(abs(lo), abs(top)))) - digits + 1)
+        step = 10.0 ** (math.floor(math.log10(max(abs(lo), abs(top), 1e-12))) - digits + 1)
         k = math.floor(lo / step + 1e-9) + 1 if open_lo else math.ceil(lo / step - 1e-9)
         x = float("%.*g" % (digits + 1, k * step))
-        if (lo < x <= hi) if open_lo else (lo <= x < hi):
+        if inside(key, x, lo, hi):
             return x
     return lo
 
 
-def feature_values(ms, key):
-    """The measured values a threshold is compared with."""
-    if key == "K":
-        return sorted(set(m["K"] for m in ms if m["K"] >= 0))
-    if key == "F":
-        return sorted(set(m["fill"] for m in ms if m["fill"] >= 0))
-    if key == "C":
-        return sorted(set(m["std"] / m["mean"] for m in ms if m["mean"] > 0))
-    return sorted(set(m["mean"] for m in ms))
-
-
-def interval(ms, key, good):
-    """Thresholds deciding like the good candidates: [lo, hi) for K, F, C (x <= T, cv > T),
-    (lo, hi] for M (mean >= T)."""
-    v = feature_values(ms, key)
-    glo, ghi = min(good), max(good)
-    if key == "M":
-        lo = max([x for x in v if x < glo], default=-math.inf)
-        hi = min([x for x in v if x >= ghi], default=math.inf)
-    else:
-        lo = max([x for x in v if x <= glo], default=-math.inf)
-        hi = min([x for x in v if x > ghi], default=math.inf)
-    return lo, hi
-
-
-def inside(key, x, lo, hi):
-    return lo < x <= hi if key == "M" else lo <= x < hi
-
-
-def search(ms, device, within, floor, max_fill, cur):
-    def near(cands, key):  # ties keep the value nearest the table in force
-        return sorted(cands, key=lambda c: abs(c - cur[key]))
-
-    Ks = near([k for k in midpoints(feature_values(ms, "K"), [cur["K"]]) if 0 <= k <= 128], "K")
-    Fs = near([f for f in midpoints(feature_values(ms, "F"), [min(cur["F"], max_fill)])
-               if 0 <= f <= max_fill], "F")
-    Cs = near(midpoints(feature_values(ms, "C"), [cur["C"]]), "C")
-    Ms = near(midpoints(feature_values(ms, "M"), [cur["M"]]), "M")
-    Xs = [x for x in ("cusparse", "suraa", "off") if device or x != "cusparse"]
-    Ys = ["cmrs", "suraa", "off"]
-    Xs.sort(key=lambda x: x != cur["X"])
-    Ys.sort(key=lambda y: y != cur["Y"])
-    best, best_p = None, None
-    for K, F, C, M, X, Y in itertools.product(Ks, Fs, Cs, Ms, Xs, Ys):
-        p = {"K": K, "F": F, "C": C, "M": M, "X": X, "Y": Y}
-        score, _ = evaluate(ms, p, device, within, floor)
-        if best is None or score > best:
-            best, best_p = score, p
-    ranges = {}
-    for key, cands in (("K", Ks), ("F", Fs), ("C", Cs), ("M", Ms)):
-        good = [c for c in cands
-                if evaluate(ms, dict(best_p, **{key: c}), device, within, floor)[0] == best]
-        ranges[key] = interval(ms, key, [best_p[key]] + [c for c in good if c == best_p[key]])
-        # widen over the neighbouring good candidates
-        srt = sorted(cands)
-        i = srt.index(best_p[key])
-        lo_i, hi_i = i, i
-        while lo_i > 0 and srt[lo_i - 1] in good:
-            lo_i -= 1
-        while hi_i + 1 < len(srt) and srt[hi_i + 1] in good:
-            hi_i += 1
-        ranges[key] = interval(ms, key, srt[lo_i:hi_i + 1])
-    return best, best_p, ranges
+def descend(ms, p, device, within, floor, max_fill, start):
+    """Coordinate descent over the numeric parameters from p (ties keep the current value)."""
+    p = dict(p)
+    best, _ = evaluate(ms, p, device, within, floor)
+    for _ in range(6):
+        moved = False
+        for key in PARAMS:
+            for c in sorted(candidates(ms, key, p[key], max_fill), key=lambda c: abs(c - start[key])):
+                q = dict(p, **{key: c})
+                score, _ = evaluate(ms, q, device, within, floor)
+                if score > best:
+                    best, p, moved = score, q, True
+        if not moved:
+            break
+    return best, p
 
 
 def show(ms, p, device, within, floor, title):
     base = "cusparse" if device else "csr"
     score, picks = evaluate(ms, p, device, within, floor)
-    print("\n%s: K <= %g, fill <= %g, std > %g x mean -> %s, mean >= %g -> %s" % (
-        title, p["K"], p["F"], p["C"], p["X"], p["M"], p["Y"]))
+    print("\n%s: rows < %g -> csr; K <= %g, fill <= %g%s -> cds; cv > %g -> %s; mean >= %g -> %s"
+          % (title, p["R"], p["K"], p["F"], " at b = 1" if p["B1"] else "", p["C"], p["X"],
+             p["M"], p["Y"]))
     print("| matrix | auto | best | best/auto | auto vs %s |" % base)
     print("| --- | --- | --- | --- | --- |")
     for m, (f, ratio, speed) in zip(ms, picks):
@@ -254,6 +241,7 @@ def show(ms, p, device, within, floor, title):
     print("within %.0f%% of the best: %d of %d (%.0f%%); below %.2f x %s: %d; geometric mean "
           "best/auto %.3f" % (100 * within, score[1], n, 100.0 * score[1] / max(n, 1), floor,
                               base, -score[0], math.exp(score[2])))
+    return score
 
 
 def main():
@@ -265,7 +253,7 @@ def main():
     ap.add_argument("--max-fill", type=float, default=0.25,
                     help="spmv.cds_max_fill: CDS refuses beyond it")
     ap.add_argument("--host", action="store_true",
-                    help="the table was measured on the host (no cuSPARSE); default: from the data")
+                    help="calibrate the host rows (default: the GPU's when cuSPARSE was timed)")
     ap.add_argument("--source", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "..", "spmv", "gs_select.c"),
                     help="spmv/gs_select.c, for the thresholds in force")
@@ -276,15 +264,18 @@ def main():
     device = not a.host and any(not math.isnan(m["t"]["cusparse"]) for m in ms)
     print("%d matrices from %s, measured on the %s" % (len(ms), a.table,
                                                        "GPU" if device else "host"))
-    cur = current_table(a.source)
-    if not device:  # rows 2 and 3 of the table in force are GPU rows
-        cur["X"], cur["Y"] = "off", "off"
-    show(ms, cur, device, a.within, a.floor, "Current table (%s)" % os.path.relpath(a.source))
-    best, p, ranges = search(ms, device, a.within, a.floor, a.max_fill, cur)
-    prop = dict(p)
-    for key in ("K", "F", "C", "M"):  # the value in force if it decides alike, else a round one
-        lo, hi = ranges[key]
-        x = cur[key] if inside(key, cur[key], lo, hi) else nice(max(lo, 0.0), hi, key == "M")
+    cur = table_in_force(a.source, device)
+    show(ms, cur, device, a.within, a.floor, "Table in force (%s)" % os.path.relpath(a.source))
+    best, prop = None, None
+    for X in (FORMAT_X[device], "off"):
+        for Y in (FORMAT_Y[device], "off"):
+            score, p = descend(ms, dict(cur, X=X, Y=Y), device, a.within, a.floor, a.max_fill,
+                               cur)
+            if best is None or score > best:
+                best, prop = score, p
+    for key in ("R", "K", "F", "C", "M"):  # the value in force if it decides alike, else round
+        lo, hi = interval(ms, key, prop[key])
+        x = cur[key] if inside(key, cur[key], lo, hi) else nice(key, lo, hi)
         if key == "K":
             x = float(min(128, max(math.floor(x), 0)))
         if key == "F":
@@ -292,17 +283,21 @@ def main():
         if evaluate(ms, dict(prop, **{key: x}), device, a.within, a.floor)[0] == best:
             prop[key] = x
     show(ms, prop, device, a.within, a.floor, "Proposed table")
-    print("\nThresholds deciding alike (others fixed): " + ", ".join(
-        ("%s in (%.4g, %.4g]" if k == "M" else "%s in [%.4g, %.4g)") % (k, ranges[k][0],
-                                                                        ranges[k][1])
-        for k in ("K", "F", "C", "M")))
-    print("\nFor spmv/gs_select.c (row 2's format: %s, row 3's: %s%s):" % (
-        prop["X"], prop["Y"], "; 'off' means drop that row" if "off" in (prop["X"], prop["Y"])
-        else ""))
-    print("#define SEL_CDS_MAX_DIAGS %d" % int(prop["K"]))
-    print("#define SEL_CDS_MAX_FILL %g" % prop["F"])
-    print("#define SEL_CUSPARSE_CV %g" % prop["C"])
-    print("#define SEL_CMRS_MIN_MEAN %g" % prop["M"])
+    print("\nThresholds deciding alike (others as proposed): " + ", ".join(
+        ("%s in (%.4g, %.4g]" if k in ("M", "R") else "%s in [%.4g, %.4g)") %
+        ((k,) + interval(ms, k, prop[k])) for k in ("R", "K", "F", "C", "M")))
+    prefix = "GPU_" if device else "HOST_"
+    print("\nFor spmv/gs_select.c%s:" % (
+        "" if prop["X"] != "off" and prop["Y"] != "off" else
+        " (a row whose format is off above is better dropped: set its threshold out of reach)"))
+    for key in PARAMS:
+        v = prop[key]
+        if key == "C" and prop["X"] == "off":
+            v = 1e30
+        if key == "M" and prop["Y"] == "off":
+            v = 1e30
+        print("#define %s%s %s" % (prefix, DEFINES[key],
+                                   "%d" % v if key in ("R", "K", "B1") else "%g" % v))
 
 
 if __name__ == "__main__":

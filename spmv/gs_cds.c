@@ -189,29 +189,6 @@ static void scatter_host(const gs_csr *A, gs_cds *C)
     }
 }
 
-/* the block diagonals of host A at each of the n block sizes b[q]: k[q] (counting stops above
- * GS_CDS_MAX_DIAGS); *flags (when asked for) marks the offsets of candidate q from base[q] */
-gs_status gs_cds_count_host(const gs_csr *A, int n, const int *b, int64_t *k,
-                            unsigned char **flags_out, int64_t *base_out)
-{
-    gs_status st = GS_OK;
-    unsigned char *flags = NULL;
-    int64_t base[GS_CDS_DETECT_MAX + 1];
-    if (flags_out) *flags_out = NULL;
-    base[0] = 0;
-    for (int q = 0; q < n; q++) base[q + 1] = base[q] + A->rows / b[q] + A->cols / b[q] - 1;
-    GS_CHECK(gs_alloc_array((size_t)(base[n] > 0 ? base[n] : 1), 1, "CDS offset flags",
-                            (void **)&flags));
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int q = 0; q < n; q++)
-        k[q] = count_block_diags(A, b[q], GS_CDS_MAX_DIAGS, flags + base[q]);
-    if (base_out) memcpy(base_out, base, (size_t)(n + 1) * sizeof *base);
-    if (flags_out) *flags_out = flags, flags = NULL;
-done:
-    gs_free(flags);
-    return st;
-}
-
 /* host CSR -> CDS: detect b and the block diagonals, refuse or fill the padded arrays */
 static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
 {
@@ -226,7 +203,12 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
         GS_CHECK(gs_cds_shell(A, cb[0], 0, GS_LOC_HOST, &C));
         goto accept;
     }
-    GS_CHECK(gs_cds_count_host(A, n, cb, ck, &flags, base));
+    base[0] = 0;
+    for (int q = 0; q < n; q++) base[q + 1] = base[q] + A->rows / cb[q] + A->cols / cb[q] - 1;
+    GS_CHECK(gs_alloc_array((size_t)base[n], 1, "CDS offset flags", (void **)&flags));
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int q = 0; q < n; q++)
+        ck[q] = count_block_diags(A, cb[q], GS_CDS_MAX_DIAGS, flags + base[q]);
     GS_CHECK(gs_cds_choose(A, p, n, cb, ck, 0, &pick));
     GS_CHECK(gs_cds_shell(A, cb[pick], (int)ck[pick], GS_LOC_HOST, &C));
     { /* the flags of the chosen b, read in order, are the ascending offsets */

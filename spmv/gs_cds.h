@@ -76,13 +76,6 @@ gs_status gs_cds_candidates(const gs_csr *A, const gs_format_params *p, int *b, 
  * gs_cds_choose picks, before its fill check; the matrix features (gs_select.h) use it too. */
 int gs_cds_best(const gs_csr *A, int n, const int *b, const int64_t *k);
 
-/* Host detection: k[q] = the block diagonals of A at block size b[q] (q < n), counting stopped
- * above GS_CDS_MAX_DIAGS. With flags_out, *flags_out (gs_free) holds one byte per offset of
- * each candidate, set where present: candidate q's offset o at flags[base[q] + o + rows/b - 1],
- * base[0..n] written to base_out. */
-gs_status gs_cds_count_host(const gs_csr *A, int n, const int *b, int64_t *k,
-                            unsigned char **flags_out, int64_t *base_out);
-
 /* Pick among n candidates b[q] with k[q] block diagonals (k[q] > GS_CDS_MAX_DIAGS means "too
  * many"; exact = 0 when such counts stopped early): *pick = the index of the candidate storing
  * the fewest values, or GS_ERR_UNSUPPORTED with the numbers when it breaks the cap or the fill. */

@@ -3,22 +3,24 @@
  *
  * The kernel does two things with the same threads:
  *  - row lengths: a grid-stride loop over rowptr (sum of squares, min, max, empty rows);
- *  - entries: each warp takes a contiguous chunk of entries (a multiple of 32, so the work is
- *    even whatever the row lengths: a power-law row of thousands of entries is spread over
- *    many warps) and walks it 32 entries at a time. The row of each entry comes from a window
- *    of the 32 row ends after the row of the step's first entry, searched with five shuffles
- *    (a binary search in global memory only when 32 rows do not cover the step, i.e. many
- *    empty rows). Each entry marks its block offset J - I for every candidate block size in
- *    that candidate's bitmap, as CDS's detection does (gs_cds_cuda.cu): a bit already set is
- *    seen by an L2 read, the lanes that still need one bit elect a leader, and the leader's
- *    atomicOr that sets it adds one to the candidate's count. So a stencil matrix costs a few
- *    atomics in all and the pass reads rowptr and colind once (no values, no x): under one
- *    SpMV of memory traffic.
- * All sums are integers, so the features equal the host's exactly. Block and grid totals go
- * to global memory by one atomic per block and quantity.
+ *  - entries: each warp takes a contiguous chunk of entries, the same number for every warp
+ *    whatever the row lengths (a power-law row of thousands of entries is spread over many
+ *    warps), and walks it in windows of 32 rows: the 32 row ends sit in the lanes' registers
+ *    and the row of an entry is found among them by five shuffles, so the loads of a window's
+ *    column indices do not wait on each other (four steps of 32 entries are loaded at once).
+ * Each entry's block offset J - I, for every candidate block size b (gs_cds_candidates), goes
+ * into that candidate's set of offsets: a small open-addressing table in global memory
+ * (FEAT_TABLE slots, inserted by atomicCAS, so a count is the exact number of distinct offsets)
+ * behind a per-block cache in shared memory of offsets known to be in it, so a stencil's
+ * entries are settled in shared memory after the first few. The count of a candidate stops at
+ * GS_CDS_MAX_DIAGS + 1: the table's insert that passes it marks the candidate saturated, and
+ * the warps stop looking at it at their next window (an unstructured matrix costs a short burst
+ * of inserts, then only the bandwidth). Counts up to GS_CDS_MAX_DIAGS are exact, like the
+ * host's; everything else is an integer sum, so host and device give identical features.
  *
- * Scratch (bitmaps, counts, totals): the backend's reduction buffer when it fits (coarse AMG
- * levels: no allocation at all), else one cudaMalloc.
+ * Memory: the totals and the tables (FEAT_TABLE slots per candidate, 16 KiB in all) live in the
+ * backend's reduction buffer, so the pass allocates nothing; it reads rowptr and colind once
+ * (no values, no x), less than one SpMV moves.
  */
 #include <stdint.h>
 #include <string.h>
@@ -26,29 +28,32 @@
 #include "gs_cuda_impl.h"
 #include "gs_select.h"
 
-#define FEAT_BLOCKS 1024 /* most blocks of the feature kernel (grid-stride beyond) */
+#define FEAT_TABLE 512 /* slots of a candidate's offset table (a power of two > 2 x the cap) */
+#define FEAT_CACHE 64  /* shared-memory cache slots per candidate (a power of two) */
+#define FEAT_UNROLL 4  /* steps of 32 entries whose loads are issued together */
+#define FEAT_EMPTY 0xffffffffu /* a free slot: offsets are stored as o + nbr - 1 < 2^32 - 1 */
 
-/* the candidate block sizes and their bitmap regions */
+/* the candidate block sizes */
 typedef struct feat_cands {
     int n;
     int b[GS_CDS_DETECT_MAX];
-    int32_t shift[GS_CDS_DETECT_MAX]; /* nbr - 1: offset o has bit o + shift in its region */
-    int64_t base[GS_CDS_DETECT_MAX];  /* first bit of candidate q's region (a multiple of 32) */
+    uint32_t shift[GS_CDS_DETECT_MAX]; /* nbr - 1: offset o is stored as o + shift */
 } feat_cands;
 
-/* the totals the kernel accumulates (unsigned long long slots after the bitmaps) */
+/* the totals (unsigned long long slots), then the tables (uint32) */
 enum {
     ACC_LEN2 = 0, /* sum of squared row lengths */
     ACC_EMPTY,    /* empty rows */
     ACC_MAX,      /* longest row */
     ACC_MINC,     /* UINT32_MAX - shortest row (a max, so that zero is the start) */
     ACC_BW,       /* max |j - i| */
-    ACC_K,        /* GS_CDS_DETECT_MAX counts of block diagonals */
+    ACC_SAT,      /* bit q: candidate q has more than GS_CDS_MAX_DIAGS offsets */
+    ACC_K,        /* GS_CDS_DETECT_MAX counts of distinct offsets */
     ACC_N = ACC_K + GS_CDS_DETECT_MAX
 };
 
 /* n / b for n >= 0 and a warp-uniform b: a constant divisor for b <= 8 */
-static __device__ __forceinline__ int32_t div_small(int32_t n, int b)
+static __device__ __forceinline__ uint32_t div_small(uint32_t n, int b)
 {
     switch (b) {
     case 1: return n;
@@ -59,8 +64,13 @@ static __device__ __forceinline__ int32_t div_small(int32_t n, int b)
     case 6: return n / 6;
     case 7: return n / 7;
     case 8: return n / 8;
-    default: return n / b;
+    default: return n / (uint32_t)b;
     }
+}
+
+static __device__ __forceinline__ uint32_t hash(uint32_t u)
+{
+    return (u * 2654435761u) >> 7;
 }
 
 /* the largest row r in [lo, hi] with rowptr[r] <= e (the row holding entry e) */
@@ -75,6 +85,26 @@ static __device__ int32_t row_of(const int32_t *__restrict__ rowptr, int32_t lo,
             hi = mid - 1;
     }
     return lo;
+}
+
+/* offset u into candidate q's table (lane-private; no warp-wide operation inside); the insert
+ * that makes the count pass the cap marks the candidate saturated. A full table does too. */
+static __device__ void table_add(uint32_t u, int q, uint32_t *table, unsigned long long *acc)
+{
+    uint32_t *t = table + q * FEAT_TABLE;
+    const uint32_t h = hash(u);
+    for (int p = 0; p < FEAT_TABLE; p++) {
+        uint32_t *slot = t + ((h + (uint32_t)p) & (FEAT_TABLE - 1));
+        uint32_t v = __ldcg(slot);
+        if (v == FEAT_EMPTY) v = atomicCAS(slot, FEAT_EMPTY, u);
+        if (v == FEAT_EMPTY) { /* inserted: a new offset */
+            if (atomicAdd(acc + ACC_K + q, 1ull) + 1 > GS_CDS_MAX_DIAGS)
+                atomicOr(acc + ACC_SAT, 1ull << q);
+            return;
+        }
+        if (v == u) return; /* there already */
+    }
+    atomicOr(acc + ACC_SAT, 1ull << q);
 }
 
 static __device__ __forceinline__ unsigned long long warp_max(unsigned long long v)
@@ -92,35 +122,26 @@ static __device__ __forceinline__ unsigned long long warp_add(unsigned long long
     return v;
 }
 
-/* mark bit `bit` (need: not yet seen set) of the flags; the elected lane of each group of lanes
- * wanting the same bit sets it and counts it when it was the first; every lane of the warp
- * calls this */
-static __device__ __forceinline__ void mark(bool need, long long bit, uint32_t *flags,
-                                            unsigned long long *count, int lane)
-{
-    if (__any_sync(0xffffffffu, need)) {
-        const unsigned peers = __match_any_sync(0xffffffffu, need ? bit : -1LL);
-        if (need && lane == __ffs(peers) - 1) {
-            const uint32_t m = 1u << (bit & 31);
-            if (!(atomicOr(flags + (bit >> 5), m) & m)) atomicAdd(count, 1ull);
-        }
-    }
-}
-
-/* the row-length totals and, warp by warp, the entries' offsets (file comment) */
+/* the row-length totals, then warp by warp the entries' offsets (file comment) */
 static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                                        const int32_t *__restrict__ rowptr,
                                        const int32_t *__restrict__ colind, feat_cands cand,
-                                       uint32_t *flags, unsigned long long *acc)
+                                       unsigned long long *acc, uint32_t *table)
 {
+    __shared__ uint32_t s_cache[GS_CDS_DETECT_MAX][FEAT_CACHE];
     __shared__ unsigned long long s_acc[GS_CUDA_THREADS / 32][5];
-    const int lane = threadIdx.x & 31, warp_in_block = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
     unsigned long long len2 = 0, empty = 0, maxlen = 0, minc = 0, bw = 0;
 
+    for (int t = threadIdx.x; t < GS_CDS_DETECT_MAX * FEAT_CACHE; t += blockDim.x)
+        s_cache[t / FEAT_CACHE][t % FEAT_CACHE] = FEAT_EMPTY;
+    __syncthreads();
+
     for (int64_t i = tid; i < rows; i += nthreads) {
-        const unsigned long long len = (unsigned long long)(__ldg(rowptr + i + 1) - __ldg(rowptr + i));
+        const unsigned long long len =
+            (unsigned long long)(__ldg(rowptr + i + 1) - __ldg(rowptr + i));
         len2 += len * len;
         empty += len == 0;
         maxlen = len > maxlen ? len : maxlen;
@@ -131,40 +152,58 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     const int64_t e0 = (tid >> 5) * chunk, e1 = e0 + chunk < nnz ? e0 + chunk : nnz;
     if (e0 < e1) { /* warp-uniform */
         int32_t r0 = row_of(rowptr, 0, rows - 1, e0);
-        for (int64_t base = e0; base < e1; base += 32) {
-            const int64_t k = base + lane;
-            const bool ok = k < e1;
-            /* rp = end of row r0 + lane; c = rows of the window ending at or before k */
+        int64_t cur = e0;
+        while (cur < e1) {
+            /* the window: rp = end of row r0 + lane */
             const int64_t w = (int64_t)r0 + 1 + lane;
             const int32_t rp = w <= rows ? __ldg(rowptr + w) : INT32_MAX;
-            int c = 0;
-            for (int step = 16; step >= 1; step >>= 1) {
-                const int32_t v = __shfl_sync(0xffffffffu, rp, c + step - 1);
-                if (v <= k) c += step;
-            }
             const int32_t last = __shfl_sync(0xffffffffu, rp, 31);
-            if (c == 31 && last <= k) c = 32;
-            int32_t i = r0 + c;
-            if (ok && c == 32) i = row_of(rowptr, r0 + 32, rows - 1, k);
-            const int32_t j = ok ? __ldg(colind + k) : 0;
-            if (ok) {
-                const unsigned long long d = (unsigned long long)(j > i ? j - i : i - j);
-                bw = d > bw ? d : bw;
-            }
+            const int64_t wend = last < e1 ? last : e1;
+            const unsigned sat = (unsigned)__shfl_sync(
+                0xffffffffu, (unsigned)(lane == 0 ? __ldcg(acc + ACC_SAT) : 0ull), 0);
+            for (int64_t base = cur; base < wend; base += 32 * FEAT_UNROLL) {
+                int32_t iv[FEAT_UNROLL], jv[FEAT_UNROLL];
+                bool okv[FEAT_UNROLL];
 #pragma unroll
-            for (int q = 0; q < GS_CDS_DETECT_MAX; q++) {
-                if (q < cand.n) { /* uniform */
-                    const int bq = cand.b[q];
-                    long long bit = -1;
-                    bool need = false;
-                    if (ok) {
-                        bit = cand.base[q] + (div_small(j, bq) - div_small(i, bq)) + cand.shift[q];
-                        need = !((__ldcg(flags + (bit >> 5)) >> (bit & 31)) & 1u);
+                for (int u = 0; u < FEAT_UNROLL; u++) {
+                    const int64_t k = base + 32 * u + lane;
+                    int c = 0; /* rows of the window ending at or before k (k < last) */
+                    for (int step = 16; step >= 1; step >>= 1)
+                        if (__shfl_sync(0xffffffffu, rp, c + step - 1) <= k) c += step;
+                    okv[u] = k < wend;
+                    iv[u] = r0 + c;
+                    jv[u] = okv[u] ? __ldg(colind + k) : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < FEAT_UNROLL; u++)
+                    if (okv[u]) {
+                        const unsigned long long d =
+                            (unsigned long long)(jv[u] > iv[u] ? jv[u] - iv[u] : iv[u] - jv[u]);
+                        bw = d > bw ? d : bw;
                     }
-                    mark(need, bit, flags, acc + ACC_K + q, lane);
+#pragma unroll
+                for (int q = 0; q < GS_CDS_DETECT_MAX; q++) {
+                    if (q >= cand.n || ((sat >> q) & 1u)) continue; /* uniform */
+                    const int bq = cand.b[q];
+#pragma unroll
+                    for (int u = 0; u < FEAT_UNROLL; u++) {
+                        const uint32_t o = div_small((uint32_t)jv[u], bq) + cand.shift[q] -
+                                           div_small((uint32_t)iv[u], bq);
+                        uint32_t *cs = &s_cache[q][hash(o) & (FEAT_CACHE - 1)];
+                        const bool need = okv[u] && *cs != o;
+                        if (__any_sync(0xffffffffu, need)) {
+                            /* one lane per distinct offset goes to the table */
+                            const unsigned peers = __match_any_sync(0xffffffffu, need ? o : FEAT_EMPTY);
+                            if (need && lane == __ffs(peers) - 1) {
+                                table_add(o, q, table, acc);
+                                *cs = o;
+                            }
+                        }
+                    }
                 }
             }
-            r0 = __shfl_sync(0xffffffffu, i, 31); /* the next step starts in or after it */
+            cur = wend;
+            r0 += 32;
         }
     }
 
@@ -174,9 +213,8 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     minc = warp_max(minc);
     bw = warp_max(bw);
     if (lane == 0) {
-        s_acc[warp_in_block][0] = len2, s_acc[warp_in_block][1] = empty;
-        s_acc[warp_in_block][2] = maxlen, s_acc[warp_in_block][3] = minc;
-        s_acc[warp_in_block][4] = bw;
+        s_acc[wib][0] = len2, s_acc[wib][1] = empty, s_acc[wib][2] = maxlen;
+        s_acc[wib][3] = minc, s_acc[wib][4] = bw;
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -194,7 +232,25 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     }
 }
 
-/* the feature pass over device matrix A (rows > 0): bitmaps and totals zeroed, one kernel, the
+/* blocks of the feature kernel that fit on the device at once (computed once) */
+static int resident_blocks(void)
+{
+    static int blocks;
+    if (!blocks) {
+        int sms = 0, per = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gs_cuda_g.device) !=
+                cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, features_kernel, GS_CUDA_THREADS,
+                                                          0) != cudaSuccess) {
+            (void)cudaGetLastError();
+            sms = 132, per = 4;
+        }
+        blocks = sms * (per > 0 ? per : 1);
+    }
+    return blocks;
+}
+
+/* the feature pass over device matrix A (rows > 0): totals and tables reset, one kernel, the
  * totals to the host */
 extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
 {
@@ -202,41 +258,32 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
     gs_cuda_ctx *g = &gs_cuda_g;
     cudaStream_t stream = g->stream;
     feat_cands cand;
-    void *mine = NULL;
     unsigned long long h_acc[ACC_N];
-    int64_t bits = 0;
+    unsigned long long *acc = (unsigned long long *)g->d_part;
+    uint32_t *table = (uint32_t *)(acc + ACC_N);
+    const size_t table_bytes = (size_t)GS_CDS_DETECT_MAX * FEAT_TABLE * sizeof(uint32_t);
+    static_assert(ACC_N * sizeof(unsigned long long) +
+                          GS_CDS_DETECT_MAX * FEAT_TABLE * sizeof(uint32_t) <=
+                      (size_t)GS_CUDA_RED_MAX * GS_CUDA_RED_BLOCKS * sizeof(double),
+                  "the feature tables must fit the reduction buffer");
     memset(&cand, 0, sizeof cand);
     cand.n = s->ncand;
     for (int q = 0; q < s->ncand; q++) {
-        const int64_t nbr = A->rows / s->b[q], nbc = A->cols / s->b[q];
         cand.b[q] = s->b[q];
-        cand.base[q] = bits;
-        cand.shift[q] = (int32_t)(nbr - 1);
-        bits += (nbr + nbc - 1 + 31) / 32 * 32;
+        cand.shift[q] = (uint32_t)(A->rows / s->b[q] - 1);
     }
-    const size_t flag_bytes = (size_t)(bits / 32) * sizeof(uint32_t);
-    const size_t bytes = flag_bytes + ACC_N * sizeof(unsigned long long);
-    const size_t have = (size_t)GS_CUDA_RED_MAX * GS_CUDA_RED_BLOCKS * sizeof(double);
-    char *scratch = (char *)g->d_part;
-    unsigned long long *acc = NULL;
-    uint32_t *flags = NULL;
-    if (bytes > have) {
-        GS_CHECK(gs_cuda_alloc(bytes, "feature bitmaps", &mine));
-        scratch = (char *)mine;
-    }
-    /* totals first (8-byte aligned at offset 0), bitmaps after them */
-    acc = (unsigned long long *)scratch;
-    flags = (uint32_t *)(scratch + ACC_N * sizeof(unsigned long long));
-    GS_CUDA_CALL(cudaMemsetAsync(scratch, 0, bytes, stream));
+    GS_CUDA_CALL(cudaMemsetAsync(acc, 0, ACC_N * sizeof *acc, stream));
+    GS_CUDA_CALL(cudaMemsetAsync(table, 0xff, table_bytes, stream));
     {
-        const int64_t work = (int64_t)A->rows > (int64_t)A->nnz / 8 ? A->rows : A->nnz / 8;
-        int64_t blocks = (work + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
-        blocks = blocks < 1 ? 1 : blocks > FEAT_BLOCKS ? FEAT_BLOCKS : blocks;
+        /* as many warps as fit at once (fewer for a small matrix), each an equal chunk */
+        const int64_t want = ((int64_t)(A->rows > A->nnz / 4 ? A->rows : A->nnz / 4) +
+                              GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
+        const int64_t blocks = want < 1 ? 1 : want < resident_blocks() ? want : resident_blocks();
         const int64_t warps = blocks * (GS_CUDA_THREADS / 32);
-        const int64_t chunk = ((int64_t)A->nnz + warps - 1) / warps;
-        const int64_t chunk32 = (chunk + 31) / 32 * 32;
+        int64_t chunk = ((int64_t)A->nnz + warps - 1) / warps;
+        chunk = chunk < 32 ? 32 : (chunk + 31) / 32 * 32;
         features_kernel<<<(unsigned)blocks, GS_CUDA_THREADS, 0, stream>>>(
-            A->rows, A->nnz, chunk32 > 0 ? chunk32 : 32, A->rowptr, A->colind, cand, flags, acc);
+            A->rows, A->nnz, chunk, A->rowptr, A->colind, cand, acc, table);
         GS_CUDA_LAUNCHED("features");
     }
     GS_CHECK(gs_cuda_d2h(h_acc, acc, sizeof h_acc)); /* waits for the kernel */
@@ -245,8 +292,8 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
     s->max = (int32_t)h_acc[ACC_MAX];
     s->min = (int32_t)(0xffffffffull - h_acc[ACC_MINC]);
     s->bandwidth = (int64_t)h_acc[ACC_BW];
-    for (int q = 0; q < s->ncand; q++) s->k[q] = (int64_t)h_acc[ACC_K + q];
+    for (int q = 0; q < s->ncand; q++)
+        s->k[q] = (h_acc[ACC_SAT] >> q) & 1u ? GS_CDS_MAX_DIAGS + 1 : (int64_t)h_acc[ACC_K + q];
 done:
-    gs_cuda_free(mine);
     return st;
 }

@@ -11,84 +11,129 @@
 #include "gs_backend.h"
 #include "gs_time.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
 /* ---------------------------------------------------------------------------------------------
- * The rule table. Thresholds set from the measurements of every format on the H200 in
- * bench/results/select_h200_2026-11-21.md (bench/bench_select); on another GPU, rerun it and
- * let scripts/calibrate_select.py propose new values for these lines:
- *   build/bench/bench_select --csv sel.csv --md sel.md [MATRIX ...]
+ * The rule table: for each location, rows of {condition, format, text}, the first row whose
+ * condition holds wins. GPU thresholds set from every format measured on the H200 in
+ * bench/results/select_h200_2026-11-21.md, host ones from the host run recorded there (16
+ * cores). On another machine, rerun the benchmark and let the script propose new values for
+ * the #defines below (it prints them in this form):
+ *   build/bench/bench_select --csv sel.csv --md sel.md [MATRIX ...]    (--backend host: host)
  *   python3 scripts/calibrate_select.py sel.csv
  * ------------------------------------------------------------------------------------------- */
-#define SEL_CDS_MAX_DIAGS 128   /* block diagonals CDS takes (the cap of its kernel) */
-#define SEL_CDS_MAX_FILL 0.25   /* CDS padding over nnz up to which CDS wins */
-#define SEL_CUSPARSE_CV 1.0     /* std / mean above which cuSPARSE's row split wins */
-#define SEL_CMRS_MIN_MEAN 12.0  /* mean row length from which CMRS (h=16, modified) wins */
+#define GPU_SMALL_ROWS 100000  /* below: launch-bound, gsolve's CSR kernel (no conversion) */
+#define GPU_CDS_MAX_DIAGS 128  /* structured: block diagonals ... */
+#define GPU_CDS_MAX_FILL 0.25  /* ... and CDS padding over nnz up to which CDS wins */
+#define GPU_CDS_BLOCK1 0       /* 1: CDS only at block size 1 */
+#define GPU_UNEVEN_CV 1.0      /* std / mean above which cuSPARSE's row split wins */
+#define GPU_LONG_MEAN 12.0     /* mean row length from which CMRS (h=16, modified) wins */
 
-#define LOC_HOST (1u << GS_LOC_HOST)
-#define LOC_DEVICE (1u << GS_LOC_DEVICE)
-#define LOC_ANY (LOC_HOST | LOC_DEVICE)
+#define HOST_SMALL_ROWS 0
+#define HOST_CDS_MAX_DIAGS 128
+#define HOST_CDS_MAX_FILL 0.25
+#define HOST_CDS_BLOCK1 1      /* the host CDS loop is slower than CSR at b > 1 */
+#define HOST_UNEVEN_CV 1.0     /* SURAA's length-sorted rows balance the threads */
+#define HOST_LONG_MEAN 25.0
+
+/* the thresholds of one location */
+typedef struct select_limits {
+    int64_t small_rows;
+    int cds_max_diags, cds_block1;
+    double cds_max_fill, uneven_cv, long_mean;
+} select_limits;
+
+static const select_limits LIMITS[2] = {
+    [GS_LOC_HOST] = {HOST_SMALL_ROWS, HOST_CDS_MAX_DIAGS, HOST_CDS_BLOCK1, HOST_CDS_MAX_FILL,
+                     HOST_UNEVEN_CV, HOST_LONG_MEAN},
+    [GS_LOC_DEVICE] = {GPU_SMALL_ROWS, GPU_CDS_MAX_DIAGS, GPU_CDS_BLOCK1, GPU_CDS_MAX_FILL,
+                       GPU_UNEVEN_CV, GPU_LONG_MEAN},
+};
 
 typedef struct select_rule {
-    unsigned locs;                      /* where the row applies (bits 1 << gs_loc) */
-    int (*cond)(const gs_features *f); /* 1 when the row fires */
+    gs_loc loc;                                                /* where the row applies */
+    int (*cond)(const gs_features *f, const select_limits *l); /* 1 when the row fires */
     gs_format format;
     const char *text;
 } select_rule;
 
-/* few (block) diagonals and little padding: a structured-grid matrix */
-static int cond_structured(const gs_features *f)
+/* few rows: every format costs about one launch */
+static int cond_small(const gs_features *f, const select_limits *l)
 {
-    return f->nblockdiags >= 0 && f->nblockdiags <= SEL_CDS_MAX_DIAGS && f->cds_fill >= 0.0 &&
-           f->cds_fill <= SEL_CDS_MAX_FILL;
+    return f->rows < l->small_rows;
+}
+
+/* few (block) diagonals and little padding: a structured-grid matrix */
+static int cond_structured(const gs_features *f, const select_limits *l)
+{
+    return f->nblockdiags >= 0 && f->nblockdiags <= l->cds_max_diags && f->cds_fill >= 0.0 &&
+           f->cds_fill <= l->cds_max_fill && (!l->cds_block1 || f->block == 1);
 }
 
 /* row lengths spread more than the mean */
-static int cond_uneven(const gs_features *f)
+static int cond_uneven(const gs_features *f, const select_limits *l)
 {
-    return f->std > SEL_CUSPARSE_CV * f->mean;
+    return f->std > l->uneven_cv * f->mean;
 }
 
-/* long rows of similar length */
-static int cond_long_rows(const gs_features *f)
+/* long rows */
+static int cond_long_rows(const gs_features *f, const select_limits *l)
 {
-    return f->mean >= SEL_CMRS_MIN_MEAN;
+    return f->mean >= l->long_mean;
 }
 
-static int cond_always(const gs_features *f)
+static int cond_always(const gs_features *f, const select_limits *l)
 {
-    (void)f;
+    (void)f, (void)l;
     return 1;
 }
 
+#define STRUCTURED(P) "structured: block diagonals <= " STR(P##_CDS_MAX_DIAGS) \
+                      " and CDS fill <= " STR(P##_CDS_MAX_FILL)
+
 static const select_rule RULES[] = {
-    {LOC_ANY, cond_structured, GS_FORMAT_CDS,
-     "structured: block diagonals <= " STR(SEL_CDS_MAX_DIAGS) " and CDS fill <= " STR(
-         SEL_CDS_MAX_FILL)},
-    {LOC_DEVICE, cond_uneven, GS_FORMAT_CUSPARSE,
-     "uneven rows: std > " STR(SEL_CUSPARSE_CV) " x mean"},
-    {LOC_DEVICE, cond_long_rows, GS_FORMAT_CMRS, "long rows: mean >= " STR(SEL_CMRS_MIN_MEAN)},
-    {LOC_ANY, cond_always, GS_FORMAT_CSR, "default"},
+    {GS_LOC_DEVICE, cond_small, GS_FORMAT_CSR, "small: rows < " STR(GPU_SMALL_ROWS)},
+    {GS_LOC_DEVICE, cond_structured, GS_FORMAT_CDS, STRUCTURED(GPU)},
+    {GS_LOC_DEVICE, cond_uneven, GS_FORMAT_CUSPARSE, "uneven rows: std > " STR(GPU_UNEVEN_CV)
+                                                     " x mean"},
+    {GS_LOC_DEVICE, cond_long_rows, GS_FORMAT_CMRS, "long rows: mean >= " STR(GPU_LONG_MEAN)},
+    {GS_LOC_DEVICE, cond_always, GS_FORMAT_CSR, "default"},
+    {GS_LOC_HOST, cond_small, GS_FORMAT_CSR, "small: rows < " STR(HOST_SMALL_ROWS)},
+    {GS_LOC_HOST, cond_structured, GS_FORMAT_CDS, STRUCTURED(HOST) " at block size 1"},
+    {GS_LOC_HOST, cond_uneven, GS_FORMAT_SURAA, "uneven rows: std > " STR(HOST_UNEVEN_CV)
+                                                " x mean"},
+    {GS_LOC_HOST, cond_long_rows, GS_FORMAT_SURAA, "long rows: mean >= " STR(HOST_LONG_MEAN)},
+    {GS_LOC_HOST, cond_always, GS_FORMAT_CSR, "default"},
 };
 #define NRULES ((int)(sizeof RULES / sizeof RULES[0]))
 
 const char *gs_select_rule_row(int i, unsigned *locs, gs_format *format)
 {
     if (i < 0 || i >= NRULES) return NULL;
-    if (locs) *locs = RULES[i].locs;
+    if (locs) *locs = 1u << RULES[i].loc;
     if (format) *format = RULES[i].format;
     return RULES[i].text;
 }
 
-/* the first row for loc whose condition holds */
+/* the first row for loc whose condition holds (numbered among loc's rows) */
 gs_format gs_select_rule(const gs_features *f, gs_loc loc, char *reason, size_t len)
 {
+    const select_limits *l = &LIMITS[loc == GS_LOC_DEVICE ? GS_LOC_DEVICE : GS_LOC_HOST];
+    int n = 0;
     for (int i = 0; i < NRULES; i++) {
-        if (!(RULES[i].locs & (1u << loc)) || !RULES[i].cond(f)) continue;
+        if (RULES[i].loc != loc) continue;
+        n++;
+        if (!RULES[i].cond(f, l)) continue;
         if (reason && len)
-            snprintf(reason, len, "auto rule %d, %s (mu %.3g sigma %.3g blockdiags %d fill %.3g)",
-                     i + 1, RULES[i].text, f->mean, f->std, (int)f->nblockdiags, f->cds_fill);
+            snprintf(reason, len,
+                     "auto %s rule %d, %s (rows %lld mu %.3g sigma %.3g blockdiags %d fill %.3g)",
+                     loc == GS_LOC_DEVICE ? "GPU" : "host", n, RULES[i].text, (long long)f->rows,
+                     f->mean, f->std, (int)f->nblockdiags, f->cds_fill);
         return RULES[i].format;
     }
     if (reason && len) gs_str_copy(reason, len, "auto: no rule (csr)");
@@ -99,13 +144,62 @@ gs_format gs_select_rule(const gs_features *f, gs_loc loc, char *reason, size_t 
  * Features
  * ------------------------------------------------------------------------------------------- */
 
-/* the pass over host A: row lengths, bandwidth, and CDS's block-diagonal counts */
+#define SET_SLOTS 512 /* a thread's set of offsets of one candidate (> 2 x the cap) */
+#define SET_EMPTY 0xffffffffu
+
+/* the distinct offsets of one candidate seen by one thread, up to GS_CDS_MAX_DIAGS + 1 */
+typedef struct offset_set {
+    uint32_t slot[SET_SLOTS];
+    int32_t n; /* > GS_CDS_MAX_DIAGS: saturated (the matrix has more) */
+} offset_set;
+
+/* add u (an offset + nbr - 1) to set s, unless s is saturated (so it never fills up) */
+static void set_add(offset_set *s, uint32_t u)
+{
+    uint32_t h = (u * 2654435761u) >> 7;
+    if (s->n > GS_CDS_MAX_DIAGS) return;
+    for (;; h++) {
+        uint32_t *v = &s->slot[h & (SET_SLOTS - 1)];
+        if (*v == u) return;
+        if (*v == SET_EMPTY) {
+            *v = u;
+            s->n++;
+            return;
+        }
+    }
+}
+
+/* the block offsets J - I of rows [r0, r1) of A at block size B into s, until it saturates */
+#define COUNT_ROWS(B)                                                                              \
+    for (int64_t i = r0; i < r1 && s->n <= GS_CDS_MAX_DIAGS; i++) {                                \
+        const uint32_t I = (uint32_t)i / (B);                                                      \
+        for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)                                  \
+            set_add(s, (uint32_t)A->colind[p] / (B) + shift - I);                                  \
+    }
+
+static void count_rows(const gs_csr *A, int b, int64_t r0, int64_t r1, offset_set *s)
+{
+    const uint32_t shift = (uint32_t)(A->rows / b - 1);
+    switch (b) { /* constant divisors for the usual block sizes */
+    case 1: COUNT_ROWS(1); break;
+    case 2: COUNT_ROWS(2); break;
+    case 3: COUNT_ROWS(3); break;
+    case 4: COUNT_ROWS(4); break;
+    default: COUNT_ROWS((uint32_t)b); break;
+    }
+}
+
+/* the pass over host A: row lengths and bandwidth; then, per thread and candidate, the distinct
+ * block offsets of its rows in a small set, merged (the device pass's counting: exact up to
+ * GS_CDS_MAX_DIAGS, like CDS's own detection, and "more" beyond) */
 static gs_status sums_host(const gs_csr *A, gs_feat_sums *s)
 {
     gs_status st = GS_OK;
     uint64_t len2 = 0;
     int64_t empty = 0, bw = 0;
     int32_t mn = INT32_MAX, mx = 0;
+    offset_set *sets = NULL, merged;
+    int nt = 1;
 #pragma omp parallel for schedule(static) reduction(+ : len2, empty) reduction(min : mn)          \
     reduction(max : mx, bw)
     for (int64_t i = 0; i < A->rows; i++) {
@@ -120,8 +214,37 @@ static gs_status sums_host(const gs_csr *A, gs_feat_sums *s)
         }
     }
     s->len2 = len2, s->empty = empty, s->min = mn, s->max = mx, s->bandwidth = bw;
-    if (A->nnz > 0) GS_CHECK(gs_cds_count_host(A, s->ncand, s->b, s->k, NULL, NULL));
+    if (A->nnz == 0) return GS_OK;
+#ifdef _OPENMP
+    nt = omp_get_max_threads();
+#endif
+    /* at most one task per 4096 entries, so small matrices do not pay for many sets */
+    if ((int64_t)nt * 4096 > A->nnz) nt = (int)(A->nnz / 4096) + 1;
+    GS_CHECK(gs_alloc_array((size_t)nt * (size_t)s->ncand, sizeof *sets, "feature offset sets",
+                            (void **)&sets));
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int t = 0; t < nt; t++) {
+        const int64_t r0 = A->rows * (int64_t)t / nt, r1 = A->rows * (int64_t)(t + 1) / nt;
+        for (int q = 0; q < s->ncand; q++) {
+            offset_set *set = &sets[(size_t)t * s->ncand + q];
+            memset(set->slot, 0xff, sizeof set->slot);
+            set->n = 0;
+            count_rows(A, s->b[q], r0, r1, set);
+        }
+    }
+    for (int q = 0; q < s->ncand; q++) {
+        memset(merged.slot, 0xff, sizeof merged.slot);
+        merged.n = 0;
+        for (int t = 0; t < nt && merged.n <= GS_CDS_MAX_DIAGS; t++) {
+            const offset_set *set = &sets[(size_t)t * s->ncand + q];
+            if (set->n > GS_CDS_MAX_DIAGS) merged.n = GS_CDS_MAX_DIAGS + 1;
+            for (int v = 0; v < SET_SLOTS && merged.n <= GS_CDS_MAX_DIAGS; v++)
+                if (set->slot[v] != SET_EMPTY) set_add(&merged, set->slot[v]);
+        }
+        s->k[q] = merged.n;
+    }
 done:
+    gs_free(sets);
     return st;
 }
 
@@ -398,7 +521,14 @@ gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *r
     } else {
         snprintf(res->reason, sizeof res->reason, "forced by %s", key);
     }
-    GS_CHECK(convert(A, f, &rq->params, M, res));
+    {
+        gs_format_params p = rq->params;
+        /* CDS would detect the block size the features found: tell it, so that it counts the
+         * diagonals of that one size only */
+        if (f == GS_FORMAT_CDS && p.cds_block <= 0 && res->feat.nblockdiags >= 0)
+            p.cds_block = res->feat.block;
+        GS_CHECK(convert(A, f, &p, M, res));
+    }
 done:
     if (st != GS_OK) gs_spmat_destroy(M);
     return st;

@@ -26,12 +26,14 @@ extern "C" {
 
 #define GS_FEAT_MAX_DIAGS 64 /* distinct diagonals j - i counted before giving up */
 
-/* The block size and block diagonals are CDS's own detection (gs_cds.h): every b in
- * 1..GS_CDS_DETECT_MAX dividing rows and cols is tried and the one storing the fewest values
- * K_b * b * rows wins (gs_cds_best), so `block`, `nblockdiags` and `cds_fill` are what a CDS
- * conversion with spmv.cds_block = 0 would hold, and CDS refuses exactly when nblockdiags is -1
- * or cds_fill exceeds spmv.cds_max_fill. Mean and std are the population ones over all rows
- * (as gs_csr_row_stats), from exact integer sums, so host and device give identical features. */
+/* The block size and block diagonals follow CDS's own detection (gs_cds.h): the same block
+ * sizes are tried (gs_cds_candidates: every b in 1..GS_CDS_DETECT_MAX dividing rows and cols),
+ * the distinct block offsets of each counted exactly up to GS_CDS_MAX_DIAGS, and the size
+ * storing the fewest values K_b * b * rows wins (gs_cds_best). So `block`, `nblockdiags` and
+ * `cds_fill` are what a CDS conversion with spmv.cds_block = 0 would hold, and CDS refuses
+ * exactly when nblockdiags is -1 or cds_fill exceeds spmv.cds_max_fill. Mean and std are the
+ * population ones over all rows (as gs_csr_row_stats). Everything comes from exact integer
+ * sums and counts, so host and device give identical features. */
 typedef struct gs_features {
     int64_t rows, cols, nnz;
     double mean, std;     /* nonzeros per row */
@@ -46,20 +48,25 @@ typedef struct gs_features {
     double seconds;       /* what computing these took */
 } gs_features;
 
-/* The features of A where it lives: a host loop, or on the device one kernel (row lengths, and
- * the entries in warp-sized chunks marking their (block) offsets in bitmaps) and one transfer. */
+/* The features of A where it lives: on the host one OpenMP pass (each thread keeps the distinct
+ * offsets of its rows in small sets, merged at the end); on the device one kernel reading rowptr
+ * and colind once (offsets in small tables behind a shared-memory cache; gs_features_cuda.cu)
+ * and one transfer of the totals. A candidate block size stops being counted once it has more
+ * than GS_CDS_MAX_DIAGS offsets, so an unstructured matrix costs no more than a stencil. */
 gs_status gs_features_compute(const gs_csr *A, gs_features *f);
 
 /* One line, e.g. "rows 2097152 nnz 14581760 mu 6.95 sigma 0.21 min 4 max 7 empty 0% diags 7
  * block 1 blockdiags 7 fill 0.007 bw 16384" (cols too when A is rectangular). */
 void gs_features_describe(const gs_features *f, char *buf, size_t len);
 
-/* The rule table for a matrix at loc: the format of the first row whose condition holds, and in
- * reason (may be NULL) that row's text with the features it looked at. */
+/* The rule table for a matrix at loc (each location has its own rows, thresholds from
+ * measurements: gs_select.c): the format of the first row whose condition holds, and in reason
+ * (may be NULL) that row's number and text with the features it looked at. Never cusparse on the
+ * host. */
 gs_format gs_select_rule(const gs_features *f, gs_loc loc, char *reason, size_t len);
 
-/* Row i of the rule table (i from 0): its text, the locations it applies to (a bit per gs_loc,
- * 1 << GS_LOC_HOST | 1 << GS_LOC_DEVICE) and its format; NULL past the last row. */
+/* Row i of the rule table (i from 0, over both locations): its text, the location it applies
+ * to (as a bit, 1 << gs_loc) and its format; NULL past the last row. */
 const char *gs_select_rule_row(int i, unsigned *locs, gs_format *format);
 
 /* --- shared by the host (gs_select.c) and device (gs_features_cuda.cu) feature passes --- */
@@ -68,7 +75,8 @@ const char *gs_select_rule_row(int i, unsigned *locs, gs_format *format);
 typedef struct gs_feat_sums {
     int ncand;                         /* block sizes tried: b[0..ncand) (gs_cds_candidates) */
     int b[GS_CDS_DETECT_MAX];
-    int64_t k[GS_CDS_DETECT_MAX];      /* block diagonals at b[q]; > GS_CDS_MAX_DIAGS: too many */
+    int64_t k[GS_CDS_DETECT_MAX];      /* distinct block offsets at b[q], exact up to
+                                          GS_CDS_MAX_DIAGS; larger: more than that */
     uint64_t len2;                     /* sum over rows of (nonzeros in the row)^2 */
     int32_t min, max;                  /* nonzeros per row */
     int64_t empty;                     /* rows without entries */
@@ -81,9 +89,11 @@ gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s);
 #endif
 
 typedef struct gs_select_request {
-    const char *format;      /* spmv.format: auto | measure | csr | cusparse | cmrs | suraa | cds */
-    const char *levels;      /* spmv.levels as "cds,cmrs,csr", or "" / NULL */
-    gs_format_params params; /* tuning of the formats */
+    const char *format;      /* spmv.format: auto | measure | csr | cusparse | cmrs | suraa | cds
+                                (NULL or "": auto) */
+    const char *levels;      /* spmv.levels as "cds,cmrs,csr" (blanks, quotes, brackets ignored;
+                                entries may be auto or measure too), or "" / NULL */
+    gs_format_params params; /* tuning of the formats (gs_format_params_default, then the keys) */
 } gs_select_request;
 
 typedef struct gs_select_result {
@@ -96,7 +106,10 @@ typedef struct gs_select_result {
 } gs_select_result;
 
 /* Choose the format of A (level `level`, 0 for the finest or only matrix) and build it at A's
- * location into *M (borrowing A, which must outlive *M). A may be rectangular (AMG P and R). */
+ * location into *M (borrowing A, which must outlive *M). A may be rectangular (AMG P and R).
+ * The features are computed in every mode (res->feat, for the report). Errors: GS_ERR_CONFIG
+ * naming the key for an unknown format name or a forced cusparse on the host (before any work);
+ * what a conversion reports other than a refusal. convert_s includes a refused attempt. */
 gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *rq, gs_spmat **M,
                           gs_select_result *res);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "gs_backend.h"
+#include "gs_cds.h"
 #include "gs_csr.h"
 #include "gs_gen.h"
 #include "gs_mm.h"
@@ -201,7 +202,7 @@ static void check_features_host(void)
         CHECK(f.bandwidth > 4 * fp.bandwidth);
         CHECK(gs_select_rule(&f, GS_LOC_DEVICE, NULL, 0) != GS_FORMAT_CDS);
         CHECK(gs_select_rule(&f, GS_LOC_HOST, NULL, 0) != GS_FORMAT_CDS);
-        CHECK(gs_select_rule(&fp, GS_LOC_DEVICE, NULL, 0) == GS_FORMAT_CDS);
+        CHECK(gs_select_rule(&fp, GS_LOC_HOST, NULL, 0) == GS_FORMAT_CDS);
         gs_csr_destroy(&A);
         gs_csr_destroy(&P);
     }
@@ -243,6 +244,13 @@ static void check_features_host(void)
         gs_csr_destroy(&A);
     }
 
+    /* one dense row: the offsets saturate the count (-1), the rest is exact */
+    A = dense_row(3000);
+    CHECK_OK(gs_features_compute(A, &f));
+    CHECK(f.max == 3000 && f.min >= 1 && f.min <= 3 && f.ndiags == -1 && f.nblockdiags == -1);
+    CHECK(f.cds_fill == -1.0 && f.bandwidth >= 1500);
+    gs_csr_destroy(&A);
+
     /* no entries, and no rows */
     {
         static const int32_t r0[] = {0}, c0[] = {0};
@@ -256,6 +264,53 @@ static void check_features_host(void)
         CHECK_OK(gs_features_compute(A, &f));
         CHECK(f.rows == 0 && f.cols == 5 && f.mean == 0.0 && f.std == 0.0);
         gs_csr_destroy(&A);
+    }
+}
+
+/* the features say what CDS's conversion does: it takes A exactly when the features have a
+ * block count and a fill within spmv.cds_max_fill, with the same b and block diagonals */
+static void check_cds_agrees(const char *what, gs_csr *A)
+{
+    gs_features f;
+    gs_format_params p;
+    gs_spmat *M = NULL;
+    gs_format_params_default(&p);
+    CHECK_OK(gs_features_compute(A, &f));
+    const int takes = f.nblockdiags >= 0 && f.cds_fill <= p.cds_max_fill;
+    gs_status st = gs_spmat_create(A, GS_FORMAT_CDS, &p, &M);
+    CHECK_MSG((st == GS_OK) == takes, "%s: features say CDS %s (K %d, fill %g), CDS: %s", what,
+              takes ? "takes it" : "refuses", f.nblockdiags, f.cds_fill,
+              st == GS_OK ? "took it" : gs_error_message());
+    if (st == GS_OK) {
+        const gs_cds *C = (const gs_cds *)M->M;
+        CHECK_MSG(gs_cds_block_size(C) == f.block && gs_cds_diagonals(C) == f.nblockdiags,
+                  "%s: CDS b=%d K=%d, features b=%d K=%d", what, gs_cds_block_size(C),
+                  gs_cds_diagonals(C), f.block, f.nblockdiags);
+        CHECK_NEAR((double)gs_cds_stored(C) / A->nnz - 1.0, f.cds_fill, 1e-12);
+    }
+    gs_error_clear();
+    gs_spmat_destroy(&M);
+    gs_csr_destroy(&A);
+}
+
+static void check_cds_alignment(void)
+{
+    static const int five[] = {-40, -1, 0, 1, 40}, rect[] = {-3, 0, 2, 7};
+    printf("features against CDS's detection\n");
+    check_cds_agrees("poisson 7-pt 12^3", gen("poisson", 12, 7, 1));
+    check_cds_agrees("poisson 27-pt 10^3", gen("poisson", 10, 27, 1));
+    check_cds_agrees("poisson 7-pt 8^3 dof 2", gen("poisson", 8, 7, 2));
+    check_cds_agrees("poisson 7-pt 8^3 dof 6", gen("poisson", 8, 7, 6));
+    check_cds_agrees("poisson 9-pt 30^2 dof 3", gen("poisson", 30, 9, 3));
+    check_cds_agrees("anisotropic 9-pt 64^2", gen("anisotropic", 64, 9, 1));
+    check_cds_agrees("powerlaw 5000", gen("powerlaw", 5000, 0, 1));
+    check_cds_agrees("band 5 diagonals, 1/3 rows", band(1200, 1200, 5, five, keep_third));
+    check_cds_agrees("band 601 x 907", band(601, 907, 4, rect, NULL));
+    check_cds_agrees("aggregates 960 x 320", aggregates(960, 3));
+    {
+        gs_csr *P = gen("poisson", 10, 7, 2);
+        check_cds_agrees("permuted poisson dof 2", permuted(P, 5));
+        gs_csr_destroy(&P);
     }
 }
 
@@ -284,45 +339,58 @@ static void check_rule(const char *what, gs_features f, gs_loc loc, gs_format wa
 static void check_rules(void)
 {
     printf("rule table\n");
+    int nloc[2] = {0, 0};
     for (int i = 0;; i++) {
         unsigned locs = 0;
         gs_format fmt;
         const char *t = gs_select_rule_row(i, &locs, &fmt);
-        if (!t) {
-            CHECK(i >= 2);
-            break;
-        }
-        printf("  %d. %-70s -> %s (%s%s)\n", i + 1, t, gs_format_name(fmt),
+        if (!t) break;
+        printf("  %d. %-64s -> %s (%s%s)\n", i + 1, t, gs_format_name(fmt),
                locs & (1u << GS_LOC_HOST) ? "host " : "", locs & (1u << GS_LOC_DEVICE) ? "gpu" : "");
         CHECK(strlen(t) > 0 && locs != 0);
         CHECK_MSG(!(fmt == GS_FORMAT_CUSPARSE && (locs & (1u << GS_LOC_HOST))),
                   "rule %d gives cusparse on the host", i + 1);
+        for (int l = 0; l < 2; l++) nloc[l] += (locs >> l) & 1u;
     }
+    CHECK(nloc[GS_LOC_HOST] >= 2 && nloc[GS_LOC_DEVICE] >= 2);
     /* vectors of the measured matrices (bench/results) */
-    const gs_features stencil = feat(6.95, 0.21, 7, 0.007), block4 = feat(27.62, 1.21, 7, 0.014);
+    gs_features block4 = feat(27.62, 1.21, 7, 0.014);
+    block4.block = 4;
+    const gs_features stencil = feat(6.95, 0.21, 7, 0.007);
     const gs_features powerlaw = feat(8.99, 29.37, -1, -1.0), cryg = feat(4.94, 0.24, 8, 0.62);
     const gs_features cyl = feat(19.43, 1.40, -1, -1.0), ginkgo = feat(8.77, 0.81, -1, -1.0);
     const gs_features pushpull = feat(49.08, 46.53, -1, -1.0);
-    for (int loc = 0; loc < 2; loc++) {
-        check_rule("7-point stencil", stencil, (gs_loc)loc, GS_FORMAT_CDS, "structured");
-        check_rule("dof 4 stencil", block4, (gs_loc)loc, GS_FORMAT_CDS, "blockdiags 7");
-    }
-    check_rule("power law", powerlaw, GS_LOC_DEVICE, GS_FORMAT_CUSPARSE, "std >");
-    check_rule("power law", powerlaw, GS_LOC_HOST, GS_FORMAT_CSR, "default");
-    check_rule("8 diagonals, 62% fill", cryg, GS_LOC_DEVICE, GS_FORMAT_CSR, "default");
-    check_rule("long even rows", cyl, GS_LOC_DEVICE, GS_FORMAT_CMRS, "mean >=");
-    check_rule("long even rows", cyl, GS_LOC_HOST, GS_FORMAT_CSR, "default");
-    check_rule("short even rows", ginkgo, GS_LOC_DEVICE, GS_FORMAT_CSR, "default");
-    check_rule("long uneven rows", pushpull, GS_LOC_DEVICE, GS_FORMAT_CMRS, "mean >=");
+    const gs_loc H = GS_LOC_HOST, D = GS_LOC_DEVICE;
+    check_rule("7-point stencil", stencil, D, GS_FORMAT_CDS, "structured");
+    check_rule("7-point stencil", stencil, H, GS_FORMAT_CDS, "structured");
+    check_rule("dof 4 stencil", block4, D, GS_FORMAT_CDS, "blockdiags 7");
+    check_rule("dof 4 stencil", block4, H, GS_FORMAT_SURAA, "long rows"); /* CDS b = 1 only */
+    check_rule("power law", powerlaw, D, GS_FORMAT_CUSPARSE, "std >");
+    check_rule("power law", powerlaw, H, GS_FORMAT_SURAA, "std >");
+    check_rule("8 diagonals, 62% fill", cryg, D, GS_FORMAT_CSR, "default");
+    check_rule("8 diagonals, 62% fill", cryg, H, GS_FORMAT_CSR, "default");
+    check_rule("long even rows", cyl, D, GS_FORMAT_CMRS, "mean >=");
+    check_rule("long even rows", cyl, H, GS_FORMAT_CSR, "default");
+    check_rule("short even rows", ginkgo, D, GS_FORMAT_CSR, "default");
+    check_rule("long uneven rows", pushpull, D, GS_FORMAT_CMRS, "mean >=");
+    check_rule("long uneven rows", pushpull, H, GS_FORMAT_SURAA, "mean >=");
     /* edges: std == mean is not "uneven"; fill just above the limit is not structured; an
-     * empty matrix (no diagonals, nothing stored) is structured */
-    check_rule("std = mean", feat(5.0, 5.0, -1, -1.0), GS_LOC_DEVICE, GS_FORMAT_CSR, "default");
-    check_rule("std > mean", feat(5.0, 5.01, -1, -1.0), GS_LOC_DEVICE, GS_FORMAT_CUSPARSE, "std");
-    check_rule("fill 0.26", feat(5.0, 0.1, 5, 0.26), GS_LOC_DEVICE, GS_FORMAT_CSR, "default");
-    check_rule("fill 0.25", feat(5.0, 0.1, 5, 0.25), GS_LOC_DEVICE, GS_FORMAT_CDS, "structured");
-    check_rule("129 block diagonals", feat(5.0, 0.1, 129, 0.0), GS_LOC_DEVICE, GS_FORMAT_CSR,
-               "default");
-    check_rule("no entries", feat(0.0, 0.0, 0, 0.0), GS_LOC_HOST, GS_FORMAT_CDS, "structured");
+     * empty matrix (no diagonals, nothing stored) is structured; small ones stay in CSR on the
+     * GPU, whatever their structure */
+    check_rule("std = mean", feat(5.0, 5.0, -1, -1.0), D, GS_FORMAT_CSR, "default");
+    check_rule("std > mean", feat(5.0, 5.01, -1, -1.0), D, GS_FORMAT_CUSPARSE, "std");
+    check_rule("fill 0.26", feat(5.0, 0.1, 5, 0.26), D, GS_FORMAT_CSR, "default");
+    check_rule("fill 0.25", feat(5.0, 0.1, 5, 0.25), D, GS_FORMAT_CDS, "structured");
+    check_rule("129 block diagonals", feat(5.0, 0.1, 129, 0.0), D, GS_FORMAT_CSR, "default");
+    check_rule("no entries", feat(0.0, 0.0, 0, 0.0), H, GS_FORMAT_CDS, "structured");
+    {
+        gs_features small = stencil, uneven = powerlaw, edge = stencil;
+        small.rows = 50000, uneven.rows = 2000, edge.rows = 100000;
+        check_rule("small stencil", small, D, GS_FORMAT_CSR, "small");
+        check_rule("small power law", uneven, D, GS_FORMAT_CSR, "small");
+        check_rule("100000-row stencil", edge, D, GS_FORMAT_CDS, "structured");
+        check_rule("small stencil", small, H, GS_FORMAT_CDS, "structured");
+    }
 }
 
 /* ---- selection ---- */
@@ -393,6 +461,14 @@ static void check_select_fails(const char *what, const gs_csr *dA, const char *f
     printf("  %-34s refused as asked\n", what);
 }
 
+/* what the rule table gives for host matrix A at loc */
+static gs_format rule_for(const gs_csr *A, gs_loc loc)
+{
+    gs_features f;
+    CHECK_OK(gs_features_compute(A, &f));
+    return gs_select_rule(&f, loc, NULL, 0);
+}
+
 /* the choices at loc on a stencil, its permutation, a rectangular and an uneven matrix */
 static void check_selection(gs_loc loc)
 {
@@ -410,12 +486,14 @@ static void check_selection(gs_loc loc)
         CHECK_OK(gs_csr_upload(W, loc, &dW));
         if (!dP || !dQ || !dR || !dW) goto done;
     }
-    check_select("auto, stencil", P, dP, "auto", NULL, 0, GS_FORMAT_CDS, "auto rule 1");
-    check_select("NULL format = auto", P, dP, NULL, "", 3, GS_FORMAT_CDS, "structured");
-    check_select("auto, permuted", Q, dQ, "auto", NULL, 0, GS_FORMAT_CSR, "default");
-    check_select("auto, rectangular 999x333", R, dR, "auto", NULL, 1, GS_FORMAT_COUNT, "auto");
-    check_select("auto, power law", W, dW, "auto", NULL, 0,
-                 dev ? GS_FORMAT_CUSPARSE : GS_FORMAT_CSR, dev ? "uneven" : "default");
+    check_select("auto, stencil", P, dP, "auto", NULL, 0, rule_for(P, loc),
+                 dev ? "auto GPU rule" : "auto host rule 2, structured");
+    check_select("NULL format = auto", P, dP, NULL, "", 3, rule_for(P, loc), "auto");
+    check_select("auto, permuted", Q, dQ, "auto", NULL, 0, rule_for(Q, loc), "auto");
+    check_select("auto, rectangular 999x333", R, dR, "auto", NULL, 1, rule_for(R, loc), "auto");
+    check_select("auto, power law", W, dW, "auto", NULL, 0, rule_for(W, loc),
+                 dev ? "auto GPU rule" : "uneven");
+    CHECK(rule_for(Q, loc) != GS_FORMAT_CDS);
     check_select("forced cmrs", P, dP, "cmrs", NULL, 0, GS_FORMAT_CMRS, "forced by spmv.format");
     check_select("forced suraa, rectangular", R, dR, "suraa", NULL, 0, GS_FORMAT_SURAA, "forced");
     check_select("forced cds, permuted: csr", Q, dQ, "cds", NULL, 0, GS_FORMAT_CSR,
@@ -426,8 +504,8 @@ static void check_selection(gs_loc loc)
                  "forced by spmv.levels[1]");
     check_select("levels[7]: the last repeated", P, dP, "cmrs", "[\"cds\", \"suraa\"]", 7,
                  GS_FORMAT_SURAA, "forced by spmv.levels[1]");
-    check_select("levels auto entry", Q, dQ, "cds", "csr,auto", 1, GS_FORMAT_CSR,
-                 "spmv.levels[1] = auto: auto rule");
+    check_select("levels auto entry", Q, dQ, "cds", "csr,auto", 1, rule_for(Q, loc),
+                 "spmv.levels[1] = auto: auto");
     check_select("measure, stencil", P, dP, "measure", NULL, 0, GS_FORMAT_COUNT, "measured (us):");
     check_select("measure, permuted", Q, dQ, "measure", NULL, 0, GS_FORMAT_COUNT, "cds refused");
     check_select("levels measure entry", R, dR, "auto", "measure", 2, GS_FORMAT_COUNT,
@@ -603,6 +681,7 @@ int main(int argc, char **argv)
         return gs_test_result("test_select_gpu");
     }
     check_features_host();
+    check_cds_alignment();
     check_rules();
     check_selection(GS_LOC_HOST);
     check_alloc_failures("auto");
