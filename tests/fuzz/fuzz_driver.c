@@ -205,8 +205,8 @@ static void add_path(const char *path, size_t max, int depth)
     qsort(names, (size_t)n, sizeof *names, cmp_str);
     for (int i = 0; i < n; i++) {
         char sub[2048];
-        snprintf(sub, sizeof sub, "%s/%s", path, names[i]);
-        add_path(sub, max, depth + 1);
+        int len = snprintf(sub, sizeof sub, "%s/%s", path, names[i]);
+        if (len > 0 && (size_t)len < sizeof sub) add_path(sub, max, depth + 1);
         free(names[i]);
     }
 }
