@@ -31,9 +31,9 @@
 #include "gs_time.h"
 
 static const char *STANDARD[] = {
-    "poisson:7:128",     "poisson:27:100",    "poisson:7:64:4",    "poisson:7:96:3",
-    "anisotropic:5:1024", "convdiff:7:128",   "powerlaw:0:1000000", "poisson:7:128@1",
-    "poisson:7:128@2",   "poisson:7:64:4@1"};
+    "poisson:7:128",      "poisson:27:100",  "poisson:7:64:4",     "poisson:7:96:3",
+    "anisotropic:5:1024", "convdiff:7:128",  "powerlaw:0:1000000", "powerlaw:0:200000",
+    "poisson:7:40",       "poisson:7:128@1", "poisson:7:128@2",    "poisson:7:64:4@1"};
 
 typedef struct bench_opts {
     gs_loc loc;

@@ -12,19 +12,20 @@ measured with --backend host (no cuSPARSE column) calibrates the host rows.
 The rows of one location (first matching row wins), whose thresholds and formats the script
 searches:
 
-    1. small: rows < R                                              -> csr
-    2. structured: block diagonals <= K, 0 <= CDS fill <= F
+    1. uneven rows: std > C x mean and rows < U                     -> XS (suraa)
+    2. uneven rows: std > C x mean                                  -> XL (GPU cusparse, host suraa)
+    3. small: rows < R                                              -> csr
+    4. structured: block diagonals <= K, 0 <= CDS fill <= F
        (and block size 1 when B1)                                   -> cds
-    3. uneven rows: std > C x mean                                  -> X (GPU cusparse, host suraa)
-    4. long rows: mean >= M                                         -> Y (GPU cmrs, host suraa)
-    5. default                                                      -> csr
+    5. long rows: mean >= M                                         -> Y (GPU cmrs, host suraa)
+    6. default                                                      -> csr
 
 A candidate value is a midpoint between two measured feature values; a format that refuses a
 matrix falls back to csr, as gs_select_spmat does. The objective, in order: no matrix below
---floor x the baseline (cuSPARSE on the GPU, csr on the host), the most matrices within
+--floor x cuSPARSE (GPU tables only), the most matrices within
 --within of the measured best, the highest geometric mean of best/auto. The search is a
 coordinate descent from the table in force (read from spmv/gs_select.c), once per choice of the
-formats X and Y; ties keep the value in force, or else take the roundest number that decides
+formats XS, XL and Y; ties keep the value in force, or else take the roundest number that decides
 alike. It prints each matrix's outcome under the table in force and under the proposal, and the
 #define lines to paste into spmv/gs_select.c.
 """
@@ -36,11 +37,14 @@ import re
 import sys
 
 FORMATS = ["csr", "cusparse", "cmrs", "suraa", "cds"]
-PARAMS = ["R", "K", "F", "B1", "C", "M"]
-DEFINES = {"R": "SMALL_ROWS", "K": "CDS_MAX_DIAGS", "F": "CDS_MAX_FILL", "B1": "CDS_BLOCK1",
-           "C": "UNEVEN_CV", "M": "LONG_MEAN"}
-FORMAT_X = {True: "cusparse", False: "suraa"}  # row 3's format in the table, GPU / host
-FORMAT_Y = {True: "cmrs", False: "suraa"}      # row 4's
+PARAMS = ["C", "U", "R", "K", "F", "B1", "M"]
+DEFINES = {"C": "UNEVEN_CV", "U": "UNEVEN_ROWS", "R": "SMALL_ROWS", "K": "CDS_MAX_DIAGS",
+           "F": "CDS_MAX_FILL", "B1": "CDS_BLOCK1", "M": "LONG_MEAN"}
+INTEGER = ("U", "R", "K", "B1")
+FORMAT_XS = {True: "suraa", False: "suraa"}    # row 1's format in the table, GPU / host
+FORMAT_XL = {True: "cusparse", False: "suraa"}  # row 2's
+FORMAT_Y = {True: "cmrs", False: "suraa"}       # row 5's
+OPEN_LOW = ("M", "R", "U")  # thresholds compared as rows < T, mean >= T
 
 # markdown headers of bench_select --md -> the CSV's names (times there in microseconds)
 MD_COLUMNS = {
@@ -102,8 +106,8 @@ def load(path):
 
 def table_in_force(source, device):
     """The #defines of the location's rows in spmv/gs_select.c."""
-    p = {"R": 0.0, "K": 128.0, "F": 0.25, "B1": 0.0, "C": 1.0, "M": 12.0,
-         "X": FORMAT_X[device], "Y": FORMAT_Y[device]}
+    p = {"C": 1.0, "U": 0.0, "R": 0.0, "K": 128.0, "F": 0.25, "B1": 0.0, "M": 12.0,
+         "XS": FORMAT_XS[device], "XL": FORMAT_XL[device], "Y": FORMAT_Y[device]}
     prefix = "GPU_" if device else "HOST_"
     try:
         text = open(source).read()
@@ -119,13 +123,16 @@ def table_in_force(source, device):
 
 def choose(m, p, device):
     """The format the table with parameters p picks for matrix m, after the csr fallback."""
-    if m["rows"] < p["R"]:
+    uneven = m["cv"] > p["C"]
+    if uneven and p["XS"] != "off" and m["rows"] < p["U"]:
+        f = p["XS"]
+    elif uneven and p["XL"] != "off":
+        f = p["XL"]
+    elif m["rows"] < p["R"]:
         f = "csr"
     elif (0 <= m["K"] <= p["K"] and 0 <= m["fill"] <= p["F"]
           and (not p["B1"] or m["block"] == 1)):
         f = "cds"
-    elif p["X"] != "off" and m["cv"] > p["C"]:
-        f = p["X"]
     elif p["Y"] != "off" and m["mean"] >= p["M"]:
         f = p["Y"]
     else:
@@ -157,7 +164,7 @@ def evaluate(ms, p, device, within, floor):
 
 def observed(ms, key):
     """The measured values threshold `key` is compared with."""
-    pick = {"R": "rows", "K": "K", "F": "fill", "C": "cv", "M": "mean"}[key]
+    pick = {"R": "rows", "U": "rows", "K": "K", "F": "fill", "C": "cv", "M": "mean"}[key]
     return sorted(set(m[pick] for m in ms if not (key in "KF" and m[pick] < 0)))
 
 
@@ -173,7 +180,7 @@ def candidates(ms, key, cur, max_fill):
         c = [x for x in c if 0 <= x <= 128]
     if key == "F":
         c = [x for x in c if 0 <= x <= max_fill]
-    if key == "R":
+    if key in ("R", "U"):
         c = [x for x in c if x >= 0] + [0.0]
     return sorted(set(c))
 
@@ -182,7 +189,7 @@ def interval(ms, key, x):
     """Thresholds deciding like x: [lo, hi) for R, C (x < T, cv > T) and K, F (v <= T),
     (lo, hi] for M (mean >= T)."""
     v = observed(ms, key)
-    if key in ("R", "M"):  # rows < R, mean >= M: alike for T in (below x, at or above x]
+    if key in OPEN_LOW:  # rows < R, mean >= M: alike for T in (below x, at or above x]
         return (max([r for r in v if r < x], default=-math.inf),
                 min([r for r in v if r >= x], default=math.inf))
     return (max([r for r in v if r <= x], default=-math.inf),
@@ -190,12 +197,12 @@ def interval(ms, key, x):
 
 
 def inside(key, x, lo, hi):
-    return lo < x <= hi if key in ("M", "R") else lo <= x < hi
+    return lo < x <= hi if key in OPEN_LOW else lo <= x < hi
 
 
 def nice(key, lo, hi):
     """The roundest number deciding alike, in (lo, hi] for M and R, [lo, hi) otherwise."""
-    open_lo = key in ("M", "R")
+    open_lo = key in OPEN_LOW
     if inside(key, 0.0, lo, hi):
         return 0.0
     lo = max(lo, 0.0)
@@ -229,9 +236,9 @@ def descend(ms, p, device, within, floor, max_fill, start):
 def show(ms, p, device, within, floor, title):
     base = "cusparse" if device else "csr"
     score, picks = evaluate(ms, p, device, within, floor)
-    print("\n%s: rows < %g -> csr; K <= %g, fill <= %g%s -> cds; cv > %g -> %s; mean >= %g -> %s"
-          % (title, p["R"], p["K"], p["F"], " at b = 1" if p["B1"] else "", p["C"], p["X"],
-             p["M"], p["Y"]))
+    print("\n%s: cv > %g -> %s below %g rows, else %s; rows < %g -> csr; K <= %g, fill <= %g%s "
+          "-> cds; mean >= %g -> %s" % (title, p["C"], p["XS"], p["U"], p["XL"], p["R"], p["K"],
+                                        p["F"], " at b = 1" if p["B1"] else "", p["M"], p["Y"]))
     print("| matrix | auto | best | best/auto | auto vs %s |" % base)
     print("| --- | --- | --- | --- | --- |")
     for m, (f, ratio, speed) in zip(ms, picks):
@@ -248,8 +255,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("table", help="bench_select --csv file (or its --md table, *.md)")
     ap.add_argument("--within", type=float, default=0.10, help="'near the best' (0.10: 10%%)")
-    ap.add_argument("--floor", type=float, default=0.95,
-                    help="auto must not be slower than this x the baseline")
+    ap.add_argument("--floor", type=float, default=None,
+                    help="auto must not be slower than this x cuSPARSE (default 0.95 on the GPU, "
+                    "none on the host)")
     ap.add_argument("--max-fill", type=float, default=0.25,
                     help="spmv.cds_max_fill: CDS refuses beyond it")
     ap.add_argument("--host", action="store_true",
@@ -264,16 +272,19 @@ def main():
     device = not a.host and any(not math.isnan(m["t"]["cusparse"]) for m in ms)
     print("%d matrices from %s, measured on the %s" % (len(ms), a.table,
                                                        "GPU" if device else "host"))
+    if a.floor is None:
+        a.floor = 0.95 if device else 0.0
     cur = table_in_force(a.source, device)
     show(ms, cur, device, a.within, a.floor, "Table in force (%s)" % os.path.relpath(a.source))
     best, prop = None, None
-    for X in (FORMAT_X[device], "off"):
-        for Y in (FORMAT_Y[device], "off"):
-            score, p = descend(ms, dict(cur, X=X, Y=Y), device, a.within, a.floor, a.max_fill,
-                               cur)
-            if best is None or score > best:
-                best, prop = score, p
-    for key in ("R", "K", "F", "C", "M"):  # the value in force if it decides alike, else round
+    for XS in (FORMAT_XS[device], "off"):
+        for XL in (FORMAT_XL[device], "off"):
+            for Y in (FORMAT_Y[device], "off"):
+                score, p = descend(ms, dict(cur, XS=XS, XL=XL, Y=Y), device, a.within, a.floor,
+                                   a.max_fill, cur)
+                if best is None or score > best:
+                    best, prop = score, p
+    for key in ("C", "U", "R", "K", "F", "M"):  # the value in force if it decides alike, else round
         lo, hi = interval(ms, key, prop[key])
         x = cur[key] if inside(key, cur[key], lo, hi) else nice(key, lo, hi)
         if key == "K":
@@ -284,20 +295,24 @@ def main():
             prop[key] = x
     show(ms, prop, device, a.within, a.floor, "Proposed table")
     print("\nThresholds deciding alike (others as proposed): " + ", ".join(
-        ("%s in (%.4g, %.4g]" if k in ("M", "R") else "%s in [%.4g, %.4g)") %
-        ((k,) + interval(ms, k, prop[k])) for k in ("R", "K", "F", "C", "M")))
+        ("%s in (%.4g, %.4g]" if k in OPEN_LOW else "%s in [%.4g, %.4g)") %
+        ((k,) + interval(ms, k, prop[k])) for k in ("C", "U", "R", "K", "F", "M")))
     prefix = "GPU_" if device else "HOST_"
+    off = [k for k in ("XS", "XL", "Y") if prop[k] == "off"]
     print("\nFor spmv/gs_select.c%s:" % (
-        "" if prop["X"] != "off" and prop["Y"] != "off" else
-        " (a row whose format is off above is better dropped: set its threshold out of reach)"))
+        "" if not off else " (rows %s are off: their thresholds set out of reach)" % off))
+    if prop["XS"] == "off":
+        prop["U"] = 0
+    if prop["XL"] == "off" and prop["XS"] == "off":
+        prop["C"] = 1e30
+    if prop["Y"] == "off":
+        prop["M"] = 1e30
     for key in PARAMS:
-        v = prop[key]
-        if key == "C" and prop["X"] == "off":
-            v = 1e30
-        if key == "M" and prop["Y"] == "off":
-            v = 1e30
-        print("#define %s%s %s" % (prefix, DEFINES[key],
-                                   "%d" % v if key in ("R", "K", "B1") else "%g" % v))
+        v = min(prop[key], 2147483647) if key in INTEGER else prop[key]
+        print("#define %s%s %s" % (prefix, DEFINES[key], "%d" % v if key in INTEGER else "%g" % v))
+    if prop["XL"] == "off" and prop["XS"] != "off":
+        print("(row 2 off: uneven matrices from %d rows fall through to the rows below)"
+              % prop["U"])
 
 
 if __name__ == "__main__":

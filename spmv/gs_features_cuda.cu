@@ -1,5 +1,5 @@
-/* gs_features_cuda.cu: the feature pass of gs_select.h over a device CSR matrix, in one kernel
- * and one transfer of a few integers.
+/* gs_features_cuda.cu: the feature pass of gs_select.h over a device CSR matrix, in one kernel,
+ * one memset and one transfer of a few integers.
  *
  * The kernel does two things with the same threads:
  *  - row lengths: a grid-stride loop over rowptr (sum of squares, min, max, empty rows);
@@ -9,18 +9,18 @@
  *    and the row of an entry is found among them by five shuffles, so the loads of a window's
  *    column indices do not wait on each other (four steps of 32 entries are loaded at once).
  * Each entry's block offset J - I, for every candidate block size b (gs_cds_candidates), goes
- * into that candidate's set of offsets: a small open-addressing table in global memory
- * (FEAT_TABLE slots, inserted by atomicCAS, so a count is the exact number of distinct offsets)
- * behind a per-block cache in shared memory of offsets known to be in it, so a stencil's
- * entries are settled in shared memory after the first few. The count of a candidate stops at
- * GS_CDS_MAX_DIAGS + 1: the table's insert that passes it marks the candidate saturated, and
- * the warps stop looking at it at their next window (an unstructured matrix costs a short burst
- * of inserts, then only the bandwidth). Counts up to GS_CDS_MAX_DIAGS are exact, like the
- * host's; everything else is an integer sum, so host and device give identical features.
+ * into the block's set of offsets of that candidate: an open-addressing table in shared memory,
+ * where a stencil's few offsets are found at the first probe. A block whose set passes
+ * GS_CDS_MAX_DIAGS offsets marks the candidate saturated for all (the matrix has more than
+ * that), and every warp stops looking at a saturated candidate at its next window, so an
+ * unstructured matrix costs a short burst of inserts and then only the bandwidth. At the end
+ * each block adds its sets into one table per candidate in global memory, whose inserts (by
+ * atomicCAS) count the distinct offsets of the whole matrix: exact up to GS_CDS_MAX_DIAGS, like
+ * the host's count. Everything else is an integer sum, so host and device give identical
+ * features.
  *
- * Memory: the totals and the tables (FEAT_TABLE slots per candidate, 16 KiB in all) live in the
- * backend's reduction buffer, so the pass allocates nothing; it reads rowptr and colind once
- * (no values, no x), less than one SpMV moves.
+ * Memory: the totals and the global tables live in the backend's reduction buffer (no
+ * allocation); the pass reads rowptr and colind once (no values, no x), less than one SpMV.
  */
 #include <stdint.h>
 #include <string.h>
@@ -28,16 +28,16 @@
 #include "gs_cuda_impl.h"
 #include "gs_select.h"
 
-#define FEAT_TABLE 512 /* slots of a candidate's offset table (a power of two > 2 x the cap) */
-#define FEAT_CACHE 64  /* shared-memory cache slots per candidate (a power of two) */
-#define FEAT_UNROLL 4  /* steps of 32 entries whose loads are issued together */
-#define FEAT_EMPTY 0xffffffffu /* a free slot: offsets are stored as o + nbr - 1 < 2^32 - 1 */
+#define FEAT_SET 512      /* shared-memory slots of a block's set per candidate (> 2 x cap) */
+#define FEAT_TABLE 4096   /* global slots per candidate: the union, plus concurrent overshoot */
+#define FEAT_UNROLL 4     /* steps of 32 entries whose loads are issued together */
+/* a free slot is 0: an offset o is stored as o + nbr (1 .. nbr + nbc - 1 < 2^32) */
 
 /* the candidate block sizes */
 typedef struct feat_cands {
     int n;
     int b[GS_CDS_DETECT_MAX];
-    uint32_t shift[GS_CDS_DETECT_MAX]; /* nbr - 1: offset o is stored as o + shift */
+    uint32_t shift[GS_CDS_DETECT_MAX]; /* nbr: offset o is stored as o + shift */
 } feat_cands;
 
 /* the totals (unsigned long long slots), then the tables (uint32) */
@@ -87,17 +87,49 @@ static __device__ int32_t row_of(const int32_t *__restrict__ rowptr, int32_t lo,
     return lo;
 }
 
-/* offset u into candidate q's table (lane-private; no warp-wide operation inside); the insert
- * that makes the count pass the cap marks the candidate saturated. A full table does too. */
+/* candidate q is saturated (more than GS_CDS_MAX_DIAGS offsets): for this block and for all */
+static __device__ void saturate(int q, unsigned *s_sat, unsigned long long *acc)
+{
+    atomicOr(s_sat, 1u << q);
+    atomicOr(acc + ACC_SAT, 1ull << q);
+}
+
+/* u into the block's set of candidate q (lane-private, no warp-wide operation inside) */
+static __device__ void set_add(uint32_t u, int q, uint32_t (*s_set)[FEAT_SET], int *s_n,
+                               unsigned *s_sat, unsigned long long *acc)
+{
+    volatile uint32_t *set = s_set[q];
+    const uint32_t h = hash(u);
+    for (int p = 0; p < FEAT_SET; p++) {
+        const int at = (int)((h + (uint32_t)p) & (FEAT_SET - 1));
+        uint32_t v = set[at];
+        if (v == u) return;
+        if (v == 0) {
+            if (((volatile int *)s_n)[q] > GS_CDS_MAX_DIAGS) return; /* saturated already */
+            v = atomicCAS(&s_set[q][at], 0u, u);
+            if (v == 0) {
+                if (atomicAdd(&s_n[q], 1) + 1 > GS_CDS_MAX_DIAGS) saturate(q, s_sat, acc);
+                return;
+            }
+            if (v == u) return;
+        }
+    }
+    saturate(q, s_sat, acc); /* full: more than the cap */
+}
+
+/* u into candidate q's global table; the insert that makes the count pass the cap marks the
+ * candidate saturated (the table cannot fill before the count passes the cap, but a full table
+ * would mean the same) */
 static __device__ void table_add(uint32_t u, int q, uint32_t *table, unsigned long long *acc)
 {
-    uint32_t *t = table + q * FEAT_TABLE;
+    uint32_t *t = table + (size_t)q * FEAT_TABLE;
     const uint32_t h = hash(u);
     for (int p = 0; p < FEAT_TABLE; p++) {
+        if ((__ldcg(acc + ACC_SAT) >> q) & 1u) return;
         uint32_t *slot = t + ((h + (uint32_t)p) & (FEAT_TABLE - 1));
         uint32_t v = __ldcg(slot);
-        if (v == FEAT_EMPTY) v = atomicCAS(slot, FEAT_EMPTY, u);
-        if (v == FEAT_EMPTY) { /* inserted: a new offset */
+        if (v == 0) v = atomicCAS(slot, 0u, u);
+        if (v == 0) { /* inserted: a new offset */
             if (atomicAdd(acc + ACC_K + q, 1ull) + 1 > GS_CDS_MAX_DIAGS)
                 atomicOr(acc + ACC_SAT, 1ull << q);
             return;
@@ -128,15 +160,19 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                                        const int32_t *__restrict__ colind, feat_cands cand,
                                        unsigned long long *acc, uint32_t *table)
 {
-    __shared__ uint32_t s_cache[GS_CDS_DETECT_MAX][FEAT_CACHE];
+    __shared__ uint32_t s_set[GS_CDS_DETECT_MAX][FEAT_SET];
+    __shared__ int s_n[GS_CDS_DETECT_MAX];
+    __shared__ unsigned s_sat;
     __shared__ unsigned long long s_acc[GS_CUDA_THREADS / 32][5];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
     unsigned long long len2 = 0, empty = 0, maxlen = 0, minc = 0, bw = 0;
 
-    for (int t = threadIdx.x; t < GS_CDS_DETECT_MAX * FEAT_CACHE; t += blockDim.x)
-        s_cache[t / FEAT_CACHE][t % FEAT_CACHE] = FEAT_EMPTY;
+    for (int t = threadIdx.x; t < GS_CDS_DETECT_MAX * FEAT_SET; t += blockDim.x)
+        s_set[t / FEAT_SET][t % FEAT_SET] = 0;
+    if (threadIdx.x < GS_CDS_DETECT_MAX) s_n[threadIdx.x] = 0;
+    if (threadIdx.x == 0) s_sat = 0;
     __syncthreads();
 
     for (int64_t i = tid; i < rows; i += nthreads) {
@@ -159,8 +195,11 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
             const int32_t rp = w <= rows ? __ldg(rowptr + w) : INT32_MAX;
             const int32_t last = __shfl_sync(0xffffffffu, rp, 31);
             const int64_t wend = last < e1 ? last : e1;
-            const unsigned sat = (unsigned)__shfl_sync(
-                0xffffffffu, (unsigned)(lane == 0 ? __ldcg(acc + ACC_SAT) : 0ull), 0);
+            /* the candidates still counted (uniform over the warp) */
+            const unsigned sat = __shfl_sync(
+                0xffffffffu,
+                lane == 0 ? (unsigned)__ldcg(acc + ACC_SAT) | *(volatile unsigned *)&s_sat : 0u,
+                0);
             for (int64_t base = cur; base < wend; base += 32 * FEAT_UNROLL) {
                 int32_t iv[FEAT_UNROLL], jv[FEAT_UNROLL];
                 bool okv[FEAT_UNROLL];
@@ -189,22 +228,24 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                     for (int u = 0; u < FEAT_UNROLL; u++) {
                         const uint32_t o = div_small((uint32_t)jv[u], bq) + cand.shift[q] -
                                            div_small((uint32_t)iv[u], bq);
-                        uint32_t *cs = &s_cache[q][hash(o) & (FEAT_CACHE - 1)];
-                        const bool need = okv[u] && *cs != o;
-                        if (__any_sync(0xffffffffu, need)) {
-                            /* one lane per distinct offset goes to the table */
-                            const unsigned peers = __match_any_sync(0xffffffffu, need ? o : FEAT_EMPTY);
-                            if (need && lane == __ffs(peers) - 1) {
-                                table_add(o, q, table, acc);
-                                *cs = o;
-                            }
-                        }
+                        /* the first probe finds a known offset; set_add does the rest */
+                        const volatile uint32_t *first = &s_set[q][hash(o) & (FEAT_SET - 1)];
+                        if (okv[u] && *first != o) set_add(o, q, s_set, s_n, &s_sat, acc);
                     }
                 }
             }
             cur = wend;
             r0 += 32;
         }
+    }
+
+    /* the block's sets into the global tables (candidates not saturated) */
+    __syncthreads();
+    const unsigned sat_end = (unsigned)__ldcg(acc + ACC_SAT) | *(volatile unsigned *)&s_sat;
+    for (int t = threadIdx.x; t < cand.n * FEAT_SET; t += blockDim.x) {
+        const int q = t / FEAT_SET;
+        const uint32_t v = s_set[q][t % FEAT_SET];
+        if (v != 0 && !((sat_end >> q) & 1u)) table_add(v, q, table, acc);
     }
 
     len2 = warp_add(len2);
@@ -266,14 +307,15 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
                           GS_CDS_DETECT_MAX * FEAT_TABLE * sizeof(uint32_t) <=
                       (size_t)GS_CUDA_RED_MAX * GS_CUDA_RED_BLOCKS * sizeof(double),
                   "the feature tables must fit the reduction buffer");
+    static_assert(ACC_N * sizeof(unsigned long long) <= GS_CUDA_RED_MAX * sizeof(double),
+                  "the totals must fit the pinned reduction results");
     memset(&cand, 0, sizeof cand);
     cand.n = s->ncand;
     for (int q = 0; q < s->ncand; q++) {
         cand.b[q] = s->b[q];
-        cand.shift[q] = (uint32_t)(A->rows / s->b[q] - 1);
+        cand.shift[q] = (uint32_t)(A->rows / s->b[q]);
     }
-    GS_CUDA_CALL(cudaMemsetAsync(acc, 0, ACC_N * sizeof *acc, stream));
-    GS_CUDA_CALL(cudaMemsetAsync(table, 0xff, table_bytes, stream));
+    GS_CUDA_CALL(cudaMemsetAsync(acc, 0, ACC_N * sizeof *acc + table_bytes, stream));
     {
         /* as many warps as fit at once (fewer for a small matrix), each an equal chunk */
         const int64_t want = ((int64_t)(A->rows > A->nnz / 4 ? A->rows : A->nnz / 4) +
@@ -286,7 +328,10 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
             A->rows, A->nnz, chunk, A->rowptr, A->colind, cand, acc, table);
         GS_CUDA_LAUNCHED("features");
     }
-    GS_CHECK(gs_cuda_d2h(h_acc, acc, sizeof h_acc)); /* waits for the kernel */
+    /* through the pinned reduction buffer: one small copy, then wait for it */
+    GS_CUDA_CALL(cudaMemcpyAsync(g->h_red, acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
+    GS_CUDA_CALL(cudaStreamSynchronize(stream));
+    memcpy(h_acc, g->h_red, sizeof h_acc);
     s->len2 = h_acc[ACC_LEN2];
     s->empty = (int64_t)h_acc[ACC_EMPTY];
     s->max = (int32_t)h_acc[ACC_MAX];

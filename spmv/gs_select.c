@@ -27,32 +27,35 @@
  *   build/bench/bench_select --csv sel.csv --md sel.md [MATRIX ...]    (--backend host: host)
  *   python3 scripts/calibrate_select.py sel.csv
  * ------------------------------------------------------------------------------------------- */
-#define GPU_SMALL_ROWS 100000  /* below: launch-bound, gsolve's CSR kernel (no conversion) */
+#define GPU_UNEVEN_CV 1.0      /* std / mean above which rows are "uneven" ... */
+#define GPU_UNEVEN_ROWS 500000 /* ... SURAA below this many rows, cuSPARSE from it */
+#define GPU_SMALL_ROWS 30000   /* below: launch-bound, gsolve's CSR kernel (no conversion) */
 #define GPU_CDS_MAX_DIAGS 128  /* structured: block diagonals ... */
 #define GPU_CDS_MAX_FILL 0.25  /* ... and CDS padding over nnz up to which CDS wins */
 #define GPU_CDS_BLOCK1 0       /* 1: CDS only at block size 1 */
-#define GPU_UNEVEN_CV 1.0      /* std / mean above which cuSPARSE's row split wins */
 #define GPU_LONG_MEAN 12.0     /* mean row length from which CMRS (h=16, modified) wins */
 
+#define HOST_UNEVEN_CV 1.0     /* SURAA's length-sorted rows balance the threads */
+#define HOST_UNEVEN_ROWS 2147483647 /* (the host has no cuSPARSE: SURAA at every size) */
 #define HOST_SMALL_ROWS 0
 #define HOST_CDS_MAX_DIAGS 128
 #define HOST_CDS_MAX_FILL 0.25
 #define HOST_CDS_BLOCK1 1      /* the host CDS loop is slower than CSR at b > 1 */
-#define HOST_UNEVEN_CV 1.0     /* SURAA's length-sorted rows balance the threads */
-#define HOST_LONG_MEAN 25.0
+#define HOST_LONG_MEAN 10.0
 
 /* the thresholds of one location */
 typedef struct select_limits {
-    int64_t small_rows;
+    double uneven_cv;
+    int64_t uneven_rows, small_rows;
     int cds_max_diags, cds_block1;
-    double cds_max_fill, uneven_cv, long_mean;
+    double cds_max_fill, long_mean;
 } select_limits;
 
 static const select_limits LIMITS[2] = {
-    [GS_LOC_HOST] = {HOST_SMALL_ROWS, HOST_CDS_MAX_DIAGS, HOST_CDS_BLOCK1, HOST_CDS_MAX_FILL,
-                     HOST_UNEVEN_CV, HOST_LONG_MEAN},
-    [GS_LOC_DEVICE] = {GPU_SMALL_ROWS, GPU_CDS_MAX_DIAGS, GPU_CDS_BLOCK1, GPU_CDS_MAX_FILL,
-                       GPU_UNEVEN_CV, GPU_LONG_MEAN},
+    [GS_LOC_HOST] = {HOST_UNEVEN_CV, HOST_UNEVEN_ROWS, HOST_SMALL_ROWS, HOST_CDS_MAX_DIAGS,
+                     HOST_CDS_BLOCK1, HOST_CDS_MAX_FILL, HOST_LONG_MEAN},
+    [GS_LOC_DEVICE] = {GPU_UNEVEN_CV, GPU_UNEVEN_ROWS, GPU_SMALL_ROWS, GPU_CDS_MAX_DIAGS,
+                       GPU_CDS_BLOCK1, GPU_CDS_MAX_FILL, GPU_LONG_MEAN},
 };
 
 typedef struct select_rule {
@@ -61,6 +64,18 @@ typedef struct select_rule {
     gs_format format;
     const char *text;
 } select_rule;
+
+/* row lengths spread more than the mean, on a matrix of few rows */
+static int cond_uneven_small(const gs_features *f, const select_limits *l)
+{
+    return f->std > l->uneven_cv * f->mean && f->rows < l->uneven_rows;
+}
+
+/* row lengths spread more than the mean */
+static int cond_uneven(const gs_features *f, const select_limits *l)
+{
+    return f->std > l->uneven_cv * f->mean;
+}
 
 /* few rows: every format costs about one launch */
 static int cond_small(const gs_features *f, const select_limits *l)
@@ -75,12 +90,6 @@ static int cond_structured(const gs_features *f, const select_limits *l)
            f->cds_fill <= l->cds_max_fill && (!l->cds_block1 || f->block == 1);
 }
 
-/* row lengths spread more than the mean */
-static int cond_uneven(const gs_features *f, const select_limits *l)
-{
-    return f->std > l->uneven_cv * f->mean;
-}
-
 /* long rows */
 static int cond_long_rows(const gs_features *f, const select_limits *l)
 {
@@ -93,20 +102,22 @@ static int cond_always(const gs_features *f, const select_limits *l)
     return 1;
 }
 
-#define STRUCTURED(P) "structured: block diagonals <= " STR(P##_CDS_MAX_DIAGS) \
-                      " and CDS fill <= " STR(P##_CDS_MAX_FILL)
+#define UNEVEN(P) "uneven rows: std > " STR(P##_UNEVEN_CV) " x mean"
+#define STRUCTURED(P)                                                                              \
+    "structured: block diagonals <= " STR(P##_CDS_MAX_DIAGS) " and CDS fill <= " STR(             \
+        P##_CDS_MAX_FILL)
 
 static const select_rule RULES[] = {
+    {GS_LOC_DEVICE, cond_uneven_small, GS_FORMAT_SURAA,
+     UNEVEN(GPU) ", rows < " STR(GPU_UNEVEN_ROWS)},
+    {GS_LOC_DEVICE, cond_uneven, GS_FORMAT_CUSPARSE, UNEVEN(GPU)},
     {GS_LOC_DEVICE, cond_small, GS_FORMAT_CSR, "small: rows < " STR(GPU_SMALL_ROWS)},
     {GS_LOC_DEVICE, cond_structured, GS_FORMAT_CDS, STRUCTURED(GPU)},
-    {GS_LOC_DEVICE, cond_uneven, GS_FORMAT_CUSPARSE, "uneven rows: std > " STR(GPU_UNEVEN_CV)
-                                                     " x mean"},
     {GS_LOC_DEVICE, cond_long_rows, GS_FORMAT_CMRS, "long rows: mean >= " STR(GPU_LONG_MEAN)},
     {GS_LOC_DEVICE, cond_always, GS_FORMAT_CSR, "default"},
+    {GS_LOC_HOST, cond_uneven, GS_FORMAT_SURAA, UNEVEN(HOST)},
     {GS_LOC_HOST, cond_small, GS_FORMAT_CSR, "small: rows < " STR(HOST_SMALL_ROWS)},
     {GS_LOC_HOST, cond_structured, GS_FORMAT_CDS, STRUCTURED(HOST) " at block size 1"},
-    {GS_LOC_HOST, cond_uneven, GS_FORMAT_SURAA, "uneven rows: std > " STR(HOST_UNEVEN_CV)
-                                                " x mean"},
     {GS_LOC_HOST, cond_long_rows, GS_FORMAT_SURAA, "long rows: mean >= " STR(HOST_LONG_MEAN)},
     {GS_LOC_HOST, cond_always, GS_FORMAT_CSR, "default"},
 };

@@ -370,8 +370,9 @@ static void check_rules(void)
     check_rule("8 diagonals, 62% fill", cryg, D, GS_FORMAT_CSR, "default");
     check_rule("8 diagonals, 62% fill", cryg, H, GS_FORMAT_CSR, "default");
     check_rule("long even rows", cyl, D, GS_FORMAT_CMRS, "mean >=");
-    check_rule("long even rows", cyl, H, GS_FORMAT_CSR, "default");
+    check_rule("long even rows", cyl, H, GS_FORMAT_SURAA, "long rows");
     check_rule("short even rows", ginkgo, D, GS_FORMAT_CSR, "default");
+    check_rule("short even rows", ginkgo, H, GS_FORMAT_CSR, "default");
     check_rule("long uneven rows", pushpull, D, GS_FORMAT_CMRS, "mean >=");
     check_rule("long uneven rows", pushpull, H, GS_FORMAT_SURAA, "mean >=");
     /* edges: std == mean is not "uneven"; fill just above the limit is not structured; an
@@ -384,12 +385,17 @@ static void check_rules(void)
     check_rule("129 block diagonals", feat(5.0, 0.1, 129, 0.0), D, GS_FORMAT_CSR, "default");
     check_rule("no entries", feat(0.0, 0.0, 0, 0.0), H, GS_FORMAT_CDS, "structured");
     {
-        gs_features small = stencil, uneven = powerlaw, edge = stencil;
-        small.rows = 50000, uneven.rows = 2000, edge.rows = 100000;
+        gs_features small = stencil, uneven = powerlaw, edge = stencil, coarse = cyl;
+        small.rows = 8000, uneven.rows = 200000, edge.rows = 30000, coarse.rows = 20000;
         check_rule("small stencil", small, D, GS_FORMAT_CSR, "small");
-        check_rule("small power law", uneven, D, GS_FORMAT_CSR, "small");
-        check_rule("100000-row stencil", edge, D, GS_FORMAT_CDS, "structured");
+        check_rule("small coarse level", coarse, D, GS_FORMAT_CSR, "small");
+        check_rule("30000-row stencil", edge, D, GS_FORMAT_CDS, "structured");
         check_rule("small stencil", small, H, GS_FORMAT_CDS, "structured");
+        /* uneven rows: SURAA up to a size, cuSPARSE beyond; on the host SURAA at every size */
+        check_rule("power law 200000", uneven, D, GS_FORMAT_SURAA, "rows <");
+        check_rule("power law 200000", uneven, H, GS_FORMAT_SURAA, "std >");
+        uneven.rows = 500;
+        check_rule("power law 500", uneven, D, GS_FORMAT_SURAA, "std >");
     }
 }
 
@@ -487,7 +493,7 @@ static void check_selection(gs_loc loc)
         if (!dP || !dQ || !dR || !dW) goto done;
     }
     check_select("auto, stencil", P, dP, "auto", NULL, 0, rule_for(P, loc),
-                 dev ? "auto GPU rule" : "auto host rule 2, structured");
+                 dev ? "auto GPU rule" : "auto host rule 3, structured");
     check_select("NULL format = auto", P, dP, NULL, "", 3, rule_for(P, loc), "auto");
     check_select("auto, permuted", Q, dQ, "auto", NULL, 0, rule_for(Q, loc), "auto");
     check_select("auto, rectangular 999x333", R, dR, "auto", NULL, 1, rule_for(R, loc), "auto");
