@@ -121,22 +121,65 @@ static double pinned_h2d_bandwidth(void)
     return bw;
 }
 
-/* Median seconds of gs_csr_upload of A (5 after one warm-up). */
-static double upload_time(const gs_csr *A, gs_loc loc)
+/* Upload figures of one matrix: its CSR bytes; gs_csr_upload seconds (median, min, max of 5
+ * after a warm-up) from the arrays as loaded, which is what gsolve uploads (page-locked when the
+ * backend started first), and from a pageable copy; seconds of a host copy of the matrix into
+ * new page-locked and new pageable arrays (allocation, page faults and memcpy: what making the
+ * host matrix pinned costs). */
+typedef struct upload_row {
+    double bytes, as_read[4], pageable[4], copy_pinned, copy_pageable;
+    int pinned; /* the loaded matrix's arrays are page-locked */
+} upload_row;
+
+/* out[0..3] = median, min, max seconds of gs_csr_upload of A (5 after one warm-up), and the
+ * median of the transfers alone (device allocation and SpMV set-up left out); NaN on error */
+static void upload_time(const gs_csr *A, gs_loc loc, double *out)
 {
-    double t[5];
+    double t[5], x[5];
     gs_csr *dA = NULL;
-    if (gs_csr_upload(A, loc, &dA) != GS_OK) return NAN;
+    out[0] = out[1] = out[2] = out[3] = NAN;
+    if (gs_csr_upload(A, loc, &dA) != GS_OK) return;
     gs_csr_destroy(&dA);
     for (int i = 0; i < 5; i++) {
-        double t0 = gs_time_now();
-        if (gs_csr_upload(A, loc, &dA) != GS_OK) return NAN;
+        double t0 = gs_time_now(), h0 = gs_backend_h2d_seconds();
+        if (gs_csr_upload(A, loc, &dA) != GS_OK) return;
         gs_backend_get(loc)->sync();
         t[i] = gs_time_now() - t0;
+        x[i] = gs_backend_h2d_seconds() - h0;
         gs_csr_destroy(&dA);
     }
     qsort(t, 5, sizeof t[0], cmp_double);
-    return t[2];
+    qsort(x, 5, sizeof x[0], cmp_double);
+    out[0] = t[2], out[1] = t[0], out[2] = t[4], out[3] = x[2];
+}
+
+/* Seconds of gs_csr_copy of A with pinned allocation on or off; the copy in *out (NULL: freed) */
+static double host_copy(const gs_csr *A, int pinned, gs_csr **out)
+{
+    gs_csr *B = NULL;
+    int was = gs_mem_pinned_enable(pinned);
+    double t0 = gs_time_now(), t = NAN;
+    if (gs_csr_copy(A, &B) == GS_OK) t = gs_time_now() - t0;
+    gs_mem_pinned_enable(was);
+    if (out)
+        *out = B;
+    else
+        gs_csr_destroy(&B);
+    return t;
+}
+
+/* The upload figures of host matrix A */
+static void upload_figures(const gs_csr *A, gs_loc loc, upload_row *u)
+{
+    gs_csr *P = NULL;
+    u->bytes = 12.0 * A->nnz + 4.0 * ((double)A->rows + 1);
+    u->pinned = gs_mem_is_pinned(A->val) && gs_mem_is_pinned(A->colind);
+    upload_time(A, loc, u->as_read);
+    u->copy_pinned = host_copy(A, 1, NULL);
+    u->copy_pageable = host_copy(A, 0, &P);
+    if (P) upload_time(P, loc, u->pageable);
+    gs_csr_destroy(&P);
+    gs_error_clear();
 }
 
 typedef struct bench_op {
@@ -259,7 +302,7 @@ static void emit(FILE *md, const char *line)
 
 /* One matrix: every format's conversion, SpMV and CG iteration; one table row each. */
 static void bench_matrix(const char *spec, gs_loc loc, double copy_bw, int reps, int cg,
-                         const fmt_spec *fs, int nf, FILE *md, double *upload_row)
+                         const fmt_spec *fs, int nf, FILE *md, upload_row *up)
 {
     gs_csr *A = NULL, *dA = NULL;
     gs_vec *x = NULL, *y = NULL;
@@ -278,10 +321,7 @@ static void bench_matrix(const char *spec, gs_loc loc, double copy_bw, int reps,
     gs_vec_set_host(x, xh);
     gs_row_stats rs;
     gs_csr_row_stats(A, &rs);
-    if (loc == GS_LOC_DEVICE) {
-        upload_row[0] = 12.0 * A->nnz + 4.0 * ((double)A->rows + 1);
-        upload_row[1] = upload_time(A, loc);
-    }
+    if (loc == GS_LOC_DEVICE) upload_figures(A, loc, up);
     for (int i = 0; i < nf; i++) {
         gs_spmat *M = NULL;
         if (fs[i].f == GS_FORMAT_CUSPARSE && loc != GS_LOC_DEVICE) continue;
@@ -387,21 +427,35 @@ int main(int argc, char **argv)
              "speedup vs cuSPARSE | conversion / SpMV | CG iteration / cuSPARSE SpMV | stored as |");
     emit(md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     int nm = first < argc ? argc - first : (int)(sizeof STANDARD / sizeof STANDARD[0]);
-    double(*up)[2] = calloc((size_t)nm, sizeof *up);
+    upload_row *up = calloc((size_t)nm, sizeof *up);
     for (int i = 0; i < nm; i++)
         bench_matrix(first < argc ? argv[first + i] : STANDARD[i], loc, bw, reps, cg, fs, nf, md,
-                     up[i]);
+                     &up[i]);
     if (loc == GS_LOC_DEVICE) {
-        emit(md, "\nUpload of the CSR arrays (gs_csr_upload from pageable memory, median of 5 "
-                 "after a warm-up) against bytes / pinned bandwidth:\n");
-        emit(md, "| matrix | MB | upload ms | GB/s | pinned-copy ms | ratio |");
-        emit(md, "| --- | --- | --- | --- | --- | --- |");
+        emit(md, "\nUpload of the CSR arrays (gs_csr_upload, median [min-max] of 5 after a "
+                 "warm-up) against bytes / pinned bandwidth. \"as read\": the arrays as the "
+                 "matrix was loaded after the backend started, the path gsolve takes (pinned: "
+                 "page-locked, one direct copy each); \"pageable\": a pageable copy (staged "
+                 "through pinned buffers). Host copy: gs_csr_copy into new page-locked / "
+                 "pageable arrays (allocation + memcpy), what pinning costs on the host. "
+                 "Transfer: the copies alone (median), as gsolve's console reports them.\n");
+        emit(md, "| matrix | MB | pinned | as read ms | GB/s | ratio [min-max] | transfer ratio | "
+                 "pageable ms | ratio [min-max] | transfer ratio | pinned-copy ms | host copy ms "
+                 "pinned / pageable |");
+        emit(md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (int i = 0; i < nm; i++) {
-            char line[256];
-            double ideal = up[i][0] / (pinned * 1e9);
-            snprintf(line, sizeof line, "| %s | %.1f | %.2f | %.1f | %.2f | %.2f |",
-                     first < argc ? argv[first + i] : STANDARD[i], up[i][0] / 1e6,
-                     1e3 * up[i][1], up[i][0] / up[i][1] / 1e9, 1e3 * ideal, up[i][1] / ideal);
+            char line[512];
+            const upload_row *u = &up[i];
+            double ideal = u->bytes / (pinned * 1e9);
+            snprintf(line, sizeof line,
+                     "| %s | %.1f | %s | %.2f | %.1f | %.2f [%.2f-%.2f] | %.2f | %.2f | "
+                     "%.2f [%.2f-%.2f] | %.2f | %.2f | %.1f / %.1f |",
+                     first < argc ? argv[first + i] : STANDARD[i], u->bytes / 1e6,
+                     u->pinned ? "yes" : "no", 1e3 * u->as_read[0], u->bytes / u->as_read[0] / 1e9,
+                     u->as_read[0] / ideal, u->as_read[1] / ideal, u->as_read[2] / ideal,
+                     u->as_read[3] / ideal, 1e3 * u->pageable[0], u->pageable[0] / ideal,
+                     u->pageable[1] / ideal, u->pageable[2] / ideal, u->pageable[3] / ideal,
+                     1e3 * ideal, 1e3 * u->copy_pinned, 1e3 * u->copy_pageable);
             emit(md, line);
         }
     }

@@ -341,6 +341,8 @@ static gs_status run_case(batch *b, int64_t ci)
             }
             if (!loaded) {
                 gs_error_clear();
+                /* the GPU before the matrix: it is then read into page-locked memory */
+                if (!b->host_note) gs_backend_cuda_start(cc->run.backend, (int)cc->run.device);
                 if (gs_problem_load(cc, &p) != GS_OK) {
                     gs_str_copy(load_err, sizeof load_err, gs_error_message());
                     gs_error_clear();

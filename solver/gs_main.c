@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_backend.h"
 #include "gs_batch.h"
 #include "gs_config.h"
 #include "gs_driver.h"
@@ -109,6 +110,8 @@ static int solve(const gs_config *c)
     int verbosity = (int)c->output.verbosity;
     memset(&run, 0, sizeof run);
     gs_status st = gs_config_check(c);
+    /* the GPU first: the matrix is then read into page-locked memory (one direct upload) */
+    if (st == GS_OK) gs_backend_cuda_start(c->run.backend, (int)c->run.device);
     if (st == GS_OK) st = gs_problem_load(c, &p);
     if (st == GS_OK) st = gs_driver_solve(c, p, &run, stdout);
     if (st != GS_OK) {

@@ -1,6 +1,8 @@
 /* gs_backend.c: the one place that decides which backends exist. */
 #include "gs_backend.h"
 
+#include <string.h>
+
 extern const gs_backend_ops gs_backend_host_ops;
 /* the formats' tables: gs_cmrs.c, gs_suraa.c, gs_cds.c and their *_cuda.cu */
 extern const gs_format_ops gs_cmrs_host_ops, gs_suraa_host_ops, gs_cds_host_ops;
@@ -73,6 +75,20 @@ int gs_backend_cuda_devices(const char **why)
     return gs_cuda_device_count(why);
 #else
     if (why) *why = "this gsolve was built without CUDA";
+    return 0;
+#endif
+}
+
+int gs_backend_cuda_start(const char *backend, int device)
+{
+#ifdef GS_HAVE_CUDA
+    if (strcmp(backend, "auto") != 0 && strcmp(backend, "cuda") != 0) return 0;
+    if (gs_cuda_device_count(NULL) <= 0) return 0;
+    if (gs_backend_cuda_init(device, NULL, 0) == GS_OK) return 1;
+    gs_error_clear();
+    return 0;
+#else
+    (void)backend, (void)device;
     return 0;
 #endif
 }

@@ -69,6 +69,12 @@ const gs_format_ops *gs_backend_format(gs_loc loc, gs_format f);
  * with the same device do nothing). desc (may be NULL) receives the GPU's name. */
 gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len);
 
+/* Start the CUDA backend ahead of reading a problem when run.backend (`backend`) is "auto" or
+ * "cuda" and a GPU is present, so that the host matrix is made in page-locked memory and its
+ * upload is one direct copy. A failure is not reported here (the error is cleared): the
+ * backend choice that follows meets it again and says why. 1 when the backend runs. */
+int gs_backend_cuda_start(const char *backend, int device);
+
 /* Seconds this process has spent copying host arrays to the device (the transfers alone, not
  * the device-side set-up around them); 0 without CUDA. */
 double gs_backend_h2d_seconds(void);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -42,6 +43,7 @@ extern "C" int gs_cuda_device_count(const char **why)
 static void ctx_release(void)
 {
     gs_cuda_ctx *g = &gs_cuda_g;
+    gs_mem_set_pinned(NULL, NULL); /* blocks still live keep their own release function */
     /* errors are ignored here: this runs on a failure path whose status is already set */
     for (int i = 0; i < 2; i++) {
         if (g->staged[i]) (void)cudaEventDestroy(g->staged[i]);
@@ -80,6 +82,52 @@ done:
     return st;
 }
 
+/* Page-locked host blocks for gs_mem (gs_alloc_pinned), so that large host arrays bound for the
+ * device go there in one direct copy at the full pinned bandwidth.
+ *
+ * Ordinary memory, aligned and advised into transparent huge pages where it is large, is
+ * faulted in by all OpenMP threads and then locked with cudaHostRegister. Measured on the H200
+ * host (bench/results/upload_h200_2026-11-21.md): a copy of the 3D Poisson 128^3 matrix
+ * (183 MB) into new arrays made this way took 40 ms, into pageable arrays 122 ms, into
+ * cudaHostAlloc arrays 118 ms (256^3, 1.47 GB: 235, 985 and 825 ms). cudaHostAlloc faults and
+ * locks 4 kB pages one by one in one thread; here the kernel zeroes the pages in parallel and
+ * locks 2 MB pages. NULL (pageable memory, staged uploads) when the memory cannot be locked. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_MIN ((size_t)16 << 20) /* smaller blocks keep 4 kB pages: less rounding waste */
+
+/* write one byte per 4 kB page from all threads, so the pages are faulted in in parallel */
+static void touch_pages(void *p, size_t len)
+{
+    char *c = (char *)p;
+    const long pages = (long)(len >> 12);
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < pages; i++) c[(size_t)i << 12] = 0;
+}
+
+static void *pinned_alloc(size_t bytes)
+{
+    const size_t align = bytes >= HUGE_MIN ? HUGE_PAGE : 4096;
+    const size_t len = (bytes + align - 1) & ~(align - 1);
+    void *p = NULL;
+    if (posix_memalign(&p, align, len) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (align == HUGE_PAGE) (void)madvise(p, len, MADV_HUGEPAGE); /* advice: may be ignored */
+#endif
+    touch_pages(p, len);
+    if (cudaHostRegister(p, len, cudaHostRegisterDefault) != cudaSuccess) {
+        (void)cudaGetLastError(); /* refused: the caller falls back to pageable memory */
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void pinned_free(void *p)
+{
+    if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+    free(p);
+}
+
 static int g_atexit_done; /* ctx_release is registered with atexit */
 
 /* Bind the backend to CUDA device `device` once per process; desc gets its name. */
@@ -115,6 +163,7 @@ extern "C" gs_status gs_cuda_init(int device, char *desc, size_t desc_len)
              (size_t)(prop.totalGlobalMem >> 30));
     g->device = device;
     g->ready = 1;
+    gs_mem_set_pinned(pinned_alloc, pinned_free); /* host matrices made from now on */
     /* the context lives until the process ends; freeing it then keeps leak checkers
      * (compute-sanitizer --leak-check) to real leaks. Registered after the CUDA runtime's own
      * exit handler, so it runs before the runtime goes away. */
@@ -206,14 +255,32 @@ static size_t stage_chunk(size_t total)
     return c < STAGE_MIN ? STAGE_MIN : c > GS_CUDA_STAGE_BYTES ? GS_CUDA_STAGE_BYTES : c;
 }
 
-/* Copy pageable host segments to the device and wait.
+/* 1 when host range [p, p + bytes) is page-locked (cudaHostAlloc or cudaHostRegister, the
+ * blocks of pinned_alloc included): the copy engine reads it directly. */
+static int host_pinned(const void *p, size_t bytes)
+{
+    cudaPointerAttributes a;
+    for (int end = 0; end < 2; end++) {
+        if (cudaPointerGetAttributes(&a, end ? (const char *)p + bytes - 1 : p) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        if (a.type != cudaMemoryTypeHost) return 0;
+    }
+    return 1;
+}
+
+/* Copy host segments to the device and wait.
  *
- * Large copies go through the two pinned staging buffers: the CPU (all OpenMP threads) fills
- * one while the copy engine drains the other, so the transfer runs near pinned bandwidth
- * instead of the driver's single-threaded pageable path (often half of it or less). Not chosen:
- * cudaHostRegister of the source arrays. Pinning pages costs about as much as the copy it would
- * speed up (the OS walks and locks every 4 kB page), it fails under locked-memory limits, and it
- * changes the state of memory the caller owns; it pays only for buffers copied many times. */
+ * Page-locked segments (host matrices made after the backend started: gs_alloc_pinned) go
+ * first, each in one cudaMemcpyAsync at the full pinned bandwidth. Large pageable ones go
+ * through the two pinned staging buffers: the CPU (all OpenMP threads) fills one while the copy
+ * engine drains the other, near pinned bandwidth instead of the driver's single-threaded
+ * pageable path (often half of it or less), but still limited by the CPU copy (40 to 45 GB/s
+ * against 55 GB/s on an H200 host). Not chosen for them: cudaHostRegister of the caller's
+ * arrays at upload time. Locking pages already in use costs about as much as the copy it would
+ * speed up, and it changes the state of memory the caller owns; gsolve's own host matrices are
+ * locked when they are made instead (pinned_alloc). */
 static double g_h2d_s; /* seconds spent in gs_cuda_h2d so far */
 
 extern "C" double gs_cuda_h2d_seconds(void) { return g_h2d_s; }
@@ -235,8 +302,20 @@ extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
         g_h2d_s += gs_time_now() - t0;
         return GS_OK;
     }
-    chunk = stage_chunk(total);
+    /* direct copies first: the staged chunks below queue behind them on the stream while the
+     * CPU already fills the staging buffers */
+    total = 0;
     for (int i = 0; i < nseg; i++) {
+        if (!seg[i].bytes) continue;
+        if (host_pinned(seg[i].src, seg[i].bytes))
+            GS_CUDA_CALL(cudaMemcpyAsync(seg[i].dst, seg[i].src, seg[i].bytes,
+                                         cudaMemcpyHostToDevice, g->stream));
+        else
+            total += seg[i].bytes;
+    }
+    chunk = stage_chunk(total);
+    for (int i = 0; i < nseg && total; i++) {
+        if (!seg[i].bytes || host_pinned(seg[i].src, seg[i].bytes)) continue;
         for (size_t off = 0, len = 0; off < seg[i].bytes; off += len, c++) {
             int b = (int)(c & 1);
             /* the first chunks grow from STAGE_MIN: the copy engine starts sooner (shrinking the
@@ -259,8 +338,9 @@ done:
     return st;
 }
 
-/* Copy `bytes` from the device to pageable host memory and wait (staged like gs_cuda_h2d:
- * the copy engine fills one pinned buffer while the CPU empties the other). */
+/* Copy `bytes` from the device to host memory and wait: directly into page-locked memory,
+ * staged into pageable memory like gs_cuda_h2d (the copy engine fills one pinned buffer while
+ * the CPU empties the other). */
 extern "C" gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes)
 {
     gs_status st = GS_OK;
@@ -269,7 +349,7 @@ extern "C" gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes)
            prev_len = 0; /* prev: in stage[b ^ 1] */
     int b = 0;
     if (bytes == 0) return GS_OK;
-    if (bytes < STAGE_MIN) {
+    if (bytes < STAGE_MIN || host_pinned(dst, bytes)) {
         GS_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, g->stream));
         GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
         return GS_OK;

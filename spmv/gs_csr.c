@@ -25,11 +25,12 @@ gs_status gs_csr_create(int64_t rows, int64_t cols, int64_t nnz, gs_csr **out)
     A->cols = (int32_t)cols;
     A->nnz = (int32_t)nnz;
     A->loc = GS_LOC_HOST;
+    /* page-locked when a device backend runs: the upload is then one direct copy */
+    GS_CHECK(gs_alloc_pinned((size_t)rows + 1, sizeof(int32_t), "CSR row pointers",
+                             (void **)&A->rowptr));
     GS_CHECK(
-        gs_alloc_array((size_t)rows + 1, sizeof(int32_t), "CSR row pointers", (void **)&A->rowptr));
-    GS_CHECK(
-        gs_alloc_array((size_t)nnz, sizeof(int32_t), "CSR column indices", (void **)&A->colind));
-    GS_CHECK(gs_alloc_array((size_t)nnz, sizeof(double), "CSR values", (void **)&A->val));
+        gs_alloc_pinned((size_t)nnz, sizeof(int32_t), "CSR column indices", (void **)&A->colind));
+    GS_CHECK(gs_alloc_pinned((size_t)nnz, sizeof(double), "CSR values", (void **)&A->val));
     A->rowptr[0] = 0;
     *out = A;
     A = NULL;

@@ -34,7 +34,8 @@ typedef struct gs_row_stats {
     int64_t rows_without_diag; /* among the first min(rows, cols) rows */
 } gs_row_stats;
 
-/* Allocate an uninitialised rows x cols host matrix with room for nnz entries. */
+/* Allocate an uninitialised rows x cols host matrix with room for nnz entries. Its arrays are
+ * page-locked (gs_alloc_pinned) when a device backend has started and they are large. */
 gs_status gs_csr_create(int64_t rows, int64_t cols, int64_t nnz, gs_csr **out);
 void gs_csr_destroy(gs_csr **A); /* host or device */
 

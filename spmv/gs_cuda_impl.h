@@ -105,8 +105,10 @@ extern "C" {
 /* gs_backend_cuda.cu */
 gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out);
 void gs_cuda_free(void *p);
-gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg); /* pageable host -> device, waits */
-gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes); /* device -> pageable, waits */
+/* host -> device and device -> host, each waiting: page-locked host memory is copied directly,
+ * large pageable ranges through the staging buffers */
+gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg);
+gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes);
 
 /* gs_cuda_vec.cu */
 gs_status gs_cuda_fill(double a, gs_vec *x);

@@ -27,6 +27,29 @@ void gs_free(void *p);
  * "out of memory: could not allocate N bytes for WHAT" and returns GS_ERR_NOMEM. */
 gs_status gs_alloc_array(size_t count, size_t size, const char *what, void **out);
 
+/* Page-locked (pinned) host memory for arrays bound for the device.
+ *
+ * A device backend registers its allocator when it starts (gs_mem_set_pinned; alloc returns
+ * NULL when it cannot give the memory). From then on gs_alloc_pinned returns page-locked blocks
+ * for arrays of GS_PINNED_MIN bytes or more, which the backend copies to the device directly
+ * at full bandwidth instead of staging them; smaller arrays, a refused request, or no
+ * registered allocator (no GPU, host builds) give ordinary memory. gs_free and gs_realloc
+ * accept either kind: each pinned block is released by the function that came with it. */
+#define GS_PINNED_MIN ((size_t)1 << 20)
+typedef void *(*gs_pinned_alloc_fn)(size_t bytes);
+typedef void (*gs_pinned_free_fn)(void *p);
+void gs_mem_set_pinned(gs_pinned_alloc_fn alloc, gs_pinned_free_fn release); /* NULLs: none */
+
+/* As gs_alloc_array, page-locked where the rule above allows. */
+gs_status gs_alloc_pinned(size_t count, size_t size, const char *what, void **out);
+
+/* Turn pinned allocation off (0) or back on (1) for this process; returns the previous
+ * setting. Blocks already made keep their kind. */
+int gs_mem_pinned_enable(int on);
+
+/* 1 when p is a block made page-locked by gs_alloc_pinned, else 0. */
+int gs_mem_is_pinned(const void *p);
+
 /* Copy src into dst of capacity cap, truncating, always NUL-terminated. */
 void gs_str_copy(char *dst, size_t cap, const char *src);
 
