@@ -17,6 +17,7 @@ cat >"$dir/run.cfg" <<CFG
 problem = { matrix = "A.mtx"; rhs = "A_b.mtx"; };
 solver = { type = "cg"; preconditioner = "jacobi"; rtol = 1e-10; };
 run = { backend = "host"; };
+spmv = { format = "csr"; };
 output = { csv = "$dir/runs.csv"; hdf5 = "$dir/run.h5"; history = "$dir/hist.csv";
            solution = "$dir/x.mtx"; verbosity = 0; };
 CFG
