@@ -100,6 +100,9 @@ static __device__ void set_add(uint32_t u, int q, uint32_t (*s_set)[FEAT_SET], i
 {
     volatile uint32_t *set = s_set[q];
     const uint32_t h = hash(u);
+    /* a saturated set is not searched: past the cap, concurrent inserts may have made long runs
+     * of taken slots, and an unstructured matrix would walk them for every entry */
+    if (((volatile int *)s_n)[q] > GS_CDS_MAX_DIAGS) return;
     for (int p = 0; p < FEAT_SET; p++) {
         const int at = (int)((h + (uint32_t)p) & (FEAT_SET - 1));
         uint32_t v = set[at];
@@ -119,13 +122,13 @@ static __device__ void set_add(uint32_t u, int q, uint32_t (*s_set)[FEAT_SET], i
 
 /* u into candidate q's global table; the insert that makes the count pass the cap marks the
  * candidate saturated (the table cannot fill before the count passes the cap, but a full table
- * would mean the same) */
+ * would mean the same). No look at the saturation word inside: every block's merge would load
+ * that one word for each of its offsets (the caller looks once). */
 static __device__ void table_add(uint32_t u, int q, uint32_t *table, unsigned long long *acc)
 {
     uint32_t *t = table + (size_t)q * FEAT_TABLE;
     const uint32_t h = hash(u);
     for (int p = 0; p < FEAT_TABLE; p++) {
-        if ((__ldcg(acc + ACC_SAT) >> q) & 1u) return;
         uint32_t *slot = t + ((h + (uint32_t)p) & (FEAT_TABLE - 1));
         uint32_t v = __ldcg(slot);
         if (v == 0) v = atomicCAS(slot, 0u, u);
