@@ -14,6 +14,7 @@
 #include "gs_jacobi.h"
 #include "gs_krylov.h"
 #include "gs_mm.h"
+#include "gs_select.h"
 #include "gs_spmat.h"
 
 /* y = A*x in the chosen SpMV format; with the own CSR kernel, dot products fused into it */
@@ -67,26 +68,6 @@ static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
     return GS_OK;
 }
 
-/* The format spmv.format asks for on this backend (auto: see the key's help). */
-static gs_status spmv_format(const gs_config *c, const gs_csr *A, gs_loc loc, gs_format *f)
-{
-    const char *s = c->spmv.format;
-    if (strcmp(s, "cusparse") == 0 && loc != GS_LOC_DEVICE)
-        return GS_ERROR(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and "
-                                       "this run is on the host");
-    if (strcmp(s, "auto") != 0) return gs_format_parse(s, f);
-    /* auto on the GPU: gsolve's CSR kernel, 1.04-1.40x faster than cuSPARSE on every stencil
-     * and block matrix measured (bench/results/spmv_h200_2026-11-21.md), except with high
-     * row-length variance (power-law graph, std > mean: 0.63x), where cuSPARSE is kept */
-    *f = GS_FORMAT_CSR;
-    if (loc == GS_LOC_DEVICE) {
-        gs_row_stats rs;
-        gs_csr_row_stats(A, &rs);
-        if (rs.std > rs.mean) *f = GS_FORMAT_CUSPARSE;
-    }
-    return GS_OK;
-}
-
 static void format_params(const gs_config *c, gs_format_params *p)
 {
     gs_format_params_default(p);
@@ -101,72 +82,67 @@ static void format_params(const gs_config *c, gs_format_params *p)
     p->cds_block = (int)c->spmv.cds_block;
 }
 
-/* Convert dA (the matrix on the run's backend) into format f; a format that does not suit the
- * matrix falls back to CSR with a warning. Records the format that runs. */
-static gs_status make_spmv(const gs_config *c, gs_format f, const gs_csr *dA, spmv_op *op,
-                           gs_run *run)
+/* The selector's request from the spmv keys. */
+static gs_select_request select_request(const gs_config *c)
+{
+    gs_select_request rq;
+    rq.format = c->spmv.format;
+    rq.levels = c->spmv.levels;
+    format_params(c, &rq.params);
+    return rq;
+}
+
+/* A forced format the matrix cannot take: say so on stderr (the selector ran csr). */
+static void warn_fallback(const gs_config *c, const gs_select_result *sr)
+{
+    if (strstr(sr->reason, "cannot") || strstr(sr->reason, "refuse"))
+        fprintf(stderr, "gsolve: %s\n", sr->reason);
+    (void)c;
+}
+
+/* Convert dA (the matrix on the run's backend) into the format the selector picks (spmv.format,
+ * spmv.levels[0]); records the format that runs and why. */
+static gs_status make_spmv(const gs_config *c, const gs_csr *dA, spmv_op *op, gs_run *run)
 {
     gs_status st = GS_OK;
-    gs_format_params fp;
-    format_params(c, &fp);
-    st = gs_spmat_create(dA, f, &fp, &op->M);
-    if (st == GS_ERR_UNSUPPORTED) {
-        fprintf(stderr, "gsolve: spmv.format = \"%s\" cannot hold this matrix (%s): using csr\n",
-                gs_format_name(f), gs_error_message());
-        gs_error_clear();
-        f = GS_FORMAT_CSR;
-        st = gs_spmat_create(dA, f, &fp, &op->M);
-    }
-    GS_CHECK(st);
-    op->spmv_dots = f == GS_FORMAT_CSR ? gs_backend_get(dA->loc)->csr_spmv_dots : NULL;
-    gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(f));
-    gs_str_copy(run->res.formats, sizeof run->res.formats, gs_format_name(f));
+    gs_select_request rq = select_request(c);
+    gs_select_result sr;
+    GS_CHECK(gs_select_spmat(dA, 0, &rq, &op->M, &sr));
+    warn_fallback(c, &sr);
+    op->spmv_dots = sr.format == GS_FORMAT_CSR ? gs_backend_get(dA->loc)->csr_spmv_dots : NULL;
+    gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(sr.format));
+    gs_str_copy(run->res.formats, sizeof run->res.formats, gs_format_name(sr.format));
     gs_spmat_describe(op->M, run->format_desc, sizeof run->format_desc);
-    run->convert_s = op->M->convert_s;
-    run->res.phase_s[GS_PHASE_CONVERT] = op->M->convert_s;
+    run->convert_s = sr.feature_s + sr.convert_s + sr.measure_s;
+    run->res.phase_s[GS_PHASE_CONVERT] = run->convert_s;
+    GS_CHECK(gs_alloc_array(1, sizeof *run->levels, "level table", (void **)&run->levels));
+    memset(run->levels, 0, sizeof *run->levels);
+    run->levels->rows = sr.feat.rows;
+    run->levels->nnz = sr.feat.nnz;
+    run->levels->mean = sr.feat.mean;
+    run->levels->std = sr.feat.std;
+    run->levels->max = sr.feat.max;
+    gs_str_copy(run->levels->format, sizeof run->levels->format, gs_format_name(sr.format));
+    gs_str_copy(run->levels->reason, sizeof run->levels->reason, sr.reason);
+    gs_str_copy(run->format_reason, sizeof run->format_reason, sr.reason);
+    run->res.level_info = run->levels;
 done:
     return st;
 }
 
-/* The format of one AMG operator: spmv.levels' entry for the level (the last one repeated), else
- * spmv.format; P and R follow A's choice where it suits them (CDS is for square grids) */
-typedef struct amg_fmt_ctx {
-    const gs_config *c;
-    gs_loc loc;
-} amg_fmt_ctx;
-
+/* The format of one AMG operator, by the selector (spmv.levels' entry for the level, else
+ * spmv.format); P and R of level l go by the same entry, falling back to csr where it does not
+ * suit them. */
 static gs_status amg_make_op(void *ctx, const gs_csr *M, int level, gs_amg_op_kind kind,
                              gs_spmat **out, char *reason, size_t len)
 {
     gs_status st = GS_OK;
-    const amg_fmt_ctx *fc = ctx;
-    gs_format f = GS_FORMAT_CSR;
-    gs_format_params fp;
-    char name[64] = "";
-    const char *key = "spmv.format";
-    format_params(fc->c, &fp);
-    if (fc->c->spmv.levels[0]) {
-        for (int i = 0; i <= level && gs_config_list_item(fc->c->spmv.levels, i, name, sizeof name);
-             i++)
-            ;
-        key = "spmv.levels";
-    } else {
-        gs_str_copy(name, sizeof name, fc->c->spmv.format);
-    }
-    if (strcmp(name, "auto") == 0 || strcmp(name, "measure") == 0) {
-        f = GS_FORMAT_CSR; /* M may be on the device: spmv_format reads host rows */
-        snprintf(reason, len, "auto: gsolve's CSR kernel");
-    } else {
-        GS_CHECK(gs_format_parse(name, &f));
-        snprintf(reason, len, "forced by %s", key);
-    }
-    if (kind != GS_AMG_OP_A && f == GS_FORMAT_CDS) f = GS_FORMAT_CSR;
-    st = gs_spmat_create(M, f, &fp, out);
-    if (st == GS_ERR_UNSUPPORTED) {
-        snprintf(reason, len, "%s cannot hold it (%s): csr", gs_format_name(f), gs_error_message());
-        gs_error_clear();
-        st = gs_spmat_create(M, GS_FORMAT_CSR, &fp, out);
-    }
+    const gs_config *c = ctx;
+    gs_select_request rq = select_request(c);
+    gs_select_result sr;
+    GS_CHECK(gs_select_spmat(M, level, &rq, out, &sr));
+    if (kind == GS_AMG_OP_A) warn_fallback(c, &sr);
+    gs_str_copy(reason, len, sr.reason);
 done:
     return st;
 }
@@ -366,8 +342,9 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     if (c->run.threads > 0) omp_set_num_threads((int)c->run.threads);
 #endif
     GS_CHECK(choose_backend(c, &loc, &run->res));
-    gs_format fmt;
-    GS_CHECK(spmv_format(c, A, loc, &fmt)); /* a bad format is a config error before work */
+    if (strcmp(c->spmv.format, "cusparse") == 0 && loc != GS_LOC_DEVICE)
+        GS_FAIL(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and this run "
+                "is on the host");
 
     double t0 = gs_time_now();
     if (loc != GS_LOC_HOST) {
@@ -379,13 +356,12 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     }
     if (strcmp(c->solver.preconditioner, "amg") == 0) {
         gs_amg_params ap;
-        amg_fmt_ctx fc = {c, loc};
         GS_CHECK(amg_params(c, &ap));
         if (c->problem.nullspace[0])
             GS_CHECK(read_nullspace(c, A->rows, &nullspace, &ap.nullspace_k));
         ap.nullspace = nullspace;
         ap.make_op = amg_make_op;
-        ap.make_op_ctx = &fc;
+        ap.make_op_ctx = (void *)c;
         GS_CHECK(gs_amg_setup(dA ? dA : A, &ap, where, &amg));
         GS_CHECK(record_amg(amg, run));
         M = gs_amg_linop(amg);
@@ -399,7 +375,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         gs_spmat_describe(aop.M, run->format_desc, sizeof run->format_desc);
         run->convert_s = aop.M->convert_s;
     } else {
-        GS_CHECK(make_spmv(c, fmt, dA ? dA : A, &aop, run));
+        GS_CHECK(make_spmv(c, dA ? dA : A, &aop, run));
     }
     gs_linop Aop = {A->rows, &aop, op_apply, aop.spmv_dots ? op_apply_dots : NULL};
     GS_CHECK(gs_vec_create(A->rows, loc, &b));
@@ -481,8 +457,9 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
         fprintf(out, "  (%.3f ms per iteration)", 1e3 * r->solve_s / r->iterations);
     fputc('\n', out);
     if (run->format_desc[0] || run->convert_s > 0)
-        fprintf(out, "format    %s: %s  conversion %.2f ms, part of setup\n", r->format,
-                run->format_desc[0] ? run->format_desc : "-", 1e3 * run->convert_s);
+        fprintf(out, "format    %s: %s  choice and conversion %.2f ms, part of setup\n",
+                r->format, run->format_desc[0] ? run->format_desc : "-", 1e3 * run->convert_s);
+    if (run->format_reason[0] && !run->amg) fprintf(out, "          why: %s\n", run->format_reason);
     if (run->amg) gs_amg_report_print(run->amg, out);
     if (run->upload_s > 0) {
         double mb = (12.0 * (double)r->nnz + 4.0 * ((double)r->rows + 1)) / 1e6;

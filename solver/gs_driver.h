@@ -27,6 +27,7 @@ typedef struct gs_run {
     double transfer_s;    /* the copy alone within upload_s */
     double convert_s;     /* conversion of A into the SpMV format, part of setup_s */
     char format_desc[160]; /* the format's description of the stored matrix */
+    char format_reason[160]; /* why the selector chose it */
     gs_amg_report *amg;    /* the AMG hierarchy's report (AMG runs), else NULL */
     gs_level_info *levels; /* res.levels entries, res.level_info points here */
 } gs_run;

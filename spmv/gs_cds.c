@@ -224,7 +224,9 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
         C->val = (double *)gs_calloc(slots, sizeof *C->val);
         C->present = (uint32_t *)gs_calloc(slots / 32, sizeof *C->present);
         if (!C->val || !C->present)
-            GS_FAIL(GS_ERR_NOMEM, "out of memory: CDS arrays of %zu values", slots);
+            GS_FAIL(GS_ERR_NOMEM,
+                    "out of memory: could not allocate %zu bytes for the CDS arrays (%zu values)",
+                    slots * sizeof *C->val + slots / 32 * sizeof *C->present, slots);
     }
     scatter_host(A, C);
 accept:

@@ -88,8 +88,8 @@ int main(void)
     fclose(f);
     char expect[256];
     snprintf(expect, sizeof expect,
-             "poisson-small,poisson 2D 5-point 10^2,100,460,cg,jacobi,csr,1,%d,rtol,1,",
-             r.res.iterations);
+             "poisson-small,poisson 2D 5-point 10^2,100,460,cg,jacobi,%s,1,%d,rtol,1,",
+             r.res.format, r.res.iterations);
     CHECK_MSG(strncmp(line, expect, strlen(expect)) == 0, "row '%s' expected to start '%s'", line,
               expect);
     CHECK(count_lines(hist, NULL, 0) == r.hist_len + 1);
