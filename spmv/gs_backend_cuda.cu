@@ -66,6 +66,14 @@ static gs_status ctx_create(void)
     gs_cuda_ctx *g = &gs_cuda_g;
     const size_t red = (GS_CUDA_RED_MAX + 1) * sizeof(double);
     GS_CUDA_CALL(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    {
+        cudaMemPool_t pool; /* keep freed device memory in the pool (gs_cuda_alloc) */
+        uint64_t keep = UINT64_MAX;
+        int dev = 0;
+        GS_CUDA_CALL(cudaGetDevice(&dev));
+        GS_CUDA_CALL(cudaDeviceGetDefaultMemPool(&pool, dev));
+        GS_CUDA_CALL(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
     GS_CUSPARSE_CALL(cusparseCreate(&g->sparse));
     GS_CUSPARSE_CALL(cusparseSetStream(g->sparse, g->stream));
     GS_CUBLAS_CALL(cublasCreate(&g->blas));
@@ -188,14 +196,28 @@ static void fmt_bytes(char *buf, size_t len, size_t bytes)
         snprintf(buf, len, "%zu bytes", bytes);
 }
 
-/* *out = cudaMalloc(bytes) (1 byte for 0, so the pointer is valid); a clear message on OOM */
+/* *out = device memory of bytes (1 byte for 0, so the pointer is valid); a clear message on OOM */
 extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
 {
     void *p = NULL;
     char want[32], fr[32], tot[32];
     size_t free_b = 0, total_b = 0;
     *out = NULL;
-    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+    /* stream-ordered from the device's pool, which keeps freed memory for reuse: the AMG
+     * setup allocates and frees hundreds of buffers, and cudaMalloc/cudaFree each synchronize
+     * the device */
+    cudaError_t e = cudaMallocAsync(&p, bytes ? bytes : 1, gs_cuda_g.stream);
+    if (e == cudaErrorMemoryAllocation) { /* what the pool keeps counts as used: release it */
+        cudaMemPool_t pool;
+        int dev = 0;
+        (void)cudaGetLastError();
+        if (cudaStreamSynchronize(gs_cuda_g.stream) == cudaSuccess &&
+            cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+            (void)cudaMemPoolTrimTo(pool, 0);
+        (void)cudaGetLastError();
+        e = cudaMallocAsync(&p, bytes ? bytes : 1, gs_cuda_g.stream);
+    }
     if (e == cudaSuccess) {
         *out = p;
         return GS_OK;
@@ -219,7 +241,11 @@ extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
  * context is already broken, which the next checked call reports. */
 extern "C" void gs_cuda_free(void *p)
 {
-    if (p) (void)cudaFree(p);
+    if (!p) return;
+    if (gs_cuda_g.stream)
+        (void)cudaFreeAsync(p, gs_cuda_g.stream);
+    else
+        (void)cudaFree(p);
 }
 
 /* memcpy spread over the OpenMP threads: one thread cannot keep up with the copy engine */

@@ -5,6 +5,7 @@
 set -u
 G=$1; SRC=$2; W=$3
 fail() { echo "FAIL: $*"; exit 1; }
+unquote() { sed 's/"[^"]*"/Q/g' "$@"; } # a quoted field (a GPU name holds a comma) as one word
 rm -rf "$W"; mkdir -p "$W"; cd "$W" || exit 1
 R=$W/res
 ncols=35
@@ -20,7 +21,7 @@ for i in 0 1 2; do
     [ -f "$f" ] || fail "$f missing"
     [ "$(wc -l < "$f")" = 4 ] || fail "$f: expected a header and 3 rows"
     [ -z "$(tail -c 1 "$f")" ] || fail "$f does not end with a newline"
-    awk -F, -v n=$ncols 'NF != n { exit 1 }' "$f" || fail "$f: a row without $ncols fields"
+    unquote "$f" | awk -F, -v n=$ncols 'NF != n { exit 1 }' || fail "$f: a row without $ncols fields"
     for fmt in csr cmrs cds; do
         grep -Eq ",$i,$fmt,1,converged,[^,]*,case-00$i/$fmt-1$" "$f" \
             || fail "$f: no converged row for $fmt"

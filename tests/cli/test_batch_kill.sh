@@ -5,6 +5,7 @@
 set -u
 G=$1; SRC=$2; W=$3
 fail() { echo "FAIL: $*"; exit 1; }
+unquote() { sed 's/"[^"]*"/Q/g' "$@"; } # a quoted field (a GPU name holds a comma) as one word
 rm -rf "$W"; mkdir -p "$W"; cd "$W" || exit 1
 ncols=35; runs=20
 
@@ -12,7 +13,7 @@ rows() { cat "$1"/case-*.csv 2>/dev/null | grep -vc '^case,'; }
 check_files() { # no torn or short rows
     for f in "$1"/case-*.csv; do
         [ -z "$(tail -c 1 "$f")" ] || fail "$f: torn last row"
-        awk -F, -v n=$ncols 'NF != n { exit 1 }' "$f" || fail "$f: a row without $ncols fields"
+        unquote "$f" | awk -F, -v n=$ncols 'NF != n { exit 1 }' || fail "$f: a row without $ncols fields"
     done
 }
 
@@ -40,11 +41,11 @@ for sig in KILL TERM; do
     echo "$out" | grep -q 'cut off a torn last row' || fail "the torn row was not reported"
     check_files "$R"
     [ "$(rows "$R")" = $runs ] || fail "after the rerun: $(rows "$R") rows, expected $runs"
-    dups=$(cat "$R"/case-*.csv | grep -v '^case,' | awk -F, '{ print $1, $31, $32 }' | sort | uniq -d)
+    dups=$(unquote "$R"/case-*.csv | grep -v '^case,' | awk -F, '{ print $1, $31, $32 }' | sort | uniq -d)
     [ -z "$dups" ] || fail "duplicated runs: $dups"
     [ -z "$(ls "$R"/case-*/*.tmp 2>/dev/null | grep -v . )" ] || true
     for f in "$R"/case-*.csv; do
-        grep -v '^case,' "$f" | awk -F, '{ print $35 }' | while read -r rec; do
+        unquote "$f" | grep -v '^case,' | awk -F, '{ print $35 }' | while read -r rec; do
             [ -s "$R/$rec.h5" ] || fail "$R/$rec.h5 missing"
         done || exit 1
     done
