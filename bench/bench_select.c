@@ -30,10 +30,10 @@
 #include "gs_select.h"
 #include "gs_time.h"
 
-static const char *STANDARD[] = {
-    "poisson:7:128",      "poisson:27:100",  "poisson:7:64:4",     "poisson:7:96:3",
-    "anisotropic:5:1024", "convdiff:7:128",  "powerlaw:0:1000000", "powerlaw:0:200000",
-    "poisson:7:40",       "poisson:7:128@1", "poisson:7:128@2",    "poisson:7:64:4@1"};
+static const char *STANDARD[] = {"poisson:7:128",      "poisson:27:100",     "poisson:7:64:4",
+                                 "poisson:7:96:3",     "anisotropic:5:1024", "convdiff:7:128",
+                                 "powerlaw:0:1000000", "powerlaw:0:200000",  "poisson:7:40",
+                                 "poisson:7:128@1",    "poisson:7:128@2",    "poisson:7:64:4@1"};
 
 typedef struct bench_opts {
     gs_loc loc;
@@ -195,8 +195,8 @@ static void emit_rules(FILE *md)
         if (!t) break;
         snprintf(line, sizeof line, "%d. %s -> %s (%s)", i + 1, t, gs_format_name(f),
                  locs == ((1u << GS_LOC_HOST) | (1u << GS_LOC_DEVICE)) ? "host and GPU"
-                 : locs & (1u << GS_LOC_DEVICE)                          ? "GPU"
-                                                                         : "host");
+                 : locs & (1u << GS_LOC_DEVICE)                        ? "GPU"
+                                                                       : "host");
         gs_bench_emit(md, line);
     }
     gs_bench_emit(md, "");
@@ -214,11 +214,16 @@ int main(int argc, char **argv)
             continue;
         }
         if (first + 1 >= argc) break;
-        if (strcmp(argv[first], "--backend") == 0) backend = argv[first + 1];
-        else if (strcmp(argv[first], "--reps") == 0) o.reps = atoi(argv[first + 1]);
-        else if (strcmp(argv[first], "--batches") == 0) o.batches = atoi(argv[first + 1]);
-        else if (strcmp(argv[first], "--md") == 0) mdpath = argv[first + 1];
-        else if (strcmp(argv[first], "--csv") == 0) csvpath = argv[first + 1];
+        if (strcmp(argv[first], "--backend") == 0)
+            backend = argv[first + 1];
+        else if (strcmp(argv[first], "--reps") == 0)
+            o.reps = atoi(argv[first + 1]);
+        else if (strcmp(argv[first], "--batches") == 0)
+            o.batches = atoi(argv[first + 1]);
+        else if (strcmp(argv[first], "--md") == 0)
+            mdpath = argv[first + 1];
+        else if (strcmp(argv[first], "--csv") == 0)
+            csvpath = argv[first + 1];
         else {
             fprintf(stderr, "bench_select: unknown option %s\n", argv[first]);
             return 2;

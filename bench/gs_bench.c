@@ -181,9 +181,15 @@ static gs_status load_base(const char *spec, gs_csr **A, char *desc, size_t len)
     long long size = 0;
     gs_csr *one = NULL;
     if (sscanf(spec, "%31[a-z]:%d:%lld:%d", type, &stencil, &size, &dof) >= 3) {
-        gs_gen_params g = {.type = type, .size = size, .stencil = stencil ? stencil : 7,
-                           .dof = dof, .seed = 1, .epsilon = 0.001, .velocity = 10.0,
-                           .degree = 8.0, .exponent = 2.5};
+        gs_gen_params g = {.type = type,
+                           .size = size,
+                           .stencil = stencil ? stencil : 7,
+                           .dof = dof,
+                           .seed = 1,
+                           .epsilon = 0.001,
+                           .velocity = 10.0,
+                           .degree = 8.0,
+                           .exponent = 2.5};
         return gs_gen_matrix(&g, A, desc, len);
     }
     gs_str_copy(path, sizeof path, spec);
@@ -254,14 +260,22 @@ int gs_bench_parse_format(const char *item, gs_bench_fmt *fs)
         char *eq = strchr(tok, '=');
         if (!eq) return 0;
         *eq++ = '\0';
-        if (strcmp(tok, "h") == 0) fs->p.cmrs_h = atoi(eq);
-        else if (strcmp(tok, "sort") == 0) fs->p.cmrs_sort = atoi(eq);
-        else if (strcmp(tok, "mod") == 0) fs->p.cmrs_modified = atoi(eq);
-        else if (strcmp(tok, "g1") == 0) fs->p.suraa_g1_dynamic = strcmp(eq, "dynamic") == 0;
-        else if (strcmp(tok, "child") == 0) fs->p.suraa_max_child_threads = atoi(eq);
-        else if (strcmp(tok, "fill") == 0) fs->p.cds_max_fill = atof(eq);
-        else if (strcmp(tok, "b") == 0) fs->p.cds_block = atoi(eq);
-        else return 0;
+        if (strcmp(tok, "h") == 0)
+            fs->p.cmrs_h = atoi(eq);
+        else if (strcmp(tok, "sort") == 0)
+            fs->p.cmrs_sort = atoi(eq);
+        else if (strcmp(tok, "mod") == 0)
+            fs->p.cmrs_modified = atoi(eq);
+        else if (strcmp(tok, "g1") == 0)
+            fs->p.suraa_g1_dynamic = strcmp(eq, "dynamic") == 0;
+        else if (strcmp(tok, "child") == 0)
+            fs->p.suraa_max_child_threads = atoi(eq);
+        else if (strcmp(tok, "fill") == 0)
+            fs->p.cds_max_fill = atof(eq);
+        else if (strcmp(tok, "b") == 0)
+            fs->p.cds_block = atoi(eq);
+        else
+            return 0;
     }
     return 1;
 }

@@ -28,9 +28,9 @@
 #include "gs_cuda_impl.h"
 #include "gs_select.h"
 
-#define FEAT_SET 512      /* shared-memory slots of a block's set per candidate (> 2 x cap) */
-#define FEAT_TABLE 4096   /* global slots per candidate: the union, plus concurrent overshoot */
-#define FEAT_UNROLL 4     /* steps of 32 entries whose loads are issued together */
+#define FEAT_SET 512    /* shared-memory slots of a block's set per candidate (> 2 x cap) */
+#define FEAT_TABLE 4096 /* global slots per candidate: the union, plus concurrent overshoot */
+#define FEAT_UNROLL 4   /* steps of 32 entries whose loads are issued together */
 /* a free slot is 0: an offset o is stored as o + nbr (1 .. nbr + nbc - 1 < 2^32) */
 
 /* the candidate block sizes */
@@ -201,8 +201,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
             /* the candidates still counted (uniform over the warp) */
             const unsigned sat = __shfl_sync(
                 0xffffffffu,
-                lane == 0 ? (unsigned)__ldcg(acc + ACC_SAT) | *(volatile unsigned *)&s_sat : 0u,
-                0);
+                lane == 0 ? (unsigned)__ldcg(acc + ACC_SAT) | *(volatile unsigned *)&s_sat : 0u, 0);
             for (int64_t base = cur; base < wend; base += 32 * FEAT_UNROLL) {
                 int32_t iv[FEAT_UNROLL], jv[FEAT_UNROLL];
                 bool okv[FEAT_UNROLL];
@@ -321,8 +320,9 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
     GS_CUDA_CALL(cudaMemsetAsync(acc, 0, ACC_N * sizeof *acc + table_bytes, stream));
     {
         /* as many warps as fit at once (fewer for a small matrix), each an equal chunk */
-        const int64_t want = ((int64_t)(A->rows > A->nnz / 4 ? A->rows : A->nnz / 4) +
-                              GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
+        const int64_t want =
+            ((int64_t)(A->rows > A->nnz / 4 ? A->rows : A->nnz / 4) + GS_CUDA_THREADS - 1) /
+            GS_CUDA_THREADS;
         const int64_t blocks = want < 1 ? 1 : want < resident_blocks() ? want : resident_blocks();
         const int64_t warps = blocks * (GS_CUDA_THREADS / 32);
         int64_t chunk = ((int64_t)A->nnz + warps - 1) / warps;

@@ -35,12 +35,12 @@
 #define GPU_CDS_BLOCK1 0       /* 1: CDS only at block size 1 */
 #define GPU_LONG_MEAN 12.0     /* mean row length from which CMRS (h=16, modified) wins */
 
-#define HOST_UNEVEN_CV 1.0     /* SURAA's length-sorted rows balance the threads */
+#define HOST_UNEVEN_CV 1.0          /* SURAA's length-sorted rows balance the threads */
 #define HOST_UNEVEN_ROWS 2147483647 /* (the host has no cuSPARSE: SURAA at every size) */
 #define HOST_SMALL_ROWS 0
 #define HOST_CDS_MAX_DIAGS 128
 #define HOST_CDS_MAX_FILL 0.25
-#define HOST_CDS_BLOCK1 1      /* the host CDS loop is slower than CSR at b > 1 */
+#define HOST_CDS_BLOCK1 1 /* the host CDS loop is slower than CSR at b > 1 */
 #define HOST_LONG_MEAN 10.0
 
 /* the thresholds of one location */
@@ -104,7 +104,7 @@ static int cond_always(const gs_features *f, const select_limits *l)
 
 #define UNEVEN(P) "uneven rows: std > " STR(P##_UNEVEN_CV) " x mean"
 #define STRUCTURED(P)                                                                              \
-    "structured: block diagonals <= " STR(P##_CDS_MAX_DIAGS) " and CDS fill <= " STR(             \
+    "structured: block diagonals <= " STR(P##_CDS_MAX_DIAGS) " and CDS fill <= " STR(              \
         P##_CDS_MAX_FILL)
 
 static const select_rule RULES[] = {
@@ -333,9 +333,9 @@ void gs_features_describe(const gs_features *f, char *buf, size_t len)
  * Selection
  * ------------------------------------------------------------------------------------------- */
 
-#define MEASURE_SAMPLES 5       /* timed batches per candidate; the median is kept */
-#define MEASURE_BATCH_S 100e-6  /* a batch runs SpMVs for at least this long ... */
-#define MEASURE_MAX_BATCH 32    /* ... up to this many */
+#define MEASURE_SAMPLES 5      /* timed batches per candidate; the median is kept */
+#define MEASURE_BATCH_S 100e-6 /* a batch runs SpMVs for at least this long ... */
+#define MEASURE_MAX_BATCH 32   /* ... up to this many */
 
 /* the entry of spmv.levels for `level` (the last one repeated) into word; 0 when the list is
  * empty. Entries are separated by commas; blanks, quotes and brackets around them are dropped. */
@@ -440,8 +440,8 @@ static gs_status measure(const gs_csr *A, const gs_select_request *rq, const cha
             order[b] = order[b - 1], order[b - 1] = tmp;
         }
     {
-        size_t w = (size_t)snprintf(res->reason, sizeof res->reason, "%s%smeasured (us):",
-                                    strcmp(key, "spmv.format") ? key : "",
+        size_t w = (size_t)snprintf(res->reason, sizeof res->reason,
+                                    "%s%smeasured (us):", strcmp(key, "spmv.format") ? key : "",
                                     strcmp(key, "spmv.format") ? " = measure, " : "");
         for (int a = 0; a < n && w < sizeof res->reason; a++)
             w += (size_t)snprintf(res->reason + w, sizeof res->reason - w, " %s %.3g",

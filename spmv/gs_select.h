@@ -36,16 +36,16 @@ extern "C" {
  * sums and counts, so host and device give identical features. */
 typedef struct gs_features {
     int64_t rows, cols, nnz;
-    double mean, std;     /* nonzeros per row */
-    int32_t min, max;     /* nonzeros per row */
-    double empty_share;   /* rows without entries / rows */
-    int32_t ndiags;       /* distinct offsets j - i; -1 when more than GS_FEAT_MAX_DIAGS */
-    int32_t block;        /* detected unknowns per grid point (1 when no block structure) */
-    int32_t nblockdiags;  /* distinct block diagonals at that block size; -1 when more than
-                             GS_CDS_MAX_DIAGS at every block size (CDS cannot) */
-    double cds_fill;      /* CDS stored entries / nnz - 1 at that block size; -1 when CDS cannot */
-    int64_t bandwidth;    /* max |j - i| */
-    double seconds;       /* what computing these took */
+    double mean, std;    /* nonzeros per row */
+    int32_t min, max;    /* nonzeros per row */
+    double empty_share;  /* rows without entries / rows */
+    int32_t ndiags;      /* distinct offsets j - i; -1 when more than GS_FEAT_MAX_DIAGS */
+    int32_t block;       /* detected unknowns per grid point (1 when no block structure) */
+    int32_t nblockdiags; /* distinct block diagonals at that block size; -1 when more than
+                            GS_CDS_MAX_DIAGS at every block size (CDS cannot) */
+    double cds_fill;     /* CDS stored entries / nnz - 1 at that block size; -1 when CDS cannot */
+    int64_t bandwidth;   /* max |j - i| */
+    double seconds;      /* what computing these took */
 } gs_features;
 
 /* The features of A where it lives: on the host one OpenMP pass (each thread keeps the distinct
@@ -73,14 +73,14 @@ const char *gs_select_rule_row(int i, unsigned *locs, gs_format *format);
 
 /* What one pass over A gathers; gs_select.c forms the features from it. */
 typedef struct gs_feat_sums {
-    int ncand;                         /* block sizes tried: b[0..ncand) (gs_cds_candidates) */
+    int ncand; /* block sizes tried: b[0..ncand) (gs_cds_candidates) */
     int b[GS_CDS_DETECT_MAX];
-    int64_t k[GS_CDS_DETECT_MAX];      /* distinct block offsets at b[q], exact up to
-                                          GS_CDS_MAX_DIAGS; larger: more than that */
-    uint64_t len2;                     /* sum over rows of (nonzeros in the row)^2 */
-    int32_t min, max;                  /* nonzeros per row */
-    int64_t empty;                     /* rows without entries */
-    int64_t bandwidth;                 /* max |j - i| */
+    int64_t k[GS_CDS_DETECT_MAX]; /* distinct block offsets at b[q], exact up to
+                                     GS_CDS_MAX_DIAGS; larger: more than that */
+    uint64_t len2;                /* sum over rows of (nonzeros in the row)^2 */
+    int32_t min, max;             /* nonzeros per row */
+    int64_t empty;                /* rows without entries */
+    int64_t bandwidth;            /* max |j - i| */
 } gs_feat_sums;
 
 #ifdef GS_HAVE_CUDA
@@ -97,12 +97,12 @@ typedef struct gs_select_request {
 } gs_select_request;
 
 typedef struct gs_select_result {
-    gs_format format;  /* what runs */
+    gs_format format; /* what runs */
     gs_features feat;
-    char reason[160];  /* the rule that fired, the forcing key, or the measured times */
-    double feature_s;  /* features */
-    double convert_s;  /* conversion into the kept format */
-    double measure_s;  /* "measure": everything spent converting and timing the candidates */
+    char reason[160]; /* the rule that fired, the forcing key, or the measured times */
+    double feature_s; /* features */
+    double convert_s; /* conversion into the kept format */
+    double measure_s; /* "measure": everything spent converting and timing the candidates */
 } gs_select_result;
 
 /* Choose the format of A (level `level`, 0 for the finest or only matrix) and build it at A's

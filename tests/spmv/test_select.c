@@ -115,8 +115,14 @@ static gs_csr *dense_row(int32_t n)
     return A;
 }
 
-static int keep_third(int32_t i) { return i % 3 != 1; }
-static int keep_sparse(int32_t i) { return i % 50 == 7; }
+static int keep_third(int32_t i)
+{
+    return i % 3 != 1;
+}
+static int keep_sparse(int32_t i)
+{
+    return i % 50 == 7;
+}
 
 /* ---- features with known answers (host) ---- */
 
@@ -145,8 +151,7 @@ static void check_poisson7(int n)
     CHECK(f.min == mn && f.max == mx && f.min == 4 && f.max == 7);
     CHECK(f.empty_share == 0.0);
     CHECK_MSG(f.ndiags == 7, "ndiags %d", f.ndiags);
-    CHECK_MSG(f.block == 1 && f.nblockdiags == 7, "block %d blockdiags %d", f.block,
-              f.nblockdiags);
+    CHECK_MSG(f.block == 1 && f.nblockdiags == 7, "block %d blockdiags %d", f.block, f.nblockdiags);
     CHECK_NEAR(f.cds_fill, 6.0 / (7.0 * n - 6.0), 1e-12); /* 7 n^3 stored for 7 n^3 - 6 n^2 */
     CHECK(f.bandwidth == (int64_t)n * n);
     CHECK(f.seconds >= 0.0);
@@ -346,7 +351,8 @@ static void check_rules(void)
         const char *t = gs_select_rule_row(i, &locs, &fmt);
         if (!t) break;
         printf("  %d. %-64s -> %s (%s%s)\n", i + 1, t, gs_format_name(fmt),
-               locs & (1u << GS_LOC_HOST) ? "host " : "", locs & (1u << GS_LOC_DEVICE) ? "gpu" : "");
+               locs & (1u << GS_LOC_HOST) ? "host " : "",
+               locs & (1u << GS_LOC_DEVICE) ? "gpu" : "");
         CHECK(strlen(t) > 0 && locs != 0);
         CHECK_MSG(!(fmt == GS_FORMAT_CUSPARSE && (locs & (1u << GS_LOC_HOST))),
                   "rule %d gives cusparse on the host", i + 1);
@@ -415,7 +421,8 @@ static void check_spmv(const char *what, const gs_spmat *M, const gs_csr *A)
         CHECK_OK(gs_vec_set_host(x, xh));
         CHECK_OK(gs_spmat_spmv(M, x, y));
         CHECK_OK(gs_vec_get_host(y, yh));
-        for (int32_t i = 0; i < A->rows; i++) d += (yh[i] - r[i]) * (yh[i] - r[i]), s += r[i] * r[i];
+        for (int32_t i = 0; i < A->rows; i++)
+            d += (yh[i] - r[i]) * (yh[i] - r[i]), s += r[i] * r[i];
         CHECK_MSG(sqrt(d) <= 1e-12 * sqrt(s) + 1e-300, "%s: SpMV differs by %g (relative)", what,
                   s > 0 ? sqrt(d / s) : sqrt(d));
     }
@@ -502,8 +509,7 @@ static void check_selection(gs_loc loc)
     CHECK(rule_for(Q, loc) != GS_FORMAT_CDS);
     check_select("forced cmrs", P, dP, "cmrs", NULL, 0, GS_FORMAT_CMRS, "forced by spmv.format");
     check_select("forced suraa, rectangular", R, dR, "suraa", NULL, 0, GS_FORMAT_SURAA, "forced");
-    check_select("forced cds, permuted: csr", Q, dQ, "cds", NULL, 0, GS_FORMAT_CSR,
-                 "cds refused");
+    check_select("forced cds, permuted: csr", Q, dQ, "cds", NULL, 0, GS_FORMAT_CSR, "cds refused");
     check_select("levels[0]", P, dP, "auto", "cds, cmrs ,csr", 0, GS_FORMAT_CDS,
                  "forced by spmv.levels[0]");
     check_select("levels[1]", P, dP, "auto", "cds, cmrs ,csr", 1, GS_FORMAT_CMRS,
@@ -605,11 +611,11 @@ static void check_same(const char *what, const gs_csr *A)
     if (!dA) return;
     CHECK_OK(gs_features_compute(dA, &d));
     gs_csr_destroy(&dA);
-    const int same = h.rows == d.rows && h.cols == d.cols && h.nnz == d.nnz &&
-                     h.mean == d.mean && h.std == d.std && h.min == d.min && h.max == d.max &&
-                     h.empty_share == d.empty_share && h.ndiags == d.ndiags &&
-                     h.block == d.block && h.nblockdiags == d.nblockdiags &&
-                     h.cds_fill == d.cds_fill && h.bandwidth == d.bandwidth;
+    const int same = h.rows == d.rows && h.cols == d.cols && h.nnz == d.nnz && h.mean == d.mean &&
+                     h.std == d.std && h.min == d.min && h.max == d.max &&
+                     h.empty_share == d.empty_share && h.ndiags == d.ndiags && h.block == d.block &&
+                     h.nblockdiags == d.nblockdiags && h.cds_fill == d.cds_fill &&
+                     h.bandwidth == d.bandwidth;
     char hs[256], ds[256];
     gs_features_describe(&h, hs, sizeof hs);
     gs_features_describe(&d, ds, sizeof ds);
