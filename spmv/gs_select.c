@@ -102,10 +102,21 @@ static int cond_always(const gs_features *f, const select_limits *l)
     return 1;
 }
 
+#if GPU_CDS_BLOCK1
+#define GPU_B1_TEXT " at block size 1"
+#else
+#define GPU_B1_TEXT ""
+#endif
+#if HOST_CDS_BLOCK1
+#define HOST_B1_TEXT " at block size 1"
+#else
+#define HOST_B1_TEXT ""
+#endif
+
 #define UNEVEN(P) "uneven rows: std > " STR(P##_UNEVEN_CV) " x mean"
 #define STRUCTURED(P)                                                                              \
     "structured: block diagonals <= " STR(P##_CDS_MAX_DIAGS) " and CDS fill <= " STR(              \
-        P##_CDS_MAX_FILL)
+        P##_CDS_MAX_FILL) P##_B1_TEXT
 
 static const select_rule RULES[] = {
     {GS_LOC_DEVICE, cond_uneven_small, GS_FORMAT_SURAA,
@@ -117,7 +128,7 @@ static const select_rule RULES[] = {
     {GS_LOC_DEVICE, cond_always, GS_FORMAT_CSR, "default"},
     {GS_LOC_HOST, cond_uneven, GS_FORMAT_SURAA, UNEVEN(HOST)},
     {GS_LOC_HOST, cond_small, GS_FORMAT_CSR, "small: rows < " STR(HOST_SMALL_ROWS)},
-    {GS_LOC_HOST, cond_structured, GS_FORMAT_CDS, STRUCTURED(HOST) " at block size 1"},
+    {GS_LOC_HOST, cond_structured, GS_FORMAT_CDS, STRUCTURED(HOST)},
     {GS_LOC_HOST, cond_long_rows, GS_FORMAT_SURAA, "long rows: mean >= " STR(HOST_LONG_MEAN)},
     {GS_LOC_HOST, cond_always, GS_FORMAT_CSR, "default"},
 };
