@@ -43,7 +43,7 @@ struct gs_amg {
 void gs_amg_params_default(gs_amg_params *p)
 {
     memset(p, 0, sizeof *p);
-    p->theta = 0.03;
+    p->theta = 0.0;
     p->aggregation = GS_AGG_MIS2;
     p->max_levels = 10;
     p->coarse_size = 200;

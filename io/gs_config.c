@@ -103,10 +103,11 @@ static const key_def KEYS[] = {
      "CDS refuses a matrix whose stored entries (padding included) exceed (1 + this) x nnz"},
     {"spmv.cds_block", K_INT, F(spmv.cds_block), "0", 0, 64, NULL,
      "CDS unknowns per grid point (0: detected)"},
-    {"amg.theta", K_FLOAT, F(amg.theta), "0.03", 0, 1, NULL,
+    {"amg.theta", K_FLOAT, F(amg.theta), "0", 0, 1, NULL,
      "strength of connection: j is a strong neighbour of i when |a_ij| > theta "
-     "sqrt(|a_ii a_jj|); 0.03 keeps 3D Poisson's PCG iterations within 17% from 64^3 to 256^3 "
-     "(0: 31%, bench/results/amg_h200_2026-11-21.md)"},
+     "sqrt(|a_ii a_jj|). 0 is fastest to solution; 0.03 keeps 3D Poisson's PCG iterations "
+     "within 17% from 64^3 to 256^3 (0: 31%) for 30-70% more setup time "
+     "(bench/results/amg_h200_2026-11-21.md)"},
     {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, "mis2|standard",
      "mis2: parallel, deterministic aggregation around a distance-2 maximal independent set "
      "(same aggregates on host and GPU); standard: PyAMG's sequential greedy rule (host setup)"},
