@@ -19,7 +19,8 @@
  * shape of more than 65536 elements is created without writing (HDF5's fill value), so a tiny
  * file can claim a huge dataset. Unparsable lines are skipped; HDF5 refusing an item skips it.
  *
- * The file is then read by gs_matrix_read (success: a valid CSR) and loaded as a problem by
+ * The file is then read by gs_matrix_read (success: a valid CSR, equal, when small, to the
+ * arrays read through HDF5 directly and summed) and loaded as a problem by
  * gs_problem_load (success: A, b and x0 finite and of matching lengths); a failure must name
  * the file.
  */
@@ -335,6 +336,69 @@ static int write_file(const char *path, char *text, gen *g)
     return 1;
 }
 
+/* All values of dataset name of loc as doubles (malloc'ed, *n of them); NULL when absent. */
+static double *read_doubles(hid_t loc, const char *name, hssize_t *n)
+{
+    double *v = NULL;
+    *n = 0;
+    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) return NULL;
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT), sp = d >= 0 ? H5Dget_space(d) : -1;
+    if (sp >= 0) *n = H5Sget_simple_extent_npoints(sp);
+    if (*n >= 0 && *n <= MAX_VALUES) v = malloc((size_t)(*n ? *n : 1) * sizeof *v);
+    if (v && *n > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
+        free(v);
+        v = NULL;
+    }
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+    H5Eclear2(H5E_DEFAULT);
+    return v;
+}
+
+/* An independent reading of a small matrix the reader accepted: the arrays read as doubles
+ * through HDF5 directly, summed into a dense matrix, must give A (a whole-number index where
+ * the reader saw one, the same values up to the order of summing duplicates). */
+static void check_oracle(const char *path, const char *group, const char *layout, const gs_csr *A)
+{
+    const int csr = strcmp(layout, "hdf5 csr") == 0, mat = strcmp(layout, "hdf5 matlab") == 0;
+    const int64_t nr = A->rows, nc = A->cols;
+    if (nr * nc > 4096 || (!csr && !mat && strcmp(layout, "hdf5 csc") != 0)) return;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t g = f >= 0 ? H5Oopen(f, group[0] ? group : "/", H5P_DEFAULT) : -1;
+    hssize_t np = 0, ni = 0, nv = 0;
+    double *ptr = g >= 0 ? read_doubles(g, mat ? "jc" : "indptr", &np) : NULL;
+    double *idx = g >= 0 ? read_doubles(g, mat ? "ir" : "indices", &ni) : NULL;
+    double *val = g >= 0 ? read_doubles(g, "data", &nv) : NULL;
+    const size_t cells = nr * nc > 0 ? (size_t)(nr * nc) : 1;
+    double *dense = calloc(cells, sizeof *dense), *mag = calloc(cells, sizeof *mag);
+    if (g >= 0) H5Oclose(g);
+    if (f >= 0) H5Fclose(f);
+    H5Eclear2(H5E_DEFAULT);
+    if (!ptr || !dense || !mag || (np > 1 && ptr[np - 1] > 0 && (!idx || !val))) goto done;
+    for (hssize_t j = 0; j + 1 < np; j++)
+        for (double q = ptr[j]; q < ptr[j + 1]; q++) {
+            int64_t k = (int64_t)q;
+            double i = idx[k];
+            if (i != floor(i) || i < 0 || i >= (csr ? nc : nr))
+                fuzz_fail("%s: accepted index %s[%lld] = %.17g", layout, mat ? "ir" : "indices",
+                          (long long)k, i);
+            int64_t at = csr ? (int64_t)j * nc + (int64_t)i : (int64_t)i * nc + (int64_t)j;
+            dense[at] += val[k];
+            mag[at] += fabs(val[k]);
+        }
+    for (int32_t r = 0; r < A->rows; r++) {
+        int32_t k = A->rowptr[r];
+        for (int32_t c = 0; c < A->cols; c++) {
+            double a = 0.0, e = dense[(int64_t)r * nc + c], m = mag[(int64_t)r * nc + c];
+            if (k < A->rowptr[r + 1] && A->colind[k] == c) a = A->val[k++];
+            int same = a == e || (isnan(a) && isnan(e)) || fabs(a - e) <= 1e-9 * m;
+            if (!same) fuzz_fail("%s: A(%d, %d) = %.17g, the file says %.17g", layout, r, c, a, e);
+        }
+    }
+done:
+    free(ptr), free(idx), free(val), free(dense), free(mag);
+}
+
 /* gs_matrix_read on the file: a valid CSR, or an error naming the file. */
 static gs_status check_matrix(const char *path, const char *group)
 {
@@ -347,6 +411,7 @@ static gs_status check_matrix(const char *path, const char *group)
         fuzz_check_csr("gs_matrix_read (HDF5)", A, 1);
         if (strncmp(layout, "hdf5", 4) != 0 && strncmp(layout, "matrix market", 13) != 0)
             fuzz_fail("gs_matrix_read: layout '%s'", layout);
+        check_oracle(path, group, layout, A);
     } else {
         if (A) fuzz_fail("gs_matrix_read: failed but returned a matrix");
         fuzz_check_error("gs_matrix_read (HDF5)", st, k_allowed, NALLOWED, path);
