@@ -101,7 +101,7 @@ static fuzz_outcome run_config(const uint8_t *data, size_t size)
         apply_sets(&c, sets);
         gs_error_clear();
         gs_status ck = gs_config_check(&c);
-        if (ck != GS_OK) fuzz_check_error("gs_config_check", ck, k_allowed, NALLOWED, NULL);
+        if (ck != GS_OK) fuzz_check_error("gs_config_check", ck, k_allowed, NALLOWED, path);
         check_text(&c);
     }
     free(sets);
