@@ -322,6 +322,9 @@ static gs_status store_text(gs_config *c, const key_def *k, const char *text, co
     if (k->type == K_STR) return store_str(c, k, text, where);
     if (k->type == K_LIST) {
         char joined[GS_CFG_STR];
+        if (strlen(text) >= GS_CFG_STR) /* list_from_text would cut it short without a word */
+            return GS_ERROR(GS_ERR_CONFIG, "%s: %s is longer than %d characters", where, k->key,
+                            GS_CFG_STR - 1);
         list_from_text(text, joined, sizeof joined);
         return store_list(c, k, joined, where);
     }

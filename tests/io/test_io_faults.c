@@ -7,7 +7,8 @@
  *  - NaN and Inf in A, b, x0 or the exact solution name the file, the vector and the entry;
  *  - regressions of what tests/fuzz found: duplicate entries whose sum overflows, an HDF5 file
  *    with a user block larger than 2048 bytes;
- *  - HDF5 indices stored as floats must be whole numbers.
+ *  - HDF5 indices stored as floats must be whole numbers; --set lists longer than a key holds
+ *    are refused.
  */
 #include <hdf5.h>
 #include <math.h>
@@ -349,6 +350,28 @@ static void test_fuzz_regressions(void)
     CHECK(gs_mem_live() == live);
 }
 
+/* --set values longer than a key can hold are refused, lists included (a list used to be cut
+ * short at 1023 characters without a word, dropping its last items). */
+static void test_config_lengths(void)
+{
+    gs_config c;
+    char set[2200];
+    gs_config_defaults(&c);
+    int n = snprintf(set, sizeof set, "batch.formats=");
+    while (n < 1100) n += snprintf(set + n, sizeof set - (size_t)n, "csr,");
+    snprintf(set + n, sizeof set - (size_t)n, "cds");
+    CHECK_FAIL(gs_config_set(&c, set), GS_ERR_CONFIG,
+               "--set batch.formats: batch.formats is longer than 1023 characters");
+    CHECK(c.batch.formats[0] == '\0');
+    n = snprintf(set, sizeof set, "problem.name=");
+    while (n < 2000) set[n++] = 'x';
+    set[n] = '\0';
+    CHECK_FAIL(gs_config_set(&c, set), GS_ERR_CONFIG,
+               "--set problem.name: problem.name is longer than 1023 characters");
+    CHECK_OK(gs_config_set(&c, "batch.formats=[csr, \"cds\"]"));
+    CHECK(strcmp(c.batch.formats, "csr,cds") == 0);
+}
+
 int main(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -359,6 +382,7 @@ int main(void)
     test_h5_float_indices();
     test_nonfinite();
     test_fuzz_regressions();
+    test_config_lengths();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     CHECK(system(cmd) == 0);
