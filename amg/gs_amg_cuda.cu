@@ -18,19 +18,9 @@
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                    \
          i += (int64_t)gridDim.x * blockDim.x)
 
-__device__ __forceinline__ uint32_t d_hash(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x & 0x3fffffffU;
-}
-
 __device__ __forceinline__ uint64_t d_key(int state, int32_t i)
 {
-    return (uint64_t)state << 62 | (uint64_t)d_hash((uint32_t)i) << 32 | (uint32_t)i;
+    return (uint64_t)state << 62 | (uint64_t)gs_amg_hash((uint32_t)i) << 32 | (uint32_t)i;
 }
 
 /* exclusive scan of n ints into out (n + 1 entries: out[n] = total), total copied to host */
@@ -588,7 +578,7 @@ done:
 
 static __global__ void random_kernel(int64_t n, uint32_t seed, double *x)
 {
-    FOR_I(n) x[i] = (double)d_hash((uint32_t)i + seed) / (double)(1u << 29) - 1.0;
+    FOR_I(n) x[i] = (double)gs_amg_hash((uint32_t)i + seed) / (double)(1u << 29) - 1.0;
 }
 
 static gs_status cuda_fill_random(int64_t n, uint32_t seed, double *x)

@@ -21,8 +21,14 @@ extern "C" {
 /* MIS(2) node states; a node's priority key is state << 62 | hash(i) << 32 | i */
 enum { GS_MIS_OUT = 0, GS_MIS_UNDECIDED = 1, GS_MIS_IN = 2 };
 
+#ifdef __CUDACC__
+#define GS_AMG_HD __host__ __device__
+#else
+#define GS_AMG_HD
+#endif
+
 /* The priority hash both backends use (the same aggregates on host and device). */
-static inline uint32_t gs_amg_hash(uint32_t x)
+static inline GS_AMG_HD uint32_t gs_amg_hash(uint32_t x)
 {
     x ^= x >> 16;
     x *= 0x7feb352dU;
