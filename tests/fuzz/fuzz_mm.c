@@ -3,11 +3,13 @@
  * The input is written as in.mtx (or in.mtx.gz when it starts with the gzip magic) and read as a
  * matrix (gs_mm_read) and as a vector (gs_mm_read_vector). Success must give a valid CSR whose
  * size is the header's and whose nonzeros fit what the header declared, with finite values
- * (the reader refuses NaN and Inf); failure must name the file. Some plain inputs are also
+ * (the reader refuses NaN and Inf), equal (when small) to a plain reading of the text; failure
+ * must name the file. Some plain inputs are also
  * gzip-compressed and read again: the outcome must be the same.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -109,6 +111,104 @@ static void check_gzip_same(const uint8_t *data, size_t size, gs_status st0, con
     gs_csr_destroy(&A);
 }
 
+/* ------------------------------------------------------------------ independent reading */
+
+/* The next line of the text at *p that is neither blank nor a % comment (NUL-terminated in
+ * place), or NULL at the end. */
+static char *next_line(char **p)
+{
+    while (*p) {
+        char *l = *p, *nl = strchr(l, '\n');
+        if (nl) *nl = '\0';
+        *p = nl ? nl + 1 : NULL;
+        l += strspn(l, " \t\r\v\f");
+        if (*l && *l != '%') return l;
+    }
+    return NULL;
+}
+
+/* Up to max whitespace-separated tokens of line. */
+static int tokens(char *line, char **tok, int max)
+{
+    int n = 0;
+    for (char *t = strtok(line, " \t\r\v\f"); t && n < max; t = strtok(NULL, " \t\r\v\f"))
+        tok[n++] = t;
+    return n;
+}
+
+/* Row and column of the k-th stored value of an array file: column-major, the lower triangle
+ * (below the diagonal when skew) for symmetric files. */
+static void array_pos(int64_t k, int64_t nr, int sym, int skew, int64_t *i, int64_t *j)
+{
+    if (!sym) {
+        *j = k / nr, *i = k % nr;
+        return;
+    }
+    int64_t col = 0, left = k;
+    while (left >= nr - col - skew && col < nr) left -= nr - col - skew, col++;
+    *j = col, *i = col + skew + left;
+}
+
+/* The entries of an accepted small file read the plain way (strtoll, strtod, the banner's
+ * words) into dense, symmetry expanded: the reader's CSR must be the same matrix. Returns 0
+ * when this reading gives up (it is only a check). */
+static int plain_read(char *text, const gs_mm_info *info, double *dense, double *mag)
+{
+    const int64_t nr = info->rows, nc = info->cols;
+    const int sym = strcmp(info->symmetry, "general") != 0;
+    const int skew = strcmp(info->symmetry, "skew-symmetric") == 0;
+    const int array = strcmp(info->format, "array") == 0, vec = strcmp(info->object, "vector") == 0;
+    const int pattern = strcmp(info->field, "pattern") == 0;
+    char *p = text + strspn(text, " \t\r\v\f\n"), *tok[4], *line;
+    p = strchr(p, '\n');                  /* past the banner */
+    if (!p++ || !next_line(&p)) return 0; /* the size line */
+    for (int64_t k = 0; (line = next_line(&p)) && k < info->entries; k++) {
+        int64_t i, j;
+        double v = 1.0;
+        int nt = tokens(line, tok, 4), need = array ? 1 : (vec ? 1 : 2) + !pattern;
+        if (nt < need) return 0;
+        if (array) {
+            array_pos(k, nr, sym, skew, &i, &j);
+            v = strtod(tok[0], NULL);
+        } else {
+            i = strtoll(tok[0], NULL, 10) - 1;
+            j = vec ? 0 : strtoll(tok[1], NULL, 10) - 1;
+            if (!pattern) v = strtod(tok[need - 1], NULL);
+        }
+        if (i < 0 || i >= nr || j < 0 || j >= nc) return 0;
+        dense[i * nc + j] += v, mag[i * nc + j] += fabs(v);
+        if (sym && i != j) dense[j * nc + i] += skew ? -v : v, mag[j * nc + i] += fabs(v);
+    }
+    return 1;
+}
+
+/* A small accepted matrix equals the plain reading of its text (values to the bit, up to the
+ * order of summing duplicates). */
+static void check_plain(const uint8_t *data, size_t size, const gs_mm_info *info, const gs_csr *A)
+{
+    const int64_t cells = (int64_t)A->rows * A->cols;
+    if (cells > 4096 || strchr(info->symmetry, 'h')) return; /* skip large and hermitian */
+    char *text = malloc(size + 1);
+    double *dense = calloc((size_t)(cells ? cells : 1), sizeof *dense);
+    double *mag = calloc((size_t)(cells ? cells : 1), sizeof *mag);
+    if (text && dense && mag) {
+        memcpy(text, data, size);
+        text[size] = '\0';
+        if (strlen(text) == size && plain_read(text, info, dense, mag))
+            for (int32_t r = 0; r < A->rows; r++) {
+                int32_t k = A->rowptr[r];
+                for (int32_t c = 0; c < A->cols; c++) {
+                    double a = k < A->rowptr[r + 1] && A->colind[k] == c ? A->val[k++] : 0.0;
+                    double e = dense[(int64_t)r * A->cols + c], m = mag[(int64_t)r * A->cols + c];
+                    if (!(a == e || fabs(a - e) <= 1e-9 * m))
+                        fuzz_fail("gs_mm_read: A(%d, %d) = %.17g, the text says %.17g", r + 1,
+                                  c + 1, a, e);
+                }
+            }
+    }
+    free(text), free(dense), free(mag);
+}
+
 /* FNV-1a, to pick a fixed subset of inputs for the gzip comparison. */
 static uint32_t fnv(const uint8_t *d, size_t n)
 {
@@ -126,6 +226,7 @@ static fuzz_outcome run_mm(const uint8_t *data, size_t size)
     gs_mm_info info;
     fuzz_write(path, data, size);
     gs_status st = read_matrix(path, &A, &info);
+    if (st == GS_OK && !gz) check_plain(data, size, &info, A);
     if (!gz && size <= (1u << 18) && fnv(data, size) % 4 == 0) {
         char msg[1200];
         gs_str_copy(msg, sizeof msg, gs_error_message());
