@@ -4,8 +4,8 @@
  * matrix (gs_mm_read) and as a vector (gs_mm_read_vector). Success must give a valid CSR whose
  * size is the header's and whose nonzeros fit what the header declared, with finite values
  * (the reader refuses NaN and Inf), equal (when small) to a plain reading of the text; failure
- * must name the file. Some plain inputs are also
- * gzip-compressed and read again: the outcome must be the same.
+ * must name the file. Some plain inputs are also gzip-compressed and read again: the outcome
+ * must be the same.
  */
 #include <math.h>
 #include <stdio.h>
