@@ -27,6 +27,7 @@
 #endif
 
 #include "gs_backend.h"
+#include "gs_bench.h"
 #include "gs_gen.h"
 #include "gs_krylov.h"
 #include "gs_problem.h"
@@ -40,35 +41,6 @@ static const char *STANDARD[] = {
     "poisson:7:128",  "poisson:7:160",     "poisson:27:128",    "poisson:7:100:2",
     "poisson:7:64:4", "poisson:7:70:6",    "convdiff:7:128",    "anisotropic:5:1024",
     "powerlaw:0:1000000", "powerlaw:0:4000000"};
-
-typedef struct fmt_spec {
-    char label[64];
-    gs_format f;
-    gs_format_params p;
-} fmt_spec;
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median seconds of one SpMV over BATCHES batches of n. */
-static double median_time(const gs_spmat *M, const gs_vec *x, gs_vec *y, int n)
-{
-    double t[BATCHES];
-    const gs_backend_ops *ops = gs_backend_get(M->loc);
-    for (int i = 0; i < 3; i++) gs_spmat_spmv(M, x, y); /* warm-up */
-    ops->sync();
-    for (int b = 0; b < BATCHES; b++) {
-        double t0 = gs_time_now();
-        for (int i = 0; i < n; i++) gs_spmat_spmv(M, x, y);
-        ops->sync();
-        t[b] = (gs_time_now() - t0) / n;
-    }
-    qsort(t, BATCHES, sizeof t[0], cmp_double);
-    return t[BATCHES / 2];
-}
 
 /* Copy bandwidth in GB/s (bytes read + written) on vectors of 2^27 doubles. */
 static double copy_bandwidth(gs_loc loc)
@@ -86,7 +58,7 @@ static double copy_bandwidth(gs_loc loc)
             ops->sync();
             t[i] = gs_time_now() - t0;
         }
-        qsort(t, BATCHES, sizeof t[0], cmp_double);
+        qsort(t, BATCHES, sizeof t[0], gs_bench_cmp_double);
         bw = 2.0 * 8.0 * (double)n / t[BATCHES / 2] / 1e9;
     }
     gs_vec_destroy(&a);
@@ -111,7 +83,7 @@ static double pinned_h2d_bandwidth(void)
             cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);
             t[i] = gs_time_now() - t0;
         }
-        qsort(t, 7, sizeof t[0], cmp_double);
+        qsort(t, 7, sizeof t[0], gs_bench_cmp_double);
         bw = (double)n / t[3] / 1e9;
     }
     if (h) cudaFreeHost(h);
@@ -148,8 +120,8 @@ static void upload_time(const gs_csr *A, gs_loc loc, double *out)
         x[i] = gs_backend_h2d_seconds() - h0;
         gs_csr_destroy(&dA);
     }
-    qsort(t, 5, sizeof t[0], cmp_double);
-    qsort(x, 5, sizeof x[0], cmp_double);
+    qsort(t, 5, sizeof t[0], gs_bench_cmp_double);
+    qsort(x, 5, sizeof x[0], gs_bench_cmp_double);
     out[0] = t[2], out[1] = t[0], out[2] = t[4], out[3] = x[2];
 }
 
@@ -234,82 +206,16 @@ static double cg_iteration(const gs_spmat *M)
     return per;
 }
 
-/* B = diag(A, A, ..., A), k copies */
-static gs_status repeat_diag(const gs_csr *A, int k, gs_csr **out)
-{
-    gs_status st = GS_OK;
-    gs_csr *B = NULL;
-    *out = NULL;
-    if ((int64_t)A->nnz * k >= GS_MAX_INDEX || (int64_t)A->rows * k >= GS_MAX_INDEX)
-        return GS_ERROR(GS_ERR_ARG, "repeating %d times overflows 32-bit indices", k);
-    GS_CHECK(gs_csr_create((int64_t)A->rows * k, (int64_t)A->cols * k, (int64_t)A->nnz * k, &B));
-    B->rowptr[0] = 0;
-    for (int c = 0; c < k; c++) {
-        for (int32_t i = 0; i < A->rows; i++)
-            B->rowptr[c * A->rows + i + 1] = c * A->nnz + A->rowptr[i + 1];
-        for (int32_t j = 0; j < A->nnz; j++) {
-            B->colind[c * A->nnz + j] = c * A->cols + A->colind[j];
-            B->val[c * A->nnz + j] = A->val[j];
-        }
-    }
-    *out = B;
-done:
-    return st;
-}
-
-/* Load a matrix file, "FILE*k", or a generator spec "type:stencil:size[:dof]". */
-static gs_status load(const char *spec, gs_csr **A, char *desc, size_t len)
-{
-    gs_status st = GS_OK;
-    char type[32], path[1024];
-    int stencil = 0, dof = 1, k = 1;
-    long long size = 0;
-    gs_csr *one = NULL;
-    if (sscanf(spec, "%31[a-z]:%d:%lld:%d", type, &stencil, &size, &dof) >= 3) {
-        gs_gen_params g = {.type = type, .size = size, .stencil = stencil ? stencil : 7,
-                           .dof = dof, .seed = 1, .epsilon = 0.001, .velocity = 10.0,
-                           .degree = 8.0, .exponent = 2.5};
-        return gs_gen_matrix(&g, A, desc, len);
-    }
-    gs_str_copy(path, sizeof path, spec);
-    if (strchr(path, '*')) {
-        k = atoi(strchr(path, '*') + 1);
-        *strchr(path, '*') = '\0';
-    }
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    if (k > 1)
-        snprintf(desc, len, "%.100s x%d", base, k);
-    else
-        gs_str_copy(desc, len, base);
-    GS_CHECK(gs_matrix_read(path, NULL, &one, NULL, NULL, NULL));
-    if (k > 1) {
-        GS_CHECK(repeat_diag(one, k, A));
-    } else {
-        *A = one;
-        one = NULL;
-    }
-done:
-    gs_csr_destroy(&one);
-    return st;
-}
-
-static void emit(FILE *md, const char *line)
-{
-    printf("%s\n", line);
-    if (md) fprintf(md, "%s\n", line);
-    fflush(stdout);
-}
-
 /* One matrix: every format's conversion, SpMV and CG iteration; one table row each. */
 static void bench_matrix(const char *spec, gs_loc loc, double copy_bw, int reps, int cg,
-                         const fmt_spec *fs, int nf, FILE *md, upload_row *up)
+                         const gs_bench_fmt *fs, int nf, FILE *md, upload_row *up)
 {
     gs_csr *A = NULL, *dA = NULL;
     gs_vec *x = NULL, *y = NULL;
     char desc[128], line[4800];
     double *xh = NULL, t_ref = NAN, cg_ref = NAN;
     double t0 = gs_time_now();
-    if (load(spec, &A, desc, sizeof desc) != GS_OK || gs_csr_upload(A, loc, &dA) != GS_OK ||
+    if (gs_bench_load(spec, &A, desc, sizeof desc) != GS_OK || gs_csr_upload(A, loc, &dA) != GS_OK ||
         gs_vec_create(A->cols, loc, &x) != GS_OK || gs_vec_create(A->rows, loc, &y) != GS_OK ||
         !(xh = malloc((size_t)(A->cols > 0 ? A->cols : 1) * sizeof *xh))) {
         fprintf(stderr, "bench_spmv: %s: %s\n", spec, gs_error_message());
@@ -332,10 +238,10 @@ static void bench_matrix(const char *spec, gs_loc loc, double copy_bw, int reps,
             snprintf(line, sizeof line, "| %s | %d | %d | %.2f | %.2f | %s | refused: %s | | | | | |",
                      desc, A->rows, A->nnz, rs.mean, rs.std, fs[i].label, gs_error_message());
             gs_error_clear();
-            emit(md, line);
+            gs_bench_emit(md, line);
             continue;
         }
-        double t = median_time(M, x, y, reps);
+        double t = gs_bench_median_spmv(M, x, y, reps, BATCHES);
         if (isnan(t_ref)) t_ref = t;
         double gbs = gs_spmat_bytes(M) / t / 1e9, cgi = cg ? cg_iteration(M) : NAN;
         if (isnan(cg_ref)) cg_ref = cgi;
@@ -345,7 +251,7 @@ static void bench_matrix(const char *spec, gs_loc loc, double copy_bw, int reps,
                  "| %s | %d | %d | %.2f | %.2f | %s | %.4f | %.0f | %.0f%% | %.2f | %.1f | %.2f | %s |",
                  desc, A->rows, A->nnz, rs.mean, rs.std, fs[i].label, 1e3 * t, gbs,
                  100.0 * gbs / copy_bw, t_ref / t, M->convert_s / t, cgi / t_ref, d);
-        emit(md, line);
+        gs_bench_emit(md, line);
         gs_spmat_destroy(&M);
     }
 done:
@@ -356,36 +262,11 @@ done:
     gs_csr_destroy(&A);
 }
 
-/* "name[:key=value...]" into a format and its parameters */
-static int parse_format(const char *item, fmt_spec *fs)
-{
-    char buf[128], *save = NULL;
-    gs_str_copy(buf, sizeof buf, item);
-    gs_str_copy(fs->label, sizeof fs->label, item);
-    gs_format_params_default(&fs->p);
-    char *tok = strtok_r(buf, ":", &save);
-    if (!tok || gs_format_parse(tok, &fs->f) != GS_OK) return 0;
-    while ((tok = strtok_r(NULL, ":", &save)) != NULL) {
-        char *eq = strchr(tok, '=');
-        if (!eq) return 0;
-        *eq++ = '\0';
-        if (strcmp(tok, "h") == 0) fs->p.cmrs_h = atoi(eq);
-        else if (strcmp(tok, "sort") == 0) fs->p.cmrs_sort = atoi(eq);
-        else if (strcmp(tok, "mod") == 0) fs->p.cmrs_modified = atoi(eq);
-        else if (strcmp(tok, "g1") == 0) fs->p.suraa_g1_dynamic = strcmp(eq, "dynamic") == 0;
-        else if (strcmp(tok, "child") == 0) fs->p.suraa_max_child_threads = atoi(eq);
-        else if (strcmp(tok, "fill") == 0) fs->p.cds_max_fill = atof(eq);
-        else if (strcmp(tok, "b") == 0) fs->p.cds_block = atoi(eq);
-        else return 0;
-    }
-    return 1;
-}
-
 int main(int argc, char **argv)
 {
     const char *backend = "cuda", *mdpath = NULL, *flist = "cusparse,csr,cmrs,suraa,cds";
     int reps = 50, first = 1, cg = 1, nf = 0;
-    fmt_spec fs[MAXF];
+    gs_bench_fmt fs[MAXF];
     while (first < argc && argv[first][0] == '-') {
         if (strcmp(argv[first], "--no-cg") == 0) {
             cg = 0;
@@ -402,47 +283,39 @@ int main(int argc, char **argv)
     char lbuf[1024], *save = NULL;
     gs_str_copy(lbuf, sizeof lbuf, flist);
     for (char *t = strtok_r(lbuf, ",", &save); t && nf < MAXF; t = strtok_r(NULL, ",", &save))
-        if (!parse_format(t, &fs[nf++])) {
+        if (!gs_bench_parse_format(t, &fs[nf++])) {
             fprintf(stderr, "bench_spmv: bad format \"%s\"\n", t);
             return 2;
         }
-    gs_loc loc = GS_LOC_HOST;
-    char dev[128] = "host CPU";
-    if (strcmp(backend, "cuda") == 0) {
-        if (gs_backend_cuda_devices(NULL) > 0 && gs_backend_cuda_init(0, dev, sizeof dev) == GS_OK)
-            loc = GS_LOC_DEVICE;
-        else
-            fprintf(stderr, "bench_spmv: no usable GPU (%s): timing the host\n",
-                    gs_error_message());
-        gs_error_clear();
-    }
+    char dev[128];
+    gs_loc loc = gs_bench_backend(backend, "bench_spmv", dev, sizeof dev);
     double bw = copy_bandwidth(loc), pinned = loc == GS_LOC_DEVICE ? pinned_h2d_bandwidth() : 0;
     FILE *md = mdpath ? fopen(mdpath, "w") : NULL;
     char head[512];
     snprintf(head, sizeof head,
              "device: %s\n\ncopy bandwidth: %.0f GB/s (read + write); pinned host-to-device: "
              "%.1f GB/s\n", dev, bw, pinned);
-    emit(md, head);
-    emit(md, "| matrix | rows | nnz | mean | std | format | median ms | GB/s | % of copy | "
+    gs_bench_emit(md, head);
+    gs_bench_emit(md, "| matrix | rows | nnz | mean | std | format | median ms | GB/s | % of copy | "
              "speedup vs cuSPARSE | conversion / SpMV | CG iteration / cuSPARSE SpMV | stored as |");
-    emit(md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    gs_bench_emit(md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     int nm = first < argc ? argc - first : (int)(sizeof STANDARD / sizeof STANDARD[0]);
     upload_row *up = calloc((size_t)nm, sizeof *up);
     for (int i = 0; i < nm; i++)
         bench_matrix(first < argc ? argv[first + i] : STANDARD[i], loc, bw, reps, cg, fs, nf, md,
                      &up[i]);
     if (loc == GS_LOC_DEVICE) {
-        emit(md, "\nUpload of the CSR arrays (gs_csr_upload, median [min-max] of 5 after a "
+        gs_bench_emit(md, "\nUpload of the CSR arrays (gs_csr_upload, median [min-max] of 5 after a "
                  "warm-up) against bytes / pinned bandwidth. \"as read\": the arrays as the "
                  "matrix was loaded after the backend started, the path gsolve takes (pinned: "
                  "page-locked, one direct copy each); \"pageable\": a pageable copy (staged "
                  "through pinned buffers). Host copy: gs_csr_copy into new page-locked / "
                  "pageable arrays (allocation + memcpy), what pinning costs on the host. "
                  "Transfer: the copies alone (median), as gsolve's console reports them.\n");
-        emit(md, "| matrix | MB | pinned | as read ms | GB/s | ratio [min-max] | transfer ratio | "
+        gs_bench_emit(md, "| matrix | MB | pinned | as read ms | GB/s | ratio [min-max] | transfer ratio | "
                  "pageable ms | ratio [min-max] | transfer ratio | pinned-copy ms | host copy ms "
                  "pinned / pageable |");
-        emit(md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+        gs_bench_emit(md, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (int i = 0; i < nm; i++) {
             char line[512];
             const upload_row *u = &up[i];
@@ -456,7 +329,7 @@ int main(int argc, char **argv)
                      u->as_read[3] / ideal, 1e3 * u->pageable[0], u->pageable[0] / ideal,
                      u->pageable[1] / ideal, u->pageable[2] / ideal, u->pageable[3] / ideal,
                      1e3 * ideal, 1e3 * u->copy_pinned, 1e3 * u->copy_pageable);
-            emit(md, line);
+            gs_bench_emit(md, line);
         }
     }
     free(up);
