@@ -92,12 +92,10 @@ static gs_select_request select_request(const gs_config *c)
     return rq;
 }
 
-/* A forced format the matrix cannot take: say so on stderr (the selector ran csr). */
-static void warn_fallback(const gs_config *c, const gs_select_result *sr)
+/* A chosen format the matrix cannot take: say so on stderr (the selector ran csr). */
+static void warn_fallback(const gs_select_result *sr)
 {
-    if (strstr(sr->reason, "cannot") || strstr(sr->reason, "refuse"))
-        fprintf(stderr, "gsolve: %s\n", sr->reason);
-    (void)c;
+    if (sr->fell_back) fprintf(stderr, "gsolve: %s\n", sr->reason);
 }
 
 /* Convert dA (the matrix on the run's backend) into the format the selector picks (spmv.format,
@@ -108,7 +106,7 @@ static gs_status make_spmv(const gs_config *c, const gs_csr *dA, spmv_op *op, gs
     gs_select_request rq = select_request(c);
     gs_select_result sr;
     GS_CHECK(gs_select_spmat(dA, 0, &rq, &op->M, &sr));
-    warn_fallback(c, &sr);
+    warn_fallback(&sr);
     op->spmv_dots = sr.format == GS_FORMAT_CSR ? gs_backend_get(dA->loc)->csr_spmv_dots : NULL;
     gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(sr.format));
     gs_str_copy(run->res.formats, sizeof run->res.formats, gs_format_name(sr.format));
@@ -141,7 +139,7 @@ static gs_status amg_make_op(void *ctx, const gs_csr *M, int level, gs_amg_op_ki
     gs_select_request rq = select_request(c);
     gs_select_result sr;
     GS_CHECK(gs_select_spmat(M, level, &rq, out, &sr));
-    if (kind == GS_AMG_OP_A) warn_fallback(c, &sr);
+    if (kind == GS_AMG_OP_A) warn_fallback(&sr);
     gs_str_copy(reason, len, sr.reason);
 done:
     return st;

@@ -501,6 +501,7 @@ static gs_status convert(const gs_csr *A, gs_format f, const gs_format_params *p
                  gs_format_name(f), gs_error_message());
         gs_error_clear();
         f = GS_FORMAT_CSR;
+        res->fell_back = 1;
         st = gs_spmat_create(A, f, p, M);
     }
     GS_CHECK(st);

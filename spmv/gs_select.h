@@ -100,6 +100,7 @@ typedef struct gs_select_result {
     gs_format format; /* what runs */
     gs_features feat;
     char reason[160]; /* the rule that fired, the forcing key, or the measured times */
+    int fell_back;    /* the chosen format refused the matrix, so csr runs (reason says why) */
     double feature_s; /* features */
     double convert_s; /* conversion into the kept format */
     double measure_s; /* "measure": everything spent converting and timing the candidates */

@@ -451,6 +451,9 @@ static void check_select(const char *what, const gs_csr *A, const gs_csr *dA, co
         CHECK(M && M->format == res.format && M->loc == dA->loc);
         CHECK_MSG(strstr(res.reason, text) != NULL, "%s: reason \"%s\" lacks \"%s\"", what,
                   res.reason, text);
+        /* the fallback flag, which the driver warns on, marks exactly the csr fallback */
+        CHECK_MSG(res.fell_back == (strstr(res.reason, "refused, csr runs") != NULL),
+                  "%s: fell_back %d, reason \"%s\"", what, res.fell_back, res.reason);
         CHECK(res.feat.rows == A->rows && res.feat.nnz == A->nnz && res.feature_s >= 0.0);
         CHECK(res.convert_s >= 0.0);
         printf("  %-34s %-8s %s\n", what, gs_format_name(res.format), res.reason);
