@@ -38,6 +38,7 @@ struct gs_amg {
     gs_csr *cinv;    /* dense inverse of the coarsest matrix, as CSR at loc (NULL: smoothing) */
     gs_spmat *Mc;
     gs_amg_report rep;
+    double trace_t; /* the last trace point */
 };
 
 void gs_amg_params_default(gs_amg_params *p)
@@ -72,15 +73,16 @@ static gs_status sync_now(const gs_amg *amg, double *t)
     return st;
 }
 
-/* params.trace: one line per setup step on stderr (synchronizes after each step) */
-static double trace_t;
-static void trace(const gs_amg *amg, int l, const char *what)
+/* params.trace: one line per setup step on stderr (synchronizes after each step); what NULL
+ * only starts the clock */
+static void trace(gs_amg *amg, int l, const char *what)
 {
     double t;
     if (!amg->p.trace) return;
     (void)sync_now(amg, &t);
-    if (what) fprintf(stderr, "amg setup: level %d %-22s %8.3f ms\n", l, what, 1e3 * (t - trace_t));
-    trace_t = t;
+    if (what)
+        fprintf(stderr, "amg setup: level %d %-22s %8.3f ms\n", l, what, 1e3 * (t - amg->trace_t));
+    amg->trace_t = t;
 }
 
 /* ---- spectral radius of D^-1 A by Lanczos on D^-1/2 A D^-1/2 ------------------------------ */
@@ -195,18 +197,6 @@ done:
     return st;
 }
 
-/* The default near-nullspace of a block system: one vector per unknown of a node, 1 on that
- * unknown (host, n x b column-major). */
-static gs_status block_constants(int32_t n, int b, double **B)
-{
-    gs_status st = GS_OK;
-    GS_CHECK(gs_alloc_array((size_t)n * b, sizeof **B, "near-nullspace", (void **)B));
-    for (int c = 0; c < b; c++)
-        for (int32_t i = 0; i < n; i++) (*B)[(size_t)c * n + i] = i % b == c ? 1.0 : 0.0;
-done:
-    return st;
-}
-
 static gs_status make_op(gs_amg *amg, const gs_csr *M, int l, gs_amg_op_kind kind,
                          gs_spmat **out, char *fmt, size_t fmt_len, char *reason,
                          size_t reason_len)
@@ -285,7 +275,7 @@ static gs_status coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, i
         const double *Bl = *B;
         double *own = NULL;
         if (!*B) {
-            GS_CHECK(block_constants(A->rows, b, &own));
+            GS_CHECK(gs_amg_block_nullspace(L->nodes, b, NULL, &own));
             Bl = own;
         } else if (*B_loc != GS_LOC_HOST) {
             GS_CHECK(move_array(amg, *B, *B_loc, GS_LOC_HOST,

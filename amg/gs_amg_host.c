@@ -208,18 +208,26 @@ gs_status gs_amg_standard_aggregate(const gs_csr *S, int32_t *agg, int32_t *nagg
 
 /* ---- tentative prolongator -------------------------------------------------------------- */
 
+gs_status gs_amg_block_nullspace(int32_t nodes, int b, const double *w, double **B)
+{
+    gs_status st = GS_OK;
+    int64_t n = (int64_t)nodes * b;
+    GS_CHECK(gs_alloc_array((size_t)n * b + 1, sizeof **B, "near-nullspace", (void **)B));
+    for (int c = 0; c < b; c++)
+        for (int64_t i = 0; i < n; i++)
+            (*B)[(size_t)c * n + i] = i % b == c ? (w ? w[i / b] : 1.0) : 0.0;
+done:
+    return st;
+}
+
 static gs_status host_tentative(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
                                 const double *w, gs_csr **P, double *wc)
 {
     gs_status st = GS_OK;
     double *B = NULL, *Bc = NULL;
-    int64_t n = (int64_t)nodes * b;
     /* the b vectors explicitly, then the general QR; the R factors are diagonal */
-    GS_CHECK(gs_alloc_array((size_t)n * b + 1, sizeof *B, "nullspace", (void **)&B));
+    GS_CHECK(gs_amg_block_nullspace(nodes, b, w, &B));
     GS_CHECK(gs_alloc_array((size_t)nagg * b * b + 1, sizeof *Bc, "nullspace", (void **)&Bc));
-    for (int c = 0; c < b; c++)
-        for (int64_t i = 0; i < n; i++)
-            B[(size_t)c * n + i] = i % b == c ? (w ? w[i / b] : 1.0) : 0.0;
     GS_CHECK(gs_amg_tentative_qr(nodes, b, agg, nagg, B, b, P, Bc));
     for (int32_t a = 0; a < nagg; a++) wc[a] = Bc[(size_t)a * b]; /* R(0, 0) of aggregate a */
 done:

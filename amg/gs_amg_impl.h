@@ -81,6 +81,9 @@ extern const gs_amg_ops gs_amg_cuda_ops;
 /* strength on the node graph of a block matrix (b unknowns per node, rows a multiple of b):
  * node J is a strong neighbour of I when ||A_IJ||_F > theta sqrt(||A_II||_F ||A_JJ||_F) */
 gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, gs_csr **S);
+/* *B (host, nodes*b x b column-major): vector c is w_I (w NULL: 1) on unknown c of every node
+ * I, 0 elsewhere (the default near-nullspace of a block system, and the form it keeps) */
+gs_status gs_amg_block_nullspace(int32_t nodes, int b, const double *w, double **B);
 /* PyAMG's standard aggregation (three sequential passes) */
 gs_status gs_amg_standard_aggregate(const gs_csr *S, int32_t *agg, int32_t *nagg);
 /* tentative prolongator of k vectors (B: n x k column-major, n = nodes * b) by a QR on each
