@@ -435,11 +435,15 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     for (int l = 0;; l++) {
         amg_level *L = &amg->lev[l];
         int32_t n = L->A->rows, nagg = 0;
+        int last = l + 1 >= max_levels || n <= p->coarse_size;
+        /* a coarsest level below the finest that the dense inverse solves needs no diagonal and
+         * no rho (the finest is always checked: its diagonal is the user's input) */
+        if (last && l > 0 && n <= DENSE_MAX) break;
         GS_CHECK(sync_now(amg, &t0));
         GS_CHECK(level_diag(amg, l, where, &dinv));
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_PHASE_PROLONG] += t1 - t0;
-        if (l + 1 >= max_levels || n <= p->coarse_size) break;
+        if (last) break;
         int one_per_row = 0;
         GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &nagg, &one_per_row, ph));
         trace(amg, l, "tentative P");
