@@ -254,7 +254,11 @@ static gs_status csv_parse(const char *buf, size_t len, gs_csv_table *t, size_t 
             t->text[o++] = '\0';
             if (ncell == cap) {
                 char **c2 = gs_realloc(cells, 2 * cap * sizeof *cells);
-                if (!c2) GS_FAIL(GS_ERR_NOMEM, "out of memory reading a CSV file");
+                if (!c2)
+                    GS_FAIL(GS_ERR_NOMEM,
+                            "out of memory: could not allocate %zu bytes for the fields of a CSV "
+                            "file",
+                            2 * cap * sizeof *cells);
                 cells = c2, cap *= 2;
             }
             cells[ncell++] = f;

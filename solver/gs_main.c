@@ -174,7 +174,11 @@ static int batch(const gs_config *file_cfg, gs_batch_opts *o, int list, int argc
 {
     int code = 0, n = 0;
     const char **sets = malloc((size_t)argc * sizeof *sets);
-    if (!sets) return fail(GS_ERROR(GS_ERR_NOMEM, "out of memory"), 1);
+    if (!sets)
+        return fail(GS_ERROR(GS_ERR_NOMEM,
+                             "out of memory: could not allocate %zu bytes for the --set list",
+                             (size_t)argc * sizeof *sets),
+                    1);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--set") == 0)
             sets[n++] = argv[++i];

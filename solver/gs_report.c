@@ -95,7 +95,10 @@ static gs_status add_row(gs_report *r, const gs_csv_table *t, int64_t i)
     if (r->n == r->cap) {
         int64_t cap = r->cap ? 2 * r->cap : 64;
         run_row *p = gs_realloc(r->runs, (size_t)cap * sizeof *p);
-        if (!p) return GS_ERROR(GS_ERR_NOMEM, "out of memory reading the results");
+        if (!p)
+            return GS_ERROR(GS_ERR_NOMEM,
+                            "out of memory: could not allocate %zu bytes for the results' runs",
+                            (size_t)cap * sizeof *p);
         r->runs = p;
         r->cap = cap;
     }
@@ -161,7 +164,10 @@ gs_status gs_report_load(const char *dir, int64_t only_case, gs_report **out)
         if (nn == cap) {
             cap = cap ? 2 * cap : 16;
             char **p = gs_realloc(names, cap * sizeof *p);
-            if (!p) GS_FAIL(GS_ERR_NOMEM, "out of memory listing '%s'", dir);
+            if (!p)
+                GS_FAIL(GS_ERR_NOMEM,
+                        "out of memory: could not allocate %zu bytes for the file names of '%s'",
+                        cap * sizeof *p, dir);
             names = p;
         }
         size_t len = strlen(e->d_name) + 1;
@@ -351,10 +357,22 @@ done:
 typedef struct text {
     char *s;
     size_t len, cap;
-    int nomem;
+    size_t nomem; /* 0, or the bytes a growth could not get (later puts then do nothing) */
 } text;
 
-/* printf at the end of t (on failure t->nomem is set and later calls do nothing). */
+/* GS_ERR_NOMEM naming WHAT and the bytes asked by the first of a, b, c (NULLs allowed) whose
+ * growth failed; GS_OK when none did. */
+static gs_status text_status(const char *what, const text *a, const text *b, const text *c)
+{
+    const text *t[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (t[i] && t[i]->nomem)
+            return GS_ERROR(GS_ERR_NOMEM, "out of memory: could not allocate %zu bytes for %s",
+                            t[i]->nomem, what);
+    return GS_OK;
+}
+
+/* printf at the end of t (on failure t->nomem holds the bytes asked; later calls do nothing). */
 static void put(text *t, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -377,7 +395,7 @@ static void put(text *t, const char *fmt, ...)
         size_t cap = 2 * (t->cap + (size_t)n) + 256;
         char *p = gs_realloc(t->s, cap);
         if (!p) {
-            t->nomem = 1;
+            t->nomem = cap;
             return;
         }
         t->s = p, t->cap = cap;
@@ -438,7 +456,7 @@ gs_status gs_report_write(const gs_report *r, const char *dir)
             put_field(&csv, f[k].status, 1);
         }
     }
-    if (csv.nomem || md.nomem) GS_FAIL(GS_ERR_NOMEM, "out of memory writing the report");
+    GS_CHECK(text_status("the report text", &csv, &md, NULL));
     snprintf(path, sizeof path, "%s/report.csv", dir);
     GS_CHECK(write_atomic(path, csv.s, csv.len));
     snprintf(path, sizeof path, "%s/report.md", dir);
@@ -498,7 +516,7 @@ static gs_status history_data(const gs_report *r, const run_row *w, const char *
             1e3 * atof(gs_csv_table_get(t, i, "time_s")));
         *points += rr > 0;
     }
-    if (d.nomem) GS_FAIL(GS_ERR_NOMEM, "out of memory writing plot data");
+    GS_CHECK(text_status("the plot data", &d, NULL, NULL));
     GS_CHECK(write_atomic(path, d.s, d.len));
 done:
     gs_free(d.s);
@@ -558,7 +576,8 @@ static gs_status case_plots(const gs_report *r, const char *pdir, text *gp, text
                 drawn ? ", " : "", cname, fname, fname);
             drawn++;
         }
-        if (drawn && !lines.nomem && !it.nomem && !tm.nomem) {
+        st = text_status("the plot commands", &lines, &it, &tm);
+        if (st == GS_OK && drawn) {
             /* gnuplot: one multiplot of two panels */
             put(gp,
                 "set output \"%s-residual.png\"\nset multiplot layout 1,2 title \"%s: "
@@ -568,15 +587,15 @@ static gs_status case_plots(const gs_report *r, const char *pdir, text *gp, text
                 cname, cname, it.s, tm.s);
             put(py, "residual(\"%s\", [%s])\n", cname, lines.s);
             (*npng)++;
-        } else {
+        } else if (st == GS_OK) {
             fprintf(stderr, "gsolve: note: case %s: no residual history to draw\n", cname);
         }
         gs_free(lines.s);
         gs_free(it.s);
         gs_free(tm.s);
+        if (st != GS_OK) return st;
     }
-    if (gp->nomem || py->nomem || bars->nomem) st = GS_ERROR(GS_ERR_NOMEM, "out of memory");
-    return st;
+    return text_status("the plot scripts", gp, py, bars);
 }
 
 /* The matplotlib script's functions (the calls follow). */
@@ -676,7 +695,7 @@ gs_status gs_report_plot(const gs_report *r, const char *dir, FILE *out)
         "plot for [i=2:%d] \"data/time_to_solution.dat\" using i:xtic(1) title columnheader(i)\n",
         ncases(r) - 1, logy ? "set logscale y\n" : "", nall + 1);
     put(&py, "bars('data/time_to_solution.dat', %s)\n", logy ? "True" : "False");
-    if (gp.nomem || py.nomem || bars.nomem) GS_FAIL(GS_ERR_NOMEM, "out of memory");
+    GS_CHECK(text_status("the plot scripts", &gp, &py, &bars));
     snprintf(path, sizeof path, "%s/data/time_to_solution.dat", pdir);
     GS_CHECK(write_atomic(path, bars.s, bars.len));
     int gnu = strcmp(tool, "gnuplot") == 0;

@@ -62,12 +62,15 @@ gs_status gs_dcsr_create(int64_t rows, int64_t cols, int64_t capacity, const gs_
     D->capacity = capacity;
     D->loc = loc;
     if (loc == GS_LOC_HOST) {
-        D->offsets = gs_calloc((size_t)(D->k * D->pitch), sizeof(int32_t));
-        D->sizes = gs_calloc((size_t)rows + 1, sizeof(int32_t));
-        D->top = gs_calloc(1, sizeof *D->top);
-        if (!D->offsets || !D->sizes || !D->top)
-            GS_FAIL(GS_ERR_NOMEM, "out of memory: DCSR %lld rows, %d segments", (long long)rows,
-                    D->k);
+        const size_t noff = (size_t)D->k * (size_t)D->pitch;
+        GS_CHECK(
+            gs_alloc_array(noff, sizeof(int32_t), "DCSR segment offsets", (void **)&D->offsets));
+        memset(D->offsets, 0, noff * sizeof(int32_t));
+        GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof(int32_t), "DCSR row sizes",
+                                (void **)&D->sizes));
+        memset(D->sizes, 0, ((size_t)rows + 1) * sizeof(int32_t));
+        GS_CHECK(gs_alloc_array(1, sizeof *D->top, "DCSR allocator top", (void **)&D->top));
+        memset(D->top, 0, sizeof *D->top);
         GS_CHECK(gs_alloc_array((size_t)capacity, sizeof(int32_t), "DCSR column indices",
                                 (void **)&D->colind));
         GS_CHECK(gs_alloc_array((size_t)capacity, sizeof(double), "DCSR values", (void **)&D->val));

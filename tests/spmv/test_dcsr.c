@@ -227,6 +227,10 @@ static void check_alloc_failures(void)
         if (st == GS_OK) st = gs_dcsr_defrag(D, 1);
         gs_mem_fail_at(0);
         CHECK_MSG(st == GS_OK || st == GS_ERR_NOMEM, "failure %ld: %s", k, gs_status_str(st));
+        if (st == GS_ERR_NOMEM) /* the message names what was asked and its size */
+            CHECK_MSG(strstr(gs_error_message(), "could not allocate") &&
+                          strstr(gs_error_message(), " bytes for DCSR"),
+                      "failure %ld: %s", k, gs_error_message());
         gs_error_clear();
         gs_dcsr_destroy(&D);
         CHECK_MSG(gs_mem_live() == live, "failure %ld: %ld allocations leaked", k,
