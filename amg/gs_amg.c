@@ -113,18 +113,19 @@ static double tridiag_max(const double *a, const double *b, int m)
     return hi;
 }
 
+/* Lanczos on D^-1/2 A D^-1/2 from a hashed random start: per step one scaled SpMV, one
+ * two-dot reduction (the only synchronization) and one three-term update */
 static gs_status estimate_rho(gs_amg *amg, const gs_csr *A, const double *sqrt_dinv, double *rho)
 {
     gs_status st = GS_OK;
     int32_t n = A->rows;
-    gs_vec *v = NULL, *w = NULL, *vp = NULL, *t = NULL;
-    gs_vec s = {n, (double *)sqrt_dinv, amg->loc};
+    gs_vec *v = NULL, *w = NULL, *vp = NULL;
     double al[LANCZOS_STEPS] = {0}, be[LANCZOS_STEPS] = {0}, beta = 0.0, nrm;
     int m = 0;
     GS_CHECK(gs_vec_create(n, amg->loc, &v));
     GS_CHECK(gs_vec_create(n, amg->loc, &w));
     GS_CHECK(gs_vec_create(n, amg->loc, &vp));
-    GS_CHECK(gs_vec_create(n, amg->loc, &t));
+    GS_CHECK(gs_vec_fill(0.0, vp));
     GS_CHECK(amg->ops->fill_random(n, 12345u, v->data));
     GS_CHECK(gs_vec_nrm2(v, &nrm));
     if (nrm == 0.0) {
@@ -133,34 +134,30 @@ static gs_status estimate_rho(gs_amg *amg, const gs_csr *A, const double *sqrt_d
     }
     GS_CHECK(gs_vec_scal(1.0 / nrm, v));
     for (int j = 0; j < LANCZOS_STEPS && j < n; j++) {
-        GS_CHECK(gs_vec_pmul(&s, v, t));
-        GS_CHECK(amg->be->csr_spmv_own(A, t, w));
-        GS_CHECK(gs_vec_pmul(&s, w, w));
+        GS_CHECK(amg->ops->scaled_spmv(A, sqrt_dinv, v->data, w->data));
         const gs_vec *xs[2] = {w, w}, *ys[2] = {v, w};
         double dd[2];
         GS_CHECK(gs_vec_dots(2, xs, ys, dd)); /* alpha = w.v, ||w||^2 in one reduction */
         double alpha = dd[0];
-        /* w -= alpha v + beta vp; ||w||^2 = ||Av||^2 - alpha^2 - beta^2 for orthonormal v, vp */
-        GS_CHECK(gs_vec_axpy(-alpha, v, w));
-        if (j > 0) GS_CHECK(gs_vec_axpy(-beta, vp, w));
+        /* ||w - alpha v - beta vp||^2 = ||w||^2 - alpha^2 - beta^2 for orthonormal v, vp */
         double b2 = dd[1] - alpha * alpha - beta * beta;
         al[m] = alpha;
         m++;
         if (!(b2 > 1e-12 * dd[1])) break; /* an invariant subspace (or rounding): T is exact */
-        beta = sqrt(b2);
-        be[m - 1] = beta;
+        double bn = sqrt(b2);
+        /* the next basis vector into vp, then v and vp swap roles */
+        GS_CHECK(amg->ops->lanczos_update(n, w->data, v->data, alpha, beta, 1.0 / bn, vp->data));
         gs_vec *tmp = vp;
         vp = v;
         v = tmp;
-        GS_CHECK(gs_vec_copy(w, v));
-        GS_CHECK(gs_vec_scal(1.0 / beta, v));
+        beta = bn;
+        be[m - 1] = beta;
     }
     *rho = tridiag_max(al, be, m);
 done:
     gs_vec_destroy(&v);
     gs_vec_destroy(&w);
     gs_vec_destroy(&vp);
-    gs_vec_destroy(&t);
     return st;
 }
 
@@ -517,13 +514,15 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         amg->rep.grid_complexity += (double)n / rows0;
         GS_CHECK(make_op(amg, L->A, l, GS_AMG_OP_A, &L->MA, R->format, sizeof R->format, R->reason,
                          sizeof R->reason));
+        trace(amg, l, "format of A");
         if (L->P) {
             GS_CHECK(make_op(amg, L->P, l, GS_AMG_OP_P, &L->MP, R->format_p, sizeof R->format_p,
                              NULL, 0));
+            trace(amg, l, "format of P");
             GS_CHECK(make_op(amg, L->R, l, GS_AMG_OP_R, &L->MR, R->format_r, sizeof R->format_r,
                              NULL, 0));
+            trace(amg, l, "format of R");
         }
-        trace(amg, l, "formats of A, P, R");
         if (l > 0) {
             GS_CHECK(gs_vec_create(n, amg->loc, &L->x));
             GS_CHECK(gs_vec_create(n, amg->loc, &L->b));

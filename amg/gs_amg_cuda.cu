@@ -1,8 +1,8 @@
 /* gs_amg_cuda.cu: the AMG setup and smoothing steps on the device: strength graph, MIS(2)
  * aggregation in synchronous rounds (the same rounds, keys and ties as gs_amg_host.c, so the
  * aggregates are identical), tentative prolongator of one vector, diagonals, the Jacobi
- * smoothing matrix, the fused smoother step. One thread per row: the setup matrices have short
- * rows (stencils and their Galerkin products). */
+ * smoothing matrix, the fused smoother step, the Lanczos steps. A group of lanes per row
+ * (FOR_ROW_G), sized to the mean row length. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,6 +17,67 @@
 #define FOR_I(n)                                                                                  \
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                    \
          i += (int64_t)gridDim.x * blockDim.x)
+
+/* Rows of the setup matrices go to groups of G lanes (a power of two, 1..32: the smallest
+ * with at most about four entries per lane, the rule the own CSR SpMV kernel measured best),
+ * so a long row's entries are read coalesced and its sums are shuffles. All lanes of a group
+ * run the same iterations. */
+#define FOR_ROW_G(G, n)                                                                           \
+    for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / (G); i < (n);          \
+         i += (int64_t)gridDim.x * blockDim.x / (G))
+
+static int row_group(int64_t nnz, int64_t rows)
+{
+    const double mean = rows > 0 ? (double)nnz / (double)rows : 0.0;
+    int g = 1;
+    while (g < 32 && 4.0 * g < mean) g *= 2;
+    return g;
+}
+
+/* the mask of this thread's group of G lanes within its warp */
+template <int G> static __device__ __forceinline__ unsigned group_mask()
+{
+    return G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1));
+}
+
+template <int G> static __device__ __forceinline__ double group_sum(double v, unsigned m)
+{
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(m, v, off, G);
+    return v;
+}
+
+template <int G> static __device__ __forceinline__ int group_isum(int v, unsigned m)
+{
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(m, v, off, G);
+    return v;
+}
+
+template <int G> static __device__ __forceinline__ uint64_t group_max(uint64_t v, unsigned m)
+{
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) {
+        const uint64_t o = __shfl_xor_sync(m, v, off, G);
+        v = o > v ? o : v;
+    }
+    return v;
+}
+
+/* launch KERNEL<G> with G from g, over n rows (n * G threads) */
+#define LAUNCH_G(g, n, KERNEL, ...)                                                               \
+    do {                                                                                          \
+        const int64_t t_ = (int64_t)(n) * (g);                                                    \
+        switch (g) {                                                                              \
+        case 1: KERNEL<1><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 2: KERNEL<2><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 4: KERNEL<4><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 8: KERNEL<8><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 16: KERNEL<16><<<GRID(t_)>>>(__VA_ARGS__); break;                                    \
+        default: KERNEL<32><<<GRID(t_)>>>(__VA_ARGS__); break;                                    \
+        }                                                                                         \
+        GS_CUDA_LAUNCHED(#KERNEL);                                                                \
+    } while (0)
 
 __device__ __forceinline__ uint64_t d_key(int state, int32_t i)
 {
@@ -40,34 +101,51 @@ done:
 
 /* ---- strength ----------------------------------------------------------------------------- */
 
+template <int G>
 static __global__ void diag_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                    const double *v, double *d)
 {
-    FOR_I(n)
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
     {
         double x = 0.0;
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++)
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G)
             if (ci[q] == i) x = v[q];
-        d[i] = x;
+        x = group_sum<G>(x, m);
+        if (lane == 0) d[i] = x;
     }
 }
 
+/* count (cnt) or write (sci at srp) the strong neighbours of each row, in column order: a
+ * ballot over the group's lanes places each one */
+template <int G>
 static __global__ void strength_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                        const double *v, const double *d, double theta,
                                        const int32_t *srp, int32_t *cnt, int32_t *sci)
 {
-    FOR_I(n)
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+    FOR_ROW_G(G, n)
     {
-        int32_t c = 0, o = srp ? srp[i] : 0;
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
-            int32_t j = ci[q];
-            double lim = d ? theta * sqrt(fabs(d[i] * d[j])) : 0.0;
-            if (j != i && fabs(v[q]) > lim) {
-                if (sci) sci[o + c] = j;
-                c++;
+        int32_t c = 0;
+        const int32_t o = srp ? srp[i] : 0, e = rp[i + 1];
+        const double di = d ? d[i] : 0.0;
+        for (int32_t base = rp[i]; base < e; base += G) {
+            const int32_t q = base + lane;
+            bool strong = false;
+            int32_t j = 0;
+            if (q < e) {
+                j = ci[q];
+                const double lim = d ? theta * sqrt(fabs(di * d[j])) : 0.0;
+                strong = j != i && fabs(v[q]) > lim;
             }
+            const unsigned bal = __ballot_sync(m, strong) & m;
+            if (strong && sci) sci[o + c + __popc(bal & below)] = j;
+            c += __popc(bal);
         }
-        if (cnt) cnt[i] = c;
+        if (cnt && lane == 0) cnt[i] = c;
     }
 }
 
@@ -117,6 +195,7 @@ static gs_status cuda_strength(const gs_csr *A, double theta, int b, gs_csr **S)
 {
     gs_status st = GS_OK;
     int32_t n = A->rows / b, *cnt = NULL, *srp = NULL, *sci = NULL, nnz = 0;
+    const int g = row_group(A->nnz, A->rows);
     double *d = NULL;
     gs_csr *G = NULL;
     if (b > GS_AMG_MAX_BLOCK)
@@ -125,8 +204,7 @@ static gs_status cuda_strength(const gs_csr *A, double theta, int b, gs_csr **S)
     if (theta > 0) {
         GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "strength diagonal", (void **)&d));
         if (n > 0 && b == 1) {
-            diag_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d);
-            GS_CUDA_LAUNCHED("diag_kernel");
+            LAUNCH_G(g, n, diag_kernel, n, A->rowptr, A->colind, A->val, d);
         } else if (n > 0) {
             block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 0, d,
                                                NULL, NULL, NULL);
@@ -136,8 +214,8 @@ static gs_status cuda_strength(const gs_csr *A, double theta, int b, gs_csr **S)
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "strength counts", (void **)&cnt));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *srp, "strength rows", (void **)&srp));
     if (n > 0 && b == 1) {
-        strength_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, theta, NULL, cnt, NULL);
-        GS_CUDA_LAUNCHED("strength_kernel");
+        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, theta, NULL, cnt,
+                 NULL);
     } else if (n > 0) {
         block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 1, d, cnt,
                                            NULL, NULL);
@@ -147,8 +225,8 @@ static gs_status cuda_strength(const gs_csr *A, double theta, int b, gs_csr **S)
     GS_CHECK(scan_counts(cnt, srp, n, &nnz));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *sci, "strength graph", (void **)&sci));
     if (n > 0 && b == 1) {
-        strength_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, theta, srp, NULL, sci);
-        GS_CUDA_LAUNCHED("strength_kernel");
+        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, theta, srp, NULL,
+                 sci);
     } else if (n > 0) {
         block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 2, d, NULL,
                                            srp, sci);
@@ -178,33 +256,56 @@ static __global__ void mis_init(int32_t n, const int32_t *rp, uint64_t *key)
     FOR_I(n) key[i] = d_key(rp[i + 1] > rp[i] ? GS_MIS_UNDECIDED : GS_MIS_OUT, (int32_t)i);
 }
 
-static __global__ void mis_max(int32_t n, const int32_t *rp, const int32_t *ci,
-                               const uint64_t *in, uint64_t *out)
+/* m1[i] = the largest key of i and its neighbours. An m1 in state IN stays so (IN nodes stay
+ * IN, and a node's later max can only be another IN key): such rows are not read again, which
+ * changes no decision, since a decision looks only at whether the two-hop max is IN or the
+ * node's own key. */
+template <int G>
+static __global__ void mis_max1(int32_t n, const int32_t *rp, const int32_t *ci,
+                                const uint64_t *key, uint64_t *m1)
 {
-    FOR_I(n)
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
     {
-        uint64_t m = in[i];
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
-            uint64_t v = in[ci[q]];
-            m = v > m ? v : m;
+        if ((int)(m1[i] >> 62) == GS_MIS_IN) continue; /* uniform in the group */
+        uint64_t x = lane == 0 ? key[i] : 0;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const uint64_t v = key[ci[q]];
+            x = v > x ? v : x;
         }
-        out[i] = m;
+        x = group_max<G>(x, m);
+        if (lane == 0) m1[i] = x;
     }
 }
 
-static __global__ void mis_update(int32_t n, const uint64_t *m2, uint64_t *key, int *undecided)
+/* for each undecided node: the two-hop max over m1, then the decision (IN when it is the
+ * node's own key, OUT when it is an IN key); *undecided = 1 when one stays undecided */
+template <int G>
+static __global__ void mis_max2_update(int32_t n, const int32_t *rp, const int32_t *ci,
+                                       const uint64_t *m1, uint64_t *key, int *undecided)
 {
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
     int local = 0;
-    FOR_I(n)
+    FOR_ROW_G(G, n)
     {
-        uint64_t k = key[i];
-        if ((int)(k >> 62) != GS_MIS_UNDECIDED) continue;
-        if (m2[i] == k)
-            key[i] = d_key(GS_MIS_IN, (int32_t)i);
-        else if ((int)(m2[i] >> 62) == GS_MIS_IN)
-            key[i] = d_key(GS_MIS_OUT, (int32_t)i);
-        else
-            local = 1;
+        const uint64_t k = key[i];
+        if ((int)(k >> 62) != GS_MIS_UNDECIDED) continue; /* uniform in the group */
+        uint64_t x = lane == 0 ? m1[i] : 0;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const uint64_t v = m1[ci[q]];
+            x = v > x ? v : x;
+        }
+        x = group_max<G>(x, m);
+        if (lane == 0) {
+            if (x == k)
+                key[i] = d_key(GS_MIS_IN, (int32_t)i);
+            else if ((int)(x >> 62) == GS_MIS_IN)
+                key[i] = d_key(GS_MIS_OUT, (int32_t)i);
+            else
+                local = 1;
+        }
     }
     if (local) *undecided = 1;
 }
@@ -215,47 +316,63 @@ static __global__ void root_flags(int32_t n, const uint64_t *key, int32_t *flag)
 }
 
 /* round 1: roots take their number; a neighbour of roots joins the one of largest key */
+template <int G>
 static __global__ void agg_round1(int32_t n, const int32_t *rp, const int32_t *ci,
                                   const uint64_t *key, const int32_t *root_id, int32_t *agg)
 {
-    FOR_I(n)
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
     {
-        int32_t a = -1;
         if ((int)(key[i] >> 62) == GS_MIS_IN) {
-            a = root_id[i];
-        } else {
-            uint64_t best = 0;
-            for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
-                int32_t j = ci[q];
-                if ((int)(key[j] >> 62) == GS_MIS_IN && key[j] >= best) {
-                    best = key[j];
-                    a = root_id[j];
-                }
-            }
+            if (lane == 0) agg[i] = root_id[i];
+            continue;
         }
-        agg[i] = a;
+        uint64_t best = 0; /* IN keys are nonzero */
+        int32_t a = -1;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const int32_t j = ci[q];
+            const uint64_t kj = key[j];
+            if ((int)(kj >> 62) == GS_MIS_IN && kj > best) best = kj, a = j;
+        }
+#pragma unroll
+        for (int off = G / 2; off > 0; off >>= 1) {
+            const uint64_t ob = __shfl_xor_sync(m, best, off, G);
+            const int32_t oa = __shfl_xor_sync(m, a, off, G);
+            if (ob > best) best = ob, a = oa;
+        }
+        if (lane == 0) agg[i] = a >= 0 ? root_id[a] : -1;
     }
 }
 
 /* round 2: a node still without one joins the neighbour of largest key that has one */
+template <int G>
 static __global__ void agg_round2(int32_t n, const int32_t *rp, const int32_t *ci,
                                   const uint64_t *key, const int32_t *in, int32_t *out)
 {
-    FOR_I(n)
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
     {
-        int32_t a = in[i];
-        if (a < 0 && rp[i + 1] > rp[i]) {
-            uint64_t best = 0;
-            for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
-                int32_t j = ci[q];
-                uint64_t kj = key[j] & ~(3ULL << 62);
-                if (in[j] >= 0 && kj >= best) {
-                    best = kj;
-                    a = in[j];
-                }
-            }
+        const int32_t own = in[i];
+        if (own >= 0) {
+            if (lane == 0) out[i] = own;
+            continue;
         }
-        out[i] = a;
+        int64_t best = -1; /* keys without their state bits are >= 0 */
+        int32_t a = -1;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const int32_t j = ci[q];
+            const int64_t kj = (int64_t)(key[j] & ~(3ULL << 62));
+            if (in[j] >= 0 && kj > best) best = kj, a = in[j];
+        }
+#pragma unroll
+        for (int off = G / 2; off > 0; off >>= 1) {
+            const int64_t ob = __shfl_xor_sync(m, best, off, G);
+            const int32_t oa = __shfl_xor_sync(m, a, off, G);
+            if (ob > best) best = ob, a = oa;
+        }
+        if (lane == 0) out[i] = a;
     }
 }
 
@@ -266,6 +383,7 @@ static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
     uint64_t *key = NULL, *m1 = NULL, *m2 = NULL;
     int32_t *flag = NULL, *id = NULL, *tmp = NULL;
     int *d_und = NULL;
+    const int g = row_group(S->nnz, S->rows);
     size_t nb = ((size_t)n + 1) * sizeof(uint64_t);
     *nagg = 0;
     if (n == 0) return GS_OK;
@@ -275,13 +393,12 @@ static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
     GS_CHECK(gs_cuda_alloc(sizeof(int), "aggregation flag", (void **)&d_und));
     mis_init<<<GRID(n)>>>(n, S->rowptr, key);
     GS_CUDA_LAUNCHED("mis_init");
+    GS_CUDA_CALL(cudaMemsetAsync(m1, 0, nb, gs_cuda_g.stream));
     for (int round = 0;; round++) {
         int und = 0;
         GS_CUDA_CALL(cudaMemsetAsync(d_und, 0, sizeof(int), gs_cuda_g.stream));
-        mis_max<<<GRID(n)>>>(n, S->rowptr, S->colind, key, m1);
-        mis_max<<<GRID(n)>>>(n, S->rowptr, S->colind, m1, m2);
-        mis_update<<<GRID(n)>>>(n, m2, key, d_und);
-        GS_CUDA_LAUNCHED("mis rounds");
+        LAUNCH_G(g, n, mis_max1, n, S->rowptr, S->colind, key, m1);
+        LAUNCH_G(g, n, mis_max2_update, n, S->rowptr, S->colind, m1, key, d_und);
         GS_CHECK(gs_cuda_d2h(&und, d_und, sizeof und));
         if (!und) break;
         if (round > 100000) GS_FAIL(GS_ERR_CUDA, "amg: the MIS(2) rounds do not end");
@@ -294,11 +411,9 @@ static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
     GS_CUDA_LAUNCHED("root_flags");
     GS_CUDA_CALL(cudaMemsetAsync(flag + n, 0, sizeof *flag, gs_cuda_g.stream));
     GS_CHECK(scan_counts(flag, id, n, nagg));
-    agg_round1<<<GRID(n)>>>(n, S->rowptr, S->colind, key, id, agg);
-    GS_CUDA_LAUNCHED("agg_round1");
-    agg_round2<<<GRID(n)>>>(n, S->rowptr, S->colind, key, agg, tmp);
-    agg_round2<<<GRID(n)>>>(n, S->rowptr, S->colind, key, tmp, agg);
-    GS_CUDA_LAUNCHED("agg_round2");
+    LAUNCH_G(g, n, agg_round1, n, S->rowptr, S->colind, key, id, agg);
+    LAUNCH_G(g, n, agg_round2, n, S->rowptr, S->colind, key, agg, tmp);
+    LAUNCH_G(g, n, agg_round2, n, S->rowptr, S->colind, key, tmp, agg);
 done:
     gs_cuda_free(key);
     gs_cuda_free(m1);
@@ -388,17 +503,23 @@ done:
 
 /* ---- diagonals, smoothing matrix, smoother step ------------------------------------------- */
 
+template <int G>
 static __global__ void diag_inv_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                        const double *v, int l1, double *dinv, double *sq,
                                        unsigned long long *bad)
 {
-    FOR_I(n)
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
     {
         double d = 0.0, s = 0.0;
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
             if (ci[q] == i) d = v[q];
             s += fabs(v[q]);
         }
+        d = group_sum<G>(d, m);
+        s = group_sum<G>(s, m);
+        if (lane != 0) continue;
         double r;
         if (d == 0.0 || !isfinite(d) || !isfinite(s)) {
             r = 0.0;
@@ -420,9 +541,8 @@ static gs_status cuda_diag_inv(const gs_csr *A, int l1, double *dinv, double *sq
     GS_CHECK(gs_cuda_alloc(sizeof h, "diagonal check", (void **)&d_bad));
     GS_CUDA_CALL(cudaMemcpyAsync(d_bad, h, sizeof h, cudaMemcpyHostToDevice, gs_cuda_g.stream));
     if (A->rows > 0) {
-        diag_inv_kernel<<<GRID(A->rows)>>>(A->rows, A->rowptr, A->colind, A->val, l1, dinv, sq,
-                                           d_bad);
-        GS_CUDA_LAUNCHED("diag_inv_kernel");
+        LAUNCH_G(row_group(A->nnz, A->rows), A->rows, diag_inv_kernel, A->rows, A->rowptr,
+                 A->colind, A->val, l1, dinv, sq, d_bad);
     }
     GS_CHECK(gs_cuda_d2h(h, d_bad, sizeof h));
     *bad = (int64_t)h[0];
@@ -432,14 +552,17 @@ done:
     return st;
 }
 
+template <int G>
 static __global__ void jacobi_matrix_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                             const double *v, const double *dinv, double w,
                                             double *out)
 {
-    FOR_I(n)
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
     {
-        double f = w * dinv[i];
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++) out[q] = (ci[q] == i ? 1.0 : 0.0) - f * v[q];
+        const double f = w * dinv[i];
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G)
+            out[q] = (ci[q] == i ? 1.0 : 0.0) - f * v[q];
     }
 }
 
@@ -456,8 +579,8 @@ static gs_status cuda_jacobi_matrix(const gs_csr *A, const double *dinv, double 
     GS_CUDA_CALL(cudaMemcpyAsync(ci, A->colind, (size_t)A->nnz * sizeof *ci,
                                  cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
     if (A->rows > 0) {
-        jacobi_matrix_kernel<<<GRID(A->rows)>>>(A->rows, A->rowptr, A->colind, A->val, dinv, w, v);
-        GS_CUDA_LAUNCHED("jacobi_matrix_kernel");
+        LAUNCH_G(row_group(A->nnz, A->rows), A->rows, jacobi_matrix_kernel, A->rows, A->rowptr,
+                 A->colind, A->val, dinv, w, v);
     }
     { /* an input of one product only: no SpMV state */
         gs_csr *M = NULL;
@@ -476,46 +599,109 @@ done:
 }
 
 /* C = S T where row j of T holds at most one entry (the tentative prolongator): row i of C
- * gathers (col of T_j, s_ij t_j) over row i of S and merges equal columns; rows are short, so
- * one thread per row with a quadratic merge. count: entries per row; else the row, sorted. */
+ * gathers (col of T_j, s_ij t_j) over row i of S and merges equal columns. A group of G lanes
+ * takes a row: the row's (column, product) pairs go to shared memory (up to 4 G of them), each
+ * pair learns whether it is its column's first, and a first one sums its column (in the row's
+ * order) and finds its place in the sorted row by counting the smaller first columns. A longer
+ * row is merged by the group's first lane alone. count: entries per row; else the row. */
 __device__ __forceinline__ int32_t tcol_of(const int32_t *trp, const int32_t *tci, int32_t j)
 {
     return trp[j + 1] > trp[j] ? tci[trp[j]] : -1;
 }
 
+#define TT_CAP 4 /* pairs per lane of shared memory */
+
+/* one row by one thread: the quadratic merge with insertion into the sorted row */
+static __device__ int32_t times_t_row(int32_t s, int32_t e, const int32_t *ci, const double *v,
+                                      const int32_t *trp, const int32_t *tci, const double *tv,
+                                      bool count, int32_t o, int32_t *cci, double *cv)
+{
+    int32_t k = 0;
+    for (int32_t q = s; q < e; q++) {
+        const int32_t c = tcol_of(trp, tci, ci[q]);
+        if (c < 0) continue;
+        bool seen = false;
+        for (int32_t q2 = s; q2 < q && !seen; q2++) seen = tcol_of(trp, tci, ci[q2]) == c;
+        if (seen) continue;
+        if (!count) {
+            double sum = 0.0;
+            for (int32_t q2 = q; q2 < e; q2++) {
+                const int32_t j = ci[q2];
+                if (tcol_of(trp, tci, j) == c) sum += v[q2] * tv[trp[j]];
+            }
+            int32_t p = k;
+            while (p > 0 && cci[o + p - 1] > c) {
+                cci[o + p] = cci[o + p - 1];
+                cv[o + p] = cv[o + p - 1];
+                p--;
+            }
+            cci[o + p] = c;
+            cv[o + p] = sum;
+        }
+        k++;
+    }
+    return k;
+}
+
+template <int G>
 static __global__ void times_t_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                       const double *v, const int32_t *trp, const int32_t *tci,
                                       const double *tv, int32_t *cnt, const int32_t *crp,
                                       int32_t *cci, double *cv)
 {
-    FOR_I(n)
+    __shared__ int32_t s_col[GS_CUDA_THREADS * TT_CAP];
+    __shared__ double s_val[GS_CUDA_THREADS * TT_CAP];
+    __shared__ unsigned char s_first[GS_CUDA_THREADS * TT_CAP];
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    const int base = (threadIdx.x / G) * G * TT_CAP, cap = G * TT_CAP;
+    int32_t *col = s_col + base;
+    double *val = s_val + base;
+    unsigned char *first = s_first + base;
+    FOR_ROW_G(G, n)
     {
-        const int32_t s = rp[i], e = rp[i + 1];
-        int32_t k = 0, o = cnt ? 0 : crp[i];
-        for (int32_t q = s; q < e; q++) {
-            const int32_t c = tcol_of(trp, tci, ci[q]);
-            if (c < 0) continue;
-            bool seen = false;
-            for (int32_t q2 = s; q2 < q && !seen; q2++) seen = tcol_of(trp, tci, ci[q2]) == c;
-            if (seen) continue;
-            if (!cnt) {
-                double sum = 0.0;
-                for (int32_t q2 = q; q2 < e; q2++) {
-                    const int32_t j = ci[q2];
-                    if (tcol_of(trp, tci, j) == c) sum += v[q2] * tv[trp[j]];
-                }
-                int32_t p = k; /* insertion into the sorted row */
-                while (p > 0 && cci[o + p - 1] > c) {
-                    cci[o + p] = cci[o + p - 1];
-                    cv[o + p] = cv[o + p - 1];
-                    p--;
-                }
-                cci[o + p] = c;
-                cv[o + p] = sum;
+        const int32_t s = rp[i], e = rp[i + 1], len = e - s, o = cnt ? 0 : crp[i];
+        if (len > cap) {
+            if (lane == 0) {
+                const int32_t k = times_t_row(s, e, ci, v, trp, tci, tv, cnt != NULL, o, cci, cv);
+                if (cnt) cnt[i] = k;
             }
-            k++;
+            continue;
         }
-        if (cnt) cnt[i] = k;
+        for (int k = lane; k < len; k += G) {
+            const int32_t j = ci[s + k], c = tcol_of(trp, tci, j);
+            col[k] = c;
+            val[k] = c >= 0 ? v[s + k] * tv[trp[j]] : 0.0;
+        }
+        __syncwarp(m);
+        int mine = 0;
+        for (int k = lane; k < len; k += G) {
+            const int32_t c = col[k];
+            bool f = c >= 0;
+            for (int k2 = 0; k2 < k && f; k2++) f = col[k2] != c;
+            first[k] = f;
+            mine += f;
+        }
+        __syncwarp(m);
+        if (cnt) {
+            mine = group_isum<G>(mine, m);
+            if (lane == 0) cnt[i] = mine;
+        } else {
+            for (int k = lane; k < len; k += G) {
+                if (!first[k]) continue;
+                const int32_t c = col[k];
+                double sum = 0.0;
+                int rank = 0;
+                for (int k2 = 0; k2 < len; k2++) {
+                    const int32_t c2 = col[k2];
+                    if (k2 >= k && c2 == c) sum += val[k2];
+                    rank += first[k2] && c2 < c;
+                }
+                cci[o + rank] = c;
+                cv[o + rank] = sum;
+            }
+        }
+        __syncwarp(m); /* the next row reuses the group's shared memory */
     }
 }
 
@@ -523,23 +709,20 @@ static gs_status cuda_times_tentative(const gs_csr *S, const gs_csr *T, gs_csr *
 {
     gs_status st = GS_OK;
     int32_t n = S->rows, *cnt = NULL, *crp = NULL, *cci = NULL, nnz = 0;
+    const int g = row_group(S->nnz, S->rows);
     double *cv = NULL;
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "prolongator", (void **)&cnt));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *crp, "prolongator", (void **)&crp));
     GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
-    if (n > 0) {
-        times_t_kernel<<<GRID(n)>>>(n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
-                                    T->val, cnt, NULL, NULL, NULL);
-        GS_CUDA_LAUNCHED("times_t_kernel");
-    }
+    if (n > 0)
+        LAUNCH_G(g, n, times_t_kernel, n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
+                 T->val, cnt, NULL, NULL, NULL);
     GS_CHECK(scan_counts(cnt, crp, n, &nnz));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *cci, "prolongator", (void **)&cci));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *cv, "prolongator", (void **)&cv));
-    if (n > 0) {
-        times_t_kernel<<<GRID(n)>>>(n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
-                                    T->val, NULL, crp, cci, cv);
-        GS_CUDA_LAUNCHED("times_t_kernel");
-    }
+    if (n > 0)
+        LAUNCH_G(g, n, times_t_kernel, n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
+                 T->val, NULL, crp, cci, cv);
     st = gs_cuda_csr_adopt(n, T->cols, nnz, crp, cci, cv, C);
     crp = NULL, cci = NULL, cv = NULL;
 done:
@@ -571,6 +754,56 @@ static gs_status cuda_smooth_step(int64_t n, const double *dinv, const double *b
     if (n > 0) {
         smooth_kernel<<<GRID(n)>>>(n, dinv, b, y, a, c, d, x, x_zero);
         GS_CUDA_LAUNCHED("smooth_kernel");
+    }
+done:
+    return st;
+}
+
+template <int G>
+static __global__ void scaled_spmv_kernel(int32_t n, const int32_t *__restrict__ rp,
+                                          const int32_t *__restrict__ ci,
+                                          const double *__restrict__ v,
+                                          const double *__restrict__ s,
+                                          const double *__restrict__ x, double *__restrict__ y)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        double sum = 0.0;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const int32_t j = __ldg(ci + q);
+            sum += __ldg(v + q) * (__ldg(s + j) * __ldg(x + j));
+        }
+        sum = group_sum<G>(sum, m);
+        if (lane == 0) y[i] = s[i] * sum;
+    }
+}
+
+static gs_status cuda_scaled_spmv(const gs_csr *A, const double *s, const double *x, double *y)
+{
+    gs_status st = GS_OK;
+    if (A->rows > 0)
+        LAUNCH_G(row_group(A->nnz, A->rows), A->rows, scaled_spmv_kernel, A->rows, A->rowptr,
+                 A->colind, A->val, s, x, y);
+done:
+    return st;
+}
+
+static __global__ void lanczos_kernel(int64_t n, const double *__restrict__ w,
+                                      const double *__restrict__ v, double a, double b, double c,
+                                      double *__restrict__ vp)
+{
+    FOR_I(n) vp[i] = c * (w[i] - a * v[i] - b * vp[i]);
+}
+
+static gs_status cuda_lanczos_update(int64_t n, const double *w, const double *v, double a,
+                                     double b, double c, double *vp)
+{
+    gs_status st = GS_OK;
+    if (n > 0) {
+        lanczos_kernel<<<GRID(n)>>>(n, w, v, a, b, c, vp);
+        GS_CUDA_LAUNCHED("lanczos_kernel");
     }
 done:
     return st;
@@ -650,4 +883,6 @@ extern "C" const gs_amg_ops gs_amg_cuda_ops = {
     cuda_fill_random,   /* fill_random */
     cuda_row_stats,     /* row_stats */
     cuda_times_tentative, /* times_tentative */
+    cuda_scaled_spmv,   /* scaled_spmv */
+    cuda_lanczos_update, /* lanczos_update */
 };

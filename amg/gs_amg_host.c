@@ -483,6 +483,28 @@ done:
     return st;
 }
 
+/* y = s .* (A (s .* x)) */
+static gs_status host_scaled_spmv(const gs_csr *A, const double *s, const double *x, double *y)
+{
+#pragma omp parallel for schedule(static)
+    for (int32_t i = 0; i < A->rows; i++) {
+        double sum = 0.0;
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            sum += A->val[q] * (s[A->colind[q]] * x[A->colind[q]]);
+        y[i] = s[i] * sum;
+    }
+    return GS_OK;
+}
+
+/* vp = c (w - a v - b vp) */
+static gs_status host_lanczos_update(int64_t n, const double *w, const double *v, double a,
+                                     double b, double c, double *vp)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) vp[i] = c * (w[i] - a * v[i] - b * vp[i]);
+    return GS_OK;
+}
+
 static gs_status host_fill_random(int64_t n, uint32_t seed, double *x)
 {
     for (int64_t i = 0; i < n; i++)
@@ -510,4 +532,6 @@ const gs_amg_ops gs_amg_host_ops = {
     .fill_random = host_fill_random,
     .row_stats = host_row_stats,
     .times_tentative = gs_spgemm_host,
+    .scaled_spmv = host_scaled_spmv,
+    .lanczos_update = host_lanczos_update,
 };

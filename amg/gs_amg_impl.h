@@ -70,6 +70,11 @@ typedef struct gs_amg_ops {
     /* C = S T for a T with at most one entry per row (the tentative prolongator of the
      * data-parallel path): the structural product, rows sorted, as gs_spgemm gives it */
     gs_status (*times_tentative)(const gs_csr *S, const gs_csr *T, gs_csr **C);
+    /* the Lanczos steps of rho(D^-1 A): y = s .* (A (s .* x)) with s = sqrt(dinv), and the
+     * three-term update vp = c (w - a v - b vp) */
+    gs_status (*scaled_spmv)(const gs_csr *A, const double *s, const double *x, double *y);
+    gs_status (*lanczos_update)(int64_t n, const double *w, const double *v, double a, double b,
+                                double c, double *vp);
 } gs_amg_ops;
 
 extern const gs_amg_ops gs_amg_host_ops;

@@ -140,6 +140,10 @@ static gs_status amg_make_op(void *ctx, const gs_csr *M, int level, gs_amg_op_ki
     gs_select_result sr;
     GS_CHECK(gs_select_spmat(M, level, &rq, out, &sr));
     if (kind == GS_AMG_OP_A) warn_fallback(&sr);
+    if (c->output.verbosity >= 3) /* beside the AMG setup trace */
+        fprintf(stderr, "amg setup: level %d %s: %s, features %.3f ms + conversion %.3f ms\n",
+                level, kind == GS_AMG_OP_A ? "A" : kind == GS_AMG_OP_P ? "P" : "R",
+                gs_format_name((*out)->format), 1e3 * sr.feature_s, 1e3 * sr.convert_s);
     gs_str_copy(reason, len, sr.reason);
 done:
     return st;

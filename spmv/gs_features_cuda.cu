@@ -68,9 +68,17 @@ static __device__ __forceinline__ uint32_t div_small(uint32_t n, int b)
     }
 }
 
+/* a full 32-bit mix: the tables take the low bits, and a stencil's offsets often differ by
+ * multiples of 2^16 (a 256^3 grid's +-65536), which a plain multiplicative hash would put on
+ * one slot */
 static __device__ __forceinline__ uint32_t hash(uint32_t u)
 {
-    return (u * 2654435761u) >> 7;
+    u ^= u >> 16;
+    u *= 0x7feb352du;
+    u ^= u >> 15;
+    u *= 0x846ca68bu;
+    u ^= u >> 16;
+    return u;
 }
 
 /* the largest row r in [lo, hi] with rowptr[r] <= e (the row holding entry e) */

@@ -178,7 +178,12 @@ typedef struct offset_set {
 /* add u (an offset + nbr - 1) to set s, unless s is saturated (so it never fills up) */
 static void set_add(offset_set *s, uint32_t u)
 {
-    uint32_t h = (u * 2654435761u) >> 7;
+    uint32_t h = u; /* a full mix (offsets differing by 2^16 must not share a slot) */
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
     if (s->n > GS_CDS_MAX_DIAGS) return;
     for (;; h++) {
         uint32_t *v = &s->slot[h & (SET_SLOTS - 1)];
