@@ -6,7 +6,7 @@
  *    BiCGStab and GMRES: breakdown), a consistent one converges;
  *  - an indefinite matrix with a positive diagonal under Jacobi-CG: indefinite matrix;
  *  - a zero or missing diagonal with Jacobi: a clear input error naming the file and row;
- *  - 0-row and 1-row systems through the whole solve.
+ *  - 0-row and 1-row systems through the whole solve (Jacobi, AMG and no preconditioner).
  * (Breakdowns, happy breakdown, stagnation, NaN in b and x0: test_krylov_reasons.c; NaN in
  * the files: tests/io/test_io_faults.c.) */
 #include <unistd.h>
@@ -163,6 +163,18 @@ static void test_sizes(void)
         CHECK_MSG(run.res.converged && strcmp(run.res.reason, "rtol") == 0 &&
                       run.res.iterations == 1 && run.x && fabs(run.x[0] - 0.25) <= 1e-15,
                   "%s on 1 x 1: %s after %d", types[t], run.res.reason, run.res.iterations);
+        gs_run_release(&run);
+        /* ... and with AMG: one level, which the dense inverse solves exactly */
+        CHECK_OK(whole(one, types[t], "amg", &run));
+        CHECK_MSG(run.res.converged && strcmp(run.res.reason, "rtol") == 0 &&
+                      run.res.iterations == 1 && run.x && fabs(run.x[0] - 0.25) <= 1e-15,
+                  "%s-amg on 1 x 1: %s after %d", types[t], run.res.reason, run.res.iterations);
+        gs_run_release(&run);
+        /* 0 x 0 with AMG: a hierarchy of one empty level, x = 0 */
+        CHECK_OK(whole(empty, types[t], "amg", &run));
+        CHECK_MSG(run.res.converged && strcmp(run.res.reason, "zero_rhs") == 0 &&
+                      run.res.iterations == 0 && run.res.rows == 0,
+                  "%s-amg on 0 x 0: %s after %d", types[t], run.res.reason, run.res.iterations);
         gs_run_release(&run);
         /* 1 x 1 zero matrix: Jacobi refuses it with the file and row */
         gs_error_clear();
