@@ -279,8 +279,21 @@ static __global__ void mis_max1(int32_t n, const int32_t *rp, const int32_t *ci,
     }
 }
 
-/* for each undecided node: the two-hop max over m1, then the decision (IN when it is the
- * node's own key, OUT when it is an IN key); *undecided = 1 when one stays undecided */
+/* the decision of undecided node i from its two-hop max x: IN when x is its own key, OUT
+ * when x is an IN key; 1 when it stays undecided */
+static __device__ __forceinline__ int mis_decide(int64_t i, uint64_t k, uint64_t x, uint64_t *key)
+{
+    if (x == k)
+        key[i] = d_key(GS_MIS_IN, (int32_t)i);
+    else if ((int)(x >> 62) == GS_MIS_IN)
+        key[i] = d_key(GS_MIS_OUT, (int32_t)i);
+    else
+        return 1;
+    return 0;
+}
+
+/* for each undecided node: the two-hop max over m1, then the decision; *undecided counts the
+ * nodes still undecided */
 template <int G>
 static __global__ void mis_max2_update(int32_t n, const int32_t *rp, const int32_t *ci,
                                        const uint64_t *m1, uint64_t *key, int *undecided)
@@ -298,16 +311,43 @@ static __global__ void mis_max2_update(int32_t n, const int32_t *rp, const int32
             x = v > x ? v : x;
         }
         x = group_max<G>(x, m);
-        if (lane == 0) {
-            if (x == k)
-                key[i] = d_key(GS_MIS_IN, (int32_t)i);
-            else if ((int)(x >> 62) == GS_MIS_IN)
-                key[i] = d_key(GS_MIS_OUT, (int32_t)i);
-            else
-                local = 1;
-        }
+        if (lane == 0) local += mis_decide(i, k, x, key);
     }
-    if (local) *undecided = 1;
+    if (local) atomicAdd(undecided, local);
+}
+
+/* The last rounds, when few nodes are undecided: each undecided node's two-hop max straight
+ * from the keys (deg^2 reads for few rows instead of a pass over all rows), into m2 ... */
+static __global__ void mis_two_hop(int32_t n, const int32_t *rp, const int32_t *ci,
+                                   const uint64_t *key, uint64_t *m2)
+{
+    FOR_I(n)
+    {
+        uint64_t x = key[i];
+        if ((int)(x >> 62) != GS_MIS_UNDECIDED) continue;
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+            const int32_t j = ci[q];
+            uint64_t y = key[j];
+            for (int32_t q2 = rp[j]; q2 < rp[j + 1]; q2++) {
+                const uint64_t v = key[ci[q2]];
+                y = v > y ? v : y;
+            }
+            x = y > x ? y : x;
+        }
+        m2[i] = x;
+    }
+}
+
+/* ... then the decisions (a separate kernel: the keys are read above) */
+static __global__ void mis_update(int32_t n, const uint64_t *m2, uint64_t *key, int *undecided)
+{
+    int local = 0;
+    FOR_I(n)
+    {
+        const uint64_t k = key[i];
+        if ((int)(k >> 62) == GS_MIS_UNDECIDED) local += mis_decide(i, k, m2[i], key);
+    }
+    if (local) atomicAdd(undecided, local);
 }
 
 static __global__ void root_flags(int32_t n, const uint64_t *key, int32_t *flag)
@@ -383,7 +423,10 @@ static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
     uint64_t *key = NULL, *m1 = NULL, *m2 = NULL;
     int32_t *flag = NULL, *id = NULL, *tmp = NULL;
     int *d_und = NULL;
-    const int g = row_group(S->nnz, S->rows);
+    /* one thread per row: the stencil-like graphs' neighbour keys are read coalesced across a
+     * warp's consecutive rows (groups of lanes measured slower here on the H200) */
+    const int g = 1;
+    const double deg = n > 0 ? (double)S->nnz / n : 0.0;
     size_t nb = ((size_t)n + 1) * sizeof(uint64_t);
     *nagg = 0;
     if (n == 0) return GS_OK;
@@ -394,11 +437,16 @@ static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
     mis_init<<<GRID(n)>>>(n, S->rowptr, key);
     GS_CUDA_LAUNCHED("mis_init");
     GS_CUDA_CALL(cudaMemsetAsync(m1, 0, nb, gs_cuda_g.stream));
-    for (int round = 0;; round++) {
-        int und = 0;
+    for (int round = 0, und = n;; round++) {
         GS_CUDA_CALL(cudaMemsetAsync(d_und, 0, sizeof(int), gs_cuda_g.stream));
-        LAUNCH_G(g, n, mis_max1, n, S->rowptr, S->colind, key, m1);
-        LAUNCH_G(g, n, mis_max2_update, n, S->rowptr, S->colind, m1, key, d_und);
+        if ((double)und * deg < 0.5 * n) { /* few left: their two hops directly */
+            mis_two_hop<<<GRID(n)>>>(n, S->rowptr, S->colind, key, m2);
+            mis_update<<<GRID(n)>>>(n, m2, key, d_und);
+            GS_CUDA_LAUNCHED("mis_two_hop");
+        } else {
+            LAUNCH_G(g, n, mis_max1, n, S->rowptr, S->colind, key, m1);
+            LAUNCH_G(g, n, mis_max2_update, n, S->rowptr, S->colind, m1, key, d_und);
+        }
         GS_CHECK(gs_cuda_d2h(&und, d_und, sizeof und));
         if (!und) break;
         if (round > 100000) GS_FAIL(GS_ERR_CUDA, "amg: the MIS(2) rounds do not end");
@@ -600,16 +648,17 @@ done:
 
 /* C = S T where row j of T holds at most one entry (the tentative prolongator): row i of C
  * gathers (col of T_j, s_ij t_j) over row i of S and merges equal columns. A group of G lanes
- * takes a row: the row's (column, product) pairs go to shared memory (up to 4 G of them), each
- * pair learns whether it is its column's first, and a first one sums its column (in the row's
- * order) and finds its place in the sorted row by counting the smaller first columns. A longer
- * row is merged by the group's first lane alone. count: entries per row; else the row. */
+ * takes a row, up to TT_CAP pairs per lane in registers; a leader column (the first left) is
+ * broadcast, every lane adds and retires its pairs of that column, a group sum gives the
+ * entry, and the row's few distinct columns go to shared memory, where each finds its place
+ * in the sorted row by counting the smaller ones. A row longer than G TT_CAP is merged by the
+ * group's first lane alone. count: entries per row; else the row. */
 __device__ __forceinline__ int32_t tcol_of(const int32_t *trp, const int32_t *tci, int32_t j)
 {
     return trp[j + 1] > trp[j] ? tci[trp[j]] : -1;
 }
 
-#define TT_CAP 4 /* pairs per lane of shared memory */
+#define TT_CAP 4 /* pairs per lane */
 
 /* one row by one thread: the quadratic merge with insertion into the sorted row */
 static __device__ int32_t times_t_row(int32_t s, int32_t e, const int32_t *ci, const double *v,
@@ -651,13 +700,11 @@ static __global__ void times_t_kernel(int32_t n, const int32_t *rp, const int32_
 {
     __shared__ int32_t s_col[GS_CUDA_THREADS * TT_CAP];
     __shared__ double s_val[GS_CUDA_THREADS * TT_CAP];
-    __shared__ unsigned char s_first[GS_CUDA_THREADS * TT_CAP];
     const unsigned m = group_mask<G>();
-    const int lane = threadIdx.x & (G - 1);
-    const int base = (threadIdx.x / G) * G * TT_CAP, cap = G * TT_CAP;
-    int32_t *col = s_col + base;
-    double *val = s_val + base;
-    unsigned char *first = s_first + base;
+    const int lane = threadIdx.x & (G - 1), first_lane = (threadIdx.x & 31) & ~(G - 1);
+    const int cap = G * TT_CAP;
+    int32_t *col = s_col + (threadIdx.x / G) * cap;
+    double *val = s_val + (threadIdx.x / G) * cap;
     FOR_ROW_G(G, n)
     {
         const int32_t s = rp[i], e = rp[i + 1], len = e - s, o = cnt ? 0 : crp[i];
@@ -668,38 +715,48 @@ static __global__ void times_t_kernel(int32_t n, const int32_t *rp, const int32_
             }
             continue;
         }
-        for (int k = lane; k < len; k += G) {
-            const int32_t j = ci[s + k], c = tcol_of(trp, tci, j);
-            col[k] = c;
-            val[k] = c >= 0 ? v[s + k] * tv[trp[j]] : 0.0;
-        }
-        __syncwarp(m);
-        int mine = 0;
-        for (int k = lane; k < len; k += G) {
-            const int32_t c = col[k];
-            bool f = c >= 0;
-            for (int k2 = 0; k2 < k && f; k2++) f = col[k2] != c;
-            first[k] = f;
-            mine += f;
-        }
-        __syncwarp(m);
-        if (cnt) {
-            mine = group_isum<G>(mine, m);
-            if (lane == 0) cnt[i] = mine;
-        } else {
-            for (int k = lane; k < len; k += G) {
-                if (!first[k]) continue;
-                const int32_t c = col[k];
-                double sum = 0.0;
-                int rank = 0;
-                for (int k2 = 0; k2 < len; k2++) {
-                    const int32_t c2 = col[k2];
-                    if (k2 >= k && c2 == c) sum += val[k2];
-                    rank += first[k2] && c2 < c;
-                }
-                cci[o + rank] = c;
-                cv[o + rank] = sum;
+        const int used = (len + G - 1) / G; /* slots in use: uniform over the group */
+        int32_t c[TT_CAP];
+        double pv[TT_CAP];
+#pragma unroll
+        for (int k = 0; k < TT_CAP; k++) {
+            const int32_t q = s + k * G + lane;
+            c[k] = -1, pv[k] = 0.0;
+            if (k < used && q < e) {
+                const int32_t j = ci[q];
+                c[k] = tcol_of(trp, tci, j);
+                if (c[k] >= 0) pv[k] = v[q] * tv[trp[j]];
             }
+        }
+        int nd = 0; /* distinct columns so far (uniform) */
+        for (;;) {
+            int32_t lead = -1;
+#pragma unroll
+            for (int k = 0; k < TT_CAP; k++) {
+                if (k >= used || lead >= 0) continue; /* uniform */
+                const unsigned b = __ballot_sync(m, c[k] >= 0) & m;
+                if (b) lead = __shfl_sync(m, c[k], __ffs(b) - 1 - first_lane, G);
+            }
+            if (lead < 0) break;
+            double sum = 0.0;
+#pragma unroll
+            for (int k = 0; k < TT_CAP; k++)
+                if (c[k] == lead) sum += pv[k], c[k] = -1;
+            sum = group_sum<G>(sum, m);
+            if (lane == 0) col[nd] = lead, val[nd] = sum;
+            nd++;
+        }
+        if (cnt) {
+            if (lane == 0) cnt[i] = nd;
+            continue;
+        }
+        __syncwarp(m);
+        for (int d = lane; d < nd; d += G) {
+            const int32_t cd = col[d];
+            int rank = 0;
+            for (int d2 = 0; d2 < nd; d2++) rank += col[d2] < cd;
+            cci[o + rank] = cd;
+            cv[o + rank] = val[d];
         }
         __syncwarp(m); /* the next row reuses the group's shared memory */
     }
