@@ -2,6 +2,7 @@
  * scratch), device memory, host <-> device transfers and the ops table. Vector kernels live in
  * gs_cuda_vec.cu, CSR upload and SpMV in gs_cuda_csr.cu.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,64 @@ extern "C" int gs_cuda_device_count(const char **why)
     return n;
 }
 
+/* GSOLVE_DEVICE_MEMORY_LIMIT = N (bytes), read at the first gs_cuda_alloc: from then on an
+ * allocation that would take the bytes gs_cuda_alloc holds beyond N fails as if the device were
+ * out of memory, with the same message; the out-of-memory path can so be tested on any GPU.
+ * cudaFreeAsync does not say how large a block was, so while a limit is set the live blocks and
+ * their sizes are kept in a table (plain malloc: allocator bookkeeping, outside gs_mem's counts
+ * and failure injection). The backend runs from one host thread, as its one stream does. */
+typedef struct cap_block {
+    void *p;
+    size_t bytes;
+} cap_block;
+static struct {
+    int read;       /* the variable was looked at */
+    size_t limit;   /* 0: none */
+    size_t used;    /* bytes of the live blocks */
+    cap_block *blk; /* the live blocks, unordered */
+    size_t n, cap;
+} g_cap;
+
+static void cap_read(void)
+{
+    const char *s = getenv("GSOLVE_DEVICE_MEMORY_LIMIT");
+    char *end = NULL;
+    g_cap.read = 1;
+    if (!s || !*s) return;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || v == 0 || strchr(s, '-'))
+        fprintf(stderr,
+                "gsolve: warning: GSOLVE_DEVICE_MEMORY_LIMIT = '%s' is not a positive number of "
+                "bytes: ignored\n",
+                s);
+    else
+        g_cap.limit = (size_t)v;
+}
+
+/* room in the table for one more block; 0 when it cannot grow */
+static int cap_reserve(void)
+{
+    if (g_cap.n < g_cap.cap) return 1;
+    size_t c = g_cap.cap ? 2 * g_cap.cap : 256;
+    cap_block *b = (cap_block *)realloc(g_cap.blk, c * sizeof *b);
+    if (!b) return 0;
+    g_cap.blk = b;
+    g_cap.cap = c;
+    return 1;
+}
+
+/* forget block p, searched from the newest (most blocks die young) */
+static void cap_remove(void *p)
+{
+    for (size_t i = g_cap.n; i-- > 0;)
+        if (g_cap.blk[i].p == p) {
+            g_cap.used -= g_cap.blk[i].bytes;
+            g_cap.blk[i] = g_cap.blk[--g_cap.n];
+            return;
+        }
+}
+
 /* Free whatever the context holds (a partly made one included) and mark it not ready. */
 static void ctx_release(void)
 {
@@ -57,6 +116,10 @@ static void ctx_release(void)
     if (g->stream) (void)cudaStreamDestroy(g->stream);
     (void)cudaGetLastError();
     memset(g, 0, sizeof *g);
+    free(g_cap.blk); /* the context's blocks are gone with it; the limit stays */
+    g_cap.blk = NULL;
+    g_cap.n = g_cap.cap = 0;
+    g_cap.used = 0;
 }
 
 /* Make the stream, library handles and scratch of the context on the current device. */
@@ -196,13 +259,47 @@ static void fmt_bytes(char *buf, size_t len, size_t bytes)
         snprintf(buf, len, "%zu bytes", bytes);
 }
 
+/* The out-of-memory error of a request of `bytes` for `what`: the bytes asked, and the memory
+ * free and in all (under GSOLVE_DEVICE_MEMORY_LIMIT: what the limit leaves, and the limit). */
+static gs_status oom_error(size_t bytes, const char *what)
+{
+    char want[64], h[32], fr[32], tot[32];
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        free_b = total_b = 0;
+    }
+    if (g_cap.limit) {
+        size_t left = g_cap.limit - g_cap.used;
+        if (left < free_b || total_b == 0) free_b = left;
+        total_b = g_cap.limit;
+    }
+    fmt_bytes(h, sizeof h, bytes);
+    if (bytes >= 1000)
+        snprintf(want, sizeof want, "%zu bytes (%s)", bytes, h);
+    else
+        snprintf(want, sizeof want, "%zu bytes", bytes);
+    fmt_bytes(fr, sizeof fr, free_b);
+    fmt_bytes(tot, sizeof tot, total_b);
+    return GS_ERROR(GS_ERR_NOMEM,
+                    "out of GPU memory: could not allocate %s for %s (%s free of %s%s)", want, what,
+                    fr, tot, g_cap.limit ? " under GSOLVE_DEVICE_MEMORY_LIMIT" : "");
+}
+
 /* *out = device memory of bytes (1 byte for 0, so the pointer is valid); a clear message on OOM */
 extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
 {
     void *p = NULL;
-    char want[32], fr[32], tot[32];
-    size_t free_b = 0, total_b = 0;
     *out = NULL;
+    if (!g_cap.read) cap_read();
+    if (g_cap.limit) {
+        if (bytes > g_cap.limit - g_cap.used) return oom_error(bytes, what);
+        if (!cap_reserve())
+            return GS_ERROR(GS_ERR_NOMEM,
+                            "out of memory: could not allocate %zu bytes for the table of device "
+                            "blocks (GSOLVE_DEVICE_MEMORY_LIMIT)",
+                            2 * g_cap.cap * sizeof *g_cap.blk);
+    }
     /* stream-ordered from the device's pool, which keeps freed memory for reuse: the AMG
      * setup allocates and frees hundreds of buffers, and cudaMalloc/cudaFree each synchronize
      * the device */
@@ -219,6 +316,11 @@ extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
         e = cudaMallocAsync(&p, bytes ? bytes : 1, gs_cuda_g.stream);
     }
     if (e == cudaSuccess) {
+        if (g_cap.limit) { /* room reserved above */
+            g_cap.blk[g_cap.n].p = p;
+            g_cap.blk[g_cap.n++].bytes = bytes;
+            g_cap.used += bytes;
+        }
         *out = p;
         return GS_OK;
     }
@@ -226,15 +328,7 @@ extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
     if (e != cudaErrorMemoryAllocation)
         return GS_ERROR(GS_ERR_CUDA, "cudaMalloc of %zu bytes for %s failed: %s (%s)", bytes, what,
                         cudaGetErrorString(e), cudaGetErrorName(e));
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
-        (void)cudaGetLastError();
-        free_b = total_b = 0;
-    }
-    fmt_bytes(want, sizeof want, bytes);
-    fmt_bytes(fr, sizeof fr, free_b);
-    fmt_bytes(tot, sizeof tot, total_b);
-    return GS_ERROR(GS_ERR_NOMEM, "out of GPU memory: could not allocate %s for %s (%s free of %s)",
-                    want, what, fr, tot);
+    return oom_error(bytes, what);
 }
 
 /* cudaFree; NULL is fine. A failure here cannot be reported (void in the table) and means the
@@ -242,6 +336,7 @@ extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
 extern "C" void gs_cuda_free(void *p)
 {
     if (!p) return;
+    if (g_cap.limit) cap_remove(p);
     if (gs_cuda_g.stream)
         (void)cudaFreeAsync(p, gs_cuda_g.stream);
     else
