@@ -39,6 +39,11 @@ struct gs_amg {
     gs_spmat *Mc;
     gs_amg_report rep;
     double trace_t; /* the last trace point */
+    /* the cycle as a graph (device): recorded for one pair of vectors, replayed while the
+     * caller passes the same pair (CG does); off after a failed capture or too many pairs */
+    void *graph;
+    const double *graph_r, *graph_z;
+    int graph_captures, graph_off;
 };
 
 void gs_amg_params_default(gs_amg_params *p)
@@ -114,12 +119,16 @@ static double tridiag_max(const double *a, const double *b, int m)
 }
 
 /* Lanczos on D^-1/2 A D^-1/2 from a hashed random start: per step one scaled SpMV, one
- * two-dot reduction (the only synchronization) and one three-term update */
-static gs_status estimate_rho(gs_amg *amg, const gs_csr *A, const double *sqrt_dinv, double *rho)
+ * two-dot reduction (the only synchronization) and one three-term update. With M (A in its
+ * SpMV format, the finest level's: a CDS stencil runs at twice the CSR speed) the scaled SpMV
+ * is M's SpMV of t = s .* v, which the update also writes, and one product by s. */
+static gs_status estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
+                              const double *sqrt_dinv, double *rho)
 {
     gs_status st = GS_OK;
     int32_t n = A->rows;
-    gs_vec *v = NULL, *w = NULL, *vp = NULL;
+    gs_vec *v = NULL, *w = NULL, *vp = NULL, *t = NULL;
+    const gs_vec s = {n, (double *)sqrt_dinv, amg->loc};
     double al[LANCZOS_STEPS] = {0}, be[LANCZOS_STEPS] = {0}, beta = 0.0, nrm;
     int m = 0;
     GS_CHECK(gs_vec_create(n, amg->loc, &v));
@@ -133,8 +142,17 @@ static gs_status estimate_rho(gs_amg *amg, const gs_csr *A, const double *sqrt_d
         goto done;
     }
     GS_CHECK(gs_vec_scal(1.0 / nrm, v));
+    if (M) {
+        GS_CHECK(gs_vec_create(n, amg->loc, &t));
+        GS_CHECK(gs_vec_pmul(&s, v, t));
+    }
     for (int j = 0; j < LANCZOS_STEPS && j < n; j++) {
-        GS_CHECK(amg->ops->scaled_spmv(A, sqrt_dinv, v->data, w->data));
+        if (M) {
+            GS_CHECK(gs_spmat_spmv(M, t, w));
+            GS_CHECK(gs_vec_pmul(&s, w, w));
+        } else {
+            GS_CHECK(amg->ops->scaled_spmv(A, sqrt_dinv, v->data, w->data));
+        }
         const gs_vec *xs[2] = {w, w}, *ys[2] = {v, w};
         double dd[2];
         GS_CHECK(gs_vec_dots(2, xs, ys, dd)); /* alpha = w.v, ||w||^2 in one reduction */
@@ -146,7 +164,8 @@ static gs_status estimate_rho(gs_amg *amg, const gs_csr *A, const double *sqrt_d
         if (!(b2 > 1e-12 * dd[1])) break; /* an invariant subspace (or rounding): T is exact */
         double bn = sqrt(b2);
         /* the next basis vector into vp, then v and vp swap roles */
-        GS_CHECK(amg->ops->lanczos_update(n, w->data, v->data, alpha, beta, 1.0 / bn, vp->data));
+        GS_CHECK(amg->ops->lanczos_update(n, w->data, v->data, alpha, beta, 1.0 / bn, vp->data,
+                                          sqrt_dinv, t ? t->data : NULL));
         gs_vec *tmp = vp;
         vp = v;
         v = tmp;
@@ -158,6 +177,7 @@ done:
     gs_vec_destroy(&v);
     gs_vec_destroy(&w);
     gs_vec_destroy(&vp);
+    gs_vec_destroy(&t);
     return st;
 }
 
@@ -324,7 +344,7 @@ static gs_status level_diag(gs_amg *amg, int l, const char *where, double **dinv
         GS_FAIL(GS_ERR_INPUT, "%s: row %lld has a zero, missing or non-finite diagonal entry "
                 "(%lld rows in all); smoothed-aggregation AMG needs a nonzero diagonal",
                 where, (long long)first + 1, (long long)bad);
-    GS_CHECK(estimate_rho(amg, A, sq, &L->rho));
+    GS_CHECK(estimate_rho(amg, A, L->MA, sq, &L->rho));
     trace(amg, l, "rho (Lanczos)");
     L->hi = 1.1 * L->rho;
     L->lo = L->hi / CHEB_RATIO;
@@ -428,6 +448,16 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     }
     amg->lev[0].A = A;
     amg->nlev = 1;
+    { /* the finest operator's format first: the Lanczos steps below run in it */
+        gs_amg_level_report *R0 = &amg->rep.level[0];
+        GS_CHECK(sync_now(amg, &t0));
+        trace(amg, 0, NULL);
+        GS_CHECK(make_op(amg, A, 0, GS_AMG_OP_A, &amg->lev[0].MA, R0->format, sizeof R0->format,
+                         R0->reason, sizeof R0->reason));
+        trace(amg, 0, "format of A");
+        GS_CHECK(sync_now(amg, &t1));
+        ph[GS_PHASE_CONVERT] += t1 - t0;
+    }
     int max_levels = p->max_levels < GS_AMG_MAX_LEVELS ? p->max_levels : GS_AMG_MAX_LEVELS;
     for (int l = 0;; l++) {
         amg_level *L = &amg->lev[l];
@@ -510,11 +540,14 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         trace(amg, l, NULL);
         GS_CHECK(amg->ops->row_stats(L->A, &R->mean, &R->std, &R->max));
         trace(amg, l, "row statistics");
-        amg->rep.operator_complexity += (double)L->A->nnz / nnz0;
-        amg->rep.grid_complexity += (double)n / rows0;
-        GS_CHECK(make_op(amg, L->A, l, GS_AMG_OP_A, &L->MA, R->format, sizeof R->format, R->reason,
-                         sizeof R->reason));
-        trace(amg, l, "format of A");
+        /* an empty matrix has complexities 1 (no division by its zero size) */
+        amg->rep.operator_complexity += nnz0 > 0 ? (double)L->A->nnz / nnz0 : 1.0;
+        amg->rep.grid_complexity += rows0 > 0 ? (double)n / rows0 : 1.0;
+        if (!L->MA) {
+            GS_CHECK(make_op(amg, L->A, l, GS_AMG_OP_A, &L->MA, R->format, sizeof R->format,
+                             R->reason, sizeof R->reason));
+            trace(amg, l, "format of A");
+        }
         if (L->P) {
             GS_CHECK(make_op(amg, L->P, l, GS_AMG_OP_P, &L->MP, R->format_p, sizeof R->format_p,
                              NULL, 0));
@@ -585,6 +618,7 @@ void gs_amg_destroy(gs_amg **pa)
     }
     gs_spmat_destroy(&amg->Mc);
     gs_csr_destroy(&amg->cinv);
+    if (amg->graph) amg->ops->graph_destroy(amg->graph);
     gs_free(amg);
     *pa = NULL;
 }
@@ -701,9 +735,38 @@ done:
     return st;
 }
 
+#define GRAPH_MAX_CAPTURES 3 /* vector pairs recorded before the plain cycle is kept */
+
 gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z)
 {
-    return cycle(amg, 0, r, z, 1);
+    gs_status st = GS_OK;
+    const gs_amg_ops *ops = amg->ops;
+    if (!ops->graph_begin || amg->graph_off) return cycle(amg, 0, r, z, 1);
+    if (amg->graph && amg->graph_r == r->data && amg->graph_z == z->data)
+        return ops->graph_launch(amg->graph);
+    /* a new pair: record the cycle's kernels once (nothing runs while recording) */
+    ops->graph_destroy(amg->graph);
+    amg->graph = NULL;
+    if (++amg->graph_captures > GRAPH_MAX_CAPTURES) {
+        amg->graph_off = 1;
+        return cycle(amg, 0, r, z, 1);
+    }
+    st = ops->graph_begin();
+    if (st == GS_OK) {
+        gs_status sc = cycle(amg, 0, r, z, 1);
+        st = ops->graph_end(&amg->graph);
+        if (sc != GS_OK) st = sc;
+    }
+    if (st != GS_OK) { /* a step that cannot be recorded: the plain cycle from now on */
+        gs_error_clear();
+        ops->graph_destroy(amg->graph);
+        amg->graph = NULL;
+        amg->graph_off = 1;
+        return cycle(amg, 0, r, z, 1);
+    }
+    amg->graph_r = r->data;
+    amg->graph_z = z->data;
+    return ops->graph_launch(amg->graph);
 }
 
 static gs_status linop_apply(void *ctx, const gs_vec *x, gs_vec *y)

@@ -496,12 +496,15 @@ static gs_status host_scaled_spmv(const gs_csr *A, const double *s, const double
     return GS_OK;
 }
 
-/* vp = c (w - a v - b vp) */
+/* vp = c (w - a v - b vp); t = s .* vp when t is given */
 static gs_status host_lanczos_update(int64_t n, const double *w, const double *v, double a,
-                                     double b, double c, double *vp)
+                                     double b, double c, double *vp, const double *s, double *t)
 {
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) vp[i] = c * (w[i] - a * v[i] - b * vp[i]);
+    for (int64_t i = 0; i < n; i++) {
+        vp[i] = c * (w[i] - a * v[i] - b * vp[i]);
+        if (t) t[i] = s[i] * vp[i];
+    }
     return GS_OK;
 }
 

@@ -71,10 +71,17 @@ typedef struct gs_amg_ops {
      * data-parallel path): the structural product, rows sorted, as gs_spgemm gives it */
     gs_status (*times_tentative)(const gs_csr *S, const gs_csr *T, gs_csr **C);
     /* the Lanczos steps of rho(D^-1 A): y = s .* (A (s .* x)) with s = sqrt(dinv), and the
-     * three-term update vp = c (w - a v - b vp) */
+     * three-term update vp = c (w - a v - b vp), with t = s .* vp (the next SpMV's input) when
+     * t is not NULL */
     gs_status (*scaled_spmv)(const gs_csr *A, const double *s, const double *x, double *y);
     gs_status (*lanczos_update)(int64_t n, const double *w, const double *v, double a, double b,
-                                double c, double *vp);
+                                double c, double *vp, const double *s, double *t);
+    /* the cycle recorded once and replayed (NULL on the host): begin capturing the stream's
+     * work, end it into an executable graph (also after a failure inside), replay, free */
+    gs_status (*graph_begin)(void);
+    gs_status (*graph_end)(void **exec);
+    gs_status (*graph_launch)(void *exec);
+    void (*graph_destroy)(void *exec);
 } gs_amg_ops;
 
 extern const gs_amg_ops gs_amg_host_ops;
