@@ -133,7 +133,7 @@ static gs_status load_rhs(const gs_config *c, gs_problem *p)
         r = "ones";
     }
     if (strcmp(r, "ones") == 0 || strcmp(r, "random") == 0 || strcmp(r, "Ax") == 0) {
-        GS_CHECK(gs_alloc_array((size_t)n, sizeof(double), "right-hand side", (void **)&p->b));
+        GS_CHECK(gs_alloc_pinned((size_t)n, sizeof(double), "right-hand side", (void **)&p->b));
         if (strcmp(r, "random") == 0) {
             gs_gen_random_vector((uint64_t)c->problem.generate.seed, p->b, n);
         } else if (strcmp(r, "Ax") == 0) {
@@ -172,7 +172,7 @@ static gs_status load_x0(const gs_config *c, gs_problem *p)
         r = "zero";
     }
     if (strcmp(r, "zero") == 0 || strcmp(r, "random") == 0) {
-        GS_CHECK(gs_alloc_array((size_t)n, sizeof(double), "initial guess", (void **)&p->x0));
+        GS_CHECK(gs_alloc_pinned((size_t)n, sizeof(double), "initial guess", (void **)&p->x0));
         if (strcmp(r, "random") == 0)
             gs_gen_random_vector((uint64_t)c->problem.generate.seed + 1, p->x0, n);
         else
