@@ -2,7 +2,8 @@
 # scripts/gpu-sanitize.sh OUTDIR [TOOL ...]: on the GPU machine, after scripts/gpu-check.sh has
 # built build-gpu, run every gpu-labelled test under compute-sanitizer with each TOOL (default:
 # memcheck racecheck synccheck initcheck) and write one log per (test, tool) into OUTDIR.
-# Prints a summary line per run; exits 1 when any run reports an error.
+# Prints a summary line per run; exits 1 when any run reports an error. TESTS=REGEX limits the
+# run to the tests whose name matches (e.g. TESTS=test_amg_gpu); LIMIT=SECONDS bounds each run.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-sanitize.sh OUTDIR [memcheck|racecheck|synccheck|initcheck ...]}
 shift
@@ -19,13 +20,14 @@ export OMP_NUM_THREADS=4
 bad=0
 for t in "${tests[@]}"; do
     name=$(basename "${t%% *}")
+    [[ "$name" =~ ${TESTS:-.} ]] || continue
     for tool in $tools; do
         log=$out/$name.$tool.log
         # API errors are gsolve's to handle (the out-of-memory tests provoke them on purpose)
         extra="--report-api-errors no"
         [ "$tool" = memcheck ] && extra="$extra --leak-check full"
         # shellcheck disable=SC2086
-        (cd "$build" && "$cs" --tool "$tool" --error-exitcode 99 $extra --print-limit 20 $t) \
+        (cd "$build" && timeout "${LIMIT:-3600}" "$cs" --tool "$tool" --error-exitcode 99 $extra --print-limit 20 $t) \
             > "$log" 2>&1
         rc=$?
         summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
