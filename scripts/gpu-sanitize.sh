@@ -14,7 +14,7 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 mkdir -p "$out"
 [ -x "$cs" ] || { echo "compute-sanitizer not found"; exit 2; }
 # the gpu tests and their arguments, as ctest knows them
-mapfile -t tests < <(cd "$build" && ctest -L gpu -N -V | sed -n 's/^[0-9]*: Test command: //p')
+mapfile -t tests < <(cd "$build" && ctest -L gpu -N -V | sed -n 's/^[0-9]*: Test command: //p' | tr -d '"')
 export GS_MATRICES=$here/shared/matrices GS_TEST_DATA=$here/tests/data GS_BIN=$build/gsolve
 export OMP_NUM_THREADS=4
 bad=0
