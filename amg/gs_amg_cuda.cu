@@ -47,13 +47,6 @@ template <int G> static __device__ __forceinline__ double group_sum(double v, un
     return v;
 }
 
-template <int G> static __device__ __forceinline__ int group_isum(int v, unsigned m)
-{
-#pragma unroll
-    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(m, v, off, G);
-    return v;
-}
-
 template <int G> static __device__ __forceinline__ uint64_t group_max(uint64_t v, unsigned m)
 {
 #pragma unroll
@@ -423,9 +416,9 @@ static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
     uint64_t *key = NULL, *m1 = NULL, *m2 = NULL;
     int32_t *flag = NULL, *id = NULL, *tmp = NULL;
     int *d_und = NULL;
-    /* one thread per row: the stencil-like graphs' neighbour keys are read coalesced across a
-     * warp's consecutive rows (groups of lanes measured slower here on the H200) */
-    const int g = 1;
+    /* one thread per row (the kernels' G = 1): the stencil-like graphs' neighbour keys are
+     * read coalesced across a warp's consecutive rows (groups of lanes measured slower here on
+     * the H200) */
     const double deg = n > 0 ? (double)S->nnz / n : 0.0;
     size_t nb = ((size_t)n + 1) * sizeof(uint64_t);
     *nagg = 0;
@@ -444,8 +437,9 @@ static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
             mis_update<<<GRID(n)>>>(n, m2, key, d_und);
             GS_CUDA_LAUNCHED("mis_two_hop");
         } else {
-            LAUNCH_G(g, n, mis_max1, n, S->rowptr, S->colind, key, m1);
-            LAUNCH_G(g, n, mis_max2_update, n, S->rowptr, S->colind, m1, key, d_und);
+            mis_max1<1><<<GRID(n)>>>(n, S->rowptr, S->colind, key, m1);
+            mis_max2_update<1><<<GRID(n)>>>(n, S->rowptr, S->colind, m1, key, d_und);
+            GS_CUDA_LAUNCHED("mis rounds");
         }
         GS_CHECK(gs_cuda_d2h(&und, d_und, sizeof und));
         if (!und) break;
@@ -459,9 +453,10 @@ static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
     GS_CUDA_LAUNCHED("root_flags");
     GS_CUDA_CALL(cudaMemsetAsync(flag + n, 0, sizeof *flag, gs_cuda_g.stream));
     GS_CHECK(scan_counts(flag, id, n, nagg));
-    LAUNCH_G(g, n, agg_round1, n, S->rowptr, S->colind, key, id, agg);
-    LAUNCH_G(g, n, agg_round2, n, S->rowptr, S->colind, key, agg, tmp);
-    LAUNCH_G(g, n, agg_round2, n, S->rowptr, S->colind, key, tmp, agg);
+    agg_round1<1><<<GRID(n)>>>(n, S->rowptr, S->colind, key, id, agg);
+    agg_round2<1><<<GRID(n)>>>(n, S->rowptr, S->colind, key, agg, tmp);
+    agg_round2<1><<<GRID(n)>>>(n, S->rowptr, S->colind, key, tmp, agg);
+    GS_CUDA_LAUNCHED("aggregate rounds");
 done:
     gs_cuda_free(key);
     gs_cuda_free(m1);

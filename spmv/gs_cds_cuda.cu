@@ -45,22 +45,6 @@ static __global__ void row_starts_kernel(int32_t rows, const int32_t *__restrict
     }
 }
 
-/* n / b for n >= 0 and a warp-uniform b: a constant divisor (multiply and shift) for b <= 8 */
-static __device__ __forceinline__ int32_t div_small(int32_t n, int b)
-{
-    switch (b) {
-    case 1: return n;
-    case 2: return n / 2;
-    case 3: return n / 3;
-    case 4: return n / 4;
-    case 5: return n / 5;
-    case 6: return n / 6;
-    case 7: return n / 7;
-    case 8: return n / 8;
-    default: return n / b;
-    }
-}
-
 /* bit (o + shift) of each candidate's region set for every entry's block offset
  * o = j/b - i/b, and count[q] += 1 the first time a bit is set. A bit already set is seen by
  * an L2 read (__ldcg: atomics live in L2), and lanes of a warp that still need the same bit
@@ -84,7 +68,10 @@ static __global__ void mark_offsets_kernel(int32_t nnz, const int32_t *__restric
                 long long bit = -1;
                 bool need = false;
                 if (ok) {
-                    bit = cand.base[q] + (div_small(j, bq) - div_small(i, bq)) + cand.shift[q];
+                    bit = cand.base[q] +
+                          ((int32_t)gs_div_small((uint32_t)j, bq) -
+                           (int32_t)gs_div_small((uint32_t)i, bq)) +
+                          cand.shift[q];
                     need = !((__ldcg(flags + (bit >> 5)) >> (bit & 31)) & 1u);
                 }
                 if (__any_sync(0xffffffffu, need)) {

@@ -140,4 +140,21 @@ gs_status gs_cuda_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y);
 gs_status gs_cuda_csr_spmv_own(const gs_csr *A, const gs_vec *x, gs_vec *y);
 }
 
+/* n / b for a warp-uniform b: a constant divisor (multiply and shift) for b <= 8; the block
+ * index of a row or column in the CDS detection and the feature pass */
+static __device__ __forceinline__ uint32_t gs_div_small(uint32_t n, int b)
+{
+    switch (b) {
+    case 1: return n;
+    case 2: return n / 2;
+    case 3: return n / 3;
+    case 4: return n / 4;
+    case 5: return n / 5;
+    case 6: return n / 6;
+    case 7: return n / 7;
+    case 8: return n / 8;
+    default: return n / (uint32_t)b;
+    }
+}
+
 #endif

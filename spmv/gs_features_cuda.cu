@@ -52,22 +52,6 @@ enum {
     ACC_N = ACC_K + GS_CDS_DETECT_MAX
 };
 
-/* n / b for n >= 0 and a warp-uniform b: a constant divisor for b <= 8 */
-static __device__ __forceinline__ uint32_t div_small(uint32_t n, int b)
-{
-    switch (b) {
-    case 1: return n;
-    case 2: return n / 2;
-    case 3: return n / 3;
-    case 4: return n / 4;
-    case 5: return n / 5;
-    case 6: return n / 6;
-    case 7: return n / 7;
-    case 8: return n / 8;
-    default: return n / (uint32_t)b;
-    }
-}
-
 /* a full 32-bit mix: the tables take the low bits, and a stencil's offsets often differ by
  * multiples of 2^16 (a 256^3 grid's +-65536), which a plain multiplicative hash would put on
  * one slot */
@@ -236,8 +220,8 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                     const int bq = cand.b[q];
 #pragma unroll
                     for (int u = 0; u < FEAT_UNROLL; u++) {
-                        const uint32_t o = div_small((uint32_t)jv[u], bq) + cand.shift[q] -
-                                           div_small((uint32_t)iv[u], bq);
+                        const uint32_t o = gs_div_small((uint32_t)jv[u], bq) + cand.shift[q] -
+                                           gs_div_small((uint32_t)iv[u], bq);
                         /* the first three probes find a known offset (a stencil's few
                          * offsets seldom sit further: no lane diverges into set_add for
                          * them); set_add does the rest */
