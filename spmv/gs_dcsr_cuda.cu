@@ -220,49 +220,65 @@ done:
     return st;
 }
 
-/* out[i] = in[i] for i < n (values below 2^31) */
-static __global__ void narrow_kernel(int64_t n, const int64_t *__restrict__ in, int32_t *out)
+/* L lanes per row (L a power of two <= 32): copy row i's entries, in order, to nc/nv from
+ * rp[i] (the rows of the result of to_csr; short rows do not leave most of a warp idle) */
+static __global__ void gather_rows_kernel(int32_t rows, int L, int k, int64_t pitch,
+                                          const int32_t *__restrict__ offsets,
+                                          const int32_t *__restrict__ sizes,
+                                          const int32_t *__restrict__ ci,
+                                          const double *__restrict__ v,
+                                          const int32_t *__restrict__ rp, int32_t *nc, double *nv)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        out[i] = (int32_t)in[i];
+    const int l = threadIdx.x & (L - 1);
+    const int64_t ng = ((int64_t)gridDim.x * blockDim.x) / L;
+    for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / L; i < rows; i += ng) {
+        const int64_t rl = sizes[i], d = rp[i];
+        int64_t idx = 0;
+        for (int s = 0; s < k && idx < rl; s++) {
+            const int64_t st = offsets[s * pitch + 2 * i], en = offsets[s * pitch + 2 * i + 1];
+            const int64_t n = en - st < rl - idx ? en - st : rl - idx;
+            for (int64_t j = l; j < n; j += L) {
+                nc[d + idx + j] = __ldcs(ci + st + j);
+                nv[d + idx + j] = __ldcs(v + st + j);
+            }
+            idx += n;
+        }
+    }
 }
 
-/* rowptr = scan of sizes; nnz read back; rows gathered in order; adopted as a device CSR */
+/* rowptr = scan of sizes (the stored entries are below 2^31, so 32-bit sums do); nnz read
+ * back; rows gathered in order by lane groups sized to the mean row; adopted as a device CSR */
 extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
     const int64_t n1 = (int64_t)D->rows + 1;
-    int64_t *room = NULL, *scan = NULL, nnz = 0;
-    int32_t *rp = NULL, *ci = NULL;
+    int32_t *rp = NULL, *ci = NULL, nnz = 0;
     double *v = NULL;
+    void *tmp = NULL;
+    size_t bytes = 0;
     *out = NULL;
-    GS_CHECK(gs_cuda_alloc((size_t)n1 * sizeof *room, "DCSR row sizes", (void **)&room));
-    GS_CHECK(gs_cuda_alloc((size_t)n1 * sizeof *scan, "DCSR row offsets", (void **)&scan));
-    room_kernel<<<gs_cuda_grid(n1), GS_CUDA_THREADS, 0, s>>>(D->rows, NULL, D->sizes, NULL, room);
-    GS_CUDA_LAUNCHED("dcsr_room");
-    GS_CHECK(scan64(room, scan, n1));
-    GS_CHECK(gs_cuda_d2h(&nnz, scan + D->rows, sizeof nnz));
-    if (nnz > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "DCSR to CSR: %lld entries exceed 32-bit indices",
-                (long long)nnz);
     GS_CHECK(gs_cuda_alloc((size_t)n1 * sizeof *rp, "CSR row pointers", (void **)&rp));
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, D->sizes, rp, n1, s));
+    GS_CHECK(gs_cuda_alloc(bytes, "DCSR scan scratch", &tmp));
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, D->sizes, rp, n1, s));
+    GS_CHECK(gs_cuda_d2h(&nnz, rp + D->rows, sizeof nnz));
+    if (nnz < 0) GS_FAIL(GS_ERR_INTERNAL, "DCSR to CSR: row sizes sum beyond 2^31 - 1");
     GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *ci, "CSR column indices", (void **)&ci));
     GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *v, "CSR values", (void **)&v));
-    narrow_kernel<<<gs_cuda_grid(n1), GS_CUDA_THREADS, 0, s>>>(n1, scan, rp);
-    GS_CUDA_LAUNCHED("dcsr_narrow");
     if (D->rows > 0) {
-        gather_kernel<<<warp_grid(D->rows), GS_CUDA_THREADS, 0, s>>>(
-            D->rows, D->k, D->pitch, D->offsets, D->sizes, D->colind, D->val, scan, ci, v, 0, NULL);
+        int L = 1;
+        while (L < 32 && (int64_t)L * D->rows < nnz) L *= 2;
+        const int64_t blocks = ((int64_t)D->rows * L + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
+        gather_rows_kernel<<<(unsigned)(blocks > 65536 ? 65536 : blocks), GS_CUDA_THREADS, 0, s>>>(
+            D->rows, L, D->k, D->pitch, D->offsets, D->sizes, D->colind, D->val, rp, ci, v);
         GS_CUDA_LAUNCHED("dcsr_to_csr_gather");
     }
-    GS_CHECK(gs_cuda_csr_adopt(D->rows, D->cols, (int32_t)nnz, rp, ci, v, out));
+    GS_CHECK(gs_cuda_csr_adopt(D->rows, D->cols, nnz, rp, ci, v, out));
     rp = ci = NULL;
     v = NULL;
 done:
-    gs_cuda_free(room);
-    gs_cuda_free(scan);
+    gs_cuda_free(tmp);
     gs_cuda_free(rp);
     gs_cuda_free(ci);
     gs_cuda_free(v);

@@ -3,10 +3,21 @@
  *
  * Methods: HOST (Gustavson with a dense accumulator per thread, OpenMP; the reference), DCSR (the
  * device row-binned SpGEMM of King et al. 2016, section III-B: rows binned by partial products
- * 1-32, 33-64, ..., 1025-2048 and 2049+, a kernel per bin that forms and reduces a row's products
+ * 1-32, 33-64, ..., 2049-4096 and 4097+, a kernel per bin that forms and reduces a row's products
  * in shared memory and appends the row to a DCSR result with one bump-pointer allocation; the
  * largest bin in global memory; then defragmentation into an exact CSR) and CUSPARSE
  * (cusparseSpGEMM, the comparison path). AUTO picks HOST for host inputs, DCSR for device ones.
+ *
+ * DCSR places a row in one of two ways. Reserved (the products number at most 2^29, and that
+ * much device memory is free): C's capacity is the products, and row r's segment starts at the
+ * products of the rows before it (an exclusive scan), so no row waits on a shared bump pointer
+ * and nothing is sampled or redone. Sampled (beyond that): C's capacity is estimated from a
+ * sample of each bin's rows, rows take segments from the bump pointer as they finish (one
+ * atomic per block), and rows that find it exhausted are redone after C grows. Environment:
+ * GSOLVE_SPGEMM_BOUND_MAX=N (entries) moves the 2^29 limit (0: always sampled);
+ * GSOLVE_SPGEMM_TRACE=1 prints one line per device product on stderr (products, entries, mode,
+ * capacity, rows redone, rows per bin, and the time of each stage, the stream drained between
+ * stages, so traced products run a little slower).
  *
  * The result lives where the inputs live. It is the structural product: rows sorted by column,
  * no duplicates, and an entry for every (i, j) reached by some a_ik b_kj even when the sum
@@ -33,7 +44,9 @@ typedef enum gs_spgemm_method {
     GS_SPGEMM_CUSPARSE
 } gs_spgemm_method;
 
-#define GS_SPGEMM_BINS 9 /* 0: no products; 1: 1-32, 2: 33-64, ..., 7: 1025-2048; 8: 2049+ */
+#define GS_SPGEMM_BINS                                                                             \
+    10 /* 0: no products; 1: 1-32, 2: 33-64, ..., 7: 1025-2048, 8: 2049-4096                       \
+         (shared memory); 9: 4097+ (global memory) */
 
 /* What one product (or Galerkin product) did; filled where the method knows it. */
 typedef struct gs_spgemm_info {

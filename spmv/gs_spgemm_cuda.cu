@@ -3,16 +3,21 @@
  * Galerkin product R (A P).
  *
  * DCSR method: (1) count each row's partial products; (2) bin the rows by that count (CUB radix
- * sort on the bin label): 1-32, 33-64, ..., 1025-2048 in shared memory, 2049+ in global memory;
- * (3) estimate C's entries from a sample of each bin's rows (the same kernels, counting only) and
- * create a DCSR C with that capacity; (4) per bin, a group of T threads per row forms the row's
- * products into a shared-memory hash table (the bin bounds the products, so the table never
- * fills), compacts it, sorts it by rank and appends the row to C through one bump-pointer
- * allocation per block; (5) rows whose allocation found the capacity exhausted are listed, C
- * grows by exactly what they need and they run again; (6) defragmentation (Algorithm 4) gives
- * the exact CSR. All on gs_cuda_g.stream; the counts read back synchronize a few times.
- */
+ * sort on the bin label): 1-32, 33-64, ..., 2049-4096 in shared memory, 4097+ first in a
+ * 4096-slot shared table and, when a row has more columns than that, in global memory;
+ * (3) place the rows: reserved (few products a row, or few in all: C's capacity is the
+ * products and row r's segment starts at the products before it) or sampled (C's capacity
+ * estimated from a sample of each bin's rows, rows take segments from a bump pointer, one
+ * atomic per block); (4) per bin, a group of T threads per row forms the row's products into a
+ * shared-memory hash table (the bin bounds the products, so the table never fills), compacts
+ * it, and each entry lands at its rank among the row's columns (groups of up to 32 lanes work
+ * warp-synchronously: ballots, shuffles, no block barrier); (5) sampled rows that found the
+ * capacity exhausted are listed, C grows by exactly what they need and they run again;
+ * (6) defragmentation (Algorithm 4) gives the exact CSR. All on gs_cuda_g.stream; the counts
+ * read back synchronize a few times (two in the reserved case without spilled rows). */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cub/cub.cuh>
@@ -20,6 +25,7 @@
 #include "gs_cuda_impl.h"
 #include "gs_dcsr.h"
 #include "gs_spgemm.h"
+#include "gs_time.h"
 
 /* ---- device memory held by one call (peak includes the result, not the inputs) ---- */
 #define TRACK_MAX 64
@@ -72,15 +78,17 @@ static size_t csr_bytes(const gs_csr *C)
 }
 
 /* ---- products per row and bins ---- */
-enum {
-    C_CNT = 0,
-    C_PROD = 9,
-    C_MAX = 18,
-    C_SOUT = 20,
-    C_SROWS = 29,
-    C_NFAIL = 40,
-    C_NEED = 41,
-    C_N = 48
+enum { /* the counters (ctl): rows and products per bin, the largest last-bin row, sampled
+          entries and rows per bin, rows that found the capacity exhausted and their entries */
+       C_CNT = 0,
+       C_PROD = C_CNT + GS_SPGEMM_BINS,
+       C_MAX = C_PROD + GS_SPGEMM_BINS,
+       C_SOUT = C_MAX + 1,
+       C_SROWS = C_SOUT + GS_SPGEMM_BINS,
+       C_NFAIL = C_SROWS + GS_SPGEMM_BINS,
+       C_NEED,
+       C_SPILL, /* last-bin rows whose columns did not fit the shared table */
+       C_N
 };
 
 typedef struct sg_args {
@@ -90,7 +98,10 @@ typedef struct sg_args {
     double *cval;
     unsigned long long *top, *ctl;
     int64_t capacity;
-    int32_t *failed; /* rows whose allocation did not fit */
+    int32_t *failed;      /* rows whose allocation did not fit */
+    const int64_t *pbase; /* reserved mode: row r's segment starts at pbase[r] (the products
+                             before it), no bump pointer; NULL: bump-pointer allocation */
+    int32_t *spill;       /* last-bin rows left to the global-memory kernel (ctl[C_SPILL]) */
 } sg_args;
 
 static __device__ __forceinline__ int prod_bin(int64_t p)
@@ -98,8 +109,8 @@ static __device__ __forceinline__ int prod_bin(int64_t p)
     if (p == 0) return 0;
     if (p <= 32) return 1;
     int b = 6;
-    while (b < 12 && ((int64_t)1 << b) < p) b++;
-    return b - 4; /* 33-64 -> 2, ..., 1025-2048 -> 7, 2049+ -> 8 */
+    while (b < 13 && ((int64_t)1 << b) < p) b++;
+    return b - 4; /* 33-64 -> 2, ..., 2049-4096 -> 8, 4097+ -> 9 */
 }
 
 /* prod[i] = sum over row i of A of the lengths of the rows of B it selects */
@@ -119,12 +130,18 @@ static __global__ void count_kernel(int32_t rows, const int32_t *__restrict__ ar
 }
 
 /* for the rows list[j] (or j), j < n: key = bin, idx = row; ctl: rows and products per bin, the
- * most products of a bin-8 row (block histograms first) */
+ * most products of a last-bin row. Each thread sums its rows per bin in registers and a warp adds
+ * the bins its lanes hold (most warps: one bin) with shuffles, so the shared histogram sees one
+ * atomic per warp and bin instead of one per row (same-address shared atomics serialize). */
 static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ list,
                                        const int64_t *__restrict__ prod, unsigned char *key,
                                        int32_t *idx, unsigned long long *ctl)
 {
     __shared__ unsigned long long hc[GS_SPGEMM_BINS], hp[GS_SPGEMM_BINS], hm;
+    unsigned long long c[GS_SPGEMM_BINS], sp[GS_SPGEMM_BINS], mx = 0;
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int b = 0; b < GS_SPGEMM_BINS; b++) c[b] = sp[b] = 0;
     for (int b = threadIdx.x; b < GS_SPGEMM_BINS; b += blockDim.x) hc[b] = hp[b] = 0;
     if (threadIdx.x == 0) hm = 0;
     __syncthreads();
@@ -132,12 +149,30 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
          j += (int64_t)gridDim.x * blockDim.x) {
         const int32_t r = list ? list[j] : (int32_t)j;
         const int64_t p = prod[r];
-        const int b = prod_bin(p);
-        key[j] = (unsigned char)b;
+        const int bin = prod_bin(p);
+        key[j] = (unsigned char)bin;
         idx[j] = r;
-        atomicAdd(&hc[b], 1ull);
-        atomicAdd(&hp[b], (unsigned long long)p);
-        if (b == GS_SPGEMM_BINS - 1) atomicMax(&hm, (unsigned long long)p);
+#pragma unroll
+        for (int b = 0; b < GS_SPGEMM_BINS; b++)
+            if (bin == b) c[b]++, sp[b] += (unsigned long long)p;
+        if (bin == GS_SPGEMM_BINS - 1 && (unsigned long long)p > mx) mx = (unsigned long long)p;
+    }
+#pragma unroll
+    for (int b = 0; b < GS_SPGEMM_BINS; b++) {
+        if (!__any_sync(0xffffffffu, c[b] != 0)) continue; /* warp-uniform */
+        unsigned long long cc = c[b], ss = sp[b];
+        for (int off = 16; off > 0; off >>= 1) {
+            cc += __shfl_down_sync(0xffffffffu, cc, off);
+            ss += __shfl_down_sync(0xffffffffu, ss, off);
+        }
+        if (lane == 0) atomicAdd(&hc[b], cc), atomicAdd(&hp[b], ss);
+    }
+    if (__any_sync(0xffffffffu, mx != 0)) {
+        for (int off = 16; off > 0; off >>= 1) {
+            const unsigned long long o = __shfl_down_sync(0xffffffffu, mx, off);
+            mx = o > mx ? o : mx;
+        }
+        if (lane == 0) atomicMax(&hm, mx);
     }
     __syncthreads();
     for (int b = threadIdx.x; b < GS_SPGEMM_BINS; b += blockDim.x) {
@@ -148,7 +183,7 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
 }
 
 /* the binning of n rows (list or 0..n-1): perm = rows stably sorted by bin, start[] on the host
- * (bin b: perm[start[b] .. start[b+1])), products per bin and the largest bin-8 row */
+ * (bin b: perm[start[b] .. start[b+1])), products per bin and the largest last-bin row */
 typedef struct binning {
     int64_t start[GS_SPGEMM_BINS + 1], prod[GS_SPGEMM_BINS];
     unsigned long long maxp;
@@ -187,6 +222,39 @@ done:
 
 /* ---- the shared-memory bins ---- */
 
+/* The row's products into its group's hash table (keys/vals, S = 2^LOGS slots): sub-groups of
+ * G = 2^glog2 lanes take A's entries in turn, their lanes B's row (see bin_kernel). */
+template <int LOGS>
+static __device__ __forceinline__ void hash_row(const sg_args &a, int32_t row, int t, int T,
+                                                int glog2, int32_t *keys, double *vals, int *ovf)
+{
+    constexpr int S = 1 << LOGS;
+    const int G = 1 << glog2, nsub = T >> glog2, sub = t >> glog2, l = t & (G - 1);
+    const int32_t ae = __ldg(a.arp + row + 1);
+    for (int32_t ka = __ldg(a.arp + row) + sub; ka < ae; ka += nsub) {
+        const int32_t k = __ldg(a.acol + ka);
+        const double av = __ldg(a.aval + ka);
+        const int32_t be = __ldg(a.brp + k + 1);
+        for (int32_t kb = __ldg(a.brp + k) + l; kb < be; kb += G) {
+            const int32_t c = __ldg(a.bcol + kb);
+            const double v = av * __ldg(a.bval + kb);
+            unsigned h = ((unsigned)c * 0x9E3779B1u) >> (32 - LOGS);
+            for (int probe = 0;; probe++) {
+                if (probe == S) { /* more distinct columns than slots (last bin only) */
+                    *ovf = 1;
+                    return;
+                }
+                const int32_t prev = atomicCAS(keys + h, -1, c);
+                if (prev == -1 || prev == c) {
+                    atomicAdd(vals + h, v);
+                    break;
+                }
+                h = (h + 1) & (S - 1);
+            }
+        }
+    }
+}
+
 /* Rows with at most S = 2^LOGS products: RB groups of T threads per block, a group per row
  * (list[(block*RB + group)*stride]). The group's sub-groups of G = 2^glog2 lanes take A's
  * entries in turn, their lanes B's row: each product goes into the group's hash table (columns
@@ -200,8 +268,9 @@ __global__ void __launch_bounds__(T *RB)
                int count_only, int glog2, int bin)
 {
     constexpr int S = 1 << LOGS, ITEMS = S / T;
-    __shared__ int32_t keys[RB][S];
-    __shared__ double vals[RB][S];
+    extern __shared__ __align__(16) unsigned char smem[]; /* RB*S values, then RB*S columns */
+    double(*vals)[S] = reinterpret_cast<double(*)[S]>(smem);
+    int32_t(*keys)[S] = reinterpret_cast<int32_t(*)[S]>(smem + (size_t)RB * S * sizeof(double));
     __shared__ int cnt[RB];
     __shared__ int32_t rowid[RB];
     __shared__ long long base[RB];
@@ -209,31 +278,15 @@ __global__ void __launch_bounds__(T *RB)
     const int64_t item = ((int64_t)blockIdx.x * RB + g) * stride;
     const int32_t row = item < n ? list[item] : -1;
     for (int j = t; j < S; j += T) keys[g][j] = -1, vals[g][j] = 0.0;
-    if (t == 0) cnt[g] = 0, rowid[g] = row;
+    __shared__ int ovf[RB];
+    if (t == 0) cnt[g] = 0, rowid[g] = row, ovf[g] = 0;
     __syncthreads();
-    if (row >= 0) {
-        const int G = 1 << glog2, nsub = T >> glog2, sub = t >> glog2, l = t & (G - 1);
-        const int32_t ae = __ldg(a.arp + row + 1);
-        for (int32_t ka = __ldg(a.arp + row) + sub; ka < ae; ka += nsub) {
-            const int32_t k = __ldg(a.acol + ka);
-            const double av = __ldg(a.aval + ka);
-            const int32_t be = __ldg(a.brp + k + 1);
-            for (int32_t kb = __ldg(a.brp + k) + l; kb < be; kb += G) {
-                const int32_t c = __ldg(a.bcol + kb);
-                const double v = av * __ldg(a.bval + kb);
-                unsigned h = ((unsigned)c * 0x9E3779B1u) >> (32 - LOGS);
-                for (;;) {
-                    const int32_t prev = atomicCAS(&keys[g][h], -1, c);
-                    if (prev == -1 || prev == c) {
-                        atomicAdd(&vals[g][h], v);
-                        break;
-                    }
-                    h = (h + 1) & (S - 1);
-                }
-            }
-        }
+    if (row >= 0) hash_row<LOGS>(a, row, t, T, glog2, keys[g], vals[g], &ovf[g]);
+    __syncthreads();
+    if (row >= 0 && ovf[g] && t == 0) { /* the row goes to the global-memory kernel */
+        a.spill[atomicAdd(&a.ctl[C_SPILL], 1ull)] = row;
+        rowid[g] = -1; /* read after the next barriers: no place, no write */
     }
-    __syncthreads();
     int32_t rk[ITEMS];
     double rv[ITEMS];
 #pragma unroll
@@ -259,6 +312,15 @@ __global__ void __launch_bounds__(T *RB)
                 atomicAdd(&a.ctl[C_SROWS + bin], (unsigned long long)nrows);
             }
             for (int q = 0; q < RB; q++) base[q] = -1;
+        } else if (nrows && a.pbase) {
+            for (int q = 0; q < RB; q++)
+                if (rowid[q] >= 0) {
+                    const int32_t r = rowid[q];
+                    base[q] = a.pbase[r];
+                    a.offsets[2 * (int64_t)r] = (int32_t)base[q];
+                    a.offsets[2 * (int64_t)r + 1] = (int32_t)(base[q] + cnt[q]);
+                    a.sizes[r] = cnt[q];
+                }
         } else if (nrows) {
             const long long addr = (long long)atomicAdd(a.top, (unsigned long long)tot);
             const int fits = addr + tot <= a.capacity;
@@ -292,6 +354,113 @@ __global__ void __launch_bounds__(T *RB)
     }
 }
 
+/* The same product as bin_kernel for groups of T <= 32 lanes (bins 1-3): a warp holds 32/T
+ * rows and compacts each table with ballots, with no block barrier. Reserved (a.pbase): each
+ * row goes straight to its segment. Otherwise the block takes one bump-pointer allocation for
+ * its rows (shuffle scans of their sizes, one barrier): one global atomic per 256 threads, as a
+ * single address serializes them (a warp each made the 7-point 256^3 A*P slower). */
+template <int LOGS, int T>
+__global__ void __launch_bounds__(256)
+    warp_bin_kernel(sg_args a, const int32_t *__restrict__ list, int64_t n, int64_t stride,
+                    int count_only, int glog2, int bin)
+{
+    constexpr int S = 1 << LOGS, ITEMS = S / T, RB = 256 / T;
+    __shared__ int32_t keys[RB][S];
+    __shared__ double vals[RB][S];
+    const int g = threadIdx.x / T, t = threadIdx.x % T, lane = threadIdx.x & 31;
+    const int gl0 = lane & ~(T - 1); /* the group's first lane in the warp */
+    const unsigned gbits = T == 32 ? 0xffffffffu : ((1u << (T & 31)) - 1u);
+    const int64_t item = ((int64_t)blockIdx.x * RB + g) * stride;
+    const int32_t row = item < n ? list[item] : -1;
+    for (int j = t; j < S; j += T) keys[g][j] = -1, vals[g][j] = 0.0;
+    __syncwarp();
+    if (row >= 0) hash_row<LOGS>(a, row, t, T, glog2, keys[g], vals[g], NULL);
+    __syncwarp();
+    int32_t rk[ITEMS];
+    double rv[ITEMS];
+    int rp[ITEMS], m = 0;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        rk[i] = keys[g][t + i * T], rv[i] = vals[g][t + i * T];
+        const unsigned bal = (__ballot_sync(0xffffffffu, rk[i] >= 0) >> gl0) & gbits;
+        rp[i] = m + __popc(bal & ((1u << t) - 1u));
+        m += __popc(bal);
+    }
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (rk[i] >= 0) keys[g][rp[i]] = rk[i], vals[g][rp[i]] = rv[i];
+    __syncwarp();
+    long long b0 = -1;
+    if (a.pbase) { /* reserved: the row's segment was set aside from its products */
+        if (row >= 0) b0 = a.pbase[row];
+    } else { /* one bump-pointer allocation per block: warp scans of the sizes, then a barrier */
+        __shared__ unsigned long long wsum[8], wrows[8];
+        __shared__ long long wbase[8];
+        const int w = threadIdx.x >> 5;
+        const unsigned long long mine = (t == 0 && row >= 0) ? (unsigned long long)m : 0ull;
+        unsigned long long inc = mine, nr = (t == 0 && row >= 0) ? 1ull : 0ull;
+        for (int d = 1; d < 32; d <<= 1) {
+            const unsigned long long y = __shfl_up_sync(0xffffffffu, inc, d);
+            const unsigned long long z = __shfl_up_sync(0xffffffffu, nr, d);
+            if (lane >= d) inc += y, nr += z;
+        }
+        if (lane == 31) wsum[w] = inc, wrows[w] = nr;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            unsigned long long tot = 0, rows = 0;
+            for (int q = 0; q < 8; q++) wbase[q] = (long long)tot, tot += wsum[q], rows += wrows[q];
+            long long addr = -1;
+            if (rows && count_only) {
+                atomicAdd(&a.ctl[C_SOUT + bin], tot);
+                atomicAdd(&a.ctl[C_SROWS + bin], rows);
+            } else if (rows) {
+                addr = (long long)atomicAdd(a.top, tot);
+                if (addr + (long long)tot > a.capacity) addr = -2;
+            }
+            for (int q = 0; q < 8; q++) wbase[q] = addr < 0 ? addr : addr + wbase[q];
+        }
+        __syncthreads();
+        const long long wb = wbase[w];
+        const unsigned long long before = __shfl_sync(0xffffffffu, inc - mine, gl0);
+        if (row >= 0 && wb == -2 && t == 0) { /* capacity ran out: redone after C grows */
+            a.failed[atomicAdd(&a.ctl[C_NFAIL], 1ull)] = row;
+            atomicAdd(&a.ctl[C_NEED], (unsigned long long)m);
+        }
+        if (wb >= 0) b0 = wb + (long long)before;
+    }
+    if (row < 0 || b0 < 0) return;
+    if (t == 0) {
+        a.offsets[2 * (int64_t)row] = (int32_t)b0;
+        a.offsets[2 * (int64_t)row + 1] = (int32_t)(b0 + m);
+        a.sizes[row] = m;
+    }
+    for (int q = t; q < m; q += T) {
+        const int32_t ck = keys[g][q];
+        int r = 0;
+        for (int j = 0; j < m; j++) r += keys[g][j] < ck;
+        a.ccol[b0 + r] = ck;
+        a.cval[b0 + r] = vals[g][q];
+    }
+}
+
+template <int LOGS, int T>
+static gs_status launch_warp_bin(const sg_args &a, const int32_t *list, int64_t n, int64_t stride,
+                                 int count_only, int glog2, int bin)
+{
+    gs_status st = GS_OK;
+    int tl = 0;
+    while ((1 << tl) < T) tl++;
+    const int gl = glog2 < tl ? glog2 : tl;
+    const int64_t groups = (n + stride - 1) / stride, blocks = (groups + 256 / T - 1) / (256 / T);
+    if (blocks > 2147483647LL) GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: %lld rows", (long long)n);
+    warp_bin_kernel<LOGS, T>
+        <<<(unsigned)blocks, 256, 0, gs_cuda_g.stream>>>(a, list, n, stride, count_only, gl, bin);
+    GS_CUDA_LAUNCHED("spgemm_warp_bin");
+done:
+    return st;
+}
+
 template <int LOGS, int T, int RB>
 static gs_status launch_bin(const sg_args &a, const int32_t *list, int64_t n, int64_t stride,
                             int count_only, int glog2, int bin)
@@ -301,31 +470,37 @@ static gs_status launch_bin(const sg_args &a, const int32_t *list, int64_t n, in
     while ((1 << tl) < T) tl++;
     const int gl = glog2 < tl ? glog2 : tl;
     const int64_t groups = (n + stride - 1) / stride, blocks = (groups + RB - 1) / RB;
+    size_t smem;
     if (blocks > 2147483647LL) GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: %lld rows", (long long)n);
-    bin_kernel<LOGS, T, RB><<<(unsigned)blocks, T * RB, 0, gs_cuda_g.stream>>>(a, list, n, stride,
-                                                                               count_only, gl, bin);
+    smem = (size_t)RB * ((size_t)1 << LOGS) * 12;
+    if (smem > 32 * 1024) /* bin 8: 48 KB beside the static part, beyond the default limit */
+        GS_CUDA_CALL(cudaFuncSetAttribute(bin_kernel<LOGS, T, RB>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    bin_kernel<LOGS, T, RB><<<(unsigned)blocks, T * RB, smem, gs_cuda_g.stream>>>(
+        a, list, n, stride, count_only, gl, bin);
     GS_CUDA_LAUNCHED("spgemm_bin");
 done:
     return st;
 }
 
-/* bin b in 1..7 over list[0..n): S = 2^(b+4) slots per row, 12 KB of table per block (24 KB
- * for bin 7), 256 threads */
+/* bin b in 1..8 over list[0..n): S = 2^(b+4) slots per row, 12 KB of table per block (24 KB
+ * for bin 7, 48 KB for bin 8), 256 threads (512 for bin 8) */
 static gs_status run_shared_bin(int b, const sg_args &a, const int32_t *list, int64_t n,
                                 int64_t stride, int count_only, int glog2)
 {
     switch (b) {
-    case 1: return launch_bin<5, 8, 32>(a, list, n, stride, count_only, glog2, b);
-    case 2: return launch_bin<6, 16, 16>(a, list, n, stride, count_only, glog2, b);
-    case 3: return launch_bin<7, 32, 8>(a, list, n, stride, count_only, glog2, b);
+    case 1: return launch_warp_bin<5, 8>(a, list, n, stride, count_only, glog2, b);
+    case 2: return launch_warp_bin<6, 16>(a, list, n, stride, count_only, glog2, b);
+    case 3: return launch_warp_bin<7, 32>(a, list, n, stride, count_only, glog2, b);
     case 4: return launch_bin<8, 64, 4>(a, list, n, stride, count_only, glog2, b);
     case 5: return launch_bin<9, 128, 2>(a, list, n, stride, count_only, glog2, b);
     case 6: return launch_bin<10, 256, 1>(a, list, n, stride, count_only, glog2, b);
-    default: return launch_bin<11, 256, 1>(a, list, n, stride, count_only, glog2, b);
+    case 7: return launch_bin<11, 256, 1>(a, list, n, stride, count_only, glog2, b);
+    default: return launch_bin<12, 512, 1>(a, list, n, stride, count_only, glog2, b);
     }
 }
 
-/* ---- the global-memory bin (2049+ products): a block per row, tables of H = 2^logH ---- */
+/* ---- the global-memory bin (4097+ products): a block per row, tables of H = 2^logH ---- */
 
 /* the row's products into its global hash table, then compacted to ck/cv[b*H/2 ...];
  * beg/end delimit the compacted row for the segmented sort */
@@ -388,7 +563,8 @@ static __global__ void glob_write_kernel(sg_args a, const int32_t *__restrict__ 
     const int32_t row = list[c0 + b];
     const int m = end[b] - beg[b];
     if (threadIdx.x == 0) {
-        const long long addr = (long long)atomicAdd(a.top, (unsigned long long)m);
+        const long long addr =
+            a.pbase ? a.pbase[row] : (long long)atomicAdd(a.top, (unsigned long long)m);
         if (addr + m > a.capacity) {
             a.failed[atomicAdd(&a.ctl[C_NFAIL], 1ull)] = row;
             atomicAdd(&a.ctl[C_NEED], (unsigned long long)m);
@@ -408,9 +584,10 @@ static __global__ void glob_write_kernel(sg_args a, const int32_t *__restrict__ 
     }
 }
 
-#define GLOB_BUDGET ((size_t)256 << 20) /* bytes of tables per chunk of bin-8 rows */
+#define GLOB_BUDGET ((size_t)256 << 20) /* bytes of tables per chunk of last-bin rows */
 
-/* bin 8 over list[0..n): chunks of rows, each a hash kernel, a CUB segmented sort, a write */
+/* the last bin over list[0..n): chunks of rows, each a hash kernel, a CUB segmented sort, a write
+ */
 static gs_status run_global_bin(const sg_args &a, const int32_t *list, int64_t n,
                                 unsigned long long maxp, int32_t cols)
 {
@@ -454,11 +631,25 @@ static gs_status run_global_bin(const sg_args &a, const int32_t *list, int64_t n
         glob_write_kernel<<<(unsigned)mc, 256, 0, s>>>(a, list, c0, beg, end, sk, sv);
         GS_CUDA_LAUNCHED("spgemm_glob_write");
     }
-    GS_CUDA_CALL(cudaStreamSynchronize(s)); /* the tables are freed next */
-done:
+done: /* the frees are stream-ordered (gs_cuda_free): no wait for the kernels */
     tfree(tk), tfree(tv), tfree(ck), tfree(cv), tfree(sk), tfree(sv), tfree(beg), tfree(end);
     tfree(tmp);
     return st;
+}
+
+/* GSOLVE_SPGEMM_TRACE: milliseconds since the last call, after the stream drains (0 without it) */
+static int g_trace;
+static double g_bin_ms[GS_SPGEMM_BINS];
+static double stage_ms(int on)
+{
+    static double last;
+    double now;
+    if (!on) return 0.0;
+    (void)cudaStreamSynchronize(gs_cuda_g.stream);
+    now = gs_time_now();
+    const double d = 1e3 * (now - last);
+    last = now;
+    return d;
 }
 
 /* every bin's kernel over the binned rows perm (compute mode) */
@@ -469,10 +660,20 @@ static gs_status run_bins(const sg_args &a, const int32_t *perm, const binning *
     for (int b = 1; b < GS_SPGEMM_BINS; b++) {
         const int64_t n = bn->start[b + 1] - bn->start[b];
         if (n == 0) continue;
-        if (b < GS_SPGEMM_BINS - 1)
+        (void)stage_ms(g_trace);
+        if (b < GS_SPGEMM_BINS - 1) {
             GS_CHECK(run_shared_bin(b, a, perm + bn->start[b], n, 1, 0, glog2));
-        else
-            GS_CHECK(run_global_bin(a, perm + bn->start[b], n, bn->maxp, cols));
+        } else {
+            /* the 4096-slot shared table first: rows of many products mostly have far fewer
+             * columns (a Galerkin row: thousands of products, tens of columns), and shared
+             * atomics beat global ones on a few hot columns; rows with more columns than
+             * slots spill to the global-memory tables */
+            unsigned long long nspill = 0;
+            GS_CHECK(run_shared_bin(GS_SPGEMM_BINS - 2, a, perm + bn->start[b], n, 1, 0, glog2));
+            GS_CHECK(gs_cuda_d2h(&nspill, a.ctl + C_SPILL, sizeof nspill));
+            if (nspill > 0) GS_CHECK(run_global_bin(a, a.spill, (int64_t)nspill, bn->maxp, cols));
+        }
+        g_bin_ms[b] += stage_ms(g_trace);
     }
 done:
     return st;
@@ -483,29 +684,66 @@ static __global__ void set_ull_kernel(unsigned long long *p, unsigned long long 
     *p = v;
 }
 
-/* C's capacity: each shared bin's sampled entries per row times its rows, bin 8 bounded by its
- * products, plus 3% */
+/* Reserved mode: when C's products number at most this many (2^29: 6 GB of columns and values),
+ * C's capacity is the products and row r's segment is reserved at the products of the rows
+ * before it, so the rows need no bump pointer (whose single address serializes the atomics of
+ * millions of rows) and nothing is sampled or redone. Beyond it, or when that much device
+ * memory is not free, the capacity is estimated from a sample and rows take segments from the
+ * bump pointer as they finish. GSOLVE_SPGEMM_BOUND_MAX (entries) overrides the limit: the
+ * tests set 0 to run the sampled path and its capacity growth. */
+static int64_t bound_max(void)
+{
+    const char *e = getenv("GSOLVE_SPGEMM_BOUND_MAX");
+    const int64_t v = e && *e ? (int64_t)strtoll(e, NULL, 10) : ((int64_t)1 << 29);
+    return v < GS_MAX_INDEX - 1024 ? v : GS_MAX_INDEX - 1024; /* DCSR offsets are 32-bit */
+}
+
+/* Reserved mode also needs short rows (at most this many products a row on average) or a small
+ * product: rows of many products mostly sum many into few entries (a Galerkin R (A P): 320
+ * products, 34 entries), and reserving their products costs more (a 6 GB allocation, 3 ms at
+ * 256^3) than the sampled estimate (0.7 ms) */
+#define RESERVE_PER_ROW 128
+#define RESERVE_ALWAYS ((int64_t)64 << 20)
+
+/* pbase[0..n1) = exclusive sum of prod[0..n1) (prod[n1 - 1] is set to 0 here) */
+static gs_status scan_products(int64_t *prod, int64_t *pbase, int64_t n1)
+{
+    gs_status st = GS_OK;
+    void *tmp = NULL;
+    size_t bytes = 0;
+    cudaStream_t s = gs_cuda_g.stream;
+    GS_CUDA_CALL(cudaMemsetAsync(prod + n1 - 1, 0, sizeof *prod, s));
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, prod, pbase, n1, s));
+    GS_CHECK(talloc(bytes, "SpGEMM scan scratch", &tmp));
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, prod, pbase, n1, s));
+done:
+    tfree(tmp);
+    return st;
+}
+
+#define SAMPLED_BINS 8 /* bins 1-7 are sampled; the rows of 2049+ products take their products */
+
+/* C's capacity: bins 1-7's sampled entries per row times their rows, the bins above bounded by
+ * their products (at most cols a row), plus 3% */
 static gs_status estimate(const sg_args &a, const int32_t *perm, const binning *bn, int glog2,
                           int32_t cols, int64_t *cap)
 {
     gs_status st = GS_OK;
     unsigned long long h[C_N];
     double est = 0.0;
-    for (int b = 1; b < GS_SPGEMM_BINS - 1; b++) {
+    for (int b = 1; b < SAMPLED_BINS; b++) {
         const int64_t n = bn->start[b + 1] - bn->start[b];
         if (n > 0)
             GS_CHECK(run_shared_bin(b, a, perm + bn->start[b], n, n > 512 ? n / 512 : 1, 1, glog2));
     }
     GS_CHECK(gs_cuda_d2h(h, a.ctl, sizeof h));
-    for (int b = 1; b < GS_SPGEMM_BINS - 1; b++)
+    for (int b = 1; b < SAMPLED_BINS; b++)
         if (h[C_SROWS + b])
             est += (double)h[C_SOUT + b] / (double)h[C_SROWS + b] *
                    (double)(bn->start[b + 1] - bn->start[b]);
-    {
-        const int64_t n8 = bn->start[GS_SPGEMM_BINS] - bn->start[GS_SPGEMM_BINS - 1];
-        const double bound = (double)n8 * cols;
-        est += (double)bn->prod[GS_SPGEMM_BINS - 1] < bound ? (double)bn->prod[GS_SPGEMM_BINS - 1]
-                                                            : bound;
+    for (int b = SAMPLED_BINS; b < GS_SPGEMM_BINS; b++) { /* few rows, many products: bounded */
+        const double n = (double)(bn->start[b + 1] - bn->start[b]) * cols;
+        est += (double)bn->prod[b] < n ? (double)bn->prod[b] : n;
     }
     est = est * 1.03 + 1024.0;
     *cap = est > (double)GS_MAX_INDEX ? GS_MAX_INDEX : (int64_t)est;
@@ -551,16 +789,20 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
     const int64_t rows = A->rows, n1 = rows + 1;
-    int64_t *prod = NULL, cap = 0, retried = 0, total = 0;
+    int64_t *prod = NULL, *pbase = NULL, cap = 0, retried = 0, total = 0;
     unsigned char *key = NULL, *key2 = NULL;
-    int32_t *idx = NULL, *perm = NULL, *failed = NULL, *list2 = NULL;
+    int32_t *idx = NULL, *perm = NULL, *failed = NULL, *list2 = NULL, *spill = NULL;
     unsigned long long *ctl = NULL, h[C_N];
     gs_dcsr *D = NULL;
     const gs_dcsr_params dp = {1, 0, 0.0};
     binning bn, bn2;
     sg_args a;
-    int glog2 = 0;
+    int glog2 = 0, reserved = 0;
+    double ms_bin = 0, ms_cap = 0, ms_run = 0, ms_csr = 0;
     *C = NULL;
+    g_trace = getenv("GSOLVE_SPGEMM_TRACE") != NULL;
+    memset(g_bin_ms, 0, sizeof g_bin_ms);
+    (void)stage_ms(g_trace);
     GS_CHECK(talloc((size_t)n1 * 8, "SpGEMM products per row", (void **)&prod));
     GS_CHECK(talloc((size_t)n1, "SpGEMM bin labels", (void **)&key));
     GS_CHECK(talloc((size_t)n1, "SpGEMM bin labels", (void **)&key2));
@@ -568,12 +810,14 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM bin rows", (void **)&perm));
     GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM failed rows", (void **)&failed));
     GS_CHECK(talloc(sizeof h, "SpGEMM counters", (void **)&ctl));
+    GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM spilled rows", (void **)&spill));
     if (rows > 0) {
         count_kernel<<<gs_cuda_grid(rows), GS_CUDA_THREADS, 0, s>>>(A->rows, A->rowptr, A->colind,
                                                                     B->rowptr, prod);
         GS_CUDA_LAUNCHED("spgemm_count");
     }
     GS_CHECK(bin_rows(rows, NULL, prod, key, key2, idx, perm, ctl, &bn));
+    ms_bin = stage_ms(g_trace);
     for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
     {
         const double meanB = B->rows > 0 ? (double)B->nnz / B->rows : 0.0;
@@ -582,16 +826,39 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     memset(&a, 0, sizeof a);
     a.arp = A->rowptr, a.acol = A->colind, a.aval = A->val;
     a.brp = B->rowptr, a.bcol = B->colind, a.bval = B->val;
-    a.ctl = ctl, a.failed = failed;
+    a.ctl = ctl, a.failed = failed, a.spill = spill;
     GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
-    GS_CHECK(estimate(a, perm, &bn, glog2, B->cols, &cap));
-    GS_CHECK(gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D));
+    if (total <= bound_max() && (total <= RESERVE_ALWAYS || total <= RESERVE_PER_ROW * rows)) {
+        /* reserved: row r's segment at the products before it */
+        GS_CHECK(talloc((size_t)n1 * 8, "SpGEMM row segments", (void **)&pbase));
+        GS_CHECK(scan_products(prod, pbase, n1));
+        cap = total + 1024;
+        st = gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D);
+        if (st == GS_ERR_NOMEM) { /* no room for the bound: sample as below */
+            gs_error_clear();
+            st = GS_OK;
+            tfree(pbase);
+            pbase = NULL;
+        }
+        GS_CHECK(st);
+    }
+    if (!D) {
+        GS_CHECK(estimate(a, perm, &bn, glog2, B->cols, &cap));
+        GS_CHECK(gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D));
+    }
     acct((long long)dcsr_bytes(D));
+    ms_cap = stage_ms(g_trace);
     a.offsets = D->offsets, a.sizes = D->sizes, a.ccol = D->colind, a.cval = D->val;
-    a.top = D->top, a.capacity = D->capacity;
+    a.top = D->top, a.capacity = D->capacity, a.pbase = pbase;
     GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
     GS_CHECK(run_bins(a, perm, &bn, glog2, B->cols));
-    GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
+    h[C_NFAIL] = 0;
+    if (pbase) { /* the segments take the products: the bump pointer past them */
+        set_ull_kernel<<<1, 1, 0, s>>>(D->top, (unsigned long long)total);
+        GS_CUDA_LAUNCHED("spgemm_set_top");
+    } else {
+        GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h)); /* the estimate can fall short */
+    }
     for (int iter = 0; h[C_NFAIL] > 0; iter++) {
         /* capacity exhausted: grow by exactly what the failed rows need, redo only them */
         const int64_t nfail = (int64_t)h[C_NFAIL], need = (int64_t)h[C_NEED];
@@ -609,10 +876,14 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         GS_CHECK(run_bins(a, perm, &bn2, glog2, B->cols));
         GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
     }
+    reserved = pbase != NULL;
+    ms_run = stage_ms(g_trace);
     tfree(prod), tfree(key), tfree(key2), tfree(idx), tfree(perm), tfree(failed), tfree(list2);
-    tfree(ctl);
-    prod = NULL, key = key2 = NULL, idx = perm = failed = list2 = NULL, ctl = NULL;
+    tfree(ctl), tfree(pbase), tfree(spill);
+    prod = pbase = NULL, key = key2 = NULL, idx = perm = failed = list2 = spill = NULL, ctl = NULL;
+    (void)stage_ms(g_trace);
     GS_CHECK(gs_dcsr_cuda_to_csr(D, C)); /* Algorithm 4 into an exact CSR */
+    ms_csr = stage_ms(g_trace);
     acct((long long)(20 * n1 + 12 * (int64_t)(*C)->nnz));
     acct(-(long long)(16 * n1));
     if (info) {
@@ -622,9 +893,22 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         info->capacity = cap;
         info->retried_rows = retried;
     }
+    if (g_trace) {
+        fprintf(stderr,
+                "spgemm: %lld x %lld, %lld products -> %lld entries, %s capacity %lld, "
+                "%lld rows redone; rows per bin",
+                (long long)rows, (long long)B->cols, (long long)total, (long long)(*C)->nnz,
+                reserved ? "reserved" : "sampled", (long long)cap, (long long)retried);
+        for (int b = 0; b < GS_SPGEMM_BINS; b++)
+            fprintf(stderr, " %lld", (long long)(bn.start[b + 1] - bn.start[b]));
+        fprintf(stderr, "; ms: bins %.3f, capacity %.3f, rows %.3f (", ms_bin, ms_cap, ms_run);
+        for (int b = 1; b < GS_SPGEMM_BINS; b++)
+            fprintf(stderr, "%s%.3f", b > 1 ? " " : "", g_bin_ms[b]);
+        fprintf(stderr, "), to CSR %.3f\n", ms_csr);
+    }
 done:
     tfree(prod), tfree(key), tfree(key2), tfree(idx), tfree(perm), tfree(failed), tfree(list2);
-    tfree(ctl);
+    tfree(ctl), tfree(pbase), tfree(spill);
     if (D) acct(-(long long)dcsr_bytes(D));
     gs_dcsr_destroy(&D);
     return st;

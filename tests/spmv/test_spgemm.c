@@ -1,6 +1,7 @@
 /* SpGEMM and the Galerkin product: the host Gustavson product against an independent triplet
  * expansion (gs_csr_from_coo sums the partial products), on random rectangular matrices with
- * empty rows, stencils, rows with more than 2049 partial products, cancellation (explicit zeros
+ * empty rows, stencils, rows of more than 2048 and 4096 partial products (the shared-memory bins
+ * and the spill of rows with more than 4096 columns to global memory), cancellation (explicit zeros
  * kept) and real matrices; Galerkin R (A P) with an aggregation prolongator.
  *   test_spgemm [--gpu]   --gpu: the device DCSR and cuSPARSE products and transposes against
  *   the host (77 without a GPU), including a case that exhausts the sampled DCSR capacity. */
@@ -255,7 +256,10 @@ int main(int argc, char **argv)
     check_product("random 2000x3000 * 3000x2500 (long rows)", A, B);
     gs_csr_destroy(&A), gs_csr_destroy(&B);
     A = random_csr(64, 20000, 200), B = random_csr(20000, 30000, 40); /* 8000-product rows */
-    check_product("random 64x20000 * 20000x30000", A, B);
+    check_product("random 64x20000 * 20000x30000", A, B); /* more columns than 4096: spilled */
+    gs_csr_destroy(&A), gs_csr_destroy(&B);
+    A = random_csr(200, 300, 100), B = random_csr(300, 80, 50); /* 5000 products, <= 80 columns */
+    check_product("random 200x300 * 300x80 (many products, few columns)", A, B);
     gs_csr_destroy(&A), gs_csr_destroy(&B);
     A = random_csr(50, 0, 0), B = random_csr(0, 40, 0);
     check_product("empty 50x0 * 0x40", A, B);
@@ -273,7 +277,25 @@ int main(int argc, char **argv)
         gs_csr_destroy(&Z), gs_csr_destroy(&A), gs_csr_destroy(&B);
     }
     A = fools_sampling(&B);
-    check_product("sampling fooled (capacity growth)", A, B);
+    check_product("sampling fooled (bounded capacity)", A, B);
+    if (GPU) { /* the same with the sampled estimate, which falls short: C grows, rows rerun */
+        gs_csr *dA = NULL, *dB = NULL;
+        gs_spgemm_info info;
+        setenv("GSOLVE_SPGEMM_BOUND_MAX", "0", 1);
+        check_product("sampling fooled (capacity growth)", A, B);
+        CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+        CHECK_OK(gs_csr_upload(B, GS_LOC_DEVICE, &dB));
+        CHECK_OK(gs_spgemm_ex(dA, dB, GS_SPGEMM_DCSR, &info, &C));
+        CHECK_MSG(info.retried_rows > 0, "sampled capacity: %lld rows retried, expected some",
+                  (long long)info.retried_rows);
+        gs_csr_destroy(&C);
+        unsetenv("GSOLVE_SPGEMM_BOUND_MAX");
+        CHECK_OK(gs_spgemm_ex(dA, dB, GS_SPGEMM_DCSR, &info, &C));
+        CHECK_MSG(info.retried_rows == 0 && info.capacity >= info.nnz,
+                  "bounded capacity: %lld rows retried, capacity %lld for %lld entries",
+                  (long long)info.retried_rows, (long long)info.capacity, (long long)info.nnz);
+        gs_csr_destroy(&C), gs_csr_destroy(&dA), gs_csr_destroy(&dB);
+    }
     gs_csr_destroy(&A), gs_csr_destroy(&B);
     const struct {
         const char *type;
