@@ -141,7 +141,9 @@ static gs_status ctx_create(void)
     GS_CUSPARSE_CALL(cusparseSetStream(g->sparse, g->stream));
     GS_CUBLAS_CALL(cublasCreate(&g->blas));
     GS_CUBLAS_CALL(cublasSetStream(g->blas, g->stream));
-    GS_CUDA_CALL(cudaMallocHost((void **)&g->h_red, red));
+    static_assert((GS_CUDA_RED_MAX + 1) * sizeof(double) <= GS_CUDA_PINNED_BYTES,
+                  "h_red holds the reduction results and the flag");
+    GS_CUDA_CALL(cudaMallocHost((void **)&g->h_red, GS_CUDA_PINNED_BYTES));
     GS_CUDA_CALL(cudaMalloc((void **)&g->d_red, red));
     GS_CUDA_CALL(
         cudaMalloc((void **)&g->d_part, (size_t)GS_CUDA_RED_MAX * GS_CUDA_RED_BLOCKS * sizeof(double)));

@@ -29,6 +29,17 @@
  * cap also bounds one row's work at GS_CDS_MAX_DIAGS * b slots), or stored values
  * K*b*rows > (1 + cds_max_fill) * nnz. A matrix without entries is taken with no diagonals.
  *
+ * Known block diagonals (gs_format_params.cds_hint_*; the selector passes the ones its feature
+ * pass found). A hint whose block size divides rows and cols acts as a forced block size when
+ * cds_block is 0 (one that does not is ignored, as is the hint when cds_block forces another
+ * size). When moreover its offsets are 1..GS_CDS_MAX_DIAGS ascending values inside the block
+ * grid and their fill passes cds_max_fill, the conversion takes them and goes straight to the
+ * fill, which checks that every entry finds its slot and every block diagonal gets an entry.
+ * Otherwise (offsets that do not fit, or a fill that finds an entry off the hinted diagonals or
+ * a diagonal without entries) the offsets are detected at that block size as above. So the
+ * result, refusals included, is always what detection with cds_block = the hint's block size
+ * gives: a wrong hint costs time, never entries.
+ *
  * A gs_cds lives on the host or the device (loc); the offsets always have a host copy.
  */
 #ifndef GS_CDS_H
@@ -68,7 +79,8 @@ int64_t gs_cds_stored(const gs_cds *C);
 /* --- shared by the host (gs_cds.c) and device (gs_cds_cuda.cu) conversions --- */
 
 /* The block sizes to try for A under p: b[0..*n) (ascending; just the forced one when
- * p->cds_block > 0). GS_ERR_UNSUPPORTED when a forced size is too large or does not divide. */
+ * p->cds_block > 0, or the hint's when that divides A). GS_ERR_UNSUPPORTED when a forced size
+ * is too large or does not divide. */
 gs_status gs_cds_candidates(const gs_csr *A, const gs_format_params *p, int *b, int *n);
 
 /* The index of the candidate storing the fewest values K*b*rows (ties: the larger b) among
@@ -82,9 +94,19 @@ int gs_cds_best(const gs_csr *A, int n, const int *b, const int64_t *k);
 gs_status gs_cds_choose(const gs_csr *A, const gs_format_params *p, int n, const int *b,
                         const int64_t *k, int exact, int *pick);
 
+/* Test hook: how many conversions (host and device) so far detected their block diagonals, that
+ * is, reached gs_cds_choose, instead of taking a hint. */
+long gs_cds_detections(void);
+
 /* A CDS shell for A at loc with block size b and K block diagonals: fields set, the host
  * offsets array allocated (uninitialised), val/present/d_off left NULL for the backend. */
 gs_status gs_cds_shell(const gs_csr *A, int b, int ndiag, gs_loc loc, gs_cds **out);
+
+/* The shell for A at loc with the offsets of p's hint (cds_hint_*) copied in, when the hint
+ * fits A (gs_cds.h: block size, ascending offsets inside the block grid, fill within
+ * cds_max_fill); *out = NULL when p has no hint or it does not fit (then detect). The backend
+ * fills and checks it (every entry on a hinted diagonal, every diagonal with an entry). */
+gs_status gs_cds_hint_shell(const gs_csr *A, const gs_format_params *p, gs_loc loc, gs_cds **out);
 void gs_cds_free_shell(gs_cds *C); /* frees off and C itself (not the backend's arrays) */
 
 /* The byte model: 8 per stored value (padding included) + 8 rows (y) + 8 cols (x read once). */

@@ -2,6 +2,12 @@
  * and CUB, only small summaries go to the host), back to CSR, and the SpMV with one thread per
  * output row (paper sec. 3.3). Layout and rules: gs_cds.h.
  *
+ * Conversion: with known offsets (a hint that fits, gs_cds.h) one fill kernel, which also
+ * writes the offsets to the device (they come in as its parameter) and checks them, and one
+ * transfer of the check; without, the entries' rows (CUB max-scan), the offsets marked per
+ * candidate b, their counts to the host (choice or refusal), the chosen offsets collected to
+ * the host, then the same fill. A hint the fill finds wrong leads to the detection.
+ *
  * SpMV bandwidth: each thread streams its K*b values from K*b arrays at the same index i, so a
  * warp reads 256 contiguous bytes per array (full sectors, no index arrays); the values are
  * read once, with the streaming hint (__ldcs) so they do not push x out of L2. x is read through
@@ -104,6 +110,11 @@ static __global__ void collect_offsets_kernel(int64_t nbits, const uint32_t *__r
     }
 }
 
+/* the K ascending block offsets, passed by value to the fill kernel (no upload of their own) */
+typedef struct cds_offsets {
+    int32_t o[GS_CDS_MAX_DIAGS];
+} cds_offsets;
+
 /* the K ascending offsets of a block into shared memory (every thread reaches the barrier) */
 static __device__ __forceinline__ void load_offsets(int32_t *s_off, const int32_t *off, int K)
 {
@@ -115,29 +126,44 @@ static __device__ __forceinline__ void load_offsets(int32_t *s_off, const int32_
  * of 32): row i walks its sorted entries against its K*b slots in column order (offsets
  * ascending, then c), writing every slot (0.0 where no entry, also for the rows past the end),
  * coalesced; the warp's 32 present bits of one value array are one ballot, one plain store.
- * *bad = 1 when a row's entries do not all find their slot (columns not sorted). */
-static __global__ void
-fill_kernel(int32_t rows, int b, int K, int64_t ld, const int32_t *__restrict__ off,
-            const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
-            const double *__restrict__ a_val, double *val, uint32_t *present, int *bad)
+ * Block 0 also stores the offsets (off, from the parameter) as d_off. The check: chk[0] = 1
+ * when a row's entries do not all find their slot (an offset missing, or columns not sorted);
+ * chk[1] = the block diagonals that got an entry (used[d] marks them, once per diagonal). */
+static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, cds_offsets off,
+                                   const int32_t *__restrict__ rowptr,
+                                   const int32_t *__restrict__ colind,
+                                   const double *__restrict__ a_val, double *val, uint32_t *present,
+                                   int32_t *d_off, int *chk, int *used)
 {
     __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
-    load_offsets(s_off, off, K);
+    __shared__ int s_used[GS_CDS_MAX_DIAGS];
+    for (int t = threadIdx.x; t < K; t += blockDim.x) {
+        s_off[t] = off.o[t], s_used[t] = 0;
+        if (blockIdx.x == 0) d_off[t] = off.o[t];
+    }
+    __syncthreads();
     const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (i >= ld) return; /* whole warps */
-    int32_t p = 0, end = 0;
-    if (i < rows) p = rowptr[i], end = rowptr[i + 1];
-    const int64_t I = i / b;
-    for (int d = 0; d < K; d++)
-        for (int c = 0; c < b; c++) {
-            const int64_t j = (I + s_off[d]) * b + c, s = ((int64_t)d * b + c) * ld + i;
-            const bool has = p < end && colind[p] == j;
-            val[s] = has ? a_val[p] : 0.0;
-            const unsigned word = __ballot_sync(0xffffffffu, has);
-            if ((threadIdx.x & 31) == 0) present[s >> 5] = word;
-            p += has;
-        }
-    if (p != end) atomicOr(bad, 1);
+    if (i < ld) { /* whole warps */
+        int32_t p = 0, end = 0;
+        if (i < rows) p = rowptr[i], end = rowptr[i + 1];
+        const int64_t I = i / b;
+        for (int d = 0; d < K; d++)
+            for (int c = 0; c < b; c++) {
+                const int64_t j = (I + s_off[d]) * b + c, s = ((int64_t)d * b + c) * ld + i;
+                const bool has = p < end && colind[p] == j;
+                val[s] = has ? a_val[p] : 0.0;
+                const unsigned word = __ballot_sync(0xffffffffu, has);
+                if ((threadIdx.x & 31) == 0) {
+                    present[s >> 5] = word;
+                    if (word && !((volatile int *)s_used)[d]) atomicOr(s_used + d, 1);
+                }
+                p += has;
+            }
+        if (p != end) atomicOr(chk, 1);
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < K; t += blockDim.x)
+        if (s_used[t] && !__ldcg(used + t) && atomicExch(used + t, 1) == 0) atomicAdd(chk + 1, 1);
 }
 
 /* sum += the b products of block diagonal o in row i (block row I), values at v[c*ld]; a block
@@ -293,14 +319,13 @@ done:
     return st;
 }
 
-/* C->off (host, ascending) and C->d_off from candidate q's region of flags */
+/* C->off (host, ascending) from candidate q's region of flags */
 static gs_status offsets(gs_cds *C, const uint32_t *flags, const cds_cands *cand, int q)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
     int32_t *d_buf = NULL, h_buf[1 + GS_CDS_MAX_DIAGS];
     const int64_t nbits = (int64_t)C->nbr + C->nbc - 1;
-    gs_cuda_seg seg;
     GS_CHECK(gs_cuda_alloc(sizeof h_buf, "CDS offset list", (void **)&d_buf));
     GS_CUDA_CALL(cudaMemsetAsync(d_buf, 0, sizeof(int32_t), s));
     collect_offsets_kernel<<<gs_cuda_grid((nbits + 31) / 32), GS_CUDA_THREADS, 0, s>>>(
@@ -311,11 +336,61 @@ static gs_status offsets(gs_cds *C, const uint32_t *flags, const cds_cands *cand
         GS_FAIL(GS_ERR_INTERNAL, "cds: %d block offsets collected, %d counted", h_buf[0], C->ndiag);
     qsort(h_buf + 1, (size_t)C->ndiag, sizeof(int32_t), cmp_i32);
     memcpy(C->off, h_buf + 1, (size_t)C->ndiag * sizeof(int32_t));
-    GS_CHECK(gs_cuda_alloc((size_t)C->ndiag * sizeof(int32_t), "CDS offsets", (void **)&C->d_off));
-    seg.dst = C->d_off, seg.src = C->off, seg.bytes = (size_t)C->ndiag * sizeof(int32_t);
-    GS_CHECK(gs_cuda_h2d(&seg, 1));
 done:
     gs_cuda_free(d_buf);
+    return st;
+}
+
+/* detection on the device: entry rows, block-offset flags and counts per candidate b (the
+ * counts go to the host, which picks b or refuses), then the shell with the chosen offsets */
+static gs_status detect_device(const gs_csr *A, const gs_format_params *p, gs_cds **out)
+{
+    gs_status st = GS_OK;
+    int32_t *rowind = NULL;
+    uint32_t *flags = NULL;
+    cds_cands cand;
+    int64_t k[GS_CDS_DETECT_MAX];
+    int pick = 0;
+    *out = NULL;
+    memset(&cand, 0, sizeof cand);
+    GS_CHECK(gs_cds_candidates(A, p, cand.b, &cand.n));
+    GS_CHECK(entry_rows(A, &rowind));
+    GS_CHECK(detect(A, rowind, &cand, k, &flags));
+    GS_CHECK(gs_cds_choose(A, p, cand.n, cand.b, k, 1, &pick));
+    GS_CHECK(gs_cds_shell(A, cand.b[pick], (int)k[pick], GS_LOC_DEVICE, out));
+    GS_CHECK(offsets(*out, flags, &cand, pick));
+done:
+    gs_cuda_free(rowind);
+    gs_cuda_free(flags);
+    if (st != GS_OK) gs_cds_free_shell(*out), *out = NULL;
+    return st;
+}
+
+/* C's device arrays (d_off, val, present) filled from A with C->off, one wait: *bad = 1 when an
+ * entry found no slot, *used = the diagonals that got an entry */
+static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    const size_t slots = (size_t)C->ndiag * (size_t)C->b * (size_t)C->ld;
+    const unsigned blocks = (unsigned)((C->ld + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS);
+    int *chk = (int *)g->d_part, *h = (int *)g->h_red; /* chk[2], then used[K] */
+    cds_offsets off;
+    memset(&off, 0, sizeof off);
+    memcpy(off.o, C->off, (size_t)C->ndiag * sizeof(int32_t));
+    GS_CHECK(gs_cuda_alloc((size_t)C->ndiag * sizeof(int32_t), "CDS offsets", (void **)&C->d_off));
+    GS_CHECK(gs_cuda_alloc(slots * sizeof(double), "CDS values", (void **)&C->val));
+    GS_CHECK(
+        gs_cuda_alloc(slots / 32 * sizeof(uint32_t), "CDS present bits", (void **)&C->present));
+    GS_CUDA_CALL(cudaMemsetAsync(chk, 0, (2 + (size_t)C->ndiag) * sizeof(int), g->stream));
+    fill_kernel<<<blocks, GS_CUDA_THREADS, 0, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, off,
+                                                           A->rowptr, A->colind, A->val, C->val,
+                                                           C->present, C->d_off, chk, chk + 2);
+    GS_CUDA_LAUNCHED("cds fill");
+    GS_CUDA_CALL(cudaMemcpyAsync(h, chk, 2 * sizeof(int), cudaMemcpyDeviceToHost, g->stream));
+    GS_CUDA_CALL(cudaStreamSynchronize(g->stream)); /* waits for the fill */
+    *bad = h[0], *used = h[1];
+done:
     return st;
 }
 
@@ -329,55 +404,36 @@ static void destroy(void *M)
     gs_cds_free_shell(C);
 }
 
-/* device CSR -> CDS: entry rows, block-offset flags and counts per candidate b (the counts
- * go to the host, which picks b or refuses), the chosen offsets, then the fill */
+/* device CSR -> CDS: the hinted offsets when the fill finds that they hold A exactly, else
+ * detection (b chosen or refused, the offsets found), then the fill */
 static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
 {
     gs_status st = GS_OK;
-    cudaStream_t s = gs_cuda_g.stream;
     gs_cds *C = NULL;
-    int32_t *rowind = NULL;
-    uint32_t *flags = NULL;
-    cds_cands cand;
-    int64_t k[GS_CDS_DETECT_MAX];
-    int pick = 0, bad = 0, *d_bad = NULL;
+    int b[GS_CDS_DETECT_MAX], n = 0, bad = 0, used = 0;
     *M = NULL;
-    memset(&cand, 0, sizeof cand);
-    GS_CHECK(gs_cds_candidates(A, p, cand.b, &cand.n));
+    GS_CHECK(gs_cds_candidates(A, p, b, &n));
     if (A->nnz == 0) { /* nothing stored: the SpMV writes zeros */
-        GS_CHECK(gs_cds_shell(A, cand.b[0], 0, GS_LOC_DEVICE, &C));
-        *M = C;
-        return GS_OK;
+        GS_CHECK(gs_cds_shell(A, b[0], 0, GS_LOC_DEVICE, &C));
+        goto accept;
     }
-    GS_CHECK(entry_rows(A, &rowind));
-    GS_CHECK(detect(A, rowind, &cand, k, &flags));
-    GS_CHECK(gs_cds_choose(A, p, cand.n, cand.b, k, 1, &pick));
-    GS_CHECK(gs_cds_shell(A, cand.b[pick], (int)k[pick], GS_LOC_DEVICE, &C));
-    GS_CHECK(offsets(C, flags, &cand, pick));
-    gs_cuda_free(rowind), rowind = NULL;
-    gs_cuda_free(flags), flags = NULL;
-    {
-        const size_t slots = (size_t)C->ndiag * (size_t)C->b * (size_t)C->ld;
-        const unsigned blocks = (unsigned)((C->ld + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS);
-        GS_CHECK(gs_cuda_alloc(slots * sizeof(double), "CDS values", (void **)&C->val));
-        GS_CHECK(
-            gs_cuda_alloc(slots / 32 * sizeof(uint32_t), "CDS present bits", (void **)&C->present));
-        GS_CHECK(gs_cuda_alloc(sizeof(int), "CDS check flag", (void **)&d_bad));
-        GS_CUDA_CALL(cudaMemsetAsync(d_bad, 0, sizeof(int), s));
-        fill_kernel<<<blocks, GS_CUDA_THREADS, 0, s>>>(A->rows, C->b, C->ndiag, C->ld, C->d_off,
-                                                       A->rowptr, A->colind, A->val, C->val,
-                                                       C->present, d_bad);
-        GS_CUDA_LAUNCHED("cds fill");
-        GS_CHECK(gs_cuda_d2h(&bad, d_bad, sizeof bad)); /* waits for the fill */
-        if (bad)
-            GS_FAIL(GS_ERR_INTERNAL, "cds: the device CSR has a row whose columns are not sorted");
+    GS_CHECK(gs_cds_hint_shell(A, p, GS_LOC_DEVICE, &C));
+    if (C) { /* known offsets, kept when every entry is on one and each has an entry */
+        GS_CHECK(fill(A, C, &bad, &used));
+        if (!bad && used == C->ndiag) goto accept;
+        destroy(C);
+        C = NULL;
     }
+    GS_CHECK(detect_device(A, p, &C));
+    GS_CHECK(fill(A, C, &bad, &used));
+    if (bad) GS_FAIL(GS_ERR_INTERNAL, "cds: the device CSR has a row whose columns are not sorted");
+    if (used != C->ndiag)
+        GS_FAIL(GS_ERR_INTERNAL, "cds: %d of the %d detected block diagonals got entries", used,
+                C->ndiag);
+accept:
     *M = C;
     C = NULL;
 done:
-    gs_cuda_free(rowind);
-    gs_cuda_free(flags);
-    gs_cuda_free(d_bad);
     destroy(C);
     return st;
 }

@@ -18,6 +18,7 @@
 #define GS_CUDA_THREADS 256             /* block size of the vector and SpMV kernels */
 #define GS_CUDA_RED_BLOCKS 1024         /* most blocks of the first reduction pass (fixed) */
 #define GS_CUDA_RED_MAX 128 /* most sums one reduction returns (mdot of a GMRES basis) */
+#define GS_CUDA_PINNED_BYTES 8192       /* h_red's size: >= (GS_CUDA_RED_MAX + 1) doubles */
 #define GS_CUDA_STAGE_BYTES (32u << 20) /* each of the two pinned staging buffers */
 
 typedef struct gs_cuda_ctx {
@@ -25,7 +26,9 @@ typedef struct gs_cuda_ctx {
     cudaStream_t stream;
     cusparseHandle_t sparse;
     cublasHandle_t blas;
-    double *h_red;         /* pinned: GS_CUDA_RED_MAX reduction results, then one int flag */
+    double *h_red;         /* pinned, GS_CUDA_PINNED_BYTES: GS_CUDA_RED_MAX reduction results,
+                              then one int flag; all of it for other small transfers (the
+                              feature pass's totals and offset lists) */
     double *d_part;        /* GS_CUDA_RED_MAX x GS_CUDA_RED_BLOCKS partial sums */
     double *d_red;         /* GS_CUDA_RED_MAX final sums, then one int flag */
     void *stage[2];        /* pinned staging buffers for pageable host <-> device copies */

@@ -1,5 +1,5 @@
 /* gs_features_cuda.cu: the feature pass of gs_select.h over a device CSR matrix, in one kernel,
- * one memset and one transfer of a few integers.
+ * one memset and one transfer of a few integers and the offset lists.
  *
  * The kernel does two things with the same threads:
  *  - row lengths: a grid-stride loop over rowptr (sum of squares, min, max, empty rows);
@@ -16,11 +16,14 @@
  * unstructured matrix costs a short burst of inserts and then only the bandwidth. At the end
  * each block adds its sets into one table per candidate in global memory, whose inserts (by
  * atomicCAS) count the distinct offsets of the whole matrix: exact up to GS_CDS_MAX_DIAGS, like
- * the host's count. Everything else is an integer sum, so host and device give identical
- * features.
+ * the host's count; the insert that counts an offset also writes it at its count's position in
+ * the candidate's list, so the offsets come back with the totals (the CDS conversion takes the
+ * chosen ones instead of finding them again). Everything else is an integer sum, so host and
+ * device give identical features.
  *
- * Memory: the totals and the global tables live in the backend's reduction buffer (no
- * allocation); the pass reads rowptr and colind once (no values, no x), less than one SpMV.
+ * Memory: the lists, the totals and the global tables live in the backend's reduction buffer
+ * (no allocation; only the tables of the candidates tried are zeroed); the pass reads rowptr
+ * and colind once (no values, no x), less than one SpMV.
  */
 #include <stdint.h>
 #include <string.h>
@@ -40,7 +43,10 @@ typedef struct feat_cands {
     uint32_t shift[GS_CDS_DETECT_MAX]; /* nbr: offset o is stored as o + shift */
 } feat_cands;
 
-/* the totals (unsigned long long slots), then the tables (uint32) */
+/* in the reduction buffer: the offset lists (GS_CDS_MAX_DIAGS uint32 per candidate, offset +
+ * shift at the position its insert counted), the totals (unsigned long long slots), then the
+ * tables (FEAT_TABLE uint32 per candidate) */
+#define FEAT_LISTS (GS_CDS_DETECT_MAX * GS_CDS_MAX_DIAGS)
 enum {
     ACC_LEN2 = 0, /* sum of squared row lengths */
     ACC_EMPTY,    /* empty rows */
@@ -79,10 +85,14 @@ static __device__ int32_t row_of(const int32_t *__restrict__ rowptr, int32_t lo,
     return lo;
 }
 
-/* candidate q is saturated (more than GS_CDS_MAX_DIAGS offsets): for this block and for all */
+/* candidate q is saturated (more than GS_CDS_MAX_DIAGS offsets): for this block and for all.
+ * Only the block's first lane to get here sets the global bit: the lanes that race past the
+ * cap together (up to a warp per step) would otherwise each send an atomic to the one word
+ * that every block of an unstructured matrix hits at about the same time. */
 static __device__ void saturate(int q, unsigned *s_sat, unsigned long long *acc)
 {
-    atomicOr(s_sat, 1u << q);
+    const unsigned bit = 1u << q;
+    if ((*(volatile unsigned *)s_sat & bit) || (atomicOr(s_sat, bit) & bit)) return;
     atomicOr(acc + ACC_SAT, 1ull << q);
 }
 
@@ -112,20 +122,31 @@ static __device__ void set_add(uint32_t u, int q, uint32_t (*s_set)[FEAT_SET], i
     saturate(q, s_sat, acc); /* full: more than the cap */
 }
 
-/* u into candidate q's global table; the insert that makes the count pass the cap marks the
- * candidate saturated (the table cannot fill before the count passes the cap, but a full table
- * would mean the same). No look at the saturation word inside: every block's merge would load
- * that one word for each of its offsets (the caller looks once). */
-static __device__ void table_add(uint32_t u, int q, uint32_t *table, unsigned long long *acc)
+/* u into candidate q's global table; the insert that makes the count pass the cap (exactly one)
+ * marks the candidate saturated (the table cannot fill before the count passes the cap, but a
+ * full table would mean the same), those under it write u at their count's place in q's list,
+ * those past it only count. A short walk does not look at the saturation (every block's merge
+ * would load that word for each of its offsets; the caller looks once), but blocks merging at
+ * the same time go on inserting after the count has passed the cap, and where each block sees
+ * few offsets but all together are thousands (offsets drifting along the rows) the table fills
+ * and walks grow long: every FEAT_TABLE_LOOK probes a walk looks at the count and stops once it
+ * is past the cap (saturated; the insert that passed it sets the bit). */
+#define FEAT_TABLE_LOOK 8
+static __device__ void table_add(uint32_t u, int q, uint32_t *table, unsigned long long *acc,
+                                 uint32_t *list)
 {
     uint32_t *t = table + (size_t)q * FEAT_TABLE;
     const uint32_t h = hash(u);
     for (int p = 0; p < FEAT_TABLE; p++) {
+        if (p > 0 && p % FEAT_TABLE_LOOK == 0 && __ldcg(acc + ACC_K + q) > GS_CDS_MAX_DIAGS) return;
         uint32_t *slot = t + ((h + (uint32_t)p) & (FEAT_TABLE - 1));
         uint32_t v = __ldcg(slot);
         if (v == 0) v = atomicCAS(slot, 0u, u);
         if (v == 0) { /* inserted: a new offset */
-            if (atomicAdd(acc + ACC_K + q, 1ull) + 1 > GS_CDS_MAX_DIAGS)
+            const unsigned long long n = atomicAdd(acc + ACC_K + q, 1ull);
+            if (n < GS_CDS_MAX_DIAGS)
+                list[q * GS_CDS_MAX_DIAGS + n] = u;
+            else if (n == GS_CDS_MAX_DIAGS)
                 atomicOr(acc + ACC_SAT, 1ull << q);
             return;
         }
@@ -153,7 +174,7 @@ static __device__ __forceinline__ unsigned long long warp_add(unsigned long long
 static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                                        const int32_t *__restrict__ rowptr,
                                        const int32_t *__restrict__ colind, feat_cands cand,
-                                       unsigned long long *acc, uint32_t *table)
+                                       unsigned long long *acc, uint32_t *table, uint32_t *list)
 {
     __shared__ uint32_t s_set[GS_CDS_DETECT_MAX][FEAT_SET];
     __shared__ int s_n[GS_CDS_DETECT_MAX];
@@ -164,7 +185,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
     unsigned long long len2 = 0, empty = 0, maxlen = 0, minc = 0, bw = 0;
 
-    for (int t = threadIdx.x; t < GS_CDS_DETECT_MAX * FEAT_SET; t += blockDim.x)
+    for (int t = threadIdx.x; t < cand.n * FEAT_SET; t += blockDim.x) /* the others unused */
         s_set[t / FEAT_SET][t % FEAT_SET] = 0;
     if (threadIdx.x < GS_CDS_DETECT_MAX) s_n[threadIdx.x] = 0;
     if (threadIdx.x == 0) s_sat = 0;
@@ -244,7 +265,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     for (int t = threadIdx.x; t < cand.n * FEAT_SET; t += blockDim.x) {
         const int q = t / FEAT_SET;
         const uint32_t v = s_set[q][t % FEAT_SET];
-        if (v != 0 && !((sat_end >> q) & 1u)) table_add(v, q, table, acc);
+        if (v != 0 && !((sat_end >> q) & 1u)) table_add(v, q, table, acc, list);
     }
 
     len2 = warp_add(len2);
@@ -290,31 +311,54 @@ static int resident_blocks(void)
     return blocks;
 }
 
-/* the feature pass over device matrix A (rows > 0): totals and tables reset, one kernel, the
- * totals to the host */
+/* the sums from the transferred lists and totals (h: FEAT_LISTS uint32, then ACC_N totals) */
+static void sums_from(const gs_csr *A, const unsigned char *h, gs_feat_sums *s)
+{
+    const uint32_t *lists = (const uint32_t *)h;
+    unsigned long long h_acc[ACC_N];
+    memcpy(h_acc, h + FEAT_LISTS * sizeof(uint32_t), sizeof h_acc);
+    s->len2 = h_acc[ACC_LEN2];
+    s->empty = (int64_t)h_acc[ACC_EMPTY];
+    s->max = (int32_t)h_acc[ACC_MAX];
+    s->min = (int32_t)(0xffffffffull - h_acc[ACC_MINC]);
+    s->bandwidth = (int64_t)h_acc[ACC_BW];
+    for (int q = 0; q < s->ncand; q++) {
+        const int64_t shift = A->rows / s->b[q];
+        s->k[q] = (h_acc[ACC_SAT] >> q) & 1u ? GS_CDS_MAX_DIAGS + 1 : (int64_t)h_acc[ACC_K + q];
+        for (int64_t t = 0; t < s->k[q] && s->k[q] <= GS_CDS_MAX_DIAGS; t++)
+            s->off[q][t] = (int32_t)((int64_t)lists[q * GS_CDS_MAX_DIAGS + t] - shift);
+    }
+}
+
+/* the feature pass over device matrix A (rows > 0): totals and the tried candidates' tables
+ * reset, one kernel, the offset lists and totals to the host in one transfer */
 extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
 {
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
     cudaStream_t stream = g->stream;
     feat_cands cand;
-    unsigned long long h_acc[ACC_N];
-    unsigned long long *acc = (unsigned long long *)g->d_part;
+    uint32_t *list = (uint32_t *)g->d_part;
+    unsigned long long *acc = (unsigned long long *)(list + FEAT_LISTS);
     uint32_t *table = (uint32_t *)(acc + ACC_N);
-    const size_t table_bytes = (size_t)GS_CDS_DETECT_MAX * FEAT_TABLE * sizeof(uint32_t);
-    static_assert(ACC_N * sizeof(unsigned long long) +
+    const size_t back = FEAT_LISTS * sizeof(uint32_t) + ACC_N * sizeof(unsigned long long);
+    static_assert(FEAT_LISTS * sizeof(uint32_t) % sizeof(unsigned long long) == 0,
+                  "the totals must be aligned");
+    static_assert(FEAT_LISTS * sizeof(uint32_t) + ACC_N * sizeof(unsigned long long) +
                           GS_CDS_DETECT_MAX * FEAT_TABLE * sizeof(uint32_t) <=
                       (size_t)GS_CUDA_RED_MAX * GS_CUDA_RED_BLOCKS * sizeof(double),
-                  "the feature tables must fit the reduction buffer");
-    static_assert(ACC_N * sizeof(unsigned long long) <= GS_CUDA_RED_MAX * sizeof(double),
-                  "the totals must fit the pinned reduction results");
+                  "the feature lists and tables must fit the reduction buffer");
+    static_assert(FEAT_LISTS * sizeof(uint32_t) + ACC_N * sizeof(unsigned long long) <=
+                      GS_CUDA_PINNED_BYTES,
+                  "the lists and totals must fit the pinned transfer buffer");
     memset(&cand, 0, sizeof cand);
     cand.n = s->ncand;
     for (int q = 0; q < s->ncand; q++) {
         cand.b[q] = s->b[q];
         cand.shift[q] = (uint32_t)(A->rows / s->b[q]);
     }
-    GS_CUDA_CALL(cudaMemsetAsync(acc, 0, ACC_N * sizeof *acc + table_bytes, stream));
+    GS_CUDA_CALL(cudaMemsetAsync(
+        acc, 0, ACC_N * sizeof *acc + (size_t)cand.n * FEAT_TABLE * sizeof *table, stream));
     {
         /* as many warps as fit at once (fewer for a small matrix), each an equal chunk */
         const int64_t want =
@@ -325,20 +369,13 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
         int64_t chunk = ((int64_t)A->nnz + warps - 1) / warps;
         chunk = chunk < 32 ? 32 : (chunk + 31) / 32 * 32;
         features_kernel<<<(unsigned)blocks, GS_CUDA_THREADS, 0, stream>>>(
-            A->rows, A->nnz, chunk, A->rowptr, A->colind, cand, acc, table);
+            A->rows, A->nnz, chunk, A->rowptr, A->colind, cand, acc, table, list);
         GS_CUDA_LAUNCHED("features");
     }
-    /* through the pinned reduction buffer: one small copy, then wait for it */
-    GS_CUDA_CALL(cudaMemcpyAsync(g->h_red, acc, sizeof h_acc, cudaMemcpyDeviceToHost, stream));
+    /* through the pinned buffer: one small copy, then wait for it */
+    GS_CUDA_CALL(cudaMemcpyAsync(g->h_red, list, back, cudaMemcpyDeviceToHost, stream));
     GS_CUDA_CALL(cudaStreamSynchronize(stream));
-    memcpy(h_acc, g->h_red, sizeof h_acc);
-    s->len2 = h_acc[ACC_LEN2];
-    s->empty = (int64_t)h_acc[ACC_EMPTY];
-    s->max = (int32_t)h_acc[ACC_MAX];
-    s->min = (int32_t)(0xffffffffull - h_acc[ACC_MINC]);
-    s->bandwidth = (int64_t)h_acc[ACC_BW];
-    for (int q = 0; q < s->ncand; q++)
-        s->k[q] = (h_acc[ACC_SAT] >> q) & 1u ? GS_CDS_MAX_DIAGS + 1 : (int64_t)h_acc[ACC_K + q];
+    sums_from(A, (const unsigned char *)g->h_red, s);
 done:
     return st;
 }

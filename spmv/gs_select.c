@@ -216,6 +216,27 @@ static void count_rows(const gs_csr *A, int b, int64_t r0, int64_t r1, offset_se
     }
 }
 
+/* the union of the nt threads' sets of candidate q: its count into s->k[q] and, when exact, its
+ * offsets into s->off[q] (a set holds offset + shift) */
+static void merge_sets(const offset_set *sets, int nt, int q, uint32_t shift, gs_feat_sums *s)
+{
+    offset_set merged;
+    int n = 0;
+    memset(merged.slot, 0xff, sizeof merged.slot);
+    merged.n = 0;
+    for (int t = 0; t < nt && merged.n <= GS_CDS_MAX_DIAGS; t++) {
+        const offset_set *set = &sets[(size_t)t * s->ncand + q];
+        if (set->n > GS_CDS_MAX_DIAGS) merged.n = GS_CDS_MAX_DIAGS + 1;
+        for (int v = 0; v < SET_SLOTS && merged.n <= GS_CDS_MAX_DIAGS; v++)
+            if (set->slot[v] != SET_EMPTY) set_add(&merged, set->slot[v]);
+    }
+    s->k[q] = merged.n;
+    if (merged.n > GS_CDS_MAX_DIAGS) return;
+    for (int v = 0; v < SET_SLOTS; v++)
+        if (merged.slot[v] != SET_EMPTY)
+            s->off[q][n++] = (int32_t)((int64_t)merged.slot[v] - (int64_t)shift);
+}
+
 /* the pass over host A: row lengths and bandwidth; then, per thread and candidate, the distinct
  * block offsets of its rows in a small set, merged (the device pass's counting: exact up to
  * GS_CDS_MAX_DIAGS, like CDS's own detection, and "more" beyond) */
@@ -225,7 +246,7 @@ static gs_status sums_host(const gs_csr *A, gs_feat_sums *s)
     uint64_t len2 = 0;
     int64_t empty = 0, bw = 0;
     int32_t mn = INT32_MAX, mx = 0;
-    offset_set *sets = NULL, merged;
+    offset_set *sets = NULL;
     int nt = 1;
 #pragma omp parallel for schedule(static) reduction(+ : len2, empty) reduction(min : mn)          \
     reduction(max : mx, bw)
@@ -259,20 +280,17 @@ static gs_status sums_host(const gs_csr *A, gs_feat_sums *s)
             count_rows(A, s->b[q], r0, r1, set);
         }
     }
-    for (int q = 0; q < s->ncand; q++) {
-        memset(merged.slot, 0xff, sizeof merged.slot);
-        merged.n = 0;
-        for (int t = 0; t < nt && merged.n <= GS_CDS_MAX_DIAGS; t++) {
-            const offset_set *set = &sets[(size_t)t * s->ncand + q];
-            if (set->n > GS_CDS_MAX_DIAGS) merged.n = GS_CDS_MAX_DIAGS + 1;
-            for (int v = 0; v < SET_SLOTS && merged.n <= GS_CDS_MAX_DIAGS; v++)
-                if (set->slot[v] != SET_EMPTY) set_add(&merged, set->slot[v]);
-        }
-        s->k[q] = merged.n;
-    }
+    for (int q = 0; q < s->ncand; q++)
+        merge_sets(sets, nt, q, (uint32_t)(A->rows / s->b[q] - 1), s);
 done:
     gs_free(sets);
     return st;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
 }
 
 /* the features from the pass's sums (the same arithmetic for both backends) */
@@ -302,6 +320,8 @@ static void from_sums(const gs_csr *A, const gs_feat_sums *s, gs_features *f)
     f->block = s->b[best];
     f->nblockdiags = (int32_t)s->k[best];
     f->cds_fill = (double)s->k[best] * s->b[best] * (double)A->rows / (double)A->nnz - 1.0;
+    memcpy(f->blockoff, s->off[best], (size_t)f->nblockdiags * sizeof *f->blockoff);
+    qsort(f->blockoff, (size_t)f->nblockdiags, sizeof *f->blockoff, cmp_i32);
 }
 
 gs_status gs_features_compute(const gs_csr *A, gs_features *f)
@@ -408,6 +428,20 @@ done:
     return st;
 }
 
+/* p for a CDS conversion of the matrix with features f: the block size the features found (so
+ * that CDS counts no other) and their block offsets as a hint (so that it does not look for
+ * them again; it checks them while filling). A forced other block size, or a hint already in
+ * p, is left alone. The hint borrows f->blockoff. */
+static void cds_params(const gs_features *f, gs_format_params *p)
+{
+    if (f->nblockdiags < 0 || (p->cds_block > 0 && p->cds_block != f->block)) return;
+    p->cds_block = f->block;
+    if (f->nblockdiags == 0 || p->cds_hint_off) return;
+    p->cds_hint_block = f->block;
+    p->cds_hint_ndiag = f->nblockdiags;
+    p->cds_hint_off = f->blockoff;
+}
+
 /* "measure": every format that may hold A converted and timed, the fastest kept in *M */
 static gs_status measure(const gs_csr *A, const gs_select_request *rq, const char *key,
                          gs_select_result *res, gs_spmat **M)
@@ -429,7 +463,9 @@ static gs_status measure(const gs_csr *A, const gs_select_request *rq, const cha
             refused[f] = 1; /* the features say CDS would refuse: not converted */
             continue;
         }
-        st = gs_spmat_create(A, (gs_format)f, &rq->params, &cand);
+        gs_format_params p = rq->params;
+        if (f == GS_FORMAT_CDS) cds_params(&res->feat, &p);
+        st = gs_spmat_create(A, (gs_format)f, &p, &cand);
         if (st == GS_ERR_UNSUPPORTED) {
             gs_error_clear();
             st = GS_OK;
@@ -551,10 +587,7 @@ gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *r
     }
     {
         gs_format_params p = rq->params;
-        /* CDS would detect the block size the features found: tell it, so that it counts the
-         * diagonals of that one size only */
-        if (f == GS_FORMAT_CDS && p.cds_block <= 0 && res->feat.nblockdiags >= 0)
-            p.cds_block = res->feat.block;
+        if (f == GS_FORMAT_CDS) cds_params(&res->feat, &p);
         GS_CHECK(convert(A, f, &p, M, res));
     }
 done:

@@ -29,11 +29,11 @@ extern "C" {
 /* The block size and block diagonals follow CDS's own detection (gs_cds.h): the same block
  * sizes are tried (gs_cds_candidates: every b in 1..GS_CDS_DETECT_MAX dividing rows and cols),
  * the distinct block offsets of each counted exactly up to GS_CDS_MAX_DIAGS, and the size
- * storing the fewest values K_b * b * rows wins (gs_cds_best). So `block`, `nblockdiags` and
- * `cds_fill` are what a CDS conversion with spmv.cds_block = 0 would hold, and CDS refuses
- * exactly when nblockdiags is -1 or cds_fill exceeds spmv.cds_max_fill. Mean and std are the
- * population ones over all rows (as gs_csr_row_stats). Everything comes from exact integer
- * sums and counts, so host and device give identical features. */
+ * storing the fewest values K_b * b * rows wins (gs_cds_best). So `block`, `nblockdiags`,
+ * `blockoff` and `cds_fill` are what a CDS conversion with spmv.cds_block = 0 would hold, and
+ * CDS refuses exactly when nblockdiags is -1 or cds_fill exceeds spmv.cds_max_fill. Mean and
+ * std are the population ones over all rows (as gs_csr_row_stats). Everything comes from exact
+ * integer sums and counts (the offsets sorted), so host and device give identical features. */
 typedef struct gs_features {
     int64_t rows, cols, nnz;
     double mean, std;    /* nonzeros per row */
@@ -46,13 +46,17 @@ typedef struct gs_features {
     double cds_fill;     /* CDS stored entries / nnz - 1 at that block size; -1 when CDS cannot */
     int64_t bandwidth;   /* max |j - i| */
     double seconds;      /* what computing these took */
+    /* the nblockdiags block offsets J - I at `block`, ascending (what CDS stores; gs_select.c
+     * hands them to the CDS conversion, which then does not look for them again) */
+    int32_t blockoff[GS_CDS_MAX_DIAGS];
 } gs_features;
 
 /* The features of A where it lives: on the host one OpenMP pass (each thread keeps the distinct
  * offsets of its rows in small sets, merged at the end); on the device one kernel reading rowptr
  * and colind once (offsets in small tables behind a shared-memory cache; gs_features_cuda.cu)
- * and one transfer of the totals. A candidate block size stops being counted once it has more
- * than GS_CDS_MAX_DIAGS offsets, so an unstructured matrix costs no more than a stencil. */
+ * and one transfer of the totals and the offset lists. A candidate block size stops being counted
+ * once it has more than GS_CDS_MAX_DIAGS offsets, so an unstructured matrix costs no more than a
+ * stencil. */
 gs_status gs_features_compute(const gs_csr *A, gs_features *f);
 
 /* One line, e.g. "rows 2097152 nnz 14581760 mu 6.95 sigma 0.21 min 4 max 7 empty 0% diags 7
@@ -81,6 +85,8 @@ typedef struct gs_feat_sums {
     int32_t min, max;             /* nonzeros per row */
     int64_t empty;                /* rows without entries */
     int64_t bandwidth;            /* max |j - i| */
+    /* the k[q] block offsets J - I at b[q] (any order), where k[q] <= GS_CDS_MAX_DIAGS */
+    int32_t off[GS_CDS_DETECT_MAX][GS_CDS_MAX_DIAGS];
 } gs_feat_sums;
 
 #ifdef GS_HAVE_CUDA

@@ -39,6 +39,14 @@ typedef struct gs_format_params {
     int suraa_max_child_threads; /* SURAA: threads of one child grid; 0 = auto from rows */
     double cds_max_fill;   /* CDS refuses when stored entries > (1 + this) * nnz */
     int cds_block;         /* CDS unknowns per grid point; 0 = detect */
+    /* CDS block diagonals known beforehand (gs_select.c passes the feature pass's): block size
+     * cds_hint_block and the cds_hint_ndiag ascending block offsets cds_hint_off[] (borrowed,
+     * read during the conversion only). CDS then fills its arrays from them instead of finding
+     * the offsets again, and checks them while filling: offsets that do not describe the
+     * matrix exactly are dropped and detected at the hint's block size (gs_cds.h). NULL:
+     * detect. */
+    const int32_t *cds_hint_off;
+    int cds_hint_block, cds_hint_ndiag;
 } gs_format_params;
 
 /* The operations of one format on one backend. `M` is the format's own struct (gs_cmrs,

@@ -1,9 +1,14 @@
 /* test_cds.c: CDS through the format harness (fmt_test.h: exact round trips, SpMV against CSR on
  * every case, host and with --gpu device), then what is particular to CDS: the detected block
  * size and diagonal count, forced block sizes, the refusals and their messages, explicit zeros,
- * rectangular and odd-sized matrices, the byte model. */
+ * rectangular and odd-sized matrices, the byte model; and the known-offsets hint
+ * (gs_format_params.cds_hint_*): with the feature pass's offsets the conversion gives exactly
+ * the detected CDS (block size, offsets, every stored value, the round trip), and wrong or
+ * unusable hints (an offset missing, one too many, one replaced, unsorted, out of the grid, a
+ * block size that does not divide) still give exactly what detection gives. */
 #include "fmt_test.h"
 #include "gs_cds.h"
+#include "gs_select.h"
 
 /* the generated grid matrices must be taken; anything else may be refused */
 static int expect_cds(const char *name, const gs_csr *A)
@@ -221,15 +226,259 @@ static void cds_checks(gs_loc loc)
     }
 }
 
+/* ---- the known-offsets hint ---- */
+
+/* what a CDS matrix stores, at the host: b, K, ld, the offsets and the K*b*ld values */
+typedef struct cds_image {
+    int b, K;
+    int64_t ld;
+    int32_t off[GS_CDS_MAX_DIAGS];
+    double *val;
+} cds_image;
+
+static void image_get(const gs_spmat *M, cds_image *im)
+{
+    const gs_cds *C = (const gs_cds *)M->M;
+    const int64_t n = (int64_t)C->ndiag * C->b * C->ld;
+    im->b = C->b, im->K = C->ndiag, im->ld = C->ld;
+    memcpy(im->off, C->off, (size_t)C->ndiag * sizeof *im->off);
+    im->val = malloc((size_t)n * sizeof *im->val + 8);
+    if (M->loc == GS_LOC_HOST) {
+        memcpy(im->val, C->val, (size_t)n * sizeof *im->val);
+    } else if (n > 0) {
+        gs_vec v = {n, C->val, GS_LOC_DEVICE};
+        CHECK_OK(gs_vec_get_host(&v, im->val));
+    }
+}
+
+/* M1 stores exactly what M0 stores, and gives back A exactly */
+static void check_same_cds(const char *what, const gs_spmat *M0, const gs_spmat *M1,
+                           const gs_csr *A)
+{
+    cds_image a, b;
+    gs_csr *B = NULL, *H = NULL;
+    image_get(M0, &a);
+    image_get(M1, &b);
+    const int shape = a.b == b.b && a.K == b.K && a.ld == b.ld;
+    CHECK_MSG(shape, "%s: b=%d K=%d ld=%lld, detected b=%d K=%d ld=%lld", what, b.b, b.K,
+              (long long)b.ld, a.b, a.K, (long long)a.ld);
+    if (shape) {
+        CHECK_MSG(memcmp(a.off, b.off, (size_t)a.K * sizeof *a.off) == 0, "%s: offsets differ",
+                  what);
+        CHECK_MSG(memcmp(a.val, b.val, (size_t)a.K * a.b * a.ld * sizeof *a.val) == 0,
+                  "%s: stored values differ", what);
+    }
+    CHECK_OK(gs_spmat_to_csr(M1, &B));
+    if (B && M1->loc == GS_LOC_DEVICE) CHECK_OK(gs_csr_download(B, &H));
+    if (B) CHECK_MSG(fmt_csr_equal(A, H ? H : B, what, "hinted round trip"), "%s", what);
+    gs_csr_destroy(&H);
+    gs_csr_destroy(&B);
+    free(a.val), free(b.val);
+}
+
+/* the conversion of A at loc under p plus the hint (b, K, off) must store exactly what the
+ * detection under p0 stores (p0 = p when NULL), or both refuse with the same message; and it
+ * must have taken the hint without detecting (taken = 1) or have detected (taken = 0) */
+static void check_hinted(const char *what, const gs_csr *A, const gs_format_params *p,
+                         const gs_format_params *p0, int b, int K, const int32_t *off, int taken,
+                         gs_loc loc)
+{
+    long detections;
+    gs_spmat *M0 = NULL, *M1 = NULL;
+    gs_csr *dA0 = NULL, *dA1 = NULL;
+    gs_format_params q = *p;
+    char msg0[512] = "";
+    q.cds_hint_block = b, q.cds_hint_ndiag = K, q.cds_hint_off = off;
+    gs_error_clear();
+    gs_status s0 = make(A, p0 ? p0 : p, loc, &M0, &dA0);
+    gs_str_copy(msg0, sizeof msg0, gs_error_message());
+    gs_error_clear();
+    detections = gs_cds_detections();
+    gs_status s1 = make(A, &q, loc, &M1, &dA1);
+    detections = gs_cds_detections() - detections;
+    CHECK_MSG(detections == !taken, "%s: %ld detections, expected %d", what, detections, !taken);
+    CHECK_MSG(s0 == s1, "%s: hinted %s (%s), detected %s (%s)", what, gs_status_str(s1),
+              gs_error_message(), gs_status_str(s0), msg0);
+    if (s0 == GS_OK && s1 == GS_OK) check_same_cds(what, M0, M1, A);
+    if (s0 != GS_OK && s0 == s1)
+        CHECK_MSG(strcmp(msg0, gs_error_message()) == 0, "%s: hinted \"%s\", detected \"%s\"", what,
+                  gs_error_message(), msg0);
+    if (s1 == GS_OK) {
+        char desc[160];
+        gs_spmat_describe(M1, desc, sizeof desc);
+        printf("  %-44s %s (%s)\n", what, desc, loc == GS_LOC_DEVICE ? "device" : "host");
+    }
+    gs_error_clear();
+    gs_spmat_destroy(&M0);
+    gs_spmat_destroy(&M1);
+    gs_csr_destroy(&dA0);
+    gs_csr_destroy(&dA1);
+}
+
+/* the feature pass's offsets (at loc) as the hint, as the selector passes them: the same CDS */
+static void check_feature_hint(const char *what, const gs_csr *A, gs_loc loc)
+{
+    gs_format_params p;
+    gs_features f;
+    gs_csr *dA = NULL;
+    gs_format_params_default(&p);
+    if (loc == GS_LOC_DEVICE) CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+    CHECK_OK(gs_features_compute(dA ? dA : A, &f));
+    gs_csr_destroy(&dA);
+    CHECK_MSG(f.nblockdiags > 0, "%s: features found %d block diagonals", what, f.nblockdiags);
+    if (f.nblockdiags <= 0) return;
+    check_hinted(what, A, &p, NULL, f.block, f.nblockdiags, f.blockoff, 1, loc);
+}
+
+/* wrong hints on A, whose detection gives block size b and the K offsets off: each conversion
+ * must end exactly as detection */
+static void check_wrong_hints(const char *name, const gs_csr *A, int b, int K, const int32_t *off,
+                              gs_loc loc)
+{
+    gs_format_params p, wide;
+    int32_t h[GS_CDS_MAX_DIAGS + 1];
+    char what[96];
+    const int32_t nbc = A->cols / b,
+                  extra = off[K - 1] + 1 <= nbc - 1 ? off[K - 1] + 1 : off[0] - 1;
+    const int drops[3] = {0, K / 2, K - 1};
+    gs_format_params_default(&p);
+    wide = p;
+    wide.cds_max_fill = 10.0; /* a hint with a diagonal too many passes the fill test */
+#define HINT(label, params, bh, n)                                                                 \
+    do {                                                                                           \
+        snprintf(what, sizeof what, "%s, %s", name, label);                                        \
+        check_hinted(what, A, params, NULL, bh, n, h, 0, loc);                                     \
+    } while (0)
+    for (int t = 0; t < 3; t++) { /* the first, a middle and the last offset missing */
+        char label[48];
+        int n = 0;
+        if (t > 0 && drops[t] == drops[t - 1]) continue;
+        for (int d = 0; d < K; d++)
+            if (d != drops[t]) h[n++] = off[d];
+        snprintf(label, sizeof label, "offset %d missing", off[drops[t]]);
+        HINT(label, &p, b, n);
+    }
+    /* an offset A does not have (past the last or before the first): added, or replacing one */
+    memcpy(h + (extra < off[0]), off, (size_t)K * sizeof *h);
+    h[extra > off[0] ? K : 0] = extra;
+    HINT("one offset too many", &wide, b, K + 1);
+    memcpy(h, off, (size_t)K * sizeof *h);
+    h[extra > off[0] ? K - 1 : 0] = extra;
+    HINT("one offset replaced", &wide, b, K);
+    memcpy(h, off, (size_t)K * sizeof *h);
+    if (K > 1) {
+        h[0] = off[1], h[1] = off[0];
+        HINT("unsorted offsets", &p, b, K);
+        h[1] = off[1]; /* off[1] twice */
+        HINT("an offset twice", &p, b, K);
+    }
+    memcpy(h, off, (size_t)K * sizeof *h);
+    h[K - 1] = nbc;
+    HINT("an offset outside the grid", &p, b, K);
+    memcpy(h, off, (size_t)K * sizeof *h);
+    HINT("no offsets", &p, b, 0);
+    HINT("too many offsets", &p, b, GS_CDS_MAX_DIAGS + 1);
+    /* a block size that does not divide A: the hint is ignored (detection over every b) */
+    HINT("a block size that does not divide", &p, A->rows % 5 != 0 ? 5 : 7, K);
+#undef HINT
+}
+
+/* a hint at a block size detection would not choose: dof 3 at b = 1 (its scalar diagonals) is
+ * taken (so the hint is used), equal to detection forced to b = 1; ignored under a forced other
+ * block size; and refused by the fill like detection at b = 1 */
+static void check_hint_block_size(gs_loc loc)
+{
+    gs_format_params q;
+    gs_spmat *M = NULL;
+    gs_csr *dA = NULL, *A = gen("poisson", 8, 7, 3);
+    gs_format_params_default(&q);
+    q.cds_block = 1, q.cds_max_fill = 1.0;
+    gs_status st = make(A, &q, loc, &M, &dA);
+    CHECK_OK(st);
+    if (st == GS_OK) {
+        const gs_cds *C = (const gs_cds *)M->M;
+        int32_t off[GS_CDS_MAX_DIAGS];
+        const int K = C->ndiag;
+        gs_format_params r = q;
+        memcpy(off, C->off, (size_t)K * sizeof *off);
+        CHECK_MSG(C->b == 1 && K > 7, "dof 3 at b=1: b=%d, %d diagonals", C->b, K);
+        r.cds_block = 0;
+        check_hinted("dof 3, hint at b=1 (detection: b=3)", A, &r, &q, 1, K, off, 1, loc);
+        r.cds_block = 3; /* a forced other block size: the hint is ignored */
+        check_hinted("dof 3, hint b=1, cds_block=3", A, &r, NULL, 1, K, off, 0, loc);
+        r.cds_block = 0, r.cds_max_fill = 0.25; /* the fill refuses b = 1: as detection */
+        q.cds_max_fill = 0.25;
+        check_hinted("dof 3, hint at b=1, fill 25%: refused", A, &r, &q, 1, K, off, 0, loc);
+    }
+    gs_spmat_destroy(&M);
+    gs_csr_destroy(&dA);
+    gs_csr_destroy(&A);
+}
+
+/* the hint at loc: the feature pass's offsets on the generators, wrong hints on a scalar and a
+ * block stencil, hints at another block size */
+static void hint_checks(gs_loc loc)
+{
+    gs_format_params p;
+    gs_spmat *M = NULL;
+    gs_csr *dA = NULL;
+    static const struct {
+        const char *name, *type;
+        int size, stencil, dof;
+    } g[] = {
+        {"poisson 7-pt 12^3", "poisson", 12, 7, 1},
+        {"poisson 27-pt 10^3", "poisson", 10, 27, 1},
+        {"poisson 7-pt 9^3 dof 3", "poisson", 9, 7, 3},
+        {"poisson 27-pt 12^3 dof 3", "poisson", 12, 27, 3},
+        {"poisson 7-pt 8^3 dof 4", "poisson", 8, 7, 4},
+        {"poisson 9-pt 30^2 dof 2", "poisson", 30, 9, 2},
+        {"anisotropic 5-pt 64^2", "anisotropic", 64, 5, 1},
+        {"convdiff 27-pt 12^3", "convdiff", 12, 27, 1},
+    };
+    printf("known-offsets hint (%s)\n", loc == GS_LOC_DEVICE ? "device" : "host");
+    for (size_t t = 0; t < sizeof g / sizeof g[0]; t++) {
+        gs_csr *A = gen(g[t].type, g[t].size, g[t].stencil, g[t].dof);
+        check_feature_hint(g[t].name, A, loc);
+        gs_csr_destroy(&A);
+    }
+    gs_format_params_default(&p);
+    for (int t = 0; t < 2; t++) { /* wrong hints on a scalar and a block stencil */
+        gs_csr *A = t == 0 ? gen("poisson", 10, 7, 1) : gen("poisson", 12, 27, 3);
+        gs_status st = make(A, &p, loc, &M, &dA);
+        CHECK_OK(st);
+        if (st == GS_OK) {
+            const gs_cds *C = (const gs_cds *)M->M;
+            int32_t off[GS_CDS_MAX_DIAGS];
+            const int b = C->b, K = C->ndiag;
+            memcpy(off, C->off, (size_t)K * sizeof *off);
+            gs_spmat_destroy(&M);
+            check_wrong_hints(t == 0 ? "7-pt 10^3" : "27-pt 12^3 dof 3", A, b, K, off, loc);
+        }
+        gs_spmat_destroy(&M);
+        gs_csr_destroy(&dA);
+        gs_csr_destroy(&A);
+    }
+    check_hint_block_size(loc);
+}
+
 /* host conversion and to_csr with the k-th allocation failing, k = 1, 2, ...: every failure is
- * reported as out of memory and frees what it took */
-static void check_alloc_failures(void)
+ * reported as out of memory and frees what it took. hint: 0 none, 1 the features' offsets,
+ * 2 those less one (the fill finds it wrong, then detection) */
+static void check_alloc_failures(int hint)
 {
     gs_format_params p;
     gs_csr *A = gen("poisson", 6, 7, 3), *B = NULL;
+    gs_features f;
     int done = 0;
     gs_format_params_default(&p);
-    printf("allocation failures (host)\n");
+    CHECK_OK(gs_features_compute(A, &f));
+    if (hint) {
+        p.cds_hint_block = f.block, p.cds_hint_off = f.blockoff;
+        p.cds_hint_ndiag = f.nblockdiags - (hint == 2);
+    }
+    printf("allocation failures (host, %s)\n", hint == 0   ? "no hint"
+                                               : hint == 1 ? "hint"
+                                                           : "wrong hint");
     for (long k = 1; k < 100 && !done; k++) {
         long live = gs_mem_live();
         gs_spmat *M = NULL;
@@ -262,7 +511,13 @@ int main(int argc, char **argv)
     }
     fmt_test_run(GS_FORMAT_CDS, &p, gpu, expect_cds);
     cds_checks(GS_LOC_HOST);
-    check_alloc_failures();
-    if (gpu) cds_checks(GS_LOC_DEVICE);
+    hint_checks(GS_LOC_HOST);
+    check_alloc_failures(0);
+    check_alloc_failures(1);
+    check_alloc_failures(2);
+    if (gpu) {
+        cds_checks(GS_LOC_DEVICE);
+        hint_checks(GS_LOC_DEVICE);
+    }
     return gs_test_result(gpu ? "test_cds_gpu" : "test_cds");
 }

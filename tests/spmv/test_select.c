@@ -4,10 +4,12 @@
  * row lengths counted independently; a dof-3 block matrix: block size 3 and 7 block diagonals;
  * a randomly permuted Poisson: not structured; empty rows; rectangular matrices; no entries),
  * the rule table on fixed feature vectors, forced formats, spmv.levels lists, fallback to csr,
- * cusparse refused on the host, "measure", SpMV of every result against the CSR reference, and
+ * cusparse refused on the host, "measure", SpMV of every result against the CSR reference, CDS
+ * through the selector taking the features' block offsets (no detection in the conversion), and
  * allocation failures. With --gpu (label gpu; 77 without a device): the device features equal
- * the host ones field by field on generated, hand-made and real matrices, and the device
- * selection (cusparse allowed, measure, levels) gives matrices whose SpMV matches the host's. */
+ * the host ones field by field (block offsets included) on generated, hand-made and real
+ * matrices, and the device selection (cusparse allowed, measure, levels, CDS from the features'
+ * offsets) gives matrices whose SpMV matches the host's. */
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>
@@ -155,6 +157,12 @@ static void check_poisson7(int n)
     CHECK_NEAR(f.cds_fill, 6.0 / (7.0 * n - 6.0), 1e-12); /* 7 n^3 stored for 7 n^3 - 6 n^2 */
     CHECK(f.bandwidth == (int64_t)n * n);
     CHECK(f.seconds >= 0.0);
+    { /* the block offsets, ascending: what CDS stores */
+        const int32_t want[7] = {-n * n, -n, -1, 0, 1, n, n * n};
+        CHECK_MSG(memcmp(f.blockoff, want, sizeof want) == 0, "offsets %d %d %d %d %d %d %d",
+                  f.blockoff[0], f.blockoff[1], f.blockoff[2], f.blockoff[3], f.blockoff[4],
+                  f.blockoff[5], f.blockoff[6]);
+    }
     { /* the same mean and std as the row statistics the driver prints */
         gs_row_stats rs;
         gs_csr_row_stats(A, &rs);
@@ -186,6 +194,8 @@ static void check_features_host(void)
                   dofs[t], f.block, f.nblockdiags);
         CHECK_NEAR(f.cds_fill, 7.0 * dofs[t] * A->rows / A->nnz - 1.0, 1e-12);
         CHECK(f.ndiags == -1 || f.ndiags > 7); /* the scalar diagonals are many more */
+        static const int32_t want[7] = {-64, -8, -1, 0, 1, 8, 64}; /* block offsets on 8^3 */
+        CHECK_MSG(memcmp(f.blockoff, want, sizeof want) == 0, "dof %d: block offsets", dofs[t]);
         gs_csr_destroy(&A);
     }
     A = gen("poisson", 12, 27, 1);
@@ -292,6 +302,9 @@ static void check_cds_agrees(const char *what, gs_csr *A)
                   "%s: CDS b=%d K=%d, features b=%d K=%d", what, gs_cds_block_size(C),
                   gs_cds_diagonals(C), f.block, f.nblockdiags);
         CHECK_NEAR((double)gs_cds_stored(C) / A->nnz - 1.0, f.cds_fill, 1e-12);
+        if (gs_cds_diagonals(C) == f.nblockdiags)
+            CHECK_MSG(memcmp(C->off, f.blockoff, (size_t)f.nblockdiags * sizeof *C->off) == 0,
+                      "%s: CDS offsets differ from the features'", what);
     }
     gs_error_clear();
     gs_spmat_destroy(&M);
@@ -485,6 +498,33 @@ static gs_format rule_for(const gs_csr *A, gs_loc loc)
     return gs_select_rule(&f, loc, NULL, 0);
 }
 
+/* CDS through the selector (format "cds", or "measure") takes the features' block offsets:
+ * the conversion detects nothing, and its offsets are the features' */
+static void check_select_cds_hint(const char *what, const gs_csr *A, const gs_csr *dA,
+                                  const char *format)
+{
+    gs_select_request rq;
+    gs_select_result res;
+    gs_spmat *M = NULL;
+    memset(&rq, 0, sizeof rq);
+    rq.format = format;
+    gs_format_params_default(&rq.params);
+    const long before = gs_cds_detections();
+    CHECK_OK(gs_select_spmat(dA, 0, &rq, &M, &res));
+    const long detections = gs_cds_detections() - before;
+    CHECK_MSG(detections == 0, "%s: the CDS conversion detected %ld times", what, detections);
+    if (M && M->format == GS_FORMAT_CDS) {
+        const gs_cds *C = (const gs_cds *)M->M;
+        CHECK(gs_cds_block_size(C) == res.feat.block && C->ndiag == res.feat.nblockdiags);
+        CHECK(memcmp(C->off, res.feat.blockoff, (size_t)C->ndiag * sizeof *C->off) == 0);
+        printf("  %-34s cds, no detection (%s)\n", what, res.reason);
+        check_spmv(what, M, A);
+    }
+    CHECK_MSG(M && (strcmp(format, "cds") != 0 || M->format == GS_FORMAT_CDS), "%s: %s", what,
+              M ? gs_format_name(M->format) : "nothing");
+    gs_spmat_destroy(&M);
+}
+
 /* the choices at loc on a stencil, its permutation, a rectangular and an uneven matrix */
 static void check_selection(gs_loc loc)
 {
@@ -522,6 +562,15 @@ static void check_selection(gs_loc loc)
     check_select("levels auto entry", Q, dQ, "cds", "csr,auto", 1, rule_for(Q, loc),
                  "spmv.levels[1] = auto: auto");
     check_select("measure, stencil", P, dP, "measure", NULL, 0, GS_FORMAT_COUNT, "measured (us):");
+    check_select_cds_hint("forced cds, stencil: hint", P, dP, "cds");
+    check_select_cds_hint("measure, stencil: hint", P, dP, "measure");
+    {
+        gs_csr *B = gen("poisson", 12, 27, 3), *dB = B;
+        if (dev) CHECK_OK(gs_csr_upload(B, loc, &dB));
+        if (dB) check_select_cds_hint("forced cds, 27-pt dof 3: hint", B, dB, "cds");
+        if (dev) gs_csr_destroy(&dB);
+        gs_csr_destroy(&B);
+    }
     check_select("measure, permuted", Q, dQ, "measure", NULL, 0, GS_FORMAT_COUNT, "cds refused");
     check_select("levels measure entry", R, dR, "auto", "measure", 2, GS_FORMAT_COUNT,
                  "spmv.levels[0] = measure");
@@ -619,6 +668,8 @@ static void check_same(const char *what, const gs_csr *A)
                      h.empty_share == d.empty_share && h.ndiags == d.ndiags && h.block == d.block &&
                      h.nblockdiags == d.nblockdiags && h.cds_fill == d.cds_fill &&
                      h.bandwidth == d.bandwidth;
+    const size_t offs = h.nblockdiags > 0 ? (size_t)h.nblockdiags * sizeof *h.blockoff : 0;
+    CHECK_MSG(!same || memcmp(h.blockoff, d.blockoff, offs) == 0, "%s: block offsets differ", what);
     char hs[256], ds[256];
     gs_features_describe(&h, hs, sizeof hs);
     gs_features_describe(&d, ds, sizeof ds);
