@@ -255,6 +255,21 @@ static __device__ __forceinline__ void hash_row(const sg_args &a, int32_t row, i
     }
 }
 
+/* the row's m compacted entries to C from b0, each at its rank among the row's columns (so the
+ * row comes out sorted); thread t of T */
+static __device__ __forceinline__ void write_ranked(const sg_args &a, const int32_t *keys,
+                                                    const double *vals, int m, int t, int T,
+                                                    long long b0)
+{
+    for (int q = t; q < m; q += T) {
+        const int32_t ck = keys[q];
+        int r = 0;
+        for (int j = 0; j < m; j++) r += keys[j] < ck;
+        a.ccol[b0 + r] = ck;
+        a.cval[b0 + r] = vals[q];
+    }
+}
+
 /* Rows with at most S = 2^LOGS products: RB groups of T threads per block, a group per row
  * (list[(block*RB + group)*stride]). The group's sub-groups of G = 2^glog2 lanes take A's
  * entries in turn, their lanes B's row: each product goes into the group's hash table (columns
@@ -342,16 +357,7 @@ __global__ void __launch_bounds__(T *RB)
     }
     __syncthreads();
     const long long b0 = base[g];
-    if (row >= 0 && b0 >= 0) {
-        const int m = cnt[g];
-        for (int q = t; q < m; q += T) {
-            const int32_t ck = keys[g][q];
-            int r = 0;
-            for (int j = 0; j < m; j++) r += keys[g][j] < ck;
-            a.ccol[b0 + r] = ck;
-            a.cval[b0 + r] = vals[g][q];
-        }
-    }
+    if (row >= 0 && b0 >= 0) write_ranked(a, keys[g], vals[g], cnt[g], t, T, b0);
 }
 
 /* The same product as bin_kernel for groups of T <= 32 lanes (bins 1-3): a warp holds 32/T
@@ -435,13 +441,7 @@ __global__ void __launch_bounds__(256)
         a.offsets[2 * (int64_t)row + 1] = (int32_t)(b0 + m);
         a.sizes[row] = m;
     }
-    for (int q = t; q < m; q += T) {
-        const int32_t ck = keys[g][q];
-        int r = 0;
-        for (int j = 0; j < m; j++) r += keys[g][j] < ck;
-        a.ccol[b0 + r] = ck;
-        a.cval[b0 + r] = vals[g][q];
-    }
+    write_ranked(a, keys[g], vals[g], m, t, T, b0);
 }
 
 template <int LOGS, int T>
