@@ -13,7 +13,7 @@
 
 #define LANCZOS_STEPS 12
 #define DENSE_MAX 4096 /* the coarsest level is inverted densely up to this many rows */
-#define CHEB_RATIO 30.0 /* Chebyshev interval [hi / 30, hi], hi = 1.1 rho (PyAMG's choice) */
+#define CHEB_COARSE_LEVEL 2 /* the first level of coarse_chebyshev_degree */
 
 typedef struct amg_level {
     const gs_csr *A; /* level 0: the caller's; else Aown */
@@ -26,6 +26,7 @@ typedef struct amg_level {
     gs_loc agg_loc;
     int32_t nodes;
     double rho, lo, hi, omega;
+    int degree;      /* Chebyshev: the polynomial's degree on this level */
 } amg_level;
 
 struct gs_amg {
@@ -46,6 +47,24 @@ struct gs_amg {
     int graph_captures, graph_off;
 };
 
+/* Levels 0 and 1 hold most of the cycle's bytes (3D Poisson 7-point: 100% and 43% of level 0's
+ * nonzeros), the levels below about 1% each, where a kernel costs its launch: a higher degree
+ * there is cheap, and it makes up for the weak coarse correction of their large aggregates
+ * (MIS(2) on a level-1 stencil of ~33 points: 70 rows per aggregate, then ~130 into the
+ * coarsest level). A degree-d polynomial damps [hi / d^2, hi] to about 1/4 (1 / T_d(1 + 2 /
+ * (d^2 - 1)) = 0.25 for d = 3 and 0.26 for d = 10), so the interval widens with the degree. */
+int gs_amg_level_degree(const gs_amg_params *p, int l)
+{
+    return l >= CHEB_COARSE_LEVEL && p->coarse_chebyshev_degree > 0 ? p->coarse_chebyshev_degree
+                                                                    : p->chebyshev_degree;
+}
+
+double gs_amg_level_ratio(const gs_amg_params *p, int degree)
+{
+    double d2 = (double)degree * degree;
+    return p->chebyshev_ratio > d2 ? p->chebyshev_ratio : d2;
+}
+
 void gs_amg_params_default(gs_amg_params *p)
 {
     memset(p, 0, sizeof *p);
@@ -56,6 +75,8 @@ void gs_amg_params_default(gs_amg_params *p)
     p->galerkin = GS_SPGEMM_AUTO;
     p->smoother = GS_SMOOTH_CHEBYSHEV;
     p->chebyshev_degree = 3;
+    p->coarse_chebyshev_degree = 10;
+    p->chebyshev_ratio = 30.0;
     p->presweeps = 1;
     p->postsweeps = 1;
     p->block_size = 1;
@@ -346,8 +367,9 @@ static gs_status level_diag(gs_amg *amg, int l, const char *where, double **dinv
                 where, (long long)first + 1, (long long)bad);
     GS_CHECK(estimate_rho(amg, A, L->MA, sq, &L->rho));
     trace(amg, l, "rho (Lanczos)");
+    L->degree = gs_amg_level_degree(&amg->p, l);
     L->hi = 1.1 * L->rho;
-    L->lo = L->hi / CHEB_RATIO;
+    L->lo = L->hi / gs_amg_level_ratio(&amg->p, L->degree);
     L->omega = amg->p.smoother_omega > 0 ? amg->p.smoother_omega
                : L->rho > 0               ? (4.0 / 3.0) / L->rho
                                           : 0.0;
@@ -424,6 +446,9 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         return GS_ERROR(GS_ERR_CONFIG, "%s: %d rows are not a multiple of amg.block_size = %d",
                         where, A->rows, b);
     if (k < 1) return GS_ERROR(GS_ERR_CONFIG, "%s: the near-nullspace has no vectors", where);
+    if (!(p->chebyshev_ratio >= 1.0))
+        return GS_ERROR(GS_ERR_CONFIG, "amg.chebyshev_ratio = %g: expected a ratio of at least 1",
+                        p->chebyshev_ratio);
     GS_CHECK(gs_alloc_array(1, sizeof *amg, "AMG hierarchy", (void **)&amg));
     memset(amg, 0, sizeof *amg);
     amg->p = *p;
@@ -578,8 +603,14 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
              p->theta, gs_spgemm_method_name(m), p->block_size > 0 ? p->block_size : 1);
     if (p->smoother == GS_SMOOTH_CHEBYSHEV) {
         size_t len = strlen(amg->rep.desc);
-        snprintf(amg->rep.desc + len, sizeof amg->rep.desc - len, ", Chebyshev degree %d",
-                 p->chebyshev_degree);
+        int d0 = gs_amg_level_degree(p, 0), dc = gs_amg_level_degree(p, CHEB_COARSE_LEVEL);
+        len += (size_t)snprintf(amg->rep.desc + len, sizeof amg->rep.desc - len,
+                                ", Chebyshev degree %d on [hi/%g, hi]", d0,
+                                gs_amg_level_ratio(p, d0));
+        if (dc != d0 && amg->nlev > CHEB_COARSE_LEVEL + 1 && len < sizeof amg->rep.desc)
+            snprintf(amg->rep.desc + len, sizeof amg->rep.desc - len,
+                     ", levels >= %d: %d on [hi/%g, hi]", CHEB_COARSE_LEVEL, dc,
+                     gs_amg_level_ratio(p, dc));
     }
     if (dinv) {
         amg->be->free(dinv);
@@ -681,7 +712,7 @@ static gs_status smooth(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_ze
         if (amg->p.smoother == GS_SMOOTH_CHEBYSHEV) {
             double theta = 0.5 * (L->hi + L->lo), delta = 0.5 * (L->hi - L->lo);
             double sigma = theta / delta, rho = 1.0 / sigma;
-            for (int k = 0; k < amg->p.chebyshev_degree; k++) {
+            for (int k = 0; k < L->degree; k++) {
                 int xz = x_zero && k == 0;
                 if (!xz) GS_CHECK(gs_spmat_spmv(L->MA, x, L->y));
                 if (k == 0) {

@@ -21,7 +21,8 @@
  *   7. the coarsest matrix (at most coarse_size rows, or the last of max_levels) inverted by a
  *      dense LU factorization with partial pivoting, once; the cycle applies the inverse.
  * Cycle: V or W, smoothers weighted Jacobi, l1-Jacobi or Chebyshev (on D^-1 A, bounds from the
- * same Lanczos estimate), pre- and post-smoothing with the same polynomial, so the
+ * same Lanczos estimate; degree chebyshev_degree on levels 0 and 1 and coarse_chebyshev_degree
+ * below, where the SpMVs are cheap), pre- and post-smoothing with the same polynomial, so the
  * preconditioner is symmetric when A is (CG).
  */
 #ifndef GS_AMG_H
@@ -62,6 +63,9 @@ typedef struct gs_amg_params {
     gs_amg_smoother smoother;
     double smoother_omega;     /* weighted Jacobi damping; 0: 4/3 / rho */
     int chebyshev_degree;
+    int coarse_chebyshev_degree; /* degree on levels >= 2 (their SpMVs are cheap); 0: the same */
+    double chebyshev_ratio;    /* Chebyshev interval [hi / r, hi], hi = 1.1 rho(D^-1 A),
+                                * r = max(chebyshev_ratio, degree^2) */
     int presweeps, postsweeps;
     int block_size;            /* unknowns per grid point (1: scalar) */
     int smooth_prolongator;
@@ -74,6 +78,11 @@ typedef struct gs_amg_params {
 } gs_amg_params;
 
 void gs_amg_params_default(gs_amg_params *p);
+
+/* The Chebyshev smoother of level l: its degree, and the ratio of its interval's bounds for a
+ * degree (the same on the host and the device). */
+int gs_amg_level_degree(const gs_amg_params *p, int l);
+double gs_amg_level_ratio(const gs_amg_params *p, int degree);
 
 /* One level as reported. */
 typedef struct gs_amg_level_report {
@@ -93,7 +102,7 @@ typedef struct gs_amg_report {
     double phase_s[6]; /* strength, aggregation, prolongator, rap, convert, coarse (gs_results.h) */
     double setup_s;
     char coarse_desc[160]; /* "dense LU inverse, 112 x 112" */
-    char desc[160];        /* "V cycle, Chebyshev degree 2, 1+1 sweeps, mis2 aggregation ..." */
+    char desc[224];        /* "V cycle, Chebyshev, 1+1 sweeps, mis2 aggregation ..." */
 } gs_amg_report;
 
 typedef struct gs_amg gs_amg;

@@ -105,8 +105,9 @@ static const key_def KEYS[] = {
      "CDS unknowns per grid point (0: detected)"},
     {"amg.theta", K_FLOAT, F(amg.theta), "0", 0, 1, NULL,
      "strength of connection: j is a strong neighbour of i when |a_ij| > theta "
-     "sqrt(|a_ii a_jj|). 0 is fastest to solution; 0.03 keeps 3D Poisson's PCG iterations "
-     "within 17% from 64^3 to 256^3 (0: 31%) for 30-70% more setup time "
+     "sqrt(|a_ii a_jj|). 0 is fastest to solution (3D Poisson 7-point 64^3 / 128^3 / 256^3: "
+     "13 / 14 / 14 PCG iterations with the default smoothers); 0.03 makes less aggressive "
+     "coarse levels for 30-70% more setup time on the GPU "
      "(bench/results/amg_h200_2026-11-21.md)"},
     {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, "mis2|standard",
      "mis2: parallel, deterministic aggregation around a distance-2 maximal independent set "
@@ -125,6 +126,16 @@ static const key_def KEYS[] = {
      "weighted Jacobi: damping; 0: 4/3 / rho(D^-1 A), rho estimated in the setup"},
     {"amg.chebyshev_degree", K_INT, F(amg.chebyshev_degree), "3", 1, 20, NULL,
      "Chebyshev smoother: polynomial degree (SpMVs per sweep)"},
+    {"amg.coarse_chebyshev_degree", K_INT, F(amg.coarse_chebyshev_degree), "10", 0, 20, NULL,
+     "Chebyshev smoother: degree on levels 2 and below (not the coarsest, solved densely), "
+     "whose SpMVs cost little next to levels 0 and 1; 0: chebyshev_degree. It makes up for "
+     "the weak coarse correction of their large aggregates: 3D Poisson 7-point 256^3 takes 14 "
+     "PCG iterations instead of 17"},
+    {"amg.chebyshev_ratio", K_FLOAT, F(amg.chebyshev_ratio), "30", 1, 1e6, NULL,
+     "Chebyshev smoother: it damps [hi / r, hi], hi = 1.1 x the estimated rho(D^-1 A), "
+     "r = max(chebyshev_ratio, degree^2) (degree d damps [hi / d^2, hi] to about 1/4). 30 is "
+     "PyAMG's; 9-16 (PETSc's KSPChebyshev: 11) takes 1-2 fewer iterations on 3D Poisson and "
+     "5-25% more on harder matrices (bcsstk13/25, BentPipe2D100, anisotropic)"},
     {"amg.presweeps", K_INT, F(amg.presweeps), "1", 0, 20, NULL, "smoothing sweeps before "
      "restriction"},
     {"amg.postsweeps", K_INT, F(amg.postsweeps), "1", 0, 20, NULL, "smoothing sweeps after "

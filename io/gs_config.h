@@ -43,9 +43,9 @@ typedef struct gs_config {
     } solver;
     struct {
         gs_cfg_str galerkin, aggregation, cycle, smoother;
-        double theta, smoother_omega, prolongator_omega;
-        int64_t max_levels, coarse_size, presweeps, postsweeps, chebyshev_degree, block_size,
-            smooth_prolongator;
+        double theta, smoother_omega, prolongator_omega, chebyshev_ratio;
+        int64_t max_levels, coarse_size, presweeps, postsweeps, chebyshev_degree,
+            coarse_chebyshev_degree, block_size, smooth_prolongator;
     } amg;
     struct {
         gs_cfg_str format, suraa_g1, levels;

@@ -189,6 +189,8 @@ static gs_status amg_params(const gs_config *c, gs_amg_params *ap)
                                                               : GS_SMOOTH_CHEBYSHEV;
     ap->smoother_omega = c->amg.smoother_omega;
     ap->chebyshev_degree = (int)c->amg.chebyshev_degree;
+    ap->coarse_chebyshev_degree = (int)c->amg.coarse_chebyshev_degree;
+    ap->chebyshev_ratio = c->amg.chebyshev_ratio;
     ap->presweeps = (int)c->amg.presweeps;
     ap->postsweeps = (int)c->amg.postsweeps;
     ap->block_size = (int)c->amg.block_size;

@@ -299,6 +299,47 @@ static void test_solves(void)
     gs_csr_destroy(&A);
 }
 
+/* the Chebyshev smoother per level: chebyshev_degree on levels 0 and 1, coarse_chebyshev_degree
+ * below, on [hi / max(chebyshev_ratio, degree^2), hi]; the stronger coarse smoother takes no
+ * more iterations than the plain one where the hierarchy has such levels */
+static void test_chebyshev_levels(void)
+{
+    gs_amg_params p;
+    gs_amg_params_default(&p);
+    CHECK(gs_amg_level_degree(&p, 0) == 3 && gs_amg_level_degree(&p, 1) == 3);
+    CHECK(gs_amg_level_degree(&p, 2) == 10 && gs_amg_level_degree(&p, 5) == 10);
+    CHECK_NEAR(gs_amg_level_ratio(&p, 3), 30.0, 0);
+    CHECK_NEAR(gs_amg_level_ratio(&p, 10), 100.0, 0);
+    p.chebyshev_ratio = 9.0;
+    CHECK_NEAR(gs_amg_level_ratio(&p, 2), 9.0, 0);
+    CHECK_NEAR(gs_amg_level_ratio(&p, 4), 16.0, 0);
+    p.chebyshev_ratio = 30.0;
+    p.coarse_chebyshev_degree = 0;
+    CHECK(gs_amg_level_degree(&p, 3) == 3);
+
+    gs_csr *A = generate("poisson", 32, 7, 1);
+    gs_amg *amg = NULL;
+    double oc, rr;
+    p.coarse_size = 20; /* 32768 / 3064 / 60 / 1: level 2 is smoothed */
+    int its_plain = solve(A, GS_LOC_HOST, &p, GS_KRYLOV_CG, &oc, &rr);
+    p.coarse_chebyshev_degree = 10;
+    CHECK_OK(gs_amg_setup(A, &p, "test", &amg));
+    if (amg) {
+        const gs_amg_report *r = gs_amg_get_report(amg);
+        CHECK_MSG(r->levels >= 4, "%d levels", r->levels);
+        CHECK_MSG(strstr(r->desc, "Chebyshev degree 3 on [hi/30, hi], levels >= 2: 10 on "
+                                  "[hi/100, hi]") != NULL, "desc \"%s\"", r->desc);
+    }
+    gs_amg_destroy(&amg);
+    int its = solve(A, GS_LOC_HOST, &p, GS_KRYLOV_CG, &oc, &rr);
+    printf("poisson 7-pt 32^3, 4 levels: %d iterations with coarse degree 10, %d with 3\n", its,
+           its_plain);
+    CHECK(its > 0 && its <= its_plain && rr <= 1e-8);
+    p.chebyshev_ratio = 0.5;
+    CHECK_FAIL(gs_amg_setup(A, &p, "test", &amg), GS_ERR_CONFIG, "amg.chebyshev_ratio = 0.5");
+    gs_csr_destroy(&A);
+}
+
 /* device hierarchy and solve against the host */
 static void test_gpu_parity(const char *type, int64_t size, int stencil, int dof)
 {
@@ -363,6 +404,7 @@ int main(int argc, char **argv)
         test_gpu_parity("poisson", 24, 27, 1);
         test_gpu_parity("anisotropic", 60, 5, 1);
         test_gpu_parity("poisson", 16, 7, 3);
+        test_gpu_parity("poisson", 64, 7, 1); /* 4 levels: level 2 has the coarse degree */
         return gs_test_result("test_amg");
     }
     test_standard_1d();
@@ -371,5 +413,6 @@ int main(int argc, char **argv)
     test_mis2_and_products("anisotropic", 24, 9);
     test_tentative_qr();
     test_solves();
+    test_chebyshev_levels();
     return gs_test_result("test_amg");
 }
