@@ -13,18 +13,26 @@ build=$here/build-gpu
 cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 mkdir -p "$out"
 [ -x "$cs" ] || { echo "compute-sanitizer not found"; exit 2; }
-# the gpu tests and their arguments, as ctest knows them
+# the gpu tests and their arguments, as ctest knows them; a test wrapped in `sh -c "..."`
+# (its quoting and environment are ctest's) runs as `ctest -R ^NAME$` under the sanitizer, which
+# follows ctest's child processes (--target-processes all)
 mapfile -t tests < <(cd "$build" && ctest -L gpu -N -V | sed -n 's/^[0-9]*: Test command: //p' | tr -d '"')
+mapfile -t names < <(cd "$build" && ctest -L gpu -N | sed -n 's/^ *Test *#[0-9]*: //p')
 export GS_MATRICES=$here/shared/matrices GS_TEST_DATA=$here/tests/data GS_BIN=$build/gsolve
 export OMP_NUM_THREADS=4
 bad=0
-for t in "${tests[@]}"; do
+for i in "${!tests[@]}"; do
+    t=${tests[$i]}
     name=$(basename "${t%% *}")
+    if [ "$name" = sh ]; then
+        name=${names[$i]}
+        t="ctest -R ^$name\$ --timeout ${LIMIT:-3600}"
+    fi
     [[ "$name" =~ ${TESTS:-.} ]] || continue
     for tool in $tools; do
         log=$out/$name.$tool.log
         # API errors are gsolve's to handle (the out-of-memory tests provoke them on purpose)
-        extra="--report-api-errors no"
+        extra="--report-api-errors no --target-processes all" # sh-wrapped tests run gsolve
         [ "$tool" = memcheck ] && extra="$extra --leak-check full"
         # shellcheck disable=SC2086
         (cd "$build" && timeout "${LIMIT:-3600}" "$cs" --tool "$tool" --error-exitcode 99 $extra --print-limit 20 $t) \
