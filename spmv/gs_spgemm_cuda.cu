@@ -444,18 +444,30 @@ __global__ void __launch_bounds__(256)
     write_ranked(a, keys[g], vals[g], m, t, T, b0);
 }
 
+/* a bin kernel's launch: blocks of rb rows over the n / stride rows it takes, and the lanes per
+ * row of B (log2) capped at the T lanes of a row */
+static gs_status bin_shape(int64_t n, int64_t stride, int rb, int T, int glog2, int *gl,
+                           unsigned *blocks)
+{
+    int tl = 0;
+    while ((1 << tl) < T) tl++;
+    *gl = glog2 < tl ? glog2 : tl;
+    const int64_t groups = (n + stride - 1) / stride, b = (groups + rb - 1) / rb;
+    if (b > 2147483647LL) return GS_ERROR(GS_ERR_UNSUPPORTED, "SpGEMM: %lld rows", (long long)n);
+    *blocks = (unsigned)b;
+    return GS_OK;
+}
+
 template <int LOGS, int T>
 static gs_status launch_warp_bin(const sg_args &a, const int32_t *list, int64_t n, int64_t stride,
                                  int count_only, int glog2, int bin)
 {
     gs_status st = GS_OK;
-    int tl = 0;
-    while ((1 << tl) < T) tl++;
-    const int gl = glog2 < tl ? glog2 : tl;
-    const int64_t groups = (n + stride - 1) / stride, blocks = (groups + 256 / T - 1) / (256 / T);
-    if (blocks > 2147483647LL) GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: %lld rows", (long long)n);
+    int gl;
+    unsigned blocks;
+    GS_CHECK(bin_shape(n, stride, 256 / T, T, glog2, &gl, &blocks));
     warp_bin_kernel<LOGS, T>
-        <<<(unsigned)blocks, 256, 0, gs_cuda_g.stream>>>(a, list, n, stride, count_only, gl, bin);
+        <<<blocks, 256, 0, gs_cuda_g.stream>>>(a, list, n, stride, count_only, gl, bin);
     GS_CUDA_LAUNCHED("spgemm_warp_bin");
 done:
     return st;
@@ -466,18 +478,15 @@ static gs_status launch_bin(const sg_args &a, const int32_t *list, int64_t n, in
                             int count_only, int glog2, int bin)
 {
     gs_status st = GS_OK;
-    int tl = 0;
-    while ((1 << tl) < T) tl++;
-    const int gl = glog2 < tl ? glog2 : tl;
-    const int64_t groups = (n + stride - 1) / stride, blocks = (groups + RB - 1) / RB;
-    size_t smem;
-    if (blocks > 2147483647LL) GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: %lld rows", (long long)n);
-    smem = (size_t)RB * ((size_t)1 << LOGS) * 12;
+    int gl;
+    unsigned blocks;
+    const size_t smem = (size_t)RB * ((size_t)1 << LOGS) * 12;
+    GS_CHECK(bin_shape(n, stride, RB, T, glog2, &gl, &blocks));
     if (smem > 32 * 1024) /* bin 8: 48 KB beside the static part, beyond the default limit */
         GS_CUDA_CALL(cudaFuncSetAttribute(bin_kernel<LOGS, T, RB>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    bin_kernel<LOGS, T, RB><<<(unsigned)blocks, T * RB, smem, gs_cuda_g.stream>>>(
-        a, list, n, stride, count_only, gl, bin);
+    bin_kernel<LOGS, T, RB>
+        <<<blocks, T * RB, smem, gs_cuda_g.stream>>>(a, list, n, stride, count_only, gl, bin);
     GS_CUDA_LAUNCHED("spgemm_bin");
 done:
     return st;
