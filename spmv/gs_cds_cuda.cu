@@ -255,12 +255,6 @@ to_csr_kernel(int32_t rows, int b, int K, int64_t ld, const int32_t *__restrict_
     }
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* rowind[k] = the row of entry k of device CSR A (scatter of row starts, CUB max-scan) */
 static gs_status entry_rows(const gs_csr *A, int32_t **rowind)
 {
@@ -334,7 +328,7 @@ static gs_status offsets(gs_cds *C, const uint32_t *flags, const cds_cands *cand
     GS_CHECK(gs_cuda_d2h(h_buf, d_buf, sizeof h_buf));
     if (h_buf[0] != C->ndiag)
         GS_FAIL(GS_ERR_INTERNAL, "cds: %d block offsets collected, %d counted", h_buf[0], C->ndiag);
-    qsort(h_buf + 1, (size_t)C->ndiag, sizeof(int32_t), cmp_i32);
+    qsort(h_buf + 1, (size_t)C->ndiag, sizeof(int32_t), gs_cmp_i32);
     memcpy(C->off, h_buf + 1, (size_t)C->ndiag * sizeof(int32_t));
 done:
     gs_cuda_free(d_buf);

@@ -267,3 +267,9 @@ done:
     gs_csr_destroy(&T);
     return st;
 }
+
+int gs_cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}

@@ -39,6 +39,9 @@ typedef struct gs_row_stats {
 gs_status gs_csr_create(int64_t rows, int64_t cols, int64_t nnz, gs_csr **out);
 void gs_csr_destroy(gs_csr **A); /* host or device */
 
+/* qsort comparator of int32_t values, ascending */
+int gs_cmp_i32(const void *a, const void *b);
+
 /* Copy host matrix A to the backend at loc (a host copy for GS_LOC_HOST). */
 gs_status gs_csr_upload(const gs_csr *A, gs_loc loc, gs_csr **out);
 

@@ -287,12 +287,6 @@ done:
     return st;
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* the features from the pass's sums (the same arithmetic for both backends) */
 static void from_sums(const gs_csr *A, const gs_feat_sums *s, gs_features *f)
 {
@@ -321,7 +315,7 @@ static void from_sums(const gs_csr *A, const gs_feat_sums *s, gs_features *f)
     f->nblockdiags = (int32_t)s->k[best];
     f->cds_fill = (double)s->k[best] * s->b[best] * (double)A->rows / (double)A->nnz - 1.0;
     memcpy(f->blockoff, s->off[best], (size_t)f->nblockdiags * sizeof *f->blockoff);
-    qsort(f->blockoff, (size_t)f->nblockdiags, sizeof *f->blockoff, cmp_i32);
+    qsort(f->blockoff, (size_t)f->nblockdiags, sizeof *f->blockoff, gs_cmp_i32);
 }
 
 gs_status gs_features_compute(const gs_csr *A, gs_features *f)

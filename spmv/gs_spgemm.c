@@ -26,17 +26,11 @@ gs_status gs_spgemm_method_parse(const char *s, gs_spgemm_method *out)
     return GS_ERROR(GS_ERR_ARG, "SpGEMM method \"%s\": expected auto, host, dcsr or cusparse", s);
 }
 
-static int cmp_int32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* ascending sort of n column indices (insertion sort for short rows) */
 static void sort_cols(int32_t *c, int64_t n)
 {
     if (n > 32) {
-        qsort(c, (size_t)n, sizeof *c, cmp_int32);
+        qsort(c, (size_t)n, sizeof *c, gs_cmp_i32);
         return;
     }
     for (int64_t i = 1; i < n; i++) {
