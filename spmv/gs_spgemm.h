@@ -8,10 +8,11 @@
  * largest bin in global memory; then defragmentation into an exact CSR) and CUSPARSE
  * (cusparseSpGEMM, the comparison path). AUTO picks HOST for host inputs, DCSR for device ones.
  *
- * DCSR places a row in one of two ways. Reserved (the products number at most 2^29, and that
- * much device memory is free): C's capacity is the products, and row r's segment starts at the
+ * DCSR places a row in one of two ways. Reserved (rows of at most 128 products on average, or
+ * at most 64M products in all; never beyond 2^29 products, and only when that much device
+ * memory is free): C's capacity is the products, and row r's segment starts at the
  * products of the rows before it (an exclusive scan), so no row waits on a shared bump pointer
- * and nothing is sampled or redone. Sampled (beyond that): C's capacity is estimated from a
+ * and nothing is sampled or redone. Sampled (otherwise): C's capacity is estimated from a
  * sample of each bin's rows, rows take segments from the bump pointer as they finish (one
  * atomic per block), and rows that find it exhausted are redone after C grows. Environment:
  * GSOLVE_SPGEMM_BOUND_MAX=N (entries) moves the 2^29 limit (0: always sampled);
