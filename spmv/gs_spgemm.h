@@ -4,8 +4,9 @@
  * Methods: HOST (Gustavson with a dense accumulator per thread, OpenMP; the reference), DCSR (the
  * device row-binned SpGEMM of King et al. 2016, section III-B: rows binned by partial products
  * 1-32, 33-64, ..., 2049-4096 and 4097+, a kernel per bin that forms and reduces a row's products
- * in shared memory and appends the row to a DCSR result with one bump-pointer allocation; the
- * largest bin in global memory; then defragmentation into an exact CSR) and CUSPARSE
+ * in a shared-memory table and places the row in a DCSR result (below); rows of 4097+ products
+ * whose columns overflow the 4096-slot table go to tables in global memory; then
+ * defragmentation into an exact CSR) and CUSPARSE
  * (cusparseSpGEMM, the comparison path). AUTO picks HOST for host inputs, DCSR for device ones.
  *
  * DCSR places a row in one of two ways. Reserved (rows of at most 128 products on average, or
