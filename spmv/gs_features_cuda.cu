@@ -10,12 +10,13 @@
  *    column indices do not wait on each other (four steps of 32 entries are loaded at once).
  * Each entry's block offset J - I, for every candidate block size b (gs_cds_candidates), goes
  * into the block's set of offsets of that candidate: an open-addressing table in shared memory,
- * where a stencil's few offsets are found at the first probe. A block whose set passes
- * GS_CDS_MAX_DIAGS offsets marks the candidate saturated for all (the matrix has more than
- * that), and every warp stops looking at a saturated candidate at its next window, so an
+ * where a stencil's few offsets are found at the first probe. A block whose set passes the
+ * candidate's cap (gs_feat_cap: at most GS_CDS_MAX_DIAGS, fewer where more offsets would mean
+ * a CDS fill above GS_FEAT_FILL_MAX) marks the candidate saturated for all (the matrix has more
+ * than that), and every warp stops looking at a saturated candidate at its next window, so an
  * unstructured matrix costs a short burst of inserts and then only the bandwidth. At the end
  * each block adds its sets into one table per candidate in global memory, whose inserts (by
- * atomicCAS) count the distinct offsets of the whole matrix: exact up to GS_CDS_MAX_DIAGS, like
+ * atomicCAS) count the distinct offsets of the whole matrix: exact up to the cap, like
  * the host's count; the insert that counts an offset also writes it at its count's position in
  * the candidate's list, so the offsets come back with the totals (the CDS conversion takes the
  * chosen ones instead of finding them again). Everything else is an integer sum, so host and
@@ -41,6 +42,7 @@ typedef struct feat_cands {
     int n;
     int b[GS_CDS_DETECT_MAX];
     uint32_t shift[GS_CDS_DETECT_MAX]; /* nbr: offset o is stored as o + shift */
+    int cap[GS_CDS_DETECT_MAX];        /* gs_feat_cap: more offsets saturate the candidate */
 } feat_cands;
 
 /* in the reduction buffer: the offset lists (GS_CDS_MAX_DIAGS uint32 per candidate, offset +
@@ -53,7 +55,7 @@ enum {
     ACC_MAX,      /* longest row */
     ACC_MINC,     /* UINT32_MAX - shortest row (a max, so that zero is the start) */
     ACC_BW,       /* max |j - i| */
-    ACC_SAT,      /* bit q: candidate q has more than GS_CDS_MAX_DIAGS offsets */
+    ACC_SAT,      /* bit q: candidate q has more than its cap of offsets */
     ACC_K,        /* GS_CDS_DETECT_MAX counts of distinct offsets */
     ACC_N = ACC_K + GS_CDS_DETECT_MAX
 };
@@ -85,7 +87,7 @@ static __device__ int32_t row_of(const int32_t *__restrict__ rowptr, int32_t lo,
     return lo;
 }
 
-/* candidate q is saturated (more than GS_CDS_MAX_DIAGS offsets): for this block and for all.
+/* candidate q is saturated (more than its cap of offsets): for this block and for all.
  * Only the block's first lane to get here sets the global bit: the lanes that race past the
  * cap together (up to a warp per step) would otherwise each send an atomic to the one word
  * that every block of an unstructured matrix hits at about the same time. */
@@ -96,24 +98,25 @@ static __device__ void saturate(int q, unsigned *s_sat, unsigned long long *acc)
     atomicOr(acc + ACC_SAT, 1ull << q);
 }
 
-/* u into the block's set of candidate q (lane-private, no warp-wide operation inside) */
-static __device__ void set_add(uint32_t u, int q, uint32_t (*s_set)[FEAT_SET], int *s_n,
+/* u into the block's set of candidate q, whose cap is cap (lane-private, no warp-wide
+ * operation inside) */
+static __device__ void set_add(uint32_t u, int q, int cap, uint32_t (*s_set)[FEAT_SET], int *s_n,
                                unsigned *s_sat, unsigned long long *acc)
 {
     volatile uint32_t *set = s_set[q];
     const uint32_t h = hash(u);
     /* a saturated set is not searched: past the cap, concurrent inserts may have made long runs
      * of taken slots, and an unstructured matrix would walk them for every entry */
-    if (((volatile int *)s_n)[q] > GS_CDS_MAX_DIAGS) return;
+    if (((volatile int *)s_n)[q] > cap) return;
     for (int p = 0; p < FEAT_SET; p++) {
         const int at = (int)((h + (uint32_t)p) & (FEAT_SET - 1));
         uint32_t v = set[at];
         if (v == u) return;
         if (v == 0) {
-            if (((volatile int *)s_n)[q] > GS_CDS_MAX_DIAGS) return; /* saturated already */
+            if (((volatile int *)s_n)[q] > cap) return; /* saturated already */
             v = atomicCAS(&s_set[q][at], 0u, u);
             if (v == 0) {
-                if (atomicAdd(&s_n[q], 1) + 1 > GS_CDS_MAX_DIAGS) saturate(q, s_sat, acc);
+                if (atomicAdd(&s_n[q], 1) + 1 > cap) saturate(q, s_sat, acc);
                 return;
             }
             if (v == u) return;
@@ -132,21 +135,21 @@ static __device__ void set_add(uint32_t u, int q, uint32_t (*s_set)[FEAT_SET], i
  * and walks grow long: every FEAT_TABLE_LOOK probes a walk looks at the count and stops once it
  * is past the cap (saturated; the insert that passed it sets the bit). */
 #define FEAT_TABLE_LOOK 8
-static __device__ void table_add(uint32_t u, int q, uint32_t *table, unsigned long long *acc,
-                                 uint32_t *list)
+static __device__ void table_add(uint32_t u, int q, int cap, uint32_t *table,
+                                 unsigned long long *acc, uint32_t *list)
 {
     uint32_t *t = table + (size_t)q * FEAT_TABLE;
     const uint32_t h = hash(u);
     for (int p = 0; p < FEAT_TABLE; p++) {
-        if (p > 0 && p % FEAT_TABLE_LOOK == 0 && __ldcg(acc + ACC_K + q) > GS_CDS_MAX_DIAGS) return;
+        if (p > 0 && p % FEAT_TABLE_LOOK == 0 && __ldcg(acc + ACC_K + q) > (unsigned)cap) return;
         uint32_t *slot = t + ((h + (uint32_t)p) & (FEAT_TABLE - 1));
         uint32_t v = __ldcg(slot);
         if (v == 0) v = atomicCAS(slot, 0u, u);
         if (v == 0) { /* inserted: a new offset */
             const unsigned long long n = atomicAdd(acc + ACC_K + q, 1ull);
-            if (n < GS_CDS_MAX_DIAGS)
+            if (n < (unsigned)cap)
                 list[q * GS_CDS_MAX_DIAGS + n] = u;
-            else if (n == GS_CDS_MAX_DIAGS)
+            else if (n == (unsigned)cap)
                 atomicOr(acc + ACC_SAT, 1ull << q);
             return;
         }
@@ -250,7 +253,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                         const uint32_t h = hash(o);
                         if (okv[u] && set[h & (FEAT_SET - 1)] != o &&
                             set[(h + 1) & (FEAT_SET - 1)] != o && set[(h + 2) & (FEAT_SET - 1)] != o)
-                            set_add(o, q, s_set, s_n, &s_sat, acc);
+                            set_add(o, q, cand.cap[q], s_set, s_n, &s_sat, acc);
                     }
                 }
             }
@@ -265,7 +268,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     for (int t = threadIdx.x; t < cand.n * FEAT_SET; t += blockDim.x) {
         const int q = t / FEAT_SET;
         const uint32_t v = s_set[q][t % FEAT_SET];
-        if (v != 0 && !((sat_end >> q) & 1u)) table_add(v, q, table, acc, list);
+        if (v != 0 && !((sat_end >> q) & 1u)) table_add(v, q, cand.cap[q], table, acc, list);
     }
 
     len2 = warp_add(len2);
@@ -356,6 +359,7 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
     for (int q = 0; q < s->ncand; q++) {
         cand.b[q] = s->b[q];
         cand.shift[q] = (uint32_t)(A->rows / s->b[q]);
+        cand.cap[q] = (int)gs_feat_cap(A->rows, A->nnz, s->b[q]);
     }
     GS_CUDA_CALL(cudaMemsetAsync(
         acc, 0, ACC_N * sizeof *acc + (size_t)cand.n * FEAT_TABLE * sizeof *table, stream));

@@ -169,10 +169,11 @@ gs_format gs_select_rule(const gs_features *f, gs_loc loc, char *reason, size_t 
 #define SET_SLOTS 512 /* a thread's set of offsets of one candidate (> 2 x the cap) */
 #define SET_EMPTY 0xffffffffu
 
-/* the distinct offsets of one candidate seen by one thread, up to GS_CDS_MAX_DIAGS + 1 */
+/* the distinct offsets of one candidate seen by one thread, up to cap + 1 */
 typedef struct offset_set {
     uint32_t slot[SET_SLOTS];
-    int32_t n; /* > GS_CDS_MAX_DIAGS: saturated (the matrix has more) */
+    int32_t n;   /* > cap: saturated (the matrix has more) */
+    int32_t cap; /* gs_feat_cap of the candidate (<= GS_CDS_MAX_DIAGS) */
 } offset_set;
 
 /* add u (an offset + nbr - 1) to set s, unless s is saturated (so it never fills up) */
@@ -184,7 +185,7 @@ static void set_add(offset_set *s, uint32_t u)
     h ^= h >> 15;
     h *= 0x846ca68bu;
     h ^= h >> 16;
-    if (s->n > GS_CDS_MAX_DIAGS) return;
+    if (s->n > s->cap) return;
     for (;; h++) {
         uint32_t *v = &s->slot[h & (SET_SLOTS - 1)];
         if (*v == u) return;
@@ -198,7 +199,7 @@ static void set_add(offset_set *s, uint32_t u)
 
 /* the block offsets J - I of rows [r0, r1) of A at block size B into s, until it saturates */
 #define COUNT_ROWS(B)                                                                              \
-    for (int64_t i = r0; i < r1 && s->n <= GS_CDS_MAX_DIAGS; i++) {                                \
+    for (int64_t i = r0; i < r1 && s->n <= s->cap; i++) {                                          \
         const uint32_t I = (uint32_t)i / (B);                                                      \
         for (int32_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)                                  \
             set_add(s, (uint32_t)A->colind[p] / (B) + shift - I);                                  \
@@ -224,14 +225,15 @@ static void merge_sets(const offset_set *sets, int nt, int q, uint32_t shift, gs
     int n = 0;
     memset(merged.slot, 0xff, sizeof merged.slot);
     merged.n = 0;
-    for (int t = 0; t < nt && merged.n <= GS_CDS_MAX_DIAGS; t++) {
+    merged.cap = sets[q].cap;
+    for (int t = 0; t < nt && merged.n <= merged.cap; t++) {
         const offset_set *set = &sets[(size_t)t * s->ncand + q];
-        if (set->n > GS_CDS_MAX_DIAGS) merged.n = GS_CDS_MAX_DIAGS + 1;
-        for (int v = 0; v < SET_SLOTS && merged.n <= GS_CDS_MAX_DIAGS; v++)
+        if (set->n > set->cap) merged.n = merged.cap + 1;
+        for (int v = 0; v < SET_SLOTS && merged.n <= merged.cap; v++)
             if (set->slot[v] != SET_EMPTY) set_add(&merged, set->slot[v]);
     }
-    s->k[q] = merged.n;
-    if (merged.n > GS_CDS_MAX_DIAGS) return;
+    s->k[q] = merged.n > merged.cap ? GS_CDS_MAX_DIAGS + 1 : merged.n;
+    if (merged.n > merged.cap) return;
     for (int v = 0; v < SET_SLOTS; v++)
         if (merged.slot[v] != SET_EMPTY)
             s->off[q][n++] = (int32_t)((int64_t)merged.slot[v] - (int64_t)shift);
@@ -239,7 +241,7 @@ static void merge_sets(const offset_set *sets, int nt, int q, uint32_t shift, gs
 
 /* the pass over host A: row lengths and bandwidth; then, per thread and candidate, the distinct
  * block offsets of its rows in a small set, merged (the device pass's counting: exact up to
- * GS_CDS_MAX_DIAGS, like CDS's own detection, and "more" beyond) */
+ * gs_feat_cap, like CDS's own detection, and "more" beyond) */
 static gs_status sums_host(const gs_csr *A, gs_feat_sums *s)
 {
     gs_status st = GS_OK;
@@ -277,6 +279,7 @@ static gs_status sums_host(const gs_csr *A, gs_feat_sums *s)
             offset_set *set = &sets[(size_t)t * s->ncand + q];
             memset(set->slot, 0xff, sizeof set->slot);
             set->n = 0;
+            set->cap = (int32_t)gs_feat_cap(A->rows, A->nnz, s->b[q]);
             count_rows(A, s->b[q], r0, r1, set);
         }
     }
@@ -453,7 +456,8 @@ static gs_status measure(const gs_csr *A, const gs_select_request *rq, const cha
         t[f] = NAN;
         if (f == GS_FORMAT_CUSPARSE && A->loc != GS_LOC_DEVICE) continue;
         if (f == GS_FORMAT_CDS && rq->params.cds_block <= 0 &&
-            (res->feat.cds_fill < 0.0 || res->feat.cds_fill > rq->params.cds_max_fill)) {
+            (res->feat.cds_fill > rq->params.cds_max_fill ||
+             (res->feat.cds_fill < 0.0 && rq->params.cds_max_fill <= GS_FEAT_FILL_MAX))) {
             refused[f] = 1; /* the features say CDS would refuse: not converted */
             continue;
         }

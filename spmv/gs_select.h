@@ -25,13 +25,29 @@ extern "C" {
 #endif
 
 #define GS_FEAT_MAX_DIAGS 64 /* distinct diagonals j - i counted before giving up */
+#define GS_FEAT_FILL_MAX 1   /* a block size whose CDS would store more than (1 + this) * nnz
+                                values is not counted further (gs_feat_cap) */
+
+/* How many block offsets of block size b the feature pass counts exactly before it calls the
+ * candidate "more" (and stops looking at it): past K = 2 nnz / (b rows), CDS would store
+ * K b rows > 2 nnz values (fill > GS_FEAT_FILL_MAX), which no rule or CDS limit takes; at most
+ * GS_CDS_MAX_DIAGS, and for b = 1 at least GS_FEAT_MAX_DIAGS (the `ndiags` feature). This is
+ * what makes an unstructured matrix cheap: its candidates saturate after a few offsets. */
+static inline int64_t gs_feat_cap(int64_t rows, int64_t nnz, int b)
+{
+    int64_t k = rows > 0 ? (1 + GS_FEAT_FILL_MAX) * nnz / ((int64_t)b * rows) : 0;
+    if (b == 1 && k < GS_FEAT_MAX_DIAGS) k = GS_FEAT_MAX_DIAGS;
+    return k < GS_CDS_MAX_DIAGS ? k : GS_CDS_MAX_DIAGS;
+}
 
 /* The block size and block diagonals follow CDS's own detection (gs_cds.h): the same block
  * sizes are tried (gs_cds_candidates: every b in 1..GS_CDS_DETECT_MAX dividing rows and cols),
- * the distinct block offsets of each counted exactly up to GS_CDS_MAX_DIAGS, and the size
- * storing the fewest values K_b * b * rows wins (gs_cds_best). So `block`, `nblockdiags`,
- * `blockoff` and `cds_fill` are what a CDS conversion with spmv.cds_block = 0 would hold, and
- * CDS refuses exactly when nblockdiags is -1 or cds_fill exceeds spmv.cds_max_fill. Mean and
+ * the distinct block offsets of each counted exactly up to gs_feat_cap (GS_CDS_MAX_DIAGS, or
+ * fewer where more would mean a fill above GS_FEAT_FILL_MAX), and the size storing the fewest
+ * values K_b * b * rows wins (gs_cds_best). So `block`, `nblockdiags`, `blockoff` and
+ * `cds_fill` are what a CDS conversion with spmv.cds_block = 0 would hold whenever its fill is
+ * at most GS_FEAT_FILL_MAX (nblockdiags and cds_fill are -1 beyond), and with spmv.cds_max_fill
+ * <= GS_FEAT_FILL_MAX CDS refuses exactly when nblockdiags is -1 or cds_fill exceeds it. Mean and
  * std are the population ones over all rows (as gs_csr_row_stats). Everything comes from exact
  * integer sums and counts (the offsets sorted), so host and device give identical features. */
 typedef struct gs_features {
@@ -42,8 +58,9 @@ typedef struct gs_features {
     int32_t ndiags;      /* distinct offsets j - i; -1 when more than GS_FEAT_MAX_DIAGS */
     int32_t block;       /* detected unknowns per grid point (1 when no block structure) */
     int32_t nblockdiags; /* distinct block diagonals at that block size; -1 when more than
-                            GS_CDS_MAX_DIAGS at every block size (CDS cannot) */
-    double cds_fill;     /* CDS stored entries / nnz - 1 at that block size; -1 when CDS cannot */
+                            gs_feat_cap at every block size (CDS cannot, or only with a fill
+                            above GS_FEAT_FILL_MAX) */
+    double cds_fill;     /* CDS stored entries / nnz - 1 at that block size; -1 as above */
     int64_t bandwidth;   /* max |j - i| */
     double seconds;      /* what computing these took */
     /* the nblockdiags block offsets J - I at `block`, ascending (what CDS stores; gs_select.c
@@ -55,7 +72,7 @@ typedef struct gs_features {
  * offsets of its rows in small sets, merged at the end); on the device one kernel reading rowptr
  * and colind once (offsets in small tables behind a shared-memory cache; gs_features_cuda.cu)
  * and one transfer of the totals and the offset lists. A candidate block size stops being counted
- * once it has more than GS_CDS_MAX_DIAGS offsets, so an unstructured matrix costs no more than a
+ * once it has more than gs_feat_cap offsets, so an unstructured matrix costs no more than a
  * stencil. */
 gs_status gs_features_compute(const gs_csr *A, gs_features *f);
 
@@ -80,7 +97,7 @@ typedef struct gs_feat_sums {
     int ncand; /* block sizes tried: b[0..ncand) (gs_cds_candidates) */
     int b[GS_CDS_DETECT_MAX];
     int64_t k[GS_CDS_DETECT_MAX]; /* distinct block offsets at b[q], exact up to
-                                     GS_CDS_MAX_DIAGS; larger: more than that */
+                                     gs_feat_cap; GS_CDS_MAX_DIAGS + 1: more than that */
     uint64_t len2;                /* sum over rows of (nonzeros in the row)^2 */
     int32_t min, max;             /* nonzeros per row */
     int64_t empty;                /* rows without entries */

@@ -87,6 +87,41 @@ static gs_csr *band(int32_t n, int32_t m, int nd, const int *diag, int (*keep)(i
     return A;
 }
 
+/* M blocks of b rows; block row I's rows each hold one entry in block column I + 2 (I % m) + 1
+ * (I when that is past the end), at the same row of the block: m + 1 block offsets, one entry
+ * per row */
+static gs_csr *scattered_blocks(int32_t M, int32_t b, int32_t m)
+{
+    const int64_t n = (int64_t)M * b;
+    int32_t *ri = malloc((size_t)n * 4), *ci = malloc((size_t)n * 4);
+    double *v = malloc((size_t)n * 8);
+    for (int32_t I = 0; I < M; I++) {
+        int32_t J = I + 2 * (I % m) + 1;
+        if (J >= M) J = I;
+        for (int32_t r = 0; r < b; r++)
+            ri[I * b + r] = I * b + r, ci[I * b + r] = J * b + r, v[I * b + r] = 1.0 + r;
+    }
+    gs_csr *A = from_coo(n, n, n, ri, ci, v);
+    free(ri), free(ci), free(v);
+    return A;
+}
+
+/* of each row of A (3 entries) the (i % 3)-th entry, where the row has 3 */
+static gs_csr *every_third(const gs_csr *A)
+{
+    int32_t *ri = malloc((size_t)A->rows * 4), *ci = malloc((size_t)A->rows * 4);
+    double *v = malloc((size_t)A->rows * 8);
+    int64_t k = 0;
+    for (int32_t i = 0; i < A->rows; i++) {
+        const int32_t p = A->rowptr[i], len = A->rowptr[i + 1] - p;
+        if (len != 3) continue;
+        ri[k] = i, ci[k] = A->colind[p + i % 3], v[k] = A->val[p + i % 3], k++;
+    }
+    gs_csr *B = from_coo(A->rows, A->cols, k, ri, ci, v);
+    free(ri), free(ci), free(v);
+    return B;
+}
+
 /* an AMG-like tentative prolongator: rows n, column i / agg (cols ceil(n / agg)) */
 static gs_csr *aggregates(int32_t n, int32_t agg)
 {
@@ -257,6 +292,28 @@ static void check_features_host(void)
         CHECK(f.rows == 300 && f.cols == 100 && f.mean == 1.0 && f.std == 0.0);
         CHECK(f.bandwidth == 299 - 99 && f.ndiags == -1);
         gs_csr_destroy(&A);
+    }
+
+    /* 71 block offsets, one entry per row at b = 4: every block size's CDS would store more than
+     * twice the entries, so no block count is reported (gs_feat_cap), though 71 <= 128 */
+    A = scattered_blocks(400, 4, 70);
+    CHECK_OK(gs_features_compute(A, &f));
+    CHECK_MSG(f.ndiags == -1 && f.nblockdiags == -1 && f.cds_fill == -1.0,
+              "scattered blocks: diags %d block %d blockdiags %d fill %g", f.ndiags, f.block,
+              f.nblockdiags, f.cds_fill);
+    gs_csr_destroy(&A);
+    /* at b = 1 the count goes on to GS_FEAT_MAX_DIAGS whatever the fill: 3 diagonals, one entry
+     * per row, fill 2 */
+    {
+        static const int three[] = {-5, 0, 7};
+        A = band(601, 601, 3, three, NULL);
+        gs_csr *B = every_third(A);
+        CHECK_OK(gs_features_compute(B, &f));
+        CHECK_MSG(f.ndiags == 3 && f.block == 1 && f.nblockdiags == 3,
+                  "one of three diagonals per row: diags %d block %d blockdiags %d", f.ndiags,
+                  f.block, f.nblockdiags);
+        CHECK_NEAR(f.cds_fill, 3.0 * 601 / B->nnz - 1.0, 1e-12);
+        gs_csr_destroy(&A), gs_csr_destroy(&B);
     }
 
     /* one dense row: the offsets saturate the count (-1), the rest is exact */
@@ -706,6 +763,7 @@ static void check_device_features(void)
         gs_csr_destroy(&P);
     }
     SAME("band 601 x 907", band(601, 907, 4, rect, NULL));
+    SAME("scattered blocks (fill over the cap)", scattered_blocks(400, 4, 70));
     SAME("band 907 x 880", band(907, 880, 4, rect, NULL));
     SAME("tridiagonal, 1/3 rows empty", band(3000, 3000, 3, tri, keep_third));
     SAME("tridiagonal, 49/50 rows empty", band(50000, 50000, 3, tri, keep_sparse));
