@@ -131,16 +131,21 @@ static __global__ void __launch_bounds__(CMRS_THREADS)
     __syncwarp();
     const int64_t end = __ldg(sp + s + 1); /* end - start is a multiple of 32: no lane idles */
     int64_t j = __ldg(sp + s) + lane;
-    for (; j + 32 < end; j += 64) {
-        const uint32_t p0 = __ldg(cr + j), p1 = __ldg(cr + j + 32);
-        const double t0 = __ldg(val + j) * __ldg(x + (p0 >> GS_CMRS_BITS));
-        const double t1 = __ldg(val + j + 32) * __ldg(x + (p1 >> GS_CMRS_BITS));
-        buf[(p0 & 15u) * LD + cell] += t0;
-        __syncwarp();
-        buf[(p1 & 15u) * LD + cell] += t1;
-        __syncwarp();
+    /* four groups' loads in flight before their products go into the buffer */
+    for (; j + 96 < end; j += 128) {
+        uint32_t p[4];
+        double t[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) p[u] = __ldg(cr + j + 32 * u), t[u] = __ldg(val + j + 32 * u);
+#pragma unroll
+        for (int u = 0; u < 4; u++) t[u] *= __ldg(x + (p[u] >> GS_CMRS_BITS));
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            buf[(p[u] & 15u) * LD + cell] += t[u];
+            __syncwarp();
+        }
     }
-    if (j < end) {
+    for (; j < end; j += 32) {
         const uint32_t p = __ldg(cr + j);
         buf[(p & 15u) * LD + cell] += __ldg(val + j) * __ldg(x + (p >> GS_CMRS_BITS));
         __syncwarp();

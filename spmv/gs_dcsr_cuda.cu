@@ -220,34 +220,72 @@ done:
     return st;
 }
 
-/* L lanes per row (L a power of two <= 32): copy row i's entries, in order, to nc/nv from
- * rp[i] (the rows of the result of to_csr; short rows do not leave most of a warp idle) */
-static __global__ void gather_rows_kernel(int32_t rows, int L, int k, int64_t pitch,
+/* copy row i's entries, in order, to nc/nv from rp[i] (the rows of the result of to_csr), a warp
+ * per 32 rows: lane l loads row i0 + l's size, target and first segment (coalesced, one wait
+ * for all 32 rows); the rows held in their first segment (every row the SpGEMM wrote) are then
+ * copied four at a time, whose loads are all issued before the stores; rows spread over several
+ * segments follow, each by the whole warp. Each row used to wait for its own size, then its
+ * segment, then its entries: three dependent loads per row, and the copy ran at a third of the
+ * bandwidth. */
+static __global__ void gather_rows_kernel(int32_t rows, int k, int64_t pitch,
                                           const int32_t *__restrict__ offsets,
                                           const int32_t *__restrict__ sizes,
                                           const int32_t *__restrict__ ci,
                                           const double *__restrict__ v,
-                                          const int32_t *__restrict__ rp, int32_t *nc, double *nv)
+                                          const int32_t *__restrict__ rp,
+                                          int32_t *__restrict__ nc, double *__restrict__ nv)
 {
-    const int l = threadIdx.x & (L - 1);
-    const int64_t ng = ((int64_t)gridDim.x * blockDim.x) / L;
-    for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / L; i < rows; i += ng) {
-        const int64_t rl = sizes[i], d = rp[i];
-        int64_t idx = 0;
-        for (int s = 0; s < k && idx < rl; s++) {
-            const int64_t st = offsets[s * pitch + 2 * i], en = offsets[s * pitch + 2 * i + 1];
-            const int64_t n = en - st < rl - idx ? en - st : rl - idx;
-            for (int64_t j = l; j < n; j += L) {
-                nc[d + idx + j] = __ldcs(ci + st + j);
-                nv[d + idx + j] = __ldcs(v + st + j);
+    const unsigned full = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const int64_t nw = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    for (int64_t i0 = ((blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5) * 32; i0 < rows;
+         i0 += nw * 32) {
+        const int64_t i = i0 + lane;
+        int32_t rl = 0, d = 0, st = 0;
+        int one = 1;
+        if (i < rows) {
+            rl = sizes[i], d = rp[i], st = offsets[2 * i];
+            one = offsets[2 * i + 1] - st >= rl;
+        }
+        const int nr = rows - i0 < 32 ? (int)(rows - i0) : 32;
+        for (int r = 0; r < nr; r += 4) {
+            int32_t c[4] = {0, 0, 0, 0}, n[4], dd[4], ss[4];
+            double x[4] = {0.0, 0.0, 0.0, 0.0};
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int src = (r + u) & 31;
+                n[u] = __shfl_sync(full, rl, src);
+                dd[u] = __shfl_sync(full, d, src);
+                ss[u] = __shfl_sync(full, st, src);
+                if (r + u >= nr || !__shfl_sync(full, one, src)) n[u] = 0;
+                if (lane < n[u]) c[u] = __ldcs(ci + ss[u] + lane), x[u] = __ldcs(v + ss[u] + lane);
             }
-            idx += n;
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                if (lane < n[u]) nc[dd[u] + lane] = c[u], nv[dd[u] + lane] = x[u];
+                for (int32_t j = lane + 32; j < n[u]; j += 32)
+                    nc[dd[u] + j] = __ldcs(ci + ss[u] + j), nv[dd[u] + j] = __ldcs(v + ss[u] + j);
+            }
+        }
+        unsigned multi = __ballot_sync(full, !one);
+        while (multi) { /* uniform over the warp */
+            const int src = __ffs(multi) - 1;
+            multi &= multi - 1;
+            const int64_t row = i0 + src, rlen = __shfl_sync(full, rl, src);
+            int64_t at = __shfl_sync(full, d, src), idx = 0;
+            for (int sg = 0; sg < k && idx < rlen; sg++) {
+                const int64_t b = offsets[sg * pitch + 2 * row], e = offsets[sg * pitch + 2 * row + 1];
+                const int64_t cnt = e - b < rlen - idx ? e - b : rlen - idx;
+                for (int64_t j = lane; j < cnt; j += 32)
+                    nc[at + j] = __ldcs(ci + b + j), nv[at + j] = __ldcs(v + b + j);
+                at += cnt, idx += cnt;
+            }
         }
     }
 }
 
 /* rowptr = scan of sizes (the stored entries are below 2^31, so 32-bit sums do); nnz read
- * back; rows gathered in order by lane groups sized to the mean row; adopted as a device CSR */
+ * back; rows gathered in order, a warp per 32 rows; adopted as a device CSR */
 extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
 {
     gs_status st = GS_OK;
@@ -266,12 +304,10 @@ extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
     if (nnz < 0) GS_FAIL(GS_ERR_INTERNAL, "DCSR to CSR: row sizes sum beyond 2^31 - 1");
     GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *ci, "CSR column indices", (void **)&ci));
     GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *v, "CSR values", (void **)&v));
-    if (D->rows > 0) {
-        int L = 1;
-        while (L < 32 && (int64_t)L * D->rows < nnz) L *= 2;
-        const int64_t blocks = ((int64_t)D->rows * L + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
+    if (D->rows > 0) { /* a warp per 32 rows */
+        const int64_t blocks = ((int64_t)D->rows + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
         gather_rows_kernel<<<(unsigned)(blocks > 65536 ? 65536 : blocks), GS_CUDA_THREADS, 0, s>>>(
-            D->rows, L, D->k, D->pitch, D->offsets, D->sizes, D->colind, D->val, rp, ci, v);
+            D->rows, D->k, D->pitch, D->offsets, D->sizes, D->colind, D->val, rp, ci, v);
         GS_CUDA_LAUNCHED("dcsr_to_csr_gather");
     }
     GS_CHECK(gs_cuda_csr_adopt(D->rows, D->cols, nnz, rp, ci, v, out));
