@@ -129,12 +129,14 @@ static __device__ __forceinline__ void load_offsets(int32_t *s_off, const int32_
  * Block 0 also stores the offsets (off, from the parameter) as d_off. The check: chk[0] = 1
  * when a row's entries do not all find their slot (an offset missing, or columns not sorted);
  * chk[1] = the block diagonals that got an entry (used[d] marks them, once per diagonal).
- * A block's rows walk their entries in shared memory when they fit FILL_STAGE (staged there by
- * coalesced loads first): walked straight from global memory, the 2048 rows of a multiprocessor
- * each keep their own stretch of colind and values in use, more than L1 holds at 20+ entries
- * per row, and the lines are fetched again and again. */
-#define FILL_STAGE 3584 /* entries a block stages: 42 KB of columns and values */
-static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, cds_offsets off,
+ * A block's rows walk their entries in shared memory when they fit its stage of `stage` entries
+ * (dynamic shared memory, staged by coalesced loads first): walked straight from global memory,
+ * the 2048 rows of a multiprocessor each keep their own stretch of colind and values in use,
+ * more than L1 holds at 20+ entries per row, and the lines are fetched again and again. A block
+ * whose rows have more entries (stage 0: none does) walks global memory. */
+#define FILL_STAGE_MAX 8192 /* most entries a block stages: 96 KB of columns and values */
+static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, int stage,
+                                   cds_offsets off,
                                    const int32_t *__restrict__ rowptr,
                                    const int32_t *__restrict__ colind,
                                    const double *__restrict__ a_val, double *val, uint32_t *present,
@@ -142,8 +144,8 @@ static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, cds_o
 {
     __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
     __shared__ int s_used[GS_CDS_MAX_DIAGS];
-    __shared__ int32_t s_col[FILL_STAGE];
-    __shared__ double s_val[FILL_STAGE];
+    extern __shared__ double s_val[]; /* stage values, then stage columns */
+    int32_t *s_col = (int32_t *)(s_val + stage);
     for (int t = threadIdx.x; t < K; t += blockDim.x) {
         s_off[t] = off.o[t], s_used[t] = 0;
         if (blockIdx.x == 0) d_off[t] = off.o[t];
@@ -153,7 +155,7 @@ static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, cds_o
     const int32_t p0 = i0 < rows ? __ldg(rowptr + i0) : 0;
     const int32_t p1 = i0 < rows ? __ldg(rowptr + (i0 + blockDim.x < rows ? i0 + blockDim.x : rows))
                                  : 0;
-    const bool staged = p1 - p0 <= FILL_STAGE;
+    const bool staged = p1 - p0 <= stage;
     if (staged)
         for (int32_t t = threadIdx.x; t < p1 - p0; t += blockDim.x)
             s_col[t] = __ldg(colind + p0 + t), s_val[t] = __ldg(a_val + p0 + t);
@@ -386,10 +388,13 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
     const size_t slots = (size_t)C->ndiag * (size_t)C->b * (size_t)C->ld;
-    /* rows per block: their entries should fit the stage (mean row length, some slack) */
-    int threads = GS_CUDA_THREADS;
-    while (threads > 32 && (double)threads * 1.05 * (double)A->nnz > FILL_STAGE * (double)A->rows)
-        threads /= 2;
+    /* 256 rows per block (128 past 16 entries per row), a stage for 1.25 x their mean entries
+     * (rows of 56+ entries walk global memory, where L1 thrashes less for fewer rows) */
+    const double mean = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0.0;
+    const int threads = mean > 16.0 ? 128 : GS_CUDA_THREADS;
+    int stage = (int)((double)threads * (1.25 * mean + 1.0));
+    if (stage > FILL_STAGE_MAX) stage = 0;
+    const size_t smem = (size_t)stage * (sizeof(double) + sizeof(int32_t));
     const unsigned blocks = (unsigned)((C->ld + threads - 1) / threads);
     int *chk = (int *)g->d_part, *h = (int *)g->h_red; /* chk[2], then used[K] */
     cds_offsets off;
@@ -400,7 +405,10 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     GS_CHECK(
         gs_cuda_alloc(slots / 32 * sizeof(uint32_t), "CDS present bits", (void **)&C->present));
     GS_CUDA_CALL(cudaMemsetAsync(chk, 0, (2 + (size_t)C->ndiag) * sizeof(int), g->stream));
-    fill_kernel<<<blocks, threads, 0, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, off,
+    if (smem > 48 * 1024)
+        GS_CUDA_CALL(cudaFuncSetAttribute(fill_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)smem));
+    fill_kernel<<<blocks, threads, smem, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, stage, off,
                                                            A->rowptr, A->colind, A->val, C->val,
                                                            C->present, C->d_off, chk, chk + 2);
     GS_CUDA_LAUNCHED("cds fill");
