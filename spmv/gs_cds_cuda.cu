@@ -394,6 +394,10 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     const int threads = mean > 16.0 ? 128 : GS_CUDA_THREADS;
     int stage = (int)((double)threads * (1.25 * mean + 1.0));
     if (stage > FILL_STAGE_MAX) stage = 0;
+    {
+        const char *e = getenv("GSOLVE_CDS_FILL_STAGE"); /* 0: no staging (for measurements) */
+        if (e && strcmp(e, "0") == 0) stage = 0;
+    }
     const size_t smem = (size_t)stage * (sizeof(double) + sizeof(int32_t));
     const unsigned blocks = (unsigned)((C->ld + threads - 1) / threads);
     int *chk = (int *)g->d_part, *h = (int *)g->h_red; /* chk[2], then used[K] */
