@@ -128,15 +128,8 @@ static __device__ __forceinline__ void load_offsets(int32_t *s_off, const int32_
  * coalesced; the warp's 32 present bits of one value array are one ballot, one plain store.
  * Block 0 also stores the offsets (off, from the parameter) as d_off. The check: chk[0] = 1
  * when a row's entries do not all find their slot (an offset missing, or columns not sorted);
- * chk[1] = the block diagonals that got an entry (used[d] marks them, once per diagonal).
- * A block's rows walk their entries in shared memory when they fit its stage of `stage` entries
- * (dynamic shared memory, staged by coalesced loads first): walked straight from global memory,
- * the 2048 rows of a multiprocessor each keep their own stretch of colind and values in use,
- * more than L1 holds at 20+ entries per row, and the lines are fetched again and again. A block
- * whose rows have more entries (stage 0: none does) walks global memory. */
-#define FILL_STAGE_MAX 8192 /* most entries a block stages: 96 KB of columns and values */
-static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, int stage,
-                                   cds_offsets off,
+ * chk[1] = the block diagonals that got an entry (used[d] marks them, once per diagonal). */
+static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, cds_offsets off,
                                    const int32_t *__restrict__ rowptr,
                                    const int32_t *__restrict__ colind,
                                    const double *__restrict__ a_val, double *val, uint32_t *present,
@@ -144,26 +137,12 @@ static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, int s
 {
     __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
     __shared__ int s_used[GS_CDS_MAX_DIAGS];
-    extern __shared__ double s_val[]; /* stage values, then stage columns */
-    int32_t *s_col = (int32_t *)(s_val + stage);
     for (int t = threadIdx.x; t < K; t += blockDim.x) {
         s_off[t] = off.o[t], s_used[t] = 0;
         if (blockIdx.x == 0) d_off[t] = off.o[t];
     }
-    /* the block's entries [p0, p1) into shared memory when they fit (uniform over the block) */
-    const int64_t i0 = blockIdx.x * (int64_t)blockDim.x;
-    const int32_t p0 = i0 < rows ? __ldg(rowptr + i0) : 0;
-    const int32_t p1 = i0 < rows ? __ldg(rowptr + (i0 + blockDim.x < rows ? i0 + blockDim.x : rows))
-                                 : 0;
-    const bool staged = p1 - p0 <= stage;
-    if (staged)
-        for (int32_t t = threadIdx.x; t < p1 - p0; t += blockDim.x)
-            s_col[t] = __ldg(colind + p0 + t), s_val[t] = __ldg(a_val + p0 + t);
     __syncthreads();
-    /* the entries through base pointers indexed by the CSR position */
-    const int32_t *cp = staged ? s_col - p0 : colind;
-    const double *vp = staged ? s_val - p0 : a_val;
-    const int64_t i = i0 + threadIdx.x;
+    const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (i < ld) { /* whole warps */
         int32_t p = 0, end = 0;
         if (i < rows) p = rowptr[i], end = rowptr[i + 1];
@@ -171,8 +150,8 @@ static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, int s
         for (int d = 0; d < K; d++)
             for (int c = 0; c < b; c++) {
                 const int64_t j = (I + s_off[d]) * b + c, s = ((int64_t)d * b + c) * ld + i;
-                const bool has = p < end && cp[p] == j;
-                val[s] = has ? vp[p] : 0.0;
+                const bool has = p < end && colind[p] == j;
+                val[s] = has ? a_val[p] : 0.0;
                 const unsigned word = __ballot_sync(0xffffffffu, has);
                 if ((threadIdx.x & 31) == 0) {
                     present[s >> 5] = word;
@@ -388,18 +367,7 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
     const size_t slots = (size_t)C->ndiag * (size_t)C->b * (size_t)C->ld;
-    /* 256 rows per block (128 past 16 entries per row), a stage for 1.25 x their mean entries
-     * (rows of 56+ entries walk global memory, where L1 thrashes less for fewer rows) */
-    const double mean = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0.0;
-    const int threads = mean > 16.0 ? 128 : GS_CUDA_THREADS;
-    int stage = (int)((double)threads * (1.25 * mean + 1.0));
-    if (stage > FILL_STAGE_MAX) stage = 0;
-    {
-        const char *e = getenv("GSOLVE_CDS_FILL_STAGE"); /* 0: no staging (for measurements) */
-        if (e && strcmp(e, "0") == 0) stage = 0;
-    }
-    const size_t smem = (size_t)stage * (sizeof(double) + sizeof(int32_t));
-    const unsigned blocks = (unsigned)((C->ld + threads - 1) / threads);
+    const unsigned blocks = (unsigned)((C->ld + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS);
     int *chk = (int *)g->d_part, *h = (int *)g->h_red; /* chk[2], then used[K] */
     cds_offsets off;
     memset(&off, 0, sizeof off);
@@ -409,10 +377,7 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     GS_CHECK(
         gs_cuda_alloc(slots / 32 * sizeof(uint32_t), "CDS present bits", (void **)&C->present));
     GS_CUDA_CALL(cudaMemsetAsync(chk, 0, (2 + (size_t)C->ndiag) * sizeof(int), g->stream));
-    if (smem > 48 * 1024)
-        GS_CUDA_CALL(cudaFuncSetAttribute(fill_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)smem));
-    fill_kernel<<<blocks, threads, smem, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, stage, off,
+    fill_kernel<<<blocks, GS_CUDA_THREADS, 0, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, off,
                                                            A->rowptr, A->colind, A->val, C->val,
                                                            C->present, C->d_off, chk, chk + 2);
     GS_CUDA_LAUNCHED("cds fill");

@@ -9,14 +9,8 @@
  *    and the row of an entry is found among them by five shuffles, so the loads of a window's
  *    column indices do not wait on each other (four steps of 32 entries are loaded at once).
  * Each entry's block offset J - I, for every candidate block size b (gs_cds_candidates), goes
- * into the block's set of offsets of that candidate, unless the entry at the same place of the
- * row before has the same j - i, that row is as long, and row and column both do or both do
- * not start a block: then the two have the same block offset, and the earlier entry's is (by
- * the same argument, down to an entry that was inserted) in some block's set, so the union of
- * the sets, which is what is counted, is the same. A stencil's rows repeat the row before, so
- * almost all their entries stop at that comparison (one cached load). A set is an
- * open-addressing table in shared memory, where a stencil's few offsets are found at the first
- * probe. A block whose set passes the
+ * into the block's set of offsets of that candidate: an open-addressing table in shared memory,
+ * where a stencil's few offsets are found at the first probe. A block whose set passes the
  * candidate's cap (gs_feat_cap: at most GS_CDS_MAX_DIAGS, fewer where more offsets would mean
  * a CDS fill above GS_FEAT_FILL_MAX) marks the candidate saturated for all (the matrix has more
  * than that), and every warp stops looking at a saturated candidate at its next window, so an
@@ -213,15 +207,12 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     const int64_t e0 = (tid >> 5) * chunk, e1 = e0 + chunk < nnz ? e0 + chunk : nnz;
     if (e0 < e1) { /* warp-uniform */
         int32_t r0 = row_of(rowptr, 0, rows - 1, e0);
-        /* the starts of rows r0 and r0 - 1 (then carried from window to window) */
-        int32_t rs0 = __ldg(rowptr + r0), rsm1 = r0 > 0 ? __ldg(rowptr + r0 - 1) : 0;
         int64_t cur = e0;
         while (cur < e1) {
             /* the window: rp = end of row r0 + lane */
             const int64_t w = (int64_t)r0 + 1 + lane;
             const int32_t rp = w <= rows ? __ldg(rowptr + w) : INT32_MAX;
             const int32_t last = __shfl_sync(0xffffffffu, rp, 31);
-            const int32_t last1 = __shfl_sync(0xffffffffu, rp, 30);
             const int64_t wend = last < e1 ? last : e1;
             /* the candidates still counted (uniform over the warp) */
             const unsigned sat = __shfl_sync(
@@ -229,7 +220,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                 lane == 0 ? (unsigned)__ldcg(acc + ACC_SAT) | *(volatile unsigned *)&s_sat : 0u, 0);
             for (int64_t base = cur; base < wend; base += 32 * FEAT_UNROLL) {
                 int32_t iv[FEAT_UNROLL], jv[FEAT_UNROLL];
-                bool okv[FEAT_UNROLL], same[FEAT_UNROLL];
+                bool okv[FEAT_UNROLL];
 #pragma unroll
                 for (int u = 0; u < FEAT_UNROLL; u++) {
                     const int64_t k = base + 32 * u + lane;
@@ -239,16 +230,6 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                     okv[u] = k < wend;
                     iv[u] = r0 + c;
                     jv[u] = okv[u] ? __ldg(colind + k) : 0;
-                    /* row i = r0 + c: its start s1 and its predecessor's s2 */
-                    const int32_t e = __shfl_sync(0xffffffffu, rp, c);
-                    const int32_t a1 = __shfl_sync(0xffffffffu, rp, (c + 31) & 31);
-                    const int32_t a2 = __shfl_sync(0xffffffffu, rp, (c + 30) & 31);
-                    const int32_t s1 = c > 0 ? a1 : rs0, s2 = c > 1 ? a2 : c == 1 ? rs0 : rsm1;
-                    const int32_t len = e - s1;
-                    /* the entry at the same place of row i - 1, when that row is as long: its
-                     * j - i is the same (file comment: then its offsets stand for this one's) */
-                    same[u] = okv[u] && iv[u] > 0 && len == s1 - s2 &&
-                              __ldg(colind + k - len) - (iv[u] - 1) == jv[u] - iv[u];
                 }
 #pragma unroll
                 for (int u = 0; u < FEAT_UNROLL; u++)
@@ -263,26 +244,19 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                     const int bq = cand.b[q];
 #pragma unroll
                     for (int u = 0; u < FEAT_UNROLL; u++) {
-                        if (!okv[u]) continue;
-                        uint32_t qi = (uint32_t)iv[u], qj = (uint32_t)jv[u];
-                        if (bq > 1) qi = gs_div_small(qi, bq), qj = gs_div_small(qj, bq);
-                        /* the same block offset as the entry of row i - 1 when row and column
-                         * both do or both do not start a block */
-                        if (same[u] && (qi * bq == (uint32_t)iv[u]) == (qj * bq == (uint32_t)jv[u]))
-                            continue;
-                        const uint32_t o = qj + cand.shift[q] - qi;
+                        const uint32_t o = gs_div_small((uint32_t)jv[u], bq) + cand.shift[q] -
+                                           gs_div_small((uint32_t)iv[u], bq);
                         /* the first three probes find a known offset (a stencil's few
                          * offsets seldom sit further: no lane diverges into set_add for
                          * them); set_add does the rest */
                         const volatile uint32_t *set = s_set[q];
                         const uint32_t h = hash(o);
-                        if (set[h & (FEAT_SET - 1)] != o && set[(h + 1) & (FEAT_SET - 1)] != o &&
-                            set[(h + 2) & (FEAT_SET - 1)] != o)
+                        if (okv[u] && set[h & (FEAT_SET - 1)] != o &&
+                            set[(h + 1) & (FEAT_SET - 1)] != o && set[(h + 2) & (FEAT_SET - 1)] != o)
                             set_add(o, q, cand.cap[q], s_set, s_n, &s_sat, acc);
                     }
                 }
             }
-            rsm1 = last1, rs0 = last;
             cur = wend;
             r0 += 32;
         }
