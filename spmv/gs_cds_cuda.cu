@@ -2,9 +2,9 @@
  * and CUB, only small summaries go to the host), back to CSR, and the SpMV with one thread per
  * output row (paper sec. 3.3). Layout and rules: gs_cds.h.
  *
- * Conversion: with known offsets (a hint that fits, gs_cds.h) one fill kernel, which also
- * writes the offsets to the device (they come in as its parameter) and checks them, and one
- * transfer of the check; without, the entries' rows (CUB max-scan), the offsets marked per
+ * Conversion: with known offsets (a hint that fits, gs_cds.h) one fill kernel (a thread per
+ * row, or for long rows a warp per 32 rows: FILL_WINDOW_MEAN), which also writes the offsets to
+ * the device (they come in as its parameter) and checks them, and one transfer of the check; without, the entries' rows (CUB max-scan), the offsets marked per
  * candidate b, their counts to the host (choice or refusal), the chosen offsets collected to
  * the host, then the same fill. A hint the fill finds wrong leads to the detection.
  *
@@ -122,26 +122,59 @@ static __device__ __forceinline__ void load_offsets(int32_t *s_off, const int32_
     __syncthreads();
 }
 
-/* the padded arrays from the CSR, one thread per row i < ld (whole warps, as ld is a multiple
- * of 32): row i walks its sorted entries against its K*b slots in column order (offsets
- * ascending, then c), writing every slot (0.0 where no entry, also for the rows past the end),
- * coalesced; the warp's 32 present bits of one value array are one ballot, one plain store.
- * Block 0 also stores the offsets (off, from the parameter) as d_off. The check: chk[0] = 1
- * when a row's entries do not all find their slot (an offset missing, or columns not sorted);
- * chk[1] = the block diagonals that got an entry (used[d] marks them, once per diagonal). */
-static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, cds_offsets off,
-                                   const int32_t *__restrict__ rowptr,
-                                   const int32_t *__restrict__ colind,
-                                   const double *__restrict__ a_val, double *val, uint32_t *present,
-                                   int32_t *d_off, int *chk, int *used)
+/* The fill's shared part: the offsets into shared memory (block 0 also stores them, from the
+ * parameter, as d_off), no diagonal used and no bit placed yet. */
+static __device__ __forceinline__ void fill_start(const cds_offsets &off, int K, int32_t *s_off,
+                                                  int *s_used, unsigned long long *s_placed,
+                                                  int32_t *d_off)
 {
-    __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
-    __shared__ int s_used[GS_CDS_MAX_DIAGS];
     for (int t = threadIdx.x; t < K; t += blockDim.x) {
         s_off[t] = off.o[t], s_used[t] = 0;
         if (blockIdx.x == 0) d_off[t] = off.o[t];
     }
+    if (threadIdx.x == 0) *s_placed = 0;
     __syncthreads();
+}
+
+/* one warp's word of present bits of slot array `at` (its first row), on block diagonal d */
+static __device__ __forceinline__ void fill_word(uint32_t *present, int64_t at, uint32_t word, int d,
+                                                 int *s_used, unsigned long long *s_placed)
+{
+    present[at >> 5] = word;
+    if (!word) return;
+    atomicAdd(s_placed, (unsigned long long)__popc(word));
+    if (!((volatile int *)s_used)[d]) atomicOr(s_used + d, 1);
+}
+
+/* the block's diagonals with an entry counted once each over the grid (chk[1]), its present
+ * bits added to chk[2..3] (a 64-bit count) */
+static __device__ __forceinline__ void fill_finish(int K, const int *s_used,
+                                                   const unsigned long long *s_placed, int *chk,
+                                                   int *used)
+{
+    __syncthreads();
+    if (threadIdx.x == 0 && *s_placed) atomicAdd((unsigned long long *)(chk + 2), *s_placed);
+    for (int t = threadIdx.x; t < K; t += blockDim.x)
+        if (s_used[t] && !__ldcg(used + t) && atomicExch(used + t, 1) == 0) atomicAdd(chk + 1, 1);
+}
+
+/* The padded arrays from the CSR, one thread per row i < ld (whole warps, as ld is a multiple
+ * of 32): row i walks its sorted entries against its K*b slots in column order (offsets
+ * ascending, then c), writing every slot (0.0 where no entry, also for the rows past the end),
+ * coalesced; the warp's 32 present bits of one value array are one ballot, one plain store.
+ * The check: chk[0] = 1 when a row's entries do not all find their slot (an offset missing, or
+ * columns not sorted or repeated); chk[1] = the block diagonals that got an entry (used[d] marks
+ * them, once per diagonal); chk[2..3] = the present bits (nnz when every entry has its slot). */
+static __global__ void fill_rows_kernel(int32_t rows, int b, int K, int64_t ld, cds_offsets off,
+                                        const int32_t *__restrict__ rowptr,
+                                        const int32_t *__restrict__ colind,
+                                        const double *__restrict__ a_val, double *val,
+                                        uint32_t *present, int32_t *d_off, int *chk, int *used)
+{
+    __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
+    __shared__ int s_used[GS_CDS_MAX_DIAGS];
+    __shared__ unsigned long long s_placed;
+    fill_start(off, K, s_off, s_used, &s_placed, d_off);
     const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (i < ld) { /* whole warps */
         int32_t p = 0, end = 0;
@@ -153,17 +186,108 @@ static __global__ void fill_kernel(int32_t rows, int b, int K, int64_t ld, cds_o
                 const bool has = p < end && colind[p] == j;
                 val[s] = has ? a_val[p] : 0.0;
                 const unsigned word = __ballot_sync(0xffffffffu, has);
-                if ((threadIdx.x & 31) == 0) {
-                    present[s >> 5] = word;
-                    if (word && !((volatile int *)s_used)[d]) atomicOr(s_used + d, 1);
-                }
+                if ((threadIdx.x & 31) == 0) fill_word(present, s, word, d, s_used, &s_placed);
                 p += has;
             }
         if (p != end) atomicOr(chk, 1);
     }
-    __syncthreads();
-    for (int t = threadIdx.x; t < K; t += blockDim.x)
-        if (s_used[t] && !__ldcg(used + t) && atomicExch(used + t, 1) == 0) atomicAdd(chk + 1, 1);
+    fill_finish(K, s_used, &s_placed, chk, used);
+}
+
+/* The same, one warp per window of 32 rows (ld is a multiple of 32, so the
+ * windows tile the rows and the padding rows past the end): the warp walks the window's entries
+ * with coalesced loads, 32 consecutive ones per step (the row of each from gs_window_row), and
+ * drops each value into a shared-memory tile at its slot (block diagonal found by a binary search
+ * of the offsets, then the component c = j mod b) and its row, with a flag byte beside it (plain
+ * stores: a 7-point step puts 5 rows' entries on each slot, and atomics on one present word per
+ * slot serialized them); then it writes the tile out slot by slot, 32 consecutive values (0.0
+ * where no entry) and one word of present bits (a ballot of the flags) each, also coalesced. Slots go FILL_SLOTS at a time, the entries walked again for each group. Walking each
+ * row on its own thread instead, the rows of a multiprocessor each kept their own stretch of
+ * colind and values in use, more than L1 holds at 20+ entries per row, so lines were fetched
+ * again and again (fill_rows_kernel on 27-point 100^3 moved twice the bytes it needs and took
+ * 600 us on an H100, this one 287 us; on 7-point rows it is the slower, FILL_WINDOW_MEAN).
+ * The check as fill_rows_kernel's, but chk[0] = 1 only for an entry on no listed offset: two
+ * entries of a row on one slot (a repeated column) leave the present bits short of nnz. */
+#define FILL_WARPS 4  /* windows of a block */
+#define FILL_SLOTS 32 /* slots a window fills per walk (one present word each) */
+#define FILL_PITCH 33 /* tile doubles per slot: one row's lanes of different slots miss banks */
+#define FILL_UNROLL 4 /* steps of 32 entries whose loads are issued together */
+/* mean entries per row from which the windows kernel fills (ncu, 2026-11-23/24: 27-point 100^3
+ * rows 600 us, windows 287 us on an H100, rows 366 us, windows 318-336 us on an H200; 7-point
+ * 128^3 rows 99-113 us, windows 160-184 us on both) */
+#define FILL_WINDOW_MEAN 16
+static __global__ void fill_windows_kernel(int32_t rows, int b, int K, int64_t ld, cds_offsets off,
+                                   const int32_t *__restrict__ rowptr,
+                                   const int32_t *__restrict__ colind,
+                                   const double *__restrict__ a_val, double *val, uint32_t *present,
+                                   int32_t *d_off, int *chk, int *used)
+{
+    __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
+    __shared__ int s_used[GS_CDS_MAX_DIAGS];
+    __shared__ unsigned long long s_placed;
+    __shared__ double s_tile[FILL_WARPS][FILL_SLOTS * FILL_PITCH];
+    __shared__ uint4 s_flag[FILL_WARPS][FILL_SLOTS * 32 / 16]; /* a byte per slot and row */
+    fill_start(off, K, s_off, s_used, &s_placed, d_off);
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int64_t r0 = ((int64_t)blockIdx.x * FILL_WARPS + w) * 32;
+    double *tile = s_tile[w];
+    uint4 *flag4 = s_flag[w];
+    unsigned char *flag = (unsigned char *)flag4;
+    int top = 1; /* the largest power of two below K: the binary search's first step */
+    while (2 * top < K) top *= 2;
+    bool bad = false;
+    if (r0 < ld) { /* warp-uniform */
+        const int64_t rl = r0 + 1 + lane;
+        const int32_t rp = __ldg(rowptr + (rl < rows ? rl : rows)); /* end of the window's row */
+        const int32_t p0 = __ldg(rowptr + (r0 < rows ? r0 : rows));
+        const int32_t p1 = __shfl_sync(0xffffffffu, rp, 31);
+        const int KB = K * b;
+        for (int s0 = 0; s0 < KB; s0 += FILL_SLOTS) {
+            flag4[lane] = make_uint4(0, 0, 0, 0);
+            flag4[lane + 32] = make_uint4(0, 0, 0, 0);
+            __syncwarp();
+            for (uint32_t base = (uint32_t)p0; base < (uint32_t)p1; base += 32 * FILL_UNROLL) {
+                int32_t jv[FILL_UNROLL], cv[FILL_UNROLL];
+                double vv[FILL_UNROLL];
+#pragma unroll
+                for (int u = 0; u < FILL_UNROLL; u++) {
+                    const uint32_t k = base + 32 * u + lane;
+                    cv[u] = gs_window_row(rp, k);
+                    jv[u] = k < (uint32_t)p1 ? __ldg(colind + k) : -1;
+                    vv[u] = k < (uint32_t)p1 ? __ldg(a_val + k) : 0.0;
+                }
+#pragma unroll
+                for (int u = 0; u < FILL_UNROLL; u++) {
+                    if (jv[u] < 0) continue;
+                    const int32_t J = (int32_t)gs_div_small((uint32_t)jv[u], b);
+                    const int32_t o = J - (int32_t)gs_div_small((uint32_t)(r0 + cv[u]), b);
+                    int d = 0; /* the last offset <= o (offsets ascending) */
+                    for (int step = top; step >= 1; step >>= 1)
+                        if (d + step < K && s_off[d + step] <= o) d += step;
+                    if (s_off[d] != o) {
+                        bad = true; /* on no block diagonal of the list */
+                        continue;
+                    }
+                    const int s = d * b + (jv[u] - J * b) - s0;
+                    if (s < 0 || s >= FILL_SLOTS) continue; /* another walk's slot */
+                    tile[s * FILL_PITCH + cv[u]] = vv[u];
+                    flag[s * 32 + cv[u]] = 1;
+                }
+            }
+            __syncwarp();
+            const int ns = KB - s0 < FILL_SLOTS ? KB - s0 : FILL_SLOTS;
+            for (int t = 0; t < ns; t++) {
+                const bool has = flag[t * 32 + lane] != 0;
+                const uint32_t word = __ballot_sync(0xffffffffu, has);
+                const int64_t at = (int64_t)(s0 + t) * ld + r0;
+                val[at + lane] = has ? tile[t * FILL_PITCH + lane] : 0.0;
+                if (lane == 0) fill_word(present, at, word, (s0 + t) / b, s_used, &s_placed);
+            }
+            __syncwarp();
+        }
+    }
+    if (__any_sync(0xffffffffu, bad) && lane == 0) atomicOr(chk, 1);
+    fill_finish(K, s_used, &s_placed, chk, used);
 }
 
 /* sum += the b products of block diagonal o in row i (block row I), values at v[c*ld]; a block
@@ -321,7 +445,8 @@ static gs_status offsets(gs_cds *C, const uint32_t *flags, const cds_cands *cand
     int32_t *d_buf = NULL, h_buf[1 + GS_CDS_MAX_DIAGS];
     const int64_t nbits = (int64_t)C->nbr + C->nbc - 1;
     GS_CHECK(gs_cuda_alloc(sizeof h_buf, "CDS offset list", (void **)&d_buf));
-    GS_CUDA_CALL(cudaMemsetAsync(d_buf, 0, sizeof(int32_t), s));
+    /* all of it: the whole list comes back, also the slots past the count */
+    GS_CUDA_CALL(cudaMemsetAsync(d_buf, 0, sizeof h_buf, s));
     collect_offsets_kernel<<<gs_cuda_grid((nbits + 31) / 32), GS_CUDA_THREADS, 0, s>>>(
         nbits, flags + cand->base[q] / 32, cand->shift[q], GS_CDS_MAX_DIAGS, d_buf, d_buf + 1);
     GS_CUDA_LAUNCHED("cds collect_offsets");
@@ -361,14 +486,17 @@ done:
 }
 
 /* C's device arrays (d_off, val, present) filled from A with C->off, one wait: *bad = 1 when an
- * entry found no slot, *used = the diagonals that got an entry */
+ * entry found no slot or shared one with another, *used = the diagonals that got an entry */
 static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
 {
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
     const size_t slots = (size_t)C->ndiag * (size_t)C->b * (size_t)C->ld;
-    const unsigned blocks = (unsigned)((C->ld + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS);
-    int *chk = (int *)g->d_part, *h = (int *)g->h_red; /* chk[2], then used[K] */
+    const bool windows = A->nnz >= FILL_WINDOW_MEAN * (int64_t)A->rows;
+    const int threads = windows ? 32 * FILL_WARPS : GS_CUDA_THREADS;
+    const unsigned blocks = (unsigned)((C->ld + threads - 1) / threads);
+    int *chk = (int *)g->d_part, *h = (int *)g->h_red; /* chk[4] (the fill), then used[K] */
+    unsigned long long placed = 0;
     cds_offsets off;
     memset(&off, 0, sizeof off);
     memcpy(off.o, C->off, (size_t)C->ndiag * sizeof(int32_t));
@@ -376,14 +504,21 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     GS_CHECK(gs_cuda_alloc(slots * sizeof(double), "CDS values", (void **)&C->val));
     GS_CHECK(
         gs_cuda_alloc(slots / 32 * sizeof(uint32_t), "CDS present bits", (void **)&C->present));
-    GS_CUDA_CALL(cudaMemsetAsync(chk, 0, (2 + (size_t)C->ndiag) * sizeof(int), g->stream));
-    fill_kernel<<<blocks, GS_CUDA_THREADS, 0, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, off,
-                                                           A->rowptr, A->colind, A->val, C->val,
-                                                           C->present, C->d_off, chk, chk + 2);
+    GS_CUDA_CALL(cudaMemsetAsync(chk, 0, (4 + (size_t)C->ndiag) * sizeof(int), g->stream));
+    if (windows)
+        fill_windows_kernel<<<blocks, threads, 0, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, off,
+                                                               A->rowptr, A->colind, A->val,
+                                                               C->val, C->present, C->d_off, chk,
+                                                               chk + 4);
+    else
+        fill_rows_kernel<<<blocks, threads, 0, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, off,
+                                                            A->rowptr, A->colind, A->val, C->val,
+                                                            C->present, C->d_off, chk, chk + 4);
     GS_CUDA_LAUNCHED("cds fill");
-    GS_CUDA_CALL(cudaMemcpyAsync(h, chk, 2 * sizeof(int), cudaMemcpyDeviceToHost, g->stream));
+    GS_CUDA_CALL(cudaMemcpyAsync(h, chk, 4 * sizeof(int), cudaMemcpyDeviceToHost, g->stream));
     GS_CUDA_CALL(cudaStreamSynchronize(g->stream)); /* waits for the fill */
-    *bad = h[0], *used = h[1];
+    memcpy(&placed, h + 2, sizeof placed);
+    *bad = h[0] || placed != (unsigned long long)A->nnz, *used = h[1];
 done:
     return st;
 }
@@ -420,7 +555,7 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
     }
     GS_CHECK(detect_device(A, p, &C));
     GS_CHECK(fill(A, C, &bad, &used));
-    if (bad) GS_FAIL(GS_ERR_INTERNAL, "cds: the device CSR has a row whose columns are not sorted");
+    if (bad) GS_FAIL(GS_ERR_INTERNAL, "cds: the device CSR has a row whose columns are not sorted or repeat");
     if (used != C->ndiag)
         GS_FAIL(GS_ERR_INTERNAL, "cds: %d of the %d detected block diagonals got entries", used,
                 C->ndiag);

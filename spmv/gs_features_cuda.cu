@@ -1,5 +1,23 @@
 /* gs_features_cuda.cu: the feature pass of gs_select.h over a device CSR matrix, in one kernel,
- * one memset and one transfer of a few integers and the offset lists.
+ * one memset and one transfer of a few integers and the distinct diagonals.
+ *
+ * Every block size at once from one set. An entry (i, j) lies on the diagonal d = j - i, and at
+ * block size b on the block diagonal floor(j/b) - floor(i/b) = floor((i mod b + d) / b). So the
+ * distinct pairs (d, i mod b) give every candidate's block offsets: the pass keeps one set of
+ * the distinct d, and with each d a mask of the residues i mod b its rows had, for all the
+ * candidates b > 1 together (bit base[q] + i mod b[q]; 2 + 3 + ... + 8 = 35 bits). Per entry that
+ * is one multiplicative hash, one shared-memory probe, and one masked compare against the row's
+ * residue mask (a table over i mod lcm(b), read per window of 32 rows without a division);
+ * counting every candidate on its own took eight hashes and probes per entry and made the pass
+ * compute-bound (278 us at 7-point 128^3 against 17 us of reads).
+ *
+ * Exactness. Candidate b is counted exactly up to its cap c_b (gs_feat_cap); a block offset
+ * covers at most 2b - 1 diagonals, so a matrix whose b is within its cap has at most c_b (2b - 1)
+ * distinct d. The set is exact up to cap_d = max_b c_b (2b - 1) (<= 128 x 15) and saturates past
+ * it: then every candidate is past its cap, which is what the host's per-candidate count says.
+ * Under cap_d the host (sums_from) expands the pairs into each candidate's offsets and applies
+ * each cap itself. Row lengths and the bandwidth are integer sums and maxima, so host and device
+ * give identical features.
  *
  * The kernel does two things with the same threads:
  *  - row lengths: a grid-stride loop over rowptr (sum of squares, min, max, empty rows);
@@ -8,69 +26,68 @@
  *    warps), and walks it in windows of 32 rows: the 32 row ends sit in the lanes' registers
  *    and the row of an entry is found among them by five shuffles, so the loads of a window's
  *    column indices do not wait on each other (four steps of 32 entries are loaded at once).
- * Each entry's block offset J - I, for every candidate block size b (gs_cds_candidates), goes
- * into the block's set of offsets of that candidate: an open-addressing table in shared memory,
- * where a stencil's few offsets are found at the first probe. A block whose set passes the
- * candidate's cap (gs_feat_cap: at most GS_CDS_MAX_DIAGS, fewer where more offsets would mean
- * a CDS fill above GS_FEAT_FILL_MAX) marks the candidate saturated for all (the matrix has more
- * than that), and every warp stops looking at a saturated candidate at its next window, so an
- * unstructured matrix costs a short burst of inserts and then only the bandwidth. At the end
- * each block adds its sets into one table per candidate in global memory, whose inserts (by
- * atomicCAS) count the distinct offsets of the whole matrix: exact up to the cap, like
- * the host's count; the insert that counts an offset also writes it at its count's position in
- * the candidate's list, so the offsets come back with the totals (the CDS conversion takes the
- * chosen ones instead of finding them again). Everything else is an integer sum, so host and
- * device give identical features.
+ * Each block keeps its set in shared memory (open addressing, sized to twice cap_d); a block
+ * whose set passes cap_d marks the matrix saturated for all, and every warp stops hashing at its
+ * next window, so an unstructured matrix costs a short burst of inserts and then only the
+ * bandwidth. At the end each block adds its set into one table in global memory, whose inserts
+ * (by atomicCAS) count the distinct d of the whole matrix and list their slots; the masks are
+ * OR-ed in beside them. The last block to finish copies the listed (d, mask) pairs next to
+ * the totals.
  *
- * Memory: the lists, the totals and the global tables live in the backend's reduction buffer
- * (no allocation; only the tables of the candidates tried are zeroed); the pass reads rowptr
- * and colind once (no values, no x), less than one SpMV.
+ * Memory: the lists, the totals and the tables live in the backend's reduction buffer (no
+ * allocation; only the part in use is zeroed); the pass reads rowptr and colind once (no values,
+ * no x), less than one SpMV.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gs_cuda_impl.h"
 #include "gs_select.h"
 
-#define FEAT_SET 512    /* shared-memory slots of a block's set per candidate (> 2 x cap) */
-#define FEAT_TABLE 4096 /* global slots per candidate: the union, plus concurrent overshoot */
-#define FEAT_UNROLL 4   /* steps of 32 entries whose loads are issued together */
-/* a free slot is 0: an offset o is stored as o + nbr (1 .. nbr + nbc - 1 < 2^32) */
+#define FEAT_CAP_MAX (GS_CDS_MAX_DIAGS * (2 * GS_CDS_DETECT_MAX - 1)) /* largest cap_d */
+#define FEAT_SET_MIN_LOG 6      /* a block's set: 2^6 .. 2^12 slots, at least 2 (cap_d + 1) */
+#define FEAT_TABLE_MAX 8192     /* global slots: twice the block set's */
+#define FEAT_TAB_MAX (840 + 32) /* residue masks: lcm(1..8) + a window's 32 rows */
+#define FEAT_UNROLL 4           /* steps of 32 entries whose loads are issued together */
+#define FEAT_TABLE_LOOK 8       /* probes of a global walk between looks at the count */
+/* a free slot is 0: diagonal d is stored as d + rows (1 .. rows + cols - 1 < 2^32) */
 
-/* the candidate block sizes */
-typedef struct feat_cands {
-    int n;
+/* what the pass is told about the candidates (all uniform) */
+typedef struct feat_plan {
+    int ncand;
     int b[GS_CDS_DETECT_MAX];
-    uint32_t shift[GS_CDS_DETECT_MAX]; /* nbr: offset o is stored as o + shift */
-    int cap[GS_CDS_DETECT_MAX];        /* gs_feat_cap: more offsets saturate the candidate */
-} feat_cands;
+    int base[GS_CDS_DETECT_MAX]; /* first mask bit of candidate q (b > 1) */
+    int cap;                     /* cap_d: distinct diagonals counted exactly */
+    int set_log, table_log;      /* slots of a block's set and of the global table, log2 */
+    int lmod;                    /* lcm of the block sizes (1: no masks) */
+} feat_plan;
 
-/* in the reduction buffer: the offset lists (GS_CDS_MAX_DIAGS uint32 per candidate, offset +
- * shift at the position its insert counted), the totals (unsigned long long slots), then the
- * tables (FEAT_TABLE uint32 per candidate) */
-#define FEAT_LISTS (GS_CDS_DETECT_MAX * GS_CDS_MAX_DIAGS)
+/* the reduction buffer: totals, then the gathered pairs (what comes back), then the global table
+ * and the slot list (feat_bufs, bufs_for) */
 enum {
     ACC_LEN2 = 0, /* sum of squared row lengths */
     ACC_EMPTY,    /* empty rows */
     ACC_MAX,      /* longest row */
     ACC_MINC,     /* UINT32_MAX - shortest row (a max, so that zero is the start) */
     ACC_BW,       /* max |j - i| */
-    ACC_SAT,      /* bit q: candidate q has more than its cap of offsets */
-    ACC_K,        /* GS_CDS_DETECT_MAX counts of distinct offsets */
-    ACC_N = ACC_K + GS_CDS_DETECT_MAX
+    ACC_SAT,      /* 1: more than cap_d distinct diagonals */
+    ACC_K,        /* distinct diagonals inserted into the global table */
+    ACC_DONE,     /* blocks finished (the last one gathers) */
+    ACC_N
 };
+typedef struct feat_bufs {
+    unsigned long long *acc, *pmask, *tmask; /* totals; gathered masks; table masks */
+    uint32_t *pkey, *list, *tkey;            /* gathered keys; slots by count; table keys */
+    size_t back;                             /* bytes from acc to the end of pkey */
+    size_t zero;                             /* bytes from acc to the end of tkey */
+} feat_bufs;
 
-/* a full 32-bit mix: the tables take the low bits, and a stencil's offsets often differ by
- * multiples of 2^16 (a 256^3 grid's +-65536), which a plain multiplicative hash would put on
- * one slot */
-static __device__ __forceinline__ uint32_t hash(uint32_t u)
+/* the diagonal key's slot: the top bits of a multiplicative hash (keys differing by 2^16, a
+ * 256^3 grid's +-65536, land apart; the low bits would not) */
+static __device__ __forceinline__ uint32_t slot_of(uint32_t u, int log)
 {
-    u ^= u >> 16;
-    u *= 0x7feb352du;
-    u ^= u >> 15;
-    u *= 0x846ca68bu;
-    u ^= u >> 16;
-    return u;
+    return (u * 2654435769u) >> (32 - log);
 }
 
 /* the largest row r in [lo, hi] with rowptr[r] <= e (the row holding entry e) */
@@ -87,75 +104,72 @@ static __device__ int32_t row_of(const int32_t *__restrict__ rowptr, int32_t lo,
     return lo;
 }
 
-/* candidate q is saturated (more than its cap of offsets): for this block and for all.
- * Only the block's first lane to get here sets the global bit: the lanes that race past the
- * cap together (up to a warp per step) would otherwise each send an atomic to the one word
- * that every block of an unstructured matrix hits at about the same time. */
-static __device__ void saturate(int q, unsigned *s_sat, unsigned long long *acc)
+/* the matrix has more than cap_d diagonals: for this block and for all. Only the block's first
+ * lane to get here sets the global flag (the lanes that race past the cap together would
+ * otherwise each send an atomic to the one word every block of an unstructured matrix hits). */
+static __device__ void saturate(unsigned *s_sat, unsigned long long *acc)
 {
-    const unsigned bit = 1u << q;
-    if ((*(volatile unsigned *)s_sat & bit) || (atomicOr(s_sat, bit) & bit)) return;
-    atomicOr(acc + ACC_SAT, 1ull << q);
+    if (*(volatile unsigned *)s_sat || atomicOr(s_sat, 1u)) return;
+    atomicOr(acc + ACC_SAT, 1ull);
 }
 
-/* u into the block's set of candidate q, whose cap is cap (lane-private, no warp-wide
- * operation inside) */
-static __device__ void set_add(uint32_t u, int q, int cap, uint32_t (*s_set)[FEAT_SET], int *s_n,
-                               unsigned *s_sat, unsigned long long *acc)
+/* u into the block's set from slot h on: its slot, or -1 once the set is saturated */
+static __device__ int set_add(uint32_t u, uint32_t h, int log, int cap, uint32_t *s_key,
+                              int *s_n, unsigned *s_sat, unsigned long long *acc)
 {
-    volatile uint32_t *set = s_set[q];
-    const uint32_t h = hash(u);
+    volatile uint32_t *set = s_key;
+    const uint32_t m = (1u << log) - 1;
     /* a saturated set is not searched: past the cap, concurrent inserts may have made long runs
      * of taken slots, and an unstructured matrix would walk them for every entry */
-    if (((volatile int *)s_n)[q] > cap) return;
-    for (int p = 0; p < FEAT_SET; p++) {
-        const int at = (int)((h + (uint32_t)p) & (FEAT_SET - 1));
+    if (*(volatile int *)s_n > cap) return -1;
+    for (uint32_t p = 0; p <= m; p++) {
+        const int at = (int)((h + p) & m);
         uint32_t v = set[at];
-        if (v == u) return;
+        if (v == u) return at;
         if (v == 0) {
-            if (((volatile int *)s_n)[q] > cap) return; /* saturated already */
-            v = atomicCAS(&s_set[q][at], 0u, u);
+            if (*(volatile int *)s_n > cap) return -1;
+            v = atomicCAS(&s_key[at], 0u, u);
             if (v == 0) {
-                if (atomicAdd(&s_n[q], 1) + 1 > cap) saturate(q, s_sat, acc);
-                return;
+                if (atomicAdd(s_n, 1) + 1 > cap) {
+                    saturate(s_sat, acc);
+                    return -1;
+                }
+                return at;
             }
-            if (v == u) return;
+            if (v == u) return at;
         }
     }
-    saturate(q, s_sat, acc); /* full: more than the cap */
+    saturate(s_sat, acc); /* full: more than the cap */
+    return -1;
 }
 
-/* u into candidate q's global table; the insert that makes the count pass the cap (exactly one)
- * marks the candidate saturated (the table cannot fill before the count passes the cap, but a
- * full table would mean the same), those under it write u at their count's place in q's list,
- * those past it only count. A short walk does not look at the saturation (every block's merge
- * would load that word for each of its offsets; the caller looks once), but blocks merging at
- * the same time go on inserting after the count has passed the cap, and where each block sees
- * few offsets but all together are thousands (offsets drifting along the rows) the table fills
- * and walks grow long: every FEAT_TABLE_LOOK probes a walk looks at the count and stops once it
- * is past the cap (saturated; the insert that passed it sets the bit). */
-#define FEAT_TABLE_LOOK 8
-static __device__ void table_add(uint32_t u, int q, int cap, uint32_t *table,
-                                 unsigned long long *acc, uint32_t *list)
+/* u into the global table: its slot, or -1 (saturated). The insert that counts a new diagonal
+ * lists its slot at the count's place while the count is within cap_d; the one that passes it
+ * sets the flag. A walk looks at the count only every FEAT_TABLE_LOOK probes (each block's merge
+ * would otherwise load that word for each of its diagonals): blocks merging at once go on
+ * inserting after the count has passed the cap, and where each block sees few diagonals but all
+ * together are thousands the table fills and walks grow long; they stop once the count is past. */
+static __device__ int table_add(uint32_t u, const feat_plan &pl, const feat_bufs &fb)
 {
-    uint32_t *t = table + (size_t)q * FEAT_TABLE;
-    const uint32_t h = hash(u);
-    for (int p = 0; p < FEAT_TABLE; p++) {
-        if (p > 0 && p % FEAT_TABLE_LOOK == 0 && __ldcg(acc + ACC_K + q) > (unsigned)cap) return;
-        uint32_t *slot = t + ((h + (uint32_t)p) & (FEAT_TABLE - 1));
-        uint32_t v = __ldcg(slot);
-        if (v == 0) v = atomicCAS(slot, 0u, u);
-        if (v == 0) { /* inserted: a new offset */
-            const unsigned long long n = atomicAdd(acc + ACC_K + q, 1ull);
-            if (n < (unsigned)cap)
-                list[q * GS_CDS_MAX_DIAGS + n] = u;
-            else if (n == (unsigned)cap)
-                atomicOr(acc + ACC_SAT, 1ull << q);
-            return;
+    const uint32_t h = slot_of(u, pl.table_log), m = (1u << pl.table_log) - 1;
+    for (uint32_t p = 0; p <= m; p++) {
+        if (p > 0 && p % FEAT_TABLE_LOOK == 0 && __ldcg(fb.acc + ACC_K) > (unsigned)pl.cap)
+            return -1;
+        const int at = (int)((h + p) & m);
+        uint32_t v = __ldcg(fb.tkey + at);
+        if (v == 0) v = atomicCAS(fb.tkey + at, 0u, u);
+        if (v == 0) { /* inserted: a new diagonal */
+            const unsigned long long n = atomicAdd(fb.acc + ACC_K, 1ull);
+            if (n < (unsigned)pl.cap)
+                fb.list[n] = (uint32_t)at;
+            else if (n == (unsigned)pl.cap)
+                atomicOr(fb.acc + ACC_SAT, 1ull);
+            return at;
         }
-        if (v == u) return; /* there already */
+        if (v == u) return at; /* there already */
     }
-    atomicOr(acc + ACC_SAT, 1ull << q);
+    atomicOr(fb.acc + ACC_SAT, 1ull);
+    return -1;
 }
 
 static __device__ __forceinline__ unsigned long long warp_max(unsigned long long v)
@@ -173,14 +187,58 @@ static __device__ __forceinline__ unsigned long long warp_add(unsigned long long
     return v;
 }
 
-/* the row-length totals, then warp by warp the entries' offsets (file comment) */
+/* the residue mask of row i (i mod lmod = t mod lmod): candidate q's bit base[q] + i mod b[q] */
+static __device__ unsigned long long residue_mask(int t, const feat_plan &pl)
+{
+    unsigned long long m = 0;
+    const int r = t % pl.lmod;
+    for (int q = 0; q < pl.ncand; q++)
+        if (pl.b[q] > 1) m |= 1ull << (pl.base[q] + r % pl.b[q]);
+    return m;
+}
+
+/* The entries of one window step (up to 32 x FEAT_UNROLL, rows r0 + c): each into the set, its
+ * row's residue mask into the diagonal's mask. */
+static __device__ __forceinline__ void add_entries(const int32_t *iv, const int32_t *jv,
+                                                   const bool *okv, int32_t r0, int res0,
+                                                   const feat_plan &pl, uint32_t *s_key,
+                                                   unsigned long long *s_mask,
+                                                   const unsigned long long *s_tab, int *s_n,
+                                                   unsigned *s_sat, unsigned long long *acc,
+                                                   uint32_t rows)
+{
+    const uint32_t m = (1u << pl.set_log) - 1;
+    const volatile uint32_t *set = s_key;
+#pragma unroll
+    for (int u = 0; u < FEAT_UNROLL; u++) {
+        if (!okv[u]) continue;
+        const uint32_t key = (uint32_t)jv[u] + rows - (uint32_t)iv[u];
+        const uint32_t h = slot_of(key, pl.set_log);
+        int at = (int)h;
+        if (set[at] != key) { /* a stencil's few diagonals are mostly at their first slot */
+            at = (int)((h + 1) & m);
+            if (set[at] != key) at = set_add(key, h, pl.set_log, pl.cap, s_key, s_n, s_sat, acc);
+        }
+        if (pl.lmod > 1 && at >= 0) {
+            const unsigned long long rm = s_tab[res0 + (iv[u] - r0)];
+            if ((((volatile unsigned long long *)s_mask)[at] & rm) != rm)
+                atomicOr(s_mask + at, rm);
+        }
+    }
+}
+
+/* the row-length totals, then warp by warp the entries' diagonals (file comment) */
 static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                                        const int32_t *__restrict__ rowptr,
-                                       const int32_t *__restrict__ colind, feat_cands cand,
-                                       unsigned long long *acc, uint32_t *table, uint32_t *list)
+                                       const int32_t *__restrict__ colind, feat_plan pl,
+                                       feat_bufs fb)
 {
-    __shared__ uint32_t s_set[GS_CDS_DETECT_MAX][FEAT_SET];
-    __shared__ int s_n[GS_CDS_DETECT_MAX];
+    extern __shared__ unsigned long long s_dyn[];
+    const int nset = 1 << pl.set_log, ntab = pl.lmod > 1 ? pl.lmod + 32 : 0;
+    unsigned long long *s_mask = s_dyn;                    /* nset, when lmod > 1 */
+    unsigned long long *s_tab = s_mask + (ntab ? nset : 0); /* ntab */
+    uint32_t *s_key = (uint32_t *)(s_tab + ntab);           /* nset */
+    __shared__ int s_n, s_last;
     __shared__ unsigned s_sat;
     __shared__ unsigned long long s_acc[GS_CUDA_THREADS / 32][5];
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
@@ -188,10 +246,12 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
     unsigned long long len2 = 0, empty = 0, maxlen = 0, minc = 0, bw = 0;
 
-    for (int t = threadIdx.x; t < cand.n * FEAT_SET; t += blockDim.x) /* the others unused */
-        s_set[t / FEAT_SET][t % FEAT_SET] = 0;
-    if (threadIdx.x < GS_CDS_DETECT_MAX) s_n[threadIdx.x] = 0;
-    if (threadIdx.x == 0) s_sat = 0;
+    for (int t = threadIdx.x; t < nset; t += blockDim.x) {
+        s_key[t] = 0;
+        if (ntab) s_mask[t] = 0;
+    }
+    for (int t = threadIdx.x; t < ntab; t += blockDim.x) s_tab[t] = residue_mask(t, pl);
+    if (threadIdx.x == 0) s_n = 0, s_sat = 0;
     __syncthreads();
 
     for (int64_t i = tid; i < rows; i += nthreads) {
@@ -207,28 +267,27 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     const int64_t e0 = (tid >> 5) * chunk, e1 = e0 + chunk < nnz ? e0 + chunk : nnz;
     if (e0 < e1) { /* warp-uniform */
         int32_t r0 = row_of(rowptr, 0, rows - 1, e0);
-        int64_t cur = e0;
-        while (cur < e1) {
+        int res0 = ntab ? r0 % pl.lmod : 0; /* r0 mod lmod, kept up to date without a division */
+        uint32_t cur = (uint32_t)e0;
+        while (cur < (uint32_t)e1) {
             /* the window: rp = end of row r0 + lane */
             const int64_t w = (int64_t)r0 + 1 + lane;
             const int32_t rp = w <= rows ? __ldg(rowptr + w) : INT32_MAX;
             const int32_t last = __shfl_sync(0xffffffffu, rp, 31);
-            const int64_t wend = last < e1 ? last : e1;
-            /* the candidates still counted (uniform over the warp) */
+            const uint32_t wend = (uint32_t)(last < e1 ? last : e1);
+            /* still counting (uniform over the warp) */
             const unsigned sat = __shfl_sync(
                 0xffffffffu,
-                lane == 0 ? (unsigned)__ldcg(acc + ACC_SAT) | *(volatile unsigned *)&s_sat : 0u, 0);
-            for (int64_t base = cur; base < wend; base += 32 * FEAT_UNROLL) {
+                lane == 0 ? (unsigned)__ldcg(fb.acc + ACC_SAT) | *(volatile unsigned *)&s_sat : 0u,
+                0);
+            for (uint32_t base = cur; base < wend; base += 32 * FEAT_UNROLL) {
                 int32_t iv[FEAT_UNROLL], jv[FEAT_UNROLL];
                 bool okv[FEAT_UNROLL];
 #pragma unroll
                 for (int u = 0; u < FEAT_UNROLL; u++) {
-                    const int64_t k = base + 32 * u + lane;
-                    int c = 0; /* rows of the window ending at or before k (k < last) */
-                    for (int step = 16; step >= 1; step >>= 1)
-                        if (__shfl_sync(0xffffffffu, rp, c + step - 1) <= k) c += step;
+                    const uint32_t k = base + 32 * u + lane;
                     okv[u] = k < wend;
-                    iv[u] = r0 + c;
+                    iv[u] = r0 + gs_window_row(rp, k);
                     jv[u] = okv[u] ? __ldg(colind + k) : 0;
                 }
 #pragma unroll
@@ -238,38 +297,25 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                             (unsigned long long)(jv[u] > iv[u] ? jv[u] - iv[u] : iv[u] - jv[u]);
                         bw = d > bw ? d : bw;
                     }
-#pragma unroll
-                for (int q = 0; q < GS_CDS_DETECT_MAX; q++) {
-                    if (q >= cand.n || ((sat >> q) & 1u)) continue; /* uniform */
-                    const int bq = cand.b[q];
-#pragma unroll
-                    for (int u = 0; u < FEAT_UNROLL; u++) {
-                        const uint32_t o = gs_div_small((uint32_t)jv[u], bq) + cand.shift[q] -
-                                           gs_div_small((uint32_t)iv[u], bq);
-                        /* the first three probes find a known offset (a stencil's few
-                         * offsets seldom sit further: no lane diverges into set_add for
-                         * them); set_add does the rest */
-                        const volatile uint32_t *set = s_set[q];
-                        const uint32_t h = hash(o);
-                        if (okv[u] && set[h & (FEAT_SET - 1)] != o &&
-                            set[(h + 1) & (FEAT_SET - 1)] != o && set[(h + 2) & (FEAT_SET - 1)] != o)
-                            set_add(o, q, cand.cap[q], s_set, s_n, &s_sat, acc);
-                    }
-                }
+                if (!sat)
+                    add_entries(iv, jv, okv, r0, res0, pl, s_key, s_mask, s_tab, &s_n, &s_sat,
+                                fb.acc, (uint32_t)rows);
             }
             cur = wend;
             r0 += 32;
+            if (ntab) res0 = (res0 + 32) % pl.lmod;
         }
     }
 
-    /* the block's sets into the global tables (candidates not saturated) */
+    /* the block's set into the global table (unless saturated) */
     __syncthreads();
-    const unsigned sat_end = (unsigned)__ldcg(acc + ACC_SAT) | *(volatile unsigned *)&s_sat;
-    for (int t = threadIdx.x; t < cand.n * FEAT_SET; t += blockDim.x) {
-        const int q = t / FEAT_SET;
-        const uint32_t v = s_set[q][t % FEAT_SET];
-        if (v != 0 && !((sat_end >> q) & 1u)) table_add(v, q, cand.cap[q], table, acc, list);
-    }
+    if (!((unsigned)__ldcg(fb.acc + ACC_SAT) | s_sat))
+        for (int t = threadIdx.x; t < nset; t += blockDim.x) {
+            const uint32_t v = s_key[t];
+            if (v == 0) continue;
+            const int at = table_add(v, pl, fb);
+            if (at >= 0 && ntab && s_mask[t]) atomicOr(fb.tmask + at, s_mask[t]);
+        }
 
     len2 = warp_add(len2);
     empty = warp_add(empty);
@@ -288,98 +334,207 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
             minc = s_acc[w][3] > minc ? s_acc[w][3] : minc;
             bw = s_acc[w][4] > bw ? s_acc[w][4] : bw;
         }
-        if (len2) atomicAdd(acc + ACC_LEN2, len2);
-        if (empty) atomicAdd(acc + ACC_EMPTY, empty);
-        atomicMax(acc + ACC_MAX, maxlen);
-        atomicMax(acc + ACC_MINC, minc);
-        atomicMax(acc + ACC_BW, bw);
+        if (len2) atomicAdd(fb.acc + ACC_LEN2, len2);
+        if (empty) atomicAdd(fb.acc + ACC_EMPTY, empty);
+        atomicMax(fb.acc + ACC_MAX, maxlen);
+        atomicMax(fb.acc + ACC_MINC, minc);
+        atomicMax(fb.acc + ACC_BW, bw);
+        /* the list and the table are complete once every block has passed here */
+        __threadfence();
+        s_last = atomicAdd(fb.acc + ACC_DONE, 1ull) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!s_last) return;
+    /* the last block: the listed diagonals' (key, mask) next to the totals, for the one
+     * transfer back */
+    __threadfence();
+    const unsigned long long k = __ldcg(fb.acc + ACC_K);
+    const int n = __ldcg(fb.acc + ACC_SAT) || k > (unsigned)pl.cap ? 0 : (int)k;
+    for (int t = threadIdx.x; t < n; t += blockDim.x) {
+        const uint32_t at = __ldcg(fb.list + t);
+        fb.pkey[t] = __ldcg(fb.tkey + at);
+        fb.pmask[t] = __ldcg(fb.tmask + at);
     }
 }
 
-/* blocks of the feature kernel that fit on the device at once (computed once) */
-static int resident_blocks(void)
+/* floor(x / b) for b > 0 */
+static int64_t floor_div(int64_t x, int64_t b)
 {
-    static int blocks;
-    if (!blocks) {
-        int sms = 0, per = 0;
+    return x >= 0 ? x / b : -((-x + b - 1) / b);
+}
+
+/* candidate q's block offsets from the n diagonals d[] and their residue masks (scratch: n * b
+ * values): k[q] and, within its cap, the offsets */
+static void expand(const feat_plan *pl, int q, int cap, int n, const int64_t *d,
+                   const unsigned long long *mask, int32_t *scratch, gs_feat_sums *s)
+{
+    const int b = pl->b[q];
+    int64_t m = 0, k = 0;
+    for (int t = 0; t < n; t++)
+        for (int r = 0; r < b; r++)
+            if (b == 1 || ((mask[t] >> (pl->base[q] + r)) & 1u))
+                scratch[m++] = (int32_t)floor_div(r + d[t], b); /* |d| < 2^31 */
+    qsort(scratch, (size_t)m, sizeof *scratch, gs_cmp_i32);
+    for (int64_t t = 0; t < m; t++)
+        if (t == 0 || scratch[t] != scratch[t - 1]) {
+            if (k < cap) s->off[q][k] = (int32_t)scratch[t];
+            k++;
+        }
+    s->k[q] = k > cap ? GS_CDS_MAX_DIAGS + 1 : k;
+}
+
+/* the sums from the transferred totals and pairs (h: ACC_N totals, cap masks, cap keys) */
+static gs_status sums_from(const gs_csr *A, const feat_plan *pl, const unsigned char *h,
+                           gs_feat_sums *s)
+{
+    gs_status st = GS_OK;
+    unsigned long long acc[ACC_N];
+    int32_t *scratch = NULL;
+    int64_t *d = NULL;
+    memcpy(acc, h, sizeof acc);
+    const unsigned long long *mask = (const unsigned long long *)(h + sizeof acc);
+    const uint32_t *key = (const uint32_t *)(mask + pl->cap);
+    s->len2 = acc[ACC_LEN2];
+    s->empty = (int64_t)acc[ACC_EMPTY];
+    s->max = (int32_t)acc[ACC_MAX];
+    s->min = (int32_t)(0xffffffffull - acc[ACC_MINC]);
+    s->bandwidth = (int64_t)acc[ACC_BW];
+    const int sat = acc[ACC_SAT] || acc[ACC_K] > (unsigned)pl->cap;
+    const int n = sat ? 0 : (int)acc[ACC_K];
+    for (int q = 0; q < s->ncand; q++) s->k[q] = GS_CDS_MAX_DIAGS + 1;
+    if (sat || n == 0) {
+        if (!sat) memset(s->k, 0, sizeof s->k);
+        return GS_OK;
+    }
+    GS_CHECK(gs_alloc_array((size_t)n, sizeof *d, "feature diagonals", (void **)&d));
+    GS_CHECK(gs_alloc_array((size_t)n * GS_CDS_DETECT_MAX, sizeof *scratch,
+                            "feature block offsets", (void **)&scratch));
+    for (int t = 0; t < n; t++) d[t] = (int64_t)key[t] - A->rows;
+    for (int q = 0; q < s->ncand; q++)
+        expand(pl, q, (int)gs_feat_cap(A->rows, A->nnz, s->b[q]), n, d, mask, scratch, s);
+done:
+    gs_free(scratch);
+    gs_free(d);
+    return st;
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        const int t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+/* the plan for A's candidates: mask bits, cap_d, table sizes, the lcm */
+static void plan_for(const gs_csr *A, const gs_feat_sums *s, feat_plan *pl)
+{
+    int bit = 0;
+    memset(pl, 0, sizeof *pl);
+    pl->ncand = s->ncand;
+    pl->lmod = 1;
+    for (int q = 0; q < s->ncand; q++) {
+        const int b = s->b[q];
+        const int64_t c = gs_feat_cap(A->rows, A->nnz, b) * (2 * b - 1);
+        pl->b[q] = b;
+        pl->base[q] = bit;
+        if (b > 1) bit += b, pl->lmod = pl->lmod / gcd(pl->lmod, b) * b;
+        if (c > pl->cap) pl->cap = (int)c;
+    }
+    pl->set_log = FEAT_SET_MIN_LOG;
+    while ((1 << pl->set_log) < 2 * (pl->cap + 1)) pl->set_log++;
+    pl->table_log = pl->set_log + 1;
+}
+
+/* the dynamic shared memory of the pass for plan pl */
+static size_t smem_of(const feat_plan *pl)
+{
+    const size_t nset = (size_t)1 << pl->set_log;
+    return nset * sizeof(uint32_t) +
+           (pl->lmod > 1 ? (nset + (size_t)pl->lmod + 32) * sizeof(unsigned long long) : 0);
+}
+
+/* the buffers in the reduction buffer for plan pl: the totals and the gathered pairs (what
+ * comes back), the table (zeroed with the totals, in one memset), the list */
+static feat_bufs bufs_for(const feat_plan *pl)
+{
+    feat_bufs fb;
+    const size_t tab = (size_t)1 << pl->table_log;
+    fb.acc = (unsigned long long *)gs_cuda_g.d_part;
+    fb.pmask = fb.acc + ACC_N;
+    fb.pkey = (uint32_t *)(fb.pmask + pl->cap);
+    fb.back = ACC_N * sizeof *fb.acc + (size_t)pl->cap * (sizeof *fb.pmask + sizeof *fb.pkey);
+    fb.tmask = fb.pmask + pl->cap + (pl->cap + 1) / 2; /* past the keys, 8-byte aligned */
+    fb.tkey = (uint32_t *)(fb.tmask + tab);
+    fb.list = fb.tkey + tab;
+    fb.zero = (size_t)((unsigned char *)fb.list - (unsigned char *)fb.acc);
+    return fb;
+}
+
+/* blocks of the pass that fit on the device at once with smem bytes of shared memory (the last
+ * answer kept) */
+static int resident_blocks(size_t smem)
+{
+    static int sms, per;
+    static size_t for_smem = (size_t)-1;
+    if (smem != for_smem) {
         if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gs_cuda_g.device) !=
                 cudaSuccess ||
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, features_kernel, GS_CUDA_THREADS,
-                                                          0) != cudaSuccess) {
+                                                          smem) != cudaSuccess) {
             (void)cudaGetLastError();
             sms = 132, per = 4;
         }
-        blocks = sms * (per > 0 ? per : 1);
+        for_smem = smem;
     }
-    return blocks;
+    return sms * (per > 0 ? per : 1);
 }
 
-/* the sums from the transferred lists and totals (h: FEAT_LISTS uint32, then ACC_N totals) */
-static void sums_from(const gs_csr *A, const unsigned char *h, gs_feat_sums *s)
-{
-    const uint32_t *lists = (const uint32_t *)h;
-    unsigned long long h_acc[ACC_N];
-    memcpy(h_acc, h + FEAT_LISTS * sizeof(uint32_t), sizeof h_acc);
-    s->len2 = h_acc[ACC_LEN2];
-    s->empty = (int64_t)h_acc[ACC_EMPTY];
-    s->max = (int32_t)h_acc[ACC_MAX];
-    s->min = (int32_t)(0xffffffffull - h_acc[ACC_MINC]);
-    s->bandwidth = (int64_t)h_acc[ACC_BW];
-    for (int q = 0; q < s->ncand; q++) {
-        const int64_t shift = A->rows / s->b[q];
-        s->k[q] = (h_acc[ACC_SAT] >> q) & 1u ? GS_CDS_MAX_DIAGS + 1 : (int64_t)h_acc[ACC_K + q];
-        for (int64_t t = 0; t < s->k[q] && s->k[q] <= GS_CDS_MAX_DIAGS; t++)
-            s->off[q][t] = (int32_t)((int64_t)lists[q * GS_CDS_MAX_DIAGS + t] - shift);
-    }
-}
-
-/* the feature pass over device matrix A (rows > 0): totals and the tried candidates' tables
- * reset, one kernel, the offset lists and totals to the host in one transfer */
+/* the feature pass over device matrix A (rows > 0): totals and table reset, the pass (its last
+ * block gathers the pairs), the totals and pairs to the host in one transfer */
 extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
 {
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
     cudaStream_t stream = g->stream;
-    feat_cands cand;
-    uint32_t *list = (uint32_t *)g->d_part;
-    unsigned long long *acc = (unsigned long long *)(list + FEAT_LISTS);
-    uint32_t *table = (uint32_t *)(acc + ACC_N);
-    const size_t back = FEAT_LISTS * sizeof(uint32_t) + ACC_N * sizeof(unsigned long long);
-    static_assert(FEAT_LISTS * sizeof(uint32_t) % sizeof(unsigned long long) == 0,
-                  "the totals must be aligned");
-    static_assert(FEAT_LISTS * sizeof(uint32_t) + ACC_N * sizeof(unsigned long long) +
-                          GS_CDS_DETECT_MAX * FEAT_TABLE * sizeof(uint32_t) <=
+    static int smem_set;
+    feat_plan pl;
+    plan_for(A, s, &pl);
+    const feat_bufs fb = bufs_for(&pl);
+    const size_t smem = smem_of(&pl);
+    static_assert(ACC_N * 8 + FEAT_CAP_MAX * 16 + 8 + FEAT_TABLE_MAX * 12 + FEAT_CAP_MAX * 4 <=
                       (size_t)GS_CUDA_RED_MAX * GS_CUDA_RED_BLOCKS * sizeof(double),
-                  "the feature lists and tables must fit the reduction buffer");
-    static_assert(FEAT_LISTS * sizeof(uint32_t) + ACC_N * sizeof(unsigned long long) <=
-                      GS_CUDA_PINNED_BYTES,
-                  "the lists and totals must fit the pinned transfer buffer");
-    memset(&cand, 0, sizeof cand);
-    cand.n = s->ncand;
-    for (int q = 0; q < s->ncand; q++) {
-        cand.b[q] = s->b[q];
-        cand.shift[q] = (uint32_t)(A->rows / s->b[q]);
-        cand.cap[q] = (int)gs_feat_cap(A->rows, A->nnz, s->b[q]);
+                  "the feature tables must fit the reduction buffer");
+    static_assert(ACC_N * 8 + FEAT_CAP_MAX * 12 <= GS_CUDA_PINNED_BYTES,
+                  "the totals and pairs must fit the pinned transfer buffer");
+    static_assert(2 * (FEAT_CAP_MAX + 1) <= FEAT_TABLE_MAX / 2, "the set must hold cap_d");
+    if (!smem_set) { /* the largest set and residue table exceed the static 48 KB */
+        const size_t most =
+            (FEAT_TABLE_MAX / 2) * (sizeof(uint32_t) + 8) + FEAT_TAB_MAX * sizeof(uint64_t);
+        GS_CUDA_CALL(cudaFuncSetAttribute(
+            features_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
+        smem_set = 1;
     }
-    GS_CUDA_CALL(cudaMemsetAsync(
-        acc, 0, ACC_N * sizeof *acc + (size_t)cand.n * FEAT_TABLE * sizeof *table, stream));
+    GS_CUDA_CALL(cudaMemsetAsync(fb.acc, 0, fb.zero, stream));
     {
         /* as many warps as fit at once (fewer for a small matrix), each an equal chunk */
+        const int64_t resident = resident_blocks(smem);
         const int64_t want =
             ((int64_t)(A->rows > A->nnz / 4 ? A->rows : A->nnz / 4) + GS_CUDA_THREADS - 1) /
             GS_CUDA_THREADS;
-        const int64_t blocks = want < 1 ? 1 : want < resident_blocks() ? want : resident_blocks();
+        const int64_t blocks = want < 1 ? 1 : want < resident ? want : resident;
         const int64_t warps = blocks * (GS_CUDA_THREADS / 32);
         int64_t chunk = ((int64_t)A->nnz + warps - 1) / warps;
         chunk = chunk < 32 ? 32 : (chunk + 31) / 32 * 32;
-        features_kernel<<<(unsigned)blocks, GS_CUDA_THREADS, 0, stream>>>(
-            A->rows, A->nnz, chunk, A->rowptr, A->colind, cand, acc, table, list);
+        features_kernel<<<(unsigned)blocks, GS_CUDA_THREADS, smem, stream>>>(
+            A->rows, A->nnz, chunk, A->rowptr, A->colind, pl, fb);
         GS_CUDA_LAUNCHED("features");
     }
     /* through the pinned buffer: one small copy, then wait for it */
-    GS_CUDA_CALL(cudaMemcpyAsync(g->h_red, list, back, cudaMemcpyDeviceToHost, stream));
+    GS_CUDA_CALL(cudaMemcpyAsync(g->h_red, fb.acc, fb.back, cudaMemcpyDeviceToHost, stream));
     GS_CUDA_CALL(cudaStreamSynchronize(stream));
-    sums_from(A, (const unsigned char *)g->h_red, s);
+    GS_CHECK(sums_from(A, &pl, (const unsigned char *)g->h_red, s));
 done:
     return st;
 }
