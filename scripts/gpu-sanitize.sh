@@ -47,9 +47,8 @@ jobs=${JOBS:-1}
 running=0
 for i in "${!tests[@]}"; do
     t=${tests[$i]}
-    name=$(basename "${t%% *}")
-    if [ "$name" = sh ]; then
-        name=${names[$i]}
+    name=${names[$i]} # ctest's name: tests that share a program (test_cmrs_gpu_hN) differ here
+    if [ "$(basename "${t%% *}")" = sh ]; then
         t="ctest -R ^$name\$ --timeout ${LIMIT:-3600}"
     fi
     [[ "$name" =~ ${TESTS:-.} ]] || continue

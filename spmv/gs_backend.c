@@ -13,6 +13,9 @@ int gs_cuda_device_count(const char **why);
 gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
 double gs_cuda_h2d_seconds(void);
+void gs_cuda_fail_at(long k);
+long gs_cuda_alloc_count(void);
+long gs_cuda_alloc_live(void);
 extern const gs_format_ops gs_cmrs_cuda_ops, gs_suraa_cuda_ops, gs_cds_cuda_ops;
 #endif
 
@@ -89,6 +92,33 @@ int gs_backend_cuda_start(const char *backend, int device)
     return 0;
 #else
     (void)backend, (void)device;
+    return 0;
+#endif
+}
+
+void gs_backend_cuda_fail_at(long k)
+{
+#ifdef GS_HAVE_CUDA
+    gs_cuda_fail_at(k);
+#else
+    (void)k;
+#endif
+}
+
+long gs_backend_cuda_count(void)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_alloc_count();
+#else
+    return 0;
+#endif
+}
+
+long gs_backend_cuda_live(void)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_alloc_live();
+#else
     return 0;
 #endif
 }

@@ -83,6 +83,17 @@ double gs_backend_h2d_seconds(void);
  * zero, *why (if given) says why in one line. */
 int gs_backend_cuda_devices(const char **why);
 
+/* Device allocation failure injection, the device twin of gs_mem_fail_at: the k-th device
+ * allocation from now on fails as out of GPU memory (its message says "injected"); 0 turns it
+ * off. GSOLVE_FAIL_DEVICE_ALLOC=K in the environment does the same for whole programs (read at
+ * the first device allocation). Does nothing without CUDA. */
+void gs_backend_cuda_fail_at(long k);
+
+/* Device allocations made so far, and device blocks given out and not yet freed (the device
+ * twins of gs_mem_count and gs_mem_live; 0 without CUDA). */
+long gs_backend_cuda_count(void);
+long gs_backend_cuda_live(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,13 +45,18 @@ extern "C" int gs_cuda_device_count(const char **why)
  * out of memory, with the same message; the out-of-memory path can so be tested on any GPU.
  * cudaFreeAsync does not say how large a block was, so while a limit is set the live blocks and
  * their sizes are kept in a table (plain malloc: allocator bookkeeping, outside gs_mem's counts
- * and failure injection). The backend runs from one host thread, as its one stream does. */
+ * and failure injection). The same struct counts the device allocations and live blocks and
+ * holds the device failure injection (GSOLVE_FAIL_DEVICE_ALLOC, gs_backend_cuda_fail_at). The
+ * backend runs from one host thread, as its one stream does. */
 typedef struct cap_block {
     void *p;
     size_t bytes;
 } cap_block;
 static struct {
-    int read;       /* the variable was looked at */
+    int read;       /* the variables were looked at */
+    long fail_at;   /* injection countdown: the allocation that brings it to 0 fails */
+    long count;     /* device allocations asked for */
+    long live;      /* blocks given out and not yet freed */
     size_t limit;   /* 0: none */
     size_t used;    /* bytes of the live blocks */
     cap_block *blk; /* the live blocks, unordered */
@@ -60,9 +65,13 @@ static struct {
 
 static void cap_read(void)
 {
-    const char *s = getenv("GSOLVE_DEVICE_MEMORY_LIMIT");
+    const char *s = getenv("GSOLVE_DEVICE_MEMORY_LIMIT"), *f = getenv("GSOLVE_FAIL_DEVICE_ALLOC");
     char *end = NULL;
     g_cap.read = 1;
+    if (f && *f) { /* failure injection for whole programs (gs_backend_cuda_fail_at) */
+        const long k = strtol(f, NULL, 10);
+        g_cap.fail_at = k > 0 ? k : 0;
+    }
     if (!s || !*s) return;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -288,12 +297,35 @@ static gs_status oom_error(size_t bytes, const char *what)
                     fr, tot, g_cap.limit ? " under GSOLVE_DEVICE_MEMORY_LIMIT" : "");
 }
 
+/* Device allocation failure injection and counts (gs_backend.h) */
+extern "C" void gs_cuda_fail_at(long k)
+{
+    if (!g_cap.read) cap_read();
+    g_cap.fail_at = k > 0 ? k : 0;
+}
+
+extern "C" long gs_cuda_alloc_count(void)
+{
+    return g_cap.count;
+}
+
+extern "C" long gs_cuda_alloc_live(void)
+{
+    return g_cap.live;
+}
+
 /* *out = device memory of bytes (1 byte for 0, so the pointer is valid); a clear message on OOM */
 extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
 {
     void *p = NULL;
     *out = NULL;
     if (!g_cap.read) cap_read();
+    g_cap.count++;
+    if (g_cap.fail_at > 0 && --g_cap.fail_at == 0)
+        return GS_ERROR(GS_ERR_NOMEM,
+                        "out of GPU memory: could not allocate %zu bytes for %s (injected: "
+                        "GSOLVE_FAIL_DEVICE_ALLOC or gs_backend_cuda_fail_at)",
+                        bytes, what);
     if (g_cap.limit) {
         if (bytes > g_cap.limit - g_cap.used) return oom_error(bytes, what);
         if (!cap_reserve())
@@ -323,6 +355,7 @@ extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
             g_cap.blk[g_cap.n++].bytes = bytes;
             g_cap.used += bytes;
         }
+        g_cap.live++;
         *out = p;
         return GS_OK;
     }
@@ -338,6 +371,7 @@ extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
 extern "C" void gs_cuda_free(void *p)
 {
     if (!p) return;
+    g_cap.live--;
     if (g_cap.limit) cap_remove(p);
     if (gs_cuda_g.stream)
         (void)cudaFreeAsync(p, gs_cuda_g.stream);

@@ -310,8 +310,9 @@ extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
             D->rows, D->k, D->pitch, D->offsets, D->sizes, D->colind, D->val, rp, ci, v);
         GS_CUDA_LAUNCHED("dcsr_to_csr_gather");
     }
-    GS_CHECK(gs_cuda_csr_adopt(D->rows, D->cols, nnz, rp, ci, v, out));
-    rp = ci = NULL;
+    st = gs_cuda_csr_adopt(D->rows, D->cols, nnz, rp, ci, v, out);
+    rp = ci = NULL; /* adopted, or freed by the failed adopt (freeing them here too was a double
+                       free: test_alloc_solve_gpu) */
     v = NULL;
 done:
     gs_cuda_free(tmp);

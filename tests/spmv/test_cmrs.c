@@ -2,7 +2,8 @@
  * sorted x modified; the packing (col << 4 | r), strip pointers and sorted order on the 5 x 5
  * example of Koza et al. (2014, sec. 3 and 4); the modified layout's lane rule (sec. 6.7) for
  * every h = 1..16; h out of range; more than 2^28 columns refused, exactly 2^28 taken.
- * With --gpu everything also runs on the device. */
+ * With --gpu everything also runs on the device; --gpu h=N runs only strip height N's harness
+ * (and, for N = 1, the checks above). */
 #include "fmt_test.h"
 #include "gs_cmrs.h"
 
@@ -201,17 +202,21 @@ out:
 int main(int argc, char **argv)
 {
     static const int hs[] = {1, 3, 4, 8, 16};
+    /* h=N (after --gpu): only strip height N's harness, and the other checks only with N = 1 */
+    const int only = argc > 2 && strncmp(argv[2], "h=", 2) == 0 ? atoi(argv[2] + 2) : 0;
     g_gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
     if (g_gpu) {
         if (gs_backend_cuda_devices(NULL) == 0) return 77;
         if (gs_backend_cuda_init(0, NULL, 0) != GS_OK) return 77;
     }
-    check_packing();
-    check_limits(GS_LOC_HOST);
-    if (g_gpu) check_limits(GS_LOC_DEVICE);
-    check_all_heights();
+    if (only <= 1) {
+        check_packing();
+        check_limits(GS_LOC_HOST);
+        if (g_gpu) check_limits(GS_LOC_DEVICE);
+        check_all_heights();
+    }
     for (int i = 0; i < 5; i++)
-        for (int sorted = 0; sorted < 2; sorted++)
+        for (int sorted = 0; sorted < 2 && (only == 0 || only == hs[i]); sorted++)
             for (int modified = 0; modified < 2; modified++) {
                 gs_format_params p;
                 gs_format_params_default(&p);
