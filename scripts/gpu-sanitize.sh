@@ -53,6 +53,11 @@ for i in "${!tests[@]}"; do
     fi
     [[ "$name" =~ ${TESTS:-.} ]] || continue
     for tool in $tools; do
+        # test_alloc_solve_gpu repeats whole AMG solves a few hundred times to fail each device
+        # allocation in turn: under racecheck that takes hours (its first loop was not done
+        # after 7 minutes on an H200). What it tests is error paths and memory lifetimes, which
+        # memcheck (leak check on) covers; its kernels are the ones the other tests racecheck.
+        [ "$tool" = racecheck ] && [ "$name" = test_alloc_solve_gpu ] && continue
         if [ "$running" -ge "$jobs" ]; then
             wait -n
             running=$((running - 1))
