@@ -70,10 +70,12 @@ typedef struct gs_features {
 
 /* The features of A where it lives: on the host one OpenMP pass (each thread keeps the distinct
  * offsets of its rows in small sets, merged at the end); on the device one kernel reading rowptr
- * and colind once (offsets in small tables behind a shared-memory cache; gs_features_cuda.cu)
- * and one transfer of the totals and the offset lists. A candidate block size stops being counted
- * once it has more than gs_feat_cap offsets, so an unstructured matrix costs no more than a
- * stencil. */
+ * and colind once (the distinct diagonals j - i, each with the residues i mod b of its rows, in
+ * one shared-memory set per block, from which every candidate's block offsets follow on the host;
+ * gs_features_cuda.cu) and one transfer of the totals and the diagonals. A candidate block size
+ * stops being counted once it has more than gs_feat_cap offsets (on the device: once the
+ * diagonals pass the most any candidate within its cap can have), so an unstructured matrix
+ * costs no more than a stencil. */
 gs_status gs_features_compute(const gs_csr *A, gs_features *f);
 
 /* One line, e.g. "rows 2097152 nnz 14581760 mu 6.95 sigma 0.21 min 4 max 7 empty 0% diags 7
