@@ -114,8 +114,8 @@ static __device__ void saturate(unsigned *s_sat, unsigned long long *acc)
 }
 
 /* u into the block's set from slot h on: its slot, or -1 once the set is saturated */
-static __device__ int set_add(uint32_t u, uint32_t h, int log, int cap, uint32_t *s_key,
-                              int *s_n, unsigned *s_sat, unsigned long long *acc)
+static __device__ int set_add(uint32_t u, uint32_t h, int log, int cap, uint32_t *s_key, int *s_n,
+                              unsigned *s_sat, unsigned long long *acc)
 {
     volatile uint32_t *set = s_key;
     const uint32_t m = (1u << log) - 1;
@@ -199,13 +199,11 @@ static __device__ unsigned long long residue_mask(int t, const feat_plan &pl)
 
 /* The entries of one window step (up to 32 x FEAT_UNROLL, rows r0 + c): each into the set, its
  * row's residue mask into the diagonal's mask. */
-static __device__ __forceinline__ void add_entries(const int32_t *iv, const int32_t *jv,
-                                                   const bool *okv, int32_t r0, int res0,
-                                                   const feat_plan &pl, uint32_t *s_key,
-                                                   unsigned long long *s_mask,
-                                                   const unsigned long long *s_tab, int *s_n,
-                                                   unsigned *s_sat, unsigned long long *acc,
-                                                   uint32_t rows)
+static __device__ __forceinline__ void
+add_entries(const int32_t *iv, const int32_t *jv, const bool *okv, int32_t r0, int res0,
+            const feat_plan &pl, uint32_t *s_key, unsigned long long *s_mask,
+            const unsigned long long *s_tab, int *s_n, unsigned *s_sat, unsigned long long *acc,
+            uint32_t rows)
 {
     const uint32_t m = (1u << pl.set_log) - 1;
     const volatile uint32_t *set = s_key;
@@ -221,8 +219,7 @@ static __device__ __forceinline__ void add_entries(const int32_t *iv, const int3
         }
         if (pl.lmod > 1 && at >= 0) {
             const unsigned long long rm = s_tab[res0 + (iv[u] - r0)];
-            if ((((volatile unsigned long long *)s_mask)[at] & rm) != rm)
-                atomicOr(s_mask + at, rm);
+            if ((((volatile unsigned long long *)s_mask)[at] & rm) != rm) atomicOr(s_mask + at, rm);
         }
     }
 }
@@ -235,7 +232,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
 {
     extern __shared__ unsigned long long s_dyn[];
     const int nset = 1 << pl.set_log, ntab = pl.lmod > 1 ? pl.lmod + 32 : 0;
-    unsigned long long *s_mask = s_dyn;                    /* nset, when lmod > 1 */
+    unsigned long long *s_mask = s_dyn;                     /* nset, when lmod > 1 */
     unsigned long long *s_tab = s_mask + (ntab ? nset : 0); /* ntab */
     uint32_t *s_key = (uint32_t *)(s_tab + ntab);           /* nset */
     __shared__ int s_n, s_last;
@@ -407,8 +404,8 @@ static gs_status sums_from(const gs_csr *A, const feat_plan *pl, const unsigned 
         return GS_OK;
     }
     GS_CHECK(gs_alloc_array((size_t)n, sizeof *d, "feature diagonals", (void **)&d));
-    GS_CHECK(gs_alloc_array((size_t)n * GS_CDS_DETECT_MAX, sizeof *scratch,
-                            "feature block offsets", (void **)&scratch));
+    GS_CHECK(gs_alloc_array((size_t)n * GS_CDS_DETECT_MAX, sizeof *scratch, "feature block offsets",
+                            (void **)&scratch));
     for (int t = 0; t < n; t++) d[t] = (int64_t)key[t] - A->rows;
     for (int q = 0; q < s->ncand; q++)
         expand(pl, q, (int)gs_feat_cap(A->rows, A->nnz, s->b[q]), n, d, mask, scratch, s);
@@ -512,8 +509,8 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
     if (!smem_set) { /* the largest set and residue table exceed the static 48 KB */
         const size_t most =
             (FEAT_TABLE_MAX / 2) * (sizeof(uint32_t) + 8) + FEAT_TAB_MAX * sizeof(uint64_t);
-        GS_CUDA_CALL(cudaFuncSetAttribute(
-            features_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
+        GS_CUDA_CALL(cudaFuncSetAttribute(features_kernel,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
         smem_set = 1;
     }
     GS_CUDA_CALL(cudaMemsetAsync(fb.acc, 0, fb.zero, stream));

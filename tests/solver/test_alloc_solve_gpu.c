@@ -90,8 +90,7 @@ int main(void)
         return 77;
     }
     static const char *amg[] = {"problem.generate.type=poisson", "problem.generate.size=32",
-                                "solver.type=cg", "solver.preconditioner=amg",
-                                "spmv.format=auto"};
+                                "solver.type=cg", "solver.preconditioner=amg", "spmv.format=auto"};
     static const char *measure[] = {"problem.generate.type=poisson", "problem.generate.size=24",
                                     "solver.type=cg", "solver.preconditioner=jacobi",
                                     "spmv.format=measure"};
