@@ -4,9 +4,10 @@
  *
  * Conversion: with known offsets (a hint that fits, gs_cds.h) one fill kernel (a thread per
  * row, or for long rows a warp per 32 rows: FILL_WINDOW_MEAN), which also writes the offsets to
- * the device (they come in as its parameter) and checks them, and one transfer of the check; without, the entries' rows (CUB max-scan), the offsets marked per
- * candidate b, their counts to the host (choice or refusal), the chosen offsets collected to
- * the host, then the same fill. A hint the fill finds wrong leads to the detection.
+ * the device (they come in as its parameter) and checks them, and one transfer of the check;
+ * without, the entries' rows (CUB max-scan), the offsets marked per candidate b, their counts
+ * to the host (choice or refusal), the chosen offsets collected to the host, then the same
+ * fill. A hint the fill finds wrong leads to the detection.
  *
  * SpMV bandwidth: each thread streams its K*b values from K*b arrays at the same index i, so a
  * warp reads 256 contiguous bytes per array (full sectors, no index arrays); the values are
@@ -137,8 +138,8 @@ static __device__ __forceinline__ void fill_start(const cds_offsets &off, int K,
 }
 
 /* one warp's word of present bits of slot array `at` (its first row), on block diagonal d */
-static __device__ __forceinline__ void fill_word(uint32_t *present, int64_t at, uint32_t word, int d,
-                                                 int *s_used, unsigned long long *s_placed)
+static __device__ __forceinline__ void fill_word(uint32_t *present, int64_t at, uint32_t word,
+                                                 int d, int *s_used, unsigned long long *s_placed)
 {
     present[at >> 5] = word;
     if (!word) return;
@@ -194,15 +195,16 @@ static __global__ void fill_rows_kernel(int32_t rows, int b, int K, int64_t ld, 
     fill_finish(K, s_used, &s_placed, chk, used);
 }
 
-/* The same, one warp per window of 32 rows (ld is a multiple of 32, so the
- * windows tile the rows and the padding rows past the end): the warp walks the window's entries
+/* The same, one warp per window of 32 rows (ld is a multiple of 32, so the windows tile the
+ * rows and the padding rows past the end): the warp walks the window's entries
  * with coalesced loads, 32 consecutive ones per step (the row of each from gs_window_row), and
  * drops each value into a shared-memory tile at its slot (block diagonal found by a binary search
  * of the offsets, then the component c = j mod b) and its row, with a flag byte beside it (plain
  * stores: a 7-point step puts 5 rows' entries on each slot, and atomics on one present word per
  * slot serialized them); then it writes the tile out slot by slot, 32 consecutive values (0.0
- * where no entry) and one word of present bits (a ballot of the flags) each, also coalesced. Slots go FILL_SLOTS at a time, the entries walked again for each group. Walking each
- * row on its own thread instead, the rows of a multiprocessor each kept their own stretch of
+ * where no entry) and one word of present bits (a ballot of the flags) each, also coalesced.
+ * Slots go FILL_SLOTS at a time, the entries walked again for each group. Walking each row on
+ * its own thread instead, the rows of a multiprocessor each kept their own stretch of
  * colind and values in use, more than L1 holds at 20+ entries per row, so lines were fetched
  * again and again (fill_rows_kernel on 27-point 100^3 moved twice the bytes it needs and took
  * 600 us on an H100, this one 287 us; on 7-point rows it is the slower, FILL_WINDOW_MEAN).
@@ -216,11 +218,11 @@ static __global__ void fill_rows_kernel(int32_t rows, int b, int K, int64_t ld, 
  * rows 600 us, windows 287 us on an H100, rows 366 us, windows 318-336 us on an H200; 7-point
  * 128^3 rows 99-113 us, windows 160-184 us on both) */
 #define FILL_WINDOW_MEAN 16
-static __global__ void fill_windows_kernel(int32_t rows, int b, int K, int64_t ld, cds_offsets off,
-                                   const int32_t *__restrict__ rowptr,
-                                   const int32_t *__restrict__ colind,
-                                   const double *__restrict__ a_val, double *val, uint32_t *present,
-                                   int32_t *d_off, int *chk, int *used)
+static __global__ void fill_windows_kernel(int32_t rows, int b, int K, int64_t ld,
+                                           cds_offsets off, const int32_t *__restrict__ rowptr,
+                                           const int32_t *__restrict__ colind,
+                                           const double *__restrict__ a_val, double *val,
+                                           uint32_t *present, int32_t *d_off, int *chk, int *used)
 {
     __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
     __shared__ int s_used[GS_CDS_MAX_DIAGS];
@@ -555,7 +557,9 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
     }
     GS_CHECK(detect_device(A, p, &C));
     GS_CHECK(fill(A, C, &bad, &used));
-    if (bad) GS_FAIL(GS_ERR_INTERNAL, "cds: the device CSR has a row whose columns are not sorted or repeat");
+    if (bad)
+        GS_FAIL(GS_ERR_INTERNAL,
+                "cds: the device CSR has a row whose columns are not sorted or repeat");
     if (used != C->ndiag)
         GS_FAIL(GS_ERR_INTERNAL, "cds: %d of the %d detected block diagonals got entries", used,
                 C->ndiag);

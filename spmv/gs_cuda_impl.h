@@ -18,7 +18,7 @@
 #define GS_CUDA_THREADS 256             /* block size of the vector and SpMV kernels */
 #define GS_CUDA_RED_BLOCKS 1024         /* most blocks of the first reduction pass (fixed) */
 #define GS_CUDA_RED_MAX 128 /* most sums one reduction returns (mdot of a GMRES basis) */
-#define GS_CUDA_PINNED_BYTES 32768     /* h_red's size: >= (GS_CUDA_RED_MAX + 1) doubles */
+#define GS_CUDA_PINNED_BYTES 32768      /* h_red's size: >= (GS_CUDA_RED_MAX + 1) doubles */
 #define GS_CUDA_STAGE_BYTES (32u << 20) /* each of the two pinned staging buffers */
 
 typedef struct gs_cuda_ctx {
@@ -163,8 +163,9 @@ static __device__ __forceinline__ uint32_t gs_div_small(uint32_t n, int b)
 /* The row, within a window of 32 consecutive rows, of entry k: how many of the window's rows end
  * at or before k, where lane l holds rp = the end of the window's row l (rowptr of the next row).
  * Five shuffles; every lane of the warp takes part. Entry indices are 32-bit (nnz < 2^31) and
- * unsigned, so an index past the last entry by up to a few steps does not overflow. The entry walks of the feature pass and the
- * CDS fill use it, so the loads of a window's entries do not wait on each other. */
+ * unsigned, so an index past the last entry by up to a few steps does not overflow. The entry
+ * walks of the feature pass and the CDS fill use it, so the loads of a window's entries do not
+ * wait on each other. */
 static __device__ __forceinline__ int gs_window_row(int32_t rp, uint32_t k)
 {
     int c = 0;
