@@ -119,6 +119,7 @@ static void ctx_release(void)
     }
     if (g->d_red) (void)cudaFree(g->d_red);
     if (g->d_part) (void)cudaFree(g->d_part);
+    if (g->d_sel) (void)cudaFree(g->d_sel);
     if (g->h_red) (void)cudaFreeHost(g->h_red);
     if (g->blas) (void)cublasDestroy(g->blas);
     if (g->sparse) (void)cusparseDestroy(g->sparse);
@@ -153,6 +154,10 @@ static gs_status ctx_create(void)
     static_assert((GS_CUDA_RED_MAX + 1) * sizeof(double) <= GS_CUDA_PINNED_BYTES,
                   "h_red holds the reduction results and the flag");
     GS_CUDA_CALL(cudaMallocHost((void **)&g->h_red, GS_CUDA_PINNED_BYTES));
+    GS_CUDA_CALL(cudaHostGetDevicePointer(&g->h_red_dev, g->h_red, 0));
+    GS_CUDA_CALL(cudaMalloc(&g->d_sel, GS_CUDA_SEL_BYTES));
+    GS_CUDA_CALL(cudaMemsetAsync(g->d_sel, 0, GS_CUDA_SEL_BYTES, g->stream));
+    GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
     GS_CUDA_CALL(cudaMalloc((void **)&g->d_red, red));
     GS_CUDA_CALL(
         cudaMalloc((void **)&g->d_part, (size_t)GS_CUDA_RED_MAX * GS_CUDA_RED_BLOCKS * sizeof(double)));
@@ -315,6 +320,18 @@ extern "C" long gs_cuda_alloc_live(void)
 }
 
 /* *out = device memory of bytes (1 byte for 0, so the pointer is valid); a clear message on OOM */
+extern "C" void gs_cuda_select_trace(const char *what)
+{
+    static int on = -1;
+    static double last;
+    if (on < 0) on = getenv("GSOLVE_SELECT_TRACE") != NULL;
+    if (!on) return;
+    const double now = gs_time_now();
+    if (last == 0.0) last = now;
+    fprintf(stderr, "select trace: %s %.1f us\n", what, 1e6 * (now - last));
+    last = now;
+}
+
 extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
 {
     void *p = NULL;

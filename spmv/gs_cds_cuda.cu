@@ -148,15 +148,28 @@ static __device__ __forceinline__ void fill_word(uint32_t *present, int64_t at, 
 }
 
 /* the block's diagonals with an entry counted once each over the grid (chk[1]), its present
- * bits added to chk[2..3] (a 64-bit count) */
+ * bits added to chk[2..3] (a 64-bit count); the last block to finish (chk[4] counts them) writes
+ * chk[0..3] into host memory (hout) and clears chk and used, which are zero at rest (the
+ * backend's selection scratch), so a fill is one launch and one wait */
 static __device__ __forceinline__ void fill_finish(int K, const int *s_used,
                                                    const unsigned long long *s_placed, int *chk,
-                                                   int *used)
+                                                   int *used, int *hout)
 {
+    __shared__ int s_last;
     __syncthreads();
     if (threadIdx.x == 0 && *s_placed) atomicAdd((unsigned long long *)(chk + 2), *s_placed);
     for (int t = threadIdx.x; t < K; t += blockDim.x)
         if (s_used[t] && !__ldcg(used + t) && atomicExch(used + t, 1) == 0) atomicAdd(chk + 1, 1);
+    __threadfence(); /* this thread's updates are seen before the block counts itself done */
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd((unsigned *)(chk + 4), 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    if (threadIdx.x < 4) hout[threadIdx.x] = __ldcg(chk + threadIdx.x);
+    __syncthreads();
+    if (threadIdx.x < 5) chk[threadIdx.x] = 0;
+    for (int t = threadIdx.x; t < K; t += blockDim.x) used[t] = 0;
 }
 
 /* The padded arrays from the CSR, one thread per row i < ld (whole warps, as ld is a multiple
@@ -170,7 +183,8 @@ static __global__ void fill_rows_kernel(int32_t rows, int b, int K, int64_t ld, 
                                         const int32_t *__restrict__ rowptr,
                                         const int32_t *__restrict__ colind,
                                         const double *__restrict__ a_val, double *val,
-                                        uint32_t *present, int32_t *d_off, int *chk, int *used)
+                                        uint32_t *present, int32_t *d_off, int *chk, int *used,
+                                        int *hout)
 {
     __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
     __shared__ int s_used[GS_CDS_MAX_DIAGS];
@@ -192,7 +206,7 @@ static __global__ void fill_rows_kernel(int32_t rows, int b, int K, int64_t ld, 
             }
         if (p != end) atomicOr(chk, 1);
     }
-    fill_finish(K, s_used, &s_placed, chk, used);
+    fill_finish(K, s_used, &s_placed, chk, used, hout);
 }
 
 /* The same, one warp per window of 32 rows (ld is a multiple of 32, so the windows tile the
@@ -222,7 +236,8 @@ static __global__ void fill_windows_kernel(int32_t rows, int b, int K, int64_t l
                                            cds_offsets off, const int32_t *__restrict__ rowptr,
                                            const int32_t *__restrict__ colind,
                                            const double *__restrict__ a_val, double *val,
-                                           uint32_t *present, int32_t *d_off, int *chk, int *used)
+                                           uint32_t *present, int32_t *d_off, int *chk, int *used,
+                                           int *hout)
 {
     __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
     __shared__ int s_used[GS_CDS_MAX_DIAGS];
@@ -289,7 +304,7 @@ static __global__ void fill_windows_kernel(int32_t rows, int b, int K, int64_t l
         }
     }
     if (__any_sync(0xffffffffu, bad) && lane == 0) atomicOr(chk, 1);
-    fill_finish(K, s_used, &s_placed, chk, used);
+    fill_finish(K, s_used, &s_placed, chk, used, hout);
 }
 
 /* sum += the b products of block diagonal o in row i (block row I), values at v[c*ld]; a block
@@ -497,28 +512,34 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     const bool windows = A->nnz >= FILL_WINDOW_MEAN * (int64_t)A->rows;
     const int threads = windows ? 32 * FILL_WARPS : GS_CUDA_THREADS;
     const unsigned blocks = (unsigned)((C->ld + threads - 1) / threads);
-    int *chk = (int *)g->d_part, *h = (int *)g->h_red; /* chk[4] (the fill), then used[K] */
+    /* chk[0..4] (the check, the blocks done) and used[K] from chk + 8, zero at rest; the last
+     * block writes the check into h */
+    int *chk = (int *)((char *)g->d_sel + GS_CUDA_SEL_CDS), *h = (int *)g->h_red;
+    int *hout = (int *)g->h_red_dev;
     unsigned long long placed = 0;
+    static_assert((8 + GS_CDS_MAX_DIAGS) * sizeof(int) <= GS_CUDA_SEL_BYTES - GS_CUDA_SEL_CDS,
+                  "the fill's check must fit its part of the selection scratch");
     cds_offsets off;
     memset(&off, 0, sizeof off);
     memcpy(off.o, C->off, (size_t)C->ndiag * sizeof(int32_t));
+    gs_cuda_select_trace("cds fill begin");
     GS_CHECK(gs_cuda_alloc((size_t)C->ndiag * sizeof(int32_t), "CDS offsets", (void **)&C->d_off));
     GS_CHECK(gs_cuda_alloc(slots * sizeof(double), "CDS values", (void **)&C->val));
     GS_CHECK(
         gs_cuda_alloc(slots / 32 * sizeof(uint32_t), "CDS present bits", (void **)&C->present));
-    GS_CUDA_CALL(cudaMemsetAsync(chk, 0, (4 + (size_t)C->ndiag) * sizeof(int), g->stream));
+    gs_cuda_select_trace("cds fill allocated");
     if (windows)
-        fill_windows_kernel<<<blocks, threads, 0, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, off,
-                                                               A->rowptr, A->colind, A->val,
-                                                               C->val, C->present, C->d_off, chk,
-                                                               chk + 4);
+        fill_windows_kernel<<<blocks, threads, 0, g->stream>>>(
+            A->rows, C->b, C->ndiag, C->ld, off, A->rowptr, A->colind, A->val, C->val, C->present,
+            C->d_off, chk, chk + 8, hout);
     else
-        fill_rows_kernel<<<blocks, threads, 0, g->stream>>>(A->rows, C->b, C->ndiag, C->ld, off,
-                                                            A->rowptr, A->colind, A->val, C->val,
-                                                            C->present, C->d_off, chk, chk + 4);
+        fill_rows_kernel<<<blocks, threads, 0, g->stream>>>(
+            A->rows, C->b, C->ndiag, C->ld, off, A->rowptr, A->colind, A->val, C->val, C->present,
+            C->d_off, chk, chk + 8, hout);
     GS_CUDA_LAUNCHED("cds fill");
-    GS_CUDA_CALL(cudaMemcpyAsync(h, chk, 4 * sizeof(int), cudaMemcpyDeviceToHost, g->stream));
+    gs_cuda_select_trace("cds fill enqueued");
     GS_CUDA_CALL(cudaStreamSynchronize(g->stream)); /* waits for the fill */
+    gs_cuda_select_trace("cds fill waited");
     memcpy(&placed, h + 2, sizeof placed);
     *bad = h[0] || placed != (unsigned long long)A->nnz, *used = h[1];
 done:
@@ -543,6 +564,7 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
     gs_cds *C = NULL;
     int b[GS_CDS_DETECT_MAX], n = 0, bad = 0, used = 0;
     *M = NULL;
+    gs_cuda_select_trace("cds from_csr begin");
     GS_CHECK(gs_cds_candidates(A, p, b, &n));
     if (A->nnz == 0) { /* nothing stored: the SpMV writes zeros */
         GS_CHECK(gs_cds_shell(A, b[0], 0, GS_LOC_DEVICE, &C));

@@ -433,7 +433,8 @@ static __global__ void unpack_kernel(int64_t n, const uint32_t *__restrict__ in,
 
 /* ---------------------------------------------------------------- CUB helpers */
 
-/* out = exclusive prefix sums of in[0..n) on the stream (n >= 1), CUB's scratch freed here */
+/* out = exclusive prefix sums of in[0..n) queued on the stream (n >= 1); CUB's scratch freed
+ * stream-ordered (gs_cuda_free), so nothing here waits */
 template <typename T> static gs_status exclusive_sum(const T *in, T *out, int64_t n)
 {
     gs_status st = GS_OK;
@@ -442,16 +443,13 @@ template <typename T> static gs_status exclusive_sum(const T *in, T *out, int64_
     GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n, gs_cuda_g.stream));
     GS_CHECK(gs_cuda_alloc(bytes, "CUB scan scratch", &tmp));
     GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n, gs_cuda_g.stream));
-    GS_CUDA_CALL(cudaStreamSynchronize(gs_cuda_g.stream));
 done:
-    if (tmp) {
-        (void)cudaStreamSynchronize(gs_cuda_g.stream);
-        gs_cuda_free(tmp);
-    }
+    gs_cuda_free(tmp);
     return st;
 }
 
-/* (keys, vals) sorted by key within each strip [sp[s], sp[s+1]) (keys are unique there) */
+/* (keys, vals) sorted by key within each strip [sp[s], sp[s+1]) (keys are unique there), queued
+ * on the stream (the scratch freed stream-ordered) */
 static gs_status sort_strips(const uint32_t *kin, uint32_t *kout, const double *vin, double *vout,
                              int64_t n, int32_t strips, const int32_t *sp)
 {
@@ -463,12 +461,8 @@ static gs_status sort_strips(const uint32_t *kin, uint32_t *kout, const double *
     GS_CHECK(gs_cuda_alloc(bytes, "CUB segmented sort scratch", &tmp));
     GS_CUDA_CALL(cub::DeviceSegmentedSort::SortPairs(tmp, bytes, kin, kout, vin, vout, n, strips,
                                                      sp, sp + 1, gs_cuda_g.stream));
-    GS_CUDA_CALL(cudaStreamSynchronize(gs_cuda_g.stream));
 done:
-    if (tmp) {
-        (void)cudaStreamSynchronize(gs_cuda_g.stream);
-        gs_cuda_free(tmp);
-    }
+    gs_cuda_free(tmp);
     return st;
 }
 
@@ -510,8 +504,7 @@ static gs_status plan_modified(const gs_csr *A, gs_cmrs *C)
     narrow_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(n, off, C->stripptr);
     GS_CUDA_LAUNCHED("cmrs_narrow");
     C->stored = (int32_t)total;
-done:
-    (void)cudaStreamSynchronize(gs_cuda_g.stream);
+done: /* stream-ordered frees: the queued kernels still read them first */
     gs_cuda_free(size);
     gs_cuda_free(off);
     return st;
@@ -537,10 +530,7 @@ static gs_status fill_plain(const gs_csr *A, gs_cmrs *C)
     GS_CUDA_LAUNCHED("cmrs_pack");
     GS_CHECK(sort_strips(keys, C->colrow, A->val, C->val, C->nnz, C->strips, C->stripptr));
 done:
-    if (keys) {
-        (void)cudaStreamSynchronize(gs_cuda_g.stream);
-        gs_cuda_free(keys);
-    }
+    gs_cuda_free(keys); /* stream-ordered, after the sort */
     return st;
 }
 

@@ -20,6 +20,10 @@
 #define GS_CUDA_RED_MAX 128 /* most sums one reduction returns (mdot of a GMRES basis) */
 #define GS_CUDA_PINNED_BYTES 32768      /* h_red's size: >= (GS_CUDA_RED_MAX + 1) doubles */
 #define GS_CUDA_STAGE_BYTES (32u << 20) /* each of the two pinned staging buffers */
+#define GS_CUDA_SEL_FEAT 0              /* d_sel: the feature pass's part from here, */
+#define GS_CUDA_SEL_CDS 196608          /* the CDS fill's from here, */
+#define GS_CUDA_SEL_SURAA 198656        /* SURAA's plan from here */
+#define GS_CUDA_SEL_BYTES 200704        /* in all */
 
 typedef struct gs_cuda_ctx {
     int ready, device;
@@ -31,6 +35,11 @@ typedef struct gs_cuda_ctx {
                               feature pass's totals and offset lists) */
     double *d_part;        /* GS_CUDA_RED_MAX x GS_CUDA_RED_BLOCKS partial sums */
     double *d_red;         /* GS_CUDA_RED_MAX final sums, then one int flag */
+    void *h_red_dev;       /* h_red as kernels address it: a kernel's last block writes its
+                              few results straight into host memory (no copy to enqueue) */
+    void *d_sel;           /* GS_CUDA_SEL_BYTES, zero at rest: the counters and tables of the
+                              feature pass, the CDS fill and SURAA's plan, which their last
+                              blocks clear */
     void *stage[2];        /* pinned staging buffers for pageable host <-> device copies */
     cudaEvent_t staged[2]; /* recorded after the copy that last used stage[i] */
     char desc[320];        /* "NVIDIA H200 (sm_90, 139 GiB)"; the name is up to 255 */
@@ -112,6 +121,10 @@ void gs_cuda_free(void *p);
  * large pageable ranges through the staging buffers */
 gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg);
 gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes);
+/* GSOLVE_SELECT_TRACE=1: one stderr line per call, "select trace: <what> <us> us" with the host
+ * microseconds since the previous call (no wait added: it shows where the host spends the
+ * time, enqueueing or waiting); a no-op without the variable */
+void gs_cuda_select_trace(const char *what);
 
 /* gs_cuda_vec.cu */
 gs_status gs_cuda_fill(double a, gs_vec *x);
@@ -172,6 +185,30 @@ static __device__ __forceinline__ int gs_window_row(int32_t rp, uint32_t k)
     for (int step = 16; step >= 1; step >>= 1)
         if ((uint32_t)__shfl_sync(0xffffffffu, rp, c + step - 1) <= k) c += step;
     return c;
+}
+
+/* The row holding entry e (the largest r < rows with rowptr[r] <= e; 0 <= e < nnz), found by the
+ * whole warp (every lane takes part and gets it): each step the 32 lanes probe 32 evenly spread
+ * rows of the interval left, one load each, and keep the gap between the last probe at or below
+ * e and the next, so 32768 rows take 4 steps and 2^31 rows 7, where a binary search makes 15 and
+ * 31 loads that each wait on the one before (on a small matrix, most of a pass's time). */
+static __device__ __forceinline__ int32_t gs_warp_row_of(const int32_t *__restrict__ rowptr,
+                                                         int32_t rows, int64_t e)
+{
+    const int lane = threadIdx.x & 31;
+    int32_t lo = 0, hi = rows - 1; /* rowptr[lo] <= e, and the row is in [lo, hi] */
+    while (hi > lo) {
+        /* probes lo + ceil((l + 1) span / 32): ascending in the lane, the last one hi; rowptr
+         * ascends too, so the probes at or below e are the first c lanes */
+        const int64_t span = (int64_t)hi - lo;
+        const int32_t p = lo + (int32_t)(((int64_t)(lane + 1) * span + 31) / 32);
+        const int c = __popc(__ballot_sync(0xffffffffu, __ldg(rowptr + p) <= e));
+        const int32_t below = __shfl_sync(0xffffffffu, p, c > 0 ? c - 1 : 0);
+        const int32_t above = __shfl_sync(0xffffffffu, p, c < 32 ? c : 31);
+        if (c > 0) lo = below;
+        if (c < 32) hi = above - 1;
+    }
+    return lo;
 }
 
 #endif

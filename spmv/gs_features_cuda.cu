@@ -1,5 +1,5 @@
-/* gs_features_cuda.cu: the feature pass of gs_select.h over a device CSR matrix, in one kernel,
- * one memset and one transfer of a few integers and the distinct diagonals.
+/* gs_features_cuda.cu: the feature pass of gs_select.h over a device CSR matrix, in one kernel
+ * whose last block writes a few integers and the distinct diagonals into host memory.
  *
  * Every block size at once from one set. An entry (i, j) lies on the diagonal d = j - i, and at
  * block size b on the block diagonal floor(j/b) - floor(i/b) = floor((i mod b + d) / b). So the
@@ -31,12 +31,15 @@
  * next window, so an unstructured matrix costs a short burst of inserts and then only the
  * bandwidth. At the end each block adds its set into one table in global memory, whose inserts
  * (by atomicCAS) count the distinct d of the whole matrix and list their slots; the masks are
- * OR-ed in beside them. The last block to finish copies the listed (d, mask) pairs next to
- * the totals.
+ * OR-ed in beside them. The last block to finish writes the totals and the listed (d, mask)
+ * pairs straight into the backend's pinned host buffer, then clears the slots taken and the
+ * totals.
  *
- * Memory: the lists, the totals and the tables live in the backend's reduction buffer (no
- * allocation; only the part in use is zeroed); the pass reads rowptr and colind once (no values,
- * no x), less than one SpMV.
+ * Memory: the list, the totals and the table live in the backend's selection scratch, which is
+ * zero at rest (zeroed once when the backend starts, cleared by each pass's last block), so a
+ * pass is one launch and one wait: no memset, no copy (on the H200 a memset, a kernel, a copy
+ * and a wait took 11.0 us, a kernel and a wait 8.8 us). The pass reads rowptr and colind once
+ * (no values, no x), less than one SpMV.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -77,10 +80,10 @@ enum {
     ACC_N
 };
 typedef struct feat_bufs {
-    unsigned long long *acc, *pmask, *tmask; /* totals; gathered masks; table masks */
-    uint32_t *pkey, *list, *tkey;            /* gathered keys; slots by count; table keys */
-    size_t back;                             /* bytes from acc to the end of pkey */
-    size_t zero;                             /* bytes from acc to the end of tkey */
+    unsigned long long *acc, *tmask;  /* totals; table masks (device, zero at rest) */
+    uint32_t *tkey, *list;            /* table keys (zero at rest); slots in insertion order */
+    unsigned long long *hacc, *hmask; /* what comes back (host memory): totals, then the */
+    uint32_t *hkey;                   /* gathered masks and keys */
 } feat_bufs;
 
 /* the diagonal key's slot: the top bits of a multiplicative hash (keys differing by 2^16, a
@@ -88,20 +91,6 @@ typedef struct feat_bufs {
 static __device__ __forceinline__ uint32_t slot_of(uint32_t u, int log)
 {
     return (u * 2654435769u) >> (32 - log);
-}
-
-/* the largest row r in [lo, hi] with rowptr[r] <= e (the row holding entry e) */
-static __device__ int32_t row_of(const int32_t *__restrict__ rowptr, int32_t lo, int32_t hi,
-                                 int64_t e)
-{
-    while (lo < hi) {
-        const int32_t mid = lo + (hi - lo + 1) / 2;
-        if (__ldg(rowptr + mid) <= e)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
 }
 
 /* the matrix has more than cap_d diagonals: for this block and for all. Only the block's first
@@ -148,7 +137,8 @@ static __device__ int set_add(uint32_t u, uint32_t h, int log, int cap, uint32_t
  * sets the flag. A walk looks at the count only every FEAT_TABLE_LOOK probes (each block's merge
  * would otherwise load that word for each of its diagonals): blocks merging at once go on
  * inserting after the count has passed the cap, and where each block sees few diagonals but all
- * together are thousands the table fills and walks grow long; they stop once the count is past. */
+ * together are thousands the table fills and walks grow long; they stop once the count is past.
+ * Every insert lists its slot, so the last block can clear exactly the slots taken. */
 static __device__ int table_add(uint32_t u, const feat_plan &pl, const feat_bufs &fb)
 {
     const uint32_t h = slot_of(u, pl.table_log), m = (1u << pl.table_log) - 1;
@@ -160,10 +150,8 @@ static __device__ int table_add(uint32_t u, const feat_plan &pl, const feat_bufs
         if (v == 0) v = atomicCAS(fb.tkey + at, 0u, u);
         if (v == 0) { /* inserted: a new diagonal */
             const unsigned long long n = atomicAdd(fb.acc + ACC_K, 1ull);
-            if (n < (unsigned)pl.cap)
-                fb.list[n] = (uint32_t)at;
-            else if (n == (unsigned)pl.cap)
-                atomicOr(fb.acc + ACC_SAT, 1ull);
+            fb.list[n] = (uint32_t)at; /* n < the table's slots: each insert takes one */
+            if (n == (unsigned)pl.cap) atomicOr(fb.acc + ACC_SAT, 1ull);
             return at;
         }
         if (v == u) return at; /* there already */
@@ -263,7 +251,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
 
     const int64_t e0 = (tid >> 5) * chunk, e1 = e0 + chunk < nnz ? e0 + chunk : nnz;
     if (e0 < e1) { /* warp-uniform */
-        int32_t r0 = row_of(rowptr, 0, rows - 1, e0);
+        int32_t r0 = gs_warp_row_of(rowptr, rows, e0);
         int res0 = ntab ? r0 % pl.lmod : 0; /* r0 mod lmod, kept up to date without a division */
         uint32_t cur = (uint32_t)e0;
         while (cur < (uint32_t)e1) {
@@ -323,6 +311,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
         s_acc[wib][0] = len2, s_acc[wib][1] = empty, s_acc[wib][2] = maxlen;
         s_acc[wib][3] = minc, s_acc[wib][4] = bw;
     }
+    __threadfence(); /* this thread's table inserts are seen before the block counts itself */
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int w = 1; w < (int)(blockDim.x >> 5); w++) {
@@ -342,16 +331,25 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     }
     __syncthreads();
     if (!s_last) return;
-    /* the last block: the listed diagonals' (key, mask) next to the totals, for the one
-     * transfer back */
+    /* the last block: the totals and the listed diagonals' (key, mask) into host memory, then
+     * the table and the totals cleared (the next pass needs no memset) */
     __threadfence();
     const unsigned long long k = __ldcg(fb.acc + ACC_K);
     const int n = __ldcg(fb.acc + ACC_SAT) || k > (unsigned)pl.cap ? 0 : (int)k;
+    const uint32_t taken = k < (1ull << pl.table_log) ? (uint32_t)k : 1u << pl.table_log;
+    if (threadIdx.x < ACC_N) fb.hacc[threadIdx.x] = __ldcg(fb.acc + threadIdx.x);
     for (int t = threadIdx.x; t < n; t += blockDim.x) {
         const uint32_t at = __ldcg(fb.list + t);
-        fb.pkey[t] = __ldcg(fb.tkey + at);
-        fb.pmask[t] = __ldcg(fb.tmask + at);
+        fb.hkey[t] = __ldcg(fb.tkey + at);
+        fb.hmask[t] = __ldcg(fb.tmask + at);
     }
+    __syncthreads();
+    for (uint32_t t = threadIdx.x; t < taken; t += blockDim.x) {
+        const uint32_t at = __ldcg(fb.list + t);
+        fb.tkey[at] = 0;
+        fb.tmask[at] = 0;
+    }
+    if (threadIdx.x < ACC_N) fb.acc[threadIdx.x] = 0;
 }
 
 /* floor(x / b) for b > 0 */
@@ -452,20 +450,19 @@ static size_t smem_of(const feat_plan *pl)
            (pl->lmod > 1 ? (nset + (size_t)pl->lmod + 32) * sizeof(unsigned long long) : 0);
 }
 
-/* the buffers in the reduction buffer for plan pl: the totals and the gathered pairs (what
- * comes back), the table (zeroed with the totals, in one memset), the list */
+/* the buffers for plan pl: the totals, the table and the list in the backend's selection
+ * scratch (zero at rest: no memset), what comes back in its pinned buffer, which the last block
+ * writes directly */
 static feat_bufs bufs_for(const feat_plan *pl)
 {
     feat_bufs fb;
-    const size_t tab = (size_t)1 << pl->table_log;
-    fb.acc = (unsigned long long *)gs_cuda_g.d_part;
-    fb.pmask = fb.acc + ACC_N;
-    fb.pkey = (uint32_t *)(fb.pmask + pl->cap);
-    fb.back = ACC_N * sizeof *fb.acc + (size_t)pl->cap * (sizeof *fb.pmask + sizeof *fb.pkey);
-    fb.tmask = fb.pmask + pl->cap + (pl->cap + 1) / 2; /* past the keys, 8-byte aligned */
-    fb.tkey = (uint32_t *)(fb.tmask + tab);
-    fb.list = fb.tkey + tab;
-    fb.zero = (size_t)((unsigned char *)fb.list - (unsigned char *)fb.acc);
+    fb.acc = (unsigned long long *)((char *)gs_cuda_g.d_sel + GS_CUDA_SEL_FEAT);
+    fb.tmask = fb.acc + ACC_N;
+    fb.tkey = (uint32_t *)(fb.tmask + FEAT_TABLE_MAX);
+    fb.list = fb.tkey + FEAT_TABLE_MAX;
+    fb.hacc = (unsigned long long *)gs_cuda_g.h_red_dev;
+    fb.hmask = fb.hacc + ACC_N;
+    fb.hkey = (uint32_t *)(fb.hmask + pl->cap);
     return fb;
 }
 
@@ -497,12 +494,12 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
     cudaStream_t stream = g->stream;
     static int smem_set;
     feat_plan pl;
+    gs_cuda_select_trace("features begin");
     plan_for(A, s, &pl);
     const feat_bufs fb = bufs_for(&pl);
     const size_t smem = smem_of(&pl);
-    static_assert(ACC_N * 8 + FEAT_CAP_MAX * 16 + 8 + FEAT_TABLE_MAX * 12 + FEAT_CAP_MAX * 4 <=
-                      (size_t)GS_CUDA_RED_MAX * GS_CUDA_RED_BLOCKS * sizeof(double),
-                  "the feature tables must fit the reduction buffer");
+    static_assert(ACC_N * 8 + FEAT_TABLE_MAX * 16 <= GS_CUDA_SEL_CDS - GS_CUDA_SEL_FEAT,
+                  "the feature tables must fit their part of the selection scratch");
     static_assert(ACC_N * 8 + FEAT_CAP_MAX * 12 <= GS_CUDA_PINNED_BYTES,
                   "the totals and pairs must fit the pinned transfer buffer");
     static_assert(2 * (FEAT_CAP_MAX + 1) <= FEAT_TABLE_MAX / 2, "the set must hold cap_d");
@@ -513,7 +510,6 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
         smem_set = 1;
     }
-    GS_CUDA_CALL(cudaMemsetAsync(fb.acc, 0, fb.zero, stream));
     {
         /* as many warps as fit at once (fewer for a small matrix), each an equal chunk */
         const int64_t resident = resident_blocks(smem);
@@ -528,10 +524,12 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
             A->rows, A->nnz, chunk, A->rowptr, A->colind, pl, fb);
         GS_CUDA_LAUNCHED("features");
     }
-    /* through the pinned buffer: one small copy, then wait for it */
-    GS_CUDA_CALL(cudaMemcpyAsync(g->h_red, fb.acc, fb.back, cudaMemcpyDeviceToHost, stream));
+    /* the last block wrote the results into the pinned buffer: wait for it */
+    gs_cuda_select_trace("features enqueued");
     GS_CUDA_CALL(cudaStreamSynchronize(stream));
+    gs_cuda_select_trace("features waited");
     GS_CHECK(sums_from(A, &pl, (const unsigned char *)g->h_red, s));
+    gs_cuda_select_trace("features host sums");
 done:
     return st;
 }

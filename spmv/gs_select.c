@@ -425,12 +425,15 @@ done:
     return st;
 }
 
-/* p for a CDS conversion of the matrix with features f: the block size the features found (so
- * that CDS counts no other) and their block offsets as a hint (so that it does not look for
- * them again; it checks them while filling). A forced other block size, or a hint already in
- * p, is left alone. The hint borrows f->blockoff. */
-static void cds_params(const gs_features *f, gs_format_params *p)
+/* p for a conversion into format fmt of the matrix with features f: its longest row as a hint
+ * (SURAA's device sort then does not look for it; it checks it); for CDS, the block size the
+ * features found (so that CDS counts no other) and their block offsets as a hint (so that it
+ * does not look for them again; it checks them while filling). A forced other block size, or a
+ * hint already in p, is left alone. The hint borrows f->blockoff. */
+static void hint_params(const gs_features *f, gs_format fmt, gs_format_params *p)
 {
+    if (p->hint_max_len <= 0) p->hint_max_len = f->max;
+    if (fmt != GS_FORMAT_CDS) return;
     if (f->nblockdiags < 0 || (p->cds_block > 0 && p->cds_block != f->block)) return;
     p->cds_block = f->block;
     if (f->nblockdiags == 0 || p->cds_hint_off) return;
@@ -462,7 +465,7 @@ static gs_status measure(const gs_csr *A, const gs_select_request *rq, const cha
             continue;
         }
         gs_format_params p = rq->params;
-        if (f == GS_FORMAT_CDS) cds_params(&res->feat, &p);
+        hint_params(&res->feat, (gs_format)f, &p);
         st = gs_spmat_create(A, (gs_format)f, &p, &cand);
         if (st == GS_ERR_UNSUPPORTED) {
             gs_error_clear();
@@ -585,7 +588,7 @@ gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *r
     }
     {
         gs_format_params p = rq->params;
-        if (f == GS_FORMAT_CDS) cds_params(&res->feat, &p);
+        hint_params(&res->feat, f, &p);
         GS_CHECK(convert(A, f, &p, M, res));
     }
 done:

@@ -47,6 +47,10 @@ typedef struct gs_format_params {
      * detect. */
     const int32_t *cds_hint_off;
     int cds_hint_block, cds_hint_ndiag;
+    /* The longest row, when known beforehand (gs_select.c passes the feature pass's max): the
+     * device SURAA conversion then sorts without first finding it (one wait less), and checks
+     * it while sorting (a longer row fails the conversion with GS_ERR_INTERNAL). 0: find it. */
+    int32_t hint_max_len;
 } gs_format_params;
 
 /* The operations of one format on one backend. `M` is the format's own struct (gs_cmrs,

@@ -49,6 +49,7 @@ static struct {
     int ready;
     cudaStream_t s[3];
     cudaEvent_t fork, join[3];
+    cudaEvent_t planned; /* after a conversion's plan kernel */
 } g_sx;
 
 /* ------------------------------------------------------------------ SpMV kernels */
@@ -205,7 +206,9 @@ static __global__ void max_len_kernel(int32_t m, const int32_t *__restrict__ rp,
 }
 
 /* key[i] = (maxlen - len_i) << cbits | first column of row i (0 when empty), id[i] = i: an
- * ascending sort gives length desc, first column asc, and (stable) row asc */
+ * ascending sort gives length desc, first column asc, and (stable) row asc. A row longer than
+ * maxlen (a wrong hint) gets bit 63, outside the sorted bits, and a length of 0 from
+ * sorted_len_kernel: the sorted rows then hold fewer than nnz entries, which the plan reads. */
 static __global__ void key_kernel(int32_t m, int32_t maxlen, int cbits,
                                   const int32_t *__restrict__ rp, const int32_t *__restrict__ ci,
                                   uint64_t *key, int32_t *id)
@@ -214,7 +217,7 @@ static __global__ void key_kernel(int32_t m, int32_t maxlen, int cbits,
          i += (int64_t)gridDim.x * blockDim.x) {
         int32_t b = __ldg(rp + i), l = __ldg(rp + i + 1) - b;
         uint32_t fc = l > 0 ? (uint32_t)__ldg(ci + b) : 0u;
-        key[i] = ((uint64_t)(uint32_t)(maxlen - l) << cbits) | fc;
+        key[i] = l > maxlen ? 1ull << 63 : ((uint64_t)(uint32_t)(maxlen - l) << cbits) | fc;
         id[i] = (int32_t)i;
     }
 }
@@ -225,7 +228,7 @@ static __global__ void sorted_len_kernel(int32_t m, int32_t maxlen, int cbits,
 {
     for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= m;
          q += (int64_t)gridDim.x * blockDim.x)
-        len[q] = q < m ? maxlen - (int32_t)(key[q] >> cbits) : 0;
+        len[q] = q < m && !(key[q] >> 63) ? maxlen - (int32_t)(key[q] >> cbits) : 0;
 }
 
 /* len[perm[q]] = length of sorted row q, len[m] = 0 (to_csr) */
@@ -260,12 +263,43 @@ static __device__ int seg_bin(double mean)
     return GS_SURAA_BIN_LANES + l;
 }
 
-/* count[c] += segments in bin c: classes and gs_suraa_bin's bins (segments of S sorted rows;
- * shared histogram per block) */
-static __global__ void class_hist_kernel(int32_t m, int32_t S, int32_t nseg,
-                                         const int32_t *__restrict__ srp, unsigned long long *count)
+/* What the plan kernel's last block writes into host memory: the quartile lengths, the segment
+ * size and count, the segments of each bin, the group ends as gs_suraa_plan_groups finds them,
+ * the sorted row pointers there (rv: at g1_end - 1 (g1_end when 0), g1_end, g2_end), srp[m], and
+ * G1's row pointers srp[0..g1_end] when g1_end < PLAN_G1_ROWS */
+#define PLAN_G1_ROWS 2048
+typedef struct plan_out {
+    unsigned long long count[GS_SURAA_BINS];
+    int32_t q_hi, q_lo, seg, nseg, g1_end, g2_end, rv[3], total;
+    int32_t g1_rp[PLAN_G1_ROWS];
+} plan_out;
+
+/* Freedman-Diaconis as gs_suraa_segment_size, with cbrt(m) from the host (cbrt_m): a division
+ * and a ceiling, exact in IEEE arithmetic, so host and device sizes agree */
+static __device__ int32_t seg_size_dev(int64_t m, int32_t iqr, double cbrt_m)
+{
+    if (m <= 0 || iqr <= 0) return 1;
+    double s = ceil(2.0 * (double)iqr / cbrt_m - 1e-9);
+    if (s < 1.0) return 1;
+    return s > (double)m ? (int32_t)m : (int32_t)s;
+}
+
+/* The plan in one kernel, from the sorted lengths len and row pointers srp: every thread finds
+ * the segment size from the quartiles, the segments' bins are counted (classes and
+ * gs_suraa_bin's bins; a shared histogram per block into count, zero at rest), and the last
+ * block to finish (*done counts them) finds the group ends operation for operation as
+ * gs_suraa_plan_groups (max_child = p->suraa_max_child_threads), writes everything into out
+ * (host memory) and clears count and *done. One wait for the whole plan, where reading the
+ * quartiles, the histogram and the group bounds took three. */
+static __global__ void plan_kernel(int32_t m, int64_t hi, int64_t lo, double cbrt_m,
+                                   int max_child, const int32_t *__restrict__ len,
+                                   const int32_t *__restrict__ srp, unsigned long long *count,
+                                   unsigned *done, plan_out *out)
 {
     __shared__ unsigned int h[GS_SURAA_BINS];
+    __shared__ int s_last, s_g1;
+    const int32_t S = seg_size_dev(m, __ldg(len + hi) - __ldg(len + lo), cbrt_m);
+    const int32_t nseg = (int32_t)(((int64_t)m + S - 1) / S);
     for (int c = threadIdx.x; c < GS_SURAA_BINS; c += blockDim.x) h[c] = 0;
     __syncthreads();
     for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < nseg;
@@ -279,6 +313,35 @@ static __global__ void class_hist_kernel(int32_t m, int32_t S, int32_t nseg,
     __syncthreads();
     for (int c = threadIdx.x; c < GS_SURAA_BINS; c += blockDim.x)
         if (h[c]) atomicAdd(count + c, (unsigned long long)h[c]);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd(done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    for (int c = threadIdx.x; c < GS_SURAA_BINS; c += blockDim.x) out->count[c] = __ldcg(count + c);
+    if (threadIdx.x == 0) {
+        /* gs_suraa_plan_groups' ends */
+        int64_t nge = 0;
+        for (int k = 1; k < GS_SURAA_CLASSES; k++) nge += (int64_t)__ldcg(count + k);
+        const int64_t rows_ge = nge * S < m ? nge * S : m;
+        const int64_t cap = max_child > 0 ? max_child : GS_SURAA_POOL_BIG;
+        int64_t n1 = max_child > 0 ? nge : (int64_t)__ldcg(count + GS_SURAA_BIN_LONG);
+        n1 = cap / S < n1 ? cap / S : n1;
+        const int32_t g1 = (int32_t)(n1 * S < m ? n1 * S : m), g2 = (int32_t)rows_ge;
+        out->q_hi = len[hi], out->q_lo = len[lo], out->seg = S, out->nseg = nseg;
+        out->g1_end = g1, out->g2_end = g2;
+        out->rv[0] = srp[g1 > 0 ? g1 - 1 : 0], out->rv[1] = srp[g1], out->rv[2] = srp[g2];
+        out->total = srp[m];
+        s_g1 = g1; /* for the copy below */
+    }
+    __syncthreads();
+    const int32_t g1 = s_g1;
+    if (g1 < PLAN_G1_ROWS)
+        for (int32_t q = threadIdx.x; q <= g1; q += blockDim.x) out->g1_rp[q] = srp[q];
+    __syncthreads();
+    for (int c = threadIdx.x; c < GS_SURAA_BINS; c += blockDim.x) count[c] = 0;
+    if (threadIdx.x == 0) *done = 0;
 }
 
 /* move the rows between original and sorted order, 2^l lanes per row: to_sorted, sorted row
@@ -332,7 +395,9 @@ static gs_status read_small(int n, void *const *dst, const void *const *src, con
             cudaMemcpyAsync(h + off, src[i], bytes[i], cudaMemcpyDeviceToHost, gs_cuda_g.stream));
         off += (bytes[i] + 7) & ~(size_t)7;
     }
+    gs_cuda_select_trace("suraa read enqueued");
     GS_CUDA_CALL(cudaStreamSynchronize(gs_cuda_g.stream));
+    gs_cuda_select_trace("suraa read waited");
     off = 0;
     for (int i = 0; i < n; i++) {
         memcpy(dst[i], h + off, bytes[i]);
@@ -371,6 +436,8 @@ static gs_status streams_ready(void)
             GS_CUDA_CALL(cudaEventCreateWithFlags(&g_sx.join[i], cudaEventDisableTiming));
     }
     if (!g_sx.fork) GS_CUDA_CALL(cudaEventCreateWithFlags(&g_sx.fork, cudaEventDisableTiming));
+    if (!g_sx.planned)
+        GS_CUDA_CALL(cudaEventCreateWithFlags(&g_sx.planned, cudaEventDisableTiming));
     g_sx.ready = 1;
 done:
     return st; /* on failure the ones made are kept and the rest retried next time */
@@ -403,8 +470,8 @@ static gs_status run_table_make(const gs_suraa_run *runs, int n, int block, int 
 
 /* block-per-row G1: chunk = GS_SURAA_BLOCK_ENTRIES g1_threads entries per block; map[b] =
  * (row, chunk) over the rows' ceil(len / chunk) blocks (one for a row that fits, or empty),
- * from the G1 row pointers (read once) */
-static gs_status g1_block_map(const gs_suraa *M, suraa_dev *d)
+ * from the G1 row pointers (g1_rp when the plan sent them, else read here) */
+static gs_status g1_block_map(const gs_suraa *M, suraa_dev *d, const int32_t *g1_rp)
 {
     gs_status st = GS_OK;
     const int32_t n1 = M->g1_end, chunk = GS_SURAA_BLOCK_ENTRIES * M->g1_threads;
@@ -413,7 +480,10 @@ static gs_status g1_block_map(const gs_suraa *M, suraa_dev *d)
     int64_t nb = 0;
     gs_cuda_seg seg;
     GS_CHECK(gs_alloc_array((size_t)n1 + 1, sizeof *rp, "SURAA G1 rows", (void **)&rp));
-    GS_CHECK(gs_cuda_d2h(rp, M->rowptr, ((size_t)n1 + 1) * sizeof *rp));
+    if (g1_rp)
+        memcpy(rp, g1_rp, ((size_t)n1 + 1) * sizeof *rp);
+    else
+        GS_CHECK(gs_cuda_d2h(rp, M->rowptr, ((size_t)n1 + 1) * sizeof *rp));
     for (int32_t q = 0; q < n1; q++) {
         int64_t len = rp[q + 1] - rp[q];
         nb += len > chunk ? (len + chunk - 1) / chunk : 1;
@@ -440,8 +510,9 @@ done:
 }
 
 /* the streams, G1's scratch (child grids: partial sums and a device launch pool large enough
- * for one child grid per G1 row; blocks: the block map), and the G2/G3 launch tables */
-static gs_status make_dev_state(gs_suraa *M)
+ * for one child grid per G1 row; blocks: the block map, from g1_rp when not NULL), and the
+ * G2/G3 launch tables */
+static gs_status make_dev_state(gs_suraa *M, const int32_t *g1_rp)
 {
     gs_status st = GS_OK;
     suraa_dev *d = NULL;
@@ -460,7 +531,7 @@ static gs_status make_dev_state(gs_suraa *M)
                            (void **)&d->cnt));
     GS_CUDA_CALL(
         cudaMemsetAsync(d->cnt, 0, (size_t)M->g1_end * sizeof(unsigned int), gs_cuda_g.stream));
-    if (!M->g1_dynamic) return g1_block_map(M, d);
+    if (!M->g1_dynamic) return g1_block_map(M, d, g1_rp);
     {
         size_t nparts = (size_t)(M->g1_nnz / GS_SURAA_CHILD_CHUNK) + (size_t)M->g1_end + 1;
         GS_CHECK(gs_cuda_alloc(nparts * sizeof(double), "SURAA child sums", (void **)&d->part));
@@ -519,23 +590,28 @@ done:
     return st;
 }
 
-/* perm (rows of A by length desc, first column asc, row asc), the sorted rowptr, max_len */
-static gs_status sort_rows(const gs_csr *A, gs_suraa *M, conv_tmp *t)
+/* perm (rows of A by length desc, first column asc, row asc), the sorted rowptr, max_len (from
+ * p->hint_max_len when given, checked by the plan; else found first, one wait) */
+static gs_status sort_rows(const gs_csr *A, const gs_format_params *p, gs_suraa *M, conv_tmp *t)
 {
     gs_status st = GS_OK;
     const int32_t m = A->rows;
     cudaStream_t s = gs_cuda_g.stream;
     size_t sort_b = 0, scan_b = 0;
     unsigned int maxlen = 0;
-    void *dst[1] = {&maxlen};
-    const void *src[1] = {t->max};
-    size_t nb[1] = {sizeof maxlen};
     cub::DoubleBuffer<uint64_t> keys(t->k0, t->k1);
     cub::DoubleBuffer<int32_t> vals(M->perm, t->ids);
-    GS_CUDA_CALL(cudaMemsetAsync(t->max, 0, sizeof *t->max, s));
-    max_len_kernel<<<gs_cuda_grid(m), GS_CUDA_THREADS, 0, s>>>(m, A->rowptr, t->max);
-    GS_CUDA_LAUNCHED("suraa max_len");
-    GS_CHECK(read_small(1, dst, src, nb));
+    if (p && p->hint_max_len > 0) {
+        maxlen = (unsigned int)p->hint_max_len;
+    } else {
+        void *dst[1] = {&maxlen};
+        const void *src[1] = {t->max};
+        size_t nb[1] = {sizeof maxlen};
+        GS_CUDA_CALL(cudaMemsetAsync(t->max, 0, sizeof *t->max, s));
+        max_len_kernel<<<gs_cuda_grid(m), GS_CUDA_THREADS, 0, s>>>(m, A->rowptr, t->max);
+        GS_CUDA_LAUNCHED("suraa max_len");
+        GS_CHECK(read_small(1, dst, src, nb));
+    }
     M->max_len = (int32_t)maxlen;
     {
         const int cbits = bits_for(A->cols > 1 ? (uint64_t)(A->cols - 1) : 0);
@@ -543,14 +619,17 @@ static gs_status sort_rows(const gs_csr *A, gs_suraa *M, conv_tmp *t)
         key_kernel<<<gs_cuda_grid(m), GS_CUDA_THREADS, 0, s>>>(m, (int32_t)maxlen, cbits, A->rowptr,
                                                                A->colind, t->k0, M->perm);
         GS_CUDA_LAUNCHED("suraa keys");
+        gs_cuda_select_trace("suraa keys enqueued");
         if (end_bit > 0) { /* else every key is 0: the identity order */
             GS_CUDA_CALL(
                 cub::DeviceRadixSort::SortPairs(NULL, sort_b, keys, vals, m, 0, end_bit, s));
+            gs_cuda_select_trace("suraa sort sized");
             if (sort_b > t->cub_bytes)
                 GS_FAIL(GS_ERR_INTERNAL, "suraa: CUB sort scratch %zu bytes > %zu reserved", sort_b,
                         t->cub_bytes);
             GS_CUDA_CALL(
                 cub::DeviceRadixSort::SortPairs(t->cub, sort_b, keys, vals, m, 0, end_bit, s));
+            gs_cuda_select_trace("suraa sort run");
         }
         if (vals.Current() != M->perm)
             GS_CUDA_CALL(cudaMemcpyAsync(M->perm, vals.Current(), (size_t)m * sizeof(int32_t),
@@ -558,6 +637,7 @@ static gs_status sort_rows(const gs_csr *A, gs_suraa *M, conv_tmp *t)
         sorted_len_kernel<<<gs_cuda_grid((int64_t)m + 1), GS_CUDA_THREADS, 0, s>>>(
             m, (int32_t)maxlen, cbits, keys.Current(), t->len);
         GS_CUDA_LAUNCHED("suraa sorted lengths");
+        gs_cuda_select_trace("suraa sorted lengths");
         scan_b = t->cub_bytes;
         GS_CUDA_CALL(
             cub::DeviceScan::ExclusiveSum(t->cub, scan_b, t->len, M->rowptr, (int64_t)m + 1, s));
@@ -566,49 +646,67 @@ done:
     return st;
 }
 
-/* IQR, segment size, segment bins (one small kernel), groups, G1/G2 entries and G1 kernel;
- * len = sorted lengths, d_count = GS_SURAA_BINS device counters */
-static gs_status plan(gs_suraa *M, const gs_format_params *p, const int32_t *len,
-                      unsigned long long *d_count)
+/* queue the plan (plan_kernel, from the sorted lengths len and rowptr) and record g_sx.planned
+ * after it */
+static gs_status plan_launch(const gs_suraa *M, const gs_format_params *p, const int32_t *len)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
-    int64_t hi, lo, count[GS_SURAA_BINS];
-    int32_t qv[2] = {0, 0}, rv[3] = {0, 0, 0}; /* rowptr at g1_end - 1, g1_end, g2_end */
-    unsigned long long hc[GS_SURAA_BINS];
+    int64_t hi, lo;
+    char *sel = (char *)gs_cuda_g.d_sel + GS_CUDA_SEL_SURAA;
+    static_assert(sizeof(plan_out) <= GS_CUDA_PINNED_BYTES, "the plan must fit the pinned buffer");
+    static_assert((GS_SURAA_BINS + 1) * sizeof(unsigned long long) <=
+                      GS_CUDA_SEL_BYTES - GS_CUDA_SEL_SURAA,
+                  "the plan's counts must fit their part of the selection scratch");
     gs_suraa_quartiles(M->rows, &hi, &lo);
-    {
-        void *dst[2] = {&qv[0], &qv[1]};
-        const void *src[2] = {len + hi, len + lo};
-        size_t nb[2] = {sizeof(int32_t), sizeof(int32_t)};
-        GS_CHECK(read_small(2, dst, src, nb));
-    }
-    M->iqr = qv[0] - qv[1];
+    /* a few blocks per multiprocessor: the segments are few or short, and fewer blocks finish
+     * sooner (their last one waits for all) */
+    plan_kernel<<<gs_cuda_grid(M->rows) < 264 ? gs_cuda_grid(M->rows) : 264, GS_CUDA_THREADS, 0,
+                  s>>>(
+        M->rows, hi, lo, cbrt((double)M->rows), p->suraa_max_child_threads, len, M->rowptr,
+        (unsigned long long *)sel, (unsigned *)(sel + GS_SURAA_BINS * sizeof(unsigned long long)),
+        (plan_out *)gs_cuda_g.h_red_dev);
+    GS_CUDA_LAUNCHED("suraa plan");
+    GS_CUDA_CALL(cudaEventRecord(g_sx.planned, s));
+done:
+    return st;
+}
+
+/* wait for the plan (only: the rows may still be moving), then the IQR, segment size, groups
+ * and runs on the host (checked against the kernel's), G1/G2 entries and the G1 kernel.
+ * *g1_rp = G1's row pointers (host, the caller frees) when the kernel sent them. */
+static gs_status plan_finish(gs_suraa *M, const gs_format_params *p, int32_t **g1_rp)
+{
+    gs_status st = GS_OK;
+    int64_t count[GS_SURAA_BINS];
+    const plan_out *o = (const plan_out *)gs_cuda_g.h_red;
+    *g1_rp = NULL;
+    gs_cuda_select_trace("suraa plan enqueued");
+    GS_CUDA_CALL(cudaEventSynchronize(g_sx.planned));
+    gs_cuda_select_trace("suraa plan waited");
+    if (o->total != M->nnz)
+        GS_FAIL(GS_ERR_INTERNAL,
+                "suraa: the sorted rows hold %d of the %d entries (a row longer than the "
+                "longest-row hint %d?)",
+                o->total, M->nnz, M->max_len);
+    M->iqr = o->q_hi - o->q_lo;
     M->seg_size = gs_suraa_segment_size(M->rows, M->iqr);
     M->nseg = (int32_t)(((int64_t)M->rows + M->seg_size - 1) / M->seg_size);
-    GS_CUDA_CALL(cudaMemsetAsync(d_count, 0, sizeof hc, s));
-    class_hist_kernel<<<gs_cuda_grid(M->nseg), GS_CUDA_THREADS, 0, s>>>(
-        M->rows, M->seg_size, M->nseg, M->rowptr, d_count);
-    GS_CUDA_LAUNCHED("suraa segment classes");
-    {
-        void *dst[1] = {hc};
-        const void *src[1] = {d_count};
-        size_t nb[1] = {sizeof hc};
-        GS_CHECK(read_small(1, dst, src, nb));
-    }
-    for (int c = 0; c < GS_SURAA_BINS; c++) count[c] = (int64_t)hc[c];
+    for (int c = 0; c < GS_SURAA_BINS; c++) count[c] = (int64_t)o->count[c];
     gs_suraa_plan_groups(M, count, p);
-    {
-        const int n1 = M->g1_end > 0;
-        void *dst[3] = {&rv[0], &rv[1], &rv[2]};
-        const void *src[3] = {M->rowptr + M->g1_end - n1, M->rowptr + M->g1_end,
-                              M->rowptr + M->g2_end};
-        size_t nb[3] = {sizeof(int32_t), sizeof(int32_t), sizeof(int32_t)};
-        GS_CHECK(read_small(3, dst, src, nb));
+    if (M->seg_size != o->seg || M->g1_end != o->g1_end || M->g2_end != o->g2_end)
+        GS_FAIL(GS_ERR_INTERNAL,
+                "suraa: the device plan (segment %d, groups at %d, %d) differs from the host's "
+                "(%d, %d, %d)",
+                o->seg, o->g1_end, o->g2_end, M->seg_size, M->g1_end, M->g2_end);
+    M->g1_nnz = o->rv[1];
+    M->g2_nnz = (int64_t)o->rv[2] - o->rv[1];
+    gs_suraa_plan_g1(M, p, o->rv[1] - o->rv[0]);
+    if (M->g1_end > 0 && M->g1_end < PLAN_G1_ROWS) {
+        GS_CHECK(gs_alloc_array((size_t)M->g1_end + 1, sizeof **g1_rp, "SURAA G1 rows",
+                                (void **)g1_rp));
+        memcpy(*g1_rp, o->g1_rp, ((size_t)M->g1_end + 1) * sizeof **g1_rp);
     }
-    M->g1_nnz = rv[1];
-    M->g2_nnz = (int64_t)rv[2] - rv[1];
-    gs_suraa_plan_g1(M, p, rv[1] - rv[0]);
 done:
     return st;
 }
@@ -619,10 +717,13 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **out
     gs_status st = GS_OK;
     gs_suraa *M = NULL;
     conv_tmp t;
+    int32_t *g1_rp = NULL;
     const int64_t m = A->rows;
     *out = NULL;
     t.base = NULL;
     if (A->loc != GS_LOC_DEVICE) return GS_ERROR(GS_ERR_ARG, "suraa (device): a host matrix");
+    gs_cuda_select_trace("suraa from_csr begin");
+    GS_CHECK(streams_ready());
     GS_CHECK(gs_alloc_array(1, sizeof *M, "SURAA matrix", (void **)&M));
     memset(M, 0, sizeof *M);
     M->rows = A->rows, M->cols = A->cols, M->nnz = A->nnz, M->loc = GS_LOC_DEVICE;
@@ -634,24 +735,28 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **out
     if (m == 0) {
         GS_CUDA_CALL(cudaMemsetAsync(M->rowptr, 0, sizeof(int32_t), gs_cuda_g.stream));
     } else {
+        gs_cuda_select_trace("suraa allocated");
         GS_CHECK(conv_tmp_alloc(m, &t));
-        GS_CHECK(sort_rows(A, M, &t));
-        if (A->nnz > 0) { /* queued before the plan's small reads, so they overlap it */
+        gs_cuda_select_trace("suraa scratch");
+        GS_CHECK(sort_rows(A, p, M, &t));
+        gs_cuda_select_trace("suraa sort enqueued");
+        GS_CHECK(plan_launch(M, p, t.len));
+        if (A->nnz > 0) { /* queued after the plan: the host plans while the rows move */
             int l = move_lanes_log2(A->nnz, m);
             move_rows_kernel<<<gs_cuda_grid(m << l), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
                 A->rows, l, 1, M->perm, M->rowptr, A->rowptr, A->colind, A->val, M->colind, M->val);
             GS_CUDA_LAUNCHED("suraa move rows");
         }
-        GS_CHECK(plan(M, p, t.len, t.count));
+        GS_CHECK(plan_finish(M, p, &g1_rp));
     }
-    GS_CHECK(make_dev_state(M));
+    gs_cuda_select_trace("suraa planned");
+    GS_CHECK(make_dev_state(M, g1_rp));
+    gs_cuda_select_trace("suraa device state");
     *out = M;
     M = NULL;
 done:
-    if (t.base) {
-        (void)cudaStreamSynchronize(gs_cuda_g.stream); /* cudaFree waits too; say it here */
-        gs_cuda_free(t.base);
-    }
+    gs_cuda_free(t.base); /* stream-ordered: after the kernels that use it */
+    gs_free(g1_rp);
     destroy(M);
     return st;
 }
