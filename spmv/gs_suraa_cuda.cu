@@ -550,7 +550,6 @@ typedef struct conv_tmp {
     char *base;
     uint64_t *k0, *k1;         /* sort keys, double buffer (m each) */
     int32_t *ids, *len;        /* the sort's second value buffer (m); sorted lengths (m + 1) */
-    unsigned long long *count; /* GS_SURAA_BINS segment counts */
     unsigned int *max;         /* longest row */
     void *cub;                 /* CUB scratch */
     size_t cub_bytes;
@@ -568,7 +567,7 @@ static gs_status conv_tmp_alloc(int64_t m, conv_tmp *t)
     gs_status st = GS_OK;
     size_t sort_b = 0, scan_b = 0, a_keys = align256((size_t)m * 8),
            a_ids = align256((size_t)m * 4);
-    size_t a_len = align256(((size_t)m + 1) * 4), a_cnt = align256((GS_SURAA_BINS + 1) * 8);
+    size_t a_len = align256(((size_t)m + 1) * 4), a_max = align256(sizeof(unsigned int));
     cub::DoubleBuffer<uint64_t> kq(NULL, NULL);
     cub::DoubleBuffer<int32_t> vq(NULL, NULL);
     memset(t, 0, sizeof *t);
@@ -577,15 +576,14 @@ static gs_status conv_tmp_alloc(int64_t m, conv_tmp *t)
     GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, scan_b, (int32_t *)NULL, (int32_t *)NULL,
                                                m + 1, gs_cuda_g.stream));
     t->cub_bytes = sort_b > scan_b ? sort_b : scan_b;
-    GS_CHECK(gs_cuda_alloc(2 * a_keys + a_ids + a_len + a_cnt + t->cub_bytes, "SURAA scratch",
+    GS_CHECK(gs_cuda_alloc(2 * a_keys + a_ids + a_len + a_max + t->cub_bytes, "SURAA scratch",
                            (void **)&t->base));
     t->k0 = (uint64_t *)t->base;
     t->k1 = (uint64_t *)(t->base + a_keys);
     t->ids = (int32_t *)(t->base + 2 * a_keys);
     t->len = (int32_t *)(t->base + 2 * a_keys + a_ids);
-    t->count = (unsigned long long *)(t->base + 2 * a_keys + a_ids + a_len);
-    t->max = (unsigned int *)(t->count + GS_SURAA_BINS);
-    t->cub = t->base + 2 * a_keys + a_ids + a_len + a_cnt;
+    t->max = (unsigned int *)(t->base + 2 * a_keys + a_ids + a_len);
+    t->cub = t->base + 2 * a_keys + a_ids + a_len + a_max;
 done:
     return st;
 }

@@ -256,6 +256,51 @@ static void test_long_row(int gpu)
     gs_csr_destroy(&A);
 }
 
+/* the longest-row hint (what the selector passes): the exact one gives the plan and the data
+ * of no hint; one too short fails the device conversion with GS_ERR_INTERNAL naming the hint,
+ * and the next conversion is right again (the plan's counters were cleared); the host
+ * conversion does not use it */
+static void test_hint(int gpu)
+{
+    const int32_t m = 3000;
+    int32_t *len = malloc((size_t)m * sizeof *len), longest = 0;
+    gs_format_params p;
+    gs_spmat *M = NULL;
+    for (int32_t i = 0; i < m; i++) {
+        len[i] = i % 97 == 0 ? 3000 + i : i % 5 == 0 ? 60 : 1 + i % 7;
+        longest = len[i] > longest ? len[i] : longest;
+    }
+    gs_csr *A = make_lengths(m, 50000, len);
+    gs_format_params_default(&p);
+    CHECK_OK(gs_spmat_create(A, GS_FORMAT_SURAA, &p, &M)); /* host: the reference plan */
+    p.hint_max_len = longest;
+    if (M) {
+        if (gpu) check_device_plan(A, &p, (const gs_suraa *)M->M);
+        fmt_check_case("longest-row hint", A, GS_FORMAT_SURAA, &p, gpu, NULL);
+    }
+#ifdef GS_HAVE_CUDA
+    if (gpu && M) {
+        gs_csr *dA = NULL;
+        gs_spmat *D = NULL;
+        CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+        p.hint_max_len = longest - 1;
+        const gs_status st = dA ? gs_spmat_create(dA, GS_FORMAT_SURAA, &p, &D) : GS_OK;
+        CHECK(st == GS_ERR_INTERNAL && D == NULL);
+        CHECK(strstr(gs_error_message(), "longest-row hint") != NULL);
+        if (st != GS_OK) gs_error_clear();
+        gs_spmat_destroy(&D);
+        gs_csr_destroy(&dA);
+        p.hint_max_len = 0;
+        check_device_plan(A, &p, (const gs_suraa *)M->M);
+        p.hint_max_len = longest;
+        check_device_plan(A, &p, (const gs_suraa *)M->M);
+    }
+#endif
+    gs_spmat_destroy(&M);
+    gs_csr_destroy(&A);
+    free(len);
+}
+
 int main(int argc, char **argv)
 {
     gs_format_params p;
@@ -268,6 +313,7 @@ int main(int argc, char **argv)
     test_order(gpu);
     test_groups(gpu);
     test_long_row(gpu);
+    test_hint(gpu);
     gs_format_params_default(&p);
     for (int dyn = 0; dyn <= !no_child_grids(); dyn++) {
         p.suraa_g1_dynamic = dyn;
