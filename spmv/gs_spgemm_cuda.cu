@@ -255,6 +255,75 @@ static __device__ __forceinline__ void hash_row(const sg_args &a, int32_t row, i
     }
 }
 
+/* product c, v into a table of S = 2^LOGS slots with a free slot for it (columns by atomicCAS,
+ * values by atomicAdd) */
+template <int LOGS>
+static __device__ __forceinline__ void hash_add(int32_t c, double v, int32_t *keys, double *vals)
+{
+    constexpr int S = 1 << LOGS;
+    unsigned h = ((unsigned)c * 0x9E3779B1u) >> (32 - LOGS);
+    for (;;) {
+        const int32_t prev = atomicCAS(keys + h, -1, c);
+        if (prev == -1 || prev == c) {
+            atomicAdd(vals + h, v);
+            return;
+        }
+        h = (h + 1) & (S - 1);
+    }
+}
+
+/* hash_row for the warp bins (T <= 32 lanes a row, at most S products, so a slot is always
+ * free; row < 0: the group only takes part in the shuffles). The group's lanes first load A's
+ * entries of the row, T at a time, each with its B row's bounds (two loads deep, all lanes at
+ * once); the sub-groups of G lanes then take the entries in turn, two at a time, getting
+ * (bounds, a_ik) by shuffle, so the loads of B's rows wait on nothing but the shuffles. In
+ * hash_row every entry of A cost three loads in a row (A's column, B's bounds, B's entries)
+ * before its products: on 3D Poisson 7-point, 4 rounds of them per row of A*A. */
+template <int LOGS, int T>
+static __device__ __forceinline__ void hash_row_warp(const sg_args &a, int32_t row, int t,
+                                                     int glog2, int32_t *keys, double *vals)
+{
+    const unsigned full = 0xffffffffu;
+    const int G = 1 << glog2, nsub = T >> glog2, sub = t >> glog2, l = t & (G - 1);
+    int32_t as = 0, na = 0;
+    if (row >= 0) as = __ldg(a.arp + row), na = __ldg(a.arp + row + 1) - as;
+    const int nch = (int)__reduce_max_sync(full, (unsigned)((na + T - 1) / T));
+    for (int ch = 0; ch < nch; ch++) {
+        const int nin = na - ch * T < T ? na - ch * T : T; /* this chunk's entries (may be <= 0) */
+        int32_t bs = 0, be = 0;
+        double av = 0.0;
+        if (t < nin) {
+            const int32_t k = __ldg(a.acol + as + ch * T + t);
+            av = __ldg(a.aval + as + ch * T + t);
+            bs = __ldg(a.brp + k), be = __ldg(a.brp + k + 1);
+        }
+        const int iters =
+            (int)__reduce_max_sync(full, (unsigned)(nin > 0 ? (nin + nsub - 1) / nsub : 0));
+        for (int i = 0; i < iters; i += 2) {
+            const int e0 = sub + i * nsub, e1 = e0 + nsub; /* e0 < T; e1 < T when i + 1 < iters */
+            const int s1 = e1 < T ? e1 : 0;
+            const int32_t b0 = __shfl_sync(full, bs, e0, T), x0 = __shfl_sync(full, be, e0, T);
+            const int32_t b1 = __shfl_sync(full, bs, s1, T), x1 = __shfl_sync(full, be, s1, T);
+            const double v0 = __shfl_sync(full, av, e0, T), v1 = __shfl_sync(full, av, s1, T);
+            const bool ok0 = e0 < nin, ok1 = e1 < nin;
+            int32_t kb0 = b0 + l, kb1 = b1 + l;
+            /* the first product of each entry loaded together, then the rest */
+            int32_t c0 = -1, c1 = -1;
+            double p0 = 0.0, p1 = 0.0;
+            if (ok0 && kb0 < x0) c0 = __ldg(a.bcol + kb0), p0 = v0 * __ldg(a.bval + kb0);
+            if (ok1 && kb1 < x1) c1 = __ldg(a.bcol + kb1), p1 = v1 * __ldg(a.bval + kb1);
+            if (c0 >= 0) hash_add<LOGS>(c0, p0, keys, vals);
+            if (c1 >= 0) hash_add<LOGS>(c1, p1, keys, vals);
+            if (ok0)
+                for (kb0 += G; kb0 < x0; kb0 += G)
+                    hash_add<LOGS>(__ldg(a.bcol + kb0), v0 * __ldg(a.bval + kb0), keys, vals);
+            if (ok1)
+                for (kb1 += G; kb1 < x1; kb1 += G)
+                    hash_add<LOGS>(__ldg(a.bcol + kb1), v1 * __ldg(a.bval + kb1), keys, vals);
+        }
+    }
+}
+
 /* the row's m compacted entries to C from b0, each at its rank among the row's columns (so the
  * row comes out sorted); thread t of T */
 static __device__ __forceinline__ void write_ranked(const sg_args &a, const int32_t *keys,
@@ -380,7 +449,7 @@ __global__ void __launch_bounds__(256)
     const int32_t row = item < n ? list[item] : -1;
     for (int j = t; j < S; j += T) keys[g][j] = -1, vals[g][j] = 0.0;
     __syncwarp();
-    if (row >= 0) hash_row<LOGS>(a, row, t, T, glog2, keys[g], vals[g], NULL);
+    hash_row_warp<LOGS, T>(a, row, t, glog2, keys[g], vals[g]); /* every lane: shuffles */
     __syncwarp();
     int32_t rk[ITEMS];
     double rv[ITEMS];
