@@ -517,7 +517,7 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     int *chk = (int *)((char *)g->d_sel + GS_CUDA_SEL_CDS), *h = (int *)g->h_red;
     int *hout = (int *)g->h_red_dev;
     unsigned long long placed = 0;
-    static_assert((8 + GS_CDS_MAX_DIAGS) * sizeof(int) <= GS_CUDA_SEL_BYTES - GS_CUDA_SEL_CDS,
+    static_assert((8 + GS_CDS_MAX_DIAGS) * sizeof(int) <= GS_CUDA_SEL_SURAA - GS_CUDA_SEL_CDS,
                   "the fill's check must fit its part of the selection scratch");
     cds_offsets off;
     memset(&off, 0, sizeof off);

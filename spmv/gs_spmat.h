@@ -48,8 +48,10 @@ typedef struct gs_format_params {
     const int32_t *cds_hint_off;
     int cds_hint_block, cds_hint_ndiag;
     /* The longest row, when known beforehand (gs_select.c passes the feature pass's max): the
-     * device SURAA conversion then sorts without first finding it (one wait less), and checks
-     * it while sorting (a longer row fails the conversion with GS_ERR_INTERNAL). 0: find it. */
+     * device SURAA conversion then sorts without first finding it (one wait less). It must be
+     * the longest row: a row longer than it fails the conversion with GS_ERR_INTERNAL (checked
+     * while sorting); a hint above the longest row is not detected (the plan stays right, the
+     * reported max_len is the hint). 0: find it. */
     int32_t hint_max_len;
 } gs_format_params;
 
