@@ -319,7 +319,7 @@ extern "C" long gs_cuda_alloc_live(void)
     return g_cap.live;
 }
 
-/* *out = device memory of bytes (1 byte for 0, so the pointer is valid); a clear message on OOM */
+/* GSOLVE_SELECT_TRACE (gs_cuda_impl.h) */
 extern "C" void gs_cuda_select_trace(const char *what)
 {
     static int on = -1;
@@ -332,6 +332,7 @@ extern "C" void gs_cuda_select_trace(const char *what)
     last = now;
 }
 
+/* *out = device memory of bytes (1 byte for 0, so the pointer is valid); a clear message on OOM */
 extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
 {
     void *p = NULL;

@@ -4,7 +4,8 @@
  *
  * Conversion: with known offsets (a hint that fits, gs_cds.h) one fill kernel (a thread per
  * row, or for long rows a warp per 32 rows: FILL_WINDOW_MEAN), which also writes the offsets to
- * the device (they come in as its parameter) and checks them, and one transfer of the check;
+ * the device (they come in as its parameter) and checks them, its last block writing the check
+ * into host memory (one launch, one wait);
  * without, the entries' rows (CUB max-scan), the offsets marked per candidate b, their counts
  * to the host (choice or refusal), the chosen offsets collected to the host, then the same
  * fill. A hint the fill finds wrong leads to the detection.

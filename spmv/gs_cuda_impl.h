@@ -20,10 +20,10 @@
 #define GS_CUDA_RED_MAX 128 /* most sums one reduction returns (mdot of a GMRES basis) */
 #define GS_CUDA_PINNED_BYTES 32768      /* h_red's size: >= (GS_CUDA_RED_MAX + 1) doubles */
 #define GS_CUDA_STAGE_BYTES (32u << 20) /* each of the two pinned staging buffers */
-#define GS_CUDA_SEL_FEAT 0              /* d_sel: the feature pass's part from here, */
-#define GS_CUDA_SEL_CDS 196608          /* the CDS fill's from here, */
-#define GS_CUDA_SEL_SURAA 198656        /* SURAA's plan from here */
-#define GS_CUDA_SEL_BYTES 200704        /* in all */
+#define GS_CUDA_SEL_FEAT 0                        /* d_sel: the feature pass's 192 KiB, */
+#define GS_CUDA_SEL_CDS (GS_CUDA_SEL_FEAT + 196608) /* the CDS fill's 2 KiB, */
+#define GS_CUDA_SEL_SURAA (GS_CUDA_SEL_CDS + 2048)  /* SURAA's plan's 2 KiB */
+#define GS_CUDA_SEL_BYTES (GS_CUDA_SEL_SURAA + 2048)
 
 typedef struct gs_cuda_ctx {
     int ready, device;

@@ -485,8 +485,8 @@ static int resident_blocks(size_t smem)
     return sms * (per > 0 ? per : 1);
 }
 
-/* the feature pass over device matrix A (rows > 0): totals and table reset, the pass (its last
- * block gathers the pairs), the totals and pairs to the host in one transfer */
+/* the feature pass over device matrix A (rows > 0): one launch, whose last block writes the
+ * totals and pairs into the pinned buffer and clears the scratch, and one wait */
 extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
 {
     gs_status st = GS_OK;

@@ -426,7 +426,7 @@ done:
 }
 
 /* p for a conversion into format fmt of the matrix with features f: its longest row as a hint
- * (SURAA's device sort then does not look for it; it checks it); for CDS, the block size the
+ * (SURAA's device sort then does not look for it; it fails on a longer row); for CDS, the block size the
  * features found (so that CDS counts no other) and their block offsets as a hint (so that it
  * does not look for them again; it checks them while filling). A forced other block size, or a
  * hint already in p, is left alone. The hint borrows f->blockoff. */
