@@ -303,7 +303,7 @@ static __global__ void gather_flat_kernel(int32_t rows, int64_t nnz,
                                           const double *__restrict__ v, int32_t *__restrict__ nc,
                                           double *__restrict__ nv)
 {
-    __shared__ int32_t s_rp[GATHER_ROWS + 1], s_sh[GATHER_ROWS];
+    __shared__ int32_t s_rp[GATHER_ROWS], s_sh[GATHER_ROWS];
     __shared__ int32_t s_r0, s_nr;
     const int64_t k0 = (int64_t)blockIdx.x * GATHER_TILE;
     const int64_t k1 = k0 + GATHER_TILE < nnz ? k0 + GATHER_TILE : nnz;
@@ -320,7 +320,6 @@ static __global__ void gather_flat_kernel(int32_t rows, int64_t nnz,
             s_rp[t] = rp[r0 + t];
             s_sh[t] = offsets[2 * (int64_t)(r0 + t)] - s_rp[t];
         }
-        if (threadIdx.x == 0) s_rp[nr] = INT32_MAX;
         __syncthreads();
     }
     int32_t c[GATHER_UNROLL];
