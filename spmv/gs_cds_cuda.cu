@@ -124,94 +124,145 @@ static __device__ __forceinline__ void load_offsets(int32_t *s_off, const int32_
     __syncthreads();
 }
 
-/* The fill's shared part: the offsets into shared memory (block 0 also stores them, from the
+/* what both fill kernels take besides the offsets (fill) */
+typedef struct fill_args {
+    int32_t rows;
+    int b, K;
+    int64_t ld;
+    const int32_t *rowptr, *colind;
+    const double *a_val;
+    double *val;       /* K*b value arrays of ld */
+    uint32_t *present; /* K*b bit arrays of ld */
+    int32_t *d_off;    /* the offsets on the device (block 0 writes them) */
+    int *chk;          /* the check (FILL_CHK_*), zero at rest */
+    int *hout;         /* host memory: bad, used, placed (two ints) */
+} fill_args;
+/* the check's ints in the selection scratch, each group on its own 128-byte line (an atomic from
+ * every block on words of one line queues at one L2 slice: 1.5 us at the end of a 1000-block
+ * kernel on the H200) */
+enum {
+    FILL_CHK_BAD = 0,     /* 1: an entry found no slot */
+    FILL_CHK_DONE = 32,   /* blocks finished (the last one reports) */
+    FILL_CHK_PLACED = 64, /* present bits set, 64-bit (ints 64 and 65) */
+    FILL_CHK_USED = 96,   /* the block diagonals with an entry, 128 bits (ints 96 .. 99) */
+    FILL_CHK_N = 100
+};
+static_assert(GS_CDS_MAX_DIAGS <= 128, "the fill's check holds 128 diagonal bits");
+
+/* a fill's shared state: the offsets, the diagonals that got an entry, the bits placed */
+typedef struct fill_shared {
+    int32_t off[GS_CDS_MAX_DIAGS];
+    int used[GS_CDS_MAX_DIAGS];
+    unsigned long long placed;
+    int last;
+} fill_shared;
+
+/* The fill's start: the offsets into shared memory (block 0 also stores them, from the
  * parameter, as d_off), no diagonal used and no bit placed yet. */
-static __device__ __forceinline__ void fill_start(const cds_offsets &off, int K, int32_t *s_off,
-                                                  int *s_used, unsigned long long *s_placed,
-                                                  int32_t *d_off)
+static __device__ __forceinline__ void fill_start(const cds_offsets &off, const fill_args &a,
+                                                  fill_shared &sh)
 {
-    for (int t = threadIdx.x; t < K; t += blockDim.x) {
-        s_off[t] = off.o[t], s_used[t] = 0;
-        if (blockIdx.x == 0) d_off[t] = off.o[t];
+    for (int t = threadIdx.x; t < a.K; t += blockDim.x) {
+        sh.off[t] = off.o[t], sh.used[t] = 0;
+        if (blockIdx.x == 0) a.d_off[t] = off.o[t];
     }
-    if (threadIdx.x == 0) *s_placed = 0;
+    if (threadIdx.x == 0) sh.placed = 0;
     __syncthreads();
 }
 
 /* one warp's word of present bits of slot array `at` (its first row), on block diagonal d */
 static __device__ __forceinline__ void fill_word(uint32_t *present, int64_t at, uint32_t word,
-                                                 int d, int *s_used, unsigned long long *s_placed)
+                                                 int d, fill_shared &sh)
 {
     present[at >> 5] = word;
     if (!word) return;
-    atomicAdd(s_placed, (unsigned long long)__popc(word));
-    if (!((volatile int *)s_used)[d]) atomicOr(s_used + d, 1);
+    atomicAdd(&sh.placed, (unsigned long long)__popc(word));
+    if (!((volatile int *)sh.used)[d]) atomicOr(sh.used + d, 1);
 }
 
-/* the block's diagonals with an entry counted once each over the grid (chk[1]), its present
- * bits added to chk[2..3] (a 64-bit count); the last block to finish (chk[4] counts them) writes
- * chk[0..3] into host memory (hout) and clears chk and used, which are zero at rest (the
- * backend's selection scratch), so a fill is one launch and one wait */
-static __device__ __forceinline__ void fill_finish(int K, const int *s_used,
-                                                   const unsigned long long *s_placed, int *chk,
-                                                   int *used, int *hout)
+/* The block's bits placed added to the check, and its diagonals with an entry OR-ed into the
+ * check's 128-bit mask (one word per warp of the first four, and only the bits it lacks: after
+ * the first blocks a stencil's mask is complete). The last block to finish (FILL_CHK_DONE counts
+ * them) writes the check into host memory (hout: bad, used, placed as two ints) and clears it:
+ * it is zero at rest (the backend's selection scratch), so a fill is one launch and one wait. */
+static __device__ __forceinline__ void fill_finish(const fill_args &a, fill_shared &sh)
 {
-    __shared__ int s_last;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    unsigned *used = (unsigned *)a.chk + FILL_CHK_USED;
+    unsigned long long *placed = (unsigned long long *)(a.chk + FILL_CHK_PLACED);
+    bool wrote = false;
     __syncthreads();
-    if (threadIdx.x == 0 && *s_placed) atomicAdd((unsigned long long *)(chk + 2), *s_placed);
-    for (int t = threadIdx.x; t < K; t += blockDim.x)
-        if (s_used[t] && !__ldcg(used + t) && atomicExch(used + t, 1) == 0) atomicAdd(chk + 1, 1);
-    __threadfence(); /* this thread's updates are seen before the block counts itself done */
+    if (w < 4) { /* the four words of used diagonals, one ballot each */
+        const int d = 32 * w + lane;
+        const uint32_t word = __ballot_sync(0xffffffffu, d < a.K && sh.used[d]);
+        if (lane == 0 && word && (__ldcg(used + w) & word) != word) {
+            atomicOr(used + w, word);
+            wrote = true;
+        }
+    }
+    if (threadIdx.x == 0 && sh.placed) {
+        atomicAdd(placed, sh.placed);
+        wrote = true;
+    }
+    if (wrote) __threadfence(); /* the updates are seen before the block counts itself done */
     __syncthreads();
-    if (threadIdx.x == 0) s_last = atomicAdd((unsigned *)(chk + 4), 1u) == gridDim.x - 1;
+    if (threadIdx.x == 0)
+        sh.last = atomicAdd((unsigned *)(a.chk + FILL_CHK_DONE), 1u) == gridDim.x - 1;
     __syncthreads();
-    if (!s_last) return;
-    __threadfence();
-    if (threadIdx.x < 4) hout[threadIdx.x] = __ldcg(chk + threadIdx.x);
+    if (!sh.last) return;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned long long p = __ldcg(placed);
+        a.hout[0] = __ldcg(a.chk + FILL_CHK_BAD);
+        a.hout[1] = __popc(__ldcg(used)) + __popc(__ldcg(used + 1)) + __popc(__ldcg(used + 2)) +
+                    __popc(__ldcg(used + 3));
+        memcpy(a.hout + 2, &p, sizeof p);
+    }
     __syncthreads();
-    if (threadIdx.x < 5) chk[threadIdx.x] = 0;
-    for (int t = threadIdx.x; t < K; t += blockDim.x) used[t] = 0;
+    if (threadIdx.x < 8) /* the ints used: 0, 32, 64, 65, 96 .. 99 */
+        a.chk[threadIdx.x < 3 ? 32 * threadIdx.x : threadIdx.x == 3 ? 65 : 92 + threadIdx.x] = 0;
 }
 
-/* The padded arrays from the CSR, one thread per row i < ld (whole warps, as ld is a multiple
- * of 32): row i walks its sorted entries against its K*b slots in column order (offsets
- * ascending, then c), writing every slot (0.0 where no entry, also for the rows past the end),
- * coalesced; the warp's 32 present bits of one value array are one ballot, one plain store.
- * The check: chk[0] = 1 when a row's entries do not all find their slot (an offset missing, or
- * columns not sorted or repeated); chk[1] = the block diagonals that got an entry (used[d] marks
- * them, once per diagonal); chk[2..3] = the present bits (nnz when every entry has its slot). */
-static __global__ void fill_rows_kernel(int32_t rows, int b, int K, int64_t ld, cds_offsets off,
-                                        const int32_t *__restrict__ rowptr,
-                                        const int32_t *__restrict__ colind,
-                                        const double *__restrict__ a_val, double *val,
-                                        uint32_t *present, int32_t *d_off, int *chk, int *used,
-                                        int *hout)
+/* The padded arrays from the CSR, one thread per row i < ld (whole warps, as ld is a multiple of
+ * 32): row i walks
+ * its sorted entries against its K*b slots in column order (offsets ascending, then c), writing
+ * every slot (0.0 where no entry, also for the rows past the end), coalesced; the warp's 32
+ * present bits of one value array are one ballot, one plain store. The check: chk[0] = 1 when a
+ * row's entries do not all find their slot (an offset missing, or columns not sorted or
+ * repeated); the block diagonals that got an entry and the present bits (nnz when every entry
+ * has its slot) as fill_finish gathers them. */
+static __global__ void __launch_bounds__(GS_CUDA_THREADS, 8)
+    fill_rows_kernel(fill_args a, cds_offsets off)
 {
-    __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
-    __shared__ int s_used[GS_CDS_MAX_DIAGS];
-    __shared__ unsigned long long s_placed;
-    fill_start(off, K, s_off, s_used, &s_placed, d_off);
+    __shared__ fill_shared sh;
+    fill_start(off, a, sh);
+    const int b = a.b;
     const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (i < ld) { /* whole warps */
+    bool bad = false;
+    if (i < a.ld) { /* whole warps */
         int32_t p = 0, end = 0;
-        if (i < rows) p = rowptr[i], end = rowptr[i + 1];
-        const int64_t I = i / b;
-        for (int d = 0; d < K; d++)
-            for (int c = 0; c < b; c++) {
-                const int64_t j = (I + s_off[d]) * b + c, s = ((int64_t)d * b + c) * ld + i;
-                const bool has = p < end && colind[p] == j;
-                val[s] = has ? a_val[p] : 0.0;
+        if (i < a.rows) p = a.rowptr[i], end = a.rowptr[i + 1];
+        const int64_t I = gs_div_small((uint32_t)i, b); /* ld < 2^31 */
+        double *v = a.val + i;
+        int64_t at = i;
+        for (int d = 0; d < a.K; d++)
+            for (int c = 0; c < b; c++, v += a.ld, at += a.ld) {
+                const int64_t j = (I + sh.off[d]) * b + c;
+                const bool has = p < end && a.colind[p] == j;
+                *v = has ? a.a_val[p] : 0.0;
                 const unsigned word = __ballot_sync(0xffffffffu, has);
-                if ((threadIdx.x & 31) == 0) fill_word(present, s, word, d, s_used, &s_placed);
+                if ((threadIdx.x & 31) == 0) fill_word(a.present, at, word, d, sh);
                 p += has;
             }
-        if (p != end) atomicOr(chk, 1);
+        bad |= p != end;
     }
-    fill_finish(K, s_used, &s_placed, chk, used, hout);
+    if (bad) atomicOr(a.chk + FILL_CHK_BAD, 1);
+    fill_finish(a, sh);
 }
 
 /* The same, one warp per window of 32 rows (ld is a multiple of 32, so the windows tile the
- * rows and the padding rows past the end): the warp walks the window's entries
+ * rows and the padding rows past the end): the
+ * warp walks the window's entries
  * with coalesced loads, 32 consecutive ones per step (the row of each from gs_window_row), and
  * drops each value into a shared-memory tile at its slot (block diagonal found by a binary search
  * of the offsets, then the component c = j mod b) and its row, with a flag byte beside it (plain
@@ -233,31 +284,24 @@ static __global__ void fill_rows_kernel(int32_t rows, int b, int K, int64_t ld, 
  * rows 600 us, windows 287 us on an H100, rows 366 us, windows 318-336 us on an H200; 7-point
  * 128^3 rows 99-113 us, windows 160-184 us on both) */
 #define FILL_WINDOW_MEAN 16
-static __global__ void fill_windows_kernel(int32_t rows, int b, int K, int64_t ld,
-                                           cds_offsets off, const int32_t *__restrict__ rowptr,
-                                           const int32_t *__restrict__ colind,
-                                           const double *__restrict__ a_val, double *val,
-                                           uint32_t *present, int32_t *d_off, int *chk, int *used,
-                                           int *hout)
+static __global__ void fill_windows_kernel(fill_args a, cds_offsets off)
 {
-    __shared__ int32_t s_off[GS_CDS_MAX_DIAGS];
-    __shared__ int s_used[GS_CDS_MAX_DIAGS];
-    __shared__ unsigned long long s_placed;
+    __shared__ fill_shared sh;
     __shared__ double s_tile[FILL_WARPS][FILL_SLOTS * FILL_PITCH];
     __shared__ uint4 s_flag[FILL_WARPS][FILL_SLOTS * 32 / 16]; /* a byte per slot and row */
-    fill_start(off, K, s_off, s_used, &s_placed, d_off);
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const int64_t r0 = ((int64_t)blockIdx.x * FILL_WARPS + w) * 32;
+    fill_start(off, a, sh);
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, b = a.b, K = a.K;
     double *tile = s_tile[w];
     uint4 *flag4 = s_flag[w];
     unsigned char *flag = (unsigned char *)flag4;
     int top = 1; /* the largest power of two below K: the binary search's first step */
     while (2 * top < K) top *= 2;
     bool bad = false;
-    if (r0 < ld) { /* warp-uniform */
+    const int64_t r0 = ((int64_t)blockIdx.x * FILL_WARPS + w) * 32;
+    if (r0 < a.ld) { /* warp-uniform */
         const int64_t rl = r0 + 1 + lane;
-        const int32_t rp = __ldg(rowptr + (rl < rows ? rl : rows)); /* end of the window's row */
-        const int32_t p0 = __ldg(rowptr + (r0 < rows ? r0 : rows));
+        const int32_t rp = __ldg(a.rowptr + (rl < a.rows ? rl : a.rows)); /* end of its row */
+        const int32_t p0 = __ldg(a.rowptr + (r0 < a.rows ? r0 : a.rows));
         const int32_t p1 = __shfl_sync(0xffffffffu, rp, 31);
         const int KB = K * b;
         for (int s0 = 0; s0 < KB; s0 += FILL_SLOTS) {
@@ -271,8 +315,8 @@ static __global__ void fill_windows_kernel(int32_t rows, int b, int K, int64_t l
                 for (int u = 0; u < FILL_UNROLL; u++) {
                     const uint32_t k = base + 32 * u + lane;
                     cv[u] = gs_window_row(rp, k);
-                    jv[u] = k < (uint32_t)p1 ? __ldg(colind + k) : -1;
-                    vv[u] = k < (uint32_t)p1 ? __ldg(a_val + k) : 0.0;
+                    jv[u] = k < (uint32_t)p1 ? __ldg(a.colind + k) : -1;
+                    vv[u] = k < (uint32_t)p1 ? __ldg(a.a_val + k) : 0.0;
                 }
 #pragma unroll
                 for (int u = 0; u < FILL_UNROLL; u++) {
@@ -281,8 +325,8 @@ static __global__ void fill_windows_kernel(int32_t rows, int b, int K, int64_t l
                     const int32_t o = J - (int32_t)gs_div_small((uint32_t)(r0 + cv[u]), b);
                     int d = 0; /* the last offset <= o (offsets ascending) */
                     for (int step = top; step >= 1; step >>= 1)
-                        if (d + step < K && s_off[d + step] <= o) d += step;
-                    if (s_off[d] != o) {
+                        if (d + step < K && sh.off[d + step] <= o) d += step;
+                    if (sh.off[d] != o) {
                         bad = true; /* on no block diagonal of the list */
                         continue;
                     }
@@ -297,15 +341,15 @@ static __global__ void fill_windows_kernel(int32_t rows, int b, int K, int64_t l
             for (int t = 0; t < ns; t++) {
                 const bool has = flag[t * 32 + lane] != 0;
                 const uint32_t word = __ballot_sync(0xffffffffu, has);
-                const int64_t at = (int64_t)(s0 + t) * ld + r0;
-                val[at + lane] = has ? tile[t * FILL_PITCH + lane] : 0.0;
-                if (lane == 0) fill_word(present, at, word, (s0 + t) / b, s_used, &s_placed);
+                const int64_t at = (int64_t)(s0 + t) * a.ld + r0;
+                a.val[at + lane] = has ? tile[t * FILL_PITCH + lane] : 0.0;
+                if (lane == 0) fill_word(a.present, at, word, (s0 + t) / b, sh);
             }
             __syncwarp();
         }
     }
-    if (__any_sync(0xffffffffu, bad) && lane == 0) atomicOr(chk, 1);
-    fill_finish(K, s_used, &s_placed, chk, used, hout);
+    if (__any_sync(0xffffffffu, bad) && lane == 0) atomicOr(a.chk + FILL_CHK_BAD, 1);
+    fill_finish(a, sh);
 }
 
 /* sum += the b products of block diagonal o in row i (block row I), values at v[c*ld]; a block
@@ -512,13 +556,15 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     const size_t slots = (size_t)C->ndiag * (size_t)C->b * (size_t)C->ld;
     const bool windows = A->nnz >= FILL_WINDOW_MEAN * (int64_t)A->rows;
     const int threads = windows ? 32 * FILL_WARPS : GS_CUDA_THREADS;
+    /* a thread (or a warp) for every row (window): walking more rows each with fewer blocks
+     * took 1576 us instead of 815 us on 7-point 256^3 (ncu, H200) */
     const unsigned blocks = (unsigned)((C->ld + threads - 1) / threads);
-    /* chk[0..4] (the check, the blocks done) and used[K] from chk + 8, zero at rest; the last
-     * block writes the check into h */
-    int *chk = (int *)((char *)g->d_sel + GS_CUDA_SEL_CDS), *h = (int *)g->h_red;
-    int *hout = (int *)g->h_red_dev;
+    /* the check (FILL_CHK_*) is zero at rest; the last block writes it into host memory (hout,
+     * read here as h) */
+    int *h = (int *)g->h_red;
     unsigned long long placed = 0;
-    static_assert((8 + GS_CDS_MAX_DIAGS) * sizeof(int) <= GS_CUDA_SEL_SURAA - GS_CUDA_SEL_CDS,
+    fill_args a;
+    static_assert(FILL_CHK_N * sizeof(int) <= GS_CUDA_SEL_SURAA - GS_CUDA_SEL_CDS,
                   "the fill's check must fit its part of the selection scratch");
     cds_offsets off;
     memset(&off, 0, sizeof off);
@@ -529,14 +575,15 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     GS_CHECK(
         gs_cuda_alloc(slots / 32 * sizeof(uint32_t), "CDS present bits", (void **)&C->present));
     gs_cuda_select_trace("cds fill allocated");
+    a.rows = A->rows, a.b = C->b, a.K = C->ndiag, a.ld = C->ld;
+    a.rowptr = A->rowptr, a.colind = A->colind, a.a_val = A->val;
+    a.val = C->val, a.present = C->present, a.d_off = C->d_off;
+    a.chk = (int *)((char *)g->d_sel + GS_CUDA_SEL_CDS);
+    a.hout = (int *)g->h_red_dev;
     if (windows)
-        fill_windows_kernel<<<blocks, threads, 0, g->stream>>>(
-            A->rows, C->b, C->ndiag, C->ld, off, A->rowptr, A->colind, A->val, C->val, C->present,
-            C->d_off, chk, chk + 8, hout);
+        fill_windows_kernel<<<blocks, threads, 0, g->stream>>>(a, off);
     else
-        fill_rows_kernel<<<blocks, threads, 0, g->stream>>>(
-            A->rows, C->b, C->ndiag, C->ld, off, A->rowptr, A->colind, A->val, C->val, C->present,
-            C->d_off, chk, chk + 8, hout);
+        fill_rows_kernel<<<blocks, threads, 0, g->stream>>>(a, off);
     GS_CUDA_LAUNCHED("cds fill");
     gs_cuda_select_trace("cds fill enqueued");
     GS_CUDA_CALL(cudaStreamSynchronize(g->stream)); /* waits for the fill */

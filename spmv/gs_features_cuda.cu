@@ -23,9 +23,12 @@
  *  - row lengths: a grid-stride loop over rowptr (sum of squares, min, max, empty rows);
  *  - entries: each warp takes a contiguous chunk of entries, the same number for every warp
  *    whatever the row lengths (a power-law row of thousands of entries is spread over many
- *    warps), and walks it in windows of 32 rows: the 32 row ends sit in the lanes' registers
- *    and the row of an entry is found among them by five shuffles, so the loads of a window's
- *    column indices do not wait on each other (four steps of 32 entries are loaded at once).
+ *    warps), and walks it in windows of 32 rows whose 32 row ends sit in the lanes' registers.
+ *    Where the window's rows have at most FEAT_LANE_MAX entries within the chunk, each lane
+ *    walks its own row (the row and its residue mask known, no search: on 7-point 64^3 the
+ *    search took more instructions than the hashing); otherwise the warp takes 32
+ *    consecutive entries per step and finds the row of each among the ends by five shuffles.
+ *    Either way the loads of four steps are issued together.
  * Each block keeps its set in shared memory (open addressing, sized to twice cap_d); a block
  * whose set passes cap_d marks the matrix saturated for all, and every warp stops hashing at its
  * next window, so an unstructured matrix costs a short burst of inserts and then only the
@@ -54,16 +57,21 @@
 #define FEAT_TAB_MAX (840 + 32) /* residue masks: lcm(1..8) + a window's 32 rows */
 #define FEAT_UNROLL 4           /* steps of 32 entries whose loads are issued together */
 #define FEAT_TABLE_LOOK 8       /* probes of a global walk between looks at the count */
+#ifndef FEAT_LANE_MAX
+#define FEAT_LANE_MAX 16 /* rows of at most this many entries: a row per lane (file comment) */
+#endif
 /* a free slot is 0: diagonal d is stored as d + rows (1 .. rows + cols - 1 < 2^32) */
 
 /* what the pass is told about the candidates (all uniform) */
 typedef struct feat_plan {
     int ncand;
     int b[GS_CDS_DETECT_MAX];
-    int base[GS_CDS_DETECT_MAX]; /* first mask bit of candidate q (b > 1) */
-    int cap;                     /* cap_d: distinct diagonals counted exactly */
-    int set_log, table_log;      /* slots of a block's set and of the global table, log2 */
-    int lmod;                    /* lcm of the block sizes (1: no masks) */
+    int base[GS_CDS_DETECT_MAX];        /* first mask bit of candidate q (b > 1) */
+    int cap;                            /* cap_d: distinct diagonals counted exactly */
+    int set_log, table_log;             /* slots of a block's set and of the global table, log2 */
+    int lmod;                           /* lcm of the block sizes (1: no masks) */
+    uint32_t bmagic[GS_CDS_DETECT_MAX]; /* ceil(2^32 / b[q]): t mod b without a division */
+    uint32_t lmagic;                    /* ceil(2^32 / lmod) */
 } feat_plan;
 
 /* the reduction buffer: totals, then the gathered pairs (what comes back), then the global table
@@ -79,6 +87,9 @@ enum {
     ACC_DONE,     /* blocks finished (the last one gathers) */
     ACC_N
 };
+/* the counters lie 128 bytes apart: an atomic from every block on words of one line queued at
+ * one L2 slice (about 1 us at the end of a 660-block pass on the H200, bench/exp-style test) */
+#define ACC_STRIDE 16
 typedef struct feat_bufs {
     unsigned long long *acc, *tmask;  /* totals; table masks (device, zero at rest) */
     uint32_t *tkey, *list;            /* table keys (zero at rest); slots in insertion order */
@@ -99,7 +110,7 @@ static __device__ __forceinline__ uint32_t slot_of(uint32_t u, int log)
 static __device__ void saturate(unsigned *s_sat, unsigned long long *acc)
 {
     if (*(volatile unsigned *)s_sat || atomicOr(s_sat, 1u)) return;
-    atomicOr(acc + ACC_SAT, 1ull);
+    atomicOr(acc + ACC_STRIDE * ACC_SAT, 1ull);
 }
 
 /* u into the block's set from slot h on: its slot, or -1 once the set is saturated */
@@ -139,80 +150,88 @@ static __device__ int set_add(uint32_t u, uint32_t h, int log, int cap, uint32_t
  * inserting after the count has passed the cap, and where each block sees few diagonals but all
  * together are thousands the table fills and walks grow long; they stop once the count is past.
  * Every insert lists its slot, so the last block can clear exactly the slots taken. */
-static __device__ int table_add(uint32_t u, const feat_plan &pl, const feat_bufs &fb)
+static __device__ int table_add(uint32_t u, const feat_plan &pl, const feat_bufs &fb, bool *wrote)
 {
     const uint32_t h = slot_of(u, pl.table_log), m = (1u << pl.table_log) - 1;
     for (uint32_t p = 0; p <= m; p++) {
-        if (p > 0 && p % FEAT_TABLE_LOOK == 0 && __ldcg(fb.acc + ACC_K) > (unsigned)pl.cap)
+        if (p > 0 && p % FEAT_TABLE_LOOK == 0 &&
+            __ldcg(fb.acc + ACC_STRIDE * ACC_K) > (unsigned)pl.cap)
             return -1;
         const int at = (int)((h + p) & m);
         uint32_t v = __ldcg(fb.tkey + at);
-        if (v == 0) v = atomicCAS(fb.tkey + at, 0u, u);
+        if (v == 0) v = atomicCAS(fb.tkey + at, 0u, u), *wrote = true;
         if (v == 0) { /* inserted: a new diagonal */
-            const unsigned long long n = atomicAdd(fb.acc + ACC_K, 1ull);
+            const unsigned long long n = atomicAdd(fb.acc + ACC_STRIDE * ACC_K, 1ull);
             fb.list[n] = (uint32_t)at; /* n < the table's slots: each insert takes one */
-            if (n == (unsigned)pl.cap) atomicOr(fb.acc + ACC_SAT, 1ull);
+            if (n == (unsigned)pl.cap) atomicOr(fb.acc + ACC_STRIDE * ACC_SAT, 1ull);
             return at;
         }
         if (v == u) return at; /* there already */
     }
-    atomicOr(fb.acc + ACC_SAT, 1ull);
+    atomicOr(fb.acc + ACC_STRIDE * ACC_SAT, 1ull);
+    *wrote = true;
     return -1;
 }
 
-static __device__ __forceinline__ unsigned long long warp_max(unsigned long long v)
+/* t mod d for t < 2^16 and d <= 840, with magic = ceil(2^32 / d): the quotient by a multiply */
+static __device__ __forceinline__ uint32_t mod_magic(uint32_t t, uint32_t d, uint32_t magic)
 {
-    for (int off = 16; off > 0; off >>= 1) {
-        const unsigned long long o = __shfl_down_sync(0xffffffffu, v, off);
-        v = o > v ? o : v;
-    }
-    return v;
+    return t - d * __umulhi(t, magic);
 }
 
-static __device__ __forceinline__ unsigned long long warp_add(unsigned long long v)
-{
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
-}
-
-/* the residue mask of row i (i mod lmod = t mod lmod): candidate q's bit base[q] + i mod b[q] */
-static __device__ unsigned long long residue_mask(int t, const feat_plan &pl)
+/* the residue mask of row i (i mod lmod = t mod lmod, t < lmod + 32): candidate q's bit
+ * base[q] + i mod b[q] (the candidates unrolled, so their fields are not indexed at run time) */
+static __device__ unsigned long long residue_mask(uint32_t t, const feat_plan &pl)
 {
     unsigned long long m = 0;
-    const int r = t % pl.lmod;
-    for (int q = 0; q < pl.ncand; q++)
-        if (pl.b[q] > 1) m |= 1ull << (pl.base[q] + r % pl.b[q]);
+    const uint32_t r = mod_magic(t, (uint32_t)pl.lmod, pl.lmagic);
+#pragma unroll
+    for (int q = 0; q < GS_CDS_DETECT_MAX; q++)
+        if (q < pl.ncand && pl.b[q] > 1)
+            m |= 1ull << (pl.base[q] + mod_magic(r, (uint32_t)pl.b[q], pl.bmagic[q]));
     return m;
 }
 
-/* The entries of one window step (up to 32 x FEAT_UNROLL, rows r0 + c): each into the set, its
- * row's residue mask into the diagonal's mask. */
-static __device__ __forceinline__ void
-add_entries(const int32_t *iv, const int32_t *jv, const bool *okv, int32_t r0, int res0,
-            const feat_plan &pl, uint32_t *s_key, unsigned long long *s_mask,
-            const unsigned long long *s_tab, int *s_n, unsigned *s_sat, unsigned long long *acc,
-            uint32_t rows)
+/* the pass's shared memory and what a block's entries go into */
+typedef struct feat_block {
+    uint32_t *key;                 /* the set's keys (nset) */
+    unsigned long long *mask;      /* the set's residue masks (nset, when lmod > 1) */
+    const unsigned long long *tab; /* residue masks by row mod lmod (lmod + 32, when lmod > 1) */
+    int *n;                        /* keys in the set */
+    unsigned *sat;                 /* the block's set passed cap_d */
+} feat_block;
+
+/* entry (i, j) into the block's set (key j - i + rows), its row's residue mask rm into the
+ * diagonal's mask */
+static __device__ __forceinline__ void add_entry(int32_t i, int32_t j, unsigned long long rm,
+                                                 const feat_plan &pl, const feat_block &fk,
+                                                 unsigned long long *acc, uint32_t rows)
 {
-    const uint32_t m = (1u << pl.set_log) - 1;
-    const volatile uint32_t *set = s_key;
-#pragma unroll
-    for (int u = 0; u < FEAT_UNROLL; u++) {
-        if (!okv[u]) continue;
-        const uint32_t key = (uint32_t)jv[u] + rows - (uint32_t)iv[u];
-        const uint32_t h = slot_of(key, pl.set_log);
-        int at = (int)h;
-        if (set[at] != key) { /* a stencil's few diagonals are mostly at their first slot */
-            at = (int)((h + 1) & m);
-            if (set[at] != key) at = set_add(key, h, pl.set_log, pl.cap, s_key, s_n, s_sat, acc);
-        }
-        if (pl.lmod > 1 && at >= 0) {
-            const unsigned long long rm = s_tab[res0 + (iv[u] - r0)];
-            if ((((volatile unsigned long long *)s_mask)[at] & rm) != rm) atomicOr(s_mask + at, rm);
-        }
+    const volatile uint32_t *set = fk.key;
+    const uint32_t key = (uint32_t)j + rows - (uint32_t)i;
+    const uint32_t h = slot_of(key, pl.set_log);
+    int at = (int)h;
+    if (set[at] != key) { /* a stencil's few diagonals are mostly at their first slot */
+        at = (int)((h + 1) & ((1u << pl.set_log) - 1));
+        if (set[at] != key) at = set_add(key, h, pl.set_log, pl.cap, fk.key, fk.n, fk.sat, acc);
     }
+    if (!rm || at < 0) return;
+    /* the bits it lacks, by native 32-bit atomics on each word (a 64-bit one is a compare-and-
+     * swap loop in shared memory, and the lanes of a window, each on its own row, all add their
+     * own residue to the same few diagonals at first) */
+    const unsigned long long c = ((volatile unsigned long long *)fk.mask)[at];
+    if ((c & rm) == rm) return;
+    const uint32_t lo = (uint32_t)rm, hi = (uint32_t)(rm >> 32);
+    uint32_t *m32 = (uint32_t *)(fk.mask + at); /* the low word first (little-endian) */
+    if (((uint32_t)c & lo) != lo) atomicOr(m32, lo);
+    if (((uint32_t)(c >> 32) & hi) != hi) atomicOr(m32 + 1, hi);
 }
 
-/* the row-length totals, then warp by warp the entries' diagonals (file comment) */
+/* The row-length totals, then warp by warp the entries' diagonals (file comment). A window of
+ * 32 rows whose entries within the warp's chunk number at most FEAT_LANE_MAX per row is walked a
+ * row per lane (each lane's loads in order, its row and residue mask known): a 7-point row costs
+ * its 7 loads and probes and no search. Other windows go 32 consecutive entries per step, the
+ * row of each found among the window's ends by five shuffles. */
 static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
                                        const int32_t *__restrict__ rowptr,
                                        const int32_t *__restrict__ colind, feat_plan pl,
@@ -220,39 +239,43 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
 {
     extern __shared__ unsigned long long s_dyn[];
     const int nset = 1 << pl.set_log, ntab = pl.lmod > 1 ? pl.lmod + 32 : 0;
-    unsigned long long *s_mask = s_dyn;                     /* nset, when lmod > 1 */
-    unsigned long long *s_tab = s_mask + (ntab ? nset : 0); /* ntab */
-    uint32_t *s_key = (uint32_t *)(s_tab + ntab);           /* nset */
+    feat_block fk;
     __shared__ int s_n, s_last;
     __shared__ unsigned s_sat;
-    __shared__ unsigned long long s_acc[GS_CUDA_THREADS / 32][5];
+    __shared__ unsigned long long s_len2[GS_CUDA_THREADS / 32];
+    __shared__ uint32_t s_acc[GS_CUDA_THREADS / 32][4];
+    fk.mask = s_dyn;                                         /* nset, when lmod > 1 */
+    unsigned long long *s_tab = fk.mask + (ntab ? nset : 0); /* ntab */
+    fk.tab = s_tab;
+    fk.key = (uint32_t *)(s_tab + ntab); /* nset */
+    fk.n = &s_n, fk.sat = &s_sat;
     const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
     const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
-    unsigned long long len2 = 0, empty = 0, maxlen = 0, minc = 0, bw = 0;
+    unsigned long long len2 = 0;
+    uint32_t empty = 0, maxlen = 0, minlen = 0xffffffffu, bw = 0;
 
     for (int t = threadIdx.x; t < nset; t += blockDim.x) {
-        s_key[t] = 0;
-        if (ntab) s_mask[t] = 0;
+        fk.key[t] = 0;
+        if (ntab) fk.mask[t] = 0;
     }
-    for (int t = threadIdx.x; t < ntab; t += blockDim.x) s_tab[t] = residue_mask(t, pl);
+    for (int t = threadIdx.x; t < ntab; t += blockDim.x) s_tab[t] = residue_mask((uint32_t)t, pl);
     if (threadIdx.x == 0) s_n = 0, s_sat = 0;
     __syncthreads();
 
     for (int64_t i = tid; i < rows; i += nthreads) {
-        const unsigned long long len =
-            (unsigned long long)(__ldg(rowptr + i + 1) - __ldg(rowptr + i));
-        len2 += len * len;
+        const uint32_t len = (uint32_t)(__ldg(rowptr + i + 1) - __ldg(rowptr + i));
+        len2 += (unsigned long long)len * len;
         empty += len == 0;
         maxlen = len > maxlen ? len : maxlen;
-        const unsigned long long c = 0xffffffffull - len;
-        minc = c > minc ? c : minc;
+        minlen = len < minlen ? len : minlen;
     }
 
     const int64_t e0 = (tid >> 5) * chunk, e1 = e0 + chunk < nnz ? e0 + chunk : nnz;
     if (e0 < e1) { /* warp-uniform */
         int32_t r0 = gs_warp_row_of(rowptr, rows, e0);
-        int res0 = ntab ? r0 % pl.lmod : 0; /* r0 mod lmod, kept up to date without a division */
+        /* r0 mod lmod, kept up to date without a division */
+        uint32_t res0 = ntab ? (uint32_t)(r0 % pl.lmod) : 0;
         uint32_t cur = (uint32_t)e0;
         while (cur < (uint32_t)e1) {
             /* the window: rp = end of row r0 + lane */
@@ -261,83 +284,123 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
             const int32_t last = __shfl_sync(0xffffffffu, rp, 31);
             const uint32_t wend = (uint32_t)(last < e1 ? last : e1);
             /* still counting (uniform over the warp) */
-            const unsigned sat = __shfl_sync(
-                0xffffffffu,
-                lane == 0 ? (unsigned)__ldcg(fb.acc + ACC_SAT) | *(volatile unsigned *)&s_sat : 0u,
-                0);
-            for (uint32_t base = cur; base < wend; base += 32 * FEAT_UNROLL) {
-                int32_t iv[FEAT_UNROLL], jv[FEAT_UNROLL];
-                bool okv[FEAT_UNROLL];
+            const unsigned sat =
+                __shfl_sync(0xffffffffu,
+                            lane == 0 ? (unsigned)__ldcg(fb.acc + ACC_STRIDE * ACC_SAT) |
+                                            *(volatile unsigned *)&s_sat
+                                      : 0u,
+                            0);
+            /* this lane's row's entries within the chunk: [lo, hi) */
+            const int32_t before = __shfl_up_sync(0xffffffffu, rp, 1);
+            const uint32_t lo = lane == 0 ? cur : (uint32_t)before;
+            const uint32_t hi = (uint32_t)rp < wend ? (uint32_t)rp : wend;
+            const uint32_t len = hi > lo ? hi - lo : 0;
+            const uint32_t most = __reduce_max_sync(0xffffffffu, len);
+            /* a row per lane where it takes fewer load steps, weighted by their cost (a step
+             * of 32 consecutive entries also searches their rows: about 4/3 of a lane step,
+             * ncu on 7-point 32^3 and 128^3 and powerlaw 200000, 2026-11-24) */
+            if (most <= FEAT_LANE_MAX &&
+                3 * ((most + FEAT_UNROLL - 1) / FEAT_UNROLL) <
+                    4 * ((wend - cur + 32 * FEAT_UNROLL - 1) / (32 * FEAT_UNROLL))) {
+                const int32_t i = r0 + lane;
+                const unsigned long long rm = ntab ? s_tab[res0 + lane] : 0;
+                for (uint32_t t0 = 0; t0 < most; t0 += FEAT_UNROLL) {
+                    int32_t jv[FEAT_UNROLL];
 #pragma unroll
-                for (int u = 0; u < FEAT_UNROLL; u++) {
-                    const uint32_t k = base + 32 * u + lane;
-                    okv[u] = k < wend;
-                    iv[u] = r0 + gs_window_row(rp, k);
-                    jv[u] = okv[u] ? __ldg(colind + k) : 0;
-                }
+                    for (int u = 0; u < FEAT_UNROLL; u++)
+                        jv[u] = t0 + u < len ? __ldg(colind + lo + t0 + u) : -1;
 #pragma unroll
-                for (int u = 0; u < FEAT_UNROLL; u++)
-                    if (okv[u]) {
-                        const unsigned long long d =
-                            (unsigned long long)(jv[u] > iv[u] ? jv[u] - iv[u] : iv[u] - jv[u]);
+                    for (int u = 0; u < FEAT_UNROLL; u++) {
+                        if (jv[u] < 0) continue;
+                        const uint32_t d = (uint32_t)(jv[u] > i ? jv[u] - i : i - jv[u]);
                         bw = d > bw ? d : bw;
+                        if (!sat) add_entry(i, jv[u], rm, pl, fk, fb.acc, (uint32_t)rows);
                     }
-                if (!sat)
-                    add_entries(iv, jv, okv, r0, res0, pl, s_key, s_mask, s_tab, &s_n, &s_sat,
-                                fb.acc, (uint32_t)rows);
+                }
+            } else { /* 32 consecutive entries per step */
+                for (uint32_t base = cur; base < wend; base += 32 * FEAT_UNROLL) {
+                    int32_t iv[FEAT_UNROLL], jv[FEAT_UNROLL];
+#pragma unroll
+                    for (int u = 0; u < FEAT_UNROLL; u++) {
+                        const uint32_t k = base + 32 * u + lane;
+                        const int c = gs_window_row(rp, k);
+                        iv[u] = r0 + c;
+                        jv[u] = k < wend ? __ldg(colind + k) : -1;
+                    }
+#pragma unroll
+                    for (int u = 0; u < FEAT_UNROLL; u++) {
+                        if (jv[u] < 0) continue;
+                        const uint32_t d =
+                            (uint32_t)(jv[u] > iv[u] ? jv[u] - iv[u] : iv[u] - jv[u]);
+                        bw = d > bw ? d : bw;
+                        if (!sat)
+                            add_entry(iv[u], jv[u], ntab ? s_tab[res0 + (iv[u] - r0)] : 0, pl, fk,
+                                      fb.acc, (uint32_t)rows);
+                    }
+                }
             }
             cur = wend;
             r0 += 32;
-            if (ntab) res0 = (res0 + 32) % pl.lmod;
+            if (ntab) res0 = mod_magic(res0 + 32, (uint32_t)pl.lmod, pl.lmagic);
         }
     }
 
-    /* the block's set into the global table (unless saturated) */
+    /* the block's set into the global table (unless saturated), and each diagonal's residue mask
+     * where it adds bits (after the first blocks a stencil's masks are complete); the threads
+     * that wrote make their writes seen before the block counts itself */
     __syncthreads();
-    if (!((unsigned)__ldcg(fb.acc + ACC_SAT) | s_sat))
+    bool wrote = false;
+    if (!((unsigned)__ldcg(fb.acc + ACC_STRIDE * ACC_SAT) | s_sat))
         for (int t = threadIdx.x; t < nset; t += blockDim.x) {
-            const uint32_t v = s_key[t];
+            const uint32_t v = fk.key[t];
             if (v == 0) continue;
-            const int at = table_add(v, pl, fb);
-            if (at >= 0 && ntab && s_mask[t]) atomicOr(fb.tmask + at, s_mask[t]);
+            const unsigned long long m = ntab ? fk.mask[t] : 0;
+            const int at = table_add(v, pl, fb, &wrote);
+            if (at >= 0 && m && (__ldcg(fb.tmask + at) & m) != m) {
+                atomicOr(fb.tmask + at, m);
+                wrote = true;
+            }
         }
-
-    len2 = warp_add(len2);
-    empty = warp_add(empty);
-    maxlen = warp_max(maxlen);
-    minc = warp_max(minc);
-    bw = warp_max(bw);
+    for (int off = 16; off > 0; off >>= 1) len2 += __shfl_down_sync(0xffffffffu, len2, off);
+    empty = __reduce_add_sync(0xffffffffu, empty);
+    maxlen = __reduce_max_sync(0xffffffffu, maxlen);
+    minlen = __reduce_min_sync(0xffffffffu, minlen);
+    bw = __reduce_max_sync(0xffffffffu, bw);
     if (lane == 0) {
-        s_acc[wib][0] = len2, s_acc[wib][1] = empty, s_acc[wib][2] = maxlen;
-        s_acc[wib][3] = minc, s_acc[wib][4] = bw;
+        s_len2[wib] = len2;
+        s_acc[wib][0] = empty, s_acc[wib][1] = maxlen, s_acc[wib][2] = minlen, s_acc[wib][3] = bw;
     }
-    __threadfence(); /* this thread's table inserts are seen before the block counts itself */
+    if (wrote) __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int w = 1; w < (int)(blockDim.x >> 5); w++) {
-            len2 += s_acc[w][0], empty += s_acc[w][1];
-            maxlen = s_acc[w][2] > maxlen ? s_acc[w][2] : maxlen;
-            minc = s_acc[w][3] > minc ? s_acc[w][3] : minc;
-            bw = s_acc[w][4] > bw ? s_acc[w][4] : bw;
+    if (wib == 0) { /* the block's totals by warp 0, added by its lane 0 */
+        const int nw = (int)(blockDim.x >> 5);
+        const bool in = lane < nw;
+        unsigned long long l2 = in ? s_len2[lane] : 0;
+        for (int off = 16; off > 0; off >>= 1) l2 += __shfl_down_sync(0xffffffffu, l2, off);
+        const uint32_t em = __reduce_add_sync(0xffffffffu, in ? s_acc[lane][0] : 0u);
+        const uint32_t mx = __reduce_max_sync(0xffffffffu, in ? s_acc[lane][1] : 0u);
+        const uint32_t mn = __reduce_min_sync(0xffffffffu, in ? s_acc[lane][2] : 0xffffffffu);
+        const uint32_t bm = __reduce_max_sync(0xffffffffu, in ? s_acc[lane][3] : 0u);
+        if (lane == 0) {
+            if (l2) atomicAdd(fb.acc + ACC_STRIDE * ACC_LEN2, l2);
+            if (em) atomicAdd(fb.acc + ACC_STRIDE * ACC_EMPTY, (unsigned long long)em);
+            atomicMax(fb.acc + ACC_STRIDE * ACC_MAX, (unsigned long long)mx);
+            atomicMax(fb.acc + ACC_STRIDE * ACC_MINC, 0xffffffffull - mn);
+            atomicMax(fb.acc + ACC_STRIDE * ACC_BW, (unsigned long long)bm);
+            /* the list and the table are complete once every block has passed here */
+            __threadfence();
+            s_last = atomicAdd(fb.acc + ACC_STRIDE * ACC_DONE, 1ull) == gridDim.x - 1;
         }
-        if (len2) atomicAdd(fb.acc + ACC_LEN2, len2);
-        if (empty) atomicAdd(fb.acc + ACC_EMPTY, empty);
-        atomicMax(fb.acc + ACC_MAX, maxlen);
-        atomicMax(fb.acc + ACC_MINC, minc);
-        atomicMax(fb.acc + ACC_BW, bw);
-        /* the list and the table are complete once every block has passed here */
-        __threadfence();
-        s_last = atomicAdd(fb.acc + ACC_DONE, 1ull) == gridDim.x - 1;
     }
     __syncthreads();
     if (!s_last) return;
     /* the last block: the totals and the listed diagonals' (key, mask) into host memory, then
      * the table and the totals cleared (the next pass needs no memset) */
     __threadfence();
-    const unsigned long long k = __ldcg(fb.acc + ACC_K);
-    const int n = __ldcg(fb.acc + ACC_SAT) || k > (unsigned)pl.cap ? 0 : (int)k;
+    const unsigned long long k = __ldcg(fb.acc + ACC_STRIDE * ACC_K);
+    const int n = __ldcg(fb.acc + ACC_STRIDE * ACC_SAT) || k > (unsigned)pl.cap ? 0 : (int)k;
     const uint32_t taken = k < (1ull << pl.table_log) ? (uint32_t)k : 1u << pl.table_log;
-    if (threadIdx.x < ACC_N) fb.hacc[threadIdx.x] = __ldcg(fb.acc + threadIdx.x);
+    if (threadIdx.x < ACC_N) fb.hacc[threadIdx.x] = __ldcg(fb.acc + ACC_STRIDE * threadIdx.x);
     for (int t = threadIdx.x; t < n; t += blockDim.x) {
         const uint32_t at = __ldcg(fb.list + t);
         fb.hkey[t] = __ldcg(fb.tkey + at);
@@ -349,7 +412,7 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
         fb.tkey[at] = 0;
         fb.tmask[at] = 0;
     }
-    if (threadIdx.x < ACC_N) fb.acc[threadIdx.x] = 0;
+    if (threadIdx.x < ACC_N) fb.acc[ACC_STRIDE * threadIdx.x] = 0;
 }
 
 /* floor(x / b) for b > 0 */
@@ -436,7 +499,9 @@ static void plan_for(const gs_csr *A, const gs_feat_sums *s, feat_plan *pl)
         pl->base[q] = bit;
         if (b > 1) bit += b, pl->lmod = pl->lmod / gcd(pl->lmod, b) * b;
         if (c > pl->cap) pl->cap = (int)c;
+        pl->bmagic[q] = (uint32_t)((0xffffffffull + (unsigned)b) / (unsigned)b);
     }
+    pl->lmagic = (uint32_t)((0xffffffffull + (unsigned)pl->lmod) / (unsigned)pl->lmod);
     pl->set_log = FEAT_SET_MIN_LOG;
     while ((1 << pl->set_log) < 2 * (pl->cap + 1)) pl->set_log++;
     pl->table_log = pl->set_log + 1;
@@ -457,7 +522,7 @@ static feat_bufs bufs_for(const feat_plan *pl)
 {
     feat_bufs fb;
     fb.acc = (unsigned long long *)((char *)gs_cuda_g.d_sel + GS_CUDA_SEL_FEAT);
-    fb.tmask = fb.acc + ACC_N;
+    fb.tmask = fb.acc + ACC_STRIDE * ACC_N;
     fb.tkey = (uint32_t *)(fb.tmask + FEAT_TABLE_MAX);
     fb.list = fb.tkey + FEAT_TABLE_MAX;
     fb.hacc = (unsigned long long *)gs_cuda_g.h_red_dev;
@@ -498,7 +563,8 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
     plan_for(A, s, &pl);
     const feat_bufs fb = bufs_for(&pl);
     const size_t smem = smem_of(&pl);
-    static_assert(ACC_N * 8 + FEAT_TABLE_MAX * 16 <= GS_CUDA_SEL_CDS - GS_CUDA_SEL_FEAT,
+    static_assert(ACC_STRIDE * ACC_N * 8 + FEAT_TABLE_MAX * 16 <=
+                      GS_CUDA_SEL_CDS - GS_CUDA_SEL_FEAT,
                   "the feature tables must fit their part of the selection scratch");
     static_assert(ACC_N * 8 + FEAT_CAP_MAX * 12 <= GS_CUDA_PINNED_BYTES,
                   "the totals and pairs must fit the pinned transfer buffer");
