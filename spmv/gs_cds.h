@@ -98,6 +98,40 @@ gs_status gs_cds_choose(const gs_csr *A, const gs_format_params *p, int n, const
  * is, reached gs_cds_choose, instead of taking a hint. */
 long gs_cds_detections(void);
 
+#ifdef GS_HAVE_CUDA
+/* A speculative CDS fill beside the device feature pass (gs_select.c, "auto"): the fill of a
+ * device matrix A at block size 1 is enqueued right behind the feature kernel, which leaves its
+ * diagonals on the device, so the selection waits once for both. The arrays are allocated
+ * beforehand for up to kmax = ceil(nnz / rows) + 1 diagonals; the fill runs only when the pass
+ * finds between 1 and kmax distinct diagonals, and its kernel does nothing otherwise. The
+ * device CDS conversion adopts the arrays (gs_format_params.cds_prefill) when the hint it is
+ * given is block size 1 with exactly these offsets, and checks the fill as its own.
+ * gs_cds_spec_create gives NULL (no error) where the fill would not be the row kernel's or A
+ * is empty. */
+typedef struct gs_cds_spec gs_cds_spec;
+/* mean entries per row from which the device fill goes by windows of rows (gs_cds_cuda.cu) */
+#define GS_CDS_FILL_WINDOW_MEAN 16
+/* kmax for A (0: no speculative fill: A empty, or filled by windows) */
+static inline int gs_cds_spec_kmax_for(const gs_csr *A)
+{
+    if (A->rows <= 0 || A->nnz <= 0 || A->nnz >= GS_CDS_FILL_WINDOW_MEAN * (int64_t)A->rows)
+        return 0;
+    const int64_t k = ((int64_t)A->nnz + A->rows - 1) / A->rows + 1;
+    return k < GS_CDS_MAX_DIAGS ? (int)k : GS_CDS_MAX_DIAGS;
+}
+gs_status gs_cds_spec_create(const gs_csr *A, gs_cds_spec **out);
+/* the fill enqueued (after the feature kernel that writes the diagonals); the device pointer of
+ * the diagonals' place is what the feature kernel gets */
+gs_status gs_cds_spec_launch(const gs_csr *A, gs_cds_spec *s);
+uint32_t *gs_cds_spec_keys(void);
+/* after the wait: the pass's n distinct diagonals (key[t] - rows, any order) and whether the
+ * fill ran; its check is read from host memory here */
+void gs_cds_spec_done(gs_cds_spec *s, const gs_csr *A, int n, const uint32_t *key);
+void gs_cds_spec_destroy(gs_cds_spec **s); /* frees the arrays not adopted */
+/* Test hook: how many device conversions adopted a speculative fill so far. */
+long gs_cds_spec_adoptions(void);
+#endif
+
 /* A CDS shell for A at loc with block size b and K block diagonals: fields set, the host
  * offsets array allocated (uninitialised), val/present/d_off left NULL for the backend. */
 gs_status gs_cds_shell(const gs_csr *A, int b, int ndiag, gs_loc loc, gs_cds **out);

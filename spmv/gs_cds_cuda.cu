@@ -136,6 +136,7 @@ typedef struct fill_args {
     int32_t *d_off;    /* the offsets on the device (block 0 writes them) */
     int *chk;          /* the check (FILL_CHK_*), zero at rest */
     int *hout;         /* host memory: bad, used, placed (two ints) */
+    uint32_t *spec;    /* a speculative fill: its diagonals' count and keys (FILL_SPEC_AT) */
 } fill_args;
 /* the check's ints in the selection scratch, each group on its own 128-byte line (an atomic from
  * every block on words of one line queues at one L2 slice: 1.5 us at the end of a 1000-block
@@ -148,6 +149,13 @@ enum {
     FILL_CHK_N = 100
 };
 static_assert(GS_CDS_MAX_DIAGS <= 128, "the fill's check holds 128 diagonal bits");
+/* A speculative fill's diagonals (gs_cds_spec): from the selection scratch's int FILL_SPEC_AT on,
+ * their count n (0: no fill), a spare word, then n keys d + rows in any order; the feature
+ * kernel's last block writes them, the fill's last block clears them (zero at rest). Its check
+ * goes to host memory at byte FILL_SPEC_HOUT of the pinned buffer, apart from the feature
+ * pass's results, which the same wait brings. */
+#define FILL_SPEC_AT 128
+#define FILL_SPEC_HOUT (GS_CUDA_PINNED_BYTES - 64)
 
 /* a fill's shared state: the offsets, the diagonals that got an entry, the bits placed */
 typedef struct fill_shared {
@@ -170,6 +178,25 @@ static __device__ __forceinline__ void fill_start(const cds_offsets &off, const 
     __syncthreads();
 }
 
+/* The speculative fill's start: its K keys from the scratch, ranked into ascending offsets
+ * d = key - rows in shared memory (block 0 also stores them as d_off), no diagonal used and no
+ * bit placed yet. */
+static __device__ __forceinline__ void fill_start_spec(const fill_args &a, int K, fill_shared &sh)
+{
+    __shared__ uint32_t s_key[GS_CDS_MAX_DIAGS];
+    for (int t = threadIdx.x; t < K; t += blockDim.x) s_key[t] = a.spec[2 + t], sh.used[t] = 0;
+    if (threadIdx.x == 0) sh.placed = 0;
+    __syncthreads();
+    for (int t = threadIdx.x; t < K; t += blockDim.x) { /* the keys are distinct */
+        int r = 0;
+        for (int u = 0; u < K; u++) r += s_key[u] < s_key[t];
+        const int32_t o = (int32_t)(s_key[t] - (uint32_t)a.rows);
+        sh.off[r] = o;
+        if (blockIdx.x == 0) a.d_off[r] = o;
+    }
+    __syncthreads();
+}
+
 /* one warp's word of present bits of slot array `at` (its first row), on block diagonal d */
 static __device__ __forceinline__ void fill_word(uint32_t *present, int64_t at, uint32_t word,
                                                  int d, fill_shared &sh)
@@ -185,7 +212,7 @@ static __device__ __forceinline__ void fill_word(uint32_t *present, int64_t at, 
  * the first blocks a stencil's mask is complete). The last block to finish (FILL_CHK_DONE counts
  * them) writes the check into host memory (hout: bad, used, placed as two ints) and clears it:
  * it is zero at rest (the backend's selection scratch), so a fill is one launch and one wait. */
-static __device__ __forceinline__ void fill_finish(const fill_args &a, fill_shared &sh)
+static __device__ __forceinline__ void fill_finish(const fill_args &a, int K, fill_shared &sh)
 {
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     unsigned *used = (unsigned *)a.chk + FILL_CHK_USED;
@@ -194,7 +221,7 @@ static __device__ __forceinline__ void fill_finish(const fill_args &a, fill_shar
     __syncthreads();
     if (w < 4) { /* the four words of used diagonals, one ballot each */
         const int d = 32 * w + lane;
-        const uint32_t word = __ballot_sync(0xffffffffu, d < a.K && sh.used[d]);
+        const uint32_t word = __ballot_sync(0xffffffffu, d < K && sh.used[d]);
         if (lane == 0 && word && (__ldcg(used + w) & word) != word) {
             atomicOr(used + w, word);
             wrote = true;
@@ -219,6 +246,8 @@ static __device__ __forceinline__ void fill_finish(const fill_args &a, fill_shar
         memcpy(a.hout + 2, &p, sizeof p);
     }
     __syncthreads();
+    if (a.spec) /* a speculative fill's diagonals, read by every block at its start */
+        for (int t = threadIdx.x; t < 2 + K; t += blockDim.x) a.spec[t] = 0;
     if (threadIdx.x < 8) /* the ints used: 0, 32, 64, 65, 96 .. 99 */
         a.chk[threadIdx.x < 3 ? 32 * threadIdx.x : threadIdx.x == 3 ? 65 : 92 + threadIdx.x] = 0;
 }
@@ -231,11 +260,18 @@ static __device__ __forceinline__ void fill_finish(const fill_args &a, fill_shar
  * row's entries do not all find their slot (an offset missing, or columns not sorted or
  * repeated); the block diagonals that got an entry and the present bits (nnz when every entry
  * has its slot) as fill_finish gathers them. */
+template <bool SPEC>
 static __global__ void __launch_bounds__(GS_CUDA_THREADS, 8)
     fill_rows_kernel(fill_args a, cds_offsets off)
 {
     __shared__ fill_shared sh;
-    fill_start(off, a, sh);
+    /* a speculative fill takes its offsets from the feature pass, and does nothing without */
+    const int K = SPEC ? (int)a.spec[0] : a.K;
+    if (SPEC && K == 0) return;
+    if (SPEC)
+        fill_start_spec(a, K, sh);
+    else
+        fill_start(off, a, sh);
     const int b = a.b;
     const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     bool bad = false;
@@ -245,7 +281,7 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS, 8)
         const int64_t I = gs_div_small((uint32_t)i, b); /* ld < 2^31 */
         double *v = a.val + i;
         int64_t at = i;
-        for (int d = 0; d < a.K; d++)
+        for (int d = 0; d < K; d++)
             for (int c = 0; c < b; c++, v += a.ld, at += a.ld) {
                 const int64_t j = (I + sh.off[d]) * b + c;
                 const bool has = p < end && a.colind[p] == j;
@@ -257,7 +293,7 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS, 8)
         bad |= p != end;
     }
     if (bad) atomicOr(a.chk + FILL_CHK_BAD, 1);
-    fill_finish(a, sh);
+    fill_finish(a, K, sh);
 }
 
 /* The same, one warp per window of 32 rows (ld is a multiple of 32, so the windows tile the
@@ -283,7 +319,7 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS, 8)
 /* mean entries per row from which the windows kernel fills (ncu, 2026-11-23/24: 27-point 100^3
  * rows 600 us, windows 287 us on an H100, rows 366 us, windows 318-336 us on an H200; 7-point
  * 128^3 rows 99-113 us, windows 160-184 us on both) */
-#define FILL_WINDOW_MEAN 16
+#define FILL_WINDOW_MEAN GS_CDS_FILL_WINDOW_MEAN
 static __global__ void fill_windows_kernel(fill_args a, cds_offsets off)
 {
     __shared__ fill_shared sh;
@@ -349,7 +385,7 @@ static __global__ void fill_windows_kernel(fill_args a, cds_offsets off)
         }
     }
     if (__any_sync(0xffffffffu, bad) && lane == 0) atomicOr(a.chk + FILL_CHK_BAD, 1);
-    fill_finish(a, sh);
+    fill_finish(a, K, sh);
 }
 
 /* sum += the b products of block diagonal o in row i (block row I), values at v[c*ld]; a block
@@ -580,10 +616,11 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     a.val = C->val, a.present = C->present, a.d_off = C->d_off;
     a.chk = (int *)((char *)g->d_sel + GS_CUDA_SEL_CDS);
     a.hout = (int *)g->h_red_dev;
+    a.spec = NULL;
     if (windows)
         fill_windows_kernel<<<blocks, threads, 0, g->stream>>>(a, off);
     else
-        fill_rows_kernel<<<blocks, threads, 0, g->stream>>>(a, off);
+        fill_rows_kernel<false><<<blocks, threads, 0, g->stream>>>(a, off);
     GS_CUDA_LAUNCHED("cds fill");
     gs_cuda_select_trace("cds fill enqueued");
     GS_CUDA_CALL(cudaStreamSynchronize(g->stream)); /* waits for the fill */
@@ -592,6 +629,122 @@ static gs_status fill(const gs_csr *A, gs_cds *C, int *bad, int *used)
     *bad = h[0] || placed != (unsigned long long)A->nnz, *used = h[1];
 done:
     return st;
+}
+
+/* ---- the speculative fill beside the feature pass (gs_cds.h) ---- */
+
+struct gs_cds_spec {
+    int32_t rows, nnz;
+    int64_t ld;
+    int kmax;          /* diagonals the arrays hold */
+    double *val;       /* kmax * ld values, NULL once adopted */
+    uint32_t *present; /* kmax * ld / 32 words */
+    int32_t *d_off;    /* kmax offsets */
+    int ran;           /* the fill ran: the pass found 1..kmax diagonals */
+    int n;             /* how many, their ascending offsets: */
+    int32_t off[GS_CDS_MAX_DIAGS];
+    int bad, used; /* its check (as fill's) */
+};
+
+static long g_spec_adoptions;
+
+extern "C" long gs_cds_spec_adoptions(void)
+{
+    return g_spec_adoptions;
+}
+
+extern "C" uint32_t *gs_cds_spec_keys(void)
+{
+    return (uint32_t *)((int *)((char *)gs_cuda_g.d_sel + GS_CUDA_SEL_CDS) + FILL_SPEC_AT);
+}
+
+extern "C" void gs_cds_spec_destroy(gs_cds_spec **s)
+{
+    if (!s || !*s) return;
+    gs_cuda_free((*s)->val);
+    gs_cuda_free((*s)->present);
+    gs_cuda_free((*s)->d_off);
+    gs_free(*s);
+    *s = NULL;
+}
+
+extern "C" gs_status gs_cds_spec_create(const gs_csr *A, gs_cds_spec **out)
+{
+    gs_status st = GS_OK;
+    gs_cds_spec *s = NULL;
+    static_assert((FILL_SPEC_AT + 2 + GS_CDS_MAX_DIAGS) * sizeof(int) <=
+                      GS_CUDA_SEL_SURAA - GS_CUDA_SEL_CDS,
+                  "the speculative fill's diagonals must fit the fill's part of the scratch");
+    *out = NULL;
+    if (A->loc != GS_LOC_DEVICE || gs_cds_spec_kmax_for(A) == 0) return GS_OK;
+    GS_CHECK(gs_alloc_array(1, sizeof *s, "speculative CDS fill", (void **)&s));
+    memset(s, 0, sizeof *s);
+    s->rows = A->rows, s->nnz = A->nnz;
+    s->ld = ((int64_t)A->rows + GS_CDS_ROW_ALIGN - 1) / GS_CDS_ROW_ALIGN * GS_CDS_ROW_ALIGN;
+    s->kmax = gs_cds_spec_kmax_for(A);
+    {
+        const size_t slots = (size_t)s->kmax * (size_t)s->ld;
+        GS_CHECK(gs_cuda_alloc(slots * sizeof(double), "CDS values", (void **)&s->val));
+        GS_CHECK(
+            gs_cuda_alloc(slots / 32 * sizeof(uint32_t), "CDS present bits", (void **)&s->present));
+        GS_CHECK(
+            gs_cuda_alloc((size_t)s->kmax * sizeof(int32_t), "CDS offsets", (void **)&s->d_off));
+    }
+    *out = s;
+    s = NULL;
+done:
+    gs_cds_spec_destroy(&s);
+    return st;
+}
+
+extern "C" gs_status gs_cds_spec_launch(const gs_csr *A, gs_cds_spec *s)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    fill_args a;
+    cds_offsets off; /* unused: the offsets come from the feature pass */
+    memset(&off, 0, sizeof off);
+    a.rows = A->rows, a.b = 1, a.K = 0, a.ld = s->ld;
+    a.rowptr = A->rowptr, a.colind = A->colind, a.a_val = A->val;
+    a.val = s->val, a.present = s->present, a.d_off = s->d_off;
+    a.chk = (int *)((char *)g->d_sel + GS_CUDA_SEL_CDS);
+    a.hout = (int *)((char *)g->h_red_dev + FILL_SPEC_HOUT);
+    a.spec = gs_cds_spec_keys();
+    fill_rows_kernel<true><<<(unsigned)((s->ld + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS),
+                             GS_CUDA_THREADS, 0, g->stream>>>(a, off);
+    GS_CUDA_LAUNCHED("speculative cds fill");
+done:
+    return st;
+}
+
+extern "C" void gs_cds_spec_done(gs_cds_spec *s, const gs_csr *A, int n, const uint32_t *key)
+{
+    const int *h = (const int *)((const char *)gs_cuda_g.h_red + FILL_SPEC_HOUT);
+    unsigned long long placed = 0;
+    s->ran = n >= 1 && n <= s->kmax;
+    if (!s->ran) return;
+    s->n = n;
+    for (int t = 0; t < n; t++) s->off[t] = (int32_t)(key[t] - (uint32_t)A->rows);
+    qsort(s->off, (size_t)n, sizeof *s->off, gs_cmp_i32);
+    memcpy(&placed, h + 2, sizeof placed);
+    s->bad = h[0] || placed != (unsigned long long)A->nnz, s->used = h[1];
+}
+
+/* C (a shell with the hint's offsets) takes p's speculative fill when it was made for A at
+ * block size 1 with exactly C's offsets: 1, with the fill's check in *bad and *used */
+static int adopt(const gs_csr *A, const gs_format_params *p, gs_cds *C, int *bad, int *used)
+{
+    gs_cds_spec *s = p ? (gs_cds_spec *)p->cds_prefill : NULL;
+    if (!s || !s->ran || !s->val || s->rows != A->rows || s->nnz != A->nnz || C->b != 1 ||
+        C->ndiag != s->n || C->ld != s->ld ||
+        memcmp(C->off, s->off, (size_t)s->n * sizeof *s->off) != 0)
+        return 0;
+    C->val = s->val, C->present = s->present, C->d_off = s->d_off;
+    s->val = NULL, s->present = NULL, s->d_off = NULL;
+    *bad = s->bad, *used = s->used;
+    g_spec_adoptions++;
+    gs_cuda_select_trace("cds adopted the speculative fill");
+    return 1;
 }
 
 static void destroy(void *M)
@@ -620,7 +773,7 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **M)
     }
     GS_CHECK(gs_cds_hint_shell(A, p, GS_LOC_DEVICE, &C));
     if (C) { /* known offsets, kept when every entry is on one and each has an entry */
-        GS_CHECK(fill(A, C, &bad, &used));
+        if (!adopt(A, p, C, &bad, &used)) GS_CHECK(fill(A, C, &bad, &used));
         if (!bad && used == C->ndiag) goto accept;
         destroy(C);
         C = NULL;

@@ -72,6 +72,7 @@ typedef struct feat_plan {
     int lmod;                           /* lcm of the block sizes (1: no masks) */
     uint32_t bmagic[GS_CDS_DETECT_MAX]; /* ceil(2^32 / b[q]): t mod b without a division */
     uint32_t lmagic;                    /* ceil(2^32 / lmod) */
+    int spec_kmax; /* a speculative CDS fill follows: at most this many diagonals (gs_cds.h) */
 } feat_plan;
 
 /* the reduction buffer: totals, then the gathered pairs (what comes back), then the global table
@@ -95,6 +96,7 @@ typedef struct feat_bufs {
     uint32_t *tkey, *list;            /* table keys (zero at rest); slots in insertion order */
     unsigned long long *hacc, *hmask; /* what comes back (host memory): totals, then the */
     uint32_t *hkey;                   /* gathered masks and keys */
+    uint32_t *spec; /* a speculative CDS fill's count and keys (gs_cds_spec_keys), or NULL */
 } feat_bufs;
 
 /* the diagonal key's slot: the top bits of a multiplicative hash (keys differing by 2^16, a
@@ -401,11 +403,16 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     const int n = __ldcg(fb.acc + ACC_STRIDE * ACC_SAT) || k > (unsigned)pl.cap ? 0 : (int)k;
     const uint32_t taken = k < (1ull << pl.table_log) ? (uint32_t)k : 1u << pl.table_log;
     if (threadIdx.x < ACC_N) fb.hacc[threadIdx.x] = __ldcg(fb.acc + ACC_STRIDE * threadIdx.x);
+    /* a speculative CDS fill gets the diagonals when there are 1 .. spec_kmax (its kernel,
+     * queued behind this one, does nothing otherwise) */
+    const bool spec = fb.spec && n >= 1 && n <= pl.spec_kmax;
     for (int t = threadIdx.x; t < n; t += blockDim.x) {
-        const uint32_t at = __ldcg(fb.list + t);
-        fb.hkey[t] = __ldcg(fb.tkey + at);
+        const uint32_t at = __ldcg(fb.list + t), key = __ldcg(fb.tkey + at);
+        fb.hkey[t] = key;
         fb.hmask[t] = __ldcg(fb.tmask + at);
+        if (spec) fb.spec[2 + t] = key;
     }
+    if (spec && threadIdx.x == 0) fb.spec[0] = (uint32_t)n;
     __syncthreads();
     for (uint32_t t = threadIdx.x; t < taken; t += blockDim.x) {
         const uint32_t at = __ldcg(fb.list + t);
@@ -552,7 +559,7 @@ static int resident_blocks(size_t smem)
 
 /* the feature pass over device matrix A (rows > 0): one launch, whose last block writes the
  * totals and pairs into the pinned buffer and clears the scratch, and one wait */
-extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
+extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s, gs_cds_spec **spec)
 {
     gs_status st = GS_OK;
     gs_cuda_ctx *g = &gs_cuda_g;
@@ -561,13 +568,17 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
     feat_plan pl;
     gs_cuda_select_trace("features begin");
     plan_for(A, s, &pl);
-    const feat_bufs fb = bufs_for(&pl);
+    pl.spec_kmax = spec ? gs_cds_spec_kmax_for(A) : 0;
+    feat_bufs fb = bufs_for(&pl);
+    fb.spec = pl.spec_kmax > 0 ? gs_cds_spec_keys() : NULL;
+    if (spec) *spec = NULL;
     const size_t smem = smem_of(&pl);
     static_assert(ACC_STRIDE * ACC_N * 8 + FEAT_TABLE_MAX * 16 <=
                       GS_CUDA_SEL_CDS - GS_CUDA_SEL_FEAT,
                   "the feature tables must fit their part of the selection scratch");
-    static_assert(ACC_N * 8 + FEAT_CAP_MAX * 12 <= GS_CUDA_PINNED_BYTES,
-                  "the totals and pairs must fit the pinned transfer buffer");
+    static_assert(ACC_N * 8 + FEAT_CAP_MAX * 12 <= GS_CUDA_PINNED_BYTES - 64,
+                  "the totals and pairs must fit the pinned transfer buffer, before the "
+                  "speculative fill's check");
     static_assert(2 * (FEAT_CAP_MAX + 1) <= FEAT_TABLE_MAX / 2, "the set must hold cap_d");
     if (!smem_set) { /* the largest set and residue table exceed the static 48 KB */
         const size_t most =
@@ -590,11 +601,30 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s)
             A->rows, A->nnz, chunk, A->rowptr, A->colind, pl, fb);
         GS_CUDA_LAUNCHED("features");
     }
+    if (fb.spec) { /* the speculative CDS fill behind it, its arrays allocated meanwhile */
+        const gs_status made = gs_cds_spec_create(A, spec);
+        if (made != GS_OK || !*spec) { /* none after all: the diagonals' place cleared */
+            gs_error_clear();
+            GS_CUDA_CALL(
+                cudaMemsetAsync(fb.spec, 0, (2 + GS_CDS_MAX_DIAGS) * sizeof(uint32_t), stream));
+        } else {
+            GS_CHECK(gs_cds_spec_launch(A, *spec));
+        }
+        gs_cuda_select_trace("features speculative fill enqueued");
+    }
     /* the last block wrote the results into the pinned buffer: wait for it */
     gs_cuda_select_trace("features enqueued");
     GS_CUDA_CALL(cudaStreamSynchronize(stream));
     gs_cuda_select_trace("features waited");
     GS_CHECK(sums_from(A, &pl, (const unsigned char *)g->h_red, s));
+    if (spec && *spec) { /* what the fill got: the listed diagonals, as the last block saw them */
+        unsigned long long acc[ACC_N];
+        memcpy(acc, g->h_red, sizeof acc);
+        const int n = acc[ACC_SAT] || acc[ACC_K] > (unsigned)pl.cap ? 0 : (int)acc[ACC_K];
+        gs_cds_spec_done(*spec, A, n,
+                         (const uint32_t *)((const unsigned char *)g->h_red + sizeof acc +
+                                            (size_t)pl.cap * sizeof(unsigned long long)));
+    }
     gs_cuda_select_trace("features host sums");
 done:
     return st;

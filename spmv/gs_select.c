@@ -321,7 +321,9 @@ static void from_sums(const gs_csr *A, const gs_feat_sums *s, gs_features *f)
     qsort(f->blockoff, (size_t)f->nblockdiags, sizeof *f->blockoff, gs_cmp_i32);
 }
 
-gs_status gs_features_compute(const gs_csr *A, gs_features *f)
+/* the features of A; spec (device, may be NULL): a speculative CDS fill beside the pass
+ * (gs_features_cuda) */
+static gs_status features_with(const gs_csr *A, gs_features *f, void **spec)
 {
     gs_status st = GS_OK;
     gs_feat_sums s;
@@ -335,8 +337,9 @@ gs_status gs_features_compute(const gs_csr *A, gs_features *f)
 #ifdef GS_HAVE_CUDA
             if (!gs_backend_get(GS_LOC_DEVICE))
                 GS_FAIL(GS_ERR_ARG, "gs_features_compute: the device backend is not initialised");
-            GS_CHECK(gs_features_cuda(A, &s));
+            GS_CHECK(gs_features_cuda(A, &s, (gs_cds_spec **)spec));
 #else
+            (void)spec;
             GS_FAIL(GS_ERR_UNSUPPORTED, "this gsolve was built without CUDA");
 #endif
         } else {
@@ -347,6 +350,29 @@ gs_status gs_features_compute(const gs_csr *A, gs_features *f)
     f->seconds = gs_time_now() - t0;
 done:
     return st;
+}
+
+gs_status gs_features_compute(const gs_csr *A, gs_features *f)
+{
+    return features_with(A, f, NULL);
+}
+
+/* 1 when "auto" would pick CDS for A if A turned out a clean stencil at block size 1 (ceil(mean)
+ * diagonals, rows of equal length): then a speculative fill beside the device feature pass is
+ * worth its allocation (a small matrix, which the rules give to csr, gets none) */
+static int stencil_would_be_cds(const gs_csr *A)
+{
+    gs_features h;
+    char reason[8];
+    if (A->rows <= 0 || A->nnz <= 0) return 0;
+    memset(&h, 0, sizeof h);
+    h.rows = A->rows, h.cols = A->cols, h.nnz = A->nnz;
+    h.mean = (double)A->nnz / (double)A->rows;
+    h.block = 1;
+    h.nblockdiags = h.ndiags = (int32_t)((A->nnz + A->rows - 1) / A->rows);
+    h.min = h.max = h.ndiags;
+    h.cds_fill = (double)((int64_t)h.nblockdiags * A->rows - A->nnz) / (double)A->nnz;
+    return gs_select_rule(&h, A->loc, reason, sizeof reason) == GS_FORMAT_CDS;
 }
 
 void gs_features_describe(const gs_features *f, char *buf, size_t len)
@@ -426,9 +452,9 @@ done:
 }
 
 /* p for a conversion into format fmt of the matrix with features f: its longest row as a hint
- * (SURAA's device sort then does not look for it; it fails on a longer row); for CDS, the block size the
- * features found (so that CDS counts no other) and their block offsets as a hint (so that it
- * does not look for them again; it checks them while filling). A forced other block size, or a
+ * (SURAA's device sort then does not look for it; it fails on a longer row); for CDS, the block
+ * size the features found (so that CDS counts no other) and their block offsets as a hint (so that
+ * it does not look for them again; it checks them while filling). A forced other block size, or a
  * hint already in p, is left alone. The hint borrows f->blockoff. */
 static void hint_params(const gs_features *f, gs_format fmt, gs_format_params *p)
 {
@@ -560,6 +586,7 @@ gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *r
     char word[32], key[48];
     int index = 0;
     gs_format f = GS_FORMAT_CSR;
+    void *spec = NULL; /* gs_cds_spec (device builds) */
     *M = NULL;
     memset(res, 0, sizeof *res);
     if (!A || !rq) return GS_ERROR(GS_ERR_ARG, "gs_select_spmat: no matrix or no request");
@@ -572,7 +599,14 @@ gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *r
     /* a wrong name fails before any work */
     if (strcmp(word, "auto") != 0 && strcmp(word, "measure") != 0)
         GS_CHECK(forced_format(word, key, A->loc, &f));
-    GS_CHECK(gs_features_compute(A, &res->feat));
+    /* "auto" on the device: where a stencil would go to CDS, its fill is queued behind the
+     * feature pass (one wait for both; taken below when the rules pick CDS at block size 1) */
+    GS_CHECK(features_with(A, &res->feat,
+                           A->loc == GS_LOC_DEVICE && strcmp(word, "auto") == 0 &&
+                                   rq->params.cds_block <= 1 && !rq->params.cds_hint_off &&
+                                   stencil_would_be_cds(A)
+                               ? &spec
+                               : NULL));
     res->feature_s = res->feat.seconds;
     if (strcmp(word, "measure") == 0) {
         GS_CHECK(measure(A, rq, key, res, M));
@@ -589,9 +623,13 @@ gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *r
     {
         gs_format_params p = rq->params;
         hint_params(&res->feat, f, &p);
+        p.cds_prefill = spec;
         GS_CHECK(convert(A, f, &p, M, res));
     }
 done:
+#ifdef GS_HAVE_CUDA
+    gs_cds_spec_destroy((gs_cds_spec **)&spec);
+#endif
     if (st != GS_OK) gs_spmat_destroy(M);
     return st;
 }

@@ -109,8 +109,10 @@ typedef struct gs_feat_sums {
 } gs_feat_sums;
 
 #ifdef GS_HAVE_CUDA
-/* The pass over device matrix A (rows > 0); s->ncand and s->b set by the caller. */
-gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s);
+/* The pass over device matrix A (rows > 0); s->ncand and s->b set by the caller. With spec
+ * non-NULL, a speculative CDS fill is queued behind it where A suits one (*spec, else NULL;
+ * the caller destroys it, gs_cds.h). */
+gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s, gs_cds_spec **spec);
 #endif
 
 typedef struct gs_select_request {

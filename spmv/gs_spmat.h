@@ -53,6 +53,10 @@ typedef struct gs_format_params {
      * while sorting); a hint above the longest row is not detected (the plan stays right, the
      * reported max_len is the hint). 0: find it. */
     int32_t hint_max_len;
+    /* A speculative CDS fill made beside the device feature pass (gs_cds.h, gs_cds_spec;
+     * gs_select.c passes it for "auto"): the device CDS conversion takes its arrays instead of
+     * filling when the hint is block size 1 with the fill's offsets. NULL: none. */
+    void *cds_prefill;
 } gs_format_params;
 
 /* The operations of one format on one backend. `M` is the format's own struct (gs_cmrs,

@@ -794,6 +794,77 @@ static void check_device_features(void)
     printf("  %d real matrices compared\n", nreal);
 }
 
+/* ---- the speculative CDS fill beside the device feature pass (gs_cds.h) ---- */
+#ifdef GS_HAVE_CUDA
+
+static int same_csr(const gs_csr *A, const gs_csr *B)
+{
+    return A->rows == B->rows && A->cols == B->cols && A->nnz == B->nnz &&
+           memcmp(A->rowptr, B->rowptr, (size_t)(A->rows + 1) * sizeof *A->rowptr) == 0 &&
+           memcmp(A->colind, B->colind, (size_t)A->nnz * sizeof *A->colind) == 0 &&
+           memcmp(A->val, B->val, (size_t)A->nnz * sizeof *A->val) == 0;
+}
+
+/* device "auto" on A (consumed): format want, the speculative fill taken `adopted` times, the
+ * SpMV right and the kept format back to CSR exactly A; fail_at > 0: the fail_at-th device
+ * allocation of the selection fails first (the speculation's: the selection still succeeds) */
+static void check_spec(const char *what, gs_csr *A, gs_format want, int adopted, long fail_at)
+{
+    gs_csr *dA = NULL, *back = NULL, *hb = NULL;
+    gs_select_request rq;
+    gs_select_result res;
+    gs_spmat *M = NULL;
+    memset(&rq, 0, sizeof rq);
+    rq.format = "auto";
+    gs_format_params_default(&rq.params);
+    CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+    if (dA) {
+        const long before = gs_cds_spec_adoptions();
+        if (fail_at > 0) gs_backend_cuda_fail_at(fail_at);
+        CHECK_OK(gs_select_spmat(dA, 0, &rq, &M, &res));
+        gs_backend_cuda_fail_at(0);
+        const long got = gs_cds_spec_adoptions() - before;
+        CHECK_MSG(M && res.format == want, "%s: %s, expected %s (%s)", what,
+                  M ? gs_format_name(res.format) : "nothing", gs_format_name(want), res.reason);
+        CHECK_MSG(got == adopted, "%s: the speculative fill taken %ld times, expected %d", what,
+                  got, adopted);
+        if (M && M->format != GS_FORMAT_CSR) { /* (a CSR is kept as given) */
+            check_spmv(what, M, A);
+            CHECK_OK(gs_spmat_to_csr(M, &back));
+            if (back) CHECK_OK(gs_csr_download(back, &hb));
+            CHECK_MSG(hb && same_csr(A, hb), "%s: CSR -> %s -> CSR differs", what,
+                      gs_format_name(res.format));
+        }
+        printf("  %-34s %-8s taken %ld (%s)\n", what, gs_format_name(res.format), got, res.reason);
+    }
+    gs_error_clear();
+    gs_spmat_destroy(&M);
+    gs_csr_destroy(&hb);
+    gs_csr_destroy(&back);
+    gs_csr_destroy(&dA);
+    gs_csr_destroy(&A);
+}
+
+static void check_speculation(void)
+{
+    printf("speculative CDS fill (device auto)\n");
+    check_spec("7-point 32^3", gen("poisson", 32, 7, 1), GS_FORMAT_CDS, 1, 0);
+    /* uneven rows: the pass saturates, the queued fill does nothing, SURAA runs */
+    check_spec("power law 40000", gen("powerlaw", 40000, 0, 1), GS_FORMAT_SURAA, 0, 0);
+    check_spec("7-point 32^3 again", gen("poisson", 32, 7, 1), GS_FORMAT_CDS, 1, 0);
+    check_spec("anisotropic 9-point 256^2", gen("anisotropic", 256, 9, 1), GS_FORMAT_CDS, 1, 0);
+    /* dof 2: 21 diagonals at block size 1, more than the 15 the arrays hold: block size 2 by
+     * the ordinary fill */
+    check_spec("7-point 26^3 dof 2", gen("poisson", 26, 7, 2), GS_FORMAT_CDS, 0, 0);
+    /* the speculation's allocation fails: the selection goes on without it, and the next one
+     * finds the scratch clean */
+    check_spec("7-point 32^3, allocation fails", gen("poisson", 32, 7, 1), GS_FORMAT_CDS, 0, 1);
+    check_spec("7-point 32^3 after", gen("poisson", 32, 7, 1), GS_FORMAT_CDS, 1, 0);
+    /* small: the rules give csr, no speculation */
+    check_spec("7-point 16^3", gen("poisson", 16, 7, 1), GS_FORMAT_CSR, 0, 0);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const int gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
@@ -802,6 +873,9 @@ int main(int argc, char **argv)
         if (gs_backend_cuda_init(0, NULL, 0) != GS_OK) return 77;
         check_device_features();
         check_selection(GS_LOC_DEVICE);
+#ifdef GS_HAVE_CUDA
+        check_speculation();
+#endif
         return gs_test_result("test_select_gpu");
     }
     check_features_host();
