@@ -125,8 +125,13 @@ gs_status gs_cds_spec_create(const gs_csr *A, gs_cds_spec **out);
 gs_status gs_cds_spec_launch(const gs_csr *A, gs_cds_spec *s);
 uint32_t *gs_cds_spec_keys(void);
 /* after the wait: the pass's n distinct diagonals (key[t] - rows, any order) and whether the
- * fill ran; its check is read from host memory here */
-void gs_cds_spec_done(gs_cds_spec *s, const gs_csr *A, int n, const uint32_t *key);
+ * fill ran; its check and its end on the GPU clock are read from host memory here, its time
+ * counted from the pass's end (pass_end_ns, the same clock) */
+void gs_cds_spec_done(gs_cds_spec *s, const gs_csr *A, int n, const uint32_t *key,
+                      unsigned long long pass_end_ns);
+/* the fill's GPU time when a conversion adopted it (0 otherwise): the selection counts it as
+ * conversion, not as features */
+double gs_cds_spec_adopted_seconds(const gs_cds_spec *s);
 void gs_cds_spec_destroy(gs_cds_spec **s); /* frees the arrays not adopted */
 /* Test hook: how many device conversions adopted a speculative fill so far. */
 long gs_cds_spec_adoptions(void);

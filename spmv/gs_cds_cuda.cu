@@ -244,6 +244,10 @@ static __device__ __forceinline__ void fill_finish(const fill_args &a, int K, fi
         a.hout[1] = __popc(__ldcg(used)) + __popc(__ldcg(used + 1)) + __popc(__ldcg(used + 2)) +
                     __popc(__ldcg(used + 3));
         memcpy(a.hout + 2, &p, sizeof p);
+        if (a.spec) { /* a speculative fill's end on the GPU clock */
+            const unsigned long long t = gs_gpu_clock_ns();
+            memcpy(a.hout + 4, &t, sizeof t);
+        }
     }
     __syncthreads();
     if (a.spec) /* a speculative fill's diagonals, read by every block at its start */
@@ -644,6 +648,8 @@ struct gs_cds_spec {
     int n;             /* how many, their ascending offsets: */
     int32_t off[GS_CDS_MAX_DIAGS];
     int bad, used; /* its check (as fill's) */
+    double fill_s; /* its time on the GPU (from the feature pass's end to its own) */
+    int adopted;   /* a conversion took the arrays */
 };
 
 static long g_spec_adoptions;
@@ -717,17 +723,25 @@ done:
     return st;
 }
 
-extern "C" void gs_cds_spec_done(gs_cds_spec *s, const gs_csr *A, int n, const uint32_t *key)
+extern "C" void gs_cds_spec_done(gs_cds_spec *s, const gs_csr *A, int n, const uint32_t *key,
+                                 unsigned long long pass_end_ns)
 {
     const int *h = (const int *)((const char *)gs_cuda_g.h_red + FILL_SPEC_HOUT);
-    unsigned long long placed = 0;
+    unsigned long long placed = 0, end = 0;
     s->ran = n >= 1 && n <= s->kmax;
     if (!s->ran) return;
+    memcpy(&end, h + 4, sizeof end);
+    s->fill_s = end > pass_end_ns ? 1e-9 * (double)(end - pass_end_ns) : 0.0;
     s->n = n;
     for (int t = 0; t < n; t++) s->off[t] = (int32_t)(key[t] - (uint32_t)A->rows);
     qsort(s->off, (size_t)n, sizeof *s->off, gs_cmp_i32);
     memcpy(&placed, h + 2, sizeof placed);
     s->bad = h[0] || placed != (unsigned long long)A->nnz, s->used = h[1];
+}
+
+extern "C" double gs_cds_spec_adopted_seconds(const gs_cds_spec *s)
+{
+    return s && s->adopted ? s->fill_s : 0.0;
 }
 
 /* C (a shell with the hint's offsets) takes p's speculative fill when it was made for A at
@@ -742,6 +756,7 @@ static int adopt(const gs_csr *A, const gs_format_params *p, gs_cds *C, int *bad
     C->val = s->val, C->present = s->present, C->d_off = s->d_off;
     s->val = NULL, s->present = NULL, s->d_off = NULL;
     *bad = s->bad, *used = s->used;
+    s->adopted = 1;
     g_spec_adoptions++;
     gs_cuda_select_trace("cds adopted the speculative fill");
     return 1;

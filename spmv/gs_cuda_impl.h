@@ -187,6 +187,15 @@ static __device__ __forceinline__ int gs_window_row(int32_t rp, uint32_t k)
     return c;
 }
 
+/* the GPU's clock in nanoseconds (the same for every multiprocessor): a kernel's last block
+ * stamps its end with it */
+static __device__ __forceinline__ unsigned long long gs_gpu_clock_ns(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 /* The row holding entry e (the largest r < rows with rowptr[r] <= e; 0 <= e < nnz), found by the
  * whole warp (every lane takes part and gets it): each step the 32 lanes probe 32 evenly spread
  * rows of the interval left, one load each, and keep the gap between the last probe at or below

@@ -402,7 +402,11 @@ static __global__ void features_kernel(int32_t rows, int32_t nnz, int64_t chunk,
     const unsigned long long k = __ldcg(fb.acc + ACC_STRIDE * ACC_K);
     const int n = __ldcg(fb.acc + ACC_STRIDE * ACC_SAT) || k > (unsigned)pl.cap ? 0 : (int)k;
     const uint32_t taken = k < (1ull << pl.table_log) ? (uint32_t)k : 1u << pl.table_log;
-    if (threadIdx.x < ACC_N) fb.hacc[threadIdx.x] = __ldcg(fb.acc + ACC_STRIDE * threadIdx.x);
+    /* (ACC_DONE's place in host memory: the GPU clock at the end of the pass, from which a
+     * speculative CDS fill's time is measured) */
+    if (threadIdx.x < ACC_N)
+        fb.hacc[threadIdx.x] =
+            threadIdx.x == ACC_DONE ? gs_gpu_clock_ns() : __ldcg(fb.acc + ACC_STRIDE * threadIdx.x);
     /* a speculative CDS fill gets the diagonals when there are 1 .. spec_kmax (its kernel,
      * queued behind this one, does nothing otherwise) */
     const bool spec = fb.spec && n >= 1 && n <= pl.spec_kmax;
@@ -623,7 +627,8 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s, gs_cds_s
         const int n = acc[ACC_SAT] || acc[ACC_K] > (unsigned)pl.cap ? 0 : (int)acc[ACC_K];
         gs_cds_spec_done(*spec, A, n,
                          (const uint32_t *)((const unsigned char *)g->h_red + sizeof acc +
-                                            (size_t)pl.cap * sizeof(unsigned long long)));
+                                            (size_t)pl.cap * sizeof(unsigned long long)),
+                         acc[ACC_DONE]);
     }
     gs_cuda_select_trace("features host sums");
 done:

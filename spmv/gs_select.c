@@ -626,6 +626,14 @@ gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *r
         p.cds_prefill = spec;
         GS_CHECK(convert(A, f, &p, M, res));
     }
+#ifdef GS_HAVE_CUDA
+    { /* an adopted speculative fill ran inside the feature pass's wait: its GPU time is the
+       * conversion's */
+        const double t = gs_cds_spec_adopted_seconds((const gs_cds_spec *)spec);
+        const double moved = t < res->feature_s ? t : res->feature_s;
+        res->feature_s -= moved, res->feat.seconds -= moved, res->convert_s += moved;
+    }
+#endif
 done:
 #ifdef GS_HAVE_CUDA
     gs_cds_spec_destroy((gs_cds_spec **)&spec);

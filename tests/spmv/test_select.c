@@ -828,6 +828,9 @@ static void check_spec(const char *what, gs_csr *A, gs_format want, int adopted,
                   M ? gs_format_name(res.format) : "nothing", gs_format_name(want), res.reason);
         CHECK_MSG(got == adopted, "%s: the speculative fill taken %ld times, expected %d", what,
                   got, adopted);
+        /* a taken fill's time is the conversion's */
+        CHECK_MSG(res.feature_s > 0.0 && res.convert_s > 0.0 && res.feat.seconds == res.feature_s,
+                  "%s: features %g s, conversion %g s", what, res.feature_s, res.convert_s);
         if (M && M->format != GS_FORMAT_CSR) { /* (a CSR is kept as given) */
             check_spmv(what, M, A);
             CHECK_OK(gs_spmat_to_csr(M, &back));
