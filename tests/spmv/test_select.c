@@ -478,6 +478,16 @@ static void check_rules(void)
 /* ---- selection ---- */
 
 /* M's SpMV against the CSR reference on the host (A host), at M's location */
+/* a selection request for format and levels with the default parameters */
+static gs_select_request request(const char *format, const char *levels)
+{
+    gs_select_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.format = format, rq.levels = levels;
+    gs_format_params_default(&rq.params);
+    return rq;
+}
+
 static void check_spmv(const char *what, const gs_spmat *M, const gs_csr *A)
 {
     gs_vec *x = NULL, *y = NULL;
@@ -506,12 +516,9 @@ static void check_spmv(const char *what, const gs_spmat *M, const gs_csr *A)
 static void check_select(const char *what, const gs_csr *A, const gs_csr *dA, const char *format,
                          const char *levels, int level, gs_format want, const char *text)
 {
-    gs_select_request rq;
+    gs_select_request rq = request(format, levels);
     gs_select_result res;
     gs_spmat *M = NULL;
-    memset(&rq, 0, sizeof rq);
-    rq.format = format, rq.levels = levels;
-    gs_format_params_default(&rq.params);
     gs_error_clear();
     gs_status st = gs_select_spmat(dA, level, &rq, &M, &res);
     CHECK_MSG(st == GS_OK, "%s: %s", what, gs_error_message());
@@ -536,12 +543,9 @@ static void check_select(const char *what, const gs_csr *A, const gs_csr *dA, co
 static void check_select_fails(const char *what, const gs_csr *dA, const char *format,
                                const char *levels, int level, const char *text)
 {
-    gs_select_request rq;
+    gs_select_request rq = request(format, levels);
     gs_select_result res;
     gs_spmat *M = NULL;
-    memset(&rq, 0, sizeof rq);
-    rq.format = format, rq.levels = levels;
-    gs_format_params_default(&rq.params);
     CHECK_FAIL(gs_select_spmat(dA, level, &rq, &M, &res), GS_ERR_CONFIG, text);
     CHECK(M == NULL);
     printf("  %-34s refused as asked\n", what);
@@ -560,12 +564,9 @@ static gs_format rule_for(const gs_csr *A, gs_loc loc)
 static void check_select_cds_hint(const char *what, const gs_csr *A, const gs_csr *dA,
                                   const char *format)
 {
-    gs_select_request rq;
+    gs_select_request rq = request(format, NULL);
     gs_select_result res;
     gs_spmat *M = NULL;
-    memset(&rq, 0, sizeof rq);
-    rq.format = format;
-    gs_format_params_default(&rq.params);
     const long before = gs_cds_detections();
     CHECK_OK(gs_select_spmat(dA, 0, &rq, &M, &res));
     const long detections = gs_cds_detections() - before;
@@ -645,12 +646,9 @@ static void check_selection(gs_loc loc)
     check_select_fails("unknown format", dP, "blocked", NULL, 0, "spmv.format = \"blocked\"");
     check_select_fails("unknown level format", dP, "auto", "csr,ell", 1, "spmv.levels[1]");
     { /* measure keeps the fastest: its reason lists the times in ascending order */
-        gs_select_request rq;
+        gs_select_request rq = request("measure", NULL);
         gs_select_result res;
         gs_spmat *M = NULL;
-        memset(&rq, 0, sizeof rq);
-        rq.format = "measure";
-        gs_format_params_default(&rq.params);
         CHECK_OK(gs_select_spmat(dP, 0, &rq, &M, &res));
         if (M) {
             const char *first = strstr(res.reason, ": ");
@@ -683,11 +681,8 @@ done:
 static void check_alloc_failures(const char *format)
 {
     gs_csr *A = gen("poisson", 6, 7, 2);
-    gs_select_request rq;
+    gs_select_request rq = request(format, NULL);
     int done = 0;
-    memset(&rq, 0, sizeof rq);
-    rq.format = format;
-    gs_format_params_default(&rq.params);
     printf("allocation failures (host, %s)\n", format);
     for (long k = 1; k < 400 && !done; k++) {
         long live = gs_mem_live();
@@ -811,12 +806,9 @@ static int same_csr(const gs_csr *A, const gs_csr *B)
 static void check_spec(const char *what, gs_csr *A, gs_format want, int adopted, long fail_at)
 {
     gs_csr *dA = NULL, *back = NULL, *hb = NULL;
-    gs_select_request rq;
+    gs_select_request rq = request("auto", NULL);
     gs_select_result res;
     gs_spmat *M = NULL;
-    memset(&rq, 0, sizeof rq);
-    rq.format = "auto";
-    gs_format_params_default(&rq.params);
     CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
     if (dA) {
         const long before = gs_cds_spec_adoptions();
