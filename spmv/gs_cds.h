@@ -133,8 +133,10 @@ void gs_cds_spec_done(gs_cds_spec *s, const gs_csr *A, int n, const uint32_t *ke
  * conversion, not as features */
 double gs_cds_spec_adopted_seconds(const gs_cds_spec *s);
 void gs_cds_spec_destroy(gs_cds_spec **s); /* frees the arrays not adopted */
-/* Test hook: how many device conversions adopted a speculative fill so far. */
+/* Test hooks: how many device conversions adopted a speculative fill so far; the count in the
+ * diagonals' place of the scratch (0 at rest; -1 when it cannot be read) */
 long gs_cds_spec_adoptions(void);
+long gs_cds_spec_scratch_count(void);
 #endif
 
 /* A CDS shell for A at loc with block size b and K block diagonals: fields set, the host

@@ -214,6 +214,7 @@ static __device__ __forceinline__ void fill_word(uint32_t *present, int64_t at, 
  * it is zero at rest (the backend's selection scratch), so a fill is one launch and one wait. */
 static __device__ __forceinline__ void fill_finish(const fill_args &a, int K, fill_shared &sh)
 {
+    /* (both fill kernels run at least four warps a block: static_asserts at their sizes) */
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     unsigned *used = (unsigned *)a.chk + FILL_CHK_USED;
     unsigned long long *placed = (unsigned long long *)(a.chk + FILL_CHK_PLACED);
@@ -269,9 +270,16 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS, 8)
     fill_rows_kernel(fill_args a, cds_offsets off)
 {
     __shared__ fill_shared sh;
-    /* a speculative fill takes its offsets from the feature pass, and does nothing without */
-    const int K = SPEC ? (int)a.spec[0] : a.K;
-    if (SPEC && K == 0) return;
+    /* a speculative fill takes its offsets from the feature pass (at most a.K, what its
+     * arrays hold), and does nothing without; a count past a.K (the scratch not at rest)
+     * fills nothing either, and block 0 clears it */
+    const uint32_t listed = SPEC ? a.spec[0] : 0u;
+    const int K = SPEC ? (listed <= (uint32_t)a.K ? (int)listed : 0) : a.K;
+    if (SPEC && K == 0) {
+        if (listed && blockIdx.x == 0)
+            for (int t = threadIdx.x; t < 2 + GS_CDS_MAX_DIAGS; t += blockDim.x) a.spec[t] = 0;
+        return;
+    }
     if (SPEC)
         fill_start_spec(a, K, sh);
     else
@@ -316,7 +324,9 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS, 8)
  * 600 us on an H100, this one 287 us; on 7-point rows it is the slower, FILL_WINDOW_MEAN).
  * The check as fill_rows_kernel's, but chk[0] = 1 only for an entry on no listed offset: two
  * entries of a row on one slot (a repeated column) leave the present bits short of nnz. */
-#define FILL_WARPS 4  /* windows of a block */
+#define FILL_WARPS 4 /* windows of a block */
+static_assert(FILL_WARPS >= 4 && GS_CUDA_THREADS >= 128,
+              "fill_finish takes one word of used diagonals from each of four warps");
 #define FILL_SLOTS 32 /* slots a window fills per walk (one present word each) */
 #define FILL_PITCH 33 /* tile doubles per slot: one row's lanes of different slots miss banks */
 #define FILL_UNROLL 4 /* steps of 32 entries whose loads are issued together */
@@ -659,6 +669,16 @@ extern "C" long gs_cds_spec_adoptions(void)
     return g_spec_adoptions;
 }
 
+extern "C" long gs_cds_spec_scratch_count(void)
+{
+    uint32_t n = 0;
+    if (cudaMemcpy(&n, gs_cds_spec_keys(), sizeof n, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return (long)n;
+}
+
 extern "C" uint32_t *gs_cds_spec_keys(void)
 {
     return (uint32_t *)((int *)((char *)gs_cuda_g.d_sel + GS_CUDA_SEL_CDS) + FILL_SPEC_AT);
@@ -710,7 +730,7 @@ extern "C" gs_status gs_cds_spec_launch(const gs_csr *A, gs_cds_spec *s)
     fill_args a;
     cds_offsets off; /* unused: the offsets come from the feature pass */
     memset(&off, 0, sizeof off);
-    a.rows = A->rows, a.b = 1, a.K = 0, a.ld = s->ld;
+    a.rows = A->rows, a.b = 1, a.K = s->kmax, a.ld = s->ld; /* K: the most it may fill */
     a.rowptr = A->rowptr, a.colind = A->colind, a.a_val = A->val;
     a.val = s->val, a.present = s->present, a.d_off = s->d_off;
     a.chk = (int *)((char *)g->d_sel + GS_CUDA_SEL_CDS);

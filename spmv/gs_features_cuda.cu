@@ -175,7 +175,8 @@ static __device__ int table_add(uint32_t u, const feat_plan &pl, const feat_bufs
     return -1;
 }
 
-/* t mod d for t < 2^16 and d <= 840, with magic = ceil(2^32 / d): the quotient by a multiply */
+/* t mod d for t < 2^16 and 2 <= d <= 840, with magic = ceil(2^32 / d): the quotient by a
+ * multiply (d = 1 has no 32-bit magic; the callers never ask for it: b > 1, lmod > 1) */
 static __device__ __forceinline__ uint32_t mod_magic(uint32_t t, uint32_t d, uint32_t magic)
 {
     return t - d * __umulhi(t, magic);
@@ -607,12 +608,15 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s, gs_cds_s
     }
     if (fb.spec) { /* the speculative CDS fill behind it, its arrays allocated meanwhile */
         const gs_status made = gs_cds_spec_create(A, spec);
-        if (made != GS_OK || !*spec) { /* none after all: the diagonals' place cleared */
-            gs_error_clear();
+        const gs_status queued = made == GS_OK && *spec ? gs_cds_spec_launch(A, *spec) : made;
+        if (made != GS_OK || !*spec || queued != GS_OK) {
+            /* none after all: the diagonals' place cleared (zero at rest); no arrays is no
+             * error (the selection goes on without), a failed launch is */
+            const int none = made != GS_OK || !*spec;
+            if (none) gs_error_clear();
             GS_CUDA_CALL(
                 cudaMemsetAsync(fb.spec, 0, (2 + GS_CDS_MAX_DIAGS) * sizeof(uint32_t), stream));
-        } else {
-            GS_CHECK(gs_cds_spec_launch(A, *spec));
+            GS_CHECK(none ? GS_OK : queued);
         }
         gs_cuda_select_trace("features speculative fill enqueued");
     }

@@ -492,6 +492,7 @@ static gs_status measure(const gs_csr *A, const gs_select_request *rq, const cha
         }
         gs_format_params p = rq->params;
         hint_params(&res->feat, (gs_format)f, &p);
+        p.cds_prefill = NULL; /* only "auto" makes one (and passes its own) */
         st = gs_spmat_create(A, (gs_format)f, &p, &cand);
         if (st == GS_ERR_UNSUPPORTED) {
             gs_error_clear();

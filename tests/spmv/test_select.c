@@ -830,6 +830,9 @@ static void check_spec(const char *what, gs_csr *A, gs_format want, int adopted,
             CHECK_MSG(hb && same_csr(A, hb), "%s: CSR -> %s -> CSR differs", what,
                       gs_format_name(res.format));
         }
+        /* the diagonals' place in the scratch is back at rest */
+        CHECK_MSG(gs_cds_spec_scratch_count() == 0, "%s: the scratch holds %ld diagonals", what,
+                  gs_cds_spec_scratch_count());
         printf("  %-34s %-8s taken %ld (%s)\n", what, gs_format_name(res.format), got, res.reason);
     }
     gs_error_clear();
@@ -851,9 +854,15 @@ static void check_speculation(void)
     /* dof 2: 21 diagonals at block size 1, more than the 15 the arrays hold: block size 2 by
      * the ordinary fill */
     check_spec("7-point 26^3 dof 2", gen("poisson", 26, 7, 2), GS_FORMAT_CDS, 0, 0);
-    /* the speculation's allocation fails: the selection goes on without it, and the next one
-     * finds the scratch clean */
-    check_spec("7-point 32^3, allocation fails", gen("poisson", 32, 7, 1), GS_FORMAT_CDS, 0, 1);
+    /* each of the speculation's three allocations fails in turn: the selection goes on
+     * without it (the ordinary fill), the scratch is cleared, and a pass that lists nothing
+     * (dof 2) and the next stencil work as before */
+    for (long k = 1; k <= 3; k++) {
+        char what[64];
+        snprintf(what, sizeof what, "7-point 32^3, allocation %ld fails", k);
+        check_spec(what, gen("poisson", 32, 7, 1), GS_FORMAT_CDS, 0, k);
+        check_spec("7-point 26^3 dof 2 after", gen("poisson", 26, 7, 2), GS_FORMAT_CDS, 0, 0);
+    }
     check_spec("7-point 32^3 after", gen("poisson", 32, 7, 1), GS_FORMAT_CDS, 1, 0);
     /* small: the rules give csr, no speculation */
     check_spec("7-point 16^3", gen("poisson", 16, 7, 1), GS_FORMAT_CSR, 0, 0);
