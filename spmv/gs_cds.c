@@ -119,7 +119,7 @@ gs_status gs_cds_shell(const gs_csr *A, int b, int ndiag, gs_loc loc, gs_cds **o
     C->b = b;
     C->nbr = A->rows / b, C->nbc = A->cols / b;
     C->ndiag = ndiag;
-    C->ld = ((int64_t)A->rows + GS_CDS_ROW_ALIGN - 1) / GS_CDS_ROW_ALIGN * GS_CDS_ROW_ALIGN;
+    C->ld = gs_cds_ld(A->rows);
     C->loc = loc;
     GS_CHECK(gs_alloc_array((size_t)(ndiag > 0 ? ndiag : 1), sizeof *C->off, "CDS offsets",
                             (void **)&C->off));

@@ -58,6 +58,12 @@ extern "C" {
 #define GS_CDS_MAX_DIAGS 128 /* most block diagonals */
 #define GS_CDS_ROW_ALIGN 32  /* ld is rows rounded up to this */
 
+/* ld, the distance between two value arrays, for a matrix of `rows` rows */
+static inline int64_t gs_cds_ld(int64_t rows)
+{
+    return (rows + GS_CDS_ROW_ALIGN - 1) / GS_CDS_ROW_ALIGN * GS_CDS_ROW_ALIGN;
+}
+
 typedef struct gs_cds {
     int32_t rows, cols, nnz; /* the CSR's shape and entry count */
     int32_t b;               /* unknowns per grid point: blocks are b x b */
@@ -98,6 +104,7 @@ gs_status gs_cds_choose(const gs_csr *A, const gs_format_params *p, int n, const
  * is, reached gs_cds_choose, instead of taking a hint. */
 long gs_cds_detections(void);
 
+typedef struct gs_cds_spec gs_cds_spec; /* (declared in every build; made in CUDA builds) */
 #ifdef GS_HAVE_CUDA
 /* A speculative CDS fill beside the device feature pass (gs_select.c, "auto"): the fill of a
  * device matrix A at block size 1 is enqueued right behind the feature kernel, which leaves its
@@ -108,7 +115,6 @@ long gs_cds_detections(void);
  * given is block size 1 with exactly these offsets, and checks the fill as its own.
  * gs_cds_spec_create gives NULL (no error) where the fill would not be the row kernel's or A
  * is empty. */
-typedef struct gs_cds_spec gs_cds_spec;
 /* mean entries per row from which the device fill goes by windows of rows (gs_cds_cuda.cu) */
 #define GS_CDS_FILL_WINDOW_MEAN 16
 /* kmax for A (0: no speculative fill: A empty, or filled by windows) */

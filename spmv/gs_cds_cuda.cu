@@ -155,7 +155,7 @@ static_assert(GS_CDS_MAX_DIAGS <= 128, "the fill's check holds 128 diagonal bits
  * goes to host memory at byte FILL_SPEC_HOUT of the pinned buffer, apart from the feature
  * pass's results, which the same wait brings. */
 #define FILL_SPEC_AT 128
-#define FILL_SPEC_HOUT (GS_CUDA_PINNED_BYTES - 64)
+#define FILL_SPEC_HOUT GS_CUDA_PINNED_SPEC
 
 /* a fill's shared state: the offsets, the diagonals that got an entry, the bits placed */
 typedef struct fill_shared {
@@ -706,7 +706,7 @@ extern "C" gs_status gs_cds_spec_create(const gs_csr *A, gs_cds_spec **out)
     GS_CHECK(gs_alloc_array(1, sizeof *s, "speculative CDS fill", (void **)&s));
     memset(s, 0, sizeof *s);
     s->rows = A->rows, s->nnz = A->nnz;
-    s->ld = ((int64_t)A->rows + GS_CDS_ROW_ALIGN - 1) / GS_CDS_ROW_ALIGN * GS_CDS_ROW_ALIGN;
+    s->ld = gs_cds_ld(A->rows); /* as the shell's (gs_cds_shell), which adopt compares */
     s->kmax = gs_cds_spec_kmax_for(A);
     {
         const size_t slots = (size_t)s->kmax * (size_t)s->ld;

@@ -19,6 +19,8 @@
 #define GS_CUDA_RED_BLOCKS 1024         /* most blocks of the first reduction pass (fixed) */
 #define GS_CUDA_RED_MAX 128 /* most sums one reduction returns (mdot of a GMRES basis) */
 #define GS_CUDA_PINNED_BYTES 32768      /* h_red's size: >= (GS_CUDA_RED_MAX + 1) doubles */
+#define GS_CUDA_PINNED_SPEC (GS_CUDA_PINNED_BYTES - 64) /* h_red's last 64 bytes: the check of a
+                                                           speculative CDS fill (gs_cds.h) */
 #define GS_CUDA_STAGE_BYTES (32u << 20) /* each of the two pinned staging buffers */
 #define GS_CUDA_SEL_FEAT 0                        /* d_sel: the feature pass's 192 KiB, */
 #define GS_CUDA_SEL_CDS (GS_CUDA_SEL_FEAT + 196608) /* the CDS fill's 2 KiB, */

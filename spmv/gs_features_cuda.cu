@@ -581,7 +581,7 @@ extern "C" gs_status gs_features_cuda(const gs_csr *A, gs_feat_sums *s, gs_cds_s
     static_assert(ACC_STRIDE * ACC_N * 8 + FEAT_TABLE_MAX * 16 <=
                       GS_CUDA_SEL_CDS - GS_CUDA_SEL_FEAT,
                   "the feature tables must fit their part of the selection scratch");
-    static_assert(ACC_N * 8 + FEAT_CAP_MAX * 12 <= GS_CUDA_PINNED_BYTES - 64,
+    static_assert(ACC_N * 8 + FEAT_CAP_MAX * 12 <= GS_CUDA_PINNED_SPEC,
                   "the totals and pairs must fit the pinned transfer buffer, before the "
                   "speculative fill's check");
     static_assert(2 * (FEAT_CAP_MAX + 1) <= FEAT_TABLE_MAX / 2, "the set must hold cap_d");

@@ -323,7 +323,7 @@ static void from_sums(const gs_csr *A, const gs_feat_sums *s, gs_features *f)
 
 /* the features of A; spec (device, may be NULL): a speculative CDS fill beside the pass
  * (gs_features_cuda) */
-static gs_status features_with(const gs_csr *A, gs_features *f, void **spec)
+static gs_status features_with(const gs_csr *A, gs_features *f, gs_cds_spec **spec)
 {
     gs_status st = GS_OK;
     gs_feat_sums s;
@@ -337,7 +337,7 @@ static gs_status features_with(const gs_csr *A, gs_features *f, void **spec)
 #ifdef GS_HAVE_CUDA
             if (!gs_backend_get(GS_LOC_DEVICE))
                 GS_FAIL(GS_ERR_ARG, "gs_features_compute: the device backend is not initialised");
-            GS_CHECK(gs_features_cuda(A, &s, (gs_cds_spec **)spec));
+            GS_CHECK(gs_features_cuda(A, &s, spec));
 #else
             (void)spec;
             GS_FAIL(GS_ERR_UNSUPPORTED, "this gsolve was built without CUDA");
@@ -587,7 +587,7 @@ gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *r
     char word[32], key[48];
     int index = 0;
     gs_format f = GS_FORMAT_CSR;
-    void *spec = NULL; /* gs_cds_spec (device builds) */
+    gs_cds_spec *spec = NULL; /* made in CUDA builds only */
     *M = NULL;
     memset(res, 0, sizeof *res);
     if (!A || !rq) return GS_ERROR(GS_ERR_ARG, "gs_select_spmat: no matrix or no request");
@@ -630,14 +630,14 @@ gs_status gs_select_spmat(const gs_csr *A, int level, const gs_select_request *r
 #ifdef GS_HAVE_CUDA
     { /* an adopted speculative fill ran inside the feature pass's wait: its GPU time is the
        * conversion's */
-        const double t = gs_cds_spec_adopted_seconds((const gs_cds_spec *)spec);
+        const double t = gs_cds_spec_adopted_seconds(spec);
         const double moved = t < res->feature_s ? t : res->feature_s;
         res->feature_s -= moved, res->feat.seconds -= moved, res->convert_s += moved;
     }
 #endif
 done:
 #ifdef GS_HAVE_CUDA
-    gs_cds_spec_destroy((gs_cds_spec **)&spec);
+    gs_cds_spec_destroy(&spec);
 #endif
     if (st != GS_OK) gs_spmat_destroy(M);
     return st;
