@@ -12,7 +12,7 @@ measured with --backend host (no cuSPARSE column) calibrates the host rows.
 The rows of one location (first matching row wins), whose thresholds and formats the script
 searches:
 
-    1. uneven rows: std > C x mean and rows < U                     -> XS (suraa)
+    1. uneven rows: std > C x mean, rows < U and nnz >= N           -> XS (suraa)
     2. uneven rows: std > C x mean                                  -> XL (GPU cusparse, host suraa)
     3. small: rows < R                                              -> csr
     4. structured: block diagonals <= K, 0 <= CDS fill <= F
@@ -28,6 +28,11 @@ coordinate descent from the table in force (read from spmv/gs_select.c), once pe
 formats XS, XL and Y; ties keep the value in force, or else take the roundest number that decides
 alike. It prints each matrix's outcome under the table in force and under the proposal, and the
 #define lines to paste into spmv/gs_select.c.
+
+N is not searched: it keeps row 1's conversion within the cost limit. Wherever the table in
+force picked row 1's format, the run's cost of the features and the conversion is known (in
+SpMVs of that format); N is proposed just above the largest nnz whose cost passed
+--max-cost x --cost-margin (the one in force when none did).
 """
 import argparse
 import csv
@@ -37,10 +42,10 @@ import re
 import sys
 
 FORMATS = ["csr", "cusparse", "cmrs", "suraa", "cds"]
-PARAMS = ["C", "U", "R", "K", "F", "B1", "M"]
-DEFINES = {"C": "UNEVEN_CV", "U": "UNEVEN_ROWS", "R": "SMALL_ROWS", "K": "CDS_MAX_DIAGS",
-           "F": "CDS_MAX_FILL", "B1": "CDS_BLOCK1", "M": "LONG_MEAN"}
-INTEGER = ("U", "R", "K", "B1")
+PARAMS = ["C", "U", "N", "R", "K", "F", "B1", "M"]
+DEFINES = {"C": "UNEVEN_CV", "U": "UNEVEN_ROWS", "N": "UNEVEN_MIN_NNZ", "R": "SMALL_ROWS",
+           "K": "CDS_MAX_DIAGS", "F": "CDS_MAX_FILL", "B1": "CDS_BLOCK1", "M": "LONG_MEAN"}
+INTEGER = ("U", "N", "R", "K", "B1")
 FORMAT_XS = {True: "suraa", False: "suraa"}    # row 1's format in the table, GPU / host
 FORMAT_XL = {True: "cusparse", False: "suraa"}  # row 2's
 FORMAT_Y = {True: "cmrs", False: "suraa"}       # row 5's
@@ -51,7 +56,7 @@ MD_COLUMNS = {
     "matrix": "matrix", "rows": "rows", "nnz": "nnz", "mean": "mean", "std": "std",
     "max": "max", "diags": "ndiags", "b": "block", "K": "nblockdiags", "fill": "cds_fill",
     "cusparse us": "t_cusparse", "csr us": "t_csr", "cmrs us": "t_cmrs", "suraa us": "t_suraa",
-    "cds us": "t_cds",
+    "cds us": "t_cds", "auto": "auto", "features+conversion / auto SpMV": "cost",
 }
 
 
@@ -94,11 +99,19 @@ def load(path):
     raw = read_md(path) if path.endswith(".md") else read_csv(path)
     out = []
     for r in raw:
-        m = {"name": r["matrix"], "rows": num(r["rows"]), "mean": num(r["mean"]),
+        m = {"name": r["matrix"], "rows": num(r["rows"]), "nnz": num(r.get("nnz")),
+             "mean": num(r["mean"]),
              "std": num(r["std"]), "block": num(r.get("block", "1")),
              "K": num(r["nblockdiags"]), "fill": num(r["cds_fill"]),
              "t": {f: num(r.get("t_" + f)) for f in FORMATS}}
         m["cv"] = m["std"] / m["mean"] if m["mean"] > 0 else 0.0
+        m["auto"] = (r.get("auto") or "").strip()
+        if "cost" in r:  # the --md table: features + conversion in SpMVs of the auto format
+            m["cost"] = num(r["cost"])
+        elif m["auto"] in FORMATS and "feature_s" in r:
+            m["cost"] = (num(r["feature_s"]) + num(r["convert_s"])) / m["t"][m["auto"]]
+        else:
+            m["cost"] = float("nan")
         if not math.isnan(m["t"]["csr"]):
             out.append(m)
     return out
@@ -106,7 +119,7 @@ def load(path):
 
 def table_in_force(source, device):
     """The #defines of the location's rows in spmv/gs_select.c."""
-    p = {"C": 1.0, "U": 0.0, "R": 0.0, "K": 128.0, "F": 0.25, "B1": 0.0, "M": 12.0,
+    p = {"C": 1.0, "U": 0.0, "N": 0.0, "R": 0.0, "K": 128.0, "F": 0.25, "B1": 0.0, "M": 12.0,
          "XS": FORMAT_XS[device], "XL": FORMAT_XL[device], "Y": FORMAT_Y[device]}
     prefix = "GPU_" if device else "HOST_"
     try:
@@ -124,7 +137,7 @@ def table_in_force(source, device):
 def choose(m, p, device):
     """The format the table with parameters p picks for matrix m, after the csr fallback."""
     uneven = m["cv"] > p["C"]
-    if uneven and p["XS"] != "off" and m["rows"] < p["U"]:
+    if uneven and p["XS"] != "off" and m["rows"] < p["U"] and not m["nnz"] < p["N"]:
         f = p["XS"]
     elif uneven and p["XL"] != "off":
         f = p["XL"]
@@ -223,6 +236,8 @@ def descend(ms, p, device, within, floor, max_fill, start):
     for _ in range(6):
         moved = False
         for key in PARAMS:
+            if key == "N":  # the cost limit's, not searched
+                continue
             for c in sorted(candidates(ms, key, p[key], max_fill), key=lambda c: abs(c - start[key])):
                 q = dict(p, **{key: c})
                 score, _ = evaluate(ms, q, device, within, floor)
@@ -236,9 +251,10 @@ def descend(ms, p, device, within, floor, max_fill, start):
 def show(ms, p, device, within, floor, title):
     base = "cusparse" if device else "csr"
     score, picks = evaluate(ms, p, device, within, floor)
-    print("\n%s: cv > %g -> %s below %g rows, else %s; rows < %g -> csr; K <= %g, fill <= %g%s "
-          "-> cds; mean >= %g -> %s" % (title, p["C"], p["XS"], p["U"], p["XL"], p["R"], p["K"],
-                                        p["F"], " at b = 1" if p["B1"] else "", p["M"], p["Y"]))
+    print("\n%s: cv > %g -> %s below %g rows from %g entries, else %s; rows < %g -> csr; "
+          "K <= %g, fill <= %g%s -> cds; mean >= %g -> %s"
+          % (title, p["C"], p["XS"], p["U"], p["N"], p["XL"], p["R"], p["K"], p["F"],
+             " at b = 1" if p["B1"] else "", p["M"], p["Y"]))
     print("| matrix | auto | best | best/auto | auto vs %s |" % base)
     print("| --- | --- | --- | --- | --- |")
     for m, (f, ratio, speed) in zip(ms, picks):
@@ -260,6 +276,10 @@ def main():
                     "none on the host)")
     ap.add_argument("--max-fill", type=float, default=0.25,
                     help="spmv.cds_max_fill: CDS refuses beyond it")
+    ap.add_argument("--max-cost", type=float, default=10.0,
+                    help="features + conversion, in SpMVs of the format picked, at most")
+    ap.add_argument("--cost-margin", type=float, default=0.9,
+                    help="N keeps row 1's cost within this share of --max-cost")
     ap.add_argument("--host", action="store_true",
                     help="calibrate the host rows (default: the GPU's when cuSPARSE was timed)")
     ap.add_argument("--source", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -276,12 +296,22 @@ def main():
         a.floor = 0.95 if device else 0.0
     cur = table_in_force(a.source, device)
     show(ms, cur, device, a.within, a.floor, "Table in force (%s)" % os.path.relpath(a.source))
+    start = dict(cur)
+    over = [m for m in ms if m["auto"] == cur["XS"] and m["cost"] > a.max_cost * a.cost_margin]
+    for m in ms:
+        if m["auto"] == cur["XS"] and not math.isnan(m["cost"]):
+            print("%s cost %.1f SpMVs at %d entries (%s)" % (
+                cur["XS"], m["cost"], m["nnz"], m["name"]))
+    if over:  # N just above the largest such nnz (three significant digits, rounded up)
+        top = max(m["nnz"] for m in over) + 1
+        scale = 10 ** max(int(math.log10(top)) - 2, 0)
+        start = dict(cur, N=max(cur["N"], math.ceil(top / scale) * scale))
     best, prop = None, None
     for XS in (FORMAT_XS[device], "off"):
         for XL in (FORMAT_XL[device], "off"):
             for Y in (FORMAT_Y[device], "off"):
-                score, p = descend(ms, dict(cur, XS=XS, XL=XL, Y=Y), device, a.within, a.floor,
-                                   a.max_fill, cur)
+                score, p = descend(ms, dict(start, XS=XS, XL=XL, Y=Y), device, a.within,
+                                   a.floor, a.max_fill, start)
                 if best is None or score > best:
                     best, prop = score, p
     for key in ("C", "U", "R", "K", "F", "M"):  # the value in force if it decides alike, else round

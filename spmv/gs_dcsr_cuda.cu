@@ -9,6 +9,7 @@
 #include <cub/cub.cuh>
 
 #include "gs_cuda_impl.h"
+#include "gs_cuda_move.cuh"
 #include "gs_cuda_reduce.cuh"
 #include "gs_dcsr.h"
 
@@ -285,79 +286,14 @@ static __global__ void gather_rows_kernel(int32_t rows, int k, int64_t pitch,
 }
 
 /* One segment per row (k = 1, the SpGEMM's result): output entry e of row r comes from
- * start_r + (e - rp[r]), so the copy is flat. A block takes GATHER_TILE consecutive output
- * entries; warp 0 finds the tile's first and last rows (gs_warp_row_of), the block stages their
- * row pointers and shifts (start_r - rp[r]) in shared memory, and every thread copies its
- * entries, GATHER_UNROLL loads in flight before their stores, each finding its row among the
- * staged ones; writes are coalesced and so are reads within a row. ncu on the H200, 3D Poisson
- * 7-point 100^3: A*P (3.9M entries) 82 us with gather_rows_kernel, 43 us here; A*A (24.6M
- * entries, 700 MB of DRAM traffic either way) 224 and 218 us, both at the bandwidth. A tile
- * spanning more than GATHER_ROWS rows (empty rows) searches rp in global memory instead. */
-#define GATHER_UNROLL 4
-#define GATHER_TILE (GS_CUDA_THREADS * GATHER_UNROLL)
-#define GATHER_ROWS 1024
-static __global__ void gather_flat_kernel(int32_t rows, int64_t nnz,
-                                          const int32_t *__restrict__ offsets,
-                                          const int32_t *__restrict__ rp,
-                                          const int32_t *__restrict__ ci,
-                                          const double *__restrict__ v, int32_t *__restrict__ nc,
-                                          double *__restrict__ nv)
-{
-    __shared__ int32_t s_rp[GATHER_ROWS], s_sh[GATHER_ROWS];
-    __shared__ int32_t s_r0, s_nr;
-    const int64_t k0 = (int64_t)blockIdx.x * GATHER_TILE;
-    const int64_t k1 = k0 + GATHER_TILE < nnz ? k0 + GATHER_TILE : nnz;
-    if (threadIdx.x < 32) {
-        const int32_t r0 = gs_warp_row_of(rp, rows, k0);
-        const int32_t r1 = gs_warp_row_of(rp, rows, k1 - 1);
-        if (threadIdx.x == 0) s_r0 = r0, s_nr = r1 - r0 + 1;
+ * offsets[2r] + (e - rp[r]), so the copy is flat (gs_move) */
+struct segment_shift {
+    const int32_t *offsets;
+    __device__ int32_t operator()(int32_t r, int32_t rp_r) const
+    {
+        return __ldg(offsets + 2 * (int64_t)r) - rp_r;
     }
-    __syncthreads();
-    const int32_t r0 = s_r0, nr = s_nr;
-    const bool staged = nr <= GATHER_ROWS; /* block-uniform */
-    if (staged) {
-        for (int t = threadIdx.x; t < nr; t += blockDim.x) {
-            s_rp[t] = rp[r0 + t];
-            s_sh[t] = offsets[2 * (int64_t)(r0 + t)] - s_rp[t];
-        }
-        __syncthreads();
-    }
-    int32_t c[GATHER_UNROLL];
-    double x[GATHER_UNROLL];
-#pragma unroll
-    for (int u = 0; u < GATHER_UNROLL; u++) {
-        const int64_t e = k0 + u * GS_CUDA_THREADS + threadIdx.x;
-        if (e >= k1) continue;
-        int32_t lo = 0, hi = nr - 1, sh; /* the last staged row with rp <= e */
-        if (staged) {
-            while (lo < hi) {
-                const int32_t mid = (lo + hi + 1) >> 1;
-                if (s_rp[mid] <= e)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            sh = s_sh[lo];
-        } else {
-            lo += r0, hi += r0;
-            while (lo < hi) {
-                const int32_t mid = (lo + hi + 1) >> 1;
-                if (__ldg(rp + mid) <= e)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            sh = offsets[2 * (int64_t)lo] - __ldg(rp + lo);
-        }
-        c[u] = __ldcs(ci + e + sh);
-        x[u] = __ldcs(v + e + sh);
-    }
-#pragma unroll
-    for (int u = 0; u < GATHER_UNROLL; u++) {
-        const int64_t e = k0 + u * GS_CUDA_THREADS + threadIdx.x;
-        if (e < k1) nc[e] = c[u], nv[e] = x[u];
-    }
-}
+};
 
 /* rowptr = scan of sizes (the stored entries are below 2^31, so 32-bit sums do); nnz read
  * back; rows gathered in order, a warp per 32 rows; adopted as a device CSR */
@@ -380,10 +316,8 @@ extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
     GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *ci, "CSR column indices", (void **)&ci));
     GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *v, "CSR values", (void **)&v));
     if (D->k == 1 && nnz > 0) { /* one segment per row: a flat copy */
-        gather_flat_kernel<<<(unsigned)(((int64_t)nnz + GATHER_TILE - 1) / GATHER_TILE),
-                             GS_CUDA_THREADS, 0, s>>>(D->rows, nnz, D->offsets, rp, D->colind,
-                                                      D->val, ci, v);
-        GS_CUDA_LAUNCHED("dcsr_to_csr_flat");
+        GS_CHECK(gs_move(D->rows, nnz, rp, segment_shift{D->offsets}, 1, D->colind, D->val, ci, v,
+                         s, "dcsr_to_csr_flat"));
     } else if (D->rows > 0) { /* a warp per 32 rows */
         const int64_t blocks = ((int64_t)D->rows + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS;
         gather_rows_kernel<<<(unsigned)(blocks > 65536 ? 65536 : blocks), GS_CUDA_THREADS, 0, s>>>(

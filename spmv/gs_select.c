@@ -28,7 +28,9 @@
  *   python3 scripts/calibrate_select.py sel.csv
  * ------------------------------------------------------------------------------------------- */
 #define GPU_UNEVEN_CV 1.0      /* std / mean above which rows are "uneven" ... */
-#define GPU_UNEVEN_ROWS 500000 /* ... SURAA below this many rows, cuSPARSE from it */
+#define GPU_UNEVEN_ROWS 500000 /* ... SURAA below this many rows, cuSPARSE from it ... */
+#define GPU_UNEVEN_MIN_NNZ 1500000 /* ... and below this many entries (SURAA's conversion,
+                                      about 110 us, passes 9 SpMVs there) */
 #define GPU_SMALL_ROWS 30000   /* below: launch-bound, gsolve's CSR kernel (no conversion) */
 #define GPU_CDS_MAX_DIAGS 128  /* structured: block diagonals ... */
 #define GPU_CDS_MAX_FILL 0.25  /* ... and CDS padding over nnz up to which CDS wins */
@@ -37,6 +39,7 @@
 
 #define HOST_UNEVEN_CV 1.0          /* SURAA's length-sorted rows balance the threads */
 #define HOST_UNEVEN_ROWS 2147483647 /* (the host has no cuSPARSE: SURAA at every size) */
+#define HOST_UNEVEN_MIN_NNZ 0
 #define HOST_SMALL_ROWS 0
 #define HOST_CDS_MAX_DIAGS 128
 #define HOST_CDS_MAX_FILL 0.25
@@ -46,16 +49,16 @@
 /* the thresholds of one location */
 typedef struct select_limits {
     double uneven_cv;
-    int64_t uneven_rows, small_rows;
+    int64_t uneven_rows, uneven_min_nnz, small_rows;
     int cds_max_diags, cds_block1;
     double cds_max_fill, long_mean;
 } select_limits;
 
 static const select_limits LIMITS[2] = {
-    [GS_LOC_HOST] = {HOST_UNEVEN_CV, HOST_UNEVEN_ROWS, HOST_SMALL_ROWS, HOST_CDS_MAX_DIAGS,
-                     HOST_CDS_BLOCK1, HOST_CDS_MAX_FILL, HOST_LONG_MEAN},
-    [GS_LOC_DEVICE] = {GPU_UNEVEN_CV, GPU_UNEVEN_ROWS, GPU_SMALL_ROWS, GPU_CDS_MAX_DIAGS,
-                       GPU_CDS_BLOCK1, GPU_CDS_MAX_FILL, GPU_LONG_MEAN},
+    [GS_LOC_HOST] = {HOST_UNEVEN_CV, HOST_UNEVEN_ROWS, HOST_UNEVEN_MIN_NNZ, HOST_SMALL_ROWS,
+                     HOST_CDS_MAX_DIAGS, HOST_CDS_BLOCK1, HOST_CDS_MAX_FILL, HOST_LONG_MEAN},
+    [GS_LOC_DEVICE] = {GPU_UNEVEN_CV, GPU_UNEVEN_ROWS, GPU_UNEVEN_MIN_NNZ, GPU_SMALL_ROWS,
+                       GPU_CDS_MAX_DIAGS, GPU_CDS_BLOCK1, GPU_CDS_MAX_FILL, GPU_LONG_MEAN},
 };
 
 typedef struct select_rule {
@@ -65,10 +68,12 @@ typedef struct select_rule {
     const char *text;
 } select_rule;
 
-/* row lengths spread more than the mean, on a matrix of few rows */
+/* row lengths spread more than the mean, on a matrix of few rows but enough entries that a
+ * conversion's fixed cost stays within the SpMVs it is measured in */
 static int cond_uneven_small(const gs_features *f, const select_limits *l)
 {
-    return f->std > l->uneven_cv * f->mean && f->rows < l->uneven_rows;
+    return f->std > l->uneven_cv * f->mean && f->rows < l->uneven_rows &&
+           f->nnz >= l->uneven_min_nnz;
 }
 
 /* row lengths spread more than the mean */
@@ -120,7 +125,7 @@ static int cond_always(const gs_features *f, const select_limits *l)
 
 static const select_rule RULES[] = {
     {GS_LOC_DEVICE, cond_uneven_small, GS_FORMAT_SURAA,
-     UNEVEN(GPU) ", rows < " STR(GPU_UNEVEN_ROWS)},
+     UNEVEN(GPU) ", rows < " STR(GPU_UNEVEN_ROWS) ", nnz >= " STR(GPU_UNEVEN_MIN_NNZ)},
     {GS_LOC_DEVICE, cond_uneven, GS_FORMAT_CUSPARSE, UNEVEN(GPU)},
     {GS_LOC_DEVICE, cond_small, GS_FORMAT_CSR, "small: rows < " STR(GPU_SMALL_ROWS)},
     {GS_LOC_DEVICE, cond_structured, GS_FORMAT_CDS, STRUCTURED(GPU)},

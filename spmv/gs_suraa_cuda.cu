@@ -12,6 +12,7 @@
 #include <cub/cub.cuh>
 
 #include "gs_cuda_impl.h"
+#include "gs_cuda_move.cuh"
 #include "gs_cuda_reduce.cuh"
 #include "gs_suraa.h"
 
@@ -205,20 +206,89 @@ static __global__ void max_len_kernel(int32_t m, const int32_t *__restrict__ rp,
     if ((threadIdx.x & 31) == 0 && mx > 0) atomicMax(out, mx);
 }
 
+#define SURAA_HIST_MAX 4096 /* row lengths counted by key_kernel for sorted_rowptr_kernel */
+#define PLAN_BLOCKS 264      /* the plan's grid */
+
+struct int2_sum {
+    __device__ int2 operator()(const int2 &a, const int2 &b) const
+    {
+        return make_int2(a.x + b.x, a.y + b.y);
+    }
+};
+
 /* key[i] = (maxlen - len_i) << cbits | first column of row i (0 when empty), id[i] = i: an
  * ascending sort gives length desc, first column asc, and (stable) row asc. A row longer than
- * maxlen (a wrong hint) gets bit 63, outside the sorted bits, and a length of 0 from
- * sorted_len_kernel: the sorted rows then hold fewer than nnz entries, which the plan reads. */
-static __global__ void key_kernel(int32_t m, int32_t maxlen, int cbits,
-                                  const int32_t *__restrict__ rp, const int32_t *__restrict__ ci,
-                                  uint64_t *key, int32_t *id)
+ * maxlen (a wrong hint) gets bit 63, outside the sorted bits, a length of 0 in the sorted order
+ * and no count: the sorted rows then hold fewer than nnz entries, which the plan reads.
+ * With cw (maxlen < SURAA_HIST_MAX): the rows of each length l counted (in shared memory, then
+ * one global atomic per length a block saw, into cw[0 .. maxlen], zero, with a zero ticket at
+ * cw[maxlen + 1]), and the last block to finish turns the counts into the rows longer than l,
+ * c(l) = sum over l' > l of count(l'), at cw[SURAA_HIST_MAX + 1 + l], and the entries they hold,
+ * w(l) = sum of count(l') l', at cw[2 SURAA_HIST_MAX + 1 + l]: sorted row q of length l (the rows
+ * sort longest first) then starts at w(l) + (q - c(l)) l (sorted_rowptr_kernel). */
+static __global__ void __launch_bounds__(GS_CUDA_THREADS)
+    key_kernel(int32_t m, int32_t maxlen, int cbits, const int32_t *__restrict__ rp,
+               const int32_t *__restrict__ ci, uint64_t *key, int32_t *id, int32_t *cw)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        int32_t b = __ldg(rp + i), l = __ldg(rp + i + 1) - b;
-        uint32_t fc = l > 0 ? (uint32_t)__ldg(ci + b) : 0u;
-        key[i] = l > maxlen ? 1ull << 63 : ((uint64_t)(uint32_t)(maxlen - l) << cbits) | fc;
-        id[i] = (int32_t)i;
+    typedef cub::BlockScan<int2, GS_CUDA_THREADS> scan_t;
+    constexpr int PER = SURAA_HIST_MAX / GS_CUDA_THREADS;
+    __shared__ int32_t s_hist[SURAA_HIST_MAX];
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ int s_last;
+    if (cw) {
+        for (int l = threadIdx.x; l <= maxlen; l += blockDim.x) s_hist[l] = 0;
+        __syncthreads();
+    }
+    /* warp-uniform steps (the counts are added once per length and warp: on a stencil every
+     * row of a block has the same length, and one shared atomic per row serialized on it) */
+    const int lane = threadIdx.x & 31;
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + (threadIdx.x & ~31); w < m;
+         w += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t i = w + lane;
+        int32_t l = -1;
+        if (i < m) {
+            const int32_t b = __ldg(rp + i);
+            l = __ldg(rp + i + 1) - b;
+            const uint32_t fc = l > 0 ? (uint32_t)__ldg(ci + b) : 0u;
+            key[i] = l > maxlen ? 1ull << 63 : ((uint64_t)(uint32_t)(maxlen - l) << cbits) | fc;
+            id[i] = (int32_t)i;
+        }
+        if (cw) {
+            const int32_t c = l <= maxlen ? l : -1; /* -1: past the end, or not counted */
+            const unsigned peers = __match_any_sync(0xffffffffu, c);
+            if (c >= 0 && lane == __ffs(peers) - 1) atomicAdd(&s_hist[c], __popc(peers));
+        }
+    }
+    if (!cw) return;
+    __syncthreads();
+    bool wrote = false;
+    for (int l = threadIdx.x; l <= maxlen; l += blockDim.x)
+        if (s_hist[l]) atomicAdd(cw + l, s_hist[l]), wrote = true;
+    if (wrote) __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        s_last = atomicAdd((unsigned *)cw + maxlen + 1, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    /* the last block: thread t takes lengths maxlen - t PER ... - PER + 1 (longest first) */
+    int32_t h[PER];
+    int2 mine = make_int2(0, 0), before;
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        const int l = maxlen - (int)threadIdx.x * PER - j;
+        h[j] = l >= 0 ? __ldcg(cw + l) : 0;
+        mine.x += h[j], mine.y += h[j] * (l > 0 ? l : 0);
+    }
+    scan_t(tmp).ExclusiveScan(mine, before, make_int2(0, 0), int2_sum());
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+        const int l = maxlen - (int)threadIdx.x * PER - j;
+        if (l >= 0) {
+            cw[SURAA_HIST_MAX + 1 + l] = before.x;
+            cw[2 * SURAA_HIST_MAX + 1 + l] = before.y;
+            before.x += h[j], before.y += h[j] * l;
+        }
     }
 }
 
@@ -229,6 +299,23 @@ static __global__ void sorted_len_kernel(int32_t m, int32_t maxlen, int cbits,
     for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= m;
          q += (int64_t)gridDim.x * blockDim.x)
         len[q] = q < m && !(key[q] >> 63) ? maxlen - (int32_t)(key[q] >> cbits) : 0;
+}
+
+/* sorted_len_kernel and the scan of len into rowptr in one pass, from key_kernel's c and w:
+ * sorted row q of length l starts at w(l) + (q - c(l)) l, and rowptr[m] = w(0), every counted
+ * entry. (The CUB scan it replaces cost two launches and 13 us of host time on a 20 us SpMV.) */
+static __global__ void sorted_rowptr_kernel(int32_t m, int32_t maxlen, int cbits,
+                                            const uint64_t *__restrict__ key,
+                                            const int32_t *__restrict__ cw, int32_t *len,
+                                            int32_t *rowptr)
+{
+    const int32_t *c = cw + SURAA_HIST_MAX + 1, *w = cw + 2 * SURAA_HIST_MAX + 1;
+    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= m;
+         q += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t l = q < m && !(key[q] >> 63) ? maxlen - (int32_t)(key[q] >> cbits) : 0;
+        len[q] = l;
+        rowptr[q] = q < m ? __ldg(w + l) + (int32_t)((q - __ldg(c + l)) * (int64_t)l) : __ldg(w);
+    }
 }
 
 /* len[perm[q]] = length of sorted row q, len[m] = 0 (to_csr) */
@@ -344,35 +431,14 @@ static __global__ void plan_kernel(int32_t m, int64_t hi, int64_t lo, double cbr
     if (threadIdx.x == 0) *done = 0;
 }
 
-/* move the rows between original and sorted order, 2^l lanes per row: to_sorted, sorted row
- * q <- original row perm[q] (srp <- orp); else original row perm[q] <- sorted row q */
-static __global__ void
-move_rows_kernel(int32_t m, int l, int to_sorted, const int32_t *__restrict__ perm,
-                 const int32_t *__restrict__ srp, const int32_t *__restrict__ orp,
-                 const int32_t *__restrict__ ci_in, const double *__restrict__ v_in,
-                 int32_t *ci_out, double *v_out)
-{
-    const int lanes = 1 << l;
-    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; (t >> l) < m;
-         t += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t q = t >> l;
-        const int32_t o = perm[q], len = srp[q + 1] - srp[q];
-        const int64_t src = to_sorted ? orp[o] : srp[q], dst = to_sorted ? srp[q] : orp[o];
-        for (int32_t k = (int32_t)(t & (lanes - 1)); k < len; k += lanes) {
-            ci_out[dst + k] = ci_in[src + k];
-            v_out[dst + k] = v_in[src + k];
-        }
+/* sorted row q starts at srp[q] in SURAA and at orp[perm[q]] in the CSR (gs_move between them) */
+struct sorted_shift {
+    const int32_t *perm, *orp;
+    __device__ int32_t operator()(int32_t q, int32_t srp_q) const
+    {
+        return __ldg(orp + __ldg(perm + q)) - srp_q;
     }
-}
-
-/* lanes per row of move_rows: log2 of the smallest power of two >= the mean length, <= 32 */
-static int move_lanes_log2(int64_t nnz, int64_t m)
-{
-    double mean = m > 0 ? (double)nnz / (double)m : 0.0;
-    int l = 0;
-    while (l < 5 && (double)(1 << l) < mean) l++;
-    return l;
-}
+};
 
 /* bits to hold v (0 for v = 0) */
 static int bits_for(uint64_t v)
@@ -418,10 +484,7 @@ static void destroy(void *Mv)
         gs_cuda_free(d->map);
         gs_free(d);
     }
-    gs_cuda_free(M->perm);
-    gs_cuda_free(M->rowptr);
-    gs_cuda_free(M->colind);
-    gs_cuda_free(M->val);
+    gs_cuda_free(M->val); /* one allocation with colind, perm and rowptr (from_csr) */
     gs_free(M);
 }
 
@@ -551,6 +614,7 @@ typedef struct conv_tmp {
     uint64_t *k0, *k1;         /* sort keys, double buffer (m each) */
     int32_t *ids, *len;        /* the sort's second value buffer (m); sorted lengths (m + 1) */
     unsigned int *max;         /* longest row */
+    int32_t *cw;               /* rows per length, a ticket, c and w (key_kernel) */
     void *cub;                 /* CUB scratch */
     size_t cub_bytes;
 } conv_tmp;
@@ -567,7 +631,8 @@ static gs_status conv_tmp_alloc(int64_t m, conv_tmp *t)
     gs_status st = GS_OK;
     size_t sort_b = 0, scan_b = 0, a_keys = align256((size_t)m * 8),
            a_ids = align256((size_t)m * 4);
-    size_t a_len = align256(((size_t)m + 1) * 4), a_max = align256(sizeof(unsigned int));
+    size_t a_len = align256(((size_t)m + 1) * 4), a_max = align256(sizeof(unsigned int)),
+           a_hist = align256((3 * SURAA_HIST_MAX + 1) * sizeof(int32_t));
     cub::DoubleBuffer<uint64_t> kq(NULL, NULL);
     cub::DoubleBuffer<int32_t> vq(NULL, NULL);
     memset(t, 0, sizeof *t);
@@ -576,14 +641,15 @@ static gs_status conv_tmp_alloc(int64_t m, conv_tmp *t)
     GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, scan_b, (int32_t *)NULL, (int32_t *)NULL,
                                                m + 1, gs_cuda_g.stream));
     t->cub_bytes = sort_b > scan_b ? sort_b : scan_b;
-    GS_CHECK(gs_cuda_alloc(2 * a_keys + a_ids + a_len + a_max + t->cub_bytes, "SURAA scratch",
-                           (void **)&t->base));
+    GS_CHECK(gs_cuda_alloc(2 * a_keys + a_ids + a_len + a_max + a_hist + t->cub_bytes,
+                           "SURAA scratch", (void **)&t->base));
     t->k0 = (uint64_t *)t->base;
     t->k1 = (uint64_t *)(t->base + a_keys);
     t->ids = (int32_t *)(t->base + 2 * a_keys);
     t->len = (int32_t *)(t->base + 2 * a_keys + a_ids);
     t->max = (unsigned int *)(t->base + 2 * a_keys + a_ids + a_len);
-    t->cub = t->base + 2 * a_keys + a_ids + a_len + a_max;
+    t->cw = (int32_t *)(t->base + 2 * a_keys + a_ids + a_len + a_max);
+    t->cub = t->base + 2 * a_keys + a_ids + a_len + a_max + a_hist;
 done:
     return st;
 }
@@ -614,17 +680,19 @@ static gs_status sort_rows(const gs_csr *A, const gs_format_params *p, gs_suraa 
     {
         const int cbits = bits_for(A->cols > 1 ? (uint64_t)(A->cols - 1) : 0);
         const int end_bit = bits_for(maxlen) + cbits; /* <= 62 */
-        key_kernel<<<gs_cuda_grid(m), GS_CUDA_THREADS, 0, s>>>(m, (int32_t)maxlen, cbits, A->rowptr,
-                                                               A->colind, t->k0, M->perm);
+        /* the row lengths counted beside the keys where they fit the table: then the sorted
+         * lengths and rowptr come in one pass (sorted_rowptr_kernel) instead of a CUB scan */
+        int32_t *cw = maxlen < SURAA_HIST_MAX ? t->cw : NULL;
+        if (cw) /* the counts and the ticket */
+            GS_CUDA_CALL(cudaMemsetAsync(cw, 0, ((size_t)maxlen + 2) * sizeof *cw, s));
+        key_kernel<<<gs_cuda_grid(m), GS_CUDA_THREADS, 0, s>>>(
+            m, (int32_t)maxlen, cbits, A->rowptr, A->colind, t->k0, M->perm, cw);
         GS_CUDA_LAUNCHED("suraa keys");
         gs_cuda_select_trace("suraa keys enqueued");
         if (end_bit > 0) { /* else every key is 0: the identity order */
-            GS_CUDA_CALL(
-                cub::DeviceRadixSort::SortPairs(NULL, sort_b, keys, vals, m, 0, end_bit, s));
-            gs_cuda_select_trace("suraa sort sized");
-            if (sort_b > t->cub_bytes)
-                GS_FAIL(GS_ERR_INTERNAL, "suraa: CUB sort scratch %zu bytes > %zu reserved", sort_b,
-                        t->cub_bytes);
+            /* the scratch was sized for 64-bit keys (conv_tmp_alloc), which bounds this sort's
+             * need: no sizing call */
+            sort_b = t->cub_bytes;
             GS_CUDA_CALL(
                 cub::DeviceRadixSort::SortPairs(t->cub, sort_b, keys, vals, m, 0, end_bit, s));
             gs_cuda_select_trace("suraa sort run");
@@ -632,13 +700,19 @@ static gs_status sort_rows(const gs_csr *A, const gs_format_params *p, gs_suraa 
         if (vals.Current() != M->perm)
             GS_CUDA_CALL(cudaMemcpyAsync(M->perm, vals.Current(), (size_t)m * sizeof(int32_t),
                                          cudaMemcpyDeviceToDevice, s));
-        sorted_len_kernel<<<gs_cuda_grid((int64_t)m + 1), GS_CUDA_THREADS, 0, s>>>(
-            m, (int32_t)maxlen, cbits, keys.Current(), t->len);
-        GS_CUDA_LAUNCHED("suraa sorted lengths");
-        gs_cuda_select_trace("suraa sorted lengths");
-        scan_b = t->cub_bytes;
-        GS_CUDA_CALL(
-            cub::DeviceScan::ExclusiveSum(t->cub, scan_b, t->len, M->rowptr, (int64_t)m + 1, s));
+        if (cw) {
+            sorted_rowptr_kernel<<<gs_cuda_grid((int64_t)m + 1), GS_CUDA_THREADS, 0, s>>>(
+                m, (int32_t)maxlen, cbits, keys.Current(), cw, t->len, M->rowptr);
+            GS_CUDA_LAUNCHED("suraa sorted rowptr");
+        } else {
+            sorted_len_kernel<<<gs_cuda_grid((int64_t)m + 1), GS_CUDA_THREADS, 0, s>>>(
+                m, (int32_t)maxlen, cbits, keys.Current(), t->len);
+            GS_CUDA_LAUNCHED("suraa sorted lengths");
+            scan_b = t->cub_bytes;
+            GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(t->cub, scan_b, t->len, M->rowptr,
+                                                       (int64_t)m + 1, s));
+        }
+        gs_cuda_select_trace("suraa sorted rowptr");
     }
 done:
     return st;
@@ -659,8 +733,8 @@ static gs_status plan_launch(const gs_suraa *M, const gs_format_params *p, const
     gs_suraa_quartiles(M->rows, &hi, &lo);
     /* a few blocks per multiprocessor: the segments are few or short, and fewer blocks finish
      * sooner (their last one waits for all) */
-    plan_kernel<<<gs_cuda_grid(M->rows) < 264 ? gs_cuda_grid(M->rows) : 264, GS_CUDA_THREADS, 0,
-                  s>>>(
+    plan_kernel<<<gs_cuda_grid(M->rows) < PLAN_BLOCKS ? gs_cuda_grid(M->rows) : PLAN_BLOCKS,
+                  GS_CUDA_THREADS, 0, s>>>(
         M->rows, hi, lo, cbrt((double)M->rows), p->suraa_max_child_threads, len, M->rowptr,
         (unsigned long long *)sel, (unsigned *)(sel + GS_SURAA_BINS * sizeof(unsigned long long)),
         (plan_out *)gs_cuda_g.h_red_dev);
@@ -726,10 +800,17 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **out
     memset(M, 0, sizeof *M);
     M->rows = A->rows, M->cols = A->cols, M->nnz = A->nnz, M->loc = GS_LOC_DEVICE;
     M->seg_size = 1;
-    GS_CHECK(gs_cuda_alloc((size_t)m * 4, "SURAA perm", (void **)&M->perm));
-    GS_CHECK(gs_cuda_alloc(((size_t)m + 1) * 4, "SURAA rowptr", (void **)&M->rowptr));
-    GS_CHECK(gs_cuda_alloc((size_t)A->nnz * 4, "SURAA columns", (void **)&M->colind));
-    GS_CHECK(gs_cuda_alloc((size_t)A->nnz * 8, "SURAA values", (void **)&M->val));
+    { /* values, columns, perm and rowptr in one allocation (destroy frees val) */
+        const size_t bv = align256((size_t)A->nnz * 8), bc = align256((size_t)A->nnz * 4),
+                     bp = align256((size_t)m * 4);
+        char *base = NULL;
+        GS_CHECK(gs_cuda_alloc(bv + bc + bp + ((size_t)m + 1) * 4, "SURAA matrix arrays",
+                               (void **)&base));
+        M->val = (double *)base;
+        M->colind = (int32_t *)(base + bv);
+        M->perm = (int32_t *)(base + bv + bc);
+        M->rowptr = (int32_t *)(base + bv + bc + bp);
+    }
     if (m == 0) {
         GS_CUDA_CALL(cudaMemsetAsync(M->rowptr, 0, sizeof(int32_t), gs_cuda_g.stream));
     } else {
@@ -739,12 +820,10 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **out
         GS_CHECK(sort_rows(A, p, M, &t));
         gs_cuda_select_trace("suraa sort enqueued");
         GS_CHECK(plan_launch(M, p, t.len));
-        if (A->nnz > 0) { /* queued after the plan: the host plans while the rows move */
-            int l = move_lanes_log2(A->nnz, m);
-            move_rows_kernel<<<gs_cuda_grid(m << l), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
-                A->rows, l, 1, M->perm, M->rowptr, A->rowptr, A->colind, A->val, M->colind, M->val);
-            GS_CUDA_LAUNCHED("suraa move rows");
-        }
+        if (A->nnz > 0) /* queued after the plan: the host plans while the rows move */
+            GS_CHECK(gs_move(A->rows, A->nnz, M->rowptr, sorted_shift{M->perm, A->rowptr}, 1,
+                             A->colind, A->val, M->colind, M->val, gs_cuda_g.stream,
+                             "suraa move rows"));
         GS_CHECK(plan_finish(M, p, &g1_rp));
     }
     gs_cuda_select_trace("suraa planned");
@@ -784,12 +863,9 @@ static gs_status to_csr(const void *Mv, gs_csr **out)
         GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, scan_b, len, rp, m + 1, s));
         GS_CHECK(gs_cuda_alloc(scan_b, "CUB scratch", &cub_tmp));
         GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(cub_tmp, scan_b, len, rp, m + 1, s));
-        if (M->nnz > 0) {
-            int l = move_lanes_log2(M->nnz, m);
-            move_rows_kernel<<<gs_cuda_grid(m << l), GS_CUDA_THREADS, 0, s>>>(
-                M->rows, l, 0, M->perm, M->rowptr, rp, M->colind, M->val, ci, v);
-            GS_CUDA_LAUNCHED("suraa move rows back");
-        }
+        if (M->nnz > 0)
+            GS_CHECK(gs_move(M->rows, M->nnz, M->rowptr, sorted_shift{M->perm, rp}, 0, M->colind,
+                             M->val, ci, v, s, "suraa move rows back"));
         GS_CUDA_CALL(cudaStreamSynchronize(s));
     }
     st = gs_cuda_csr_adopt(M->rows, M->cols, M->nnz, rp, ci, v, out);

@@ -467,11 +467,19 @@ static void check_rules(void)
         check_rule("small coarse level", coarse, D, GS_FORMAT_CSR, "small");
         check_rule("30000-row stencil", edge, D, GS_FORMAT_CDS, "structured");
         check_rule("small stencil", small, H, GS_FORMAT_CDS, "structured");
-        /* uneven rows: SURAA up to a size, cuSPARSE beyond; on the host SURAA at every size */
+        /* uneven rows: SURAA up to a size from enough entries for its conversion (rows
+         * < 500000, nnz >= 1500000), cuSPARSE otherwise; on the host SURAA at every size */
+        uneven.nnz = 1797080;
         check_rule("power law 200000", uneven, D, GS_FORMAT_SURAA, "rows <");
         check_rule("power law 200000", uneven, H, GS_FORMAT_SURAA, "std >");
-        uneven.rows = 500;
-        check_rule("power law 500", uneven, D, GS_FORMAT_SURAA, "std >");
+        uneven.nnz = 1500000;
+        check_rule("power law, 1500000 entries", uneven, D, GS_FORMAT_SURAA, "nnz >=");
+        uneven.nnz = 1499999;
+        check_rule("power law, 1499999 entries", uneven, D, GS_FORMAT_CUSPARSE, "std >");
+        check_rule("power law, 1499999 entries", uneven, H, GS_FORMAT_SURAA, "std >");
+        uneven.rows = 500, uneven.nnz = 4495;
+        check_rule("power law 500", uneven, D, GS_FORMAT_CUSPARSE, "std >");
+        check_rule("power law 500", uneven, H, GS_FORMAT_SURAA, "std >");
     }
 }
 
@@ -847,8 +855,9 @@ static void check_speculation(void)
 {
     printf("speculative CDS fill (device auto)\n");
     check_spec("7-point 32^3", gen("poisson", 32, 7, 1), GS_FORMAT_CDS, 1, 0);
-    /* uneven rows: the pass saturates, the queued fill does nothing, SURAA runs */
-    check_spec("power law 40000", gen("powerlaw", 40000, 0, 1), GS_FORMAT_SURAA, 0, 0);
+    /* uneven rows: the pass saturates, the queued fill does nothing, cuSPARSE runs (too few
+     * entries for SURAA's conversion) */
+    check_spec("power law 40000", gen("powerlaw", 40000, 0, 1), GS_FORMAT_CUSPARSE, 0, 0);
     check_spec("7-point 32^3 again", gen("poisson", 32, 7, 1), GS_FORMAT_CDS, 1, 0);
     check_spec("anisotropic 9-point 256^2", gen("anisotropic", 256, 9, 1), GS_FORMAT_CDS, 1, 0);
     /* dof 2: 21 diagonals at block size 1, more than the 15 the arrays hold: block size 2 by
