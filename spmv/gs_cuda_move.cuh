@@ -26,10 +26,13 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS)
                    int gather, const int32_t *__restrict__ ci, const double *__restrict__ v,
                    int32_t *__restrict__ nc, double *__restrict__ nv)
 {
-    __shared__ int32_t s_rp[GS_MOVE_ROWS], s_sh[GS_MOVE_ROWS];
+    __shared__ int32_t s_rp[GS_MOVE_ROWS + 1], s_sh[GS_MOVE_ROWS];
     __shared__ int32_t s_r0, s_nr;
+    /* entries past rp[rows] have no row (a layout holding fewer than nnz: nothing to move) */
+    const int64_t end = (int64_t)__ldg(rp + rows) < nnz ? (int64_t)__ldg(rp + rows) : nnz;
     const int64_t k0 = (int64_t)blockIdx.x * GS_MOVE_TILE;
-    const int64_t k1 = k0 + GS_MOVE_TILE < nnz ? k0 + GS_MOVE_TILE : nnz;
+    const int64_t k1 = k0 + GS_MOVE_TILE < end ? k0 + GS_MOVE_TILE : end;
+    if (k0 >= k1) return;
     if (threadIdx.x < 32) {
         const int32_t r0 = gs_warp_row_of(rp, rows, k0);
         const int32_t r1 = gs_warp_row_of(rp, rows, k1 - 1);
@@ -38,11 +41,11 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS)
     __syncthreads();
     const int32_t r0 = s_r0, nr = s_nr;
     const bool staged = nr <= GS_MOVE_ROWS; /* block-uniform */
-    if (staged) {
-        for (int t = threadIdx.x; t < nr; t += blockDim.x) {
-            s_rp[t] = __ldg(rp + r0 + t);
-            s_sh[t] = shift(r0 + t, s_rp[t]);
-        }
+    if (staged) { /* an empty row's shift is not read (a DCSR row without a segment has none) */
+        for (int t = threadIdx.x; t <= nr; t += blockDim.x) s_rp[t] = __ldg(rp + r0 + t);
+        __syncthreads();
+        for (int t = threadIdx.x; t < nr; t += blockDim.x)
+            s_sh[t] = s_rp[t + 1] > s_rp[t] ? shift(r0 + t, s_rp[t]) : 0;
         __syncthreads();
     }
     int64_t at[GS_MOVE_UNROLL];

@@ -831,8 +831,9 @@ static void check_spec(const char *what, gs_csr *A, gs_format want, int adopted,
         /* a taken fill's time is the conversion's */
         CHECK_MSG(res.feature_s > 0.0 && res.convert_s > 0.0 && res.feat.seconds == res.feature_s,
                   "%s: features %g s, conversion %g s", what, res.feature_s, res.convert_s);
-        if (M && M->format != GS_FORMAT_CSR) { /* (a CSR is kept as given) */
-            check_spmv(what, M, A);
+        if (M) check_spmv(what, M, A);
+        if (M && M->format != GS_FORMAT_CSR && M->format != GS_FORMAT_CUSPARSE) {
+            /* (CSR and cuSPARSE keep the matrix as given) */
             CHECK_OK(gs_spmat_to_csr(M, &back));
             if (back) CHECK_OK(gs_csr_download(back, &hb));
             CHECK_MSG(hb && same_csr(A, hb), "%s: CSR -> %s -> CSR differs", what,
