@@ -34,26 +34,26 @@ extern "C" gs_status gs_dcsr_cuda_alloc(gs_dcsr *D)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
-    GS_CHECK(gs_cuda_alloc((size_t)(D->k * D->pitch) * sizeof(int32_t), "DCSR segment table",
-                           (void **)&D->offsets));
-    GS_CHECK(gs_cuda_alloc(((size_t)D->rows + 1) * sizeof(int32_t), "DCSR row sizes",
-                           (void **)&D->sizes));
-    GS_CHECK(gs_cuda_alloc(sizeof *D->top, "DCSR bump pointer", (void **)&D->top));
+    /* the bump pointer, the segment table and the row sizes: one allocation and one memset
+     * (freed through top) */
+    const size_t boff = (size_t)(D->k * D->pitch) * sizeof(int32_t);
+    const size_t bytes = 256 + boff + ((size_t)D->rows + 1) * sizeof(int32_t);
+    char *base = NULL;
+    GS_CHECK(gs_cuda_alloc(bytes, "DCSR segment table and row sizes", (void **)&base));
+    D->top = (unsigned long long *)base;
+    D->offsets = (int32_t *)(base + 256);
+    D->sizes = (int32_t *)(base + 256 + boff);
     GS_CHECK(gs_cuda_alloc((size_t)D->capacity * sizeof(int32_t), "DCSR column indices",
                            (void **)&D->colind));
     GS_CHECK(gs_cuda_alloc((size_t)D->capacity * sizeof(double), "DCSR values", (void **)&D->val));
-    GS_CUDA_CALL(cudaMemsetAsync(D->offsets, 0, (size_t)(D->k * D->pitch) * sizeof(int32_t), s));
-    GS_CUDA_CALL(cudaMemsetAsync(D->sizes, 0, ((size_t)D->rows + 1) * sizeof(int32_t), s));
-    GS_CUDA_CALL(cudaMemsetAsync(D->top, 0, sizeof *D->top, s));
+    GS_CUDA_CALL(cudaMemsetAsync(base, 0, bytes, s));
 done:
     return st; /* on failure the caller's destroy frees what was allocated */
 }
 
 extern "C" void gs_dcsr_cuda_free(gs_dcsr *D)
 {
-    gs_cuda_free(D->offsets);
-    gs_cuda_free(D->sizes);
-    gs_cuda_free(D->top);
+    gs_cuda_free(D->top); /* with offsets and sizes (gs_dcsr_cuda_alloc) */
     gs_cuda_free(D->colind);
     gs_cuda_free(D->val);
     gs_cuda_free(D->perm);

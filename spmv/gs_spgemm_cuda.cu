@@ -83,7 +83,8 @@ enum { /* the counters (ctl): rows and products per bin, the largest last-bin ro
        C_CNT = 0,
        C_PROD = C_CNT + GS_SPGEMM_BINS,
        C_MAX = C_PROD + GS_SPGEMM_BINS,
-       C_SOUT = C_MAX + 1,
+       C_CUR = C_MAX + 1, /* rows placed per bin (bin_scatter_kernel) */
+       C_SOUT = C_CUR + GS_SPGEMM_BINS,
        C_SROWS = C_SOUT + GS_SPGEMM_BINS,
        C_NFAIL = C_SROWS + GS_SPGEMM_BINS,
        C_NEED,
@@ -129,13 +130,12 @@ static __global__ void count_kernel(int32_t rows, const int32_t *__restrict__ ar
     }
 }
 
-/* for the rows list[j] (or j), j < n: key = bin, idx = row; ctl: rows and products per bin, the
- * most products of a last-bin row. Each thread sums its rows per bin in registers and a warp adds
+/* for the rows list[j] (or j), j < n: ctl: rows and products per bin, the most products of a
+ * last-bin row. Each thread sums its rows per bin in registers and a warp adds
  * the bins its lanes hold (most warps: one bin) with shuffles, so the shared histogram sees one
  * atomic per warp and bin instead of one per row (same-address shared atomics serialize). */
 static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ list,
-                                       const int64_t *__restrict__ prod, unsigned char *key,
-                                       int32_t *idx, unsigned long long *ctl)
+                                       const int64_t *__restrict__ prod, unsigned long long *ctl)
 {
     __shared__ unsigned long long hc[GS_SPGEMM_BINS], hp[GS_SPGEMM_BINS], hm;
     unsigned long long c[GS_SPGEMM_BINS], sp[GS_SPGEMM_BINS], mx = 0;
@@ -150,8 +150,6 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
         const int32_t r = list ? list[j] : (int32_t)j;
         const int64_t p = prod[r];
         const int bin = prod_bin(p);
-        key[j] = (unsigned char)bin;
-        idx[j] = r;
 #pragma unroll
         for (int b = 0; b < GS_SPGEMM_BINS; b++)
             if (bin == b) c[b]++, sp[b] += (unsigned long long)p;
@@ -182,31 +180,55 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
     if (threadIdx.x == 0 && hm) atomicMax(&ctl[C_MAX], hm);
 }
 
-/* the binning of n rows (list or 0..n-1): perm = rows stably sorted by bin, start[] on the host
+/* perm = the rows list[j] (or j), j < n, grouped by bin (bin b from the rows before it, counted
+ * by bin_list_kernel): each warp takes 32 consecutive j and places the rows it holds of each bin
+ * after one atomic on that bin's cursor, in lane order (the warps in the order they get there).
+ * Replaces a CUB sort by bin: its six launches and scratch were a third of a small product's
+ * binning. */
+static __global__ void bin_scatter_kernel(int64_t n, const int32_t *__restrict__ list,
+                                          const int64_t *__restrict__ prod, int32_t *perm,
+                                          unsigned long long *ctl)
+{
+    __shared__ unsigned long long s_start[GS_SPGEMM_BINS];
+    const int lane = threadIdx.x & 31;
+    if (threadIdx.x == 0) {
+        unsigned long long t = 0;
+        for (int b = 0; b < GS_SPGEMM_BINS; b++) s_start[b] = t, t += ctl[C_CNT + b];
+    }
+    __syncthreads();
+    for (int64_t w = blockIdx.x * (int64_t)blockDim.x + (threadIdx.x & ~31); w < n;
+         w += (int64_t)gridDim.x * blockDim.x) { /* warp-uniform */
+        const int64_t j = w + lane;
+        const int32_t r = j < n ? (list ? list[j] : (int32_t)j) : -1;
+        const int b = r >= 0 ? prod_bin(prod[r]) : -1;
+        const unsigned peers = __match_any_sync(0xffffffffu, b);
+        const int leader = __ffs(peers) - 1;
+        unsigned long long at = 0;
+        if (b >= 0 && lane == leader) at = atomicAdd(&ctl[C_CUR + b], (unsigned long long)__popc(peers));
+        at = __shfl_sync(0xffffffffu, at, leader);
+        if (b >= 0) perm[s_start[b] + at + __popc(peers & ((1u << lane) - 1u))] = r;
+    }
+}
+
+/* the binning of n rows (list or 0..n-1): perm = rows grouped by bin, start[] on the host
  * (bin b: perm[start[b] .. start[b+1])), products per bin and the largest last-bin row */
 typedef struct binning {
     int64_t start[GS_SPGEMM_BINS + 1], prod[GS_SPGEMM_BINS];
     unsigned long long maxp;
 } binning;
 
-static gs_status bin_rows(int64_t n, const int32_t *list, const int64_t *prod, unsigned char *key,
-                          unsigned char *key2, int32_t *idx, int32_t *perm, unsigned long long *ctl,
-                          binning *bn)
+static gs_status bin_rows(int64_t n, const int32_t *list, const int64_t *prod, int32_t *perm,
+                          unsigned long long *ctl, binning *bn)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
     unsigned long long h[C_MAX + 1];
-    void *tmp = NULL;
-    size_t bytes = 0;
-    GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
+    GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, (size_t)(C_CUR + GS_SPGEMM_BINS) * sizeof *ctl, s));
     if (n > 0) {
-        bin_list_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(n, list, prod, key, idx, ctl);
+        bin_list_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(n, list, prod, ctl);
         GS_CUDA_LAUNCHED("spgemm_bin_list");
-        GS_CUDA_CALL(
-            cub::DeviceRadixSort::SortPairs(NULL, bytes, key, key2, idx, perm, (int)n, 0, 4, s));
-        GS_CHECK(talloc(bytes, "SpGEMM bin sort scratch", &tmp));
-        GS_CUDA_CALL(
-            cub::DeviceRadixSort::SortPairs(tmp, bytes, key, key2, idx, perm, (int)n, 0, 4, s));
+        bin_scatter_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(n, list, prod, perm, ctl);
+        GS_CUDA_LAUNCHED("spgemm_bin_scatter");
     }
     GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
     bn->start[0] = 0;
@@ -216,7 +238,6 @@ static gs_status bin_rows(int64_t n, const int32_t *list, const int64_t *prod, u
     }
     bn->maxp = h[C_MAX];
 done:
-    tfree(tmp);
     return st;
 }
 
@@ -441,9 +462,12 @@ __global__ void __launch_bounds__(256, 8)
     warp_bin_kernel(sg_args a, const int32_t *__restrict__ list, int64_t n, int64_t stride,
                     int count_only, int glog2, int bin)
 {
-    constexpr int S = 1 << LOGS, ITEMS = S / T, RB = 256 / T;
-    __shared__ int32_t keys[RB][S];
-    __shared__ double vals[RB][S];
+    /* each row's table S + T slots apart: with S apart the rows of a warp had their slot j in
+     * the same bank (T = 8: four rows, a 4-way conflict on every access; ncu on 7-point 100^3
+     * A*P: 2.4 times the ideal shared wavefronts, the kernel bound by them) */
+    constexpr int S = 1 << LOGS, ITEMS = S / T, RB = 256 / T, SP = S + T;
+    __shared__ int32_t keys[RB][SP];
+    __shared__ double vals[RB][SP];
     const int g = threadIdx.x / T, t = threadIdx.x % T, lane = threadIdx.x & 31;
     const int gl0 = lane & ~(T - 1); /* the group's first lane in the warp */
     const unsigned gbits = T == 32 ? 0xffffffffu : ((1u << (T & 31)) - 1u);
@@ -870,8 +894,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     cudaStream_t s = gs_cuda_g.stream;
     const int64_t rows = A->rows, n1 = rows + 1;
     int64_t *prod = NULL, *pbase = NULL, cap = 0, retried = 0, total = 0;
-    unsigned char *key = NULL, *key2 = NULL;
-    int32_t *idx = NULL, *perm = NULL, *failed = NULL, *list2 = NULL, *spill = NULL;
+    int32_t *perm = NULL, *failed = NULL, *list2 = NULL, *spill = NULL;
     unsigned long long *ctl = NULL, h[C_N];
     gs_dcsr *D = NULL;
     const gs_dcsr_params dp = {1, 0, 0.0};
@@ -883,20 +906,24 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     g_trace = getenv("GSOLVE_SPGEMM_TRACE") != NULL;
     memset(g_bin_ms, 0, sizeof g_bin_ms);
     (void)stage_ms(g_trace);
-    GS_CHECK(talloc((size_t)n1 * 8, "SpGEMM products per row", (void **)&prod));
-    GS_CHECK(talloc((size_t)n1, "SpGEMM bin labels", (void **)&key));
-    GS_CHECK(talloc((size_t)n1, "SpGEMM bin labels", (void **)&key2));
-    GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM bin rows", (void **)&idx));
-    GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM bin rows", (void **)&perm));
-    GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM failed rows", (void **)&failed));
-    GS_CHECK(talloc(sizeof h, "SpGEMM counters", (void **)&ctl));
-    GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM spilled rows", (void **)&spill));
+    { /* the products per row, the counters, the binned, failed and spilled rows: one
+         allocation (prod at its start, freed by tfree(prod)) */
+        const size_t b4 = ((size_t)n1 * 4 + 255) & ~(size_t)255;
+        const size_t b8 = ((size_t)n1 * 8 + 255) & ~(size_t)255, bc = (sizeof h + 255) & ~(size_t)255;
+        char *base = NULL;
+        GS_CHECK(talloc(b8 + bc + 3 * b4, "SpGEMM row scratch", (void **)&base));
+        prod = (int64_t *)base;
+        ctl = (unsigned long long *)(base + b8);
+        perm = (int32_t *)((char *)ctl + bc);
+        failed = (int32_t *)((char *)perm + b4);
+        spill = (int32_t *)((char *)failed + b4);
+    }
     if (rows > 0) {
         count_kernel<<<gs_cuda_grid(rows), GS_CUDA_THREADS, 0, s>>>(A->rows, A->rowptr, A->colind,
                                                                     B->rowptr, prod);
         GS_CUDA_LAUNCHED("spgemm_count");
     }
-    GS_CHECK(bin_rows(rows, NULL, prod, key, key2, idx, perm, ctl, &bn));
+    GS_CHECK(bin_rows(rows, NULL, prod, perm, ctl, &bn));
     ms_bin = stage_ms(g_trace);
     for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
     {
@@ -952,15 +979,14 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
             cudaMemcpyAsync(list2, failed, (size_t)nfail * 4, cudaMemcpyDeviceToDevice, s));
         GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
         retried += nfail;
-        GS_CHECK(bin_rows(nfail, list2, prod, key, key2, idx, perm, ctl, &bn2));
+        GS_CHECK(bin_rows(nfail, list2, prod, perm, ctl, &bn2));
         GS_CHECK(run_bins(a, perm, &bn2, glog2, B->cols));
         GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
     }
     reserved = pbase != NULL;
     ms_run = stage_ms(g_trace);
-    tfree(prod), tfree(key), tfree(key2), tfree(idx), tfree(perm), tfree(failed), tfree(list2);
-    tfree(ctl), tfree(pbase), tfree(spill);
-    prod = pbase = NULL, key = key2 = NULL, idx = perm = failed = list2 = spill = NULL, ctl = NULL;
+    tfree(prod), tfree(list2), tfree(pbase);
+    prod = pbase = NULL, perm = failed = list2 = spill = NULL, ctl = NULL;
     (void)stage_ms(g_trace);
     GS_CHECK(gs_dcsr_cuda_to_csr(D, C)); /* Algorithm 4 into an exact CSR */
     ms_csr = stage_ms(g_trace);
@@ -987,8 +1013,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         fprintf(stderr, "), to CSR %.3f\n", ms_csr);
     }
 done:
-    tfree(prod), tfree(key), tfree(key2), tfree(idx), tfree(perm), tfree(failed), tfree(list2);
-    tfree(ctl), tfree(pbase), tfree(spill);
+    tfree(prod), tfree(list2), tfree(pbase);
     if (D) acct(-(long long)dcsr_bytes(D));
     gs_dcsr_destroy(&D);
     return st;
