@@ -433,24 +433,57 @@ static int64_t floor_div(int64_t x, int64_t b)
     return x >= 0 ? x / b : -((-x + b - 1) / b);
 }
 
-/* candidate q's block offsets from the n diagonals d[] and their residue masks (scratch: n * b
- * values): k[q] and, within its cap, the offsets */
+/* candidate q's block offsets from the n diagonals d[] (ascending) and their residue masks: k[q]
+ * and, within its cap, the offsets. Each residue r gives floor((r + d) / b) over the diagonals
+ * with that residue, ascending with d, so the offsets come from merging the b lists (dropping
+ * repeats), without a sort: a qsort of the n b values per candidate took 28 us of host time on
+ * 27-point 100^3 (27 diagonals, five candidates), half a SpMV. */
 static void expand(const feat_plan *pl, int q, int cap, int n, const int64_t *d,
-                   const unsigned long long *mask, int32_t *scratch, gs_feat_sums *s)
+                   const unsigned long long *mask, gs_feat_sums *s)
 {
     const int b = pl->b[q];
-    int64_t m = 0, k = 0;
-    for (int t = 0; t < n; t++)
+    int head[GS_CDS_DETECT_MAX];
+    int64_t k = 0;
+    int32_t last = 0;
+    /* the next diagonal of residue r at or after t */
+#define HAS(r, t) (b == 1 || ((mask[t] >> (pl->base[q] + (r))) & 1u))
+    for (int r = 0; r < b; r++) {
+        int t = 0;
+        while (t < n && !HAS(r, t)) t++;
+        head[r] = t;
+    }
+    for (;;) {
+        int best = -1;
+        int32_t v = 0;
         for (int r = 0; r < b; r++)
-            if (b == 1 || ((mask[t] >> (pl->base[q] + r)) & 1u))
-                scratch[m++] = (int32_t)floor_div(r + d[t], b); /* |d| < 2^31 */
-    qsort(scratch, (size_t)m, sizeof *scratch, gs_cmp_i32);
-    for (int64_t t = 0; t < m; t++)
-        if (t == 0 || scratch[t] != scratch[t - 1]) {
-            if (k < cap) s->off[q][k] = (int32_t)scratch[t];
-            k++;
+            if (head[r] < n) {
+                const int32_t x = (int32_t)floor_div(r + d[head[r]], b); /* |d| < 2^31 */
+                if (best < 0 || x < v) best = r, v = x;
+            }
+        if (best < 0) break;
+        int t = head[best] + 1;
+        while (t < n && !HAS(best, t)) t++;
+        head[best] = t;
+        if (k == 0 || v != last) {
+            if (k < cap) s->off[q][k] = v;
+            last = v;
+            if (++k > cap) break; /* past the cap: "more" */
         }
+    }
+#undef HAS
     s->k[q] = k > cap ? GS_CDS_MAX_DIAGS + 1 : k;
+}
+
+/* a diagonal and its residue mask, sorted by the diagonal */
+typedef struct diag_mask {
+    int64_t d;
+    unsigned long long mask;
+} diag_mask;
+
+static int cmp_diag(const void *x, const void *y)
+{
+    const int64_t a = ((const diag_mask *)x)->d, b = ((const diag_mask *)y)->d;
+    return a < b ? -1 : a > b;
 }
 
 /* the sums from the transferred totals and pairs (h: ACC_N totals, cap masks, cap keys) */
@@ -458,8 +491,8 @@ static gs_status sums_from(const gs_csr *A, const feat_plan *pl, const unsigned 
                            gs_feat_sums *s)
 {
     gs_status st = GS_OK;
-    unsigned long long acc[ACC_N];
-    int32_t *scratch = NULL;
+    unsigned long long acc[ACC_N], *dmask = NULL;
+    diag_mask *dm = NULL;
     int64_t *d = NULL;
     memcpy(acc, h, sizeof acc);
     const unsigned long long *mask = (const unsigned long long *)(h + sizeof acc);
@@ -476,15 +509,18 @@ static gs_status sums_from(const gs_csr *A, const feat_plan *pl, const unsigned 
         if (!sat) memset(s->k, 0, sizeof s->k);
         return GS_OK;
     }
+    GS_CHECK(gs_alloc_array((size_t)n, sizeof *dm, "feature diagonals", (void **)&dm));
     GS_CHECK(gs_alloc_array((size_t)n, sizeof *d, "feature diagonals", (void **)&d));
-    GS_CHECK(gs_alloc_array((size_t)n * GS_CDS_DETECT_MAX, sizeof *scratch, "feature block offsets",
-                            (void **)&scratch));
-    for (int t = 0; t < n; t++) d[t] = (int64_t)key[t] - A->rows;
+    GS_CHECK(gs_alloc_array((size_t)n, sizeof *dmask, "feature residue masks", (void **)&dmask));
+    for (int t = 0; t < n; t++) dm[t].d = (int64_t)key[t] - A->rows, dm[t].mask = mask[t];
+    qsort(dm, (size_t)n, sizeof *dm, cmp_diag);
+    for (int t = 0; t < n; t++) d[t] = dm[t].d, dmask[t] = dm[t].mask;
     for (int q = 0; q < s->ncand; q++)
-        expand(pl, q, (int)gs_feat_cap(A->rows, A->nnz, s->b[q]), n, d, mask, scratch, s);
+        expand(pl, q, (int)gs_feat_cap(A->rows, A->nnz, s->b[q]), n, d, dmask, s);
 done:
-    gs_free(scratch);
+    gs_free(dmask);
     gs_free(d);
+    gs_free(dm);
     return st;
 }
 
