@@ -443,6 +443,7 @@ static void expand(const feat_plan *pl, int q, int cap, int n, const int64_t *d,
 {
     const int b = pl->b[q];
     int head[GS_CDS_DETECT_MAX];
+    int32_t hv[GS_CDS_DETECT_MAX]; /* the value at each head (one division per value) */
     int64_t k = 0;
     int32_t last = 0;
     /* the next diagonal of residue r at or after t */
@@ -451,19 +452,18 @@ static void expand(const feat_plan *pl, int q, int cap, int n, const int64_t *d,
         int t = 0;
         while (t < n && !HAS(r, t)) t++;
         head[r] = t;
+        if (t < n) hv[r] = (int32_t)floor_div(r + d[t], b); /* |d| < 2^31 */
     }
     for (;;) {
         int best = -1;
-        int32_t v = 0;
         for (int r = 0; r < b; r++)
-            if (head[r] < n) {
-                const int32_t x = (int32_t)floor_div(r + d[head[r]], b); /* |d| < 2^31 */
-                if (best < 0 || x < v) best = r, v = x;
-            }
+            if (head[r] < n && (best < 0 || hv[r] < hv[best])) best = r;
         if (best < 0) break;
+        const int32_t v = hv[best];
         int t = head[best] + 1;
         while (t < n && !HAS(best, t)) t++;
         head[best] = t;
+        if (t < n) hv[best] = (int32_t)floor_div(best + d[t], b);
         if (k == 0 || v != last) {
             if (k < cap) s->off[q][k] = v;
             last = v;
