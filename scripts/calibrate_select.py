@@ -32,7 +32,8 @@ alike. It prints each matrix's outcome under the table in force and under the pr
 N is not searched: it keeps row 1's conversion within the cost limit. Wherever the table in
 force picked row 1's format, the run's cost of the features and the conversion is known (in
 SpMVs of that format); N is proposed just above the largest nnz whose cost passed
---max-cost x --cost-margin (the one in force when none did).
+--max-cost x --cost-margin (the one in force when none did). It only rises from the value in
+force: to find it afresh, set N to 0 in spmv/gs_select.c, rebuild and rerun the benchmark.
 """
 import argparse
 import csv
