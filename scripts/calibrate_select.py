@@ -33,7 +33,8 @@ N is not searched: it keeps row 1's conversion within the cost limit. Wherever t
 force picked row 1's format, the run's cost of the features and the conversion is known (in
 SpMVs of that format); N is proposed just above the largest nnz whose cost passed
 --max-cost x --cost-margin (the one in force when none did). It only rises from the value in
-force: to find it afresh, set N to 0 in spmv/gs_select.c, rebuild and rerun the benchmark.
+force: to find it afresh, set N to 0 in spmv/gs_select.c, rebuild and rerun the benchmark. The
+cost limit is the GPU's: a host table keeps the N in force.
 """
 import argparse
 import csv
@@ -303,7 +304,8 @@ def main():
         if m["auto"] == cur["XS"] and not math.isnan(m["cost"]):
             print("%s cost %.1f SpMVs at %d entries (%s)" % (
                 cur["XS"], m["cost"], m["nnz"], m["name"]))
-    if over:  # N just above the largest such nnz (three significant digits, rounded up)
+    if over and device:  # N just above the largest such nnz (three significant digits, up);
+        # the 10-SpMV cost limit is the GPU's (the host table keeps the N in force)
         top = max(m["nnz"] for m in over) + 1
         scale = 10 ** max(int(math.log10(top)) - 2, 0)
         start = dict(cur, N=max(cur["N"], math.ceil(top / scale) * scale))
