@@ -218,8 +218,10 @@ struct int2_sum {
 
 /* key[i] = (maxlen - len_i) << cbits | first column of row i (0 when empty), id[i] = i: an
  * ascending sort gives length desc, first column asc, and (stable) row asc. A row longer than
- * maxlen (a wrong hint) gets bit 63, outside the sorted bits, a length of 0 in the sorted order
- * and no count: the sorted rows then hold fewer than nnz entries, which the plan reads.
+ * maxlen (a wrong hint) gets `over`: bit 63 and every sorted bit, so it sorts after every
+ * counted row of some length (with the empty ones: all start at the end), a length of 0 in the
+ * sorted order and no count; the sorted rows then hold fewer than nnz entries, which the plan
+ * reads.
  * With cw (maxlen < SURAA_HIST_MAX): the rows of each length l counted (in shared memory, then
  * one global atomic per length a block saw, into cw[0 .. maxlen], zero, with a zero ticket at
  * cw[maxlen + 1]), and the last block to finish turns the counts into the rows longer than l,
@@ -227,7 +229,7 @@ struct int2_sum {
  * w(l) = sum of count(l') l', at cw[2 SURAA_HIST_MAX + 1 + l]: sorted row q of length l (the rows
  * sort longest first) then starts at w(l) + (q - c(l)) l (sorted_rowptr_kernel). */
 static __global__ void __launch_bounds__(GS_CUDA_THREADS)
-    key_kernel(int32_t m, int32_t maxlen, int cbits, const int32_t *__restrict__ rp,
+    key_kernel(int32_t m, int32_t maxlen, int cbits, uint64_t over, const int32_t *__restrict__ rp,
                const int32_t *__restrict__ ci, uint64_t *key, int32_t *id, int32_t *cw)
 {
     typedef cub::BlockScan<int2, GS_CUDA_THREADS> scan_t;
@@ -250,7 +252,7 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS)
             const int32_t b = __ldg(rp + i);
             l = __ldg(rp + i + 1) - b;
             const uint32_t fc = l > 0 ? (uint32_t)__ldg(ci + b) : 0u;
-            key[i] = l > maxlen ? 1ull << 63 : ((uint64_t)(uint32_t)(maxlen - l) << cbits) | fc;
+            key[i] = l > maxlen ? over : ((uint64_t)(uint32_t)(maxlen - l) << cbits) | fc;
             id[i] = (int32_t)i;
         }
         if (cw) {
@@ -686,7 +688,8 @@ static gs_status sort_rows(const gs_csr *A, const gs_format_params *p, gs_suraa 
         if (cw) /* the counts and the ticket */
             GS_CUDA_CALL(cudaMemsetAsync(cw, 0, ((size_t)maxlen + 2) * sizeof *cw, s));
         key_kernel<<<gs_cuda_grid(m), GS_CUDA_THREADS, 0, s>>>(
-            m, (int32_t)maxlen, cbits, A->rowptr, A->colind, t->k0, M->perm, cw);
+            m, (int32_t)maxlen, cbits, (1ull << 63) | ((1ull << end_bit) - 1), A->rowptr,
+            A->colind, t->k0, M->perm, cw);
         GS_CUDA_LAUNCHED("suraa keys");
         gs_cuda_select_trace("suraa keys enqueued");
         if (end_bit > 0) { /* else every key is 0: the identity order */

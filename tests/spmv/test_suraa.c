@@ -259,15 +259,18 @@ static void test_long_row(int gpu)
 /* the longest-row hint (what the selector passes): the exact one gives the plan and the data
  * of no hint; one too short fails the device conversion with GS_ERR_INTERNAL naming the hint,
  * and the next conversion is right again (the plan's counters were cleared); the host
- * conversion does not use it */
-static void test_hint(int gpu)
+ * conversion does not use it. long_base sets the long rows (long_base + i): from 3000 the
+ * longest (5909) takes the device's CUB scan of the sorted lengths, from 1000 (3910, below
+ * 4096) its rowptr from the counts of each length, where the rows past the hint must sort
+ * after the counted ones */
+static void test_hint(int gpu, int32_t long_base)
 {
     const int32_t m = 3000;
     int32_t *len = malloc((size_t)m * sizeof *len), longest = 0;
     gs_format_params p;
     gs_spmat *M = NULL;
     for (int32_t i = 0; i < m; i++) {
-        len[i] = i % 97 == 0 ? 3000 + i : i % 5 == 0 ? 60 : 1 + i % 7;
+        len[i] = i % 97 == 0 ? long_base + i : i % 5 == 0 ? 60 : 1 + i % 7;
         longest = len[i] > longest ? len[i] : longest;
     }
     gs_csr *A = make_lengths(m, 50000, len);
@@ -313,7 +316,8 @@ int main(int argc, char **argv)
     test_order(gpu);
     test_groups(gpu);
     test_long_row(gpu);
-    test_hint(gpu);
+    test_hint(gpu, 3000);
+    test_hint(gpu, 1000);
     gs_format_params_default(&p);
     for (int dyn = 0; dyn <= !no_child_grids(); dyn++) {
         p.suraa_g1_dynamic = dyn;
