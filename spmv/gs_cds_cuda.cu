@@ -327,9 +327,10 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS, 8)
 #define FILL_WARPS 4 /* windows of a block */
 static_assert(FILL_WARPS >= 4 && GS_CUDA_THREADS >= 128,
               "fill_finish takes one word of used diagonals from each of four warps");
-#define FILL_SLOTS 32 /* slots a window fills per walk (one present word each; 16, for more
-                         windows per multiprocessor, measured slower: 27-point 100^3 343 -> 382
-                         us, 7-point 64^3 dof 4 372 -> 404 us, ncu on the H200, 2026-11-24) */
+/* slots a window fills per walk (one present word each; 16, for more windows per
+ * multiprocessor, measured slower: 27-point 100^3 343 -> 382 us, 7-point 64^3 dof 4 372 -> 404
+ * us, ncu on the H200, 2026-11-24) */
+#define FILL_SLOTS 32
 #define FILL_PITCH 33 /* tile doubles per slot: one row's lanes of different slots miss banks */
 #define FILL_UNROLL 4 /* steps of 32 entries whose loads are issued together */
 /* mean entries per row from which the windows kernel fills (ncu, 2026-11-23/24: 27-point 100^3

@@ -97,8 +97,8 @@ static gs_status gs_move(int32_t rows, int64_t nnz, const int32_t *rp, Shift shi
                          cudaStream_t s, const char *what)
 {
     gs_status st = GS_OK;
-    gs_move_kernel<<<(unsigned)((nnz + GS_MOVE_TILE - 1) / GS_MOVE_TILE), GS_CUDA_THREADS, 0,
-                     s>>>(rows, nnz, rp, shift, gather, ci, v, nc, nv);
+    gs_move_kernel<<<(unsigned)((nnz + GS_MOVE_TILE - 1) / GS_MOVE_TILE), GS_CUDA_THREADS, 0, s>>>(
+        rows, nnz, rp, shift, gather, ci, v, nc, nv);
     GS_CUDA_LAUNCHED(what);
 done:
     return st;

@@ -29,8 +29,8 @@
  * ------------------------------------------------------------------------------------------- */
 #define GPU_UNEVEN_CV 1.0      /* std / mean above which rows are "uneven" ... */
 #define GPU_UNEVEN_ROWS 500000 /* ... SURAA below this many rows, cuSPARSE from it ... */
-#define GPU_UNEVEN_MIN_NNZ 1500000 /* ... and below this many entries (SURAA's conversion,
-                                      about 110 us, passes 9 SpMVs there) */
+/* ... and below this many entries (SURAA's conversion, about 110 us, passes 9 SpMVs there) */
+#define GPU_UNEVEN_MIN_NNZ 1500000
 #define GPU_SMALL_ROWS 30000   /* below: launch-bound, gsolve's CSR kernel (no conversion) */
 #define GPU_CDS_MAX_DIAGS 128  /* structured: block diagonals ... */
 #define GPU_CDS_MAX_FILL 0.25  /* ... and CDS padding over nnz up to which CDS wins */

@@ -204,7 +204,8 @@ static __global__ void bin_scatter_kernel(int64_t n, const int32_t *__restrict__
         const unsigned peers = __match_any_sync(0xffffffffu, b);
         const int leader = __ffs(peers) - 1;
         unsigned long long at = 0;
-        if (b >= 0 && lane == leader) at = atomicAdd(&ctl[C_CUR + b], (unsigned long long)__popc(peers));
+        if (b >= 0 && lane == leader)
+            at = atomicAdd(&ctl[C_CUR + b], (unsigned long long)__popc(peers));
         at = __shfl_sync(0xffffffffu, at, leader);
         if (b >= 0) perm[s_start[b] + at + __popc(peers & ((1u << lane) - 1u))] = r;
     }
@@ -909,7 +910,8 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     { /* the products per row, the counters, the binned, failed and spilled rows: one
          allocation (prod at its start, freed by tfree(prod)) */
         const size_t b4 = ((size_t)n1 * 4 + 255) & ~(size_t)255;
-        const size_t b8 = ((size_t)n1 * 8 + 255) & ~(size_t)255, bc = (sizeof h + 255) & ~(size_t)255;
+        const size_t b8 = ((size_t)n1 * 8 + 255) & ~(size_t)255,
+                     bc = (sizeof h + 255) & ~(size_t)255;
         char *base = NULL;
         GS_CHECK(talloc(b8 + bc + 3 * b4, "SpGEMM row scratch", (void **)&base));
         prod = (int64_t *)base;

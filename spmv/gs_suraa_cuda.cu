@@ -207,7 +207,7 @@ static __global__ void max_len_kernel(int32_t m, const int32_t *__restrict__ rp,
 }
 
 #define SURAA_HIST_MAX 4096 /* row lengths counted by key_kernel for sorted_rowptr_kernel */
-#define PLAN_BLOCKS 264      /* the plan's grid */
+#define PLAN_BLOCKS 264     /* the plan's grid */
 
 struct int2_sum {
     __device__ int2 operator()(const int2 &a, const int2 &b) const
@@ -268,8 +268,7 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS)
         if (s_hist[l]) atomicAdd(cw + l, s_hist[l]), wrote = true;
     if (wrote) __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0)
-        s_last = atomicAdd((unsigned *)cw + maxlen + 1, 1u) == gridDim.x - 1;
+    if (threadIdx.x == 0) s_last = atomicAdd((unsigned *)cw + maxlen + 1, 1u) == gridDim.x - 1;
     __syncthreads();
     if (!s_last) return;
     __threadfence();
@@ -688,8 +687,8 @@ static gs_status sort_rows(const gs_csr *A, const gs_format_params *p, gs_suraa 
         if (cw) /* the counts and the ticket */
             GS_CUDA_CALL(cudaMemsetAsync(cw, 0, ((size_t)maxlen + 2) * sizeof *cw, s));
         key_kernel<<<gs_cuda_grid(m), GS_CUDA_THREADS, 0, s>>>(
-            m, (int32_t)maxlen, cbits, (1ull << 63) | ((1ull << end_bit) - 1), A->rowptr,
-            A->colind, t->k0, M->perm, cw);
+            m, (int32_t)maxlen, cbits, (1ull << 63) | ((1ull << end_bit) - 1), A->rowptr, A->colind,
+            t->k0, M->perm, cw);
         GS_CUDA_LAUNCHED("suraa keys");
         gs_cuda_select_trace("suraa keys enqueued");
         if (end_bit > 0) { /* else every key is 0: the identity order */
