@@ -93,6 +93,12 @@ extern gs_cuda_ctx gs_cuda_g; /* defined in gs_backend_cuda.cu */
         }                                                                                          \
     } while (0)
 
+/* b rounded up to a multiple of 256: the offset of the next array carved out of one allocation */
+static inline size_t gs_align256(size_t b)
+{
+    return (b + 255) & ~(size_t)255;
+}
+
 /* Blocks for a grid-stride loop over n items (n > 0), GS_CUDA_THREADS threads each. */
 static inline unsigned gs_cuda_grid(int64_t n)
 {

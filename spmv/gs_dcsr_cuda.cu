@@ -36,13 +36,14 @@ extern "C" gs_status gs_dcsr_cuda_alloc(gs_dcsr *D)
     cudaStream_t s = gs_cuda_g.stream;
     /* the bump pointer, the segment table and the row sizes: one allocation and one memset
      * (freed through top) */
-    const size_t boff = (size_t)(D->k * D->pitch) * sizeof(int32_t);
-    const size_t bytes = 256 + boff + ((size_t)D->rows + 1) * sizeof(int32_t);
+    const size_t btop = gs_align256(sizeof *D->top),
+                 boff = (size_t)(D->k * D->pitch) * sizeof(int32_t);
+    const size_t bytes = btop + boff + ((size_t)D->rows + 1) * sizeof(int32_t);
     char *base = NULL;
     GS_CHECK(gs_cuda_alloc(bytes, "DCSR segment table and row sizes", (void **)&base));
     D->top = (unsigned long long *)base;
-    D->offsets = (int32_t *)(base + 256);
-    D->sizes = (int32_t *)(base + 256 + boff);
+    D->offsets = (int32_t *)(base + btop);
+    D->sizes = (int32_t *)(base + btop + boff);
     GS_CHECK(gs_cuda_alloc((size_t)D->capacity * sizeof(int32_t), "DCSR column indices",
                            (void **)&D->colind));
     GS_CHECK(gs_cuda_alloc((size_t)D->capacity * sizeof(double), "DCSR values", (void **)&D->val));

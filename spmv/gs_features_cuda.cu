@@ -433,47 +433,6 @@ static int64_t floor_div(int64_t x, int64_t b)
     return x >= 0 ? x / b : -((-x + b - 1) / b);
 }
 
-/* candidate q's block offsets from the n diagonals d[] (ascending) and their residue masks: k[q]
- * and, within its cap, the offsets. Each residue r gives floor((r + d) / b) over the diagonals
- * with that residue, ascending with d, so the offsets come from merging the b lists (dropping
- * repeats), without a sort: a qsort of the n b values per candidate took 28 us of host time on
- * 27-point 100^3 (27 diagonals, five candidates), half a SpMV. */
-static void expand(const feat_plan *pl, int q, int cap, int n, const int64_t *d,
-                   const unsigned long long *mask, gs_feat_sums *s)
-{
-    const int b = pl->b[q];
-    int head[GS_CDS_DETECT_MAX];
-    int32_t hv[GS_CDS_DETECT_MAX]; /* the value at each head (one division per value) */
-    int64_t k = 0;
-    int32_t last = 0;
-    /* the next diagonal of residue r at or after t */
-#define HAS(r, t) (b == 1 || ((mask[t] >> (pl->base[q] + (r))) & 1u))
-    for (int r = 0; r < b; r++) {
-        int t = 0;
-        while (t < n && !HAS(r, t)) t++;
-        head[r] = t;
-        if (t < n) hv[r] = (int32_t)floor_div(r + d[t], b); /* |d| < 2^31 */
-    }
-    for (;;) {
-        int best = -1;
-        for (int r = 0; r < b; r++)
-            if (head[r] < n && (best < 0 || hv[r] < hv[best])) best = r;
-        if (best < 0) break;
-        const int32_t v = hv[best];
-        int t = head[best] + 1;
-        while (t < n && !HAS(best, t)) t++;
-        head[best] = t;
-        if (t < n) hv[best] = (int32_t)floor_div(best + d[t], b);
-        if (k == 0 || v != last) {
-            if (k < cap) s->off[q][k] = v;
-            last = v;
-            if (++k > cap) break; /* past the cap: "more" */
-        }
-    }
-#undef HAS
-    s->k[q] = k > cap ? GS_CDS_MAX_DIAGS + 1 : k;
-}
-
 /* a diagonal and its residue mask, sorted by the diagonal */
 typedef struct diag_mask {
     int64_t d;
@@ -486,14 +445,53 @@ static int cmp_diag(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* candidate q's block offsets from the n diagonals and their residue masks dm[] (ascending by
+ * diagonal): k[q] and, within its cap, the offsets. Each residue r gives floor((r + d) / b) over
+ * the diagonals with that residue, ascending with d, so the offsets come from merging the b lists
+ * (dropping repeats), without a sort: a qsort of the n b values per candidate took 28 us of host
+ * time on 27-point 100^3 (27 diagonals, five candidates), half a SpMV. */
+static void expand(const feat_plan *pl, int q, int cap, int n, const diag_mask *dm, gs_feat_sums *s)
+{
+    const int b = pl->b[q];
+    int head[GS_CDS_DETECT_MAX];
+    int32_t hv[GS_CDS_DETECT_MAX]; /* the value at each head (one division per value) */
+    int64_t k = 0;
+    int32_t last = 0;
+    /* the next diagonal of residue r at or after t */
+#define HAS(r, t) (b == 1 || ((dm[t].mask >> (pl->base[q] + (r))) & 1u))
+    for (int r = 0; r < b; r++) {
+        int t = 0;
+        while (t < n && !HAS(r, t)) t++;
+        head[r] = t;
+        if (t < n) hv[r] = (int32_t)floor_div(r + dm[t].d, b); /* |d| < 2^31 */
+    }
+    for (;;) {
+        int best = -1;
+        for (int r = 0; r < b; r++)
+            if (head[r] < n && (best < 0 || hv[r] < hv[best])) best = r;
+        if (best < 0) break;
+        const int32_t v = hv[best];
+        int t = head[best] + 1;
+        while (t < n && !HAS(best, t)) t++;
+        head[best] = t;
+        if (t < n) hv[best] = (int32_t)floor_div(best + dm[t].d, b);
+        if (k == 0 || v != last) {
+            if (k < cap) s->off[q][k] = v;
+            last = v;
+            if (++k > cap) break; /* past the cap: "more" */
+        }
+    }
+#undef HAS
+    s->k[q] = k > cap ? GS_CDS_MAX_DIAGS + 1 : k;
+}
+
 /* the sums from the transferred totals and pairs (h: ACC_N totals, cap masks, cap keys) */
 static gs_status sums_from(const gs_csr *A, const feat_plan *pl, const unsigned char *h,
                            gs_feat_sums *s)
 {
     gs_status st = GS_OK;
-    unsigned long long acc[ACC_N], *dmask = NULL;
+    unsigned long long acc[ACC_N];
     diag_mask *dm = NULL;
-    int64_t *d = NULL;
     memcpy(acc, h, sizeof acc);
     const unsigned long long *mask = (const unsigned long long *)(h + sizeof acc);
     const uint32_t *key = (const uint32_t *)(mask + pl->cap);
@@ -510,16 +508,11 @@ static gs_status sums_from(const gs_csr *A, const feat_plan *pl, const unsigned 
         return GS_OK;
     }
     GS_CHECK(gs_alloc_array((size_t)n, sizeof *dm, "feature diagonals", (void **)&dm));
-    GS_CHECK(gs_alloc_array((size_t)n, sizeof *d, "feature diagonals", (void **)&d));
-    GS_CHECK(gs_alloc_array((size_t)n, sizeof *dmask, "feature residue masks", (void **)&dmask));
     for (int t = 0; t < n; t++) dm[t].d = (int64_t)key[t] - A->rows, dm[t].mask = mask[t];
     qsort(dm, (size_t)n, sizeof *dm, cmp_diag);
-    for (int t = 0; t < n; t++) d[t] = dm[t].d, dmask[t] = dm[t].mask;
     for (int q = 0; q < s->ncand; q++)
-        expand(pl, q, (int)gs_feat_cap(A->rows, A->nnz, s->b[q]), n, d, dmask, s);
+        expand(pl, q, (int)gs_feat_cap(A->rows, A->nnz, s->b[q]), n, dm, s);
 done:
-    gs_free(dmask);
-    gs_free(d);
     gs_free(dm);
     return st;
 }

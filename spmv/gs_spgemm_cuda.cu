@@ -909,9 +909,8 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     (void)stage_ms(g_trace);
     { /* the products per row, the counters, the binned, failed and spilled rows: one
          allocation (prod at its start, freed by tfree(prod)) */
-        const size_t b4 = ((size_t)n1 * 4 + 255) & ~(size_t)255;
-        const size_t b8 = ((size_t)n1 * 8 + 255) & ~(size_t)255,
-                     bc = (sizeof h + 255) & ~(size_t)255;
+        const size_t b4 = gs_align256((size_t)n1 * 4), b8 = gs_align256((size_t)n1 * 8),
+                     bc = gs_align256(sizeof h);
         char *base = NULL;
         GS_CHECK(talloc(b8 + bc + 3 * b4, "SpGEMM row scratch", (void **)&base));
         prod = (int64_t *)base;

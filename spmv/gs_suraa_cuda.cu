@@ -293,13 +293,20 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS)
     }
 }
 
+/* the length of sorted row q from its key (key_kernel): 0 for q = m and a row past the hint */
+static __device__ __forceinline__ int32_t sorted_len_of(const uint64_t *__restrict__ key, int64_t q,
+                                                        int32_t m, int32_t maxlen, int cbits)
+{
+    return q < m && !(key[q] >> 63) ? maxlen - (int32_t)(key[q] >> cbits) : 0;
+}
+
 /* len[q] = length of sorted row q from its key, len[m] = 0 (for the scan into rowptr) */
 static __global__ void sorted_len_kernel(int32_t m, int32_t maxlen, int cbits,
                                          const uint64_t *__restrict__ key, int32_t *len)
 {
     for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= m;
          q += (int64_t)gridDim.x * blockDim.x)
-        len[q] = q < m && !(key[q] >> 63) ? maxlen - (int32_t)(key[q] >> cbits) : 0;
+        len[q] = sorted_len_of(key, q, m, maxlen, cbits);
 }
 
 /* sorted_len_kernel and the scan of len into rowptr in one pass, from key_kernel's c and w:
@@ -313,7 +320,7 @@ static __global__ void sorted_rowptr_kernel(int32_t m, int32_t maxlen, int cbits
     const int32_t *c = cw + SURAA_HIST_MAX + 1, *w = cw + 2 * SURAA_HIST_MAX + 1;
     for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q <= m;
          q += (int64_t)gridDim.x * blockDim.x) {
-        const int32_t l = q < m && !(key[q] >> 63) ? maxlen - (int32_t)(key[q] >> cbits) : 0;
+        const int32_t l = sorted_len_of(key, q, m, maxlen, cbits);
         len[q] = l;
         rowptr[q] = q < m ? __ldg(w + l) + (int32_t)((q - __ldg(c + l)) * (int64_t)l) : __ldg(w);
     }
@@ -620,20 +627,15 @@ typedef struct conv_tmp {
     size_t cub_bytes;
 } conv_tmp;
 
-static size_t align256(size_t b)
-{
-    return (b + 255) & ~(size_t)255;
-}
-
 /* t = the scratch for m rows; CUB's share sized for a sort of full 64-bit keys, which bounds
  * the sort of fewer bits (passes = bits / 8) */
 static gs_status conv_tmp_alloc(int64_t m, conv_tmp *t)
 {
     gs_status st = GS_OK;
-    size_t sort_b = 0, scan_b = 0, a_keys = align256((size_t)m * 8),
-           a_ids = align256((size_t)m * 4);
-    size_t a_len = align256(((size_t)m + 1) * 4), a_max = align256(sizeof(unsigned int)),
-           a_hist = align256((3 * SURAA_HIST_MAX + 1) * sizeof(int32_t));
+    size_t sort_b = 0, scan_b = 0, a_keys = gs_align256((size_t)m * 8),
+           a_ids = gs_align256((size_t)m * 4);
+    size_t a_len = gs_align256(((size_t)m + 1) * 4), a_max = gs_align256(sizeof(unsigned int)),
+           a_hist = gs_align256((3 * SURAA_HIST_MAX + 1) * sizeof(int32_t));
     cub::DoubleBuffer<uint64_t> kq(NULL, NULL);
     cub::DoubleBuffer<int32_t> vq(NULL, NULL);
     memset(t, 0, sizeof *t);
@@ -803,8 +805,8 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **out
     M->rows = A->rows, M->cols = A->cols, M->nnz = A->nnz, M->loc = GS_LOC_DEVICE;
     M->seg_size = 1;
     { /* values, columns, perm and rowptr in one allocation (destroy frees val) */
-        const size_t bv = align256((size_t)A->nnz * 8), bc = align256((size_t)A->nnz * 4),
-                     bp = align256((size_t)m * 4);
+        const size_t bv = gs_align256((size_t)A->nnz * 8), bc = gs_align256((size_t)A->nnz * 4),
+                     bp = gs_align256((size_t)m * 4);
         char *base = NULL;
         GS_CHECK(gs_cuda_alloc(bv + bc + bp + ((size_t)m + 1) * 4, "SURAA matrix arrays",
                                (void **)&base));
