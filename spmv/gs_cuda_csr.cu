@@ -91,11 +91,14 @@ static __global__ void csr_vector_dots_kernel(int32_t rows, int lanes_log2,
     }
 }
 
-/* out[0] = max(out[0], longest row), out[1] += sum of squared row lengths: per-thread, warp,
- * then one integer atomic per warp (integer max and sum do not depend on the order) */
+/* The longest row, the sum of squared row lengths and rowptr[rows] straight into host memory
+ * (h[0..2]): per-thread, warp, then one integer atomic per warp into acc (d_sel, zero at rest;
+ * integer max and sum do not depend on the order); the last block copies the totals out and
+ * clears acc, so the pass needs no memset and no copy to enqueue. */
 static __global__ void row_stats_kernel(int32_t rows, const int32_t *__restrict__ rowptr,
-                                        unsigned long long *out)
+                                        unsigned long long *acc, unsigned long long *h)
 {
+    __shared__ bool s_last;
     unsigned long long m = 0, sq = 0;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -109,31 +112,65 @@ static __global__ void row_stats_kernel(int32_t rows, const int32_t *__restrict_
         sq += __shfl_down_sync(0xffffffffu, sq, off);
     }
     if ((threadIdx.x & 31) == 0 && sq > 0) {
-        atomicMax(out, m);
-        atomicAdd(out + 1, sq);
+        atomicMax(acc, m);
+        atomicAdd(acc + 1, sq);
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd(acc + 2, 1ull) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last || threadIdx.x != 0) return;
+    __threadfence();
+    h[0] = __ldcg(acc), h[1] = __ldcg(acc + 1), h[2] = (unsigned long long)__ldg(rowptr + rows);
+    acc[0] = acc[1] = acc[2] = 0;
+}
+
+/* The row statistics of the rows x rowptr (device) issued without a wait: the longest row and
+ * the sum of squared lengths into the pinned h_red[0..1], rowptr[rows] (the entries) into
+ * h_red[2] (one kernel); gs_cuda_row_stats_read gives them after the stream drains. A caller
+ * that waits anyway (DCSR -> CSR waits for the entry count) saves a wait. */
+extern "C" gs_status gs_cuda_row_stats_issue(int32_t rows, const int32_t *rowptr)
+{
+    gs_status st = GS_OK;
+    gs_cuda_ctx *g = &gs_cuda_g;
+    unsigned long long *acc = (unsigned long long *)((char *)g->d_sel + GS_CUDA_SEL_STATS),
+                       *h = (unsigned long long *)g->h_red;
+    h[0] = h[1] = h[2] = 0;
+    if (rows > 0) {
+        row_stats_kernel<<<gs_cuda_grid(rows), GS_CUDA_THREADS, 0, g->stream>>>(
+            rows, rowptr, acc, (unsigned long long *)g->h_red_dev);
+        GS_CUDA_LAUNCHED("row_stats");
+    }
+done:
+    return st;
+}
+
+/* after gs_cuda_row_stats_issue and a wait: the entries, the longest row, the standard
+ * deviation of the row lengths */
+extern "C" void gs_cuda_row_stats_read(int32_t rows, int32_t *nnz, int *max_len, double *std)
+{
+    const unsigned long long *h = (const unsigned long long *)gs_cuda_g.h_red;
+    *nnz = (int32_t)(uint32_t)h[2];
+    *max_len = (int)h[0];
+    *std = 0.0;
+    if (rows > 0) {
+        const double mean = (double)*nnz / rows, var = (double)h[1] / rows - mean * mean;
+        *std = var > 0 ? sqrt(var) : 0.0;
     }
 }
 
 /* longest row and standard deviation of the row lengths of device matrix A (one small
- * kernel, one transfer) */
+ * kernel, one wait) */
 static gs_status row_stats(const gs_csr *A, int *max_len, double *std)
 {
     gs_status st = GS_OK;
-    gs_cuda_ctx *g = &gs_cuda_g;
-    unsigned long long *d = (unsigned long long *)g->d_part, *h = (unsigned long long *)g->h_red;
-    double mean = A->rows > 0 ? (double)A->nnz / A->rows : 0.0, var = 0.0;
+    int32_t nnz = 0;
     *max_len = 0;
     *std = 0.0;
     if (A->rows == 0) return GS_OK;
-    GS_CUDA_CALL(cudaMemsetAsync(d, 0, 2 * sizeof *d, g->stream));
-    row_stats_kernel<<<gs_cuda_grid(A->rows), GS_CUDA_THREADS, 0, g->stream>>>(A->rows, A->rowptr,
-                                                                               d);
-    GS_CUDA_LAUNCHED("row_stats");
-    GS_CUDA_CALL(cudaMemcpyAsync(h, d, 2 * sizeof *d, cudaMemcpyDeviceToHost, g->stream));
-    GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
-    *max_len = (int)h[0];
-    var = (double)h[1] / A->rows - mean * mean;
-    *std = var > 0 ? sqrt(var) : 0.0;
+    GS_CHECK(gs_cuda_row_stats_issue(A->rows, A->rowptr));
+    GS_CUDA_CALL(cudaStreamSynchronize(gs_cuda_g.stream));
+    gs_cuda_row_stats_read(A->rows, &nnz, max_len, std);
 done:
     return st;
 }
@@ -188,6 +225,10 @@ static gs_status make_spmv_state(gs_csr *A, cuda_csr *be)
 done:
     if (vx) (void)cusparseDestroyDnVec(vx);
     if (vy) (void)cusparseDestroyDnVec(vy);
+    if (st != GS_OK && be->mat) { /* made again by the next call */
+        (void)cusparseDestroySpMat(be->mat);
+        be->mat = NULL;
+    }
     return st;
 }
 
@@ -196,6 +237,14 @@ done:
  * on failure), with the SpMV state (kernel lanes, cuSPARSE descriptors) made for it. */
 extern "C" gs_status gs_cuda_csr_adopt(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,
                                        int32_t *colind, double *val, gs_csr **out)
+{
+    return gs_cuda_csr_adopt_stats(rows, cols, nnz, rowptr, colind, val, -1, 0.0, out);
+}
+
+/* gs_cuda_csr_adopt with the row statistics known (max_len < 0: measured here) */
+extern "C" gs_status gs_cuda_csr_adopt_stats(int32_t rows, int32_t cols, int32_t nnz,
+                                             int32_t *rowptr, int32_t *colind, double *val,
+                                             int max_len, double row_std, gs_csr **out)
 {
     gs_status st = GS_OK;
     gs_csr *A = NULL;
@@ -212,10 +261,15 @@ extern "C" gs_status gs_cuda_csr_adopt(int32_t rows, int32_t cols, int32_t nnz, 
     GS_CHECK(gs_alloc_array(1, sizeof *be, "device CSR state", (void **)&be));
     memset(be, 0, sizeof *be);
     A->backend = be;
-    GS_CHECK(row_stats(A, &be->max_row, &be->row_std));
+    if (max_len >= 0)
+        be->max_row = max_len, be->row_std = row_std;
+    else
+        GS_CHECK(row_stats(A, &be->max_row, &be->row_std));
     be->lanes_log2 = choose_lanes_log2(A->rows > 0 ? (double)A->nnz / A->rows : 0.0, be->row_std);
     be->lanes = 1 << be->lanes_log2;
-    if (A->rows > 0 && A->cols > 0 && A->nnz > 0) GS_CHECK(make_spmv_state(A, be));
+    /* the cuSPARSE descriptor and buffer wait for the first cuSPARSE SpMV (gs_cuda_csr_spmv): a
+     * product's result may never see one (A P inside a Galerkin product), and their host calls
+     * were a tenth of a small SpGEMM */
     *out = A;
     A = NULL;
 done:
@@ -294,14 +348,15 @@ static gs_status check_shapes(const gs_csr *A, const gs_vec *x, const gs_vec *y,
 extern "C" gs_status gs_cuda_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
-    const cuda_csr *be = (const cuda_csr *)A->backend;
+    cuda_csr *be = (cuda_csr *)A->backend; /* the cuSPARSE state made on the first call */
     cusparseDnVecDescr_t vx = NULL, vy = NULL;
     const double one = 1.0, zero = 0.0;
     GS_CHECK(check_shapes(A, x, y, "csr_spmv"));
-    if (!be->mat) { /* no entries: y = 0 */
+    if (A->rows == 0 || A->cols == 0 || A->nnz == 0) { /* no entries: y = 0 */
         GS_CHECK(gs_cuda_fill(0.0, y));
         return GS_OK;
     }
+    if (!be->mat) GS_CHECK(make_spmv_state((gs_csr *)A, be));
     /* vector descriptors are host-only objects: cheap to make per call */
     GS_CUSPARSE_CALL(cusparseCreateDnVec(&vx, A->cols, x->data, CUDA_R_64F));
     GS_CUSPARSE_CALL(cusparseCreateDnVec(&vy, A->rows, y->data, CUDA_R_64F));

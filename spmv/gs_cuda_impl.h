@@ -24,8 +24,9 @@
 #define GS_CUDA_STAGE_BYTES (32u << 20) /* each of the two pinned staging buffers */
 #define GS_CUDA_SEL_FEAT 0                        /* d_sel: the feature pass's 192 KiB, */
 #define GS_CUDA_SEL_CDS (GS_CUDA_SEL_FEAT + 196608) /* the CDS fill's 2 KiB, */
-#define GS_CUDA_SEL_SURAA (GS_CUDA_SEL_CDS + 2048)  /* SURAA's plan's 2 KiB */
-#define GS_CUDA_SEL_BYTES (GS_CUDA_SEL_SURAA + 2048)
+#define GS_CUDA_SEL_SURAA (GS_CUDA_SEL_CDS + 2048)  /* SURAA's plan's 2 KiB, */
+#define GS_CUDA_SEL_STATS (GS_CUDA_SEL_SURAA + 2048) /* a CSR's row statistics' 64 bytes */
+#define GS_CUDA_SEL_BYTES (GS_CUDA_SEL_STATS + 64)
 
 typedef struct gs_cuda_ctx {
     int ready, device;
@@ -159,6 +160,13 @@ gs_status gs_cuda_csr_download(const gs_csr *A, gs_csr **out);
  * also on failure, and builds the SpMV state (lanes, cuSPARSE descriptors) */
 gs_status gs_cuda_csr_adopt(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,
                             int32_t *colind, double *val, gs_csr **out);
+gs_status gs_cuda_csr_adopt_stats(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,
+                                  int32_t *colind, double *val, int max_len, double row_std,
+                                  gs_csr **out);
+/* the longest row, the squared lengths' sum and rowptr[rows] into the pinned h_red, no wait;
+ * read after the stream drains */
+gs_status gs_cuda_row_stats_issue(int32_t rows, const int32_t *rowptr);
+void gs_cuda_row_stats_read(int32_t rows, int32_t *nnz, int *max_len, double *std);
 void gs_cuda_csr_free(gs_csr *A);
 gs_status gs_cuda_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y);
 gs_status gs_cuda_csr_spmv_own(const gs_csr *A, const gs_vec *x, gs_vec *y);

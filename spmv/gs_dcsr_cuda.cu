@@ -304,15 +304,23 @@ extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
     cudaStream_t s = gs_cuda_g.stream;
     const int64_t n1 = (int64_t)D->rows + 1;
     int32_t *rp = NULL, *ci = NULL, nnz = 0;
-    double *v = NULL;
-    void *tmp = NULL;
+    double *v = NULL, row_std = 0.0;
+    int max_len = 0;
     size_t bytes = 0;
     *out = NULL;
-    GS_CHECK(gs_cuda_alloc((size_t)n1 * sizeof *rp, "CSR row pointers", (void **)&rp));
+    /* the row pointers with the scan's scratch after them (one allocation; the CSR keeps the
+     * few bytes of scratch), then one wait for the entry count and the row statistics the
+     * CSR's SpMV state needs (gs_cuda_csr_adopt_stats would wait for them again) */
     GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, D->sizes, rp, n1, s));
-    GS_CHECK(gs_cuda_alloc(bytes, "DCSR scan scratch", &tmp));
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, D->sizes, rp, n1, s));
-    GS_CHECK(gs_cuda_d2h(&nnz, rp + D->rows, sizeof nnz));
+    {
+        const size_t brp = gs_align256((size_t)n1 * sizeof *rp);
+        GS_CHECK(gs_cuda_alloc(brp + bytes, "CSR row pointers", (void **)&rp));
+        GS_CUDA_CALL(
+            cub::DeviceScan::ExclusiveSum((char *)rp + brp, bytes, D->sizes, rp, n1, s));
+    }
+    GS_CHECK(gs_cuda_row_stats_issue(D->rows, rp));
+    GS_CUDA_CALL(cudaStreamSynchronize(s));
+    gs_cuda_row_stats_read(D->rows, &nnz, &max_len, &row_std);
     if (nnz < 0) GS_FAIL(GS_ERR_INTERNAL, "DCSR to CSR: row sizes sum beyond 2^31 - 1");
     GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *ci, "CSR column indices", (void **)&ci));
     GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *v, "CSR values", (void **)&v));
@@ -325,12 +333,11 @@ extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
             D->rows, D->k, D->pitch, D->offsets, D->sizes, D->colind, D->val, rp, ci, v);
         GS_CUDA_LAUNCHED("dcsr_to_csr_gather");
     }
-    st = gs_cuda_csr_adopt(D->rows, D->cols, nnz, rp, ci, v, out);
+    st = gs_cuda_csr_adopt_stats(D->rows, D->cols, nnz, rp, ci, v, max_len, row_std, out);
     rp = ci = NULL; /* adopted, or freed by the failed adopt (freeing them here too was a double
                        free: test_alloc_solve_gpu) */
     v = NULL;
 done:
-    gs_cuda_free(tmp);
     gs_cuda_free(rp);
     gs_cuda_free(ci);
     gs_cuda_free(v);

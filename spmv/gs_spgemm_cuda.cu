@@ -103,6 +103,8 @@ typedef struct sg_args {
     const int64_t *pbase; /* reserved mode: row r's segment starts at pbase[r] (the products
                              before it), no bump pointer; NULL: bump-pointer allocation */
     int32_t *spill;       /* last-bin rows left to the global-memory kernel (ctl[C_SPILL]) */
+    unsigned long long top_init; /* reserved mode: the bump pointer past the segments (a
+                                    block's first thread sets it; no launch of its own) */
 } sg_args;
 
 static __device__ __forceinline__ int prod_bin(int64_t p)
@@ -114,28 +116,30 @@ static __device__ __forceinline__ int prod_bin(int64_t p)
     return b - 4; /* 33-64 -> 2, ..., 2049-4096 -> 8, 4097+ -> 9 */
 }
 
-/* prod[i] = sum over row i of A of the lengths of the rows of B it selects */
-static __global__ void count_kernel(int32_t rows, const int32_t *__restrict__ arp,
-                                    const int32_t *__restrict__ acol,
-                                    const int32_t *__restrict__ brp, int64_t *prod)
+/* the products of row i of A*B: the lengths of the rows of B that row i of A selects */
+static __device__ __forceinline__ int64_t row_products(const int32_t *__restrict__ arp,
+                                                       const int32_t *__restrict__ acol,
+                                                       const int32_t *__restrict__ brp, int64_t i)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t p = 0;
-        for (int32_t k = arp[i]; k < arp[i + 1]; k++) {
-            const int32_t c = __ldg(acol + k);
-            p += __ldg(brp + c + 1) - __ldg(brp + c);
-        }
-        prod[i] = p;
+    int64_t p = 0;
+    for (int32_t k = __ldg(arp + i); k < __ldg(arp + i + 1); k++) {
+        const int32_t c = __ldg(acol + k);
+        p += __ldg(brp + c + 1) - __ldg(brp + c);
     }
+    return p;
 }
 
 /* for the rows list[j] (or j), j < n: ctl: rows and products per bin, the most products of a
  * last-bin row. Each thread sums its rows per bin in registers and a warp adds
  * the bins its lanes hold (most warps: one bin) with shuffles, so the shared histogram sees one
- * atomic per warp and bin instead of one per row (same-address shared atomics serialize). */
-static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ list,
-                                       const int64_t *__restrict__ prod, unsigned long long *ctl)
+ * atomic per warp and bin instead of one per row (same-address shared atomics serialize).
+ * Counting (arp != NULL, rows 0..n-1): prod[i] = row i's products is computed here first, and
+ * prod[n] = 0 (the products' scan reads n + 1); a separate count kernel cost a launch and a
+ * pass over prod. */
+static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ list, int64_t *prod,
+                                       unsigned long long *ctl, const int32_t *__restrict__ arp,
+                                       const int32_t *__restrict__ acol,
+                                       const int32_t *__restrict__ brp)
 {
     __shared__ unsigned long long hc[GS_SPGEMM_BINS], hp[GS_SPGEMM_BINS], hm;
     unsigned long long c[GS_SPGEMM_BINS], sp[GS_SPGEMM_BINS], mx = 0;
@@ -148,7 +152,11 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
     for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n;
          j += (int64_t)gridDim.x * blockDim.x) {
         const int32_t r = list ? list[j] : (int32_t)j;
-        const int64_t p = prod[r];
+        int64_t p;
+        if (arp)
+            p = row_products(arp, acol, brp, r), prod[r] = p;
+        else
+            p = prod[r];
         const int bin = prod_bin(p);
 #pragma unroll
         for (int b = 0; b < GS_SPGEMM_BINS; b++)
@@ -178,6 +186,7 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
         if (hp[b]) atomicAdd(&ctl[C_PROD + b], hp[b]);
     }
     if (threadIdx.x == 0 && hm) atomicMax(&ctl[C_MAX], hm);
+    if (arp && blockIdx.x == 0 && threadIdx.x == 0) prod[n] = 0;
 }
 
 /* perm = the rows list[j] (or j), j < n, grouped by bin (bin b from the rows before it, counted
@@ -218,19 +227,30 @@ typedef struct binning {
     unsigned long long maxp;
 } binning;
 
-static gs_status bin_rows(int64_t n, const int32_t *list, const int64_t *prod, int32_t *perm,
-                          unsigned long long *ctl, binning *bn)
+/* the binning issued (counters zeroed, every one of them; with A and B: the products counted
+ * first, see bin_list_kernel), no wait */
+static gs_status bin_rows_issue(int64_t n, const int32_t *list, int64_t *prod, int32_t *perm,
+                                unsigned long long *ctl, const gs_csr *A, const gs_csr *B)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
-    unsigned long long h[C_MAX + 1];
-    GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, (size_t)(C_CUR + GS_SPGEMM_BINS) * sizeof *ctl, s));
+    GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, (size_t)C_N * sizeof *ctl, s));
     if (n > 0) {
-        bin_list_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(n, list, prod, ctl);
+        bin_list_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(
+            n, list, prod, ctl, A ? A->rowptr : NULL, A ? A->colind : NULL, B ? B->rowptr : NULL);
         GS_CUDA_LAUNCHED("spgemm_bin_list");
         bin_scatter_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(n, list, prod, perm, ctl);
         GS_CUDA_LAUNCHED("spgemm_bin_scatter");
     }
+done:
+    return st;
+}
+
+/* the binning's counts, waiting for the stream */
+static gs_status bin_rows_read(const unsigned long long *ctl, binning *bn)
+{
+    gs_status st = GS_OK;
+    unsigned long long h[C_MAX + 1];
     GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
     bn->start[0] = 0;
     for (int b = 0; b < GS_SPGEMM_BINS; b++) {
@@ -347,7 +367,9 @@ static __device__ __forceinline__ void hash_row_warp(const sg_args &a, int32_t r
 }
 
 /* the row's m compacted entries to C from b0, each at its rank among the row's columns (so the
- * row comes out sorted); thread t of T */
+ * row comes out sorted); thread t of T. (Four keys a 16-byte load, four compares each, cut the
+ * instructions of 7-point A*A's kernel by a few percent and its time by none: the kernel is
+ * bound by L1 traffic, ncu 85% busy; and it took bin 6's kernel from 32 to 39 registers.) */
 static __device__ __forceinline__ void write_ranked(const sg_args &a, const int32_t *keys,
                                                     const double *vals, int m, int t, int T,
                                                     long long b0)
@@ -418,7 +440,8 @@ __global__ void __launch_bounds__(T *RB)
                 atomicAdd(&a.ctl[C_SROWS + bin], (unsigned long long)nrows);
             }
             for (int q = 0; q < RB; q++) base[q] = -1;
-        } else if (nrows && a.pbase) {
+        } else if (a.pbase) {
+            if (blockIdx.x == 0) *a.top = a.top_init;
             for (int q = 0; q < RB; q++)
                 if (rowid[q] >= 0) {
                     const int32_t r = rowid[q];
@@ -495,6 +518,7 @@ __global__ void __launch_bounds__(256, 8)
     __syncwarp();
     long long b0 = -1;
     if (a.pbase) { /* reserved: the row's segment was set aside from its products */
+        if (blockIdx.x == 0 && threadIdx.x == 0 && !count_only) *a.top = a.top_init;
         if (row >= 0) b0 = a.pbase[row];
     } else { /* one bump-pointer allocation per block: warp scans of the sizes, then a barrier */
         __shared__ unsigned long long wsum[8], wrows[8];
@@ -757,17 +781,31 @@ static double stage_ms(int on)
     return d;
 }
 
+/* A shared-memory bin of fewer rows than this goes with the next non-empty shared bin (whose
+ * larger table holds its rows too; perm keeps the bins in order, so the two are one range):
+ * its own launch cost more than its rows (3D Poisson 7-point A*A: 1184 rows of 32 or fewer
+ * products beside 998816 of 33-64; 27-point R*(AP): 8 beside 124992) */
+#define MERGE_ROWS 4096
+
 /* every bin's kernel over the binned rows perm (compute mode) */
 static gs_status run_bins(const sg_args &a, const int32_t *perm, const binning *bn, int glog2,
                           int32_t cols)
 {
     gs_status st = GS_OK;
+    int64_t from = -1; /* the first row of small bins carried to the next launch */
     for (int b = 1; b < GS_SPGEMM_BINS; b++) {
-        const int64_t n = bn->start[b + 1] - bn->start[b];
+        int64_t n = bn->start[b + 1] - bn->start[b];
         if (n == 0) continue;
+        if (b < GS_SPGEMM_BINS - 2 && n < MERGE_ROWS &&
+            bn->start[GS_SPGEMM_BINS - 1] > bn->start[b + 1]) { /* a later shared bin has rows */
+            if (from < 0) from = bn->start[b];
+            continue;
+        }
+        const int64_t lo = from >= 0 ? from : bn->start[b];
+        if (b < GS_SPGEMM_BINS - 1) n = bn->start[b + 1] - lo, from = -1;
         (void)stage_ms(g_trace);
         if (b < GS_SPGEMM_BINS - 1) {
-            GS_CHECK(run_shared_bin(b, a, perm + bn->start[b], n, 1, 0, glog2));
+            GS_CHECK(run_shared_bin(b, a, perm + lo, n, 1, 0, glog2));
         } else {
             /* the 4096-slot shared table first: rows of many products mostly have far fewer
              * columns (a Galerkin row: thousands of products, tens of columns), and shared
@@ -809,22 +847,6 @@ static int64_t bound_max(void)
  * 256^3) than the sampled estimate (0.7 ms) */
 #define RESERVE_PER_ROW 128
 #define RESERVE_ALWAYS ((int64_t)64 << 20)
-
-/* pbase[0..n1) = exclusive sum of prod[0..n1) (prod[n1 - 1] is set to 0 here) */
-static gs_status scan_products(int64_t *prod, int64_t *pbase, int64_t n1)
-{
-    gs_status st = GS_OK;
-    void *tmp = NULL;
-    size_t bytes = 0;
-    cudaStream_t s = gs_cuda_g.stream;
-    GS_CUDA_CALL(cudaMemsetAsync(prod + n1 - 1, 0, sizeof *prod, s));
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, prod, pbase, n1, s));
-    GS_CHECK(talloc(bytes, "SpGEMM scan scratch", &tmp));
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, prod, pbase, n1, s));
-done:
-    tfree(tmp);
-    return st;
-}
 
 #define SAMPLED_BINS 8 /* bins 1-7 are sampled; the rows of 2049+ products take their products */
 
@@ -907,24 +929,29 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     g_trace = getenv("GSOLVE_SPGEMM_TRACE") != NULL;
     memset(g_bin_ms, 0, sizeof g_bin_ms);
     (void)stage_ms(g_trace);
-    { /* the products per row, the counters, the binned, failed and spilled rows: one
-         allocation (prod at its start, freed by tfree(prod)) */
+    { /* the products per row, the counters, the binned, failed and spilled rows, the row
+         segments of reserved mode and the scan's scratch: one allocation (prod at its start,
+         freed by tfree(prod)) */
+        size_t scan_bytes = 0;
+        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, prod, pbase, n1, s));
         const size_t b4 = gs_align256((size_t)n1 * 4), b8 = gs_align256((size_t)n1 * 8),
                      bc = gs_align256(sizeof h);
         char *base = NULL;
-        GS_CHECK(talloc(b8 + bc + 3 * b4, "SpGEMM row scratch", (void **)&base));
+        GS_CHECK(talloc(2 * b8 + bc + 3 * b4 + scan_bytes, "SpGEMM row scratch", (void **)&base));
         prod = (int64_t *)base;
         ctl = (unsigned long long *)(base + b8);
         perm = (int32_t *)((char *)ctl + bc);
         failed = (int32_t *)((char *)perm + b4);
         spill = (int32_t *)((char *)failed + b4);
+        pbase = (int64_t *)((char *)spill + b4);
+        /* the products counted and binned, and their scan (row r's segment in reserved mode)
+         * issued before the one wait for the bins' counts; unused when the product samples */
+        if (rows == 0) GS_CUDA_CALL(cudaMemsetAsync(prod, 0, sizeof *prod, s)); /* the scan's */
+        GS_CHECK(bin_rows_issue(rows, NULL, prod, perm, ctl, A, B));
+        GS_CUDA_CALL(
+            cub::DeviceScan::ExclusiveSum((char *)pbase + b8, scan_bytes, prod, pbase, n1, s));
     }
-    if (rows > 0) {
-        count_kernel<<<gs_cuda_grid(rows), GS_CUDA_THREADS, 0, s>>>(A->rows, A->rowptr, A->colind,
-                                                                    B->rowptr, prod);
-        GS_CUDA_LAUNCHED("spgemm_count");
-    }
-    GS_CHECK(bin_rows(rows, NULL, prod, perm, ctl, &bn));
+    GS_CHECK(bin_rows_read(ctl, &bn));
     ms_bin = stage_ms(g_trace);
     for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
     {
@@ -935,38 +962,31 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     a.arp = A->rowptr, a.acol = A->colind, a.aval = A->val;
     a.brp = B->rowptr, a.bcol = B->colind, a.bval = B->val;
     a.ctl = ctl, a.failed = failed, a.spill = spill;
-    GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
     if (total <= bound_max() && (total <= RESERVE_ALWAYS || total <= RESERVE_PER_ROW * rows)) {
         /* reserved: row r's segment at the products before it */
-        GS_CHECK(talloc((size_t)n1 * 8, "SpGEMM row segments", (void **)&pbase));
-        GS_CHECK(scan_products(prod, pbase, n1));
         cap = total + 1024;
         st = gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D);
         if (st == GS_ERR_NOMEM) { /* no room for the bound: sample as below */
             gs_error_clear();
             st = GS_OK;
-            tfree(pbase);
-            pbase = NULL;
         }
         GS_CHECK(st);
+        reserved = D != NULL;
     }
     if (!D) {
         GS_CHECK(estimate(a, perm, &bn, glog2, B->cols, &cap));
         GS_CHECK(gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D));
+        /* the sampling counted into the counters the rows' kernels use */
+        GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
     }
     acct((long long)dcsr_bytes(D));
     ms_cap = stage_ms(g_trace);
     a.offsets = D->offsets, a.sizes = D->sizes, a.ccol = D->colind, a.cval = D->val;
-    a.top = D->top, a.capacity = D->capacity, a.pbase = pbase;
-    GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
+    a.top = D->top, a.capacity = D->capacity, a.pbase = reserved ? pbase : NULL;
+    a.top_init = (unsigned long long)total;
     GS_CHECK(run_bins(a, perm, &bn, glog2, B->cols));
     h[C_NFAIL] = 0;
-    if (pbase) { /* the segments take the products: the bump pointer past them */
-        set_ull_kernel<<<1, 1, 0, s>>>(D->top, (unsigned long long)total);
-        GS_CUDA_LAUNCHED("spgemm_set_top");
-    } else {
-        GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h)); /* the estimate can fall short */
-    }
+    if (!reserved) GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h)); /* the estimate can fall short */
     for (int iter = 0; h[C_NFAIL] > 0; iter++) {
         /* capacity exhausted: grow by exactly what the failed rows need, redo only them */
         const int64_t nfail = (int64_t)h[C_NFAIL], need = (int64_t)h[C_NEED];
@@ -978,15 +998,14 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         if (!list2) GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM failed rows", (void **)&list2));
         GS_CUDA_CALL(
             cudaMemcpyAsync(list2, failed, (size_t)nfail * 4, cudaMemcpyDeviceToDevice, s));
-        GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
         retried += nfail;
-        GS_CHECK(bin_rows(nfail, list2, prod, perm, ctl, &bn2));
+        GS_CHECK(bin_rows_issue(nfail, list2, prod, perm, ctl, NULL, NULL));
+        GS_CHECK(bin_rows_read(ctl, &bn2));
         GS_CHECK(run_bins(a, perm, &bn2, glog2, B->cols));
         GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
     }
-    reserved = pbase != NULL;
     ms_run = stage_ms(g_trace);
-    tfree(prod), tfree(list2), tfree(pbase);
+    tfree(prod), tfree(list2);
     prod = pbase = NULL, perm = failed = list2 = spill = NULL, ctl = NULL;
     (void)stage_ms(g_trace);
     GS_CHECK(gs_dcsr_cuda_to_csr(D, C)); /* Algorithm 4 into an exact CSR */
@@ -1014,7 +1033,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         fprintf(stderr, "), to CSR %.3f\n", ms_csr);
     }
 done:
-    tfree(prod), tfree(list2), tfree(pbase);
+    tfree(prod), tfree(list2);
     if (D) acct(-(long long)dcsr_bytes(D));
     gs_dcsr_destroy(&D);
     return st;

@@ -732,7 +732,7 @@ static gs_status plan_launch(const gs_suraa *M, const gs_format_params *p, const
     char *sel = (char *)gs_cuda_g.d_sel + GS_CUDA_SEL_SURAA;
     static_assert(sizeof(plan_out) <= GS_CUDA_PINNED_BYTES, "the plan must fit the pinned buffer");
     static_assert((GS_SURAA_BINS + 1) * sizeof(unsigned long long) <=
-                      GS_CUDA_SEL_BYTES - GS_CUDA_SEL_SURAA,
+                      GS_CUDA_SEL_STATS - GS_CUDA_SEL_SURAA,
                   "the plan's counts must fit their part of the selection scratch");
     gs_suraa_quartiles(M->rows, &hi, &lo);
     /* a few blocks per multiprocessor: the segments are few or short, and fewer blocks finish
