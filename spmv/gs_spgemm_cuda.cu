@@ -5,16 +5,15 @@
  * DCSR method: (1) count each row's partial products; (2) bin the rows by that count (CUB radix
  * sort on the bin label): 1-32, 33-64, ..., 2049-4096 in shared memory, 4097+ first in a
  * 4096-slot shared table and, when a row has more columns than that, in global memory;
- * (3) place the rows: reserved (few products a row, or few in all: C's capacity is the
- * products and row r's segment starts at the products before it) or sampled (C's capacity
- * estimated from a sample of each bin's rows, rows take segments from a bump pointer, one
- * atomic per block); (4) per bin, a group of T threads per row forms the row's products into a
+ * (3) C's capacity: bounded (few products a row, or few in all: the products) or sampled
+ * (estimated from a sample of each bin's rows); rows take segments from a bump pointer, one
+ * atomic per block; (4) per bin, a group of T threads per row forms the row's products into a
  * shared-memory hash table (the bin bounds the products, so the table never fills), compacts
  * it, and each entry lands at its rank among the row's columns (groups of up to 32 lanes work
  * warp-synchronously: ballots, shuffles, no block barrier); (5) sampled rows that found the
  * capacity exhausted are listed, C grows by exactly what they need and they run again;
  * (6) defragmentation (Algorithm 4) gives the exact CSR. All on gs_cuda_g.stream; the counts
- * read back synchronize a few times (two in the reserved case without spilled rows). */
+ * read back synchronize a few times (two in the bounded case without spilled rows). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,12 +98,8 @@ typedef struct sg_args {
     double *cval;
     unsigned long long *top, *ctl;
     int64_t capacity;
-    int32_t *failed;      /* rows whose allocation did not fit */
-    const int64_t *pbase; /* reserved mode: row r's segment starts at pbase[r] (the products
-                             before it), no bump pointer; NULL: bump-pointer allocation */
-    int32_t *spill;       /* last-bin rows left to the global-memory kernel (ctl[C_SPILL]) */
-    unsigned long long top_init; /* reserved mode: the bump pointer past the segments (a
-                                    block's first thread sets it; no launch of its own) */
+    int32_t *failed; /* rows whose allocation did not fit */
+    int32_t *spill;  /* last-bin rows left to the global-memory kernel (ctl[C_SPILL]) */
 } sg_args;
 
 static __device__ __forceinline__ int prod_bin(int64_t p)
@@ -133,9 +128,8 @@ static __device__ __forceinline__ int64_t row_products(const int32_t *__restrict
  * last-bin row. Each thread sums its rows per bin in registers and a warp adds
  * the bins its lanes hold (most warps: one bin) with shuffles, so the shared histogram sees one
  * atomic per warp and bin instead of one per row (same-address shared atomics serialize).
- * Counting (arp != NULL, rows 0..n-1): prod[i] = row i's products is computed here first, and
- * prod[n] = 0 (the products' scan reads n + 1); a separate count kernel cost a launch and a
- * pass over prod. */
+ * Counting (arp != NULL, rows 0..n-1): prod[i] = row i's products is computed here first (a
+ * separate count kernel cost a launch and a pass over prod). */
 static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ list, int64_t *prod,
                                        unsigned long long *ctl, const int32_t *__restrict__ arp,
                                        const int32_t *__restrict__ acol,
@@ -186,7 +180,6 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
         if (hp[b]) atomicAdd(&ctl[C_PROD + b], hp[b]);
     }
     if (threadIdx.x == 0 && hm) atomicMax(&ctl[C_MAX], hm);
-    if (arp && blockIdx.x == 0 && threadIdx.x == 0) prod[n] = 0;
 }
 
 /* perm = the rows list[j] (or j), j < n, grouped by bin (bin b from the rows before it, counted
@@ -196,10 +189,12 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
  * binning. */
 static __global__ void bin_scatter_kernel(int64_t n, const int32_t *__restrict__ list,
                                           const int64_t *__restrict__ prod, int32_t *perm,
-                                          unsigned long long *ctl)
+                                          unsigned long long *ctl, unsigned long long *hout)
 {
     __shared__ unsigned long long s_start[GS_SPGEMM_BINS];
     const int lane = threadIdx.x & 31;
+    /* the counts are final (bin_list_kernel ran before): into host memory, no copy to enqueue */
+    if (blockIdx.x == 0 && threadIdx.x <= C_MAX) hout[threadIdx.x] = ctl[threadIdx.x];
     if (threadIdx.x == 0) {
         unsigned long long t = 0;
         for (int b = 0; b < GS_SPGEMM_BINS; b++) s_start[b] = t, t += ctl[C_CNT + b];
@@ -228,18 +223,22 @@ typedef struct binning {
 } binning;
 
 /* the binning issued (counters zeroed, every one of them; with A and B: the products counted
- * first, see bin_list_kernel), no wait */
+ * first, see bin_list_kernel), no wait; the counts land in the pinned h_red */
 static gs_status bin_rows_issue(int64_t n, const int32_t *list, int64_t *prod, int32_t *perm,
                                 unsigned long long *ctl, const gs_csr *A, const gs_csr *B)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
+    static_assert((C_MAX + 1) * sizeof *ctl <= GS_CUDA_PINNED_BYTES, "the counts in h_red");
+    static_assert(C_MAX < GS_CUDA_THREADS, "block 0 copies the counts");
+    memset(gs_cuda_g.h_red, 0, (C_MAX + 1) * sizeof *ctl); /* n = 0: no kernel writes them */
     GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, (size_t)C_N * sizeof *ctl, s));
     if (n > 0) {
         bin_list_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(
             n, list, prod, ctl, A ? A->rowptr : NULL, A ? A->colind : NULL, B ? B->rowptr : NULL);
         GS_CUDA_LAUNCHED("spgemm_bin_list");
-        bin_scatter_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(n, list, prod, perm, ctl);
+        bin_scatter_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(
+            n, list, prod, perm, ctl, (unsigned long long *)gs_cuda_g.h_red_dev);
         GS_CUDA_LAUNCHED("spgemm_bin_scatter");
     }
 done:
@@ -247,11 +246,11 @@ done:
 }
 
 /* the binning's counts, waiting for the stream */
-static gs_status bin_rows_read(const unsigned long long *ctl, binning *bn)
+static gs_status bin_rows_read(binning *bn)
 {
     gs_status st = GS_OK;
-    unsigned long long h[C_MAX + 1];
-    GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
+    const unsigned long long *h = (const unsigned long long *)gs_cuda_g.h_red;
+    GS_CUDA_CALL(cudaStreamSynchronize(gs_cuda_g.stream));
     bn->start[0] = 0;
     for (int b = 0; b < GS_SPGEMM_BINS; b++) {
         bn->start[b + 1] = bn->start[b] + (int64_t)h[C_CNT + b];
@@ -440,16 +439,6 @@ __global__ void __launch_bounds__(T *RB)
                 atomicAdd(&a.ctl[C_SROWS + bin], (unsigned long long)nrows);
             }
             for (int q = 0; q < RB; q++) base[q] = -1;
-        } else if (a.pbase) {
-            if (blockIdx.x == 0) *a.top = a.top_init;
-            for (int q = 0; q < RB; q++)
-                if (rowid[q] >= 0) {
-                    const int32_t r = rowid[q];
-                    base[q] = a.pbase[r];
-                    a.offsets[2 * (int64_t)r] = (int32_t)base[q];
-                    a.offsets[2 * (int64_t)r + 1] = (int32_t)(base[q] + cnt[q]);
-                    a.sizes[r] = cnt[q];
-                }
         } else if (nrows) {
             const long long addr = (long long)atomicAdd(a.top, (unsigned long long)tot);
             const int fits = addr + tot <= a.capacity;
@@ -475,9 +464,8 @@ __global__ void __launch_bounds__(T *RB)
 }
 
 /* The same product as bin_kernel for groups of T <= 32 lanes (bins 1-3): a warp holds 32/T
- * rows and compacts each table with ballots, with no block barrier. Reserved (a.pbase): each
- * row goes straight to its segment. Otherwise the block takes one bump-pointer allocation for
- * its rows (shuffle scans of their sizes, one barrier): one global atomic per 256 threads, as a
+ * rows and compacts each table with ballots, with no block barrier. The block takes one
+ * bump-pointer allocation for its rows (shuffle scans of their sizes, one barrier): one global atomic per 256 threads, as a
  * single address serializes them (a warp each made the 7-point 256^3 A*P slower). Eight blocks
  * a multiprocessor (32 registers, a few spilled; at 40 registers six fit): the kernel waits on
  * its loads, and 7-point A*A went from 1.82-1.83x to 1.91-1.92x cuSPARSE (two runs each). */
@@ -517,10 +505,7 @@ __global__ void __launch_bounds__(256, 8)
         if (rk[i] >= 0) keys[g][rp[i]] = rk[i], vals[g][rp[i]] = rv[i];
     __syncwarp();
     long long b0 = -1;
-    if (a.pbase) { /* reserved: the row's segment was set aside from its products */
-        if (blockIdx.x == 0 && threadIdx.x == 0 && !count_only) *a.top = a.top_init;
-        if (row >= 0) b0 = a.pbase[row];
-    } else { /* one bump-pointer allocation per block: warp scans of the sizes, then a barrier */
+    { /* one bump-pointer allocation per block: warp scans of the sizes, then a barrier */
         __shared__ unsigned long long wsum[8], wrows[8];
         __shared__ long long wbase[8];
         const int w = threadIdx.x >> 5;
@@ -693,7 +678,7 @@ static __global__ void glob_write_kernel(sg_args a, const int32_t *__restrict__ 
     const int m = end[b] - beg[b];
     if (threadIdx.x == 0) {
         const long long addr =
-            a.pbase ? a.pbase[row] : (long long)atomicAdd(a.top, (unsigned long long)m);
+            (long long)atomicAdd(a.top, (unsigned long long)m);
         if (addr + m > a.capacity) {
             a.failed[atomicAdd(&a.ctl[C_NFAIL], 1ull)] = row;
             atomicAdd(&a.ctl[C_NEED], (unsigned long long)m);
@@ -827,12 +812,13 @@ static __global__ void set_ull_kernel(unsigned long long *p, unsigned long long 
     *p = v;
 }
 
-/* Reserved mode: when C's products number at most this many (2^29: 6 GB of columns and values),
- * C's capacity is the products and row r's segment is reserved at the products of the rows
- * before it, so the rows need no bump pointer (whose single address serializes the atomics of
- * millions of rows) and nothing is sampled or redone. Beyond it, or when that much device
- * memory is not free, the capacity is estimated from a sample and rows take segments from the
- * bump pointer as they finish. GSOLVE_SPGEMM_BOUND_MAX (entries) overrides the limit: the
+/* Bounded mode: when C's products number at most this many (2^29: 6 GB of columns and values),
+ * C's capacity is the products, which no set of rows can exceed, so nothing is sampled, read
+ * back or redone. Beyond it, or when that much device memory is not free, the capacity is
+ * estimated from a sample. Either way rows take segments from the bump pointer as they finish,
+ * one atomic per block of rows. (Row r's segment at the products before it, from a scan of the
+ * products, needed no atomics but cost a scan: its two launches were a tenth of a small
+ * product's host time, and the atomics, one per 16 to 32 rows, cost nothing measurable.) GSOLVE_SPGEMM_BOUND_MAX (entries) overrides the limit: the
  * tests set 0 to run the sampled path and its capacity growth. */
 static int64_t bound_max(void)
 {
@@ -841,7 +827,7 @@ static int64_t bound_max(void)
     return v < GS_MAX_INDEX - 1024 ? v : GS_MAX_INDEX - 1024; /* DCSR offsets are 32-bit */
 }
 
-/* Reserved mode also needs short rows (at most this many products a row on average) or a small
+/* Bounded mode also needs short rows (at most this many products a row on average) or a small
  * product: rows of many products mostly sum many into few entries (a Galerkin R (A P): 320
  * products, 34 entries), and reserving their products costs more (a 6 GB allocation, 3 ms at
  * 256^3) than the sampled estimate (0.7 ms) */
@@ -916,42 +902,33 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
     const int64_t rows = A->rows, n1 = rows + 1;
-    int64_t *prod = NULL, *pbase = NULL, cap = 0, retried = 0, total = 0;
+    int64_t *prod = NULL, cap = 0, retried = 0, total = 0;
     int32_t *perm = NULL, *failed = NULL, *list2 = NULL, *spill = NULL;
     unsigned long long *ctl = NULL, h[C_N];
     gs_dcsr *D = NULL;
     const gs_dcsr_params dp = {1, 0, 0.0};
     binning bn, bn2;
     sg_args a;
-    int glog2 = 0, reserved = 0;
+    int glog2 = 0, bounded = 0;
     double ms_bin = 0, ms_cap = 0, ms_run = 0, ms_csr = 0;
     *C = NULL;
     g_trace = getenv("GSOLVE_SPGEMM_TRACE") != NULL;
     memset(g_bin_ms, 0, sizeof g_bin_ms);
     (void)stage_ms(g_trace);
-    { /* the products per row, the counters, the binned, failed and spilled rows, the row
-         segments of reserved mode and the scan's scratch: one allocation (prod at its start,
-         freed by tfree(prod)) */
-        size_t scan_bytes = 0;
-        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, prod, pbase, n1, s));
+    { /* the products per row, the counters, the binned, failed and spilled rows: one
+         allocation (prod at its start, freed by tfree(prod)) */
         const size_t b4 = gs_align256((size_t)n1 * 4), b8 = gs_align256((size_t)n1 * 8),
                      bc = gs_align256(sizeof h);
         char *base = NULL;
-        GS_CHECK(talloc(2 * b8 + bc + 3 * b4 + scan_bytes, "SpGEMM row scratch", (void **)&base));
+        GS_CHECK(talloc(b8 + bc + 3 * b4, "SpGEMM row scratch", (void **)&base));
         prod = (int64_t *)base;
         ctl = (unsigned long long *)(base + b8);
         perm = (int32_t *)((char *)ctl + bc);
         failed = (int32_t *)((char *)perm + b4);
         spill = (int32_t *)((char *)failed + b4);
-        pbase = (int64_t *)((char *)spill + b4);
-        /* the products counted and binned, and their scan (row r's segment in reserved mode)
-         * issued before the one wait for the bins' counts; unused when the product samples */
-        if (rows == 0) GS_CUDA_CALL(cudaMemsetAsync(prod, 0, sizeof *prod, s)); /* the scan's */
-        GS_CHECK(bin_rows_issue(rows, NULL, prod, perm, ctl, A, B));
-        GS_CUDA_CALL(
-            cub::DeviceScan::ExclusiveSum((char *)pbase + b8, scan_bytes, prod, pbase, n1, s));
     }
-    GS_CHECK(bin_rows_read(ctl, &bn));
+    GS_CHECK(bin_rows_issue(rows, NULL, prod, perm, ctl, A, B)); /* the products counted too */
+    GS_CHECK(bin_rows_read(&bn));
     ms_bin = stage_ms(g_trace);
     for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
     {
@@ -963,15 +940,14 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     a.brp = B->rowptr, a.bcol = B->colind, a.bval = B->val;
     a.ctl = ctl, a.failed = failed, a.spill = spill;
     if (total <= bound_max() && (total <= RESERVE_ALWAYS || total <= RESERVE_PER_ROW * rows)) {
-        /* reserved: row r's segment at the products before it */
-        cap = total + 1024;
+        cap = total + 1024; /* bounded: the products */
         st = gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D);
         if (st == GS_ERR_NOMEM) { /* no room for the bound: sample as below */
             gs_error_clear();
             st = GS_OK;
         }
         GS_CHECK(st);
-        reserved = D != NULL;
+        bounded = D != NULL;
     }
     if (!D) {
         GS_CHECK(estimate(a, perm, &bn, glog2, B->cols, &cap));
@@ -982,11 +958,10 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     acct((long long)dcsr_bytes(D));
     ms_cap = stage_ms(g_trace);
     a.offsets = D->offsets, a.sizes = D->sizes, a.ccol = D->colind, a.cval = D->val;
-    a.top = D->top, a.capacity = D->capacity, a.pbase = reserved ? pbase : NULL;
-    a.top_init = (unsigned long long)total;
+    a.top = D->top, a.capacity = D->capacity;
     GS_CHECK(run_bins(a, perm, &bn, glog2, B->cols));
     h[C_NFAIL] = 0;
-    if (!reserved) GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h)); /* the estimate can fall short */
+    if (!bounded) GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h)); /* the estimate can fall short */
     for (int iter = 0; h[C_NFAIL] > 0; iter++) {
         /* capacity exhausted: grow by exactly what the failed rows need, redo only them */
         const int64_t nfail = (int64_t)h[C_NFAIL], need = (int64_t)h[C_NEED];
@@ -1000,13 +975,13 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
             cudaMemcpyAsync(list2, failed, (size_t)nfail * 4, cudaMemcpyDeviceToDevice, s));
         retried += nfail;
         GS_CHECK(bin_rows_issue(nfail, list2, prod, perm, ctl, NULL, NULL));
-        GS_CHECK(bin_rows_read(ctl, &bn2));
+        GS_CHECK(bin_rows_read(&bn2));
         GS_CHECK(run_bins(a, perm, &bn2, glog2, B->cols));
         GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
     }
     ms_run = stage_ms(g_trace);
     tfree(prod), tfree(list2);
-    prod = pbase = NULL, perm = failed = list2 = spill = NULL, ctl = NULL;
+    prod = NULL, perm = failed = list2 = spill = NULL, ctl = NULL;
     (void)stage_ms(g_trace);
     GS_CHECK(gs_dcsr_cuda_to_csr(D, C)); /* Algorithm 4 into an exact CSR */
     ms_csr = stage_ms(g_trace);
@@ -1024,7 +999,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
                 "spgemm: %lld x %lld, %lld products -> %lld entries, %s capacity %lld, "
                 "%lld rows redone; rows per bin",
                 (long long)rows, (long long)B->cols, (long long)total, (long long)(*C)->nnz,
-                reserved ? "reserved" : "sampled", (long long)cap, (long long)retried);
+                bounded ? "bounded" : "sampled", (long long)cap, (long long)retried);
         for (int b = 0; b < GS_SPGEMM_BINS; b++)
             fprintf(stderr, " %lld", (long long)(bn.start[b + 1] - bn.start[b]));
         fprintf(stderr, "; ms: bins %.3f, capacity %.3f, rows %.3f (", ms_bin, ms_cap, ms_run);
