@@ -315,8 +315,7 @@ extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
     {
         const size_t brp = gs_align256((size_t)n1 * sizeof *rp);
         GS_CHECK(gs_cuda_alloc(brp + bytes, "CSR row pointers", (void **)&rp));
-        GS_CUDA_CALL(
-            cub::DeviceScan::ExclusiveSum((char *)rp + brp, bytes, D->sizes, rp, n1, s));
+        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum((char *)rp + brp, bytes, D->sizes, rp, n1, s));
     }
     GS_CHECK(gs_cuda_row_stats_issue(D->rows, rp));
     GS_CUDA_CALL(cudaStreamSynchronize(s));

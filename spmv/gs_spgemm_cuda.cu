@@ -2,9 +2,10 @@
  * section III-B) and cuSPARSE's SpGEMM beside it; the explicit transpose R = P^T and the
  * Galerkin product R (A P).
  *
- * DCSR method: (1) count each row's partial products; (2) bin the rows by that count (CUB radix
- * sort on the bin label): 1-32, 33-64, ..., 2049-4096 in shared memory, 4097+ first in a
- * 4096-slot shared table and, when a row has more columns than that, in global memory;
+ * DCSR method: (1) count each row's partial products and the rows of each bin (one kernel);
+ * (2) place the rows by bin (a warp-aggregated scatter): 1-32, 33-64, ..., 2049-4096 in shared
+ * memory, 4097+ first in a 4096-slot shared table and, when a row has more columns than that,
+ * in global memory;
  * (3) C's capacity: bounded (few products a row, or few in all: the products) or sampled
  * (estimated from a sample of each bin's rows); rows take segments from a bump pointer, one
  * atomic per block; (4) per bin, a group of T threads per row forms the row's products into a
@@ -465,10 +466,11 @@ __global__ void __launch_bounds__(T *RB)
 
 /* The same product as bin_kernel for groups of T <= 32 lanes (bins 1-3): a warp holds 32/T
  * rows and compacts each table with ballots, with no block barrier. The block takes one
- * bump-pointer allocation for its rows (shuffle scans of their sizes, one barrier): one global atomic per 256 threads, as a
- * single address serializes them (a warp each made the 7-point 256^3 A*P slower). Eight blocks
- * a multiprocessor (32 registers, a few spilled; at 40 registers six fit): the kernel waits on
- * its loads, and 7-point A*A went from 1.82-1.83x to 1.91-1.92x cuSPARSE (two runs each). */
+ * bump-pointer allocation for its rows (shuffle scans of their sizes, one barrier): one global
+ * atomic per 256 threads, as a single address serializes them (a warp each made the 7-point 256^3
+ * A*P slower). Eight blocks a multiprocessor (32 registers, a few spilled; at 40 registers six
+ * fit): the kernel waits on its loads, and 7-point A*A went from 1.82-1.83x to 1.91-1.92x cuSPARSE
+ * (two runs each). */
 template <int LOGS, int T>
 __global__ void __launch_bounds__(256, 8)
     warp_bin_kernel(sg_args a, const int32_t *__restrict__ list, int64_t n, int64_t stride,
@@ -677,8 +679,7 @@ static __global__ void glob_write_kernel(sg_args a, const int32_t *__restrict__ 
     const int32_t row = list[c0 + b];
     const int m = end[b] - beg[b];
     if (threadIdx.x == 0) {
-        const long long addr =
-            (long long)atomicAdd(a.top, (unsigned long long)m);
+        const long long addr = (long long)atomicAdd(a.top, (unsigned long long)m);
         if (addr + m > a.capacity) {
             a.failed[atomicAdd(&a.ctl[C_NFAIL], 1ull)] = row;
             atomicAdd(&a.ctl[C_NEED], (unsigned long long)m);
@@ -817,9 +818,11 @@ static __global__ void set_ull_kernel(unsigned long long *p, unsigned long long 
  * back or redone. Beyond it, or when that much device memory is not free, the capacity is
  * estimated from a sample. Either way rows take segments from the bump pointer as they finish,
  * one atomic per block of rows. (Row r's segment at the products before it, from a scan of the
- * products, needed no atomics but cost a scan: its two launches were a tenth of a small
- * product's host time, and the atomics, one per 16 to 32 rows, cost nothing measurable.) GSOLVE_SPGEMM_BOUND_MAX (entries) overrides the limit: the
- * tests set 0 to run the sampled path and its capacity growth. */
+ * products, needed no atomics and no barrier but cost a scan, whose two launches were a tenth of
+ * a small product's host time. With the bump pointer 7-point R*(AP) went from 0.155-0.173 to
+ * 0.134-0.142 ms; 7-point A*A's bin kernel from 0.65 to 0.69 ms, the product's total unchanged.)
+ * GSOLVE_SPGEMM_BOUND_MAX (entries) overrides the limit: the tests set 0 to run the sampled path
+ * and its capacity growth. */
 static int64_t bound_max(void)
 {
     const char *e = getenv("GSOLVE_SPGEMM_BOUND_MAX");
