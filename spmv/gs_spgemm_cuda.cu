@@ -117,8 +117,17 @@ static __device__ __forceinline__ int64_t row_products(const int32_t *__restrict
                                                        const int32_t *__restrict__ acol,
                                                        const int32_t *__restrict__ brp, int64_t i)
 {
+    const int32_t k1 = __ldg(arp + i + 1);
+    int32_t k = __ldg(arp + i);
     int64_t p = 0;
-    for (int32_t k = __ldg(arp + i); k < __ldg(arp + i + 1); k++) {
+    for (; k + 4 <= k1; k += 4) { /* four entries' loads in flight, then their rows of B */
+        int32_t c[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) c[u] = __ldg(acol + k + u);
+#pragma unroll
+        for (int u = 0; u < 4; u++) p += __ldg(brp + c[u] + 1) - __ldg(brp + c[u]);
+    }
+    for (; k < k1; k++) {
         const int32_t c = __ldg(acol + k);
         p += __ldg(brp + c + 1) - __ldg(brp + c);
     }
