@@ -326,6 +326,13 @@ int main(int argc, char **argv)
         if (A && P) check_galerkin(name, A, P);
         gs_csr_destroy(&A), gs_csr_destroy(&P);
     }
+    { /* 2^18 rows: many blocks appending to the bump pointer at once, 32768 coarse rows */
+        gs_csr *P = aggregation(64);
+        A = generated("poisson", 64, 7);
+        if (A) check_product("poisson-7 64: A*A (row segments from the products' scan)", A, A);
+        if (A && P) check_galerkin("poisson-7 64", A, P);
+        gs_csr_destroy(&A), gs_csr_destroy(&P);
+    }
     {
         gs_csr *X = random_csr(5, 4, 2), *Y = random_csr(5, 4, 2), *Z = NULL;
         CHECK_FAIL(gs_spgemm(X, Y, GS_SPGEMM_HOST, &Z), GS_ERR_ARG, "inner dimensions");
