@@ -232,9 +232,9 @@ done:
     return st;
 }
 
-/* *out = a device copy of host CSR h, with its cuSPARSE state and own-kernel lane count */
 /* A device CSR around device arrays rowptr/colind/val (taken over: freed with the matrix, also
- * on failure), with the SpMV state (kernel lanes, cuSPARSE descriptors) made for it. */
+ * on failure), with its own kernel's lane count from the row statistics (measured here); the
+ * cuSPARSE descriptor waits for the first cuSPARSE SpMV. */
 extern "C" gs_status gs_cuda_csr_adopt(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,
                                        int32_t *colind, double *val, gs_csr **out)
 {
@@ -289,6 +289,7 @@ done:
     return st;
 }
 
+/* *out = a device copy of host CSR h (gs_cuda_csr_adopt) */
 extern "C" gs_status gs_cuda_csr_upload(const gs_csr *h, gs_csr **out)
 {
     gs_status st = GS_OK;

@@ -41,8 +41,8 @@ typedef struct gs_cuda_ctx {
     void *h_red_dev;       /* h_red as kernels address it: a kernel's last block writes its
                               few results straight into host memory (no copy to enqueue) */
     void *d_sel;           /* GS_CUDA_SEL_BYTES, zero at rest: the counters and tables of the
-                              feature pass, the CDS fill and SURAA's plan, which their last
-                              blocks clear */
+                              feature pass, the CDS fill, SURAA's plan and the row
+                              statistics, which their last blocks clear */
     void *stage[2];        /* pinned staging buffers for pageable host <-> device copies */
     cudaEvent_t staged[2]; /* recorded after the copy that last used stage[i] */
     char desc[320];        /* "NVIDIA H200 (sm_90, 139 GiB)"; the name is up to 255 */
@@ -157,7 +157,8 @@ gs_status gs_cuda_cg_update(double alpha, double beta, const gs_vec *u, const gs
 gs_status gs_cuda_csr_upload(const gs_csr *host, gs_csr **out);
 gs_status gs_cuda_csr_download(const gs_csr *A, gs_csr **out);
 /* a device CSR around device arrays made elsewhere (a conversion, a product): takes them over,
- * also on failure, and builds the SpMV state (lanes, cuSPARSE descriptors) */
+ * also on failure, and sets its own kernel's lanes from the row statistics (_stats: given, else
+ * measured); the cuSPARSE descriptor is made at the first cuSPARSE SpMV */
 gs_status gs_cuda_csr_adopt(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,
                             int32_t *colind, double *val, gs_csr **out);
 gs_status gs_cuda_csr_adopt_stats(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,

@@ -296,8 +296,9 @@ struct segment_shift {
     }
 };
 
-/* rowptr = scan of sizes (the stored entries are below 2^31, so 32-bit sums do); nnz read
- * back; rows gathered in order, a warp per 32 rows; adopted as a device CSR */
+/* rowptr = scan of sizes (the stored entries are below 2^31, so 32-bit sums do); nnz and the
+ * row statistics read back in one wait; the rows copied in order (k = 1: gs_move, else a warp
+ * per 32 rows); adopted as a device CSR */
 extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
 {
     gs_status st = GS_OK;

@@ -445,6 +445,16 @@ static int cmp_diag(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* head[r] = the first of the n diagonals at or after t with residue r in candidate q (block
+ * size b), hv[r] = its block offset floor((r + d) / b) (|d| < 2^31) */
+static void next_of_residue(const feat_plan *pl, int q, int b, int n, const diag_mask *dm, int r,
+                            int t, int *head, int32_t *hv)
+{
+    while (t < n && !(b == 1 || ((dm[t].mask >> (pl->base[q] + r)) & 1u))) t++;
+    head[r] = t;
+    if (t < n) hv[r] = (int32_t)floor_div(r + dm[t].d, b);
+}
+
 /* candidate q's block offsets from the n diagonals and their residue masks dm[] (ascending by
  * diagonal): k[q] and, within its cap, the offsets. Each residue r gives floor((r + d) / b) over
  * the diagonals with that residue, ascending with d, so the offsets come from merging the b lists
@@ -457,31 +467,20 @@ static void expand(const feat_plan *pl, int q, int cap, int n, const diag_mask *
     int32_t hv[GS_CDS_DETECT_MAX]; /* the value at each head (one division per value) */
     int64_t k = 0;
     int32_t last = 0;
-    /* the next diagonal of residue r at or after t */
-#define HAS(r, t) (b == 1 || ((dm[t].mask >> (pl->base[q] + (r))) & 1u))
-    for (int r = 0; r < b; r++) {
-        int t = 0;
-        while (t < n && !HAS(r, t)) t++;
-        head[r] = t;
-        if (t < n) hv[r] = (int32_t)floor_div(r + dm[t].d, b); /* |d| < 2^31 */
-    }
+    for (int r = 0; r < b; r++) next_of_residue(pl, q, b, n, dm, r, 0, head, hv);
     for (;;) {
         int best = -1;
         for (int r = 0; r < b; r++)
             if (head[r] < n && (best < 0 || hv[r] < hv[best])) best = r;
         if (best < 0) break;
         const int32_t v = hv[best];
-        int t = head[best] + 1;
-        while (t < n && !HAS(best, t)) t++;
-        head[best] = t;
-        if (t < n) hv[best] = (int32_t)floor_div(best + dm[t].d, b);
+        next_of_residue(pl, q, b, n, dm, best, head[best] + 1, head, hv);
         if (k == 0 || v != last) {
             if (k < cap) s->off[q][k] = v;
             last = v;
             if (++k > cap) break; /* past the cap: "more" */
         }
     }
-#undef HAS
     s->k[q] = k > cap ? GS_CDS_MAX_DIAGS + 1 : k;
 }
 
