@@ -1,10 +1,10 @@
 /* bench_spgemm: the DCSR row-binned SpGEMM beside cuSPARSE SpGEMM in one run.
  *
- *   bench_spgemm [--reps N] [--size N] [--max-nnz N] [MATRIX_FOLDER]
+ *   bench_spgemm [--reps N] [--size N] [--stencil 7|27] [--max-nnz N] [MATRIX_FOLDER]
  *
- * Cases: 3D Poisson 7-point and 27-point on a size^3 grid (default 100) with P the
- * piecewise-constant prolongator of 2x2x2 aggregates, and every square real Matrix Market file in
- * MATRIX_FOLDER up to --max-nnz entries (default 5e6) with P from greedy aggregation (each
+ * Cases: 3D Poisson 7-point and 27-point (or only --stencil's) on a size^3 grid (default 100) with
+ * P the piecewise-constant prolongator of 2x2x2 aggregates, and every square real Matrix Market
+ * file in MATRIX_FOLDER up to --max-nnz entries (default 5e6) with P from greedy aggregation (each
  * unaggregated node with its unaggregated neighbours). Operations: A*A, A*P, R*(AP) with R = P^T
  * and AP made beforehand, and the whole Galerkin product (transpose + both products). Method: two
  * warm-up runs, then the median of N runs (default 9) of the operation alone (its result freed
@@ -150,6 +150,7 @@ done:
 int main(int argc, char **argv)
 {
     int64_t size = 100, max_nnz = 5000000;
+    int only = 0; /* --stencil: that Poisson stencil alone */
     const char *folder = NULL;
     char desc[320] = "";
     for (int i = 1; i < argc; i++) {
@@ -157,6 +158,8 @@ int main(int argc, char **argv)
             REPS = atoi(argv[++i]);
         else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
             size = atoll(argv[++i]);
+        else if (strcmp(argv[i], "--stencil") == 0 && i + 1 < argc)
+            only = atoi(argv[++i]);
         else if (strcmp(argv[i], "--max-nnz") == 0 && i + 1 < argc)
             max_nnz = atoll(argv[++i]);
         else
@@ -178,6 +181,7 @@ int main(int argc, char **argv)
         printf("| matrix | op | rows | nnz(C) | host ms |\n|---|---|---|---|---|\n");
     int stencils[2] = {7, 27};
     for (int s = 0; s < 2; s++) {
+        if (only && only != stencils[s]) continue;
         gs_gen_params g = {
             .type = "poisson", .size = size, .stencil = stencils[s], .dof = 1, .seed = 1};
         gs_csr *A = NULL, *P = NULL;

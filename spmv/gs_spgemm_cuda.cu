@@ -11,9 +11,10 @@
  * atomic per block; (4) per bin, a group of T threads per row forms the row's products into a
  * shared-memory hash table (the bin bounds the products, so the table never fills), compacts
  * it, and each entry lands at its rank among the row's columns (groups of up to 32 lanes work
- * warp-synchronously: ballots, shuffles, no block barrier); (5) sampled rows that found the
- * capacity exhausted are listed, C grows by exactly what they need and they run again;
- * (6) defragmentation (Algorithm 4) gives the exact CSR. All on gs_cuda_g.stream; the counts
+ * warp-synchronously: ballots, shuffles, no block barrier); the 33-64 bin instead sorts each
+ * row's products in registers (8 lanes, a bitonic network) and sums the runs of equal columns;
+ * (5) sampled rows that found the capacity exhausted are listed, C grows by exactly what they
+ * need and they run again; (6) defragmentation (Algorithm 4) gives the exact CSR. All on gs_cuda_g.stream; the counts
  * read back synchronize a few times (two in the bounded case without spilled rows). */
 #include <stdint.h>
 #include <stdio.h>
@@ -101,6 +102,7 @@ typedef struct sg_args {
     int64_t capacity;
     int32_t *failed; /* rows whose allocation did not fit */
     int32_t *spill;  /* last-bin rows left to the global-memory kernel (ctl[C_SPILL]) */
+    int32_t bcols;   /* B's columns */
 } sg_args;
 
 static __device__ __forceinline__ int prod_bin(int64_t p)
@@ -273,6 +275,15 @@ done:
 
 /* ---- the shared-memory bins ---- */
 
+/* The sorted bin (33-64 products, sort_bin_kernel): blocks a multiprocessor (64 registers;
+ * 5 made it spill and changed nothing, 3 was slower), chunks of A's entries loaded at once (1, 2
+ * and 4 measured alike), lanes a row (16 instead of 8: 7-point A*A 0.91 -> 1.07 ms) */
+#define SORT_BLOCKS 4
+#define SORT_CH 2
+#define SORT_T2 8
+/* the sorted bins' keys hold a column above the place's LOGS bits, the all-ones key pads */
+#define SORT_COLS(logs) ((int32_t)((1u << (32 - (logs))) - 1u))
+
 /* The row's products into its group's hash table (keys/vals, S = 2^LOGS slots): sub-groups of
  * G = 2^glog2 lanes take A's entries in turn, their lanes B's row (see bin_kernel). */
 template <int LOGS>
@@ -413,7 +424,7 @@ __global__ void __launch_bounds__(T *RB)
     __shared__ long long base[RB];
     const int g = threadIdx.x / T, t = threadIdx.x % T;
     const int64_t item = ((int64_t)blockIdx.x * RB + g) * stride;
-    const int32_t row = item < n ? list[item] : -1;
+    const int32_t row = item < n ? (list ? list[item] : (int32_t)item) : -1;
     for (int j = t; j < S; j += T) keys[g][j] = -1, vals[g][j] = 0.0;
     __shared__ int ovf[RB];
     if (t == 0) cnt[g] = 0, rowid[g] = row, ovf[g] = 0;
@@ -473,6 +484,58 @@ __global__ void __launch_bounds__(T *RB)
     if (row >= 0 && b0 >= 0) write_ranked(a, keys[g], vals[g], cnt[g], t, T, b0);
 }
 
+/* The rows of a 256-thread block of warp-bin groups (T lanes a row, lane t, the group's first
+ * lane gl0; m entries in row, row < 0: none) take one bump-pointer allocation together: warp
+ * scans of the sizes, one barrier, one global atomic (a single address serializes them: an
+ * atomic per warp made the 7-point 256^3 A*P slower). Returns the row's first entry, its
+ * segment and size set; -1 when the row is not written (none, counting only, or capacity
+ * exhausted: then listed to be redone after C grows). Every thread of the block calls it. */
+static __device__ long long block_alloc(const sg_args &a, int32_t row, int t, int gl0, int m,
+                                        int count_only, int bin)
+{
+    __shared__ unsigned long long wsum[8], wrows[8];
+    __shared__ long long wbase[8];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const unsigned long long mine = (t == 0 && row >= 0) ? (unsigned long long)m : 0ull;
+    unsigned long long inc = mine, nr = (t == 0 && row >= 0) ? 1ull : 0ull;
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned long long y = __shfl_up_sync(0xffffffffu, inc, d);
+        const unsigned long long z = __shfl_up_sync(0xffffffffu, nr, d);
+        if (lane >= d) inc += y, nr += z;
+    }
+    if (lane == 31) wsum[w] = inc, wrows[w] = nr;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long tot = 0, rows = 0;
+        for (int q = 0; q < 8; q++) wbase[q] = (long long)tot, tot += wsum[q], rows += wrows[q];
+        long long addr = -1;
+        if (rows && count_only) {
+            atomicAdd(&a.ctl[C_SOUT + bin], tot);
+            atomicAdd(&a.ctl[C_SROWS + bin], rows);
+        } else if (rows) {
+            addr = (long long)atomicAdd(a.top, tot);
+            if (addr + (long long)tot > a.capacity) addr = -2;
+        }
+        for (int q = 0; q < 8; q++) wbase[q] = addr < 0 ? addr : addr + wbase[q];
+    }
+    __syncthreads();
+    const long long wb = wbase[w];
+    const unsigned long long before = __shfl_sync(0xffffffffu, inc - mine, gl0);
+    if (row < 0) return -1;
+    if (wb == -2 && t == 0) { /* capacity ran out: redone after C grows */
+        a.failed[atomicAdd(&a.ctl[C_NFAIL], 1ull)] = row;
+        atomicAdd(&a.ctl[C_NEED], (unsigned long long)m);
+    }
+    if (wb < 0) return -1;
+    const long long b0 = wb + (long long)before;
+    if (t == 0) {
+        a.offsets[2 * (int64_t)row] = (int32_t)b0;
+        a.offsets[2 * (int64_t)row + 1] = (int32_t)(b0 + m);
+        a.sizes[row] = m;
+    }
+    return b0;
+}
+
 /* The same product as bin_kernel for groups of T <= 32 lanes (bins 1-3): a warp holds 32/T
  * rows and compacts each table with ballots, with no block barrier. The block takes one
  * bump-pointer allocation for its rows (shuffle scans of their sizes, one barrier): one global
@@ -495,7 +558,7 @@ __global__ void __launch_bounds__(256, 8)
     const int gl0 = lane & ~(T - 1); /* the group's first lane in the warp */
     const unsigned gbits = T == 32 ? 0xffffffffu : ((1u << (T & 31)) - 1u);
     const int64_t item = ((int64_t)blockIdx.x * RB + g) * stride;
-    const int32_t row = item < n ? list[item] : -1;
+    const int32_t row = item < n ? (list ? list[item] : (int32_t)item) : -1;
     for (int j = t; j < S; j += T) keys[g][j] = -1, vals[g][j] = 0.0;
     __syncwarp();
     hash_row_warp<LOGS, T>(a, row, t, glog2, keys[g], vals[g]); /* every lane: shuffles */
@@ -515,49 +578,261 @@ __global__ void __launch_bounds__(256, 8)
     for (int i = 0; i < ITEMS; i++)
         if (rk[i] >= 0) keys[g][rp[i]] = rk[i], vals[g][rp[i]] = rv[i];
     __syncwarp();
-    long long b0 = -1;
-    { /* one bump-pointer allocation per block: warp scans of the sizes, then a barrier */
-        __shared__ unsigned long long wsum[8], wrows[8];
-        __shared__ long long wbase[8];
-        const int w = threadIdx.x >> 5;
-        const unsigned long long mine = (t == 0 && row >= 0) ? (unsigned long long)m : 0ull;
-        unsigned long long inc = mine, nr = (t == 0 && row >= 0) ? 1ull : 0ull;
-        for (int d = 1; d < 32; d <<= 1) {
-            const unsigned long long y = __shfl_up_sync(0xffffffffu, inc, d);
-            const unsigned long long z = __shfl_up_sync(0xffffffffu, nr, d);
-            if (lane >= d) inc += y, nr += z;
-        }
-        if (lane == 31) wsum[w] = inc, wrows[w] = nr;
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            unsigned long long tot = 0, rows = 0;
-            for (int q = 0; q < 8; q++) wbase[q] = (long long)tot, tot += wsum[q], rows += wrows[q];
-            long long addr = -1;
-            if (rows && count_only) {
-                atomicAdd(&a.ctl[C_SOUT + bin], tot);
-                atomicAdd(&a.ctl[C_SROWS + bin], rows);
-            } else if (rows) {
-                addr = (long long)atomicAdd(a.top, tot);
-                if (addr + (long long)tot > a.capacity) addr = -2;
-            }
-            for (int q = 0; q < 8; q++) wbase[q] = addr < 0 ? addr : addr + wbase[q];
-        }
-        __syncthreads();
-        const long long wb = wbase[w];
-        const unsigned long long before = __shfl_sync(0xffffffffu, inc - mine, gl0);
-        if (row >= 0 && wb == -2 && t == 0) { /* capacity ran out: redone after C grows */
-            a.failed[atomicAdd(&a.ctl[C_NFAIL], 1ull)] = row;
-            atomicAdd(&a.ctl[C_NEED], (unsigned long long)m);
-        }
-        if (wb >= 0) b0 = wb + (long long)before;
-    }
-    if (row < 0 || b0 < 0) return;
-    if (t == 0) {
-        a.offsets[2 * (int64_t)row] = (int32_t)b0;
-        a.offsets[2 * (int64_t)row + 1] = (int32_t)(b0 + m);
-        a.sizes[row] = m;
-    }
+    const long long b0 = block_alloc(a, row, t, gl0, m, count_only, bin);
+    if (b0 < 0) return;
     write_ranked(a, keys[g], vals[g], m, t, T, b0);
+}
+
+/* Rows of at most S = 2^LOGS products by sorting instead of hashing (the paper's form, sort
+ * and reduce): T lanes a row, I = S / T products a lane, 256 / T rows a block. Each product gets
+ * its place p in the row (A's entries in order, a scan of their B rows' lengths) and goes, without
+ * atomics, to keys[p] = column << LOGS | p and vals[p]; the lanes take the keys back, I each,
+ * sort them in registers (a bitonic network: compare-exchanges inside a lane, shuffles across
+ * lanes), fetch each key's value from its place, and sum the runs of equal columns: in the lane,
+ * then the run that goes on in the next lanes by a suffix scan of shuffles. A run's first entry
+ * writes it; the row comes out sorted, without duplicates. Needs B's columns < 2^(32 - LOGS) - 1.
+ */
+template <int LOGS, int T>
+__global__ void __launch_bounds__(256, SORT_BLOCKS)
+    sort_bin_kernel(sg_args a, const int32_t *__restrict__ list, int64_t n, int64_t stride,
+                    int count_only, int glog2, int bin)
+{
+    constexpr int S = 1 << LOGS, I = S / T, RB = 256 / T, SP = S + 8;
+    constexpr int LT = T == 32 ? 5 : T == 16 ? 4 : T == 8 ? 3 : T == 4 ? 2 : 1; /* log2 T */
+    constexpr uint32_t PAD = 0xffffffffu;
+    const unsigned full = 0xffffffffu;
+    __shared__ __align__(16) uint32_t keys[RB][SP];
+    __shared__ double vals[RB][SP];
+    const int g = threadIdx.x / T, t = threadIdx.x % T, lane = threadIdx.x & 31;
+    const int gl0 = lane & ~(T - 1);
+    uint32_t *const kg = keys[g];
+    double *const vg = vals[g];
+    const int32_t *__restrict__ bcol = a.bcol;
+    const double *__restrict__ bval = a.bval;
+    const int64_t item = ((int64_t)blockIdx.x * RB + g) * stride;
+    const int32_t row = item < n ? (list ? list[item] : (int32_t)item) : -1;
+    /* the products to their places: sub-groups of G lanes take A's entries, two at a time */
+    const int G = 1 << glog2, lsub = LT - glog2, nsub = 1 << lsub, sub = t >> glog2;
+    const int l = t & (G - 1);
+    int32_t as = 0, na = 0, np = 0;
+    if (row >= 0) as = __ldg(a.arp + row), na = __ldg(a.arp + row + 1) - as;
+    const int nch = (int)__reduce_max_sync(full, (unsigned)((na + T - 1) >> LT));
+    uint32_t k[I];
+    /* Short rows (at most I entries of A, none of whose rows of B is longer than T: 3D Poisson
+     * 7-point A*A, 27-point R (A P)): lane t forms product (entry e, B entry t) straight into
+     * k[e], place t I + e, so the keys skip the round trip through shared memory and the
+     * products' loop its bookkeeping (ncu: 566 of a warp's 1600 instructions were that loop).
+     * Warp-uniform, as the shuffles need all lanes. */
+    bool fast = false;
+    int32_t fbs = 0, flen = 0;
+    double fav = 0.0;
+    if constexpr (T == I) {
+        if (t < na && na <= I) {
+            const int32_t kc = __ldg(a.acol + as + t);
+            fav = __ldg(a.aval + as + t);
+            fbs = __ldg(a.brp + kc), flen = __ldg(a.brp + kc + 1) - fbs;
+        }
+        fast = __all_sync(full, na <= I && flen <= T);
+    }
+    if (fast) {
+#pragma unroll
+        for (int e = 0; e < I; e++) {
+            const int32_t b = __shfl_sync(full, fbs, e, T), nn = __shfl_sync(full, flen, e, T);
+            const double v = __shfl_sync(full, fav, e, T);
+            k[e] = PAD;
+            if (t < nn) {
+                k[e] = (uint32_t)__ldg(bcol + b + t) << LOGS | (uint32_t)(t * I + e);
+                vg[t * I + e] = v * __ldg(bval + b + t);
+            }
+        }
+    } else {
+        /* SORT_CH chunks of T entries of A loaded at once, with their B rows' bounds: a row of A
+         * of 27 entries (a Galerkin R) no longer waits on four chains of loads one after another */
+        for (int ch0 = 0; ch0 < nch; ch0 += SORT_CH) {
+            int32_t kk[SORT_CH], bs[SORT_CH], be[SORT_CH];
+            double av[SORT_CH];
+#pragma unroll
+            for (int c = 0; c < SORT_CH; c++) {
+                const int j = (ch0 + c) * T + t;
+                kk[c] = -1, av[c] = 0.0;
+                if (j < na) kk[c] = __ldg(a.acol + as + j), av[c] = __ldg(a.aval + as + j);
+            }
+#pragma unroll
+            for (int c = 0; c < SORT_CH; c++) {
+                bs[c] = 0, be[c] = 0;
+                if (kk[c] >= 0) bs[c] = __ldg(a.brp + kk[c]), be[c] = __ldg(a.brp + kk[c] + 1);
+            }
+#pragma unroll
+            for (int c = 0; c < SORT_CH; c++) {
+                if (ch0 + c >= nch) break; /* warp-uniform */
+                const int nin = na - (ch0 + c) * T < T ? na - (ch0 + c) * T : T;
+                const int len = be[c] - bs[c];
+                int inc = len;
+#pragma unroll
+                for (int d = 1; d < T; d <<= 1) {
+                    const int y = __shfl_up_sync(full, inc, d, T);
+                    if (t >= d) inc += y;
+                }
+                /* the entry's place and length in one word (both at most S <= 2^15) */
+                const int ol = (np + inc - len) << 16 | len;
+                np += __shfl_sync(full, inc, T - 1, T);
+                const int iters = (int)__reduce_max_sync(
+                    full, (unsigned)(nin > 0 ? (nin + nsub - 1) >> lsub : 0));
+                for (int i = 0; i < iters; i += 2) {
+                    const int e0 = sub + (i << lsub), e1 = e0 + nsub;
+                    const int s1 = e1 < T ? e1 : 0;
+                    const int32_t b0 = __shfl_sync(full, bs[c], e0, T);
+                    const int32_t b1 = __shfl_sync(full, bs[c], s1, T);
+                    const int ol0 = __shfl_sync(full, ol, e0, T),
+                              ol1 = __shfl_sync(full, ol, s1, T);
+                    const double v0 = __shfl_sync(full, av[c], e0, T);
+                    const double v1 = __shfl_sync(full, av[c], s1, T);
+                    const int m0 = e0 < nin ? ol0 & 0xffff : 0, m1 = e1 < nin ? ol1 & 0xffff : 0;
+                    const int o0 = ol0 >> 16, o1 = ol1 >> 16;
+                    for (int q = l; q < m0 || q < m1; q += G) {
+                        uint32_t c0 = 0, c1 = 0;
+                        double p0 = 0.0, p1 = 0.0;
+                        if (q < m0)
+                            c0 = (uint32_t)__ldg(bcol + b0 + q), p0 = v0 * __ldg(bval + b0 + q);
+                        if (q < m1)
+                            c1 = (uint32_t)__ldg(bcol + b1 + q), p1 = v1 * __ldg(bval + b1 + q);
+                        if (q < m0) kg[o0 + q] = c0 << LOGS | (uint32_t)(o0 + q), vg[o0 + q] = p0;
+                        if (q < m1) kg[o1 + q] = c1 << LOGS | (uint32_t)(o1 + q), vg[o1 + q] = p1;
+                    }
+                }
+            }
+        }
+        __syncwarp();
+        if constexpr (I == 8) {
+            /* 16-byte loads, lanes 4-7 of the 8 taking their second half first: a quarter warp's
+             * eight loads then cover all 32 banks (in place order, lane t's at 32 t bytes, lanes t
+             * and t + 4 shared banks: 6-7 wavefronts a load where 1 is the ideal, ncu) */
+            const int h = t & 4 ? 4 : 0;
+            const uint4 x = *reinterpret_cast<const uint4 *>(kg + t * I + h);
+            const uint4 y = *reinterpret_cast<const uint4 *>(kg + t * I + (h ^ 4));
+            const uint32_t lo[4] = {h ? y.x : x.x, h ? y.y : x.y, h ? y.z : x.z, h ? y.w : x.w};
+            const uint32_t hi[4] = {h ? x.x : y.x, h ? x.y : y.y, h ? x.z : y.z, h ? x.w : y.w};
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                k[e] = t * I + e < np ? lo[e] : PAD;
+                k[e + 4] = t * I + e + 4 < np ? hi[e] : PAD;
+            }
+        } else if constexpr (I == 4) { /* one 16-byte load: a quarter warp reads 128 bytes */
+            const uint4 x = *reinterpret_cast<const uint4 *>(kg + t * I);
+            const uint32_t v[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+            for (int e = 0; e < 4; e++) k[e] = t * I + e < np ? v[e] : PAD;
+        } else {
+#pragma unroll
+            for (int e = 0; e < I; e++) k[e] = t * I + e < np ? kg[t * I + e] : PAD;
+        }
+    }
+    __syncwarp(); /* the values' places are written */
+    /* bitonic sort of the S keys ascending, place t * I + e in k[e] of lane t: each merge
+     * first compares place p with its mirror p ^ (size - 1), then halves with p ^ st, every
+     * compare ascending (no direction depending on the lane: a compare-exchange in a lane is a
+     * min and a max, across lanes a shuffle and a min or max) */
+#pragma unroll
+    for (int size = 2; size <= S; size <<= 1) {
+        if (size <= I) {
+#pragma unroll
+            for (int e = 0; e < I; e++)
+                if ((e & (size >> 1)) == 0) {
+                    const int f = e ^ (size - 1);
+                    const uint32_t x = k[e], y = k[f];
+                    k[e] = min(x, y), k[f] = max(x, y);
+                }
+        } else {
+            const bool low = (t & (size / 2 / I)) == 0;
+            uint32_t o[I];
+#pragma unroll
+            for (int e = 0; e < I; e++) o[e] = __shfl_xor_sync(full, k[e ^ (I - 1)], size / I - 1);
+#pragma unroll
+            for (int e = 0; e < I; e++) k[e] = low ? min(k[e], o[e]) : max(k[e], o[e]);
+        }
+#pragma unroll
+        for (int st = size >> 2; st > 0; st >>= 1) {
+            if (st >= I) {
+                const bool low = (t & (st / I)) == 0;
+#pragma unroll
+                for (int e = 0; e < I; e++) {
+                    const uint32_t o = __shfl_xor_sync(full, k[e], st / I);
+                    k[e] = low ? min(k[e], o) : max(k[e], o);
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < I; e++)
+                    if ((e & st) == 0) {
+                        const uint32_t x = k[e], y = k[e | st];
+                        k[e] = min(x, y), k[e | st] = max(x, y);
+                    }
+            }
+        }
+    }
+    /* values by place; run sums inside the lane (r[e]: from e to the end of its run here) */
+    double r[I];
+#pragma unroll
+    for (int e = 0; e < I; e++) r[e] = k[e] != PAD ? vg[k[e] & (S - 1)] : 0.0;
+#pragma unroll
+    for (int e = I - 2; e >= 0; e--)
+        if (k[e] >> LOGS == k[e + 1] >> LOGS) r[e] += r[e + 1];
+    const uint32_t last = k[I - 1] >> LOGS, first = k[0] >> LOGS;
+    const uint32_t prev = __shfl_up_sync(full, last, 1, T);
+    /* a run that goes on in the next lanes: carry = what they add, x_t = A + B x_(t+1) */
+    const uint32_t nfirst = __shfl_down_sync(full, first, 1, T);
+    const double nsum = __shfl_down_sync(full, r[0], 1, T);
+    const bool nwhole = __shfl_down_sync(full, (int)(first == last), 1, T) != 0;
+    const bool link = t < T - 1 && k[I - 1] != PAD && nfirst == last;
+    double carry = 0.0;
+    if (__any_sync(full, link)) {
+        double A = link ? nsum : 0.0;
+        bool B = link && nwhole;
+#pragma unroll
+        for (int d = 1; d < T; d <<= 1) {
+            const double A2 = __shfl_down_sync(full, A, d, T);
+            const bool B2 = __shfl_down_sync(full, (int)B, d, T) != 0;
+            if (t + d < T) A += B ? A2 : 0.0, B = B && B2;
+        }
+        carry = A;
+    }
+    unsigned heads = 0;
+#pragma unroll
+    for (int e = 0; e < I; e++) {
+        const bool h =
+            k[e] != PAD && (e == 0 ? (t == 0 || first != prev) : k[e] >> LOGS != k[e - 1] >> LOGS);
+        heads |= (unsigned)h << e;
+    }
+    int hinc = __popc(heads);
+#pragma unroll
+    for (int d = 1; d < T; d <<= 1) {
+        const int y = __shfl_up_sync(full, hinc, d, T);
+        if (t >= d) hinc += y;
+    }
+    const int m = __shfl_sync(full, hinc, T - 1, T);
+    const long long b0 = block_alloc(a, row, t, gl0, m, count_only, bin);
+    /* the warp's rows are placed one after the other (block_alloc scans them in lane order; a
+     * row < 0 is past the last and has no entries): staged in shared memory in that order, then
+     * written by the whole warp, consecutive lanes to consecutive entries (written from the
+     * registers a lane's entries spread over 4 times the sectors they need, ncu) */
+    const long long wb = __shfl_sync(full, b0, 0);
+    if (wb < 0) return; /* warp-uniform: counting, capacity exhausted, or no rows */
+    const int tot = (int)__reduce_max_sync(full, b0 >= 0 ? (unsigned)(b0 + m - wb) : 0u);
+    __syncwarp(); /* every lane has its values: the warp's tables become the stage */
+    uint32_t *const sk = keys[g - g % (32 / T)];
+    double *const sv = vals[g - g % (32 / T)];
+    {
+        const int at = (int)(b0 - wb) + hinc - __popc(heads);
+        uint32_t *pk = sk + at;
+        double *pv = sv + at;
+#pragma unroll
+        for (int e = 0; e < I; e++)
+            if (heads >> e & 1u)
+                *pk++ = k[e] >> LOGS, *pv++ = r[e] + (k[e] >> LOGS == last ? carry : 0.0);
+    }
+    __syncwarp();
+    int32_t *const oc = a.ccol + wb;
+    double *const ov = a.cval + wb;
+    for (int q = lane; q < tot; q += 32) oc[q] = (int32_t)sk[q], ov[q] = sv[q];
 }
 
 /* a bin kernel's launch: blocks of rb rows over the n / stride rows it takes, and the lanes per
@@ -589,6 +864,21 @@ done:
     return st;
 }
 
+template <int LOGS, int T>
+static gs_status launch_sort_bin(const sg_args &a, const int32_t *list, int64_t n, int64_t stride,
+                                 int count_only, int glog2, int bin)
+{
+    gs_status st = GS_OK;
+    int gl;
+    unsigned blocks;
+    GS_CHECK(bin_shape(n, stride, 256 / T, T, glog2, &gl, &blocks));
+    sort_bin_kernel<LOGS, T>
+        <<<blocks, 256, 0, gs_cuda_g.stream>>>(a, list, n, stride, count_only, gl, bin);
+    GS_CUDA_LAUNCHED("spgemm_sort_bin");
+done:
+    return st;
+}
+
 template <int LOGS, int T, int RB>
 static gs_status launch_bin(const sg_args &a, const int32_t *list, int64_t n, int64_t stride,
                             int count_only, int glog2, int bin)
@@ -615,7 +905,10 @@ static gs_status run_shared_bin(int b, const sg_args &a, const int32_t *list, in
 {
     switch (b) {
     case 1: return launch_warp_bin<5, 8>(a, list, n, stride, count_only, glog2, b);
-    case 2: return launch_warp_bin<6, 16>(a, list, n, stride, count_only, glog2, b);
+    case 2:
+        if (a.bcols < SORT_COLS(6))
+            return launch_sort_bin<6, SORT_T2>(a, list, n, stride, count_only, glog2, b);
+        return launch_warp_bin<6, 16>(a, list, n, stride, count_only, glog2, b);
     case 3: return launch_warp_bin<7, 32>(a, list, n, stride, count_only, glog2, b);
     case 4: return launch_bin<8, 64, 4>(a, list, n, stride, count_only, glog2, b);
     case 5: return launch_bin<9, 128, 2>(a, list, n, stride, count_only, glog2, b);
@@ -782,9 +1075,11 @@ static double stage_ms(int on)
  * products beside 998816 of 33-64; 27-point R*(AP): 8 beside 124992) */
 #define MERGE_ROWS 4096
 
-/* every bin's kernel over the binned rows perm (compute mode) */
+/* every bin's kernel over the binned rows perm (compute mode); rows > 0: perm holds all rows
+ * 0..rows-1, and a launch that takes all of them takes them in their order, without perm (one
+ * load less before each row's chain of loads; 3D Poisson's products: every row in bins 1-2) */
 static gs_status run_bins(const sg_args &a, const int32_t *perm, const binning *bn, int glog2,
-                          int32_t cols)
+                          int32_t cols, int64_t rows)
 {
     gs_status st = GS_OK;
     int64_t from = -1; /* the first row of small bins carried to the next launch */
@@ -800,7 +1095,7 @@ static gs_status run_bins(const sg_args &a, const int32_t *perm, const binning *
         if (b < GS_SPGEMM_BINS - 1) n = bn->start[b + 1] - lo, from = -1;
         (void)stage_ms(g_trace);
         if (b < GS_SPGEMM_BINS - 1) {
-            GS_CHECK(run_shared_bin(b, a, perm + lo, n, 1, 0, glog2));
+            GS_CHECK(run_shared_bin(b, a, lo == 0 && n == rows ? NULL : perm + lo, n, 1, 0, glog2));
         } else {
             /* the 4096-slot shared table first: rows of many products mostly have far fewer
              * columns (a Galerkin row: thousands of products, tens of columns), and shared
@@ -953,6 +1248,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     a.arp = A->rowptr, a.acol = A->colind, a.aval = A->val;
     a.brp = B->rowptr, a.bcol = B->colind, a.bval = B->val;
     a.ctl = ctl, a.failed = failed, a.spill = spill;
+    a.bcols = B->cols;
     if (total <= bound_max() && (total <= RESERVE_ALWAYS || total <= RESERVE_PER_ROW * rows)) {
         cap = total + 1024; /* bounded: the products */
         st = gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D);
@@ -973,7 +1269,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     ms_cap = stage_ms(g_trace);
     a.offsets = D->offsets, a.sizes = D->sizes, a.ccol = D->colind, a.cval = D->val;
     a.top = D->top, a.capacity = D->capacity;
-    GS_CHECK(run_bins(a, perm, &bn, glog2, B->cols));
+    GS_CHECK(run_bins(a, perm, &bn, glog2, B->cols, rows));
     h[C_NFAIL] = 0;
     if (!bounded) GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h)); /* the estimate can fall short */
     for (int iter = 0; h[C_NFAIL] > 0; iter++) {
@@ -990,7 +1286,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         retried += nfail;
         GS_CHECK(bin_rows_issue(nfail, list2, prod, perm, ctl, NULL, NULL));
         GS_CHECK(bin_rows_read(&bn2));
-        GS_CHECK(run_bins(a, perm, &bn2, glog2, B->cols));
+        GS_CHECK(run_bins(a, perm, &bn2, glog2, B->cols, -1));
         GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
     }
     ms_run = stage_ms(g_trace);
