@@ -3,7 +3,8 @@
  * Galerkin product R (A P).
  *
  * DCSR method: (1) count each row's partial products and the rows of each bin (one kernel);
- * (2) place the rows by bin (a warp-aggregated scatter): 1-32, 33-64, ..., 2049-4096 in shared
+ * (2) place the rows by bin (a warp-aggregated scatter; skipped when one launch takes every
+ * row, which then go in their order): 1-32, 33-64, ..., 2049-4096 in shared
  * memory, 4097+ first in a 4096-slot shared table and, when a row has more columns than that,
  * in global memory;
  * (3) C's capacity: bounded (few products a row, or few in all: the products) or sampled
@@ -14,8 +15,9 @@
  * warp-synchronously: ballots, shuffles, no block barrier); the 33-64 bin instead sorts each
  * row's products in registers (8 lanes, a bitonic network) and sums the runs of equal columns;
  * (5) sampled rows that found the capacity exhausted are listed, C grows by exactly what they
- * need and they run again; (6) defragmentation (Algorithm 4) gives the exact CSR. All on gs_cuda_g.stream; the counts
- * read back synchronize a few times (two in the bounded case without spilled rows). */
+ * need and they run again; (6) defragmentation (Algorithm 4) gives the exact CSR. All on
+ * gs_cuda_g.stream; the counts read back synchronize a few times (two in the bounded case without
+ * spilled rows). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +92,7 @@ enum { /* the counters (ctl): rows and products per bin, the largest last-bin ro
        C_NFAIL = C_SROWS + GS_SPGEMM_BINS,
        C_NEED,
        C_SPILL, /* last-bin rows whose columns did not fit the shared table */
+       C_DONE,  /* bin_list_kernel's finished blocks */
        C_N
 };
 
@@ -145,9 +148,10 @@ static __device__ __forceinline__ int64_t row_products(const int32_t *__restrict
 static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ list, int64_t *prod,
                                        unsigned long long *ctl, const int32_t *__restrict__ arp,
                                        const int32_t *__restrict__ acol,
-                                       const int32_t *__restrict__ brp)
+                                       const int32_t *__restrict__ brp, unsigned long long *hout)
 {
     __shared__ unsigned long long hc[GS_SPGEMM_BINS], hp[GS_SPGEMM_BINS], hm;
+    __shared__ bool s_last;
     unsigned long long c[GS_SPGEMM_BINS], sp[GS_SPGEMM_BINS], mx = 0;
     const int lane = threadIdx.x & 31;
 #pragma unroll
@@ -192,6 +196,15 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
         if (hp[b]) atomicAdd(&ctl[C_PROD + b], hp[b]);
     }
     if (threadIdx.x == 0 && hm) atomicMax(&ctl[C_MAX], hm);
+    /* the last block to finish copies the final counts into host memory (no copy to enqueue,
+     * and the host knows the bins before it decides whether perm is needed) */
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd(&ctl[C_DONE], 1ull) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    for (int b = threadIdx.x; b <= C_MAX; b += blockDim.x) hout[b] = __ldcg(ctl + b);
 }
 
 /* perm = the rows list[j] (or j), j < n, grouped by bin (bin b from the rows before it, counted
@@ -201,12 +214,10 @@ static __global__ void bin_list_kernel(int64_t n, const int32_t *__restrict__ li
  * binning. */
 static __global__ void bin_scatter_kernel(int64_t n, const int32_t *__restrict__ list,
                                           const int64_t *__restrict__ prod, int32_t *perm,
-                                          unsigned long long *ctl, unsigned long long *hout)
+                                          unsigned long long *ctl)
 {
     __shared__ unsigned long long s_start[GS_SPGEMM_BINS];
     const int lane = threadIdx.x & 31;
-    /* the counts are final (bin_list_kernel ran before): into host memory, no copy to enqueue */
-    if (blockIdx.x == 0 && threadIdx.x <= C_MAX) hout[threadIdx.x] = ctl[threadIdx.x];
     if (threadIdx.x == 0) {
         unsigned long long t = 0;
         for (int b = 0; b < GS_SPGEMM_BINS; b++) s_start[b] = t, t += ctl[C_CNT + b];
@@ -234,23 +245,34 @@ typedef struct binning {
     unsigned long long maxp;
 } binning;
 
-/* the binning issued (counters zeroed, every one of them; with A and B: the products counted
+/* the counting issued (counters zeroed, every one of them; with A and B: the products counted
  * first, see bin_list_kernel), no wait; the counts land in the pinned h_red */
-static gs_status bin_rows_issue(int64_t n, const int32_t *list, int64_t *prod, int32_t *perm,
+static gs_status bin_rows_issue(int64_t n, const int32_t *list, int64_t *prod,
                                 unsigned long long *ctl, const gs_csr *A, const gs_csr *B)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
     static_assert((C_MAX + 1) * sizeof *ctl <= GS_CUDA_PINNED_BYTES, "the counts in h_red");
-    static_assert(C_MAX < GS_CUDA_THREADS, "block 0 copies the counts");
     memset(gs_cuda_g.h_red, 0, (C_MAX + 1) * sizeof *ctl); /* n = 0: no kernel writes them */
     GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, (size_t)C_N * sizeof *ctl, s));
     if (n > 0) {
         bin_list_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(
-            n, list, prod, ctl, A ? A->rowptr : NULL, A ? A->colind : NULL, B ? B->rowptr : NULL);
+            n, list, prod, ctl, A ? A->rowptr : NULL, A ? A->colind : NULL, B ? B->rowptr : NULL,
+            (unsigned long long *)gs_cuda_g.h_red_dev);
         GS_CUDA_LAUNCHED("spgemm_bin_list");
-        bin_scatter_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, s>>>(
-            n, list, prod, perm, ctl, (unsigned long long *)gs_cuda_g.h_red_dev);
+    }
+done:
+    return st;
+}
+
+/* perm = the counted rows grouped by bin (issued, no wait) */
+static gs_status bin_rows_place(int64_t n, const int32_t *list, const int64_t *prod, int32_t *perm,
+                                unsigned long long *ctl)
+{
+    gs_status st = GS_OK;
+    if (n > 0) {
+        bin_scatter_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(n, list, prod,
+                                                                                      perm, ctl);
         GS_CUDA_LAUNCHED("spgemm_bin_scatter");
     }
 done:
@@ -490,37 +512,49 @@ __global__ void __launch_bounds__(T *RB)
  * atomic per warp made the 7-point 256^3 A*P slower). Returns the row's first entry, its
  * segment and size set; -1 when the row is not written (none, counting only, or capacity
  * exhausted: then listed to be redone after C grows). Every thread of the block calls it. */
+template <int T>
 static __device__ long long block_alloc(const sg_args &a, int32_t row, int t, int gl0, int m,
                                         int count_only, int bin)
 {
-    __shared__ unsigned long long wsum[8], wrows[8];
+    __shared__ unsigned wsum[8];
     __shared__ long long wbase[8];
     const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const unsigned long long mine = (t == 0 && row >= 0) ? (unsigned long long)m : 0ull;
-    unsigned long long inc = mine, nr = (t == 0 && row >= 0) ? 1ull : 0ull;
-    for (int d = 1; d < 32; d <<= 1) {
-        const unsigned long long y = __shfl_up_sync(0xffffffffu, inc, d);
-        const unsigned long long z = __shfl_up_sync(0xffffffffu, nr, d);
-        if (lane >= d) inc += y, nr += z;
+    /* each group's first lane: entries << 8 | 1 (a warp holds at most 4 rows of at most 128
+     * entries), scanned over the groups' first lanes */
+    const unsigned mine = (t == 0 && row >= 0) ? (unsigned)m << 8 | 1u : 0u;
+    unsigned inc = mine;
+#pragma unroll
+    for (int d = T; d < 32; d <<= 1) {
+        const unsigned y = __shfl_up_sync(0xffffffffu, inc, d);
+        if (lane >= d) inc += y;
     }
-    if (lane == 31) wsum[w] = inc, wrows[w] = nr;
+    if (lane == 32 - T) wsum[w] = inc;
     __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned long long tot = 0, rows = 0;
-        for (int q = 0; q < 8; q++) wbase[q] = (long long)tot, tot += wsum[q], rows += wrows[q];
+    if (threadIdx.x < 32) { /* warp 0: the warps' scan, one atomic */
+        const unsigned x = lane < 8 ? wsum[lane] : 0u;
+        unsigned long long e = x >> 8, r = x & 0xffu;
+#pragma unroll
+        for (int d = 1; d < 8; d <<= 1) {
+            const unsigned long long ye = __shfl_up_sync(0xffffffffu, e, d);
+            const unsigned long long yr = __shfl_up_sync(0xffffffffu, r, d);
+            if (lane >= d) e += ye, r += yr;
+        }
+        const unsigned long long tot = __shfl_sync(0xffffffffu, e, 7),
+                                 rows = __shfl_sync(0xffffffffu, r, 7);
         long long addr = -1;
-        if (rows && count_only) {
+        if (lane == 0 && rows && count_only) {
             atomicAdd(&a.ctl[C_SOUT + bin], tot);
             atomicAdd(&a.ctl[C_SROWS + bin], rows);
-        } else if (rows) {
+        } else if (lane == 0 && rows) {
             addr = (long long)atomicAdd(a.top, tot);
             if (addr + (long long)tot > a.capacity) addr = -2;
         }
-        for (int q = 0; q < 8; q++) wbase[q] = addr < 0 ? addr : addr + wbase[q];
+        addr = __shfl_sync(0xffffffffu, addr, 0);
+        if (lane < 8) wbase[lane] = addr < 0 ? addr : addr + (long long)(e - (x >> 8));
     }
     __syncthreads();
     const long long wb = wbase[w];
-    const unsigned long long before = __shfl_sync(0xffffffffu, inc - mine, gl0);
+    const unsigned before = __shfl_sync(0xffffffffu, inc - mine, gl0) >> 8;
     if (row < 0) return -1;
     if (wb == -2 && t == 0) { /* capacity ran out: redone after C grows */
         a.failed[atomicAdd(&a.ctl[C_NFAIL], 1ull)] = row;
@@ -578,7 +612,7 @@ __global__ void __launch_bounds__(256, 8)
     for (int i = 0; i < ITEMS; i++)
         if (rk[i] >= 0) keys[g][rp[i]] = rk[i], vals[g][rp[i]] = rv[i];
     __syncwarp();
-    const long long b0 = block_alloc(a, row, t, gl0, m, count_only, bin);
+    const long long b0 = block_alloc<T>(a, row, t, gl0, m, count_only, bin);
     if (b0 < 0) return;
     write_ranked(a, keys[g], vals[g], m, t, T, b0);
 }
@@ -809,7 +843,7 @@ __global__ void __launch_bounds__(256, SORT_BLOCKS)
         if (t >= d) hinc += y;
     }
     const int m = __shfl_sync(full, hinc, T - 1, T);
-    const long long b0 = block_alloc(a, row, t, gl0, m, count_only, bin);
+    const long long b0 = block_alloc<T>(a, row, t, gl0, m, count_only, bin);
     /* the warp's rows are placed one after the other (block_alloc scans them in lane order; a
      * row < 0 is past the last and has no entries): staged in shared memory in that order, then
      * written by the whole warp, consecutive lanes to consecutive entries (written from the
@@ -1075,13 +1109,16 @@ static double stage_ms(int on)
  * products beside 998816 of 33-64; 27-point R*(AP): 8 beside 124992) */
 #define MERGE_ROWS 4096
 
-/* every bin's kernel over the binned rows perm (compute mode); rows > 0: perm holds all rows
- * 0..rows-1, and a launch that takes all of them takes them in their order, without perm (one
- * load less before each row's chain of loads; 3D Poisson's products: every row in bins 1-2) */
-static gs_status run_bins(const sg_args &a, const int32_t *perm, const binning *bn, int glog2,
-                          int32_t cols, int64_t rows)
+/* run_bins' launches: bin b's kernel over perm[lo .. lo + n) (b = GS_SPGEMM_BINS - 1: the
+ * shared 4096-slot table, then the global one) */
+typedef struct bin_launch {
+    int b;
+    int64_t lo, n;
+} bin_launch;
+
+static int plan_bins(const binning *bn, bin_launch *L)
 {
-    gs_status st = GS_OK;
+    int cnt = 0;
     int64_t from = -1; /* the first row of small bins carried to the next launch */
     for (int b = 1; b < GS_SPGEMM_BINS; b++) {
         int64_t n = bn->start[b + 1] - bn->start[b];
@@ -1093,16 +1130,40 @@ static gs_status run_bins(const sg_args &a, const int32_t *perm, const binning *
         }
         const int64_t lo = from >= 0 ? from : bn->start[b];
         if (b < GS_SPGEMM_BINS - 1) n = bn->start[b + 1] - lo, from = -1;
+        L[cnt].b = b, L[cnt].lo = lo, L[cnt].n = n, cnt++;
+    }
+    return cnt;
+}
+
+/* one shared-memory launch takes every one of the rows: it needs no perm and takes them in
+ * their order (one load less before each row's chain of loads, and no scatter; 3D Poisson's
+ * products: every row in bins 1-2) */
+static int one_launch(const binning *bn, int64_t rows)
+{
+    bin_launch L[GS_SPGEMM_BINS];
+    return plan_bins(bn, L) == 1 && L[0].b < GS_SPGEMM_BINS - 1 && L[0].lo == 0 && L[0].n == rows;
+}
+
+/* every bin's kernel over the binned rows perm (compute mode); perm NULL: one_launch */
+static gs_status run_bins(const sg_args &a, const int32_t *perm, const binning *bn, int glog2,
+                          int32_t cols)
+{
+    gs_status st = GS_OK;
+    bin_launch L[GS_SPGEMM_BINS];
+    const int cnt = plan_bins(bn, L);
+    for (int j = 0; j < cnt; j++) {
+        const int b = L[j].b;
+        const int64_t lo = L[j].lo, n = L[j].n;
         (void)stage_ms(g_trace);
         if (b < GS_SPGEMM_BINS - 1) {
-            GS_CHECK(run_shared_bin(b, a, lo == 0 && n == rows ? NULL : perm + lo, n, 1, 0, glog2));
+            GS_CHECK(run_shared_bin(b, a, perm ? perm + lo : NULL, n, 1, 0, glog2));
         } else {
             /* the 4096-slot shared table first: rows of many products mostly have far fewer
              * columns (a Galerkin row: thousands of products, tens of columns), and shared
              * atomics beat global ones on a few hot columns; rows with more columns than
              * slots spill to the global-memory tables */
             unsigned long long nspill = 0;
-            GS_CHECK(run_shared_bin(GS_SPGEMM_BINS - 2, a, perm + bn->start[b], n, 1, 0, glog2));
+            GS_CHECK(run_shared_bin(GS_SPGEMM_BINS - 2, a, perm + lo, n, 1, 0, glog2));
             GS_CHECK(gs_cuda_d2h(&nspill, a.ctl + C_SPILL, sizeof nspill));
             if (nspill > 0) GS_CHECK(run_global_bin(a, a.spill, (int64_t)nspill, bn->maxp, cols));
         }
@@ -1218,7 +1279,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     const gs_dcsr_params dp = {1, 0, 0.0};
     binning bn, bn2;
     sg_args a;
-    int glog2 = 0, bounded = 0;
+    int glog2 = 0, bounded = 0, inorder = 0;
     double ms_bin = 0, ms_cap = 0, ms_run = 0, ms_csr = 0;
     *C = NULL;
     g_trace = getenv("GSOLVE_SPGEMM_TRACE") != NULL;
@@ -1236,8 +1297,10 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         failed = (int32_t *)((char *)perm + b4);
         spill = (int32_t *)((char *)failed + b4);
     }
-    GS_CHECK(bin_rows_issue(rows, NULL, prod, perm, ctl, A, B)); /* the products counted too */
+    GS_CHECK(bin_rows_issue(rows, NULL, prod, ctl, A, B)); /* the products counted too */
     GS_CHECK(bin_rows_read(&bn));
+    inorder = one_launch(&bn, rows);
+    if (!inorder) GS_CHECK(bin_rows_place(rows, NULL, prod, perm, ctl));
     ms_bin = stage_ms(g_trace);
     for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
     {
@@ -1260,6 +1323,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         bounded = D != NULL;
     }
     if (!D) {
+        if (inorder) GS_CHECK(bin_rows_place(rows, NULL, prod, perm, ctl)); /* the sample's */
         GS_CHECK(estimate(a, perm, &bn, glog2, B->cols, &cap));
         GS_CHECK(gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D));
         /* the sampling counted into the counters the rows' kernels use */
@@ -1269,7 +1333,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     ms_cap = stage_ms(g_trace);
     a.offsets = D->offsets, a.sizes = D->sizes, a.ccol = D->colind, a.cval = D->val;
     a.top = D->top, a.capacity = D->capacity;
-    GS_CHECK(run_bins(a, perm, &bn, glog2, B->cols, rows));
+    GS_CHECK(run_bins(a, inorder ? NULL : perm, &bn, glog2, B->cols));
     h[C_NFAIL] = 0;
     if (!bounded) GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h)); /* the estimate can fall short */
     for (int iter = 0; h[C_NFAIL] > 0; iter++) {
@@ -1284,9 +1348,10 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         GS_CUDA_CALL(
             cudaMemcpyAsync(list2, failed, (size_t)nfail * 4, cudaMemcpyDeviceToDevice, s));
         retried += nfail;
-        GS_CHECK(bin_rows_issue(nfail, list2, prod, perm, ctl, NULL, NULL));
+        GS_CHECK(bin_rows_issue(nfail, list2, prod, ctl, NULL, NULL));
         GS_CHECK(bin_rows_read(&bn2));
-        GS_CHECK(run_bins(a, perm, &bn2, glog2, B->cols, -1));
+        GS_CHECK(bin_rows_place(nfail, list2, prod, perm, ctl));
+        GS_CHECK(run_bins(a, perm, &bn2, glog2, B->cols));
         GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h));
     }
     ms_run = stage_ms(g_trace);
