@@ -883,7 +883,9 @@ static gs_status bin_shape(int64_t n, int64_t stride, int rb, int T, int glog2, 
     return GS_OK;
 }
 
-template <int LOGS, int T>
+/* a warp bin's launch: 256 / T rows a block, hashed (warp_bin_kernel) or sorted
+ * (sort_bin_kernel) */
+template <int LOGS, int T, bool SORTED>
 static gs_status launch_warp_bin(const sg_args &a, const int32_t *list, int64_t n, int64_t stride,
                                  int count_only, int glog2, int bin)
 {
@@ -891,24 +893,13 @@ static gs_status launch_warp_bin(const sg_args &a, const int32_t *list, int64_t 
     int gl;
     unsigned blocks;
     GS_CHECK(bin_shape(n, stride, 256 / T, T, glog2, &gl, &blocks));
-    warp_bin_kernel<LOGS, T>
-        <<<blocks, 256, 0, gs_cuda_g.stream>>>(a, list, n, stride, count_only, gl, bin);
-    GS_CUDA_LAUNCHED("spgemm_warp_bin");
-done:
-    return st;
-}
-
-template <int LOGS, int T>
-static gs_status launch_sort_bin(const sg_args &a, const int32_t *list, int64_t n, int64_t stride,
-                                 int count_only, int glog2, int bin)
-{
-    gs_status st = GS_OK;
-    int gl;
-    unsigned blocks;
-    GS_CHECK(bin_shape(n, stride, 256 / T, T, glog2, &gl, &blocks));
-    sort_bin_kernel<LOGS, T>
-        <<<blocks, 256, 0, gs_cuda_g.stream>>>(a, list, n, stride, count_only, gl, bin);
-    GS_CUDA_LAUNCHED("spgemm_sort_bin");
+    if constexpr (SORTED)
+        sort_bin_kernel<LOGS, T>
+            <<<blocks, 256, 0, gs_cuda_g.stream>>>(a, list, n, stride, count_only, gl, bin);
+    else
+        warp_bin_kernel<LOGS, T>
+            <<<blocks, 256, 0, gs_cuda_g.stream>>>(a, list, n, stride, count_only, gl, bin);
+    GS_CUDA_LAUNCHED(SORTED ? "spgemm_sort_bin" : "spgemm_warp_bin");
 done:
     return st;
 }
@@ -938,12 +929,12 @@ static gs_status run_shared_bin(int b, const sg_args &a, const int32_t *list, in
                                 int64_t stride, int count_only, int glog2)
 {
     switch (b) {
-    case 1: return launch_warp_bin<5, 8>(a, list, n, stride, count_only, glog2, b);
+    case 1: return launch_warp_bin<5, 8, false>(a, list, n, stride, count_only, glog2, b);
     case 2:
         if (a.bcols < SORT_COLS(6))
-            return launch_sort_bin<6, SORT_T2>(a, list, n, stride, count_only, glog2, b);
-        return launch_warp_bin<6, 16>(a, list, n, stride, count_only, glog2, b);
-    case 3: return launch_warp_bin<7, 32>(a, list, n, stride, count_only, glog2, b);
+            return launch_warp_bin<6, SORT_T2, true>(a, list, n, stride, count_only, glog2, b);
+        return launch_warp_bin<6, 16, false>(a, list, n, stride, count_only, glog2, b);
+    case 3: return launch_warp_bin<7, 32, false>(a, list, n, stride, count_only, glog2, b);
     case 4: return launch_bin<8, 64, 4>(a, list, n, stride, count_only, glog2, b);
     case 5: return launch_bin<9, 128, 2>(a, list, n, stride, count_only, glog2, b);
     case 6: return launch_bin<10, 256, 1>(a, list, n, stride, count_only, glog2, b);
