@@ -158,8 +158,14 @@ int main(int argc, char **argv)
             REPS = atoi(argv[++i]);
         else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
             size = atoll(argv[++i]);
-        else if (strcmp(argv[i], "--stencil") == 0 && i + 1 < argc)
-            only = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--stencil") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            only = strcmp(v, "7") == 0 ? 7 : strcmp(v, "27") == 0 ? 27 : -1;
+            if (only < 0) {
+                fprintf(stderr, "bench_spgemm: --stencil %s: expected 7 or 27\n", v);
+                return 2;
+            }
+        }
         else if (strcmp(argv[i], "--max-nnz") == 0 && i + 1 < argc)
             max_nnz = atoll(argv[++i]);
         else

@@ -508,7 +508,7 @@ __global__ void __launch_bounds__(T *RB)
 
 /* The rows of a 256-thread block of warp-bin groups (T lanes a row, lane t, the group's first
  * lane gl0; m entries in row, row < 0: none) take one bump-pointer allocation together: warp
- * scans of the sizes, one barrier, one global atomic (a single address serializes them: an
+ * scans of the sizes, two barriers, one global atomic (a single address serializes them: an
  * atomic per warp made the 7-point 256^3 A*P slower). Returns the row's first entry, its
  * segment and size set; -1 when the row is not written (none, counting only, or capacity
  * exhausted: then listed to be redone after C grows). Every thread of the block calls it. */
@@ -571,12 +571,10 @@ static __device__ long long block_alloc(const sg_args &a, int32_t row, int t, in
 }
 
 /* The same product as bin_kernel for groups of T <= 32 lanes (bins 1-3): a warp holds 32/T
- * rows and compacts each table with ballots, with no block barrier. The block takes one
- * bump-pointer allocation for its rows (shuffle scans of their sizes, one barrier): one global
- * atomic per 256 threads, as a single address serializes them (a warp each made the 7-point 256^3
- * A*P slower). Eight blocks a multiprocessor (32 registers, a few spilled; at 40 registers six
- * fit): the kernel waits on its loads, and 7-point A*A went from 1.82-1.83x to 1.91-1.92x cuSPARSE
- * (two runs each). */
+ * rows and compacts each table with ballots, with no block barrier; the block's rows take one
+ * allocation (block_alloc). Eight blocks a multiprocessor (32 registers, a few spilled; at 40
+ * registers six fit): the kernel waits on its loads, and 7-point A*A went from 1.82-1.83x to
+ * 1.91-1.92x cuSPARSE (two runs each). */
 template <int LOGS, int T>
 __global__ void __launch_bounds__(256, 8)
     warp_bin_kernel(sg_args a, const int32_t *__restrict__ list, int64_t n, int64_t stride,
@@ -751,11 +749,6 @@ __global__ void __launch_bounds__(256, SORT_BLOCKS)
                 k[e] = t * I + e < np ? lo[e] : PAD;
                 k[e + 4] = t * I + e + 4 < np ? hi[e] : PAD;
             }
-        } else if constexpr (I == 4) { /* one 16-byte load: a quarter warp reads 128 bytes */
-            const uint4 x = *reinterpret_cast<const uint4 *>(kg + t * I);
-            const uint32_t v[4] = {x.x, x.y, x.z, x.w};
-#pragma unroll
-            for (int e = 0; e < 4; e++) k[e] = t * I + e < np ? v[e] : PAD;
         } else {
 #pragma unroll
             for (int e = 0; e < I; e++) k[e] = t * I + e < np ? kg[t * I + e] : PAD;
