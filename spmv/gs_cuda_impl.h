@@ -167,8 +167,12 @@ gs_status gs_cuda_csr_adopt_stats(int32_t rows, int32_t cols, int32_t nnz, int32
 /* the longest row, the squared lengths' sum and rowptr[rows] into the pinned h_red, no wait;
  * read after the stream drains */
 gs_status gs_cuda_row_stats_issue(int32_t rows, const int32_t *rowptr);
+/* the same from row lengths len (rows of them), the entries read from *total (device) */
+gs_status gs_cuda_row_stats_issue_len(int32_t rows, const int32_t *len, const int32_t *total);
 void gs_cuda_row_stats_read(int32_t rows, int32_t *nnz, int *max_len, double *std);
 void gs_cuda_csr_free(gs_csr *A);
+/* the longest row of device matrix A (its statistics from the upload or adoption); -1: unknown */
+int gs_cuda_csr_max_row(const gs_csr *A);
 gs_status gs_cuda_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y);
 gs_status gs_cuda_csr_spmv_own(const gs_csr *A, const gs_vec *x, gs_vec *y);
 }

@@ -344,6 +344,82 @@ done:
     return st;
 }
 
+/* chunk b of a chunked DCSR (gs_dcsr_cuda_chunked_to_csr) to the CSR from entry P[b], and the
+ * row pointers of its rows: a block per chunk (at most 2048 entries), 4 entries a thread in
+ * flight, both sides contiguous */
+static __global__ void __launch_bounds__(GS_CUDA_THREADS)
+    chunk_move_kernel(int32_t rows, int R, const int32_t *__restrict__ addr,
+                      const int32_t *__restrict__ P, const int32_t *__restrict__ offsets,
+                      const int32_t *__restrict__ ci, const double *__restrict__ v,
+                      int32_t *__restrict__ rp, int32_t *__restrict__ nc, double *__restrict__ nv)
+{
+    const int64_t b = blockIdx.x, r0 = b * R;
+    const int32_t from = __ldg(addr + b), to = __ldg(P + b), n = __ldg(P + b + 1) - to;
+    for (int i = threadIdx.x; i < R && r0 + i < rows; i += blockDim.x)
+        rp[r0 + i] = __ldg(offsets + 2 * (r0 + i)) - from + to;
+    if (b == gridDim.x - 1 && threadIdx.x == 0) rp[rows] = __ldg(P + gridDim.x);
+    for (int e0 = 0; e0 < n; e0 += 4 * GS_CUDA_THREADS) {
+        int32_t c[4];
+        double x[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int e = e0 + u * GS_CUDA_THREADS + threadIdx.x;
+            if (e < n) c[u] = __ldcs(ci + from + e), x[u] = __ldcs(v + from + e);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int e = e0 + u * GS_CUDA_THREADS + threadIdx.x;
+            if (e < n) nc[to + e] = c[u], nv[to + e] = x[u];
+        }
+    }
+}
+
+/* gs_dcsr_cuda_chunked_to_csr: the chunks' first entries in C (a scan of tot), the entry count
+ * and the row statistics from D's sizes (one wait), exact arrays, one move of the chunks */
+extern "C" gs_status gs_dcsr_cuda_chunked_to_csr(const gs_dcsr *D, int64_t nchunk, int R,
+                                                 const int32_t *addr, int32_t *tot, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    const int64_t n1 = (int64_t)D->rows + 1;
+    int32_t *P = NULL, *rp = NULL, *ci = NULL, nnz = 0;
+    double *v = NULL, row_std = 0.0;
+    int max_len = 0;
+    size_t bytes = 0;
+    *out = NULL;
+    if (nchunk < 1 || nchunk > GS_MAX_INDEX - 1 || D->k != 1)
+        GS_FAIL(GS_ERR_INTERNAL, "DCSR to CSR: %lld chunks of a DCSR of %d segments a row",
+                (long long)nchunk, D->k);
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, tot, P, (int)nchunk + 1, s));
+    {
+        const size_t bp = gs_align256((size_t)(nchunk + 1) * sizeof *P);
+        GS_CHECK(gs_cuda_alloc(bp + bytes, "DCSR chunk starts", (void **)&P));
+        GS_CUDA_CALL(
+            cub::DeviceScan::ExclusiveSum((char *)P + bp, bytes, tot, P, (int)nchunk + 1, s));
+    }
+    GS_CHECK(gs_cuda_row_stats_issue_len(D->rows, D->sizes, P + nchunk));
+    GS_CUDA_CALL(cudaStreamSynchronize(s));
+    gs_cuda_row_stats_read(D->rows, &nnz, &max_len, &row_std);
+    if (nnz < 0 || nnz > D->capacity)
+        GS_FAIL(GS_ERR_INTERNAL, "DCSR to CSR: %d entries in chunks of a capacity of %lld", nnz,
+                (long long)D->capacity);
+    GS_CHECK(gs_cuda_alloc((size_t)n1 * sizeof *rp, "CSR row pointers", (void **)&rp));
+    GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *ci, "CSR column indices", (void **)&ci));
+    GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *v, "CSR values", (void **)&v));
+    chunk_move_kernel<<<(unsigned)nchunk, GS_CUDA_THREADS, 0, s>>>(D->rows, R, addr, P, D->offsets,
+                                                                   D->colind, D->val, rp, ci, v);
+    GS_CUDA_LAUNCHED("dcsr_to_csr_chunks");
+    st = gs_cuda_csr_adopt_stats(D->rows, D->cols, nnz, rp, ci, v, max_len, row_std, out);
+    rp = ci = NULL; /* adopted, or freed by the failed adopt */
+    v = NULL;
+done:
+    gs_cuda_free(P);
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+    return st;
+}
+
 /* Row i's current segment (the one holding its last entry, or slot 0 when empty): index, the
  * entries of segments 0..sid (cum >= rl), its bounds. Same walk as the host's. */
 static __device__ __forceinline__ int walk_dev(const int32_t *offsets, int64_t pitch, int k,

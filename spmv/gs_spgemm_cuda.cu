@@ -2,7 +2,9 @@
  * section III-B) and cuSPARSE's SpGEMM beside it; the explicit transpose R = P^T and the
  * Galerkin product R (A P).
  *
- * DCSR method: (1) count each row's partial products and the rows of each bin (one kernel);
+ * DCSR method: (1) count each row's partial products and the rows of each bin (one kernel;
+ * skipped when A's and B's longest rows show that every row fits the 33-64 bin, see
+ * can_skip_bins);
  * (2) place the rows by bin (a warp-aggregated scatter; skipped when one launch takes every
  * row, which then go in their order): 1-32, 33-64, ..., 2049-4096 in shared
  * memory, 4097+ first in a 4096-slot shared table and, when a row has more columns than that,
@@ -15,7 +17,9 @@
  * warp-synchronously: ballots, shuffles, no block barrier); the 33-64 bin instead sorts each
  * row's products in registers (8 lanes, a bitonic network) and sums the runs of equal columns;
  * (5) sampled rows that found the capacity exhausted are listed, C grows by exactly what they
- * need and they run again; (6) defragmentation (Algorithm 4) gives the exact CSR. All on
+ * need and they run again; (6) defragmentation (Algorithm 4) gives the exact CSR: when one
+ * warp-bin launch took every row in order, each block's rows lie together (a chunk) and the
+ * chunks move whole (gs_dcsr_cuda_chunked_to_csr), else each entry finds its row. All on
  * gs_cuda_g.stream; the counts read back synchronize a few times (two in the bounded case without
  * spilled rows). */
 #include <stdint.h>
@@ -106,6 +110,11 @@ typedef struct sg_args {
     int32_t *failed; /* rows whose allocation did not fit */
     int32_t *spill;  /* last-bin rows left to the global-memory kernel (ctl[C_SPILL]) */
     int32_t bcols;   /* B's columns */
+    /* Chunks (one warp-bin launch over every row in order, bounded capacity): block b's rows,
+     * placed one after the other, start at ch_addr[b] and hold ch_tot[b] entries, so DCSR ->
+     * CSR moves whole chunks (NULL: not recorded) */
+    int32_t *ch_addr, *ch_tot;
+    int count_prod; /* the sorted bin adds its products to ctl[C_PROD + bin] (rows not binned) */
 } sg_args;
 
 static __device__ __forceinline__ int prod_bin(int64_t p)
@@ -514,11 +523,15 @@ __global__ void __launch_bounds__(T *RB)
  * exhausted: then listed to be redone after C grows). Every thread of the block calls it. */
 template <int T>
 static __device__ long long block_alloc(const sg_args &a, int32_t row, int t, int gl0, int m,
-                                        int count_only, int bin)
+                                        int count_only, int bin, unsigned prods = 0)
 {
-    __shared__ unsigned wsum[8];
+    __shared__ unsigned wsum[8], wprod[8];
     __shared__ long long wbase[8];
     const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (a.count_prod) { /* prods: the lane's share of its warp's products */
+        const unsigned p = __reduce_add_sync(0xffffffffu, prods);
+        if (lane == 0) wprod[w] = p;
+    }
     /* each group's first lane: entries << 8 | 1 (a warp holds at most 4 rows of at most 128
      * entries), scanned over the groups' first lanes */
     const unsigned mine = (t == 0 && row >= 0) ? (unsigned)m << 8 | 1u : 0u;
@@ -542,6 +555,12 @@ static __device__ long long block_alloc(const sg_args &a, int32_t row, int t, in
         const unsigned long long tot = __shfl_sync(0xffffffffu, e, 7),
                                  rows = __shfl_sync(0xffffffffu, r, 7);
         long long addr = -1;
+        if (a.count_prod) {
+            unsigned long long p = lane < 8 ? wprod[lane] : 0u;
+#pragma unroll
+            for (int d = 4; d > 0; d >>= 1) p += __shfl_xor_sync(0xffffffffu, p, d);
+            if (lane == 0 && p) atomicAdd(&a.ctl[C_PROD + bin], p);
+        }
         if (lane == 0 && rows && count_only) {
             atomicAdd(&a.ctl[C_SOUT + bin], tot);
             atomicAdd(&a.ctl[C_SROWS + bin], rows);
@@ -549,6 +568,9 @@ static __device__ long long block_alloc(const sg_args &a, int32_t row, int t, in
             addr = (long long)atomicAdd(a.top, tot);
             if (addr + (long long)tot > a.capacity) addr = -2;
         }
+        if (a.ch_addr && lane == 0) /* every block of the launch, with rows or not */
+            a.ch_addr[blockIdx.x] = addr >= 0 ? (int32_t)addr : 0,
+            a.ch_tot[blockIdx.x] = addr >= 0 ? (int32_t)tot : 0;
         addr = __shfl_sync(0xffffffffu, addr, 0);
         if (lane < 8) wbase[lane] = addr < 0 ? addr : addr + (long long)(e - (x >> 8));
     }
@@ -836,7 +858,10 @@ __global__ void __launch_bounds__(256, SORT_BLOCKS)
         if (t >= d) hinc += y;
     }
     const int m = __shfl_sync(full, hinc, T - 1, T);
-    const long long b0 = block_alloc<T>(a, row, t, gl0, m, count_only, bin);
+    const long long b0 = block_alloc<T>(a, row, t, gl0, m, count_only, bin,
+                                        fast     ? (unsigned)flen
+                                        : t == 0 ? np
+                                                 : 0);
     /* the warp's rows are placed one after the other (block_alloc scans them in lane order; a
      * row < 0 is past the last and has no entries): staged in shared memory in that order, then
      * written by the whole warp, consecutive lanes to consecutive entries (written from the
@@ -914,6 +939,12 @@ static gs_status launch_bin(const sg_args &a, const int32_t *list, int64_t n, in
     GS_CUDA_LAUNCHED("spgemm_bin");
 done:
     return st;
+}
+
+/* the rows a block of warp bin b (1-3) takes, as run_shared_bin launches it */
+static int warp_bin_rows(int b, int32_t bcols)
+{
+    return b == 1 ? 256 / 8 : b == 2 ? (bcols < SORT_COLS(6) ? 256 / SORT_T2 : 256 / 16) : 256 / 32;
 }
 
 /* bin b in 1..8 over list[0..n): S = 2^(b+4) slots per row, 12 KB of table per block (24 KB
@@ -1128,6 +1159,19 @@ static int one_launch(const binning *bn, int64_t rows)
     return plan_bins(bn, L) == 1 && L[0].b < GS_SPGEMM_BINS - 1 && L[0].lo == 0 && L[0].n == rows;
 }
 
+/* The rows need no binning when the sorted bin takes them all at once: every row has at most
+ * 64 products (A's longest row times B's, from their statistics) and most have more than 32
+ * (mean row lengths), so the count (about 40 us for 3D Poisson 7-point A*A's million rows) and
+ * its wait are saved; the capacity is A's entries times B's longest row, the products are
+ * counted by the rows themselves */
+static int can_skip_bins(const gs_csr *A, const gs_csr *B)
+{
+    const int ma = gs_cuda_csr_max_row(A), mb = gs_cuda_csr_max_row(B);
+    if (A->rows == 0 || B->rows == 0 || ma < 0 || mb < 0 || (int64_t)ma * mb > 64) return 0;
+    if (B->cols >= SORT_COLS(6)) return 0;
+    return (double)A->nnz / A->rows * ((double)B->nnz / B->rows) > 32.0;
+}
+
 /* every bin's kernel over the binned rows perm (compute mode); perm NULL: one_launch */
 static gs_status run_bins(const sg_args &a, const int32_t *perm, const binning *bn, int glog2,
                           int32_t cols)
@@ -1263,7 +1307,9 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     const gs_dcsr_params dp = {1, 0, 0.0};
     binning bn, bn2;
     sg_args a;
-    int glog2 = 0, bounded = 0, inorder = 0;
+    int glog2 = 0, bounded = 0, inorder = 0, unbinned = 0, chunk_rows = 0;
+    int64_t nchunk = 0;
+    int32_t *chunks = NULL;
     double ms_bin = 0, ms_cap = 0, ms_run = 0, ms_csr = 0;
     *C = NULL;
     g_trace = getenv("GSOLVE_SPGEMM_TRACE") != NULL;
@@ -1281,10 +1327,20 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         failed = (int32_t *)((char *)perm + b4);
         spill = (int32_t *)((char *)failed + b4);
     }
-    GS_CHECK(bin_rows_issue(rows, NULL, prod, ctl, A, B)); /* the products counted too */
-    GS_CHECK(bin_rows_read(&bn));
-    inorder = one_launch(&bn, rows);
-    if (!inorder) GS_CHECK(bin_rows_place(rows, NULL, prod, perm, ctl));
+    unbinned = can_skip_bins(A, B);
+    if (unbinned) { /* every row in the sorted bin, the products bounded, counted by the rows */
+        const int64_t bound = (int64_t)A->nnz * gs_cuda_csr_max_row(B);
+        GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, (size_t)C_N * sizeof *ctl, s));
+        memset(&bn, 0, sizeof bn);
+        for (int b = 3; b <= GS_SPGEMM_BINS; b++) bn.start[b] = rows;
+        bn.prod[2] = bound;
+        inorder = 1;
+    } else {
+        GS_CHECK(bin_rows_issue(rows, NULL, prod, ctl, A, B)); /* the products counted too */
+        GS_CHECK(bin_rows_read(&bn));
+        inorder = one_launch(&bn, rows);
+        if (!inorder) GS_CHECK(bin_rows_place(rows, NULL, prod, perm, ctl));
+    }
     ms_bin = stage_ms(g_trace);
     for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
     {
@@ -1306,6 +1362,14 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         GS_CHECK(st);
         bounded = D != NULL;
     }
+    if (!D && unbinned) { /* the sample needs the bins */
+        unbinned = 0;
+        GS_CHECK(bin_rows_issue(rows, NULL, prod, ctl, A, B));
+        GS_CHECK(bin_rows_read(&bn));
+        inorder = one_launch(&bn, rows);
+        total = 0;
+        for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
+    }
     if (!D) {
         if (inorder) GS_CHECK(bin_rows_place(rows, NULL, prod, perm, ctl)); /* the sample's */
         GS_CHECK(estimate(a, perm, &bn, glog2, B->cols, &cap));
@@ -1317,7 +1381,21 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     ms_cap = stage_ms(g_trace);
     a.offsets = D->offsets, a.sizes = D->sizes, a.ccol = D->colind, a.cval = D->val;
     a.top = D->top, a.capacity = D->capacity;
+    if (bounded && inorder) { /* one warp-bin launch over the rows in order: chunks */
+        bin_launch L[GS_SPGEMM_BINS];
+        if (plan_bins(&bn, L) == 1 && L[0].b <= 3) chunk_rows = warp_bin_rows(L[0].b, B->cols);
+    }
+    if (chunk_rows) { /* the chunk table: starts, then entries and a zero */
+        nchunk = (rows + chunk_rows - 1) / chunk_rows;
+        GS_CHECK(talloc((size_t)(2 * nchunk + 1) * 4, "SpGEMM chunk table", (void **)&chunks));
+        a.ch_addr = chunks, a.ch_tot = chunks + nchunk;
+        GS_CUDA_CALL(cudaMemsetAsync(a.ch_tot + nchunk, 0, sizeof *a.ch_tot, s));
+    }
+    a.count_prod = unbinned;
     GS_CHECK(run_bins(a, inorder ? NULL : perm, &bn, glog2, B->cols));
+    if (unbinned) /* the products the rows counted, read after DCSR -> CSR's wait */
+        GS_CUDA_CALL(cudaMemcpyAsync((unsigned long long *)gs_cuda_g.h_red + C_PROD + 2,
+                                     ctl + C_PROD + 2, sizeof *ctl, cudaMemcpyDeviceToHost, s));
     h[C_NFAIL] = 0;
     if (!bounded) GS_CHECK(gs_cuda_d2h(h, ctl, sizeof h)); /* the estimate can fall short */
     for (int iter = 0; h[C_NFAIL] > 0; iter++) {
@@ -1342,10 +1420,18 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     tfree(prod), tfree(list2);
     prod = NULL, perm = failed = list2 = spill = NULL, ctl = NULL;
     (void)stage_ms(g_trace);
-    GS_CHECK(gs_dcsr_cuda_to_csr(D, C)); /* Algorithm 4 into an exact CSR */
+    if (chunk_rows) { /* Algorithm 4 by chunks of rows */
+        GS_CHECK(gs_dcsr_cuda_chunked_to_csr(D, nchunk, chunk_rows, a.ch_addr, a.ch_tot, C));
+        acct((long long)(4 * n1 + 12 * (int64_t)(*C)->nnz));
+    } else {
+        GS_CHECK(gs_dcsr_cuda_to_csr(D, C)); /* Algorithm 4 into an exact CSR */
+        acct((long long)(20 * n1 + 12 * (int64_t)(*C)->nnz));
+        acct(-(long long)(16 * n1));
+    }
+    tfree(chunks);
+    chunks = NULL;
     ms_csr = stage_ms(g_trace);
-    acct((long long)(20 * n1 + 12 * (int64_t)(*C)->nnz));
-    acct(-(long long)(16 * n1));
+    if (unbinned) total = (int64_t)((const unsigned long long *)gs_cuda_g.h_red)[C_PROD + 2];
     if (info) {
         info->products = total;
         info->nnz = (*C)->nnz;
@@ -1367,7 +1453,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         fprintf(stderr, "), to CSR %.3f\n", ms_csr);
     }
 done:
-    tfree(prod), tfree(list2);
+    tfree(prod), tfree(list2), tfree(chunks);
     if (D) acct(-(long long)dcsr_bytes(D));
     gs_dcsr_destroy(&D);
     return st;

@@ -50,11 +50,30 @@ static gs_csr *random_csr(int32_t rows, int32_t cols, int per_row)
     return from_triplets(rows, cols, n, ri, ci, v);
 }
 
-/* C = A*B by expanding every partial product into a triplet */
-static gs_csr *reference(const gs_csr *A, const gs_csr *B)
+/* random rows x cols, every row of lo..hi entries (distinct columns: lo..hi <= cols) */
+static gs_csr *random_lengths(int32_t rows, int32_t cols, int lo, int hi)
+{
+    int64_t n = 0;
+    int32_t *ri = malloc((size_t)rows * hi * 4 + 4), *ci = malloc((size_t)rows * hi * 4 + 4);
+    double *v = malloc((size_t)rows * hi * 8 + 8);
+    for (int32_t i = 0; i < rows; i++) {
+        int len = lo + (int)(next_u64() % (uint64_t)(hi - lo + 1));
+        int32_t c0 = (int32_t)(next_u64() % (uint64_t)cols), step = 1 + i % 5;
+        for (int q = 0; q < len; q++, n++) { /* distinct: step < cols, len <= cols / step */
+            ri[n] = i;
+            ci[n] = (int32_t)((c0 + (int64_t)q * step * (cols / hi / 5 + 1)) % cols);
+            v[n] = (double)(int64_t)(next_u64() % 20001) / 10000.0 - 1.0;
+        }
+    }
+    return from_triplets(rows, cols, n, ri, ci, v);
+}
+
+/* C = A*B by expanding every partial product into a triplet; *products: their number */
+static gs_csr *reference_n(const gs_csr *A, const gs_csr *B, int64_t *products)
 {
     int64_t n = 0;
     for (int32_t q = 0; q < A->nnz; q++) n += B->rowptr[A->colind[q] + 1] - B->rowptr[A->colind[q]];
+    if (products) *products = n;
     int32_t *ri = malloc((size_t)n * 4 + 4), *ci = malloc((size_t)n * 4 + 4);
     double *v = malloc((size_t)n * 8 + 8);
     n = 0;
@@ -65,6 +84,11 @@ static gs_csr *reference(const gs_csr *A, const gs_csr *B)
                 ri[n] = i, ci[n] = B->colind[qb], v[n] = A->val[qa] * B->val[qb];
         }
     return from_triplets(A->rows, B->cols, n, ri, ci, v);
+}
+
+static gs_csr *reference(const gs_csr *A, const gs_csr *B)
+{
+    return reference_n(A, B, NULL);
 }
 
 /* same pattern exactly, values within 1e-13 of the largest |value|; C may be on the device, and
@@ -100,7 +124,8 @@ static void compare(const gs_csr *C, const gs_csr *R, int normalize, const char 
 /* C = A*B on the host against the triplet reference, and on the device by both methods */
 static void check_product(const char *name, const gs_csr *A, const gs_csr *B)
 {
-    gs_csr *R = reference(A, B), *C = NULL;
+    int64_t products = 0;
+    gs_csr *R = reference_n(A, B, &products), *C = NULL;
     char what[160];
     snprintf(what, sizeof what, "%s: host", name);
     CHECK_OK(gs_spgemm(A, B, GS_SPGEMM_HOST, &C));
@@ -117,6 +142,8 @@ static void check_product(const char *name, const gs_csr *A, const gs_csr *B)
         printf("  %s: %lld products, nnz %lld, capacity %lld, retried %lld, peak %.1f MB\n", what,
                (long long)info.products, (long long)info.nnz, (long long)info.capacity,
                (long long)info.retried_rows, info.peak_bytes / 1e6);
+        CHECK_MSG(!C || info.products == products, "%s: %lld products counted, expected %lld", what,
+                  (long long)info.products, (long long)products);
         gs_csr_destroy(&C);
         snprintf(what, sizeof what, "%s: cusparse", name);
         CHECK_OK(gs_spgemm(dA, dB, GS_SPGEMM_CUSPARSE, &C));
@@ -276,6 +303,15 @@ int main(int argc, char **argv)
         CHECK(Z && Z->nnz == 1 && Z->val[0] == 0.0);
         gs_csr_destroy(&Z), gs_csr_destroy(&A), gs_csr_destroy(&B);
     }
+    /* rows of 12-16 entries times rows of 3-4: at most 64 products, most above 32, so the rows
+     * are not binned; the sorted bin's general path (more than 8 entries of A) */
+    A = random_lengths(20000, 3000, 12, 16), B = random_lengths(3000, 5000, 3, 4);
+    check_product("random 20000x3000 * 3000x5000 (not binned)", A, B);
+    gs_csr_destroy(&A), gs_csr_destroy(&B);
+    /* 70-120 products a row: every row in the 65-128 bin, one launch, chunks of 8 rows */
+    A = random_lengths(30000, 4000, 10, 12), B = random_lengths(4000, 6000, 7, 10);
+    check_product("random 30000x4000 * 4000x6000 (one launch, 65-128)", A, B);
+    gs_csr_destroy(&A), gs_csr_destroy(&B);
     A = fools_sampling(&B);
     check_product("sampling fooled (bounded capacity)", A, B);
     if (GPU) { /* the same with the sampled estimate, which falls short: C grows, rows rerun */
@@ -302,8 +338,10 @@ int main(int argc, char **argv)
         int64_t size;
         int stencil;
     } gen[] = {{"poisson", 16, 7},
+               {"poisson", 30, 7}, /* 27000 rows not binned, placed in order: 844 blocks */
                {"poisson", 12, 27},
                {"poisson", 40, 5},
+               {"poisson", 200, 5}, /* 40000 rows of 25 products, placed in order (hashed) */
                {"convdiff", 10, 27},
                {"powerlaw", 5000, 0}};
     for (size_t i = 0; i < sizeof gen / sizeof gen[0]; i++) {
