@@ -1442,9 +1442,10 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     if (g_trace) {
         fprintf(stderr,
                 "spgemm: %lld x %lld, %lld products -> %lld entries, %s capacity %lld, "
-                "%lld rows redone; rows per bin",
+                "%lld rows redone, %s, %s; rows per bin",
                 (long long)rows, (long long)B->cols, (long long)total, (long long)(*C)->nnz,
-                bounded ? "bounded" : "sampled", (long long)cap, (long long)retried);
+                bounded ? "bounded" : "sampled", (long long)cap, (long long)retried,
+                unbinned ? "not binned" : "binned", chunk_rows ? "moved by chunks" : "moved by rows");
         for (int b = 0; b < GS_SPGEMM_BINS; b++)
             fprintf(stderr, " %lld", (long long)(bn.start[b + 1] - bn.start[b]));
         fprintf(stderr, "; ms: bins %.3f, capacity %.3f, rows %.3f (", ms_bin, ms_cap, ms_run);
