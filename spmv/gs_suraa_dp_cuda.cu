@@ -31,7 +31,7 @@ static __global__ void suraa_child(int32_t orig, int32_t k0, int32_t len,
     const int64_t end = beg + chunk < (int64_t)k0 + len ? beg + chunk : (int64_t)k0 + len;
     double s = 0.0;
     for (int64_t k = beg + threadIdx.x; k < end; k += blockDim.x)
-        s += __ldg(val + k) * __ldg(x + __ldg(colind + k));
+        s += __ldcs(val + k) * __ldg(x + __ldcs(colind + k));
     s = gs_block_sum(s, ws);
     if (gridDim.x == 1) {
         if (threadIdx.x == 0) y[orig] = s;
