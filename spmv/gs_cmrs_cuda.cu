@@ -7,8 +7,9 @@
  * buffer per warp in shared memory, buf[r][lane mod M], over strips padded to multiples of 32.
  * Conversions run on the device from the device CSR: packing kernels, a CUB segmented sort for
  * sorted strips, a CUB scan for the padded strip offsets of the modified layout.
- * The packed columns and the values, read once a product, are loaded streaming (__ldcs:
- * evict-first in L1 and L2), which leaves the caches to x: on the H200 (bench_spmv, same run)
+ * The packed columns and the values, read once a product (a warp's load covers 32 consecutive
+ * entries), are loaded streaming (__ldcs: evict-first in L1 and L2), which leaves the caches to
+ * x: on the H200 (bench_spmv, same run)
  * bcsstk25 x100 went from 1.18 to 1.23x cuSPARSE, isooctane_A x10000 from 1.08 to 1.18x (95% of
  * the copy bandwidth), 27-point 100^3 from 1.18 to 1.21x.
  */

@@ -20,9 +20,8 @@ typedef struct cuda_csr {
 } cuda_csr;
 
 /* y = A*x, L = 2^lanes_log2 consecutive lanes per row: the lanes stride through the row
- * (coalesced streaming loads of colind/val, evict-first so x keeps the caches, as in CMRS and
- * SURAA), x through the read-only cache, then a shuffle reduction inside each L-lane group.
- * Every lane of a warp reaches the shuffles (no early exit). */
+ * (coalesced loads of colind/val), x through the read-only cache, then a shuffle reduction
+ * inside each L-lane group. Every lane of a warp reaches the shuffles (no early exit). */
 static __global__ void csr_vector_kernel(int32_t rows, int lanes_log2,
                                          const int32_t *__restrict__ rowptr,
                                          const int32_t *__restrict__ colind,
@@ -36,7 +35,7 @@ static __global__ void csr_vector_kernel(int32_t rows, int lanes_log2,
     if (row < rows) {
         const int64_t end = __ldg(rowptr + row + 1);
         for (int64_t k = __ldg(rowptr + row) + lane; k < end; k += lanes)
-            sum += __ldcs(val + k) * __ldg(x + __ldcs(colind + k));
+            sum += __ldg(val + k) * __ldg(x + __ldg(colind + k));
     }
     sum = gs_lanes_sum(sum, lanes);
     if (row < rows && lane == 0) y[row] = sum;
@@ -68,7 +67,7 @@ static __global__ void csr_vector_dots_kernel(int32_t rows, int lanes_log2,
         if (row < rows) {
             const int64_t end = __ldg(rowptr + row + 1);
             for (int64_t q = __ldg(rowptr + row) + lane; q < end; q += lanes)
-                sum += __ldcs(val + q) * __ldg(x + __ldcs(colind + q));
+                sum += __ldg(val + q) * __ldg(x + __ldg(colind + q));
         }
         sum = gs_lanes_sum(sum, lanes);
         if (row < rows && lane == 0) {

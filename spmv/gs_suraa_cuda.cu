@@ -57,15 +57,16 @@ static struct {
 
 /* the sum of val[k] x[colind[k]] over k = k0, k0 + step, ... < end, in that order, U
  * entries at a time: the loads of a batch are predicated, not branched around, so a thread
- * has U of them in flight (a lane's share of a row is short: 2 to 4 entries). colind and val
- * are loaded streaming (__ldcs: evict-first), so x keeps L1 and L2: G3 on power law 1M is bound
- * by L2 throughput (ncu 87-88%, the gathers of x), its L1 hit rate went from 11.6 to 25% and
- * the SpMV from 0.90 to 0.95x cuSPARSE; 27-point 100^3 from 0.87 to 1.02x (H200) */
-template <int U>
-static __device__ __forceinline__ double row_sum(int64_t k0, int64_t end, int step,
-                                                 const int32_t *__restrict__ colind,
-                                                 const double *__restrict__ val,
-                                                 const double *__restrict__ x)
+ * has U of them in flight (a lane's share of a row is short: 2 to 4 entries). CS: colind and
+ * val loaded streaming (__ldcs: evict-first, so x keeps L1 and L2), for G1 and G2, where a warp's
+ * load covers 32 consecutive entries. G3's lanes come back to a line over several loads (L lanes
+ * a row, 32 / L rows a warp), so there the lines must stay: streamed, 3D Poisson 7-point 128^3
+ * went from 76.9 to 80.5 us (H200; power law 1M, whose G3 is bound by L2 throughput on the
+ * gathers of x, from 0.90 to 0.95x cuSPARSE) */
+template <int U, bool CS = true>
+static __device__ __forceinline__ double
+row_sum(int64_t k0, int64_t end, int step, const int32_t *__restrict__ colind,
+        const double *__restrict__ val, const double *__restrict__ x)
 {
     double s = 0.0;
     for (int64_t k = k0; k < end; k += (int64_t)U * step) {
@@ -74,8 +75,10 @@ static __device__ __forceinline__ double row_sum(int64_t k0, int64_t end, int st
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const bool in = k + (int64_t)u * step < end;
-            c[u] = in ? __ldcs(colind + k + (int64_t)u * step) : -1;
-            v[u] = in ? __ldcs(val + k + (int64_t)u * step) : 0.0;
+            const int32_t *pc = colind + k + (int64_t)u * step;
+            const double *pv = val + k + (int64_t)u * step;
+            c[u] = in ? (CS ? __ldcs(pc) : __ldg(pc)) : -1;
+            v[u] = in ? (CS ? __ldcs(pv) : __ldg(pv)) : 0.0;
         }
 #pragma unroll
         for (int u = 0; u < U; u++) xc[u] = c[u] >= 0 ? __ldg(x + c[u]) : 0.0;
@@ -186,7 +189,8 @@ static __global__ void __launch_bounds__(LANE_THREADS, 6)
         t.begin[r] + ((((int64_t)blockIdx.x - t.first[r]) * LANE_THREADS + threadIdx.x) >> l);
     const bool ok = q < t.end[r];
     double s = 0.0;
-    if (ok) s = row_sum<4>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
+    if (ok)
+        s = row_sum<4, false>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
     s = gs_lanes_sum(s, L);
     if (ok && lane == 0) y[__ldg(perm + q)] = s;
 }
