@@ -40,6 +40,7 @@ typedef struct suraa_dev {
     int2 *map;         /* block-per-row G1: block b does chunk map[b].y of sorted row map[b].x */
     int32_t g1_blocks, g1_chunk; /* its blocks, entries per block */
     int g2_block;      /* threads of a G2 block: 256 or VEC_BIG */
+    int g3_stream;     /* G3 loads colind/val streaming (rows of uneven length, see row_sum) */
     run_table g2, g3;
 } suraa_dev;
 
@@ -59,10 +60,12 @@ static struct {
  * entries at a time: the loads of a batch are predicated, not branched around, so a thread
  * has U of them in flight (a lane's share of a row is short: 2 to 4 entries). CS: colind and
  * val loaded streaming (__ldcs: evict-first, so x keeps L1 and L2), for G1 and G2, where a warp's
- * load covers 32 consecutive entries. G3's lanes come back to a line over several loads (L lanes
- * a row, 32 / L rows a warp), so there the lines must stay: streamed, 3D Poisson 7-point 128^3
- * went from 76.9 to 80.5 us (H200; power law 1M, whose G3 is bound by L2 throughput on the
- * gathers of x, from 0.90 to 0.95x cuSPARSE) */
+ * load covers 32 consecutive entries. In G3 (L lanes a row, 32 / L rows a warp) only when the
+ * rows' lengths are uneven (interquartile range >= mean / 4: the matrices SURAA is for), whose
+ * gathers of x spread: on the H200 streaming G3 took power law 1M from 93.1 to 90.5 us (its G3
+ * is bound by L2 throughput, ncu 87-88%; L1 hit rate 11.6 -> 25%), bcsstk25 x100 164.8 -> 135.4,
+ * bips98_606 x200 52.2 -> 43.7, isooctane_A x10000 438 -> 386; but even stencils lost (7-point
+ * 128^3 75.2 -> 80.5, 256^3 597 -> 639) */
 template <int U, bool CS = true>
 static __device__ __forceinline__ double
 row_sum(int64_t k0, int64_t end, int step, const int32_t *__restrict__ colind,
@@ -179,9 +182,10 @@ static __global__ void __launch_bounds__(VEC_BIG)
  * loads cover one stretch of colind/val), then a shuffle sum inside the L-lane group; every
  * lane reaches the shuffles */
 static __global__ void __launch_bounds__(LANE_THREADS, 6)
-    suraa_lanes(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
-                const int32_t *__restrict__ colind, const double *__restrict__ val,
-                const double *__restrict__ x, double *__restrict__ y)
+    suraa_lanes(run_table t, int cs, const int32_t *__restrict__ perm,
+                const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
+                const double *__restrict__ val, const double *__restrict__ x,
+                double *__restrict__ y)
 {
     const int r = find_run(t);
     const int l = t.thr[r], L = 1 << l, lane = threadIdx.x & (L - 1);
@@ -189,7 +193,9 @@ static __global__ void __launch_bounds__(LANE_THREADS, 6)
         t.begin[r] + ((((int64_t)blockIdx.x - t.first[r]) * LANE_THREADS + threadIdx.x) >> l);
     const bool ok = q < t.end[r];
     double s = 0.0;
-    if (ok)
+    if (ok && cs)
+        s = row_sum<4, true>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
+    else if (ok)
         s = row_sum<4, false>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
     s = gs_lanes_sum(s, L);
     if (ok && lane == 0) y[__ldg(perm + q)] = s;
@@ -604,6 +610,7 @@ static gs_status make_dev_state(gs_suraa *M, const int32_t *g1_rp)
     d->g2_block = small ? 256 : VEC_BIG;
     GS_CHECK(run_table_make(M->runs, M->nruns, d->g2_block, 0, &d->g2));
     GS_CHECK(run_table_make(M->g3, M->ng3, LANE_THREADS, 1, &d->g3));
+    d->g3_stream = M->rows > 0 && 4.0 * M->iqr >= (double)M->nnz / M->rows;
     if (M->g1_end == 0) return GS_OK;
     GS_CHECK(gs_cuda_alloc((size_t)M->g1_end * sizeof(unsigned int), "SURAA G1 counters",
                            (void **)&d->cnt));
@@ -933,7 +940,7 @@ static gs_status spmv(const void *Mv, const double *x, double *y)
     }
     if (use[2]) {
         suraa_lanes<<<(unsigned)d->g3.first[d->g3.n], LANE_THREADS, 0, s[2]>>>(
-            d->g3, M->perm, M->rowptr, M->colind, M->val, x, y);
+            d->g3, d->g3_stream, M->perm, M->rowptr, M->colind, M->val, x, y);
         GS_CUDA_LAUNCHED("suraa G3 lanes");
     }
     if (fork)
