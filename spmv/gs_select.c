@@ -32,6 +32,10 @@
 /* ... and below this many entries (SURAA's conversion, about 110 us, passes 9 SpMVs there) */
 #define GPU_UNEVEN_MIN_NNZ 1500000
 #define GPU_SMALL_ROWS 30000   /* below: launch-bound, gsolve's CSR kernel (no conversion) */
+/* short rows spread over std > this x mean (and nnz >= GPU_UNEVEN_MIN_NNZ): SURAA's runs of
+ * equal lanes beat CSR's one lane count (bips98_606 x200: 40.8 against 51.4 us, 2026-11-25) */
+#define GPU_SHORT_UNEVEN_CV 0.5
+#define GPU_SHORT_MEAN 8.0     /* ... for rows of mean length below this */
 #define GPU_CDS_MAX_DIAGS 128  /* structured: block diagonals ... */
 #define GPU_CDS_MAX_FILL 0.25  /* ... and CDS padding over nnz up to which CDS wins */
 #define GPU_CDS_BLOCK1 0       /* 1: CDS only at block size 1 */
@@ -41,6 +45,8 @@
 #define HOST_UNEVEN_ROWS 2147483647 /* (the host has no cuSPARSE: SURAA at every size) */
 #define HOST_UNEVEN_MIN_NNZ 0
 #define HOST_SMALL_ROWS 0
+#define HOST_SHORT_UNEVEN_CV 0.0 /* (no such row on the host) */
+#define HOST_SHORT_MEAN 0.0
 #define HOST_CDS_MAX_DIAGS 128
 #define HOST_CDS_MAX_FILL 0.25
 #define HOST_CDS_BLOCK1 1 /* the host CDS loop is slower than CSR at b > 1 */
@@ -52,13 +58,16 @@ typedef struct select_limits {
     int64_t uneven_rows, uneven_min_nnz, small_rows;
     int cds_max_diags, cds_block1;
     double cds_max_fill, long_mean;
+    double short_cv, short_mean;
 } select_limits;
 
 static const select_limits LIMITS[2] = {
     [GS_LOC_HOST] = {HOST_UNEVEN_CV, HOST_UNEVEN_ROWS, HOST_UNEVEN_MIN_NNZ, HOST_SMALL_ROWS,
-                     HOST_CDS_MAX_DIAGS, HOST_CDS_BLOCK1, HOST_CDS_MAX_FILL, HOST_LONG_MEAN},
+                     HOST_CDS_MAX_DIAGS, HOST_CDS_BLOCK1, HOST_CDS_MAX_FILL, HOST_LONG_MEAN,
+                     HOST_SHORT_UNEVEN_CV, HOST_SHORT_MEAN},
     [GS_LOC_DEVICE] = {GPU_UNEVEN_CV, GPU_UNEVEN_ROWS, GPU_UNEVEN_MIN_NNZ, GPU_SMALL_ROWS,
-                       GPU_CDS_MAX_DIAGS, GPU_CDS_BLOCK1, GPU_CDS_MAX_FILL, GPU_LONG_MEAN},
+                       GPU_CDS_MAX_DIAGS, GPU_CDS_BLOCK1, GPU_CDS_MAX_FILL, GPU_LONG_MEAN,
+                       GPU_SHORT_UNEVEN_CV, GPU_SHORT_MEAN},
 };
 
 typedef struct select_rule {
@@ -80,6 +89,12 @@ static int cond_uneven_small(const gs_features *f, const select_limits *l)
 static int cond_uneven(const gs_features *f, const select_limits *l)
 {
     return f->std > l->uneven_cv * f->mean;
+}
+
+/* short rows of spread lengths, enough entries for a conversion's fixed cost */
+static int cond_short_uneven(const gs_features *f, const select_limits *l)
+{
+    return f->mean < l->short_mean && f->std > l->short_cv * f->mean && f->nnz >= l->uneven_min_nnz;
 }
 
 /* few rows: every format costs about one launch */
@@ -128,6 +143,9 @@ static const select_rule RULES[] = {
      UNEVEN(GPU) ", rows < " STR(GPU_UNEVEN_ROWS) ", nnz >= " STR(GPU_UNEVEN_MIN_NNZ)},
     {GS_LOC_DEVICE, cond_uneven, GS_FORMAT_CUSPARSE, UNEVEN(GPU)},
     {GS_LOC_DEVICE, cond_small, GS_FORMAT_CSR, "small: rows < " STR(GPU_SMALL_ROWS)},
+    {GS_LOC_DEVICE, cond_short_uneven, GS_FORMAT_SURAA,
+     "short uneven rows: mean < " STR(GPU_SHORT_MEAN) ", std > " STR(
+         GPU_SHORT_UNEVEN_CV) " x mean, nnz >= " STR(GPU_UNEVEN_MIN_NNZ)},
     {GS_LOC_DEVICE, cond_structured, GS_FORMAT_CDS, STRUCTURED(GPU)},
     {GS_LOC_DEVICE, cond_long_rows, GS_FORMAT_CMRS, "long rows: mean >= " STR(GPU_LONG_MEAN)},
     {GS_LOC_DEVICE, cond_always, GS_FORMAT_CSR, "default"},

@@ -448,14 +448,27 @@ static void check_rules(void)
     check_rule("long even rows", cyl, D, GS_FORMAT_CMRS, "mean >=");
     check_rule("long even rows", cyl, H, GS_FORMAT_SURAA, "long rows");
     check_rule("short even rows", ginkgo, D, GS_FORMAT_CSR, "default");
+    { /* bips98_606 x200 and west2021 x800: short rows of spread lengths */
+        const gs_features bips = feat(4.87, 3.29, -1, -1.0), west = feat(3.64, 2.39, -1, -1.0);
+        gs_features few = bips;
+        check_rule("short uneven rows", bips, D, GS_FORMAT_SURAA, "short uneven");
+        check_rule("short uneven rows", west, D, GS_FORMAT_SURAA, "short uneven");
+        check_rule("short uneven rows", bips, H, GS_FORMAT_CSR, "default");
+        check_rule("std = mean / 2", feat(4.0, 2.0, -1, -1.0), D, GS_FORMAT_CSR, "default");
+        check_rule("mean 8", feat(8.0, 5.0, -1, -1.0), D, GS_FORMAT_CSR, "default");
+        few.nnz = 1499999;
+        check_rule("short uneven, 1499999 entries", few, D, GS_FORMAT_CSR, "default");
+    }
     check_rule("short even rows", ginkgo, H, GS_FORMAT_CSR, "default");
     check_rule("long uneven rows", pushpull, D, GS_FORMAT_CMRS, "mean >=");
     check_rule("long uneven rows", pushpull, H, GS_FORMAT_SURAA, "mean >=");
     /* edges: std == mean is not "uneven"; fill just above the limit is not structured; an
      * empty matrix (no diagonals, nothing stored) is structured; small ones stay in CSR on the
      * GPU, whatever their structure */
-    check_rule("std = mean", feat(5.0, 5.0, -1, -1.0), D, GS_FORMAT_CSR, "default");
-    check_rule("std > mean", feat(5.0, 5.01, -1, -1.0), D, GS_FORMAT_CUSPARSE, "std");
+    check_rule("std = mean", feat(9.0, 9.0, -1, -1.0), D, GS_FORMAT_CSR, "default");
+    check_rule("std > mean", feat(9.0, 9.01, -1, -1.0), D, GS_FORMAT_CUSPARSE, "std");
+    check_rule("std = mean, short rows", feat(5.0, 5.0, -1, -1.0), D, GS_FORMAT_SURAA,
+               "short uneven");
     check_rule("fill 0.26", feat(5.0, 0.1, 5, 0.26), D, GS_FORMAT_CSR, "default");
     check_rule("fill 0.25", feat(5.0, 0.1, 5, 0.25), D, GS_FORMAT_CDS, "structured");
     check_rule("129 block diagonals", feat(5.0, 0.1, 129, 0.0), D, GS_FORMAT_CSR, "default");
