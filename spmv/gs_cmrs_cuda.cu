@@ -11,7 +11,10 @@
  * entries), are loaded streaming (__ldcs: evict-first in L1 and L2), which leaves the caches to
  * x: on the H200 (bench_spmv, same run)
  * bcsstk25 x100 went from 1.18 to 1.23x cuSPARSE, isooctane_A x10000 from 1.08 to 1.18x (95% of
- * the copy bandwidth), 27-point 100^3 from 1.18 to 1.21x.
+ * the copy bandwidth), 27-point 100^3 from 1.18 to 1.21x. The main loops are not unrolled
+ * further (#pragma unroll 1): the compiler's second copy of the four loads took the modified
+ * kernel from 32 to 36 registers, 7 blocks a multiprocessor instead of 8 (isooctane 1.07 against
+ * 1.17x, bcsstk25 1.19 against 1.28x, 27-point 128^3 1.27 against 1.34x; H200, same run).
  */
 #include <stdint.h>
 #include <string.h>
@@ -98,6 +101,7 @@ static __global__ void __launch_bounds__(CMRS_THREADS)
     for (int q = 0; q < HP; q++) acc[q] = 0.0;
     const int64_t end = __ldg(sp + s + 1);
     int64_t j = __ldg(sp + s) + lane;
+#pragma unroll 1
     for (; j + 96 < end; j += 128) {
         uint32_t p[4];
         double v[4];
@@ -137,6 +141,7 @@ static __global__ void __launch_bounds__(CMRS_THREADS)
     const int64_t end = __ldg(sp + s + 1); /* end - start is a multiple of 32: no lane idles */
     int64_t j = __ldg(sp + s) + lane;
     /* four groups' loads in flight before their products go into the buffer */
+#pragma unroll 1
     for (; j + 96 < end; j += 128) {
         uint32_t p[4];
         double t[4];
