@@ -13,6 +13,7 @@ The rows of one location (first matching row wins), whose thresholds and formats
 searches:
 
     1. uneven rows: std > C x mean, rows < U and nnz >= N           -> XS (suraa)
+    1b. uneven rows: std > C x mean, max <= UM x mean, nnz >= N     -> cmrs (GPU only)
     2. uneven rows: std > C x mean                                  -> XL (GPU cusparse, host suraa)
     3. small: rows < R                                              -> csr
     3b. short uneven rows: mean < SM, std > SC x mean, nnz >= N     -> suraa (GPU only)
@@ -45,9 +46,9 @@ import re
 import sys
 
 FORMATS = ["csr", "cusparse", "cmrs", "suraa", "cds"]
-PARAMS = ["C", "U", "N", "R", "SC", "SM", "K", "F", "B1", "M"]
+PARAMS = ["C", "U", "N", "UM", "R", "SC", "SM", "K", "F", "B1", "M"]
 DEFINES = {"C": "UNEVEN_CV", "U": "UNEVEN_ROWS", "N": "UNEVEN_MIN_NNZ", "R": "SMALL_ROWS",
-           "SC": "SHORT_UNEVEN_CV", "SM": "SHORT_MEAN",
+           "UM": "UNEVEN_MAX_RATIO", "SC": "SHORT_UNEVEN_CV", "SM": "SHORT_MEAN",
            "K": "CDS_MAX_DIAGS", "F": "CDS_MAX_FILL", "B1": "CDS_BLOCK1", "M": "LONG_MEAN"}
 INTEGER = ("U", "N", "R", "K", "B1")
 FORMAT_XS = {True: "suraa", False: "suraa"}    # row 1's format in the table, GPU / host
@@ -109,6 +110,8 @@ def load(path):
              "K": num(r["nblockdiags"]), "fill": num(r["cds_fill"]),
              "t": {f: num(r.get("t_" + f)) for f in FORMATS}}
         m["cv"] = m["std"] / m["mean"] if m["mean"] > 0 else 0.0
+        m["max"] = num(r.get("max", "nan"))
+        m["maxratio"] = m["max"] / m["mean"] if m["mean"] > 0 else 0.0
         m["auto"] = (r.get("auto") or "").strip()
         if "cost" in r:  # the --md table: features + conversion in SpMVs of the auto format
             m["cost"] = num(r["cost"])
@@ -123,7 +126,8 @@ def load(path):
 
 def table_in_force(source, device):
     """The #defines of the location's rows in spmv/gs_select.c."""
-    p = {"C": 1.0, "U": 0.0, "N": 0.0, "R": 0.0, "SC": 0.0, "SM": 0.0, "K": 128.0, "F": 0.25,
+    p = {"C": 1.0, "U": 0.0, "N": 0.0, "UM": 0.0, "R": 0.0, "SC": 0.0, "SM": 0.0, "K": 128.0,
+         "F": 0.25,
          "B1": 0.0, "M": 12.0,
          "XS": FORMAT_XS[device], "XL": FORMAT_XL[device], "Y": FORMAT_Y[device]}
     prefix = "GPU_" if device else "HOST_"
@@ -144,6 +148,8 @@ def choose(m, p, device):
     uneven = m["cv"] > p["C"]
     if uneven and p["XS"] != "off" and m["rows"] < p["U"] and not m["nnz"] < p["N"]:
         f = p["XS"]
+    elif uneven and device and m["maxratio"] <= p["UM"] and not m["nnz"] < p["N"]:
+        f = "cmrs"
     elif uneven and p["XL"] != "off":
         f = p["XL"]
     elif m["rows"] < p["R"]:
@@ -185,7 +191,7 @@ def evaluate(ms, p, device, within, floor):
 def observed(ms, key):
     """The measured values threshold `key` is compared with."""
     pick = {"R": "rows", "U": "rows", "K": "K", "F": "fill", "C": "cv", "M": "mean",
-            "SC": "cv", "SM": "mean"}[key]
+            "SC": "cv", "SM": "mean", "UM": "maxratio"}[key]
     return sorted(set(m[pick] for m in ms if not (key in "KF" and m[pick] < 0)))
 
 
@@ -259,10 +265,11 @@ def descend(ms, p, device, within, floor, max_fill, start):
 def show(ms, p, device, within, floor, title):
     base = "cusparse" if device else "csr"
     score, picks = evaluate(ms, p, device, within, floor)
-    print("\n%s: cv > %g -> %s below %g rows from %g entries, else %s; rows < %g -> csr; "
+    print("\n%s: cv > %g -> %s below %g rows from %g entries, else cmrs (GPU) when max <= %g x "
+          "mean, else %s; rows < %g -> csr; "
           "mean < %g, cv > %g -> suraa (GPU); K <= %g, fill <= %g%s -> cds; mean >= %g -> %s"
-          % (title, p["C"], p["XS"], p["U"], p["N"], p["XL"], p["R"], p["SM"], p["SC"], p["K"],
-             p["F"],
+          % (title, p["C"], p["XS"], p["U"], p["N"], p["UM"], p["XL"], p["R"], p["SM"], p["SC"],
+             p["K"], p["F"],
              " at b = 1" if p["B1"] else "", p["M"], p["Y"]))
     print("| matrix | auto | best | best/auto | auto vs %s |" % base)
     print("| --- | --- | --- | --- | --- |")

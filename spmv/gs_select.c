@@ -31,6 +31,10 @@
 #define GPU_UNEVEN_ROWS 500000 /* ... SURAA below this many rows, cuSPARSE from it ... */
 /* ... and below this many entries (SURAA's conversion, about 110 us, passes 9 SpMVs there) */
 #define GPU_UNEVEN_MIN_NNZ 1500000
+/* uneven rows whose longest is at most this x the mean (and nnz >= GPU_UNEVEN_MIN_NNZ): CMRS's
+ * strips stay balanced and beat cuSPARSE (isooctane_A x10000 210 vs 243 us, zenios x500 65 vs
+ * 76; power law 1M, longest 324 x the mean: CMRS 359 vs 86, 2026-11-25) */
+#define GPU_UNEVEN_MAX_RATIO 16.0
 #define GPU_SMALL_ROWS 30000   /* below: launch-bound, gsolve's CSR kernel (no conversion) */
 /* short rows spread over std > this x mean (and nnz >= GPU_UNEVEN_MIN_NNZ): SURAA's runs of
  * equal lanes beat CSR's one lane count (bips98_606 x200: 40.8 against 51.4 us, 2026-11-25) */
@@ -45,6 +49,7 @@
 #define HOST_UNEVEN_ROWS 2147483647 /* (the host has no cuSPARSE: SURAA at every size) */
 #define HOST_UNEVEN_MIN_NNZ 0
 #define HOST_SMALL_ROWS 0
+#define HOST_UNEVEN_MAX_RATIO 0.0 /* (no such row on the host) */
 #define HOST_SHORT_UNEVEN_CV 0.0 /* (no such row on the host) */
 #define HOST_SHORT_MEAN 0.0
 #define HOST_CDS_MAX_DIAGS 128
@@ -58,16 +63,16 @@ typedef struct select_limits {
     int64_t uneven_rows, uneven_min_nnz, small_rows;
     int cds_max_diags, cds_block1;
     double cds_max_fill, long_mean;
-    double short_cv, short_mean;
+    double short_cv, short_mean, uneven_max_ratio;
 } select_limits;
 
 static const select_limits LIMITS[2] = {
     [GS_LOC_HOST] = {HOST_UNEVEN_CV, HOST_UNEVEN_ROWS, HOST_UNEVEN_MIN_NNZ, HOST_SMALL_ROWS,
                      HOST_CDS_MAX_DIAGS, HOST_CDS_BLOCK1, HOST_CDS_MAX_FILL, HOST_LONG_MEAN,
-                     HOST_SHORT_UNEVEN_CV, HOST_SHORT_MEAN},
+                     HOST_SHORT_UNEVEN_CV, HOST_SHORT_MEAN, HOST_UNEVEN_MAX_RATIO},
     [GS_LOC_DEVICE] = {GPU_UNEVEN_CV, GPU_UNEVEN_ROWS, GPU_UNEVEN_MIN_NNZ, GPU_SMALL_ROWS,
                        GPU_CDS_MAX_DIAGS, GPU_CDS_BLOCK1, GPU_CDS_MAX_FILL, GPU_LONG_MEAN,
-                       GPU_SHORT_UNEVEN_CV, GPU_SHORT_MEAN},
+                       GPU_SHORT_UNEVEN_CV, GPU_SHORT_MEAN, GPU_UNEVEN_MAX_RATIO},
 };
 
 typedef struct select_rule {
@@ -82,6 +87,13 @@ typedef struct select_rule {
 static int cond_uneven_small(const gs_features *f, const select_limits *l)
 {
     return f->std > l->uneven_cv * f->mean && f->rows < l->uneven_rows &&
+           f->nnz >= l->uneven_min_nnz;
+}
+
+/* row lengths spread more than the mean, the longest within a bound of it, enough entries */
+static int cond_uneven_bounded(const gs_features *f, const select_limits *l)
+{
+    return f->std > l->uneven_cv * f->mean && f->max <= l->uneven_max_ratio * f->mean &&
            f->nnz >= l->uneven_min_nnz;
 }
 
@@ -141,6 +153,8 @@ static int cond_always(const gs_features *f, const select_limits *l)
 static const select_rule RULES[] = {
     {GS_LOC_DEVICE, cond_uneven_small, GS_FORMAT_SURAA,
      UNEVEN(GPU) ", rows < " STR(GPU_UNEVEN_ROWS) ", nnz >= " STR(GPU_UNEVEN_MIN_NNZ)},
+    {GS_LOC_DEVICE, cond_uneven_bounded, GS_FORMAT_CMRS,
+     UNEVEN(GPU) ", max <= " STR(GPU_UNEVEN_MAX_RATIO) " x mean, nnz >= " STR(GPU_UNEVEN_MIN_NNZ)},
     {GS_LOC_DEVICE, cond_uneven, GS_FORMAT_CUSPARSE, UNEVEN(GPU)},
     {GS_LOC_DEVICE, cond_small, GS_FORMAT_CSR, "small: rows < " STR(GPU_SMALL_ROWS)},
     {GS_LOC_DEVICE, cond_short_uneven, GS_FORMAT_SURAA,

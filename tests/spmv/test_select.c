@@ -433,10 +433,12 @@ static void check_rules(void)
     gs_features block4 = feat(27.62, 1.21, 7, 0.014);
     block4.block = 4;
     const gs_features stencil = feat(6.95, 0.21, 7, 0.007);
-    const gs_features powerlaw = feat(8.99, 29.37, -1, -1.0), cryg = feat(4.94, 0.24, 8, 0.62);
+    gs_features powerlaw = feat(8.99, 29.37, -1, -1.0);
+    const gs_features cryg = feat(4.94, 0.24, 8, 0.62);
     const gs_features cyl = feat(19.43, 1.40, -1, -1.0), ginkgo = feat(8.77, 0.81, -1, -1.0);
     const gs_features pushpull = feat(49.08, 46.53, -1, -1.0);
     const gs_loc H = GS_LOC_HOST, D = GS_LOC_DEVICE;
+    powerlaw.max = 2916; /* 1M rows: hubs of 324 x the mean row */
     check_rule("7-point stencil", stencil, D, GS_FORMAT_CDS, "structured");
     check_rule("7-point stencil", stencil, H, GS_FORMAT_CDS, "structured");
     check_rule("dof 4 stencil", block4, D, GS_FORMAT_CDS, "blockdiags 7");
@@ -448,6 +450,17 @@ static void check_rules(void)
     check_rule("long even rows", cyl, D, GS_FORMAT_CMRS, "mean >=");
     check_rule("long even rows", cyl, H, GS_FORMAT_SURAA, "long rows");
     check_rule("short even rows", ginkgo, D, GS_FORMAT_CSR, "default");
+    { /* isooctane_A x10000 and zenios x500: uneven, the longest row a few times the mean */
+        gs_features iso = feat(42.6, 53.8, -1, -1.0), zen = feat(9.46, 10.87, -1, -1.0);
+        iso.max = 144, zen.max = 47;
+        check_rule("uneven, bounded rows", iso, D, GS_FORMAT_CMRS, "max <=");
+        check_rule("uneven, bounded rows", zen, D, GS_FORMAT_CMRS, "max <=");
+        check_rule("uneven, bounded rows", zen, H, GS_FORMAT_SURAA, "std >");
+        zen.max = 152; /* 16.07 x the mean */
+        check_rule("uneven, longest 16.07 x mean", zen, D, GS_FORMAT_CUSPARSE, "std >");
+        zen.max = 47, zen.nnz = 1499999;
+        check_rule("uneven, bounded, 1499999 entries", zen, D, GS_FORMAT_CUSPARSE, "std >");
+    }
     { /* bips98_606 x200 and west2021 x800: short rows of spread lengths */
         const gs_features bips = feat(4.87, 3.29, -1, -1.0), west = feat(3.64, 2.39, -1, -1.0);
         gs_features few = bips;
@@ -466,7 +479,11 @@ static void check_rules(void)
      * empty matrix (no diagonals, nothing stored) is structured; small ones stay in CSR on the
      * GPU, whatever their structure */
     check_rule("std = mean", feat(9.0, 9.0, -1, -1.0), D, GS_FORMAT_CSR, "default");
-    check_rule("std > mean", feat(9.0, 9.01, -1, -1.0), D, GS_FORMAT_CUSPARSE, "std");
+    {
+        gs_features f = feat(9.0, 9.01, -1, -1.0);
+        f.max = 145; /* > 16 x mean */
+        check_rule("std > mean", f, D, GS_FORMAT_CUSPARSE, "std");
+    }
     check_rule("std = mean, short rows", feat(5.0, 5.0, -1, -1.0), D, GS_FORMAT_SURAA,
                "short uneven");
     check_rule("fill 0.26", feat(5.0, 0.1, 5, 0.26), D, GS_FORMAT_CSR, "default");
