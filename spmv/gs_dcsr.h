@@ -106,10 +106,10 @@ void gs_dcsr_cuda_free(gs_dcsr *D);
 gs_status gs_dcsr_cuda_from_csr(gs_dcsr *D, const gs_csr *A);
 gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out);
 /* The same for a D laid out in chunks (k = 1): chunk b holds rows [b R, (b + 1) R) one after the
- * other from entry addr[b], tot[b] entries in all (tot: nchunk + 1 device ints, tot[nchunk] = 0;
- * overwritten). The exact CSR moves whole chunks: no search for each entry's row. */
+ * other from entry addr[b], tot[b] entries in all (device arrays; tot has nchunk + 1 ints,
+ * tot[nchunk] = 0). The exact CSR moves whole chunks: no search for each entry's row. */
 gs_status gs_dcsr_cuda_chunked_to_csr(const gs_dcsr *D, int64_t nchunk, int R, const int32_t *addr,
-                                      int32_t *tot, gs_csr **out);
+                                      const int32_t *tot, gs_csr **out);
 gs_status gs_dcsr_cuda_insert(gs_dcsr *D, const gs_csr *B);
 gs_status gs_dcsr_cuda_defrag(gs_dcsr *D, const int32_t *extra, int reorder);
 gs_status gs_dcsr_cuda_bin(gs_dcsr *D);

@@ -377,7 +377,8 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS)
 /* gs_dcsr_cuda_chunked_to_csr: the chunks' first entries in C (a scan of tot), the entry count
  * and the row statistics from D's sizes (one wait), exact arrays, one move of the chunks */
 extern "C" gs_status gs_dcsr_cuda_chunked_to_csr(const gs_dcsr *D, int64_t nchunk, int R,
-                                                 const int32_t *addr, int32_t *tot, gs_csr **out)
+                                                 const int32_t *addr, const int32_t *tot,
+                                                 gs_csr **out)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
