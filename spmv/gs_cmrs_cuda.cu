@@ -9,9 +9,9 @@
  * sorted strips, a CUB scan for the padded strip offsets of the modified layout.
  * The packed columns and the values, read once a product (a warp's load covers 32 consecutive
  * entries), are loaded streaming (__ldcs: evict-first in L1 and L2), which leaves the caches to
- * x: on the H200 (bench_spmv, same run)
- * bcsstk25 x100 went from 1.18 to 1.23x cuSPARSE, isooctane_A x10000 from 1.08 to 1.18x (95% of
- * the copy bandwidth), 27-point 100^3 from 1.18 to 1.21x. The main loops are not unrolled
+ * x: on the H200 (bench_spmv, same run) bcsstk25 x100 went from 1.18 to 1.23x cuSPARSE,
+ * isooctane_A x10000 from 1.08 to 1.18x (95% of the copy bandwidth), 27-point 100^3 from 1.18 to
+ * 1.21x. The main loops are not unrolled
  * further (#pragma unroll 1): the compiler's second copy of the four loads took the modified
  * kernel from 32 to 36 registers, 7 blocks a multiprocessor instead of 8 (isooctane 1.07 against
  * 1.17x, bcsstk25 1.19 against 1.28x, 27-point 128^3 1.27 against 1.34x; H200, same run).

@@ -520,7 +520,10 @@ __global__ void __launch_bounds__(T *RB)
  * scans of the sizes, two barriers, one global atomic (a single address serializes them: an
  * atomic per warp made the 7-point 256^3 A*P slower). Returns the row's first entry, its
  * segment and size set; -1 when the row is not written (none, counting only, or capacity
- * exhausted: then listed to be redone after C grows). Every thread of the block calls it. */
+ * exhausted: then listed to be redone after C grows). Every thread of the block calls it. With
+ * a.ch_addr, warp 0 also records the block's address and entries (its chunk); with
+ * a.count_prod, the block's products (prods: each lane's share of its warp's) are added to
+ * ctl[C_PROD + bin]. */
 template <int T>
 static __device__ long long block_alloc(const sg_args &a, int32_t row, int t, int gl0, int m,
                                         int count_only, int bin, unsigned prods = 0)
