@@ -2,7 +2,7 @@
  * (row lengths, one CUB radix sort of (length desc, first column) keys with the row ids, a
  * scan, the Freedman-Diaconis statistics from a few values of the sorted lengths, the rows
  * moved into sorted order), back to CSR, and the SpMV: G1, G2, G3 each on its own stream,
- * one launch each.
+ * one launch each (G2 two when it has rows both above and below 512 entries).
  * G1's dynamic-parallelism kernels live in gs_suraa_dp_cuda.cu (relocatable device code).
  */
 #include <math.h>
@@ -19,6 +19,10 @@
 #define LANE_THREADS 256  /* threads of a G3 block (Alg. 5: blocks of 256) */
 #define VEC_BIG 1024      /* threads of a G2 block when some Y does not divide 256 */
 #define MAX_RUNS GS_SURAA_CLASSES
+#define SPAN_THREADS 256 /* threads of a span-kernel block */
+#define SPAN_U 4         /* 32-entry chunks a warp of the span kernel loads at once */
+#define SPAN_MAX_Y 256   /* G2 runs of Y <= this (mean npr <= 512) go to the span kernel */
+#define SPAN_ENTRIES 768 /* about this many entries a warp of the span kernel */
 
 extern "C" cudaError_t gs_suraa_dp_spmv(int32_t n1, const int32_t *perm, const int32_t *rowptr,
                                         const int32_t *colind, const double *val, const double *x,
@@ -41,7 +45,8 @@ typedef struct suraa_dev {
     int32_t g1_blocks, g1_chunk; /* its blocks, entries per block */
     int g2_block;      /* threads of a G2 block: 256 or VEC_BIG */
     int g3_stream;     /* G3 loads colind/val streaming (rows of uneven length, see row_sum) */
-    run_table g2, g3;
+    run_table g2, g3;  /* G2 runs of the vector kernel (Y > SPAN_MAX_Y), G3 runs */
+    run_table g2s;     /* G2 runs of the span kernel (t.thr = rows a warp) */
 } suraa_dev;
 
 /* The three group streams and the events that fork them from gs_cuda_g.stream and join them
@@ -148,8 +153,8 @@ static __global__ void __launch_bounds__(VEC_BIG)
     }
 }
 
-/* G2 (Alg. 6), all runs in one launch: Y = t.thr[r] threads (a multiple of 32, <= blockDim)
- * per sorted row, R = blockDim / Y rows per block (threads past R Y idle); warp shuffles,
+/* G2 (Alg. 6), its runs of Y > SPAN_MAX_Y in one launch: Y = t.thr[r] threads (a multiple of 32, <=
+ * blockDim) per sorted row, R = blockDim / Y rows per block (threads past R Y idle); warp shuffles,
  * then, when Y > 32, the row's warp sums through shared memory */
 static __global__ void __launch_bounds__(VEC_BIG)
     suraa_vector(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
@@ -199,6 +204,83 @@ static __global__ void __launch_bounds__(LANE_THREADS, 6)
         s = row_sum<4, false>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
     s = gs_lanes_sum(s, L);
     if (ok && lane == 0) y[__ldg(perm + q)] = s;
+}
+
+/* sum of v over the warp, in every lane (butterfly: a fixed order per lane) */
+static __device__ __forceinline__ double warp_allsum(double v)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
+/* G2's runs of Y <= SPAN_MAX_Y (rows of up to about 512 entries), all in one launch, tuned
+ * for sm_90: a warp takes R = t.thr[r] consecutive sorted rows, whose entries lie together in
+ * colind/val, and walks that span in 32-entry chunks from the 32-aligned entry at or below its
+ * start, SPAN_U chunks loaded at once (each load a warp's 32 consecutive entries, streaming,
+ * whatever the row lengths); each lane adds its products into a running sum, and when a row
+ * ends inside a chunk the warp sums the row (the lanes' sums plus the chunk's entries before
+ * the row's end) and lane `row` keeps it; at the end lanes 0..n-1 write their rows' y. The
+ * order of every addition is fixed by the pattern, so a row's sum is the same from run to
+ * run. Offsets are 32-bit (nnz < 2^31, so base + 32 SPAN_U stays below 2^32): with 64-bit
+ * ones the same kernel was 3-12% slower. Against Alg. 6's Y threads a row, each doing 1-2
+ * entries behind three dependent loads and a block barrier, on the H200 (bench_spmv, same
+ * run): isooctane_A x10000 0.406 -> 0.210 ms, pushpull x200 0.212 -> 0.126, zenios x500
+ * 0.076 -> 0.069 (spmv_formats_h200_2026-11-25b.md). G3's short rows through it were slower
+ * (a warp sum per row of 4-8 entries): 7-point 128^3 0.074 -> 0.145 ms; they stay in
+ * suraa_lanes. */
+static __global__ void __launch_bounds__(SPAN_THREADS, 6)
+    suraa_span(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
+               const int32_t *__restrict__ colind, const double *__restrict__ val,
+               const double *__restrict__ x, double *__restrict__ y)
+{
+    const unsigned full = 0xffffffffu;
+    const int r = find_run(t);
+    const int R = t.thr[r], lane = threadIdx.x & 31;
+    const int64_t w = ((int64_t)blockIdx.x - t.first[r]) * (SPAN_THREADS / 32) + (threadIdx.x >> 5);
+    const int64_t q0 = t.begin[r] + w * R;
+    if (q0 >= t.end[r]) return; /* the whole warp */
+    const int n = (int)(t.end[r] - q0 < R ? t.end[r] - q0 : R);
+    const int32_t bnd = lane <= n ? __ldg(rowptr + q0 + lane) : 0;
+    const int32_t pr = lane < n ? __ldg(perm + q0 + lane) : 0;
+    const uint32_t s0 = (uint32_t)__shfl_sync(full, bnd, 0),
+                   s1 = (uint32_t)__shfl_sync(full, bnd, n);
+    int row = 0;
+    uint32_t nb = (uint32_t)__shfl_sync(full, bnd, 1);
+    double acc = 0.0, out = 0.0;
+    for (uint32_t base = s0 & ~31u; base < s1; base += 32 * SPAN_U) {
+        int32_t c[SPAN_U];
+        double p[SPAN_U];
+#pragma unroll
+        for (int u = 0; u < SPAN_U; u++) {
+            const uint32_t e = base + 32 * u + lane;
+            const bool in = e >= s0 && e < s1;
+            c[u] = in ? __ldcs(colind + e) : -1;
+            p[u] = in ? __ldcs(val + e) : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < SPAN_U; u++) p[u] *= c[u] >= 0 ? __ldg(x + c[u]) : 0.0;
+#pragma unroll
+        for (int u = 0; u < SPAN_U; u++) {
+            const uint32_t cb = base + 32 * u, e = cb + lane;
+            while (row < n && nb <= cb + 32) { /* row `row` ends in this chunk */
+                const bool mine = e < nb;
+                const double tt = warp_allsum(acc + (mine ? p[u] : 0.0));
+                if (mine) p[u] = 0.0;
+                if (lane == row) out = tt;
+                acc = 0.0;
+                row++;
+                nb = (uint32_t)__shfl_sync(full, bnd, row < n ? row + 1 : n);
+            }
+            acc += p[u];
+        }
+    }
+    for (; row < n; row++) { /* rows past the last entry: empty */
+        const double tt = warp_allsum(acc);
+        if (lane == row) out = tt;
+        acc = 0.0;
+    }
+    if (lane < n) y[pr] = out;
 }
 
 /* ------------------------------------------------------------------ conversion kernels */
@@ -552,6 +634,32 @@ static gs_status run_table_make(const gs_suraa_run *runs, int n, int block, int 
     return GS_OK;
 }
 
+/* t = the span kernel's table of G2 runs[0..n): R rows a warp (1..31), about SPAN_ENTRIES
+ * entries a warp from the run's Y (rows of 2 Y - 16 entries on average: Y = 32 ceil(npr/64));
+ * 768 against 384 and 1024 measured best on isooctane, pushpull and zenios */
+static gs_status span_table_make(const gs_suraa_run *runs, int n, run_table *t)
+{
+    int64_t first = 0;
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    for (int r = 0; r < n; r++) {
+        const int64_t rows = (int64_t)runs[r].end - runs[r].begin;
+        const int est = 2 * runs[r].threads - 16;
+        int R = SPAN_ENTRIES / est;
+        R = R < 1 ? 1 : R > 31 ? 31 : R;
+        t->first[r] = (int32_t)first;
+        t->begin[r] = runs[r].begin;
+        t->end[r] = runs[r].end;
+        t->thr[r] = R;
+        first += (rows + (int64_t)R * (SPAN_THREADS / 32) - 1) / ((int64_t)R * (SPAN_THREADS / 32));
+        if (first > INT32_MAX)
+            return GS_ERROR(GS_ERR_UNSUPPORTED, "suraa: %lld blocks in one launch",
+                            (long long)first);
+    }
+    t->first[n] = (int32_t)first;
+    return GS_OK;
+}
+
 /* block-per-row G1: chunk = GS_SURAA_BLOCK_ENTRIES g1_threads entries per block; map[b] =
  * (row, chunk) over the rows' ceil(len / chunk) blocks (one for a row that fits, or empty),
  * from the G1 row pointers (g1_rp when the plan sent them, else read here) */
@@ -606,10 +714,15 @@ static gs_status make_dev_state(gs_suraa *M, const int32_t *g1_rp)
     GS_CHECK(gs_alloc_array(1, sizeof *d, "SURAA device state", (void **)&d));
     memset(d, 0, sizeof *d);
     M->dev = d;
-    for (int r = 0; r < M->nruns; r++) small &= 256 % M->runs[r].threads == 0;
-    d->g2_block = small ? 256 : VEC_BIG;
-    GS_CHECK(run_table_make(M->runs, M->nruns, d->g2_block, 0, &d->g2));
-    GS_CHECK(run_table_make(M->g3, M->ng3, LANE_THREADS, 1, &d->g3));
+    {
+        int ns = 0; /* runs are Y descending: the span runs are the last ones */
+        while (ns < M->nruns && M->runs[M->nruns - 1 - ns].threads <= SPAN_MAX_Y) ns++;
+        for (int r = 0; r < M->nruns - ns; r++) small &= 256 % M->runs[r].threads == 0;
+        d->g2_block = small ? 256 : VEC_BIG;
+        GS_CHECK(run_table_make(M->runs, M->nruns - ns, d->g2_block, 0, &d->g2));
+        GS_CHECK(span_table_make(M->runs + M->nruns - ns, ns, &d->g2s));
+        GS_CHECK(run_table_make(M->g3, M->ng3, LANE_THREADS, 1, &d->g3));
+    }
     d->g3_stream = M->rows > 0 && 4.0 * M->iqr >= (double)M->nnz / M->rows;
     if (M->g1_end == 0) return GS_OK;
     GS_CHECK(gs_cuda_alloc((size_t)M->g1_end * sizeof(unsigned int), "SURAA G1 counters",
@@ -933,10 +1046,15 @@ static gs_status spmv(const void *Mv, const double *x, double *y)
             d->g1_chunk, d->map, M->perm, M->rowptr, M->colind, M->val, x, y, d->part, d->cnt);
         GS_CUDA_LAUNCHED("suraa G1 blocks");
     }
-    if (use[1]) {
+    if (use[1] && d->g2.n > 0) {
         suraa_vector<<<(unsigned)d->g2.first[d->g2.n], d->g2_block, 0, s[1]>>>(
             d->g2, M->perm, M->rowptr, M->colind, M->val, x, y);
         GS_CUDA_LAUNCHED("suraa G2 vector");
+    }
+    if (use[1] && d->g2s.n > 0) {
+        suraa_span<<<(unsigned)d->g2s.first[d->g2s.n], SPAN_THREADS, 0, s[1]>>>(
+            d->g2s, M->perm, M->rowptr, M->colind, M->val, x, y);
+        GS_CUDA_LAUNCHED("suraa G2 spans");
     }
     if (use[2]) {
         suraa_lanes<<<(unsigned)d->g3.first[d->g3.n], LANE_THREADS, 0, s[2]>>>(

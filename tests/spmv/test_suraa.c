@@ -207,6 +207,41 @@ static void test_segment_size(void)
     CHECK(gs_suraa_bin(1.0) == GS_SURAA_BIN_LANES);
 }
 
+/* G2 segments that hold short and empty rows (a segment of 55 rows whose mean is >= 32 where
+ * the lengths fall from 229 to 0): on the device G2's span kernel then ends several rows in one
+ * 32-entry chunk and gives warps whose rows are all empty */
+static void test_g2_short_rows(int gpu)
+{
+    const int32_t m = 1000;
+    int32_t *len = malloc((size_t)m * sizeof *len);
+    gs_format_params p;
+    gs_spmat *M = NULL;
+    static const int32_t tail[5] = {20, 10, 5, 2, 1};
+    for (int32_t i = 0; i < m; i++) {
+        int32_t r = (int32_t)((389LL * i) % m); /* rank in the sorted order */
+        len[i] = r < 745 ? 300 - r / 10 : r < 750 ? tail[r - 745] : 0;
+    }
+    gs_csr *A = make_lengths(m, 400, len);
+    gs_format_params_default(&p);
+    CHECK_OK(gs_spmat_create(A, GS_FORMAT_SURAA, &p, &M));
+    if (M) {
+        const gs_suraa *S = (const gs_suraa *)M->M;
+        int short_in_g2 = 0;
+        CHECK(order_ok(A, S->perm));
+        CHECK(S->iqr == 275 && S->seg_size == gs_suraa_segment_size(m, 275));
+        CHECK(S->g1_end == 0 && S->g2_end > 750 && S->g2_end < m);
+        for (int r = 0; r < S->nruns; r++)
+            short_in_g2 |=
+                S->runs[r].begin <= 745 && S->runs[r].end > 750 && S->runs[r].threads <= 256;
+        CHECK(short_in_g2);
+        if (gpu) check_device_plan(A, &p, S);
+    }
+    gs_spmat_destroy(&M);
+    fmt_check_case("G2 with short and empty rows", A, GS_FORMAT_SURAA, &p, gpu, NULL);
+    free(len);
+    gs_csr_destroy(&A);
+}
+
 /* a row of 150000 entries among rows of 3: G1, on the device several child blocks */
 static void test_long_row(int gpu)
 {
@@ -316,6 +351,7 @@ int main(int argc, char **argv)
     test_order(gpu);
     test_groups(gpu);
     test_long_row(gpu);
+    test_g2_short_rows(gpu);
     test_hint(gpu, 3000);
     test_hint(gpu, 1000);
     gs_format_params_default(&p);
