@@ -23,6 +23,8 @@
 #define SPAN_U 4         /* 32-entry chunks a warp of the span kernel loads at once */
 #define SPAN_MAX_Y 256   /* G2 runs of Y <= this (mean npr <= 512) go to the span kernel */
 #define SPAN_ENTRIES 768 /* about this many entries a warp of the span kernel */
+#define SPAN_MIN_ROWS 16384 /* ... for G2 runs of at least this many rows (else vector) */
+#define SPAN_MIN_WARPS 8192 /* ... in at least this many warps (fewer rows a warp) */
 
 extern "C" cudaError_t gs_suraa_dp_spmv(int32_t n1, const int32_t *perm, const int32_t *rowptr,
                                         const int32_t *colind, const double *val, const double *x,
@@ -45,7 +47,7 @@ typedef struct suraa_dev {
     int32_t g1_blocks, g1_chunk; /* its blocks, entries per block */
     int g2_block;      /* threads of a G2 block: 256 or VEC_BIG */
     int g3_stream;     /* G3 loads colind/val streaming (rows of uneven length, see row_sum) */
-    run_table g2, g3;  /* G2 runs of the vector kernel (Y > SPAN_MAX_Y), G3 runs */
+    run_table g2, g3;  /* G2 runs of the vector kernel, G3 runs */
     run_table g2s;     /* G2 runs of the span kernel (t.thr = rows a warp) */
 } suraa_dev;
 
@@ -153,9 +155,9 @@ static __global__ void __launch_bounds__(VEC_BIG)
     }
 }
 
-/* G2 (Alg. 6), its runs of Y > SPAN_MAX_Y in one launch: Y = t.thr[r] threads (a multiple of 32, <=
- * blockDim) per sorted row, R = blockDim / Y rows per block (threads past R Y idle); warp shuffles,
- * then, when Y > 32, the row's warp sums through shared memory */
+/* G2 (Alg. 6), its runs not done by suraa_span in one launch: Y = t.thr[r] threads (a multiple of
+ * 32, <= blockDim) per sorted row, R = blockDim / Y rows per block (threads past R Y idle); warp
+ * shuffles, then, when Y > 32, the row's warp sums through shared memory */
 static __global__ void __launch_bounds__(VEC_BIG)
     suraa_vector(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
                  const int32_t *__restrict__ colind, const double *__restrict__ val,
@@ -214,7 +216,9 @@ static __device__ __forceinline__ double warp_allsum(double v)
     return v;
 }
 
-/* G2's runs of Y <= SPAN_MAX_Y (rows of up to about 512 entries), all in one launch, tuned
+/* G2's runs of Y <= SPAN_MAX_Y (rows of up to about 512 entries) and at least SPAN_MIN_ROWS
+ * rows (smaller runs, such as a power law's, keep the vector kernel's parallelism), in one
+ * launch, tuned
  * for sm_90: a warp takes R = t.thr[r] consecutive sorted rows, whose entries lie together in
  * colind/val, and walks that span in 32-entry chunks from the 32-aligned entry at or below its
  * start, SPAN_U chunks loaded at once (each load a warp's 32 consecutive entries, streaming,
@@ -636,7 +640,8 @@ static gs_status run_table_make(const gs_suraa_run *runs, int n, int block, int 
 
 /* t = the span kernel's table of G2 runs[0..n): R rows a warp (1..31), about SPAN_ENTRIES
  * entries a warp from the run's Y (rows of 2 Y - 16 entries on average: Y = 32 ceil(npr/64));
- * 768 against 384 and 1024 measured best on isooctane, pushpull and zenios */
+ * 768 against 384 and 1024 measured best on isooctane, pushpull and zenios; fewer when the run
+ * would have less than SPAN_MIN_WARPS warps */
 static gs_status span_table_make(const gs_suraa_run *runs, int n, run_table *t)
 {
     int64_t first = 0;
@@ -645,13 +650,14 @@ static gs_status span_table_make(const gs_suraa_run *runs, int n, run_table *t)
     for (int r = 0; r < n; r++) {
         const int64_t rows = (int64_t)runs[r].end - runs[r].begin;
         const int est = 2 * runs[r].threads - 16;
-        int R = SPAN_ENTRIES / est;
+        int64_t R = SPAN_ENTRIES / est;
+        if (R > rows / SPAN_MIN_WARPS) R = rows / SPAN_MIN_WARPS;
         R = R < 1 ? 1 : R > 31 ? 31 : R;
         t->first[r] = (int32_t)first;
         t->begin[r] = runs[r].begin;
         t->end[r] = runs[r].end;
-        t->thr[r] = R;
-        first += (rows + (int64_t)R * (SPAN_THREADS / 32) - 1) / ((int64_t)R * (SPAN_THREADS / 32));
+        t->thr[r] = (int32_t)R;
+        first += (rows + R * (SPAN_THREADS / 32) - 1) / (R * (SPAN_THREADS / 32));
         if (first > INT32_MAX)
             return GS_ERROR(GS_ERR_UNSUPPORTED, "suraa: %lld blocks in one launch",
                             (long long)first);
@@ -715,12 +721,19 @@ static gs_status make_dev_state(gs_suraa *M, const int32_t *g1_rp)
     memset(d, 0, sizeof *d);
     M->dev = d;
     {
-        int ns = 0; /* runs are Y descending: the span runs are the last ones */
-        while (ns < M->nruns && M->runs[M->nruns - 1 - ns].threads <= SPAN_MAX_Y) ns++;
-        for (int r = 0; r < M->nruns - ns; r++) small &= 256 % M->runs[r].threads == 0;
+        /* G2's runs split between the two kernels, each keeping the runs' order */
+        gs_suraa_run vec[GS_SURAA_CLASSES], span[GS_SURAA_CLASSES];
+        int nv = 0, ns = 0;
+        for (int r = 0; r < M->nruns; r++) {
+            const gs_suraa_run *u = &M->runs[r];
+            if (u->threads <= SPAN_MAX_Y && (int64_t)u->end - u->begin >= SPAN_MIN_ROWS)
+                span[ns++] = *u;
+            else
+                vec[nv++] = *u, small &= 256 % u->threads == 0;
+        }
         d->g2_block = small ? 256 : VEC_BIG;
-        GS_CHECK(run_table_make(M->runs, M->nruns - ns, d->g2_block, 0, &d->g2));
-        GS_CHECK(span_table_make(M->runs + M->nruns - ns, ns, &d->g2s));
+        GS_CHECK(run_table_make(vec, nv, d->g2_block, 0, &d->g2));
+        GS_CHECK(span_table_make(span, ns, &d->g2s));
         GS_CHECK(run_table_make(M->g3, M->ng3, LANE_THREADS, 1, &d->g3));
     }
     d->g3_stream = M->rows > 0 && 4.0 * M->iqr >= (double)M->nnz / M->rows;

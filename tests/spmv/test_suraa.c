@@ -207,39 +207,38 @@ static void test_segment_size(void)
     CHECK(gs_suraa_bin(1.0) == GS_SURAA_BIN_LANES);
 }
 
-/* G2 segments that hold short and empty rows (a segment of 55 rows whose mean is >= 32 where
- * the lengths fall from 229 to 0): on the device G2's span kernel then ends several rows in one
- * 32-entry chunk and gives warps whose rows are all empty */
+/* G2's last segment holding short or empty rows, in a run long enough for the device's span
+ * kernel (>= 16384 rows; 2 rows a warp here): 40000 rows, 23996 of 64 entries, then the segment
+ * of 4 rows [64, 64, 20, 0] (mean 37: G2), or [64, 64, 0, 0] (mean 32: G2, and a warp whose
+ * rows are all empty), then empty rows (G3) */
 static void test_g2_short_rows(int gpu)
 {
-    const int32_t m = 1000;
+    const int32_t m = 40000;
     int32_t *len = malloc((size_t)m * sizeof *len);
     gs_format_params p;
     gs_spmat *M = NULL;
-    static const int32_t tail[5] = {20, 10, 5, 2, 1};
-    for (int32_t i = 0; i < m; i++) {
-        int32_t r = (int32_t)((389LL * i) % m); /* rank in the sorted order */
-        len[i] = r < 745 ? 300 - r / 10 : r < 750 ? tail[r - 745] : 0;
+    static const int32_t tails[2][4] = {{64, 64, 20, 0}, {64, 64, 0, 0}};
+    for (int k = 0; k < 2; k++) {
+        for (int32_t i = 0; i < m; i++) {
+            int32_t r = (int32_t)((389LL * i) % m); /* rank in the sorted order */
+            len[i] = r < 23996 ? 64 : r < 24000 ? tails[k][r - 23996] : 0;
+        }
+        gs_csr *A = make_lengths(m, 400, len);
+        gs_format_params_default(&p);
+        CHECK_OK(gs_spmat_create(A, GS_FORMAT_SURAA, &p, &M));
+        if (M) {
+            const gs_suraa *S = (const gs_suraa *)M->M;
+            CHECK(order_ok(A, S->perm));
+            CHECK(S->iqr == 64 && S->seg_size == 4 && S->g1_end == 0 && S->g2_end == 24000);
+            CHECK(S->nruns == 1 && S->runs[0].threads == 32);
+            if (gpu) check_device_plan(A, &p, S);
+        }
+        gs_spmat_destroy(&M);
+        fmt_check_case(k ? "G2 ending in empty rows" : "G2 ending in a short and an empty row", A,
+                       GS_FORMAT_SURAA, &p, gpu, NULL);
+        gs_csr_destroy(&A);
     }
-    gs_csr *A = make_lengths(m, 400, len);
-    gs_format_params_default(&p);
-    CHECK_OK(gs_spmat_create(A, GS_FORMAT_SURAA, &p, &M));
-    if (M) {
-        const gs_suraa *S = (const gs_suraa *)M->M;
-        int short_in_g2 = 0;
-        CHECK(order_ok(A, S->perm));
-        CHECK(S->iqr == 275 && S->seg_size == gs_suraa_segment_size(m, 275));
-        CHECK(S->g1_end == 0 && S->g2_end > 750 && S->g2_end < m);
-        for (int r = 0; r < S->nruns; r++)
-            short_in_g2 |=
-                S->runs[r].begin <= 745 && S->runs[r].end > 750 && S->runs[r].threads <= 256;
-        CHECK(short_in_g2);
-        if (gpu) check_device_plan(A, &p, S);
-    }
-    gs_spmat_destroy(&M);
-    fmt_check_case("G2 with short and empty rows", A, GS_FORMAT_SURAA, &p, gpu, NULL);
     free(len);
-    gs_csr_destroy(&A);
 }
 
 /* a row of 150000 entries among rows of 3: G1, on the device several child blocks */
