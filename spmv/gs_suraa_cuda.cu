@@ -187,8 +187,11 @@ static __global__ void __launch_bounds__(VEC_BIG)
 /* G3 (Alg. 5, coalesced), all runs in one launch: L = 2^t.thr[r] consecutive lanes per sorted
  * row stride through it (the rows of a run are contiguous and about equally long, so a warp's
  * loads cover one stretch of colind/val), then a shuffle sum inside the L-lane group; every
- * lane reaches the shuffles */
-static __global__ void __launch_bounds__(LANE_THREADS, 6)
+ * lane reaches the shuffles. MINB blocks a multiprocessor: 8 (32 registers) on even rows, where
+ * it took 27-point 128^3 from 0.235 to 0.220 ms and 7-point 128^3 from 0.074 to 0.073 (H200,
+ * same run); 6 (40 registers) on uneven rows (cs), where 8 lost 2-3% on the power laws */
+template <int MINB>
+static __global__ void __launch_bounds__(LANE_THREADS, MINB)
     suraa_lanes(run_table t, int cs, const int32_t *__restrict__ perm,
                 const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
                 const double *__restrict__ val, const double *__restrict__ x,
@@ -232,7 +235,8 @@ static __device__ __forceinline__ double warp_allsum(double v)
  * run): isooctane_A x10000 0.406 -> 0.210 ms, pushpull x200 0.212 -> 0.126, zenios x500
  * 0.076 -> 0.069 (spmv_formats_h200_2026-11-25b.md). G3's short rows through it were slower
  * (a warp sum per row of 4-8 entries): 7-point 128^3 0.074 -> 0.145 ms; they stay in
- * suraa_lanes. */
+ * suraa_lanes. Held to 8 blocks a multiprocessor (32 registers) it was slower (pushpull x200
+ * 0.125 -> 0.131 ms). */
 static __global__ void __launch_bounds__(SPAN_THREADS, 6)
     suraa_span(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
                const int32_t *__restrict__ colind, const double *__restrict__ val,
@@ -1070,8 +1074,13 @@ static gs_status spmv(const void *Mv, const double *x, double *y)
         GS_CUDA_LAUNCHED("suraa G2 spans");
     }
     if (use[2]) {
-        suraa_lanes<<<(unsigned)d->g3.first[d->g3.n], LANE_THREADS, 0, s[2]>>>(
-            d->g3, d->g3_stream, M->perm, M->rowptr, M->colind, M->val, x, y);
+        const unsigned nb3 = (unsigned)d->g3.first[d->g3.n];
+        if (d->g3_stream)
+            suraa_lanes<6><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, 1, M->perm, M->rowptr, M->colind,
+                                                           M->val, x, y);
+        else
+            suraa_lanes<8><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, 0, M->perm, M->rowptr, M->colind,
+                                                           M->val, x, y);
         GS_CUDA_LAUNCHED("suraa G3 lanes");
     }
     if (fork)
