@@ -19,7 +19,6 @@ searches:
     3b. short uneven rows: mean < SM, std > SC x mean, nnz >= N     -> suraa (GPU only)
     4. structured: block diagonals <= K, 0 <= CDS fill <= F
        (and block size 1 when B1)                                   -> cds
-    4b. long uneven rows: mean >= LM, std > LC x mean, nnz >= N     -> suraa (GPU only)
     5. long rows: mean >= M                                         -> Y (GPU cmrs, host suraa)
     6. default                                                      -> csr
 
@@ -47,16 +46,15 @@ import re
 import sys
 
 FORMATS = ["csr", "cusparse", "cmrs", "suraa", "cds"]
-PARAMS = ["C", "U", "N", "UM", "R", "SC", "SM", "K", "F", "B1", "LC", "LM", "M"]
+PARAMS = ["C", "U", "N", "UM", "R", "SC", "SM", "K", "F", "B1", "M"]
 DEFINES = {"C": "UNEVEN_CV", "U": "UNEVEN_ROWS", "N": "UNEVEN_MIN_NNZ", "R": "SMALL_ROWS",
            "UM": "UNEVEN_MAX_RATIO", "SC": "SHORT_UNEVEN_CV", "SM": "SHORT_MEAN",
-           "K": "CDS_MAX_DIAGS", "F": "CDS_MAX_FILL", "B1": "CDS_BLOCK1",
-           "LC": "LONG_UNEVEN_CV", "LM": "LONG_UNEVEN_MEAN", "M": "LONG_MEAN"}
+           "K": "CDS_MAX_DIAGS", "F": "CDS_MAX_FILL", "B1": "CDS_BLOCK1", "M": "LONG_MEAN"}
 INTEGER = ("U", "N", "R", "K", "B1")
 FORMAT_XS = {True: "suraa", False: "suraa"}    # row 1's format in the table, GPU / host
 FORMAT_XL = {True: "cusparse", False: "suraa"}  # row 2's
 FORMAT_Y = {True: "cmrs", False: "suraa"}       # row 5's
-OPEN_LOW = ("M", "R", "U", "SM", "LM")  # thresholds compared as rows < T, mean >= T, mean < T
+OPEN_LOW = ("M", "R", "U", "SM")  # thresholds compared as rows < T, mean >= T, mean < T
 
 # markdown headers of bench_select --md -> the CSV's names (times there in microseconds)
 MD_COLUMNS = {
@@ -130,7 +128,7 @@ def table_in_force(source, device):
     """The #defines of the location's rows in spmv/gs_select.c."""
     p = {"C": 1.0, "U": 0.0, "N": 0.0, "UM": 0.0, "R": 0.0, "SC": 0.0, "SM": 0.0, "K": 128.0,
          "F": 0.25,
-         "B1": 0.0, "LC": 0.0, "LM": 0.0, "M": 12.0,
+         "B1": 0.0, "M": 12.0,
          "XS": FORMAT_XS[device], "XL": FORMAT_XL[device], "Y": FORMAT_Y[device]}
     prefix = "GPU_" if device else "HOST_"
     try:
@@ -161,9 +159,6 @@ def choose(m, p, device):
     elif (0 <= m["K"] <= p["K"] and 0 <= m["fill"] <= p["F"]
           and (not p["B1"] or m["block"] == 1)):
         f = "cds"
-    elif (device and m["mean"] >= p["LM"] and m["cv"] > p["LC"] and not m["nnz"] < p["N"]
-          and p["LM"] > 0):
-        f = "suraa"
     elif p["Y"] != "off" and m["mean"] >= p["M"]:
         f = p["Y"]
     else:
@@ -196,7 +191,7 @@ def evaluate(ms, p, device, within, floor):
 def observed(ms, key):
     """The measured values threshold `key` is compared with."""
     pick = {"R": "rows", "U": "rows", "K": "K", "F": "fill", "C": "cv", "M": "mean",
-            "SC": "cv", "SM": "mean", "UM": "maxratio", "LC": "cv", "LM": "mean"}[key]
+            "SC": "cv", "SM": "mean", "UM": "maxratio"}[key]
     return sorted(set(m[pick] for m in ms if not (key in "KF" and m[pick] < 0)))
 
 
@@ -272,11 +267,10 @@ def show(ms, p, device, within, floor, title):
     score, picks = evaluate(ms, p, device, within, floor)
     print("\n%s: cv > %g -> %s below %g rows from %g entries, else cmrs (GPU) when max <= %g x "
           "mean, else %s; rows < %g -> csr; "
-          "mean < %g, cv > %g -> suraa (GPU); K <= %g, fill <= %g%s -> cds; "
-          "mean >= %g, cv > %g -> suraa (GPU); mean >= %g -> %s"
+          "mean < %g, cv > %g -> suraa (GPU); K <= %g, fill <= %g%s -> cds; mean >= %g -> %s"
           % (title, p["C"], p["XS"], p["U"], p["N"], p["UM"], p["XL"], p["R"], p["SM"], p["SC"],
              p["K"], p["F"],
-             " at b = 1" if p["B1"] else "", p["LM"], p["LC"], p["M"], p["Y"]))
+             " at b = 1" if p["B1"] else "", p["M"], p["Y"]))
     print("| matrix | auto | best | best/auto | auto vs %s |" % base)
     print("| --- | --- | --- | --- | --- |")
     for m, (f, ratio, speed) in zip(ms, picks):

@@ -43,12 +43,6 @@
 #define GPU_CDS_MAX_DIAGS 128  /* structured: block diagonals ... */
 #define GPU_CDS_MAX_FILL 0.25  /* ... and CDS padding over nnz up to which CDS wins */
 #define GPU_CDS_BLOCK1 0       /* 1: CDS only at block size 1 */
-/* long rows spread over std > this x mean (and nnz >= GPU_UNEVEN_MIN_NNZ): most entries in
- * SURAA's G2, whose span kernel beats CMRS's strips there (pushpull x20: 18.8 against 22.5 us,
- * x200 124.3 against 124.7; bcsstk13 x500, std 0.54 x mean: CMRS 127.9 against SURAA 141.0,
- * 2026-11-25) */
-#define GPU_LONG_UNEVEN_CV 0.75
-#define GPU_LONG_UNEVEN_MEAN 32.0 /* ... for rows of mean length from this (SURAA's G2 rows) */
 #define GPU_LONG_MEAN 12.0     /* mean row length from which CMRS (h=16, modified) wins */
 
 #define HOST_UNEVEN_CV 1.0          /* SURAA's length-sorted rows balance the threads */
@@ -58,8 +52,6 @@
 #define HOST_UNEVEN_MAX_RATIO 0.0 /* (no such row on the host) */
 #define HOST_SHORT_UNEVEN_CV 0.0 /* (no such row on the host) */
 #define HOST_SHORT_MEAN 0.0
-#define HOST_LONG_UNEVEN_CV 0.0 /* (no such row on the host) */
-#define HOST_LONG_UNEVEN_MEAN 0.0
 #define HOST_CDS_MAX_DIAGS 128
 #define HOST_CDS_MAX_FILL 0.25
 #define HOST_CDS_BLOCK1 1 /* the host CDS loop is slower than CSR at b > 1 */
@@ -72,18 +64,15 @@ typedef struct select_limits {
     int cds_max_diags, cds_block1;
     double cds_max_fill, long_mean;
     double short_cv, short_mean, uneven_max_ratio;
-    double long_uneven_cv, long_uneven_mean;
 } select_limits;
 
 static const select_limits LIMITS[2] = {
     [GS_LOC_HOST] = {HOST_UNEVEN_CV, HOST_UNEVEN_ROWS, HOST_UNEVEN_MIN_NNZ, HOST_SMALL_ROWS,
                      HOST_CDS_MAX_DIAGS, HOST_CDS_BLOCK1, HOST_CDS_MAX_FILL, HOST_LONG_MEAN,
-                     HOST_SHORT_UNEVEN_CV, HOST_SHORT_MEAN, HOST_UNEVEN_MAX_RATIO,
-                     HOST_LONG_UNEVEN_CV, HOST_LONG_UNEVEN_MEAN},
+                     HOST_SHORT_UNEVEN_CV, HOST_SHORT_MEAN, HOST_UNEVEN_MAX_RATIO},
     [GS_LOC_DEVICE] = {GPU_UNEVEN_CV, GPU_UNEVEN_ROWS, GPU_UNEVEN_MIN_NNZ, GPU_SMALL_ROWS,
                        GPU_CDS_MAX_DIAGS, GPU_CDS_BLOCK1, GPU_CDS_MAX_FILL, GPU_LONG_MEAN,
-                       GPU_SHORT_UNEVEN_CV, GPU_SHORT_MEAN, GPU_UNEVEN_MAX_RATIO,
-                       GPU_LONG_UNEVEN_CV, GPU_LONG_UNEVEN_MEAN},
+                       GPU_SHORT_UNEVEN_CV, GPU_SHORT_MEAN, GPU_UNEVEN_MAX_RATIO},
 };
 
 typedef struct select_rule {
@@ -118,13 +107,6 @@ static int cond_uneven(const gs_features *f, const select_limits *l)
 static int cond_short_uneven(const gs_features *f, const select_limits *l)
 {
     return f->mean < l->short_mean && f->std > l->short_cv * f->mean && f->nnz >= l->uneven_min_nnz;
-}
-
-/* long rows of spread lengths, enough entries for a conversion's fixed cost */
-static int cond_long_uneven(const gs_features *f, const select_limits *l)
-{
-    return f->mean >= l->long_uneven_mean && f->std > l->long_uneven_cv * f->mean &&
-           f->nnz >= l->uneven_min_nnz;
 }
 
 /* few rows: every format costs about one launch */
@@ -179,9 +161,6 @@ static const select_rule RULES[] = {
      "short uneven rows: mean < " STR(GPU_SHORT_MEAN) ", std > " STR(
          GPU_SHORT_UNEVEN_CV) " x mean, nnz >= " STR(GPU_UNEVEN_MIN_NNZ)},
     {GS_LOC_DEVICE, cond_structured, GS_FORMAT_CDS, STRUCTURED(GPU)},
-    {GS_LOC_DEVICE, cond_long_uneven, GS_FORMAT_SURAA,
-     "long uneven rows: mean >= " STR(GPU_LONG_UNEVEN_MEAN) ", std > " STR(
-         GPU_LONG_UNEVEN_CV) " x mean, nnz >= " STR(GPU_UNEVEN_MIN_NNZ)},
     {GS_LOC_DEVICE, cond_long_rows, GS_FORMAT_CMRS, "long rows: mean >= " STR(GPU_LONG_MEAN)},
     {GS_LOC_DEVICE, cond_always, GS_FORMAT_CSR, "default"},
     {GS_LOC_HOST, cond_uneven, GS_FORMAT_SURAA, UNEVEN(HOST)},

