@@ -17,10 +17,11 @@
  *   G2 = [g1_end, g2_end)  the other segments of mean npr >= 32: vector kernel, Y threads
  *                          per row, Y = 32*ceil(mean/64) in 32..1024 (Alg. 1 lines 7-9);
  *                          consecutive segments with equal Y form a "run"; on the
- *                          device the runs of Y > 256 in one launch of that kernel, those of
- *                          Y <= 256 (mean <= 512) in one launch of a span kernel tuned for
- *                          sm_90: a warp walks the entries of R consecutive rows (about 768
- *                          entries) in whole-warp chunks and sums each row where it ends
+ *                          device the runs of Y <= 256 (mean <= 512) with >= 16384 rows in one
+ *                          launch of a span kernel tuned for sm_90 (a warp walks the entries
+ *                          of R consecutive rows, about 768 entries, in whole-warp chunks and
+ *                          sums each row where it ends), the other runs in one launch of the
+ *                          vector kernel
  *   G3 = [g2_end, rows)    segments of mean npr < 32 (Alg. 5, made coalesced): L lanes per
  *                          row, L = 1 when mean <= 2, else the smallest power of two >= mean/4
  *                          (>= 2): about 4 entries a lane, the rule gsolve's CSR kernel measured

@@ -220,23 +220,22 @@ static __device__ __forceinline__ double warp_allsum(double v)
 }
 
 /* G2's runs of Y <= SPAN_MAX_Y (rows of up to about 512 entries) and at least SPAN_MIN_ROWS
- * rows (smaller runs, such as a power law's, keep the vector kernel's parallelism), in one
- * launch, tuned
- * for sm_90: a warp takes R = t.thr[r] consecutive sorted rows, whose entries lie together in
- * colind/val, and walks that span in 32-entry chunks from the 32-aligned entry at or below its
- * start, SPAN_U chunks loaded at once (each load a warp's 32 consecutive entries, streaming,
- * whatever the row lengths); each lane adds its products into a running sum, and when a row
- * ends inside a chunk the warp sums the row (the lanes' sums plus the chunk's entries before
- * the row's end) and lane `row` keeps it; at the end lanes 0..n-1 write their rows' y. The
- * order of every addition is fixed by the pattern, so a row's sum is the same from run to
- * run. Offsets are 32-bit (nnz < 2^31, so base + 32 SPAN_U stays below 2^32): with 64-bit
- * ones the same kernel was 3-12% slower. Against Alg. 6's Y threads a row, each doing 1-2
- * entries behind three dependent loads and a block barrier, on the H200 (bench_spmv, same
- * run): isooctane_A x10000 0.406 -> 0.210 ms, pushpull x200 0.212 -> 0.126, zenios x500
- * 0.076 -> 0.069 (spmv_formats_h200_2026-11-25b.md). G3's short rows through it were slower
- * (a warp sum per row of 4-8 entries): 7-point 128^3 0.074 -> 0.145 ms; they stay in
- * suraa_lanes. Held to 8 blocks a multiprocessor (32 registers) it was slower (pushpull x200
- * 0.125 -> 0.131 ms). */
+ * rows (smaller runs, such as a power law's, keep the vector kernel's parallelism: power law
+ * 200000 took 28.7 us through spans, 20.1 without), in one launch, tuned for sm_90: a warp
+ * takes R = t.thr[r] consecutive sorted rows, whose entries lie together in colind/val, and
+ * walks that span in 32-entry chunks from the 32-aligned entry at or below its start, SPAN_U
+ * chunks loaded at once (each load a warp's 32 consecutive entries, streaming, whatever the
+ * row lengths); each lane adds its products into a running sum, and when a row ends inside a
+ * chunk the warp sums the row (the lanes' sums plus the chunk's entries before the row's end)
+ * and lane `row` keeps it; at the end lanes 0..n-1 write their rows' y. The order of every
+ * addition is fixed by the pattern, so a row's sum is the same from run to run. Offsets are 32-bit
+ * (nnz < 2^31, so base + 32 SPAN_U stays below 2^32): with 64-bit ones the same kernel was 3-12%
+ * slower. Against Alg. 6's Y threads a row, each doing 1-2 entries behind three dependent loads and
+ * a block barrier, on the H200 (bench_spmv, same run): isooctane_A x10000 0.406 -> 0.210 ms,
+ * pushpull x200 0.212 -> 0.126, zenios x500 0.076 -> 0.069 (spmv_formats_h200_2026-11-25b.md). G3's
+ * short rows through it were slower (a warp sum per row of 4-8 entries): 7-point 128^3 0.074 ->
+ * 0.145 ms; they stay in suraa_lanes. Held to 8 blocks a multiprocessor (32 registers) it was
+ * slower (pushpull x200 0.125 -> 0.131 ms). */
 static __global__ void __launch_bounds__(SPAN_THREADS, 6)
     suraa_span(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
                const int32_t *__restrict__ colind, const double *__restrict__ val,

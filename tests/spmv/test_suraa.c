@@ -210,32 +210,41 @@ static void test_segment_size(void)
 /* G2's last segment holding short or empty rows, in a run long enough for the device's span
  * kernel (>= 16384 rows; 2 rows a warp here): 40000 rows, 23996 of 64 entries, then the segment
  * of 4 rows [64, 64, 20, 0] (mean 37: G2), or [64, 64, 0, 0] (mean 32: G2, and a warp whose
- * rows are all empty), then empty rows (G3) */
-static void test_g2_short_rows(int gpu)
+ * rows are all empty), then empty rows (G3); and 200000 rows of 47 down to 32 entries (one run,
+ * 16 rows a warp of the span kernel) */
+static void test_g2_spans(int gpu)
 {
-    const int32_t m = 40000;
-    int32_t *len = malloc((size_t)m * sizeof *len);
+    const int32_t m = 40000, big = 200000;
+    int32_t *len = malloc((size_t)big * sizeof *len);
     gs_format_params p;
     gs_spmat *M = NULL;
     static const int32_t tails[2][4] = {{64, 64, 20, 0}, {64, 64, 0, 0}};
-    for (int k = 0; k < 2; k++) {
-        for (int32_t i = 0; i < m; i++) {
-            int32_t r = (int32_t)((389LL * i) % m); /* rank in the sorted order */
-            len[i] = r < 23996 ? 64 : r < 24000 ? tails[k][r - 23996] : 0;
+    static const char *const names[3] = {"G2 ending in a short and an empty row",
+                                         "G2 ending in empty rows", "G2 of 200000 rows, 32-47"};
+    gs_format_params_default(&p);
+    for (int k = 0; k < 3; k++) {
+        const int32_t rows = k < 2 ? m : big;
+        for (int32_t i = 0; i < rows; i++) {
+            int32_t r = (int32_t)((389LL * i) % rows); /* rank in the sorted order */
+            len[i] = k == 2      ? 47 - (int32_t)(16LL * r / rows)
+                     : r < 23996 ? 64
+                     : r < 24000 ? tails[k][r - 23996]
+                                 : 0;
         }
-        gs_csr *A = make_lengths(m, 400, len);
-        gs_format_params_default(&p);
+        gs_csr *A = make_lengths(rows, 400, len);
         CHECK_OK(gs_spmat_create(A, GS_FORMAT_SURAA, &p, &M));
         if (M) {
             const gs_suraa *S = (const gs_suraa *)M->M;
             CHECK(order_ok(A, S->perm));
-            CHECK(S->iqr == 64 && S->seg_size == 4 && S->g1_end == 0 && S->g2_end == 24000);
-            CHECK(S->nruns == 1 && S->runs[0].threads == 32);
+            if (k < 2)
+                CHECK(S->iqr == 64 && S->seg_size == 4 && S->g2_end == 24000);
+            else
+                CHECK(S->iqr == 8 && S->seg_size == 1 && S->g2_end == big);
+            CHECK(S->g1_end == 0 && S->nruns == 1 && S->runs[0].threads == 32);
             if (gpu) check_device_plan(A, &p, S);
         }
         gs_spmat_destroy(&M);
-        fmt_check_case(k ? "G2 ending in empty rows" : "G2 ending in a short and an empty row", A,
-                       GS_FORMAT_SURAA, &p, gpu, NULL);
+        fmt_check_case(names[k], A, GS_FORMAT_SURAA, &p, gpu, NULL);
         gs_csr_destroy(&A);
     }
     free(len);
@@ -350,7 +359,7 @@ int main(int argc, char **argv)
     test_order(gpu);
     test_groups(gpu);
     test_long_row(gpu);
-    test_g2_short_rows(gpu);
+    test_g2_spans(gpu);
     test_hint(gpu, 3000);
     test_hint(gpu, 1000);
     gs_format_params_default(&p);
