@@ -296,6 +296,23 @@ struct segment_shift {
     }
 };
 
+/* *out = a new device block whose first n1 int32 are the exclusive prefix sum of in[0..n1), CUB's
+ * scratch after them in the same allocation (one allocation; a CSR that keeps the block keeps
+ * the few bytes of scratch) */
+static gs_status scan_new(const int32_t *in, int64_t n1, const char *what, int32_t **out)
+{
+    gs_status st = GS_OK;
+    size_t bytes = 0;
+    const size_t head = gs_align256((size_t)n1 * sizeof **out);
+    *out = NULL;
+    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, in, *out, n1, gs_cuda_g.stream));
+    GS_CHECK(gs_cuda_alloc(head + bytes, what, (void **)out));
+    GS_CUDA_CALL(
+        cub::DeviceScan::ExclusiveSum((char *)*out + head, bytes, in, *out, n1, gs_cuda_g.stream));
+done:
+    return st;
+}
+
 /* rowptr = scan of sizes (the stored entries are below 2^31, so 32-bit sums do); nnz and the
  * row statistics read back in one wait; the rows copied in order (k = 1: gs_move, else a warp
  * per 32 rows); adopted as a device CSR */
@@ -307,17 +324,11 @@ extern "C" gs_status gs_dcsr_cuda_to_csr(const gs_dcsr *D, gs_csr **out)
     int32_t *rp = NULL, *ci = NULL, nnz = 0;
     double *v = NULL, row_std = 0.0;
     int max_len = 0;
-    size_t bytes = 0;
     *out = NULL;
-    /* the row pointers with the scan's scratch after them (one allocation; the CSR keeps the
-     * few bytes of scratch), then one wait for the entry count and the row statistics the
-     * CSR's SpMV state needs (gs_cuda_csr_adopt_stats would wait for them again) */
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, D->sizes, rp, n1, s));
-    {
-        const size_t brp = gs_align256((size_t)n1 * sizeof *rp);
-        GS_CHECK(gs_cuda_alloc(brp + bytes, "CSR row pointers", (void **)&rp));
-        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum((char *)rp + brp, bytes, D->sizes, rp, n1, s));
-    }
+    /* the row pointers (with the scan's scratch), then one wait for the entry count and the
+     * row statistics the CSR's SpMV state needs (gs_cuda_csr_adopt_stats would wait for them
+     * again) */
+    GS_CHECK(scan_new(D->sizes, n1, "CSR row pointers", &rp));
     GS_CHECK(gs_cuda_row_stats_issue(D->rows, rp));
     GS_CUDA_CALL(cudaStreamSynchronize(s));
     gs_cuda_row_stats_read(D->rows, &nnz, &max_len, &row_std);
@@ -386,18 +397,11 @@ extern "C" gs_status gs_dcsr_cuda_chunked_to_csr(const gs_dcsr *D, int64_t nchun
     int32_t *P = NULL, *rp = NULL, *ci = NULL, nnz = 0;
     double *v = NULL, row_std = 0.0;
     int max_len = 0;
-    size_t bytes = 0;
     *out = NULL;
     if (nchunk < 1 || nchunk > GS_MAX_INDEX - 1 || D->k != 1)
         GS_FAIL(GS_ERR_INTERNAL, "DCSR to CSR: %lld chunks of a DCSR of %d segments a row",
                 (long long)nchunk, D->k);
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, tot, P, (int)nchunk + 1, s));
-    {
-        const size_t bp = gs_align256((size_t)(nchunk + 1) * sizeof *P);
-        GS_CHECK(gs_cuda_alloc(bp + bytes, "DCSR chunk starts", (void **)&P));
-        GS_CUDA_CALL(
-            cub::DeviceScan::ExclusiveSum((char *)P + bp, bytes, tot, P, (int)nchunk + 1, s));
-    }
+    GS_CHECK(scan_new(tot, nchunk + 1, "DCSR chunk starts", &P));
     GS_CHECK(gs_cuda_row_stats_issue_len(D->rows, D->sizes, P + nchunk));
     GS_CUDA_CALL(cudaStreamSynchronize(s));
     gs_cuda_row_stats_read(D->rows, &nnz, &max_len, &row_std);
