@@ -91,14 +91,14 @@ static __global__ void csr_vector_dots_kernel(int32_t rows, int lanes_log2,
     }
 }
 
-/* The longest row, the sum of squared row lengths and rowptr[rows] straight into host memory
- * (h[0..2]): per thread over a grid of at most GS_CUDA_RED_BLOCKS blocks, warp, block, then one
- * integer atomic pair per block into acc (d_sel, zero at rest; integer max and sum do not depend
+/* The longest row, the sum of squared row lengths (from len, or else from the row pointers
+ * that end at total: rowptr = total - rows) and *total straight into host memory (h[0..2]): per
+ * thread over a grid of at most GS_CUDA_RED_BLOCKS blocks, warp, block, then one integer atomic
+ * pair per block into acc (d_sel, zero at rest; integer max and sum do not depend
  * on the order); the last block copies the totals out and clears acc, so the pass needs no memset
  * and no copy to enqueue. (With an atomic pair per warp on the same two words, the million rows
  * of 3D Poisson 7-point A*A's product took 53 us, ncu: the atomics queued.) */
-static __global__ void row_stats_kernel(int32_t rows, const int32_t *__restrict__ rowptr,
-                                        const int32_t *__restrict__ len,
+static __global__ void row_stats_kernel(int32_t rows, const int32_t *__restrict__ len,
                                         const int32_t *__restrict__ total, unsigned long long *acc,
                                         unsigned long long *h)
 {
@@ -108,7 +108,8 @@ static __global__ void row_stats_kernel(int32_t rows, const int32_t *__restrict_
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
          i += (int64_t)gridDim.x * blockDim.x) {
         const unsigned long long l =
-            (unsigned long long)(len ? __ldg(len + i) : __ldg(rowptr + i + 1) - __ldg(rowptr + i));
+            (unsigned long long)(len ? __ldg(len + i)
+                                     : __ldg(total + (i + 1 - rows)) - __ldg(total + (i - rows)));
         m = l > m ? l : m;
         sq += l * l;
     }
@@ -154,7 +155,7 @@ extern "C" gs_status gs_cuda_row_stats_issue_len(int32_t rows, const int32_t *le
     h[0] = h[1] = h[2] = 0;
     if (rows > 0) {
         row_stats_kernel<<<gs_cuda_red_blocks(rows), GS_CUDA_THREADS, 0, g->stream>>>(
-            rows, len ? NULL : total - rows, len, total, acc, (unsigned long long *)g->h_red_dev);
+            rows, len, total, acc, (unsigned long long *)g->h_red_dev);
         GS_CUDA_LAUNCHED("row_stats");
     }
 done:
