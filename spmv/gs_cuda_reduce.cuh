@@ -19,6 +19,15 @@ static __device__ __forceinline__ double gs_warp_sum(double v)
     return gs_lanes_sum(v, 32);
 }
 
+/* sum of v over the 32 lanes of a warp, in every lane (a butterfly: each lane adds in its own
+ * fixed order) */
+static __device__ __forceinline__ double gs_warp_allsum(double v)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v;
+}
+
 /* sum of v over the block, valid in thread 0 (blockDim a multiple of 32, ws[32] shared) */
 static __device__ __forceinline__ double gs_block_sum(double v, double *ws)
 {

@@ -187,15 +187,15 @@ static __global__ void __launch_bounds__(VEC_BIG)
 /* G3 (Alg. 5, coalesced), all runs in one launch: L = 2^t.thr[r] consecutive lanes per sorted
  * row stride through it (the rows of a run are contiguous and about equally long, so a warp's
  * loads cover one stretch of colind/val), then a shuffle sum inside the L-lane group; every
- * lane reaches the shuffles. MINB blocks a multiprocessor: 8 (32 registers) on even rows, where
- * it took 27-point 128^3 from 0.235 to 0.220 ms and 7-point 128^3 from 0.074 to 0.073 (H200,
- * same run); 6 (40 registers) on uneven rows (cs), where 8 lost 2-3% on the power laws */
-template <int MINB>
-static __global__ void __launch_bounds__(LANE_THREADS, MINB)
-    suraa_lanes(run_table t, int cs, const int32_t *__restrict__ perm,
-                const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
-                const double *__restrict__ val, const double *__restrict__ x,
-                double *__restrict__ y)
+ * lane reaches the shuffles. CS: colind/val loaded streaming (uneven rows, see row_sum), then
+ * 6 blocks a multiprocessor (40 registers); on even rows 8 (32 registers), which took 27-point
+ * 128^3 from 0.235 to 0.220 ms and 7-point 128^3 from 0.074 to 0.073 (H200, same run), where
+ * on the power laws 8 lost 2-3% */
+template <bool CS>
+static __global__ void __launch_bounds__(LANE_THREADS, CS ? 6 : 8)
+    suraa_lanes(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
+                const int32_t *__restrict__ colind, const double *__restrict__ val,
+                const double *__restrict__ x, double *__restrict__ y)
 {
     const int r = find_run(t);
     const int l = t.thr[r], L = 1 << l, lane = threadIdx.x & (L - 1);
@@ -203,20 +203,9 @@ static __global__ void __launch_bounds__(LANE_THREADS, MINB)
         t.begin[r] + ((((int64_t)blockIdx.x - t.first[r]) * LANE_THREADS + threadIdx.x) >> l);
     const bool ok = q < t.end[r];
     double s = 0.0;
-    if (ok && cs)
-        s = row_sum<4, true>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
-    else if (ok)
-        s = row_sum<4, false>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
+    if (ok) s = row_sum<4, CS>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
     s = gs_lanes_sum(s, L);
     if (ok && lane == 0) y[__ldg(perm + q)] = s;
-}
-
-/* sum of v over the warp, in every lane (butterfly: a fixed order per lane) */
-static __device__ __forceinline__ double warp_allsum(double v)
-{
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    return v;
 }
 
 /* G2's runs of Y <= SPAN_MAX_Y (rows of up to about 512 entries) and at least SPAN_MIN_ROWS
@@ -272,7 +261,7 @@ static __global__ void __launch_bounds__(SPAN_THREADS, 6)
             const uint32_t cb = base + 32 * u, e = cb + lane;
             while (row < n && nb <= cb + 32) { /* row `row` ends in this chunk */
                 const bool mine = e < nb;
-                const double tt = warp_allsum(acc + (mine ? p[u] : 0.0));
+                const double tt = gs_warp_allsum(acc + (mine ? p[u] : 0.0));
                 if (mine) p[u] = 0.0;
                 if (lane == row) out = tt;
                 acc = 0.0;
@@ -283,7 +272,7 @@ static __global__ void __launch_bounds__(SPAN_THREADS, 6)
         }
     }
     for (; row < n; row++) { /* rows past the last entry: empty */
-        const double tt = warp_allsum(acc);
+        const double tt = gs_warp_allsum(acc);
         if (lane == row) out = tt;
         acc = 0.0;
     }
@@ -616,51 +605,46 @@ done:
     return st; /* on failure the ones made are kept and the rest retried next time */
 }
 
-/* t = the launch table of runs[0..n) in blocks of `block` threads: G3 (g3), L lanes per row
- * (t->thr = log2 L); else G2, block / Y rows per block (t->thr = Y) */
-static gs_status run_table_make(const gs_suraa_run *runs, int n, int block, int g3, run_table *t)
+/* The kernels a launch table is made for, and what t->thr holds per run */
+enum { TABLE_VECTOR, TABLE_LANES, TABLE_SPANS };
+
+/* rows a warp of the span kernel for a G2 run: about SPAN_ENTRIES entries from the run's Y
+ * (rows of 2 Y - 16 entries on average: Y = 32 ceil(npr/64)); 768 against 384 and 1024
+ * measured best on isooctane, pushpull and zenios; fewer when the run would have less than
+ * SPAN_MIN_WARPS warps; 1..31 */
+static int32_t span_rows(const gs_suraa_run *u)
 {
-    int64_t first = 0;
-    memset(t, 0, sizeof *t);
-    t->n = n;
-    for (int r = 0; r < n; r++) {
-        const int64_t rows = (int64_t)runs[r].end - runs[r].begin;
-        int lg = 0;
-        while (g3 && (1 << lg) < runs[r].threads) lg++;
-        t->first[r] = (int32_t)first;
-        t->begin[r] = runs[r].begin;
-        t->end[r] = runs[r].end;
-        t->thr[r] = g3 ? lg : runs[r].threads;
-        first += g3 ? ((rows << lg) + block - 1) / block
-                    : (rows + block / runs[r].threads - 1) / (block / runs[r].threads);
-        if (first > INT32_MAX)
-            return GS_ERROR(GS_ERR_UNSUPPORTED, "suraa: %lld blocks in one launch",
-                            (long long)first);
-    }
-    t->first[n] = (int32_t)first;
-    return GS_OK;
+    const int64_t rows = (int64_t)u->end - u->begin;
+    int64_t R = SPAN_ENTRIES / (2 * u->threads - 16);
+    if (R > rows / SPAN_MIN_WARPS) R = rows / SPAN_MIN_WARPS;
+    return (int32_t)(R < 1 ? 1 : R > 31 ? 31 : R);
 }
 
-/* t = the span kernel's table of G2 runs[0..n): R rows a warp (1..31), about SPAN_ENTRIES
- * entries a warp from the run's Y (rows of 2 Y - 16 entries on average: Y = 32 ceil(npr/64));
- * 768 against 384 and 1024 measured best on isooctane, pushpull and zenios; fewer when the run
- * would have less than SPAN_MIN_WARPS warps */
-static gs_status span_table_make(const gs_suraa_run *runs, int n, run_table *t)
+/* t = the launch table of runs[0..n) in blocks of `block` threads for `kind`: TABLE_VECTOR
+ * (G2, t->thr = Y, block / Y rows a block), TABLE_LANES (G3, t->thr = log2 L, block / L rows a
+ * block) or TABLE_SPANS (G2, t->thr = R rows a warp, R block / 32 rows a block) */
+static gs_status run_table_make(const gs_suraa_run *runs, int n, int kind, int block, run_table *t)
 {
     int64_t first = 0;
     memset(t, 0, sizeof *t);
     t->n = n;
     for (int r = 0; r < n; r++) {
         const int64_t rows = (int64_t)runs[r].end - runs[r].begin;
-        const int est = 2 * runs[r].threads - 16;
-        int64_t R = SPAN_ENTRIES / est;
-        if (R > rows / SPAN_MIN_WARPS) R = rows / SPAN_MIN_WARPS;
-        R = R < 1 ? 1 : R > 31 ? 31 : R;
+        int32_t thr = runs[r].threads;
+        int64_t per_block = block / thr;
+        if (kind == TABLE_LANES) {
+            thr = 0;
+            while ((1 << thr) < runs[r].threads) thr++;
+            per_block = block >> thr;
+        } else if (kind == TABLE_SPANS) {
+            thr = span_rows(&runs[r]);
+            per_block = (int64_t)thr * (block / 32);
+        }
         t->first[r] = (int32_t)first;
         t->begin[r] = runs[r].begin;
         t->end[r] = runs[r].end;
-        t->thr[r] = (int32_t)R;
-        first += (rows + R * (SPAN_THREADS / 32) - 1) / (R * (SPAN_THREADS / 32));
+        t->thr[r] = thr;
+        first += (rows + per_block - 1) / per_block;
         if (first > INT32_MAX)
             return GS_ERROR(GS_ERR_UNSUPPORTED, "suraa: %lld blocks in one launch",
                             (long long)first);
@@ -735,9 +719,9 @@ static gs_status make_dev_state(gs_suraa *M, const int32_t *g1_rp)
                 vec[nv++] = *u, small &= 256 % u->threads == 0;
         }
         d->g2_block = small ? 256 : VEC_BIG;
-        GS_CHECK(run_table_make(vec, nv, d->g2_block, 0, &d->g2));
-        GS_CHECK(span_table_make(span, ns, &d->g2s));
-        GS_CHECK(run_table_make(M->g3, M->ng3, LANE_THREADS, 1, &d->g3));
+        GS_CHECK(run_table_make(vec, nv, TABLE_VECTOR, d->g2_block, &d->g2));
+        GS_CHECK(run_table_make(span, ns, TABLE_SPANS, SPAN_THREADS, &d->g2s));
+        GS_CHECK(run_table_make(M->g3, M->ng3, TABLE_LANES, LANE_THREADS, &d->g3));
     }
     d->g3_stream = M->rows > 0 && 4.0 * M->iqr >= (double)M->nnz / M->rows;
     if (M->g1_end == 0) return GS_OK;
@@ -1075,11 +1059,11 @@ static gs_status spmv(const void *Mv, const double *x, double *y)
     if (use[2]) {
         const unsigned nb3 = (unsigned)d->g3.first[d->g3.n];
         if (d->g3_stream)
-            suraa_lanes<6><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, 1, M->perm, M->rowptr, M->colind,
-                                                           M->val, x, y);
+            suraa_lanes<true><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, M->perm, M->rowptr, M->colind,
+                                                              M->val, x, y);
         else
-            suraa_lanes<8><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, 0, M->perm, M->rowptr, M->colind,
-                                                           M->val, x, y);
+            suraa_lanes<false><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, M->perm, M->rowptr, M->colind,
+                                                               M->val, x, y);
         GS_CUDA_LAUNCHED("suraa G3 lanes");
     }
     if (fork)
