@@ -187,15 +187,18 @@ static __global__ void __launch_bounds__(VEC_BIG)
 /* G3 (Alg. 5, coalesced), all runs in one launch: L = 2^t.thr[r] consecutive lanes per sorted
  * row stride through it (the rows of a run are contiguous and about equally long, so a warp's
  * loads cover one stretch of colind/val), then a shuffle sum inside the L-lane group; every
- * lane reaches the shuffles. CS: colind/val loaded streaming (uneven rows, see row_sum), then
- * 6 blocks a multiprocessor (40 registers); on even rows 8 (32 registers), which took 27-point
- * 128^3 from 0.235 to 0.220 ms and 7-point 128^3 from 0.074 to 0.073 (H200, same run), where
- * on the power laws 8 lost 2-3% */
-template <bool CS>
-static __global__ void __launch_bounds__(LANE_THREADS, CS ? 6 : 8)
-    suraa_lanes(run_table t, const int32_t *__restrict__ perm, const int32_t *__restrict__ rowptr,
-                const int32_t *__restrict__ colind, const double *__restrict__ val,
-                const double *__restrict__ x, double *__restrict__ y)
+ * lane reaches the shuffles. MINB blocks a multiprocessor: 8 (32 registers) on even rows, where
+ * it took 27-point 128^3 from 0.235 to 0.220 ms and 7-point 128^3 from 0.074 to 0.073 (H200,
+ * same run); 6 (40 registers) on uneven rows (cs), where 8 lost 2-3% on the power laws. cs stays
+ * a runtime argument in both instances: templated on it instead (each instance without the
+ * branch it never takes), 27-point 128^3 went from 0.218 to 0.254 ms and zenios x500 from 0.070
+ * to 0.074 (H200, same session) */
+template <int MINB>
+static __global__ void __launch_bounds__(LANE_THREADS, MINB)
+    suraa_lanes(run_table t, int cs, const int32_t *__restrict__ perm,
+                const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
+                const double *__restrict__ val, const double *__restrict__ x,
+                double *__restrict__ y)
 {
     const int r = find_run(t);
     const int l = t.thr[r], L = 1 << l, lane = threadIdx.x & (L - 1);
@@ -203,7 +206,10 @@ static __global__ void __launch_bounds__(LANE_THREADS, CS ? 6 : 8)
         t.begin[r] + ((((int64_t)blockIdx.x - t.first[r]) * LANE_THREADS + threadIdx.x) >> l);
     const bool ok = q < t.end[r];
     double s = 0.0;
-    if (ok) s = row_sum<4, CS>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
+    if (ok && cs)
+        s = row_sum<4, true>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
+    else if (ok)
+        s = row_sum<4, false>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
     s = gs_lanes_sum(s, L);
     if (ok && lane == 0) y[__ldg(perm + q)] = s;
 }
@@ -1059,11 +1065,11 @@ static gs_status spmv(const void *Mv, const double *x, double *y)
     if (use[2]) {
         const unsigned nb3 = (unsigned)d->g3.first[d->g3.n];
         if (d->g3_stream)
-            suraa_lanes<true><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, M->perm, M->rowptr, M->colind,
-                                                              M->val, x, y);
+            suraa_lanes<6><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, 1, M->perm, M->rowptr, M->colind,
+                                                           M->val, x, y);
         else
-            suraa_lanes<false><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, M->perm, M->rowptr, M->colind,
-                                                               M->val, x, y);
+            suraa_lanes<8><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, 0, M->perm, M->rowptr, M->colind,
+                                                           M->val, x, y);
         GS_CUDA_LAUNCHED("suraa G3 lanes");
     }
     if (fork)
