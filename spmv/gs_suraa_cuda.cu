@@ -38,6 +38,22 @@ typedef struct run_table {
     int32_t begin[MAX_RUNS], end[MAX_RUNS], thr[MAX_RUNS];
 } run_table;
 
+/* G3's rows by exact length, for suraa_lanes to find a row without reading rowptr: the sorted
+ * rows [q[i], q[i + 1]) all hold len[i] entries, the first of them starting at e[i] (rows sort
+ * longest first, so each length's rows and their entries lie together); n = 0: no table (G3's
+ * longest row is over LEN_TABLE entries), rowptr is read. Used in G3's runs of L <= 2^LEN_LANES
+ * lanes (rows of up to about 16 entries), whose threads wait on rowptr, then colind, then x for
+ * only a few entries each: on the H200 (bench/exp runs 104-105, same runs) west2021 x800 went
+ * from 39.6 to 36.5 us, cryg2500 x800 54.5 -> 52.8, BentPipe2D100 x200 55.2 -> 53.0, 7-point
+ * 128^3 72.6 -> 69.8, bips98_606 x200 40.9 -> 39.7; in the runs of 8 and more lanes it cost
+ * (27-point 128^3 223 -> 228 us: the binary search against a load spread over 4+ entries a lane) */
+#define LEN_TABLE 64
+#define LEN_LANES 2
+typedef struct len_table {
+    int32_t n;
+    int32_t q[LEN_TABLE + 2], e[LEN_TABLE + 1], len[LEN_TABLE + 1];
+} len_table;
+
 /* What a device SURAA keeps besides its arrays: G1's scratch (child grids or split rows), its
  * block map, and the launch tables of G2 and G3 (host memory, passed by value). */
 typedef struct suraa_dev {
@@ -49,6 +65,7 @@ typedef struct suraa_dev {
     int g3_stream;     /* G3 loads colind/val streaming (rows of uneven length, see row_sum) */
     run_table g2, g3;  /* G2 runs of the vector kernel, G3 runs */
     run_table g2s;     /* G2 runs of the span kernel (t.thr = rows a warp) */
+    len_table g3l;     /* G3's rows by length (n = 0: suraa_lanes reads rowptr) */
 } suraa_dev;
 
 /* The three group streams and the events that fork them from gs_cuda_g.stream and join them
@@ -195,7 +212,7 @@ static __global__ void __launch_bounds__(VEC_BIG)
  * to 0.074 (H200, same session) */
 template <int MINB>
 static __global__ void __launch_bounds__(LANE_THREADS, MINB)
-    suraa_lanes(run_table t, int cs, const int32_t *__restrict__ perm,
+    suraa_lanes(run_table t, len_table lt, int cs, const int32_t *__restrict__ perm,
                 const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colind,
                 const double *__restrict__ val, const double *__restrict__ x,
                 double *__restrict__ y)
@@ -205,11 +222,26 @@ static __global__ void __launch_bounds__(LANE_THREADS, MINB)
     const int64_t q =
         t.begin[r] + ((((int64_t)blockIdx.x - t.first[r]) * LANE_THREADS + threadIdx.x) >> l);
     const bool ok = q < t.end[r];
+    int64_t b = 0, e = 0;
+    if (ok && lt.n > 0 && l <= LEN_LANES) { /* the row's length: the last i, lt.q[i] <= q */
+        int lo = 0, hi = lt.n - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (q >= lt.q[mid])
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        b = lt.e[lo] + (q - lt.q[lo]) * lt.len[lo];
+        e = b + lt.len[lo];
+    } else if (ok) {
+        b = __ldg(rowptr + q), e = __ldg(rowptr + q + 1);
+    }
     double s = 0.0;
     if (ok && cs)
-        s = row_sum<4, true>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
+        s = row_sum<4, true>(b + lane, e, L, colind, val, x);
     else if (ok)
-        s = row_sum<4, false>(__ldg(rowptr + q) + lane, __ldg(rowptr + q + 1), L, colind, val, x);
+        s = row_sum<4, false>(b + lane, e, L, colind, val, x);
     s = gs_lanes_sum(s, L);
     if (ok && lane == 0) y[__ldg(perm + q)] = s;
 }
@@ -464,6 +496,9 @@ typedef struct plan_out {
     unsigned long long count[GS_SURAA_BINS];
     int32_t q_hi, q_lo, seg, nseg, g1_end, g2_end, rv[3], total;
     int32_t g1_rp[PLAN_G1_ROWS];
+    int32_t g3_len;              /* G3's longest row (0: no G3) */
+    int32_t g3_a[LEN_TABLE + 1]; /* a[l]: the first G3 row of <= l entries ... */
+    int32_t g3_e[LEN_TABLE + 1]; /* ... and where it starts (when g3_len <= LEN_TABLE) */
 } plan_out;
 
 /* Freedman-Diaconis as gs_suraa_segment_size, with cbrt(m) from the host (cbrt_m): a division
@@ -489,7 +524,7 @@ static __global__ void plan_kernel(int32_t m, int64_t hi, int64_t lo, double cbr
                                    unsigned *done, plan_out *out)
 {
     __shared__ unsigned int h[GS_SURAA_BINS];
-    __shared__ int s_last, s_g1;
+    __shared__ int s_last, s_g1, s_g2;
     const int32_t S = seg_size_dev(m, __ldg(len + hi) - __ldg(len + lo), cbrt_m);
     const int32_t nseg = (int32_t)(((int64_t)m + S - 1) / S);
     for (int c = threadIdx.x; c < GS_SURAA_BINS; c += blockDim.x) h[c] = 0;
@@ -525,12 +560,25 @@ static __global__ void plan_kernel(int32_t m, int64_t hi, int64_t lo, double cbr
         out->g1_end = g1, out->g2_end = g2;
         out->rv[0] = srp[g1 > 0 ? g1 - 1 : 0], out->rv[1] = srp[g1], out->rv[2] = srp[g2];
         out->total = srp[m];
-        s_g1 = g1; /* for the copy below */
+        out->g3_len = g2 < m ? len[g2] : 0;
+        s_g1 = g1, s_g2 = g2; /* for the copies below */
     }
     __syncthreads();
-    const int32_t g1 = s_g1;
+    const int32_t g1 = s_g1, g2 = s_g2, l3 = g2 < m ? len[g2] : 0;
     if (g1 < PLAN_G1_ROWS)
         for (int32_t q = threadIdx.x; q <= g1; q += blockDim.x) out->g1_rp[q] = srp[q];
+    if (l3 <= LEN_TABLE) /* G3's rows by length: a[l] the first of [g2, m) with len <= l */
+        for (int l = threadIdx.x; l <= l3; l += blockDim.x) {
+            int64_t lo = g2, hi = m; /* len descends over [g2, m) */
+            while (lo < hi) {
+                const int64_t mid = (lo + hi) >> 1;
+                if (len[mid] <= l)
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            out->g3_a[l] = (int32_t)lo, out->g3_e[l] = srp[lo];
+        }
     __syncthreads();
     for (int c = threadIdx.x; c < GS_SURAA_BINS; c += blockDim.x) count[c] = 0;
     if (threadIdx.x == 0) *done = 0;
@@ -702,8 +750,8 @@ done:
 
 /* the streams, G1's scratch (child grids: partial sums and a device launch pool large enough
  * for one child grid per G1 row; blocks: the block map, from g1_rp when not NULL), and the
- * G2/G3 launch tables */
-static gs_status make_dev_state(gs_suraa *M, const int32_t *g1_rp)
+ * G2/G3 launch tables (lt: G3's length table, NULL for none) */
+static gs_status make_dev_state(gs_suraa *M, const int32_t *g1_rp, const len_table *lt)
 {
     gs_status st = GS_OK;
     suraa_dev *d = NULL;
@@ -713,6 +761,7 @@ static gs_status make_dev_state(gs_suraa *M, const int32_t *g1_rp)
     GS_CHECK(gs_alloc_array(1, sizeof *d, "SURAA device state", (void **)&d));
     memset(d, 0, sizeof *d);
     M->dev = d;
+    if (lt) d->g3l = *lt;
     {
         /* G2's runs split between the two kernels, each keeping the runs' order */
         gs_suraa_run vec[GS_SURAA_CLASSES], span[GS_SURAA_CLASSES];
@@ -883,8 +932,9 @@ done:
 
 /* wait for the plan (only: the rows may still be moving), then the IQR, segment size, groups
  * and runs on the host (checked against the kernel's), G1/G2 entries and the G1 kernel.
- * *g1_rp = G1's row pointers (host, the caller frees) when the kernel sent them. */
-static gs_status plan_finish(gs_suraa *M, const gs_format_params *p, int32_t **g1_rp)
+ * *g1_rp = G1's row pointers (host, the caller frees) when the kernel sent them; *lt = G3's
+ * length table (n = 0 when its rows are too long for one). */
+static gs_status plan_finish(gs_suraa *M, const gs_format_params *p, int32_t **g1_rp, len_table *lt)
 {
     gs_status st = GS_OK;
     int64_t count[GS_SURAA_BINS];
@@ -911,6 +961,20 @@ static gs_status plan_finish(gs_suraa *M, const gs_format_params *p, int32_t **g
     M->g1_nnz = o->rv[1];
     M->g2_nnz = (int64_t)o->rv[2] - o->rv[1];
     gs_suraa_plan_g1(M, p, o->rv[1] - o->rv[0]);
+    memset(lt, 0, sizeof *lt);
+    if (M->g2_end < M->rows && o->g3_len <= LEN_TABLE) {
+        /* rows of exactly l entries: [a[l], a[l - 1]), a[-1] = m; the longest first */
+        for (int l = o->g3_len; l >= 0; l--) {
+            const int32_t end = l > 0 ? o->g3_a[l - 1] : M->rows;
+            if (o->g3_a[l] >= end) continue;
+            lt->q[lt->n] = o->g3_a[l], lt->e[lt->n] = o->g3_e[l], lt->len[lt->n] = l;
+            lt->n++;
+        }
+        lt->q[lt->n] = M->rows;
+        if (lt->n == 0 || lt->q[0] != M->g2_end)
+            GS_FAIL(GS_ERR_INTERNAL, "suraa: G3's length table starts at row %d, not at %d",
+                    lt->n ? lt->q[0] : -1, M->g2_end);
+    }
     if (M->g1_end > 0 && M->g1_end < PLAN_G1_ROWS) {
         GS_CHECK(gs_alloc_array((size_t)M->g1_end + 1, sizeof **g1_rp, "SURAA G1 rows",
                                 (void **)g1_rp));
@@ -927,6 +991,7 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **out
     gs_suraa *M = NULL;
     conv_tmp t;
     int32_t *g1_rp = NULL;
+    len_table lt;
     const int64_t m = A->rows;
     *out = NULL;
     t.base = NULL;
@@ -961,10 +1026,10 @@ static gs_status from_csr(const gs_csr *A, const gs_format_params *p, void **out
             GS_CHECK(gs_move(A->rows, A->nnz, M->rowptr, sorted_shift{M->perm, A->rowptr}, 1,
                              A->colind, A->val, M->colind, M->val, gs_cuda_g.stream,
                              "suraa move rows"));
-        GS_CHECK(plan_finish(M, p, &g1_rp));
+        GS_CHECK(plan_finish(M, p, &g1_rp, &lt));
     }
     gs_cuda_select_trace("suraa planned");
-    GS_CHECK(make_dev_state(M, g1_rp));
+    GS_CHECK(make_dev_state(M, g1_rp, m > 0 ? &lt : NULL));
     gs_cuda_select_trace("suraa device state");
     *out = M;
     M = NULL;
@@ -1065,11 +1130,11 @@ static gs_status spmv(const void *Mv, const double *x, double *y)
     if (use[2]) {
         const unsigned nb3 = (unsigned)d->g3.first[d->g3.n];
         if (d->g3_stream)
-            suraa_lanes<6><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, 1, M->perm, M->rowptr, M->colind,
-                                                           M->val, x, y);
+            suraa_lanes<6><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, d->g3l, 1, M->perm, M->rowptr,
+                                                           M->colind, M->val, x, y);
         else
-            suraa_lanes<8><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, 0, M->perm, M->rowptr, M->colind,
-                                                           M->val, x, y);
+            suraa_lanes<8><<<nb3, LANE_THREADS, 0, s[2]>>>(d->g3, d->g3l, 0, M->perm, M->rowptr,
+                                                           M->colind, M->val, x, y);
         GS_CUDA_LAUNCHED("suraa G3 lanes");
     }
     if (fork)

@@ -250,6 +250,46 @@ static void test_g2_spans(int gpu)
     free(len);
 }
 
+/* G3 found through its length table on the device (rows of 0 to 16 entries in 17 lengths, the
+ * empty ones last), and G3 whose first row (65 entries) is too long for the table, so rowptr
+ * is read: 4000 rows of 100 (G2), then 65, then rows of 1 and 0; quartiles 100 and 1, segment
+ * ceil(2 99 / cbrt(8000)) = 10 rows, so row 4000 starts the first G3 segment (mean 7.4) */
+static void test_g3_lengths(int gpu)
+{
+    const int32_t m = 8000;
+    int32_t *len = malloc((size_t)m * sizeof *len);
+    gs_format_params p;
+    gs_spmat *M = NULL;
+    static const char *const names[2] = {"G3 of 17 lengths", "G3 from a row of 65"};
+    gs_format_params_default(&p);
+    for (int k = 0; k < 2; k++) {
+        for (int32_t i = 0; i < m; i++) {
+            const int32_t r = (int32_t)((389LL * i) % m); /* rank in the sorted order */
+            len[i] = k == 0      ? (int32_t)((7LL * i) % 17)
+                     : r < 4000  ? 100
+                     : r == 4000 ? 65
+                     : r < 7990  ? 1
+                                 : 0;
+        }
+        gs_csr *A = make_lengths(m, 300, len);
+        CHECK_OK(gs_spmat_create(A, GS_FORMAT_SURAA, &p, &M));
+        if (M) {
+            const gs_suraa *S = (const gs_suraa *)M->M;
+            CHECK(order_ok(A, S->perm));
+            if (k == 0)
+                CHECK(S->g1_end == 0 && S->g2_end == 0 && S->ng3 >= 1);
+            else
+                CHECK(S->seg_size == 10 && S->g1_end == 0 && S->g2_end == 4000 &&
+                      S->rowptr[4001] - S->rowptr[4000] == 65);
+            if (gpu) check_device_plan(A, &p, S);
+        }
+        gs_spmat_destroy(&M);
+        fmt_check_case(names[k], A, GS_FORMAT_SURAA, &p, gpu, NULL);
+        gs_csr_destroy(&A);
+    }
+    free(len);
+}
+
 /* a row of 150000 entries among rows of 3: G1, on the device several child blocks */
 static void test_long_row(int gpu)
 {
@@ -360,6 +400,7 @@ int main(int argc, char **argv)
     test_groups(gpu);
     test_long_row(gpu);
     test_g2_spans(gpu);
+    test_g3_lengths(gpu);
     test_hint(gpu, 3000);
     test_hint(gpu, 1000);
     gs_format_params_default(&p);
