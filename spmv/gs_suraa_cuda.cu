@@ -489,8 +489,9 @@ static __device__ int seg_bin(double mean)
 
 /* What the plan kernel's last block writes into host memory: the quartile lengths, the segment
  * size and count, the segments of each bin, the group ends as gs_suraa_plan_groups finds them,
- * the sorted row pointers there (rv: at g1_end - 1 (g1_end when 0), g1_end, g2_end), srp[m], and
- * G1's row pointers srp[0..g1_end] when g1_end < PLAN_G1_ROWS */
+ * the sorted row pointers there (rv: at g1_end - 1 (g1_end when 0), g1_end, g2_end), srp[m],
+ * G1's row pointers srp[0..g1_end] when g1_end < PLAN_G1_ROWS, and where G3's rows of each
+ * length begin (for its len_table) when its longest row holds at most LEN_TABLE entries */
 #define PLAN_G1_ROWS 2048
 typedef struct plan_out {
     unsigned long long count[GS_SURAA_BINS];
