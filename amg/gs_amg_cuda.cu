@@ -7,11 +7,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cub/device/device_scan.cuh>
 
 #include "gs_amg_impl.h"
 #include "gs_cuda_impl.h"
 #include "gs_cuda_reduce.cuh"
+#include "gs_cuda_scan.cuh"
 
 #define GRID(n) gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream
 #define FOR_I(n)                                                                                  \
@@ -81,14 +81,9 @@ __device__ __forceinline__ uint64_t d_key(int state, int32_t i)
 static gs_status scan_counts(const int32_t *in, int32_t *out, int32_t n, int32_t *total)
 {
     gs_status st = GS_OK;
-    void *tmp = NULL;
-    size_t bytes = 0;
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n + 1, gs_cuda_g.stream));
-    GS_CHECK(gs_cuda_alloc(bytes, "scan workspace", &tmp));
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n + 1, gs_cuda_g.stream));
+    GS_CHECK(gs_cuda_exclusive_sum<int32_t>(in, out, (int64_t)n + 1, "scan workspace"));
     GS_CHECK(gs_cuda_d2h(total, out + n, sizeof *total));
 done:
-    gs_cuda_free(tmp);
     return st;
 }
 

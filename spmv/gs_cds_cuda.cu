@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cub/device/device_scan.cuh>
 
 #include "gs_cds.h"
 #include "gs_cuda_impl.h"
+#include "gs_cuda_scan.cuh"
 
 /* the block sizes tried by the detection kernel */
 typedef struct cds_cands {
@@ -840,8 +840,6 @@ static gs_status to_csr(const void *M, gs_csr **out)
     cudaStream_t s = gs_cuda_g.stream;
     int32_t *rp = NULL, *ci = NULL, total = 0;
     double *v = NULL;
-    void *tmp = NULL;
-    size_t tmp_bytes = 0;
     const int64_t n1 = (int64_t)C->rows + 1;
     *out = NULL;
     GS_CHECK(gs_cuda_alloc(((size_t)C->rows + 1) * sizeof *rp, "CSR row pointers", (void **)&rp));
@@ -852,9 +850,7 @@ static gs_status to_csr(const void *M, gs_csr **out)
         row_count_kernel<<<gs_cuda_grid(C->rows), GS_CUDA_THREADS, 0, s>>>(
             C->rows, (int64_t)C->ndiag * C->b, C->ld, C->present, rp);
         GS_CUDA_LAUNCHED("cds row_count");
-        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, rp, rp, n1, s));
-        GS_CHECK(gs_cuda_alloc(tmp_bytes, "CDS scan scratch", &tmp));
-        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, tmp_bytes, rp, rp, n1, s));
+        GS_CHECK(gs_cuda_exclusive_sum<int32_t>(rp, rp, n1, "CDS scan scratch"));
         GS_CHECK(gs_cuda_d2h(&total, rp + C->rows, sizeof total));
         if (total != C->nnz)
             GS_FAIL(GS_ERR_INTERNAL, "cds: %d entries marked present, the matrix has %d", total,
@@ -866,7 +862,6 @@ static gs_status to_csr(const void *M, gs_csr **out)
     st = gs_cuda_csr_adopt(C->rows, C->cols, C->nnz, rp, ci, v, out);
     rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
 done:
-    gs_cuda_free(tmp);
     gs_cuda_free(rp);
     gs_cuda_free(ci);
     gs_cuda_free(v);

@@ -19,11 +19,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "gs_cmrs.h"
 #include "gs_cuda_impl.h"
+#include "gs_cuda_scan.cuh"
 
 #define CMRS_THREADS 256 /* block of the warp-per-strip kernels */
 #define CMRS_WARPS (CMRS_THREADS / 32)
@@ -443,21 +443,6 @@ static __global__ void unpack_kernel(int64_t n, const uint32_t *__restrict__ in,
 
 /* ---------------------------------------------------------------- CUB helpers */
 
-/* out = exclusive prefix sums of in[0..n) queued on the stream (n >= 1); CUB's scratch freed
- * stream-ordered (gs_cuda_free), so nothing here waits */
-template <typename T> static gs_status exclusive_sum(const T *in, T *out, int64_t n)
-{
-    gs_status st = GS_OK;
-    void *tmp = NULL;
-    size_t bytes = 0;
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n, gs_cuda_g.stream));
-    GS_CHECK(gs_cuda_alloc(bytes, "CUB scan scratch", &tmp));
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n, gs_cuda_g.stream));
-done:
-    gs_cuda_free(tmp);
-    return st;
-}
-
 /* (keys, vals) sorted by key within each strip [sp[s], sp[s+1]) (keys are unique there), queued
  * on the stream (the scratch freed stream-ordered) */
 static gs_status sort_strips(const uint32_t *kin, uint32_t *kout, const double *vin, double *vout,
@@ -504,7 +489,7 @@ static gs_status plan_modified(const gs_csr *A, gs_cmrs *C)
     mod_size_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
         A->rows, C->strips, C->h, C->m, A->rowptr, size, C->nzptr);
     GS_CUDA_LAUNCHED("cmrs_mod_size");
-    GS_CHECK(exclusive_sum<int64_t>(size, off, n));
+    GS_CHECK(gs_cuda_exclusive_sum<int64_t>(size, off, n, "CMRS scan scratch"));
     GS_CHECK(gs_cuda_d2h(&total, off + C->strips, sizeof total));
     if (total > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED,
@@ -632,7 +617,7 @@ static gs_status to_csr(const void *M, gs_csr **out)
             C->rows, C->strips, C->h, C->m, C->stripptr, C->nzptr, C->colrow, cnt);
         GS_CUDA_LAUNCHED("cmrs_row_count");
     }
-    GS_CHECK(exclusive_sum<int32_t>(cnt, rp, n));
+    GS_CHECK(gs_cuda_exclusive_sum<int32_t>(cnt, rp, n, "CMRS scan scratch"));
     GS_CHECK(gs_cuda_d2h(&last, rp + C->rows, sizeof last));
     if (last != C->nnz)
         GS_FAIL(GS_ERR_INTERNAL, "cmrs to_csr: %d entries counted, %d expected", last, C->nnz);

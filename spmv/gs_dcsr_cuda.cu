@@ -11,6 +11,7 @@
 #include "gs_cuda_impl.h"
 #include "gs_cuda_move.cuh"
 #include "gs_cuda_reduce.cuh"
+#include "gs_cuda_scan.cuh"
 #include "gs_dcsr.h"
 
 #define WARPS_PER_BLOCK (GS_CUDA_THREADS / 32)
@@ -153,20 +154,6 @@ static __global__ void scatter_kernel(int32_t rows, const int32_t *__restrict__ 
         start[perm[j]] = scan[j];
 }
 
-/* scan[0..n] = exclusive prefix sum of in[0..n] (n+1 items), CUB */
-static gs_status scan64(const int64_t *in, int64_t *out, int64_t n1)
-{
-    gs_status st = GS_OK;
-    void *tmp = NULL;
-    size_t bytes = 0;
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, n1, gs_cuda_g.stream));
-    GS_CHECK(gs_cuda_alloc(bytes, "DCSR scan scratch", &tmp));
-    GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, n1, gs_cuda_g.stream));
-done:
-    gs_cuda_free(tmp);
-    return st;
-}
-
 /* Algorithm 4 with room: row r becomes one segment of sizes[r] + extra[r] entries at the prefix
  * sum of those (in bin order with reorder); the capacity becomes the total plus the reserve */
 extern "C" gs_status gs_dcsr_cuda_defrag(gs_dcsr *D, const int32_t *extra, int reorder)
@@ -183,7 +170,7 @@ extern "C" gs_status gs_dcsr_cuda_defrag(gs_dcsr *D, const int32_t *extra, int r
     room_kernel<<<gs_cuda_grid(n1), GS_CUDA_THREADS, 0, s>>>(D->rows, reorder ? D->perm : NULL,
                                                              D->sizes, extra, room);
     GS_CUDA_LAUNCHED("dcsr_room");
-    GS_CHECK(scan64(room, scan, n1));
+    GS_CHECK(gs_cuda_exclusive_sum<int64_t>(room, scan, n1, "DCSR scan scratch"));
     GS_CHECK(gs_cuda_d2h(&total, scan + D->rows, sizeof total));
     if (total > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "DCSR: %lld entries exceed 32-bit offsets (2^31 - 1)",

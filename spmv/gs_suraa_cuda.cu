@@ -14,6 +14,7 @@
 #include "gs_cuda_impl.h"
 #include "gs_cuda_move.cuh"
 #include "gs_cuda_reduce.cuh"
+#include "gs_cuda_scan.cuh"
 #include "gs_suraa.h"
 
 #define LANE_THREADS 256  /* threads of a G3 block (Alg. 5: blocks of 256) */
@@ -1049,8 +1050,6 @@ static gs_status to_csr(const void *Mv, gs_csr **out)
     const int64_t m = M->rows;
     int32_t *rp = NULL, *ci = NULL, *len = NULL;
     double *v = NULL;
-    void *cub_tmp = NULL;
-    size_t scan_b = 0;
     cudaStream_t s = gs_cuda_g.stream;
     *out = NULL;
     GS_CHECK(gs_cuda_alloc(((size_t)m + 1) * 4, "CSR row pointers", (void **)&rp));
@@ -1063,9 +1062,7 @@ static gs_status to_csr(const void *Mv, gs_csr **out)
         orig_len_kernel<<<gs_cuda_grid(m + 1), GS_CUDA_THREADS, 0, s>>>(M->rows, M->perm, M->rowptr,
                                                                         len);
         GS_CUDA_LAUNCHED("suraa original lengths");
-        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(NULL, scan_b, len, rp, m + 1, s));
-        GS_CHECK(gs_cuda_alloc(scan_b, "CUB scratch", &cub_tmp));
-        GS_CUDA_CALL(cub::DeviceScan::ExclusiveSum(cub_tmp, scan_b, len, rp, m + 1, s));
+        GS_CHECK(gs_cuda_exclusive_sum<int32_t>(len, rp, m + 1, "SURAA scan scratch"));
         if (M->nnz > 0)
             GS_CHECK(gs_move(M->rows, M->nnz, M->rowptr, sorted_shift{M->perm, rp}, 0, M->colind,
                              M->val, ci, v, s, "suraa move rows back"));
@@ -1073,10 +1070,8 @@ static gs_status to_csr(const void *Mv, gs_csr **out)
     }
     st = gs_cuda_csr_adopt(M->rows, M->cols, M->nnz, rp, ci, v, out);
     rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
-done:
-    if (len || cub_tmp) (void)cudaStreamSynchronize(s);
+done: /* the frees are stream-ordered: after the kernels that use these */
     gs_cuda_free(len);
-    gs_cuda_free(cub_tmp);
     gs_cuda_free(rp);
     gs_cuda_free(ci);
     gs_cuda_free(v);
