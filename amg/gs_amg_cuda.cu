@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 
-
 #include "gs_amg_impl.h"
 #include "gs_cuda_impl.h"
 #include "gs_cuda_reduce.cuh"

@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "gs_cds.h"
 #include "gs_cuda_impl.h"
 #include "gs_cuda_scan.cuh"
