@@ -1162,6 +1162,21 @@ static int one_launch(const binning *bn, int64_t rows)
     return plan_bins(bn, L) == 1 && L[0].b < GS_SPGEMM_BINS - 1 && L[0].lo == 0 && L[0].n == rows;
 }
 
+/* the rows of A B counted into bins and their products (bin_rows_issue, one wait): *inorder
+ * when one launch takes every row in order (one_launch), *total = the products of every bin */
+static gs_status count_bins(int64_t rows, int64_t *prod, unsigned long long *ctl, const gs_csr *A,
+                            const gs_csr *B, binning *bn, int *inorder, int64_t *total)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(bin_rows_issue(rows, NULL, prod, ctl, A, B)); /* the products counted too */
+    GS_CHECK(bin_rows_read(bn));
+    *inorder = one_launch(bn, rows);
+    *total = 0;
+    for (int b = 0; b < GS_SPGEMM_BINS; b++) *total += bn->prod[b];
+done:
+    return st;
+}
+
 /* The rows need no binning when the sorted bin takes them all at once: every row has at most
  * 64 products (A's longest row times B's, from their statistics) and most have more than 32
  * (mean row lengths), so the count (about 40 us for 3D Poisson 7-point A*A's million rows) and
@@ -1336,16 +1351,13 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, (size_t)C_N * sizeof *ctl, s));
         memset(&bn, 0, sizeof bn);
         for (int b = 3; b <= GS_SPGEMM_BINS; b++) bn.start[b] = rows;
-        bn.prod[2] = bound;
+        bn.prod[2] = total = bound;
         inorder = 1;
     } else {
-        GS_CHECK(bin_rows_issue(rows, NULL, prod, ctl, A, B)); /* the products counted too */
-        GS_CHECK(bin_rows_read(&bn));
-        inorder = one_launch(&bn, rows);
+        GS_CHECK(count_bins(rows, prod, ctl, A, B, &bn, &inorder, &total));
         if (!inorder) GS_CHECK(bin_rows_place(rows, NULL, prod, perm, ctl));
     }
     ms_bin = stage_ms(g_trace);
-    for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
     {
         const double meanB = B->rows > 0 ? (double)B->nnz / B->rows : 0.0;
         while (glog2 < 5 && (double)(1 << glog2) < meanB) glog2++; /* lanes per row of B */
@@ -1367,11 +1379,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     }
     if (!D && unbinned) { /* the sample needs the bins */
         unbinned = 0;
-        GS_CHECK(bin_rows_issue(rows, NULL, prod, ctl, A, B));
-        GS_CHECK(bin_rows_read(&bn));
-        inorder = one_launch(&bn, rows);
-        total = 0;
-        for (int b = 0; b < GS_SPGEMM_BINS; b++) total += bn.prod[b];
+        GS_CHECK(count_bins(rows, prod, ctl, A, B, &bn, &inorder, &total));
     }
     if (!D) {
         if (inorder) GS_CHECK(bin_rows_place(rows, NULL, prod, perm, ctl)); /* the sample's */

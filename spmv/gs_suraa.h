@@ -25,7 +25,10 @@
  *   G3 = [g2_end, rows)    segments of mean npr < 32 (Alg. 5, made coalesced): L lanes per
  *                          row, L = 1 when mean <= 2, else the smallest power of two >= mean/4
  *                          (>= 2): about 4 entries a lane, the rule gsolve's CSR kernel measured
- *                          best; consecutive segments with equal L form a run; one launch
+ *                          best; consecutive segments with equal L form a run; one launch;
+ *                          on the device the runs of L <= 4 find each row's entries from where
+ *                          each length's rows begin (sorted longest first, one length's rows lie
+ *                          together) instead of reading rowptr
  * Each non-empty group runs on its own stream on the device: the one with the most entries on
  * the backend's stream, the others forked from it and joined back. Byte model of one SpMV
  * (double, 32-bit indices):

@@ -562,11 +562,11 @@ static __global__ void plan_kernel(int32_t m, int64_t hi, int64_t lo, double cbr
         out->g1_end = g1, out->g2_end = g2;
         out->rv[0] = srp[g1 > 0 ? g1 - 1 : 0], out->rv[1] = srp[g1], out->rv[2] = srp[g2];
         out->total = srp[m];
-        out->g3_len = g2 < m ? len[g2] : 0;
         s_g1 = g1, s_g2 = g2; /* for the copies below */
     }
     __syncthreads();
     const int32_t g1 = s_g1, g2 = s_g2, l3 = g2 < m ? len[g2] : 0;
+    if (threadIdx.x == 0) out->g3_len = l3;
     if (g1 < PLAN_G1_ROWS)
         for (int32_t q = threadIdx.x; q <= g1; q += blockDim.x) out->g1_rp[q] = srp[q];
     if (l3 <= LEN_TABLE) /* G3's rows by length: a[l] the first of [g2, m) with len <= l */
