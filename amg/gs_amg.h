@@ -3,7 +3,10 @@
  * preconditioner of the Krylov methods.
  *
  * Setup, level by level, where A lives (host or device; the same algorithm code, with the
- * data-parallel steps in amg/gs_amg_host.c and amg/gs_amg_cuda.cu):
+ * data-parallel steps in amg/ops/gs_amg_host.c and amg/ops/gs_amg_cuda.cu; docs/design.md maps
+ * the folders: setup/ the per-level pipeline, coarsen/ strength, aggregation and tentative P,
+ * smoothers/ one file per smoother and their registry, coarse/ the coarse solve, cycle/ the
+ * cycle):
  *   1. strength: j is a strong neighbour of i when |a_ij| > theta sqrt(|a_ii a_jj|) (on the
  *      node graph, with block norms, when a grid point holds several unknowns);
  *   2. aggregation: roots form a distance-2 maximal independent set, found in synchronous
@@ -17,13 +20,14 @@
  *      steps;
  *   5. R = P^T, A_c = R (A P) through gs_spgemm (DCSR row-binned on the device, or cuSPARSE, or
  *      the host product);
- *   6. every level's A, P and R converted to the SpMV format the caller's callback picks;
+ *   6. every level's A, P and R converted to the SpMV format the selector picks for it
+ *      (gs_select_spmat with the caller's request, parsed once);
  *   7. the coarsest matrix (at most coarse_size rows, or the last of max_levels) inverted by a
  *      dense LU factorization with partial pivoting, once; the cycle applies the inverse.
- * Cycle: V or W, smoothers weighted Jacobi, l1-Jacobi or Chebyshev (on D^-1 A, bounds from the
- * same Lanczos estimate; degree chebyshev_degree on levels 0 and 1 and coarse_chebyshev_degree
- * below, where the SpMVs are cheap), pre- and post-smoothing with the same polynomial, so the
- * preconditioner is symmetric when A is (CG).
+ * Cycle: V or W, with a smoother from the registry (gs_smoother.h: weighted Jacobi, l1-Jacobi,
+ * Chebyshev on D^-1 A with bounds from the same Lanczos estimate, degree chebyshev_degree on
+ * levels 0 and 1 and coarse_chebyshev_degree below, where the SpMVs are cheap), pre- and
+ * post-smoothing with the same operator, so the preconditioner is symmetric when A is (CG).
  */
 #ifndef GS_AMG_H
 #define GS_AMG_H
@@ -32,7 +36,8 @@
 #include <stdio.h>
 
 #include "gs_csr.h"
-#include "gs_krylov.h"
+#include "gs_linop.h"
+#include "gs_select.h"
 #include "gs_spgemm.h"
 #include "gs_spmat.h"
 
@@ -40,7 +45,7 @@
 extern "C" {
 #endif
 
-typedef enum gs_amg_smoother { GS_SMOOTH_JACOBI = 0, GS_SMOOTH_L1JACOBI, GS_SMOOTH_CHEBYSHEV } gs_amg_smoother;
+typedef struct gs_smoother gs_smoother; /* a registered smoother (gs_smoother.h) */
 typedef enum gs_amg_aggregation { GS_AGG_MIS2 = 0, GS_AGG_STANDARD } gs_amg_aggregation;
 
 #define GS_AMG_MAX_LEVELS 50
@@ -48,10 +53,18 @@ typedef enum gs_amg_aggregation { GS_AGG_MIS2 = 0, GS_AGG_STANDARD } gs_amg_aggr
 /* Which operator of a level a format is chosen for. */
 typedef enum gs_amg_op_kind { GS_AMG_OP_A = 0, GS_AMG_OP_P, GS_AMG_OP_R } gs_amg_op_kind;
 
-/* Make the SpMV form of a level's operator (A on level l, P from l+1 to l, R from l to l+1);
- * reason receives why that format. NULL in the parameters: gsolve's CSR kernel everywhere. */
-typedef gs_status (*gs_amg_make_op)(void *ctx, const gs_csr *M, int level, gs_amg_op_kind kind,
-                                    gs_spmat **out, char *reason, size_t reason_len);
+/* Setup phases reported apart (seconds): the AMG's own; io's result record names its columns
+ * after them (the driver copies them across) */
+typedef enum gs_amg_phase {
+    GS_AMG_PHASE_STRENGTH = 0,
+    GS_AMG_PHASE_AGGREGATE,
+    GS_AMG_PHASE_PROLONG,
+    GS_AMG_PHASE_RAP,
+    GS_AMG_PHASE_CONVERT,
+    GS_AMG_PHASE_COARSE,
+    GS_AMG_PHASES
+} gs_amg_phase;
+extern const char *const gs_amg_phase_names[GS_AMG_PHASES]; /* "strength", "aggregation", ... */
 
 typedef struct gs_amg_params {
     double theta;
@@ -60,7 +73,7 @@ typedef struct gs_amg_params {
     int64_t coarse_size;
     gs_spgemm_method galerkin; /* AUTO: DCSR on the device, HOST on the host */
     int cycle_w;               /* 0: V, 1: W */
-    gs_amg_smoother smoother;
+    const gs_smoother *smoother; /* NULL: the registry's default (gs_smoother_default) */
     double smoother_omega;     /* weighted Jacobi damping; 0: 4/3 / rho */
     int chebyshev_degree;
     int coarse_chebyshev_degree; /* degree on levels >= 2 (their SpMVs are cheap); 0: the same */
@@ -72,9 +85,11 @@ typedef struct gs_amg_params {
     double prolongator_omega;  /* P = (I - prolongator_omega / rho D^-1 A) P_tent */
     const double *nullspace;   /* host, rows x nullspace_k, column-major; NULL: constants */
     int nullspace_k;
-    gs_amg_make_op make_op;
-    void *make_op_ctx;
-    int trace;                 /* print every setup step's time to stderr */
+    /* how every level's A, P and R get their SpMV format (borrowed, read during gs_amg_setup
+     * only; parsed once by the caller); NULL: gsolve's CSR kernel everywhere */
+    const gs_select_request *select;
+    int trace;                 /* print every setup step's time to stderr (and each operator's
+                                * format choice) */
 } gs_amg_params;
 
 void gs_amg_params_default(gs_amg_params *p);
@@ -93,13 +108,14 @@ typedef struct gs_amg_level_report {
     double rho;       /* estimated spectral radius of D^-1 A (0 on the coarsest level) */
     char format[16], format_p[16], format_r[16];
     char reason[160];
+    int fell_back; /* A's chosen format refused it, so csr runs (reason says why) */
 } gs_amg_level_report;
 
 typedef struct gs_amg_report {
     int levels;
     gs_amg_level_report level[GS_AMG_MAX_LEVELS];
     double operator_complexity, grid_complexity;
-    double phase_s[6]; /* strength, aggregation, prolongator, rap, convert, coarse (gs_results.h) */
+    double phase_s[GS_AMG_PHASES]; /* setup split by phase (gs_amg_phase) */
     double setup_s;
     char coarse_desc[160]; /* "dense LU inverse, 112 x 112" */
     char desc[224];        /* "V cycle, Chebyshev, 1+1 sweeps, mis2 aggregation ..." */

@@ -1,4 +1,4 @@
-/* bench_select: the per-level format choice (spmv/gs_select.h) against measurement.
+/* bench_select: the per-level format choice (spmv/select/gs_select.h) against measurement.
  *
  *   bench_select [--backend cuda|host] [--reps N] [--batches B] [--md FILE] [--csv FILE]
  *                [--no-measure] [MATRIX ...]
@@ -213,7 +213,7 @@ done:
 static void emit_rules(FILE *md)
 {
     char line[256];
-    gs_bench_emit(md, "Rule table in force (spmv/gs_select.c; first matching row wins):\n");
+    gs_bench_emit(md, "Rule table in force (spmv/select/gs_select.c; first matching row wins):\n");
     for (int i = 0;; i++) {
         unsigned locs = 0;
         gs_format f;

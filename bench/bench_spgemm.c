@@ -6,7 +6,9 @@
  * P the piecewise-constant prolongator of 2x2x2 aggregates, and every square real Matrix Market
  * file in MATRIX_FOLDER up to --max-nnz entries (default 5e6) with P from greedy aggregation (each
  * unaggregated node with its unaggregated neighbours). Operations: A*A, A*P, R*(AP) with R = P^T
- * and AP made beforehand, and the whole Galerkin product (transpose + both products). Method: two
+ * and AP made beforehand, and the whole Galerkin product by gs_galerkin_ex, the path AMG runs (R =
+ * P^T by gs_spgemm_transpose, then A P and R (A P) by the method; AMG makes R beforehand and
+ * keeps it, so its coarse operator costs this row less the transpose). Method: two
  * warm-up runs, then the median of N runs (default 9) of the operation alone (its result freed
  * outside the clock); peak = the most device memory the call held at once (result included,
  * inputs not), counted over the call's own allocations. A markdown table on stdout.
@@ -85,7 +87,7 @@ static result time_op(int op, const gs_csr *X, const gs_csr *Y, gs_spgemm_method
         if (DEV) DEV->sync();
         double t0 = gs_time_now();
         gs_status st =
-            op == 0 ? gs_spgemm_ex(X, Y, m, &info, &C) : gs_galerkin_ex(X, Y, m, &info, &C);
+            op == 0 ? gs_spgemm_ex(X, Y, m, &info, &C) : gs_galerkin_ex(X, Y, NULL, m, &info, &C);
         if (DEV) DEV->sync();
         double t1 = gs_time_now();
         if (st != GS_OK) {

@@ -10,7 +10,7 @@
  * LIST is comma-separated formats, each "name[:key=value...]" with keys h, sort, mod (CMRS),
  * g1=dynamic|block, child (SURAA), fill, b (CDS); default "cusparse,csr,cmrs,suraa,cds".
  *
- * Method (DESIGN.md): device-to-device copy bandwidth first, and the pinned host-to-device
+ * Method (docs/design.md, "Performance method"): device-to-device copy bandwidth first, and the pinned host-to-device
  * bandwidth; then per matrix and format, a conversion (discarded: first-use costs) and a timed
  * one; warm-up, then the median over 15 batches of the time of one SpMV (a batch runs N SpMVs
  * back to back and synchronizes once); GB/s by the format's own byte model (CSR: 12 nnz +
@@ -22,10 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef GS_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 #include "gs_backend.h"
 #include "gs_bench.h"
 #include "gs_gen.h"
@@ -67,29 +63,29 @@ static double copy_bandwidth(gs_loc loc)
     return bw;
 }
 
-/* Host-to-device bandwidth in GB/s from pinned memory (256 MB, median of 7), 0 without CUDA. */
+/* Host-to-device bandwidth in GB/s from pinned memory (256 MB, median of 7), 0 without a
+ * device backend: the backend's own byte copy (gs_backend_ops.put) from a page-locked block. */
 static double pinned_h2d_bandwidth(void)
 {
-    double bw = 0.0;
-#ifdef GS_HAVE_CUDA
+    double bw = 0.0, t[7];
     const size_t n = (size_t)256 << 20;
+    const gs_backend_ops *be = gs_backend_get(GS_LOC_DEVICE);
     void *h = NULL, *d = NULL;
-    double t[7];
-    if (cudaMallocHost(&h, n) == cudaSuccess && cudaMalloc(&d, n) == cudaSuccess) {
+    if (be && gs_alloc_pinned(n, 1, "bandwidth probe", &h) == GS_OK &&
+        be->alloc(n, "bandwidth probe", &d) == GS_OK) {
         memset(h, 1, n);
-        cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);
-        for (int i = 0; i < 7; i++) {
+        int ok = be->put(d, h, n) == GS_OK && be->sync() == GS_OK;
+        for (int i = 0; ok && i < 7; i++) {
             double t0 = gs_time_now();
-            cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);
+            ok = be->put(d, h, n) == GS_OK && be->sync() == GS_OK;
             t[i] = gs_time_now() - t0;
         }
         qsort(t, 7, sizeof t[0], gs_bench_cmp_double);
-        bw = (double)n / t[3] / 1e9;
+        if (ok) bw = (double)n / t[3] / 1e9;
     }
-    if (h) cudaFreeHost(h);
-    if (d) cudaFree(d);
-    (void)cudaGetLastError();
-#endif
+    gs_free(h);
+    if (d) be->free(d);
+    gs_error_clear();
     return bw;
 }
 
@@ -154,25 +150,6 @@ static void upload_figures(const gs_csr *A, gs_loc loc, upload_row *u)
     gs_error_clear();
 }
 
-typedef struct bench_op {
-    const gs_spmat *M;
-    gs_status (*dots)(const gs_csr *, const gs_vec *, gs_vec *, int, const gs_vec *const *,
-                      const gs_vec *const *, double *);
-} bench_op;
-
-static gs_status apply_spmv(void *ctx, const gs_vec *x, gs_vec *y)
-{
-    const bench_op *op = ctx;
-    return gs_spmat_spmv(op->M, x, y);
-}
-
-static gs_status apply_spmv_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
-                                 const gs_vec *const *a, const gs_vec *const *b, double *out)
-{
-    const bench_op *op = ctx;
-    return op->dots(op->M->csr, x, y, k, a, b, out);
-}
-
 /* Seconds of a CG run of `its` iterations (no preconditioner, b = ones, x0 = 0). */
 static double cg_run(const gs_linop *op, const gs_vec *b, gs_vec *x, int its, gs_loc loc)
 {
@@ -193,8 +170,8 @@ static double cg_iteration(const gs_spmat *M)
     gs_vec *b = NULL, *x = NULL;
     double per = NAN;
     if (M->rows != M->cols) return NAN;
-    bench_op ctx = {M, M->format == GS_FORMAT_CSR ? gs_backend_get(M->loc)->csr_spmv_dots : NULL};
-    gs_linop op = {M->rows, &ctx, apply_spmv, ctx.dots ? apply_spmv_dots : NULL};
+    gs_spmat_op ctx; /* the driver's operator: fused dots with the CSR kernel */
+    gs_linop op = gs_spmat_linop(M, &ctx);
     if (gs_vec_create(M->rows, M->loc, &b) == GS_OK &&
         gs_vec_create(M->rows, M->loc, &x) == GS_OK && gs_vec_fill(1.0, b) == GS_OK) {
         cg_run(&op, b, x, 20, M->loc); /* warm-up */

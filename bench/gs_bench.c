@@ -162,7 +162,7 @@ gs_status gs_bench_coarsen(const gs_csr *A, uint64_t seed, gs_csr **Ac)
     }
     GS_CHECK(gs_spgemm_host(A, T, &P));
     smooth(A, agg, tval, rho > 0.0 ? 4.0 / 3.0 / rho : 0.0, P);
-    GS_CHECK(gs_galerkin(A, P, GS_SPGEMM_HOST, Ac));
+    GS_CHECK(gs_galerkin(A, P, NULL, GS_SPGEMM_HOST, Ac));
 done:
     gs_free(agg);
     gs_free(size);

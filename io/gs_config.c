@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_krylov.h"
 #include "gs_mem.h"
+#include "gs_smoother.h"
+#include "gs_spmat.h"
 
 /* K_LIST: a list of strings, kept as "a,b,c"; K_CASES: the batch's list of case groups, kept
  * as its length (the entries are read again from the file by gs_config_apply_case). */
@@ -28,8 +31,12 @@ typedef struct key_def {
 #define F(field) offsetof(gs_config, field)
 #define NOLIM -HUGE_VAL, HUGE_VAL
 #define IMAX 2147483647.0
-#define FORMATS "auto|measure|csr|cusparse|cmrs|suraa|cds"
-#define LEVEL_FORMATS "auto|csr|cusparse|cmrs|suraa|cds"
+/* choices read from a registry when first needed (key_choices): the SpMV formats (gs_spmat.h),
+ * the Krylov methods (gs_krylov.h), the AMG smoothers (gs_smoother.h) */
+#define FORMATS "@formats"
+#define LEVEL_FORMATS "@level_formats"
+#define KRYLOV "@krylov"
+#define SMOOTHERS "@smoothers"
 
 /* The one declaration of every key: later issues add rows here. */
 static const key_def KEYS[] = {
@@ -65,7 +72,7 @@ static const key_def KEYS[] = {
      "powerlaw: mean degree"},
     {"problem.generate.exponent", K_FLOAT, F(problem.generate.exponent), "2.5", 2.000001, 100, NULL,
      "powerlaw: degree distribution exponent (> 2)"},
-    {"solver.type", K_STR, F(solver.type), "cg", NOLIM, "cg|bicgstab|gmres|fgmres",
+    {"solver.type", K_STR, F(solver.type), "cg", NOLIM, KRYLOV,
      "Krylov method"},
     {"solver.rtol", K_FLOAT, F(solver.rtol), "1e-8", 0, 1e300, NULL,
      "stop when ||b - A x|| <= rtol ||b||"},
@@ -81,7 +88,7 @@ static const key_def KEYS[] = {
      "preconditioner"},
     {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, FORMATS,
      "SpMV format: csr (gsolve's own kernel), cusparse (cuSPARSE CSR, GPU only), cmrs, suraa, "
-     "cds, on every AMG level; auto: the rule table of spmv/gs_select.c over the matrix's "
+     "cds, on every AMG level; auto: the rule table of spmv/select/gs_select.c over the matrix's "
      "features; measure: time every format that can hold the matrix and keep the fastest. A "
      "format that does not suit the matrix falls back to csr with a warning"},
     {"spmv.levels", K_LIST, F(spmv.levels), "", NOLIM, LEVEL_FORMATS,
@@ -94,7 +101,7 @@ static const key_def KEYS[] = {
     {"spmv.cmrs_modified", K_INT, F(spmv.cmrs_modified), "1", 0, 1, NULL,
      "CMRS: the modified kernel of sec. 6.7 (per-warp h x M buffer, strips padded to warp "
      "multiples; 1.03-1.15x the plain kernel's speed and more on the H200, "
-     "bench/results/spmv_formats_h200_2026-11-21.md), or the plain warp-per-strip kernel (0)"},
+     "bench/results/README.md, SpMV formats), or the plain warp-per-strip kernel (0)"},
     {"spmv.suraa_g1", K_STR, F(spmv.suraa_g1), "auto", NOLIM, "auto|dynamic|block",
      "SURAA long rows (G1): child grids by dynamic parallelism, or one block per row"},
     {"spmv.suraa_max_child_threads", K_INT, F(spmv.suraa_max_child_threads), "0", 0, 1048576,
@@ -108,7 +115,7 @@ static const key_def KEYS[] = {
      "sqrt(|a_ii a_jj|). 0 is fastest to solution (3D Poisson 7-point 64^3 / 128^3 / 256^3: "
      "13 / 14 / 14 PCG iterations with the default smoothers); 0.03 makes less aggressive "
      "coarse levels for 30-70% more setup time on the GPU "
-     "(bench/results/amg_h200_2026-11-21.md)"},
+     "(bench/results/README.md, AMG)"},
     {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, "mis2|standard",
      "mis2: parallel, deterministic aggregation around a distance-2 maximal independent set "
      "(same aggregates on host and GPU); standard: PyAMG's sequential greedy rule (host setup)"},
@@ -120,7 +127,7 @@ static const key_def KEYS[] = {
      "Galerkin product R (A P): dcsr (row-binned DCSR SpGEMM, GPU), cusparse (cuSPARSE SpGEMM, "
      "GPU), host; auto: dcsr on the GPU, host on the host"},
     {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, "V|W", "multigrid cycle"},
-    {"amg.smoother", K_STR, F(amg.smoother), "chebyshev", NOLIM, "jacobi|l1jacobi|chebyshev",
+    {"amg.smoother", K_STR, F(amg.smoother), "chebyshev", NOLIM, SMOOTHERS,
      "smoother on every level but the coarsest"},
     {"amg.smoother_omega", K_FLOAT, F(amg.smoother_omega), "0", 0, 2, NULL,
      "weighted Jacobi: damping; 0: 4/3 / rho(D^-1 A), rho estimated in the setup"},
@@ -227,6 +234,20 @@ static const char *type_name(key_type t)
                           : "a list of case groups";
 }
 
+/* The "a|b|c" choices of key k: its own, or the names a registry lists ("@..."). */
+static const char *key_choices(const key_def *k)
+{
+    static char formats[320], level_formats[320];
+    if (!k->choices || k->choices[0] != '@') return k->choices;
+    if (strcmp(k->choices, KRYLOV) == 0) return gs_krylov_choices();
+    if (strcmp(k->choices, SMOOTHERS) == 0) return gs_smoother_choices();
+    if (!formats[0]) {
+        snprintf(formats, sizeof formats, "auto|measure|%s", gs_format_choices());
+        snprintf(level_formats, sizeof level_formats, "auto|%s", gs_format_choices());
+    }
+    return strcmp(k->choices, FORMATS) == 0 ? formats : level_formats;
+}
+
 /* v is one of the "a|b|c" choices. */
 static int in_choices(const char *choices, const char *v)
 {
@@ -247,9 +268,10 @@ static gs_status store_str(gs_config *c, const key_def *k, const char *v, const 
     if (strlen(v) >= GS_CFG_STR)
         return GS_ERROR(GS_ERR_CONFIG, "%s: %s is longer than %d characters", where, k->key,
                         GS_CFG_STR - 1);
-    if (k->choices && !in_choices(k->choices, v))
+    const char *ch = key_choices(k);
+    if (ch && !in_choices(ch, v))
         return GS_ERROR(GS_ERR_CONFIG, "%s: %s = \"%s\" is not one of: %s", where, k->key, v,
-                        k->choices[0] == '|' ? k->choices + 1 : k->choices);
+                        ch[0] == '|' ? ch + 1 : ch);
     memcpy((char *)c + k->off, v, strlen(v) + 1);
     return GS_OK;
 }
@@ -281,9 +303,10 @@ static gs_status store_list(gs_config *c, const key_def *k, const char *joined, 
     for (int i = 0; gs_config_list_item(joined, i, item, sizeof item); i++) {
         if (!item[0])
             return GS_ERROR(GS_ERR_CONFIG, "%s: %s: item %d is empty", where, k->key, i + 1);
-        if (k->choices && !in_choices(k->choices, item))
+        const char *ch = key_choices(k);
+        if (ch && !in_choices(ch, item))
             return GS_ERROR(GS_ERR_CONFIG, "%s: %s: \"%s\" is not one of: %s", where, k->key,
-                            item, k->choices[0] == '|' ? k->choices + 1 : k->choices);
+                            item, ch[0] == '|' ? ch + 1 : ch);
     }
     memcpy((char *)c + k->off, joined, strlen(joined) + 1);
     return GS_OK;
@@ -657,9 +680,10 @@ void gs_config_print_help(FILE *f)
         else
             fprintf(f, "%-28s %-6s default %s%s%s", k->key, t, k->type == K_STR ? "\"" : "",
                     k->def, k->type == K_STR ? "\"" : "");
-        if (k->choices)
+        const char *ch = key_choices(k);
+        if (ch)
             fprintf(f, "  %s: %s", k->type == K_LIST ? "items" : "one of",
-                    k->choices[0] == '|' ? k->choices + 1 : k->choices);
+                    ch[0] == '|' ? ch + 1 : ch);
         else if (k->type != K_STR && isfinite(k->min) && isfinite(k->max))
             fprintf(f, "  range: %g..%g", k->min, k->max);
         fprintf(f, "\n    %s\n", k->help);

@@ -1,5 +1,5 @@
 /* gs_results.h: what one run produced, and the files it goes to: a CSV row, an HDF5 record,
- * a residual-history CSV. The field set is the contract scripts rely on (DESIGN.md). */
+ * a residual-history CSV. The field set is the contract scripts rely on (docs/design.md). */
 #ifndef GS_RESULTS_H
 #define GS_RESULTS_H
 

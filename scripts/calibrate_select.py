@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Propose the thresholds of gsolve's SpMV format rule table (spmv/gs_select.c) from
+"""Propose the thresholds of gsolve's SpMV format rule table (spmv/select/gs_select.c) from
 measurements of every format, so the table can be recalibrated on a new GPU in one command:
 
     build/bench/bench_select --csv sel.csv --md sel.md [MATRIX ...]
@@ -26,16 +26,16 @@ A candidate value is a midpoint between two measured feature values; a format th
 matrix falls back to csr, as gs_select_spmat does. The objective, in order: no matrix below
 --floor x cuSPARSE (GPU tables only), the most matrices within
 --within of the measured best, the highest geometric mean of best/auto. The search is a
-coordinate descent from the table in force (read from spmv/gs_select.c), once per choice of the
+coordinate descent from the table in force (read from spmv/select/gs_select.c), once per choice of the
 formats XS, XL and Y; ties keep the value in force, or else take the roundest number that decides
 alike. It prints each matrix's outcome under the table in force and under the proposal, and the
-#define lines to paste into spmv/gs_select.c.
+#define lines to paste into spmv/select/gs_select.c.
 
 N is not searched: it keeps row 1's conversion within the cost limit. Wherever the table in
 force picked row 1's format, the run's cost of the features and the conversion is known (in
 SpMVs of that format); N is proposed just above the largest nnz whose cost passed
 --max-cost x --cost-margin (the one in force when none did). It only rises from the value in
-force: to find it afresh, set N to 0 in spmv/gs_select.c, rebuild and rerun the benchmark. The
+force: to find it afresh, set N to 0 in spmv/select/gs_select.c, rebuild and rerun the benchmark. The
 cost limit is the GPU's: a host table keeps the N in force.
 """
 import argparse
@@ -125,7 +125,7 @@ def load(path):
 
 
 def table_in_force(source, device):
-    """The #defines of the location's rows in spmv/gs_select.c."""
+    """The #defines of the location's rows in spmv/select/gs_select.c."""
     p = {"C": 1.0, "U": 0.0, "N": 0.0, "UM": 0.0, "R": 0.0, "SC": 0.0, "SM": 0.0, "K": 128.0,
          "F": 0.25,
          "B1": 0.0, "M": 12.0,
@@ -300,7 +300,7 @@ def main():
                     help="calibrate the host rows (default: the GPU's when cuSPARSE was timed)")
     ap.add_argument("--source", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                      "..", "spmv", "gs_select.c"),
-                    help="spmv/gs_select.c, for the thresholds in force")
+                    help="spmv/select/gs_select.c, for the thresholds in force")
     a = ap.parse_args()
     ms = load(a.table)
     if not ms:
@@ -346,7 +346,7 @@ def main():
         ((k,) + interval(ms, k, prop[k])) for k in ("C", "U", "R", "K", "F", "M")))
     prefix = "GPU_" if device else "HOST_"
     off = [k for k in ("XS", "XL", "Y") if prop[k] == "off"]
-    print("\nFor spmv/gs_select.c%s:" % (
+    print("\nFor spmv/select/gs_select.c%s:" % (
         "" if not off else " (rows %s are off: their thresholds set out of reach)" % off))
     if prop["XS"] == "off":
         prop["U"] = 0

@@ -15,28 +15,15 @@
 #include "gs_krylov.h"
 #include "gs_mm.h"
 #include "gs_select.h"
+#include "gs_smoother.h"
 #include "gs_spmat.h"
 
-/* y = A*x in the chosen SpMV format; with the own CSR kernel, dot products fused into it */
+/* A in the chosen SpMV format, as the Krylov method's operator */
 typedef struct spmv_op {
     gs_spmat *M;
     int borrowed; /* M belongs to someone else (the AMG hierarchy's finest level) */
-    gs_status (*spmv_dots)(const gs_csr *A, const gs_vec *x, gs_vec *y, int k,
-                           const gs_vec *const *a, const gs_vec *const *b, double *out);
+    gs_spmat_op op; /* the operator's context (gs_spmat_linop: fused dots with the CSR kernel) */
 } spmv_op;
-
-static gs_status op_apply(void *ctx, const gs_vec *x, gs_vec *y)
-{
-    const spmv_op *op = ctx;
-    return gs_spmat_spmv(op->M, x, y);
-}
-
-static gs_status op_apply_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
-                               const gs_vec *const *a, const gs_vec *const *b, double *out)
-{
-    const spmv_op *op = ctx;
-    return op->spmv_dots(op->M->csr, x, y, k, a, b, out);
-}
 
 /* Pick where the solve runs: run.backend = auto | host | cuda. */
 static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
@@ -98,6 +85,13 @@ static void warn_fallback(const gs_select_result *sr)
     if (sr->fell_back) fprintf(stderr, "gsolve: %s\n", sr->reason);
 }
 
+/* The AMG levels whose chosen format refused their A: say so on stderr (csr ran). */
+static void warn_fallbacks(const gs_amg_report *r)
+{
+    for (int l = 0; l < r->levels; l++)
+        if (r->level[l].fell_back) fprintf(stderr, "gsolve: %s\n", r->level[l].reason);
+}
+
 /* Convert dA (the matrix on the run's backend) into the format the selector picks (spmv.format,
  * spmv.levels[0]); records the format that runs and why. */
 static gs_status make_spmv(const gs_config *c, const gs_csr *dA, spmv_op *op, gs_run *run)
@@ -107,12 +101,11 @@ static gs_status make_spmv(const gs_config *c, const gs_csr *dA, spmv_op *op, gs
     gs_select_result sr;
     GS_CHECK(gs_select_spmat(dA, 0, &rq, &op->M, &sr));
     warn_fallback(&sr);
-    op->spmv_dots = sr.format == GS_FORMAT_CSR ? gs_backend_get(dA->loc)->csr_spmv_dots : NULL;
     gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(sr.format));
     gs_str_copy(run->res.formats, sizeof run->res.formats, gs_format_name(sr.format));
     gs_spmat_describe(op->M, run->format_desc, sizeof run->format_desc);
     run->convert_s = sr.feature_s + sr.convert_s + sr.measure_s;
-    run->res.phase_s[GS_PHASE_CONVERT] = run->convert_s;
+    run->res.phase_s[GS_PHASE_CONVERT] = run->convert_s; /* the one phase of a one-level solve */
     GS_CHECK(gs_alloc_array(1, sizeof *run->levels, "level table", (void **)&run->levels));
     memset(run->levels, 0, sizeof *run->levels);
     run->levels->rows = sr.feat.rows;
@@ -124,27 +117,6 @@ static gs_status make_spmv(const gs_config *c, const gs_csr *dA, spmv_op *op, gs
     gs_str_copy(run->levels->reason, sizeof run->levels->reason, sr.reason);
     gs_str_copy(run->format_reason, sizeof run->format_reason, sr.reason);
     run->res.level_info = run->levels;
-done:
-    return st;
-}
-
-/* The format of one AMG operator, by the selector (spmv.levels' entry for the level, else
- * spmv.format); P and R of level l go by the same entry, falling back to csr where it does not
- * suit them. */
-static gs_status amg_make_op(void *ctx, const gs_csr *M, int level, gs_amg_op_kind kind,
-                             gs_spmat **out, char *reason, size_t len)
-{
-    gs_status st = GS_OK;
-    const gs_config *c = ctx;
-    gs_select_request rq = select_request(c);
-    gs_select_result sr;
-    GS_CHECK(gs_select_spmat(M, level, &rq, out, &sr));
-    if (kind == GS_AMG_OP_A) warn_fallback(&sr);
-    if (c->output.verbosity >= 3) /* beside the AMG setup trace */
-        fprintf(stderr, "amg setup: level %d %s: %s, features %.3f ms + conversion %.3f ms\n",
-                level, kind == GS_AMG_OP_A ? "A" : kind == GS_AMG_OP_P ? "P" : "R",
-                gs_format_name((*out)->format), 1e3 * sr.feature_s, 1e3 * sr.convert_s);
-    gs_str_copy(reason, len, sr.reason);
 done:
     return st;
 }
@@ -184,9 +156,10 @@ static gs_status amg_params(const gs_config *c, gs_amg_params *ap)
     ap->coarse_size = c->amg.coarse_size;
     GS_CHECK(gs_spgemm_method_parse(c->amg.galerkin, &ap->galerkin));
     ap->cycle_w = strcmp(c->amg.cycle, "W") == 0;
-    ap->smoother = strcmp(c->amg.smoother, "jacobi") == 0     ? GS_SMOOTH_JACOBI
-                   : strcmp(c->amg.smoother, "l1jacobi") == 0 ? GS_SMOOTH_L1JACOBI
-                                                              : GS_SMOOTH_CHEBYSHEV;
+    ap->smoother = gs_smoother_find(c->amg.smoother);
+    if (!ap->smoother)
+        GS_FAIL(GS_ERR_CONFIG, "amg.smoother = \"%s\" is not one of: %s", c->amg.smoother,
+                gs_smoother_choices());
     ap->smoother_omega = c->amg.smoother_omega;
     ap->chebyshev_degree = (int)c->amg.chebyshev_degree;
     ap->coarse_chebyshev_degree = (int)c->amg.coarse_chebyshev_degree;
@@ -231,7 +204,11 @@ static gs_status record_amg(const gs_amg *amg, gs_run *run)
     res->level_info = run->levels;
     res->operator_complexity = r->operator_complexity;
     res->grid_complexity = r->grid_complexity;
-    for (int i = 0; i < GS_PHASES; i++) res->phase_s[i] = r->phase_s[i];
+    /* the AMG's phases into the record's columns of the same names */
+    for (int i = 0; i < GS_AMG_PHASES; i++)
+        for (int j = 0; j < GS_PHASES; j++)
+            if (strcmp(gs_amg_phase_names[i], gs_phase_names[j]) == 0)
+                res->phase_s[j] = r->phase_s[i];
 done:
     return st;
 }
@@ -261,13 +238,6 @@ static void monitor(void *ctx, int it, double rnorm)
     }
 }
 
-static gs_krylov_type krylov_type(const char *s)
-{
-    if (strcmp(s, "bicgstab") == 0) return GS_KRYLOV_BICGSTAB;
-    if (strcmp(s, "gmres") == 0) return GS_KRYLOV_GMRES;
-    if (strcmp(s, "fgmres") == 0) return GS_KRYLOV_FGMRES;
-    return GS_KRYLOV_CG;
-}
 
 /* Fill the identification fields of the result from configuration and problem. */
 static void describe(const gs_config *c, const gs_problem *p, gs_result *r)
@@ -332,7 +302,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     gs_csr *dA = NULL; /* A on the device */
     gs_linop M, *Mp = NULL;
     gs_loc loc;
-    spmv_op aop = {NULL, 0, NULL};
+    spmv_op aop = {NULL, 0, {NULL, NULL}};
     const gs_csr *A = p->A;
     const char *where = p->source[0] ? p->source : p->matrix;
     (void)out;
@@ -364,24 +334,23 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         if (c->problem.nullspace[0])
             GS_CHECK(read_nullspace(c, A->rows, &nullspace, &ap.nullspace_k));
         ap.nullspace = nullspace;
-        ap.make_op = amg_make_op;
-        ap.make_op_ctx = (void *)c;
+        gs_select_request rq = select_request(c);
+        ap.select = &rq; /* AMG picks every operator's format through the selector */
         GS_CHECK(gs_amg_setup(dA ? dA : A, &ap, where, &amg));
         GS_CHECK(record_amg(amg, run));
+        warn_fallbacks(gs_amg_get_report(amg));
         M = gs_amg_linop(amg);
         Mp = &M;
         /* the Krylov method multiplies by the finest level's operator (its format chosen once) */
         aop.M = (gs_spmat *)gs_amg_level_op(amg, 0);
         aop.borrowed = 1;
-        aop.spmv_dots =
-            aop.M->format == GS_FORMAT_CSR ? gs_backend_get(loc)->csr_spmv_dots : NULL;
         gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(aop.M->format));
         gs_spmat_describe(aop.M, run->format_desc, sizeof run->format_desc);
         run->convert_s = aop.M->convert_s;
     } else {
         GS_CHECK(make_spmv(c, dA ? dA : A, &aop, run));
     }
-    gs_linop Aop = {A->rows, &aop, op_apply, aop.spmv_dots ? op_apply_dots : NULL};
+    gs_linop Aop = gs_spmat_linop(aop.M, &aop.op);
     GS_CHECK(gs_vec_create(A->rows, loc, &b));
     GS_CHECK(gs_vec_create(A->rows, loc, &x));
     GS_CHECK(gs_vec_create(A->rows, loc, &w));
@@ -396,7 +365,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     run->res.setup_s = gs_time_now() - t0;
 
     gs_krylov_params kp = {
-        .type = krylov_type(c->solver.type),
+        .type = (gs_krylov_type)gs_krylov_index(gs_krylov_find(c->solver.type)),
         .rtol = c->solver.rtol,
         .atol = c->solver.atol,
         .max_iters = (int)c->solver.max_iters,

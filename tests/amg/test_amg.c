@@ -11,9 +11,12 @@
  * rtol and operator complexity <= 1.6; block systems, every smoother and the W cycle converge;
  * a zero diagonal is refused with the row named. */
 #include "gs_amg.h"
-#include "gs_amg_impl.h"
+#include "gs_amg_ops.h"
+#include "gs_smoother.h"
 #include "gs_backend.h"
 #include "gs_gen.h"
+#include "gs_krylov.h"
+#include "gs_select.h"
 #include "gs_spgemm.h"
 #include "gs_test.h"
 
@@ -261,15 +264,14 @@ static void test_solves(void)
     CHECK(oc > 1.0 && oc <= 1.6);
     CHECK(rr <= 1e-8);
     const struct {
-        gs_amg_smoother s;
+        const char *s;
         int w;
         const char *name;
-    } v[] = {{GS_SMOOTH_JACOBI, 0, "jacobi"},
-             {GS_SMOOTH_L1JACOBI, 0, "l1jacobi"},
-             {GS_SMOOTH_CHEBYSHEV, 1, "chebyshev W"}};
+    } v[] = {{"jacobi", 0, "jacobi"}, {"l1jacobi", 0, "l1jacobi"}, {"chebyshev", 1, "chebyshev W"}};
     for (int i = 0; i < 3; i++) {
         gs_amg_params q = p;
-        q.smoother = v[i].s;
+        q.smoother = gs_smoother_find(v[i].s);
+        CHECK(q.smoother != NULL);
         q.cycle_w = v[i].w;
         its = solve(A, GS_LOC_HOST, &q, GS_KRYLOV_CG, &oc, &rr);
         printf("  %s: %d iterations\n", v[i].name, its);
@@ -391,6 +393,81 @@ out:
     gs_csr_destroy(&A);
 }
 
+/* 3D 7-point -div(k grad u), k = 1 or 1e3 on a checkerboard of 8^3 blocks: at theta = 0.25
+ * only couplings across the jumps are strong, so most rows of P are empty (std > mean: the GPU
+ * rule table picks cuSPARSE for P) */
+static gs_csr *jump3d(int n)
+{
+    const int64_t N = (int64_t)n * n * n;
+    const int o[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+    int32_t *ri = malloc(7 * N * sizeof *ri), *ci = malloc(7 * N * sizeof *ci);
+    double *v = malloc(7 * N * sizeof *v);
+    int64_t k = 0;
+#define JUMP_K(x, y, z) ((((x) / 8 + (y) / 8 + (z) / 8) & 1) ? 1e3 : 1.0)
+    for (int z = 0; z < n; z++)
+        for (int y = 0; y < n; y++)
+            for (int x = 0; x < n; x++) {
+                const int32_t i = (int32_t)(((int64_t)z * n + y) * n + x);
+                const double ki = JUMP_K(x, y, z);
+                double d = 0.0;
+                for (int q = 0; q < 6; q++) {
+                    int a = x + o[q][0], b = y + o[q][1], c = z + o[q][2];
+                    int in = a >= 0 && b >= 0 && c >= 0 && a < n && b < n && c < n;
+                    double kj = in ? JUMP_K(a, b, c) : ki, w = 2.0 * ki * kj / (ki + kj);
+                    d += w; /* Dirichlet outside */
+                    if (in) ri[k] = i, ci[k] = (int32_t)(((int64_t)c * n + b) * n + a), v[k++] = -w;
+                }
+                ri[k] = i, ci[k] = i, v[k++] = d;
+            }
+#undef JUMP_K
+    gs_csr *A = NULL;
+    CHECK_OK(gs_csr_from_coo((int32_t)N, (int32_t)N, k, ri, ci, v, &A));
+    free(ri), free(ci), free(v);
+    return A;
+}
+
+/* the cycle, recorded once into a CUDA graph and replayed by every PCG iteration, with cuSPARSE
+ * operators: every level in cuSPARSE (spmv.format = "cusparse"), and the selector's pick for P
+ * at theta = 0.25 on jumping coefficients. A cuSPARSE buffer allocated at the first SpMV became
+ * an allocation of the graph and its second launch failed (cudaErrorInvalidValue); the buffers
+ * are now made with the operators, so an application allocates nothing */
+static void test_gpu_graph_cusparse(const char *name, gs_csr *A, double theta, const char *fmt)
+{
+    gs_amg_params p, ph;
+    gs_csr *dA = NULL;
+    gs_amg *amg = NULL;
+    gs_vec *r = NULL, *z = NULL;
+    double oc, rr;
+    gs_select_request rq = {.format = fmt, .levels = NULL};
+    gs_format_params_default(&rq.params);
+    gs_amg_params_default(&p);
+    p.theta = theta;
+    p.select = &rq; /* every operator's format by the selector, as the driver asks */
+    ph = p;
+    ph.select = NULL; /* the host: CSR */
+    int ih = solve(A, GS_LOC_HOST, &ph, GS_KRYLOV_CG, &oc, &rr);
+    int id = solve(A, GS_LOC_DEVICE, &p, GS_KRYLOV_CG, &oc, &rr);
+    printf("%s theta %g, format %s: host %d iterations, device %d, residual %.2e\n", name, theta,
+           fmt, ih, id, rr);
+    CHECK(id > 0 && abs(ih - id) <= 2 && rr <= 1e-8);
+    /* no device allocation once set up: not in the recording, not in a replay */
+    CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+    if (dA) CHECK_OK(gs_amg_setup(dA, &p, name, &amg));
+    if (amg) {
+        CHECK_OK(gs_vec_create(A->rows, GS_LOC_DEVICE, &r));
+        CHECK_OK(gs_vec_create(A->rows, GS_LOC_DEVICE, &z));
+        CHECK_OK(gs_vec_fill(1.0, r));
+        long before = gs_backend_cuda_count();
+        for (int i = 0; i < 3; i++) CHECK_OK(gs_amg_apply(amg, r, z));
+        CHECK_MSG(gs_backend_cuda_count() == before, "%s: %ld device allocations in 3 cycles",
+                  name, gs_backend_cuda_count() - before);
+    }
+    gs_vec_destroy(&r);
+    gs_vec_destroy(&z);
+    gs_amg_destroy(&amg);
+    gs_csr_destroy(&dA);
+}
+
 int main(int argc, char **argv)
 {
     use_gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
@@ -405,6 +482,12 @@ int main(int argc, char **argv)
         test_gpu_parity("anisotropic", 60, 5, 1);
         test_gpu_parity("poisson", 16, 7, 3);
         test_gpu_parity("poisson", 64, 7, 1); /* 4 levels: level 2 has the coarse degree */
+        gs_csr *A = generate("poisson", 48, 7, 1);
+        test_gpu_graph_cusparse("poisson 7-pt 48^3", A, 0.0, "cusparse");
+        gs_csr_destroy(&A);
+        A = jump3d(48);
+        test_gpu_graph_cusparse("jump3d 48^3", A, 0.25, "auto");
+        gs_csr_destroy(&A);
         return gs_test_result("test_amg");
     }
     test_standard_1d();

@@ -14,6 +14,7 @@ static const solve_case CASES[] = {
     {"poisson7-cg-jacobi", NULL, "poisson:7:32", "cg", "jacobi", "auto", 0},
     {"poisson7-cg-none-own", NULL, "poisson:7:32", "cg", "none", "csr", 0},
     {"poisson27-cg", NULL, "poisson:27:24", "cg", "jacobi", "cusparse", 0},
+    {"poisson7-cg-amg-cusparse", NULL, "poisson:7:32", "cg", "amg", "cusparse", 0}, /* graph */
     {"convdiff-gmres", NULL, "convdiff:7:24", "gmres", "jacobi", "auto", 0},
     {"convdiff-fgmres", NULL, "convdiff:7:24", "fgmres", "jacobi", "csr", 0},
     {"convdiff-bicgstab", NULL, "convdiff:7:24", "bicgstab", "jacobi", "auto", 0},

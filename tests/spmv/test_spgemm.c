@@ -181,7 +181,11 @@ static void check_galerkin(const char *name, const gs_csr *A, const gs_csr *P)
     AP = reference(A, P);
     Ref = reference(Rt, AP);
     snprintf(what, sizeof what, "%s: galerkin host", name);
-    CHECK_OK(gs_galerkin(A, P, GS_SPGEMM_HOST, &C));
+    CHECK_OK(gs_galerkin(A, P, NULL, GS_SPGEMM_HOST, &C));
+    if (C) compare(C, Ref, 0, what);
+    gs_csr_destroy(&C);
+    snprintf(what, sizeof what, "%s: galerkin host, R given", name);
+    CHECK_OK(gs_galerkin(A, P, Rt, GS_SPGEMM_HOST, &C));
     if (C) compare(C, Ref, 0, what);
     gs_csr_destroy(&C);
     if (GPU) {
@@ -191,14 +195,27 @@ static void check_galerkin(const char *name, const gs_csr *A, const gs_csr *P)
         snprintf(what, sizeof what, "%s: device transpose", name);
         CHECK_OK(gs_spgemm_transpose(dP, &dR));
         if (dR) compare(dR, Rt, 0, what);
-        gs_csr_destroy(&dR);
         gs_spgemm_method ms[2] = {GS_SPGEMM_DCSR, GS_SPGEMM_CUSPARSE};
         for (int k = 0; k < 2; k++) {
+            gs_spgemm_info info, info_r;
             snprintf(what, sizeof what, "%s: galerkin %s", name, gs_spgemm_method_name(ms[k]));
-            CHECK_OK(gs_galerkin(dA, dP, ms[k], &C));
+            CHECK_OK(gs_galerkin_ex(dA, dP, NULL, ms[k], &info, &C));
             if (C) compare(C, Ref, k == 1, what);
+            CHECK_MSG(!C || (info.nnz == C->nnz && info.peak_bytes > 0),
+                      "%s: info nnz %lld, peak %zu", what, (long long)info.nnz, info.peak_bytes);
+            gs_csr_destroy(&C);
+            /* R given (as AMG): the same product, R not counted in the peak */
+            snprintf(what, sizeof what, "%s: galerkin %s, R given", name,
+                     gs_spgemm_method_name(ms[k]));
+            if (dR) CHECK_OK(gs_galerkin_ex(dA, dP, dR, ms[k], &info_r, &C));
+            if (C) compare(C, Ref, k == 1, what);
+            CHECK_MSG(!C || (info_r.nnz == C->nnz && info_r.peak_bytes > 0 &&
+                             info_r.peak_bytes <= info.peak_bytes),
+                      "%s: info nnz %lld, peak %zu (R made inside: %zu)", what,
+                      (long long)info_r.nnz, info_r.peak_bytes, info.peak_bytes);
             gs_csr_destroy(&C);
         }
+        gs_csr_destroy(&dR);
         gs_csr_destroy(&dA);
         gs_csr_destroy(&dP);
     }
@@ -374,7 +391,13 @@ int main(int argc, char **argv)
     {
         gs_csr *X = random_csr(5, 4, 2), *Y = random_csr(5, 4, 2), *Z = NULL;
         CHECK_FAIL(gs_spgemm(X, Y, GS_SPGEMM_HOST, &Z), GS_ERR_ARG, "inner dimensions");
-        CHECK_FAIL(gs_galerkin(X, Y, GS_SPGEMM_HOST, &Z), GS_ERR_ARG, "not square");
+        CHECK_FAIL(gs_galerkin(X, Y, NULL, GS_SPGEMM_HOST, &Z), GS_ERR_ARG, "not square");
+        {
+            gs_csr *S = random_csr(6, 6, 2), *Q = random_csr(6, 3, 1);
+            /* R must be Q^T's shape (3 x 6): Q itself is not */
+            CHECK_FAIL(gs_galerkin(S, Q, Q, GS_SPGEMM_HOST, &Z), GS_ERR_ARG, "is not P^T");
+            gs_csr_destroy(&S), gs_csr_destroy(&Q);
+        }
         gs_spgemm_method m;
         CHECK_FAIL(gs_spgemm_method_parse("magic", &m), GS_ERR_ARG, "expected auto");
         gs_csr_destroy(&X), gs_csr_destroy(&Y);

@@ -1,0 +1,123 @@
+/* gs_amg_coarse.c: the coarsest level's solve: the inverse of its matrix by dense LU (applied
+ * as a dense CSR SpMV in the cycle), or smoothing sweeps when it has too many rows. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gs_amg_internal.h"
+
+gs_status gs_amg_coarse_setup(gs_amg *amg, double *ph)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[amg->nlev - 1];
+    gs_csr *hA = NULL, *D = NULL;
+    double t0, t1;
+    int rank = 0;
+    GS_CHECK(gs_amg_sync(amg, &t0));
+    int32_t n = L->A->rows;
+    if (n > GS_AMG_DENSE_MAX) { /* too large to invert: smoothing sweeps instead */
+        snprintf(amg->rep.coarse_desc, sizeof amg->rep.coarse_desc,
+                 "%d rows: 8 smoothing sweeps (more than %d rows for a dense solve)", n, GS_AMG_DENSE_MAX);
+        goto done;
+    }
+    GS_CHECK(gs_csr_download(L->A, &hA));
+    GS_CHECK(gs_csr_create(n, n, (int64_t)n * n, &D));
+    GS_CHECK(gs_amg_dense_inverse(hA, D->val, &rank));
+    for (int32_t i = 0; i <= n; i++) D->rowptr[i] = i * n;
+    for (int64_t q = 0; q < (int64_t)n * n; q++) D->colind[q] = (int32_t)(q % (n ? n : 1));
+    if (amg->loc != GS_LOC_HOST) {
+        GS_CHECK(gs_csr_upload(D, amg->loc, &amg->cinv));
+    } else {
+        amg->cinv = D;
+        D = NULL;
+    }
+    GS_CHECK(gs_spmat_create(amg->cinv, GS_FORMAT_CSR, NULL, &amg->Mc));
+    if (rank < n)
+        snprintf(amg->rep.coarse_desc, sizeof amg->rep.coarse_desc,
+                 "dense LU inverse, %d x %d, rank %d (singular: its null space left out)", n, n,
+                 rank);
+    else
+        snprintf(amg->rep.coarse_desc, sizeof amg->rep.coarse_desc, "dense LU inverse, %d x %d",
+                 n, n);
+done:
+    gs_amg_sync(amg, &t1);
+    ph[GS_AMG_PHASE_COARSE] += t1 - t0;
+    gs_csr_destroy(&hA);
+    gs_csr_destroy(&D);
+    return st;
+}
+
+gs_status gs_amg_dense_inverse(const gs_csr *A, double *inv, int *rank)
+{
+    gs_status st = GS_OK;
+    int32_t n = A->rows;
+    double *M = NULL;
+    int32_t *piv = NULL;
+    GS_CHECK(gs_alloc_array((size_t)n * n + 1, sizeof *M, "coarse matrix", (void **)&M));
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *piv, "coarse pivots", (void **)&piv));
+    memset(M, 0, (size_t)n * n * sizeof *M);
+    double amax = 0.0;
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            M[(size_t)i * n + A->colind[q]] += A->val[q];
+            if (fabs(A->val[q]) > amax) amax = fabs(A->val[q]);
+        }
+    int rk = 0;
+    double tiny = 1e-13 * amax;
+    for (int32_t c = 0; c < n; c++) { /* LU with partial pivoting, in place */
+        int32_t p = c;
+        for (int32_t r = c + 1; r < n; r++)
+            if (fabs(M[(size_t)r * n + c]) > fabs(M[(size_t)p * n + c])) p = r;
+        piv[c] = p;
+        if (p != c)
+            for (int32_t j = 0; j < n; j++) {
+                double t = M[(size_t)c * n + j];
+                M[(size_t)c * n + j] = M[(size_t)p * n + j];
+                M[(size_t)p * n + j] = t;
+            }
+        double pv = M[(size_t)c * n + c];
+        if (fabs(pv) <= tiny) { /* a zero direction: no elimination with it */
+            M[(size_t)c * n + c] = 0.0;
+            continue;
+        }
+        rk++;
+        for (int32_t r = c + 1; r < n; r++) {
+            double f = M[(size_t)r * n + c] / pv;
+            M[(size_t)r * n + c] = f;
+            if (f != 0.0)
+                for (int32_t j = c + 1; j < n; j++) M[(size_t)r * n + j] -= f * M[(size_t)c * n + j];
+        }
+    }
+    /* inverse column by column: solve L U x = P e_j */
+    for (int32_t j = 0; j < n; j++) {
+        double *col = inv + (size_t)j * n; /* column j stored as row j (transposed below) */
+        for (int32_t i = 0; i < n; i++) col[i] = i == j ? 1.0 : 0.0;
+        for (int32_t c = 0; c < n; c++) { /* apply the row swaps in order */
+            double t = col[c];
+            col[c] = col[piv[c]];
+            col[piv[c]] = t;
+        }
+        for (int32_t i = 0; i < n; i++) /* L y = b (unit lower) */
+            for (int32_t c = 0; c < i; c++) col[i] -= M[(size_t)i * n + c] * col[c];
+        for (int32_t i = n - 1; i >= 0; i--) { /* U x = y; zero pivots give 0 */
+            double u = M[(size_t)i * n + i];
+            if (u == 0.0) {
+                col[i] = 0.0;
+                continue;
+            }
+            for (int32_t c = i + 1; c < n; c++) col[i] -= M[(size_t)i * n + c] * col[c];
+            col[i] /= u;
+        }
+    }
+    for (int32_t i = 0; i < n; i++) /* transpose into row-major */
+        for (int32_t j = i + 1; j < n; j++) {
+            double t = inv[(size_t)i * n + j];
+            inv[(size_t)i * n + j] = inv[(size_t)j * n + i];
+            inv[(size_t)j * n + i] = t;
+        }
+    *rank = rk;
+done:
+    gs_free(M);
+    gs_free(piv);
+    return st;
+}

@@ -1,0 +1,241 @@
+/* gs_amg_coarsen_host.c: the general coarsening steps, on the host: strength on the node graph
+ * of a block matrix, PyAMG's standard aggregation, the block near-nullspace and the tentative
+ * prolongator of k vectors by a QR on each aggregate. The data-parallel (scalar) path is in
+ * amg/ops/, on both backends. */
+#include <math.h>
+#include <string.h>
+
+#include "gs_amg_ops.h"
+
+static gs_status host_strength_scalar(const gs_csr *A, double theta, gs_csr **S)
+{
+    gs_status st = GS_OK;
+    gs_csr *G = NULL;
+    double *d = NULL;
+    int32_t n = A->rows;
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "strength diagonal", (void **)&d));
+    gs_csr_diag_host(A, d);
+    int64_t cnt = 0;
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            int32_t j = A->colind[q];
+            if (j != i && fabs(A->val[q]) > theta * sqrt(fabs(d[i] * d[j]))) cnt++;
+        }
+    GS_CHECK(gs_csr_create(n, n, cnt, &G));
+    gs_free(G->val);
+    G->val = NULL;
+    G->rowptr[0] = 0;
+    cnt = 0;
+    for (int32_t i = 0; i < n; i++) {
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            int32_t j = A->colind[q];
+            if (j != i && fabs(A->val[q]) > theta * sqrt(fabs(d[i] * d[j])))
+                G->colind[cnt++] = j;
+        }
+        G->rowptr[i + 1] = (int32_t)cnt;
+    }
+    *S = G;
+    G = NULL;
+done:
+    gs_csr_destroy(&G);
+    gs_free(d);
+    return st;
+}
+
+gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, gs_csr **S)
+{
+    gs_status st = GS_OK;
+    gs_csr *N = NULL;
+    int32_t *ri = NULL, *ci = NULL;
+    double *v = NULL;
+    if (b <= 1) return host_strength_scalar(A, theta, S);
+    if (A->rows % b != 0)
+        return GS_ERROR(GS_ERR_INPUT, "amg: %d rows are not a multiple of amg.block_size = %d",
+                        A->rows, b);
+    /* the node matrix of squared block norms, by a COO pass (duplicates summed) */
+    GS_CHECK(gs_alloc_array((size_t)A->nnz + 1, sizeof *ri, "node graph", (void **)&ri));
+    GS_CHECK(gs_alloc_array((size_t)A->nnz + 1, sizeof *ci, "node graph", (void **)&ci));
+    GS_CHECK(gs_alloc_array((size_t)A->nnz + 1, sizeof *v, "node graph", (void **)&v));
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            ri[q] = i / b;
+            ci[q] = A->colind[q] / b;
+            v[q] = A->val[q] * A->val[q];
+        }
+    GS_CHECK(gs_csr_from_coo(A->rows / b, A->cols / b, A->nnz, ri, ci, v, &N));
+    for (int32_t q = 0; q < N->nnz; q++) N->val[q] = sqrt(N->val[q]);
+    GS_CHECK(host_strength_scalar(N, theta, S));
+done:
+    gs_csr_destroy(&N);
+    gs_free(ri);
+    gs_free(ci);
+    gs_free(v);
+    return st;
+}
+
+gs_status gs_amg_standard_aggregate(const gs_csr *S, int32_t *agg, int32_t *nagg)
+{
+    int32_t n = S->rows, na = 0;
+    for (int32_t i = 0; i < n; i++) agg[i] = -1;
+    /* pass 1: a node whose strong neighbours are all free starts an aggregate with them */
+    for (int32_t i = 0; i < n; i++) {
+        int32_t s = S->rowptr[i], e = S->rowptr[i + 1];
+        if (agg[i] >= 0 || s == e) continue;
+        int free_all = 1;
+        for (int32_t q = s; q < e && free_all; q++) free_all = agg[S->colind[q]] < 0;
+        if (!free_all) continue;
+        agg[i] = na;
+        for (int32_t q = s; q < e; q++) agg[S->colind[q]] = na;
+        na++;
+    }
+    /* pass 2: a free node joins the aggregate of its first aggregated neighbour (of pass 1) */
+    int32_t na1 = na;
+    for (int32_t i = 0; i < n; i++) {
+        if (agg[i] >= 0) continue;
+        for (int32_t q = S->rowptr[i]; q < S->rowptr[i + 1]; q++) {
+            int32_t a = agg[S->colind[q]];
+            if (a >= 0 && a < na1) {
+                agg[i] = a;
+                break;
+            }
+        }
+    }
+    /* pass 3: what is left (nodes with neighbours) forms aggregates with its free neighbours */
+    for (int32_t i = 0; i < n; i++) {
+        int32_t s = S->rowptr[i], e = S->rowptr[i + 1];
+        if (agg[i] >= 0 || s == e) continue;
+        agg[i] = na;
+        for (int32_t q = s; q < e; q++)
+            if (agg[S->colind[q]] < 0) agg[S->colind[q]] = na;
+        na++;
+    }
+    *nagg = na;
+    return GS_OK;
+}
+
+gs_status gs_amg_block_nullspace(int32_t nodes, int b, const double *w, double **B)
+{
+    gs_status st = GS_OK;
+    int64_t n = (int64_t)nodes * b;
+    GS_CHECK(gs_alloc_array((size_t)n * b + 1, sizeof **B, "near-nullspace", (void **)B));
+    for (int c = 0; c < b; c++)
+        for (int64_t i = 0; i < n; i++)
+            (*B)[(size_t)c * n + i] = i % b == c ? (w ? w[i / b] : 1.0) : 0.0;
+done:
+    return st;
+}
+
+gs_status gs_amg_tentative_qr(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                              const double *B, int k, gs_csr **P, double *Bc)
+{
+    gs_status st = GS_OK;
+    int32_t *start = NULL, *member = NULL, *pos = NULL;
+    double *Q = NULL, *Rf = NULL, *Qall = NULL;
+    gs_csr *T = NULL;
+    int64_t n = (int64_t)nodes * b;
+    GS_CHECK(gs_alloc_array((size_t)nagg + 2, sizeof *start, "aggregates", (void **)&start));
+    GS_CHECK(gs_alloc_array((size_t)nodes + 1, sizeof *member, "aggregates", (void **)&member));
+    GS_CHECK(gs_alloc_array((size_t)nodes + 1, sizeof *pos, "aggregates", (void **)&pos));
+    /* members of each aggregate in node order (a counting sort) */
+    memset(start, 0, ((size_t)nagg + 2) * sizeof *start);
+    for (int32_t i = 0; i < nodes; i++)
+        if (agg[i] >= 0) start[agg[i] + 2]++;
+    for (int32_t a = 0; a < nagg; a++) start[a + 2] += start[a + 1];
+    for (int32_t i = 0; i < nodes; i++)
+        if (agg[i] >= 0) member[start[agg[i] + 1]++] = i;
+    /* now start[a] .. start[a + 1] are aggregate a's members; pos[i] is i's place */
+    int32_t maxm = 0;
+    for (int32_t a = 0; a < nagg; a++)
+        if (start[a + 1] - start[a] > maxm) maxm = start[a + 1] - start[a];
+    for (int32_t a = 0; a < nagg; a++)
+        for (int32_t t = start[a]; t < start[a + 1]; t++) pos[member[t]] = t - start[a];
+    size_t mrows = (size_t)maxm * (size_t)b;
+    GS_CHECK(gs_alloc_array(mrows * (size_t)k + 1, sizeof *Q, "tentative prolongator",
+                            (void **)&Q));
+    GS_CHECK(gs_alloc_array((size_t)nagg * (size_t)k * (size_t)k + 1, sizeof *Rf,
+                            "tentative prolongator", (void **)&Rf));
+    /* the QR of every aggregate's block of B (modified Gram-Schmidt); Q kept per aggregate in
+     * the order of T's entries: count first */
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < nodes; i++)
+        if (agg[i] >= 0) nnz += (int64_t)b * k;
+    if (nnz >= GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "amg: the tentative prolongator would have %lld entries",
+                (long long)nnz);
+    GS_CHECK(gs_alloc_array((size_t)nnz + 1, sizeof *Qall, "tentative prolongator",
+                            (void **)&Qall));
+    /* Qall[(start[a] * b + local row) * k + c] */
+    for (int32_t a = 0; a < nagg; a++) {
+        int32_t m = (start[a + 1] - start[a]) * b;
+        for (int32_t t = 0; t < start[a + 1] - start[a]; t++)
+            for (int r = 0; r < b; r++)
+                for (int c = 0; c < k; c++)
+                    Q[(size_t)c * (size_t)m + (size_t)t * b + r] =
+                        B[(size_t)c * (size_t)n + (size_t)member[start[a] + t] * b + r];
+        double *R = Rf + (size_t)a * k * k; /* k x k column-major */
+        for (int c = 0; c < k; c++) {
+            double *qc = Q + (size_t)c * m, scale = 0.0;
+            for (int32_t r = 0; r < m; r++) scale += qc[r] * qc[r];
+            for (int c2 = 0; c2 < c; c2++) {
+                double *q2 = Q + (size_t)c2 * m, dot = 0.0;
+                for (int32_t r = 0; r < m; r++) dot += q2[r] * qc[r];
+                for (int32_t r = 0; r < m; r++) qc[r] -= dot * q2[r];
+                R[(size_t)c * k + c2] = dot;
+            }
+            double nrm = 0.0;
+            for (int32_t r = 0; r < m; r++) nrm += qc[r] * qc[r];
+            nrm = sqrt(nrm);
+            for (int c2 = c + 1; c2 < k; c2++) R[(size_t)c * k + c2] = 0.0;
+            if (nrm <= 1e-10 * sqrt(scale) || nrm == 0.0) { /* dependent on the others here */
+                for (int32_t r = 0; r < m; r++) qc[r] = 0.0;
+                R[(size_t)c * k + c] = 0.0;
+            } else {
+                for (int32_t r = 0; r < m; r++) qc[r] /= nrm;
+                R[(size_t)c * k + c] = nrm;
+            }
+        }
+        for (int32_t r = 0; r < m; r++)
+            for (int c = 0; c < k; c++)
+                Qall[((size_t)start[a] * b + r) * k + c] = Q[(size_t)c * m + r];
+    }
+    /* T: row i = node*b + r of aggregate a holds columns a*k .. a*k+k-1 (exact zeros left out) */
+    int64_t cnt = 0;
+    for (int32_t i = 0; i < nodes; i++) {
+        if (agg[i] < 0) continue;
+        const double *row = Qall + ((size_t)start[agg[i]] * b + (size_t)pos[i] * b) * k;
+        for (int64_t e = 0; e < (int64_t)b * k; e++) cnt += row[e] != 0.0;
+    }
+    GS_CHECK(gs_csr_create(n, (int64_t)nagg * k, cnt, &T));
+    cnt = 0;
+    T->rowptr[0] = 0;
+    for (int32_t i = 0; i < nodes; i++) {
+        for (int r = 0; r < b; r++) {
+            if (agg[i] >= 0) {
+                const double *row =
+                    Qall + ((size_t)start[agg[i]] * b + (size_t)pos[i] * b + r) * k;
+                for (int c = 0; c < k; c++)
+                    if (row[c] != 0.0) {
+                        T->colind[cnt] = agg[i] * k + c;
+                        T->val[cnt++] = row[c];
+                    }
+            }
+            T->rowptr[(int64_t)i * b + r + 1] = (int32_t)cnt;
+        }
+    }
+    /* Bc: rows a*k + c2, columns c: R[c][c2] */
+    for (int32_t a = 0; a < nagg; a++)
+        for (int c = 0; c < k; c++)
+            for (int c2 = 0; c2 < k; c2++)
+                Bc[(size_t)c * nagg * k + (size_t)a * k + c2] = Rf[(size_t)a * k * k + (size_t)c * k + c2];
+    *P = T;
+    T = NULL;
+done:
+    gs_free(Qall);
+    gs_csr_destroy(&T);
+    gs_free(start);
+    gs_free(member);
+    gs_free(pos);
+    gs_free(Q);
+    gs_free(Rf);
+    return st;
+}

@@ -1,0 +1,91 @@
+/* gs_amg_cycle.c: the V or W cycle over the hierarchy, replayed as a CUDA graph on the device
+ * (recorded once per pair of vectors), and the preconditioner as an operator. */
+#include "gs_amg_internal.h"
+
+/* sweeps of the level's smoother on A x = b; x_zero: x is zero on entry (not read) */
+static gs_status smooth(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zero, int sweeps)
+{
+    gs_status st = GS_OK;
+    const gs_amg_level *L = &amg->lev[l];
+    for (int s = 0; s < sweeps; s++, x_zero = 0)
+        GS_CHECK(amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero));
+done:
+    return st;
+}
+
+static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[l];
+    if (l == amg->nlev - 1) {
+        if (amg->Mc) return gs_spmat_spmv(amg->Mc, b, x);
+        return smooth(amg, l, b, x, x_zero, 8);
+    }
+    gs_amg_level *C = &amg->lev[l + 1];
+    int pre = amg->p.presweeps;
+    GS_CHECK(smooth(amg, l, b, x, x_zero, pre));
+    if (pre == 0 && x_zero) {
+        GS_CHECK(gs_spmat_spmv(L->MR, b, C->b));
+    } else {
+        GS_CHECK(gs_spmat_spmv(L->MA, x, L->r));
+        GS_CHECK(gs_vec_axpby(1.0, b, -1.0, L->r));
+        GS_CHECK(gs_spmat_spmv(L->MR, L->r, C->b));
+    }
+    GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
+    if (amg->p.cycle_w && l + 1 < amg->nlev - 1) GS_CHECK(cycle(amg, l + 1, C->b, C->x, 0));
+    GS_CHECK(gs_spmat_spmv(L->MP, C->x, L->y));
+    if (pre == 0 && x_zero)
+        GS_CHECK(gs_vec_copy(L->y, x));
+    else
+        GS_CHECK(gs_vec_axpy(1.0, L->y, x));
+    GS_CHECK(smooth(amg, l, b, x, 0, amg->p.postsweeps));
+done:
+    return st;
+}
+
+#define GRAPH_MAX_CAPTURES 3 /* vector pairs recorded before the plain cycle is kept */
+
+gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z)
+{
+    gs_status st = GS_OK;
+    const gs_amg_ops *ops = amg->ops;
+    if (!ops->graph_begin || amg->graph_off) return cycle(amg, 0, r, z, 1);
+    if (!amg->graph || amg->graph_r != r->data || amg->graph_z != z->data) {
+        /* a new pair: record the cycle's kernels once (nothing runs while recording) */
+        ops->graph_destroy(amg->graph);
+        amg->graph = NULL;
+        if (++amg->graph_captures > GRAPH_MAX_CAPTURES) {
+            amg->graph_off = 1;
+            return cycle(amg, 0, r, z, 1);
+        }
+        st = ops->graph_begin();
+        if (st == GS_OK) {
+            gs_status sc = cycle(amg, 0, r, z, 1);
+            st = ops->graph_end(&amg->graph);
+            if (sc != GS_OK) st = sc;
+        }
+        amg->graph_r = r->data;
+        amg->graph_z = z->data;
+    }
+    if (st == GS_OK) st = ops->graph_launch(amg->graph);
+    if (st != GS_OK) { /* not recorded, or refused on replay: the plain cycle from now on (a
+                        * sticky device fault fails it again and is returned) */
+        gs_error_clear();
+        ops->graph_destroy(amg->graph);
+        amg->graph = NULL;
+        amg->graph_off = 1;
+        return cycle(amg, 0, r, z, 1);
+    }
+    return GS_OK;
+}
+
+static gs_status linop_apply(void *ctx, const gs_vec *x, gs_vec *y)
+{
+    return gs_amg_apply(ctx, x, y);
+}
+
+gs_linop gs_amg_linop(gs_amg *amg)
+{
+    gs_linop op = {amg->lev[0].A->rows, amg, linop_apply, NULL};
+    return op;
+}

@@ -1,0 +1,72 @@
+/* gs_amg_internal.h: the hierarchy's struct, shared by the setup pipeline (setup/), the
+ * coarsening (coarsen/), the coarse solve (coarse/) and the cycle (cycle/). Not a public
+ * header: callers use gs_amg.h. */
+#ifndef GS_AMG_INTERNAL_H
+#define GS_AMG_INTERNAL_H
+
+#include "gs_amg.h"
+#include "gs_amg_ops.h"
+#include "gs_backend.h"
+#include "gs_buf.h"
+#include "gs_smoother.h"
+
+#define GS_AMG_DENSE_MAX 4096 /* the coarsest level is inverted densely up to this many rows */
+
+typedef struct gs_amg_level {
+    const gs_csr *A; /* level 0: the caller's; else Aown */
+    gs_csr *Aown, *P, *R;
+    gs_spmat *MA, *MP, *MR;
+    double *dinv;    /* 1 / a_ii, at loc */
+    gs_smoother_level sl; /* the level as its smoother sees it */
+    void *smooth;    /* the smoother's state (NULL: the level is not smoothed) */
+    gs_vec *x, *b;   /* levels >= 1 (level 0 uses the caller's vectors) */
+    gs_vec *r, *y, *d;
+    gs_buf *agg;     /* aggregate of every node (int32, host or device) */
+    int32_t nodes;
+    double rho;
+} gs_amg_level;
+
+struct gs_amg {
+    gs_amg_params p;
+    gs_loc loc;
+    const gs_backend_ops *be;
+    const gs_amg_ops *ops;
+    int nlev;
+    gs_amg_level lev[GS_AMG_MAX_LEVELS];
+    gs_csr *cinv;    /* dense inverse of the coarsest matrix, as CSR at loc (NULL: smoothing) */
+    gs_spmat *Mc;
+    gs_amg_report rep;
+    double trace_t; /* the last trace point */
+    /* the cycle as a graph (device): recorded for one pair of vectors, replayed while the
+     * caller passes the same pair (CG does); off after a failed capture or too many pairs */
+    void *graph;
+    const double *graph_r, *graph_z;
+    int graph_captures, graph_off;
+};
+
+/* the data-parallel steps at loc (gs_backend.c's registry) */
+static inline const gs_amg_ops *gs_amg_ops_at(gs_loc loc)
+{
+    return (const gs_amg_ops *)gs_backend_module(loc, GS_MODULE_AMG);
+}
+
+/* wait for the backend, then *t = now */
+gs_status gs_amg_sync(const gs_amg *amg, double *t);
+/* amg->p.trace: one line per setup step on stderr (synchronizes); what NULL starts the clock */
+void gs_amg_trace(gs_amg *amg, int l, const char *what);
+
+/* rho(D^-1 A) by Lanczos on D^-1/2 A D^-1/2 (setup/gs_amg_rho.c); M: A's SpMV form or NULL */
+gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
+                              const double *sqrt_dinv, double *rho);
+
+/* Aggregates and the tentative prolongator of level l (coarsen/gs_amg_coarsen.c): on the device
+ * when its scalar kernels apply, else on a host copy. B (k vectors, at *B_loc) is replaced by
+ * the coarse one; one_per_row: T has at most one entry a row. */
+gs_status gs_amg_coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, int *k,
+                         gs_csr **T, int32_t *nagg, int *one_per_row, double *ph);
+
+/* The coarsest level's solve (coarse/gs_amg_coarse.c): its dense inverse when small enough,
+ * else smoothing sweeps; fills the report's coarse_desc. */
+gs_status gs_amg_coarse_setup(gs_amg *amg, double *ph);
+
+#endif

@@ -1,0 +1,977 @@
+/* gs_amg_cuda.cu: the AMG setup and smoothing steps on the device: strength graph, MIS(2)
+ * aggregation in synchronous rounds (the same rounds, keys and ties as gs_amg_host.c, so the
+ * aggregates are identical), tentative prolongator of one vector, diagonals, the Jacobi
+ * smoothing matrix, the fused smoother step, the Lanczos steps. A group of lanes per row
+ * (FOR_ROW_G), sized to the mean row length. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gs_amg_ops.h"
+#include "gs_cuda_impl.h"
+#include "gs_cuda_reduce.cuh"
+#include "gs_cuda_scan.cuh"
+
+#define GRID(n) gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream
+#define FOR_I(n)                                                                                  \
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                    \
+         i += (int64_t)gridDim.x * blockDim.x)
+
+/* Rows of the setup matrices go to groups of G lanes (a power of two, 1..32: the smallest
+ * with at most about four entries per lane, the rule the own CSR SpMV kernel measured best),
+ * so a long row's entries are read coalesced and its sums are shuffles. All lanes of a group
+ * run the same iterations. */
+#define FOR_ROW_G(G, n)                                                                           \
+    for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / (G); i < (n);          \
+         i += (int64_t)gridDim.x * blockDim.x / (G))
+
+static int row_group(int64_t nnz, int64_t rows)
+{
+    const double mean = rows > 0 ? (double)nnz / (double)rows : 0.0;
+    int g = 1;
+    while (g < 32 && 4.0 * g < mean) g *= 2;
+    return g;
+}
+
+/* the mask of this thread's group of G lanes within its warp */
+template <int G> static __device__ __forceinline__ unsigned group_mask()
+{
+    return G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1));
+}
+
+template <int G> static __device__ __forceinline__ double group_sum(double v, unsigned m)
+{
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(m, v, off, G);
+    return v;
+}
+
+template <int G> static __device__ __forceinline__ uint64_t group_max(uint64_t v, unsigned m)
+{
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) {
+        const uint64_t o = __shfl_xor_sync(m, v, off, G);
+        v = o > v ? o : v;
+    }
+    return v;
+}
+
+/* launch KERNEL<G> with G from g, over n rows (n * G threads) */
+#define LAUNCH_G(g, n, KERNEL, ...)                                                               \
+    do {                                                                                          \
+        const int64_t t_ = (int64_t)(n) * (g);                                                    \
+        switch (g) {                                                                              \
+        case 1: KERNEL<1><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 2: KERNEL<2><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 4: KERNEL<4><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 8: KERNEL<8><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 16: KERNEL<16><<<GRID(t_)>>>(__VA_ARGS__); break;                                    \
+        default: KERNEL<32><<<GRID(t_)>>>(__VA_ARGS__); break;                                    \
+        }                                                                                         \
+        GS_CUDA_LAUNCHED(#KERNEL);                                                                \
+    } while (0)
+
+__device__ __forceinline__ uint64_t d_key(int state, int32_t i)
+{
+    return (uint64_t)state << 62 | (uint64_t)gs_amg_hash((uint32_t)i) << 32 | (uint32_t)i;
+}
+
+/* exclusive scan of n ints into out (n + 1 entries: out[n] = total), total copied to host */
+static gs_status scan_counts(const int32_t *in, int32_t *out, int32_t n, int32_t *total)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(gs_cuda_exclusive_sum<int32_t>(in, out, (int64_t)n + 1, "scan workspace"));
+    GS_CHECK(gs_cuda_d2h(total, out + n, sizeof *total));
+done:
+    return st;
+}
+
+/* ---- strength ----------------------------------------------------------------------------- */
+
+template <int G>
+static __global__ void diag_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                   const double *v, double *d)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        double x = 0.0;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G)
+            if (ci[q] == i) x = v[q];
+        x = group_sum<G>(x, m);
+        if (lane == 0) d[i] = x;
+    }
+}
+
+/* count (cnt) or write (sci at srp) the strong neighbours of each row, in column order: a
+ * ballot over the group's lanes places each one */
+template <int G>
+static __global__ void strength_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                       const double *v, const double *d, double theta,
+                                       const int32_t *srp, int32_t *cnt, int32_t *sci)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+    FOR_ROW_G(G, n)
+    {
+        int32_t c = 0;
+        const int32_t o = srp ? srp[i] : 0, e = rp[i + 1];
+        const double di = d ? d[i] : 0.0;
+        for (int32_t base = rp[i]; base < e; base += G) {
+            const int32_t q = base + lane;
+            bool strong = false;
+            int32_t j = 0;
+            if (q < e) {
+                j = ci[q];
+                const double lim = d ? theta * sqrt(fabs(di * d[j])) : 0.0;
+                strong = j != i && fabs(v[q]) > lim;
+            }
+            const unsigned bal = __ballot_sync(m, strong) & m;
+            if (strong && sci) sci[o + c + __popc(bal & below)] = j;
+            c += __popc(bal);
+        }
+        if (cnt && lane == 0) cnt[i] = c;
+    }
+}
+
+/* Block rows: node I's rows I*b .. I*b+b-1 merged by block column J = col / b (each row is
+ * sorted, so a b-way merge visits the J in order); for each J the squared Frobenius norm of
+ * A_IJ. mode 0: node diagonal norms into d; 1: count strong J != I; 2: write them. */
+#define GS_AMG_MAX_BLOCK 8
+static __global__ void block_strength_kernel(int32_t nodes, int b, const int32_t *rp,
+                                             const int32_t *ci, const double *v, double theta,
+                                             int mode, double *d, int32_t *cnt,
+                                             const int32_t *srp, int32_t *sci)
+{
+    FOR_I(nodes)
+    {
+        int32_t pos[GS_AMG_MAX_BLOCK], end[GS_AMG_MAX_BLOCK];
+        for (int r = 0; r < b; r++) {
+            pos[r] = rp[i * b + r];
+            end[r] = rp[i * b + r + 1];
+        }
+        int32_t c = 0, o = mode == 2 ? srp[i] : 0;
+        for (;;) {
+            int32_t J = INT32_MAX;
+            for (int r = 0; r < b; r++)
+                if (pos[r] < end[r]) J = min(J, ci[pos[r]] / b);
+            if (J == INT32_MAX) break;
+            double s2 = 0.0;
+            for (int r = 0; r < b; r++)
+                while (pos[r] < end[r] && ci[pos[r]] / b == J) {
+                    s2 += v[pos[r]] * v[pos[r]];
+                    pos[r]++;
+                }
+            if (mode == 0) {
+                if (J == i) d[i] = sqrt(s2);
+                continue;
+            }
+            double lim = theta > 0 ? theta * sqrt(d[i] * d[J]) : 0.0;
+            if (J != i && sqrt(s2) > lim) {
+                if (mode == 2) sci[o + c] = J;
+                c++;
+            }
+        }
+        if (mode == 1) cnt[i] = c;
+    }
+}
+
+static gs_status cuda_strength(const gs_csr *A, double theta, int b, gs_csr **S)
+{
+    gs_status st = GS_OK;
+    int32_t n = A->rows / b, *cnt = NULL, *srp = NULL, *sci = NULL, nnz = 0;
+    const int g = row_group(A->nnz, A->rows);
+    double *d = NULL;
+    gs_csr *G = NULL;
+    if (b > GS_AMG_MAX_BLOCK)
+        return GS_ERROR(GS_ERR_ARG, "amg: device strength for at most %d unknowns per node",
+                        GS_AMG_MAX_BLOCK);
+    if (theta > 0) {
+        GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "strength diagonal", (void **)&d));
+        if (n > 0 && b == 1) {
+            LAUNCH_G(g, n, diag_kernel, n, A->rowptr, A->colind, A->val, d);
+        } else if (n > 0) {
+            block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 0, d,
+                                               NULL, NULL, NULL);
+            GS_CUDA_LAUNCHED("block_strength_kernel");
+        }
+    }
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "strength counts", (void **)&cnt));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *srp, "strength rows", (void **)&srp));
+    if (n > 0 && b == 1) {
+        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, theta, NULL, cnt,
+                 NULL);
+    } else if (n > 0) {
+        block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 1, d, cnt,
+                                           NULL, NULL);
+        GS_CUDA_LAUNCHED("block_strength_kernel");
+    }
+    GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
+    GS_CHECK(scan_counts(cnt, srp, n, &nnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *sci, "strength graph", (void **)&sci));
+    if (n > 0 && b == 1) {
+        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, theta, srp, NULL,
+                 sci);
+    } else if (n > 0) {
+        block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 2, d, NULL,
+                                           srp, sci);
+        GS_CUDA_LAUNCHED("block_strength_kernel");
+    }
+    GS_CHECK(gs_alloc_array(1, sizeof *G, "strength graph", (void **)&G));
+    memset(G, 0, sizeof *G);
+    G->rows = G->cols = n;
+    G->nnz = nnz;
+    G->rowptr = srp;
+    G->colind = sci;
+    G->loc = GS_LOC_DEVICE;
+    srp = sci = NULL;
+    *S = G;
+done:
+    gs_cuda_free(d);
+    gs_cuda_free(cnt);
+    gs_cuda_free(srp);
+    gs_cuda_free(sci);
+    return st;
+}
+
+/* ---- MIS(2) aggregation ------------------------------------------------------------------- */
+
+static __global__ void mis_init(int32_t n, const int32_t *rp, uint64_t *key)
+{
+    FOR_I(n) key[i] = d_key(rp[i + 1] > rp[i] ? GS_MIS_UNDECIDED : GS_MIS_OUT, (int32_t)i);
+}
+
+/* m1[i] = the largest key of i and its neighbours. An m1 in state IN stays so (IN nodes stay
+ * IN, and a node's later max can only be another IN key): such rows are not read again, which
+ * changes no decision, since a decision looks only at whether the two-hop max is IN or the
+ * node's own key. */
+template <int G>
+static __global__ void mis_max1(int32_t n, const int32_t *rp, const int32_t *ci,
+                                const uint64_t *key, uint64_t *m1)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        if ((int)(m1[i] >> 62) == GS_MIS_IN) continue; /* uniform in the group */
+        uint64_t x = lane == 0 ? key[i] : 0;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const uint64_t v = key[ci[q]];
+            x = v > x ? v : x;
+        }
+        x = group_max<G>(x, m);
+        if (lane == 0) m1[i] = x;
+    }
+}
+
+/* the decision of undecided node i from its two-hop max x: IN when x is its own key, OUT
+ * when x is an IN key; 1 when it stays undecided */
+static __device__ __forceinline__ int mis_decide(int64_t i, uint64_t k, uint64_t x, uint64_t *key)
+{
+    if (x == k)
+        key[i] = d_key(GS_MIS_IN, (int32_t)i);
+    else if ((int)(x >> 62) == GS_MIS_IN)
+        key[i] = d_key(GS_MIS_OUT, (int32_t)i);
+    else
+        return 1;
+    return 0;
+}
+
+/* for each undecided node: the two-hop max over m1, then the decision; *undecided counts the
+ * nodes still undecided */
+template <int G>
+static __global__ void mis_max2_update(int32_t n, const int32_t *rp, const int32_t *ci,
+                                       const uint64_t *m1, uint64_t *key, int *undecided)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    int local = 0;
+    FOR_ROW_G(G, n)
+    {
+        const uint64_t k = key[i];
+        if ((int)(k >> 62) != GS_MIS_UNDECIDED) continue; /* uniform in the group */
+        uint64_t x = lane == 0 ? m1[i] : 0;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const uint64_t v = m1[ci[q]];
+            x = v > x ? v : x;
+        }
+        x = group_max<G>(x, m);
+        if (lane == 0) local += mis_decide(i, k, x, key);
+    }
+    if (local) atomicAdd(undecided, local);
+}
+
+/* The last rounds, when few nodes are undecided: each undecided node's two-hop max straight
+ * from the keys (deg^2 reads for few rows instead of a pass over all rows), into m2 ... */
+static __global__ void mis_two_hop(int32_t n, const int32_t *rp, const int32_t *ci,
+                                   const uint64_t *key, uint64_t *m2)
+{
+    FOR_I(n)
+    {
+        uint64_t x = key[i];
+        if ((int)(x >> 62) != GS_MIS_UNDECIDED) continue;
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+            const int32_t j = ci[q];
+            uint64_t y = key[j];
+            for (int32_t q2 = rp[j]; q2 < rp[j + 1]; q2++) {
+                const uint64_t v = key[ci[q2]];
+                y = v > y ? v : y;
+            }
+            x = y > x ? y : x;
+        }
+        m2[i] = x;
+    }
+}
+
+/* ... then the decisions (a separate kernel: the keys are read above) */
+static __global__ void mis_update(int32_t n, const uint64_t *m2, uint64_t *key, int *undecided)
+{
+    int local = 0;
+    FOR_I(n)
+    {
+        const uint64_t k = key[i];
+        if ((int)(k >> 62) == GS_MIS_UNDECIDED) local += mis_decide(i, k, m2[i], key);
+    }
+    if (local) atomicAdd(undecided, local);
+}
+
+static __global__ void root_flags(int32_t n, const uint64_t *key, int32_t *flag)
+{
+    FOR_I(n) flag[i] = (int)(key[i] >> 62) == GS_MIS_IN;
+}
+
+/* round 1: roots take their number; a neighbour of roots joins the one of largest key */
+template <int G>
+static __global__ void agg_round1(int32_t n, const int32_t *rp, const int32_t *ci,
+                                  const uint64_t *key, const int32_t *root_id, int32_t *agg)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        if ((int)(key[i] >> 62) == GS_MIS_IN) {
+            if (lane == 0) agg[i] = root_id[i];
+            continue;
+        }
+        uint64_t best = 0; /* IN keys are nonzero */
+        int32_t a = -1;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const int32_t j = ci[q];
+            const uint64_t kj = key[j];
+            if ((int)(kj >> 62) == GS_MIS_IN && kj > best) best = kj, a = j;
+        }
+#pragma unroll
+        for (int off = G / 2; off > 0; off >>= 1) {
+            const uint64_t ob = __shfl_xor_sync(m, best, off, G);
+            const int32_t oa = __shfl_xor_sync(m, a, off, G);
+            if (ob > best) best = ob, a = oa;
+        }
+        if (lane == 0) agg[i] = a >= 0 ? root_id[a] : -1;
+    }
+}
+
+/* round 2: a node still without one joins the neighbour of largest key that has one */
+template <int G>
+static __global__ void agg_round2(int32_t n, const int32_t *rp, const int32_t *ci,
+                                  const uint64_t *key, const int32_t *in, int32_t *out)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        const int32_t own = in[i];
+        if (own >= 0) {
+            if (lane == 0) out[i] = own;
+            continue;
+        }
+        int64_t best = -1; /* keys without their state bits are >= 0 */
+        int32_t a = -1;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const int32_t j = ci[q];
+            const int64_t kj = (int64_t)(key[j] & ~(3ULL << 62));
+            if (in[j] >= 0 && kj > best) best = kj, a = in[j];
+        }
+#pragma unroll
+        for (int off = G / 2; off > 0; off >>= 1) {
+            const int64_t ob = __shfl_xor_sync(m, best, off, G);
+            const int32_t oa = __shfl_xor_sync(m, a, off, G);
+            if (ob > best) best = ob, a = oa;
+        }
+        if (lane == 0) out[i] = a;
+    }
+}
+
+static gs_status cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg)
+{
+    gs_status st = GS_OK;
+    int32_t n = S->rows;
+    uint64_t *key = NULL, *m1 = NULL, *m2 = NULL;
+    int32_t *flag = NULL, *id = NULL, *tmp = NULL;
+    int *d_und = NULL;
+    /* one thread per row (the kernels' G = 1): the stencil-like graphs' neighbour keys are
+     * read coalesced across a warp's consecutive rows (groups of lanes measured slower here on
+     * the H200) */
+    const double deg = n > 0 ? (double)S->nnz / n : 0.0;
+    size_t nb = ((size_t)n + 1) * sizeof(uint64_t);
+    *nagg = 0;
+    if (n == 0) return GS_OK;
+    GS_CHECK(gs_cuda_alloc(nb, "aggregation keys", (void **)&key));
+    GS_CHECK(gs_cuda_alloc(nb, "aggregation keys", (void **)&m1));
+    GS_CHECK(gs_cuda_alloc(nb, "aggregation keys", (void **)&m2));
+    GS_CHECK(gs_cuda_alloc(sizeof(int), "aggregation flag", (void **)&d_und));
+    mis_init<<<GRID(n)>>>(n, S->rowptr, key);
+    GS_CUDA_LAUNCHED("mis_init");
+    GS_CUDA_CALL(cudaMemsetAsync(m1, 0, nb, gs_cuda_g.stream));
+    for (int round = 0, und = n;; round++) {
+        GS_CUDA_CALL(cudaMemsetAsync(d_und, 0, sizeof(int), gs_cuda_g.stream));
+        if ((double)und * deg < 0.5 * n) { /* few left: their two hops directly */
+            mis_two_hop<<<GRID(n)>>>(n, S->rowptr, S->colind, key, m2);
+            mis_update<<<GRID(n)>>>(n, m2, key, d_und);
+            GS_CUDA_LAUNCHED("mis_two_hop");
+        } else {
+            mis_max1<1><<<GRID(n)>>>(n, S->rowptr, S->colind, key, m1);
+            mis_max2_update<1><<<GRID(n)>>>(n, S->rowptr, S->colind, m1, key, d_und);
+            GS_CUDA_LAUNCHED("mis rounds");
+        }
+        GS_CHECK(gs_cuda_d2h(&und, d_und, sizeof und));
+        if (!und) break;
+        if (round > 100000) GS_FAIL(GS_ERR_CUDA, "amg: the MIS(2) rounds do not end");
+    }
+    /* reuse m1 and m2 as int arrays for the flags/ids */
+    flag = (int32_t *)m1;
+    id = (int32_t *)m2;
+    tmp = flag; /* flags are dead after the scan: the round-2 buffer */
+    root_flags<<<GRID(n)>>>(n, key, flag);
+    GS_CUDA_LAUNCHED("root_flags");
+    GS_CUDA_CALL(cudaMemsetAsync(flag + n, 0, sizeof *flag, gs_cuda_g.stream));
+    GS_CHECK(scan_counts(flag, id, n, nagg));
+    agg_round1<1><<<GRID(n)>>>(n, S->rowptr, S->colind, key, id, agg);
+    agg_round2<1><<<GRID(n)>>>(n, S->rowptr, S->colind, key, agg, tmp);
+    agg_round2<1><<<GRID(n)>>>(n, S->rowptr, S->colind, key, tmp, agg);
+    GS_CUDA_LAUNCHED("aggregate rounds");
+done:
+    gs_cuda_free(key);
+    gs_cuda_free(m1);
+    gs_cuda_free(m2);
+    gs_cuda_free(d_und);
+    return st;
+}
+
+/* ---- tentative prolongator (one vector) ---------------------------------------------------- */
+
+static __global__ void agg_norms(int32_t nodes, const int32_t *agg, const double *w,
+                                 double *nrm2)
+{
+    FOR_I(nodes)
+    {
+        int32_t a = agg[i];
+        if (a >= 0) {
+            double x = w ? w[i] : 1.0;
+            atomicAdd(&nrm2[a], x * x);
+        }
+    }
+}
+
+static __global__ void tent_has(int64_t n, int b, const int32_t *agg, int32_t *has)
+{
+    FOR_I(n) has[i] = agg[i / b] >= 0;
+}
+
+static __global__ void tent_fill(int64_t n, int b, const int32_t *agg, const double *w,
+                                 const double *nrm2, const int32_t *rp, int32_t *ci, double *v)
+{
+    FOR_I(n)
+    {
+        int64_t I = i / b;
+        int32_t a = agg[I];
+        if (a >= 0) {
+            ci[rp[i]] = a * b + (int32_t)(i - I * b);
+            v[rp[i]] = (w ? w[I] : 1.0) / sqrt(nrm2[a]);
+        }
+    }
+}
+
+static __global__ void sqrt_kernel(int32_t n, const double *in, double *out)
+{
+    FOR_I(n) out[i] = sqrt(in[i]);
+}
+
+/* P(I b + r, a b + r) = w_I / ||w_a|| for node I in aggregate a; wc[a] = ||w_a|| */
+static gs_status cuda_tentative(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                                const double *w, gs_csr **P, double *wc)
+{
+    gs_status st = GS_OK;
+    double *nrm2 = NULL, *v = NULL;
+    int32_t *has = NULL, *rp = NULL, *ci = NULL, nnz = 0;
+    int64_t n = (int64_t)nodes * b;
+    GS_CHECK(gs_cuda_alloc(((size_t)nagg + 1) * sizeof *nrm2, "aggregate norms", (void **)&nrm2));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *has, "tentative prolongator", (void **)&has));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *rp, "tentative prolongator", (void **)&rp));
+    GS_CUDA_CALL(cudaMemsetAsync(nrm2, 0, ((size_t)nagg + 1) * sizeof *nrm2, gs_cuda_g.stream));
+    GS_CUDA_CALL(cudaMemsetAsync(has + n, 0, sizeof *has, gs_cuda_g.stream));
+    if (n > 0) {
+        agg_norms<<<GRID(nodes)>>>(nodes, agg, w, nrm2);
+        tent_has<<<GRID(n)>>>(n, b, agg, has);
+        GS_CUDA_LAUNCHED("agg_norms");
+    }
+    GS_CHECK(scan_counts(has, rp, (int32_t)n, &nnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *ci, "tentative prolongator", (void **)&ci));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *v, "tentative prolongator", (void **)&v));
+    if (n > 0) {
+        tent_fill<<<GRID(n)>>>(n, b, agg, w, nrm2, rp, ci, v);
+        GS_CUDA_LAUNCHED("tent_fill");
+    }
+    if (nagg > 0) {
+        sqrt_kernel<<<GRID(nagg)>>>(nagg, nrm2, wc);
+        GS_CUDA_LAUNCHED("sqrt_kernel");
+    }
+    st = gs_cuda_csr_adopt((int32_t)n, nagg * b, nnz, rp, ci, v, P);
+    rp = NULL, ci = NULL, v = NULL;
+done:
+    gs_cuda_free(nrm2);
+    gs_cuda_free(has);
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+    return st;
+}
+
+/* ---- diagonals, smoothing matrix, smoother step ------------------------------------------- */
+
+template <int G>
+static __global__ void diag_inv_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                       const double *v, int l1, double *dinv, double *sq,
+                                       unsigned long long *bad)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        double d = 0.0, s = 0.0;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            if (ci[q] == i) d = v[q];
+            s += fabs(v[q]);
+        }
+        d = group_sum<G>(d, m);
+        s = group_sum<G>(s, m);
+        if (lane != 0) continue;
+        double r;
+        if (d == 0.0 || !isfinite(d) || !isfinite(s)) {
+            r = 0.0;
+            atomicAdd(&bad[0], 1ULL);
+            atomicMin(&bad[1], (unsigned long long)i);
+        } else {
+            r = l1 ? 1.0 / s : 1.0 / d;
+        }
+        dinv[i] = r;
+        if (sq) sq[i] = sqrt(fabs(r));
+    }
+}
+
+static gs_status cuda_diag_inv(const gs_csr *A, int l1, double *dinv, double *sq, int64_t *bad,
+                               int64_t *first_bad)
+{
+    gs_status st = GS_OK;
+    unsigned long long *d_bad = NULL, h[2] = {0, ~0ULL};
+    GS_CHECK(gs_cuda_alloc(sizeof h, "diagonal check", (void **)&d_bad));
+    GS_CUDA_CALL(cudaMemcpyAsync(d_bad, h, sizeof h, cudaMemcpyHostToDevice, gs_cuda_g.stream));
+    if (A->rows > 0) {
+        LAUNCH_G(row_group(A->nnz, A->rows), A->rows, diag_inv_kernel, A->rows, A->rowptr,
+                 A->colind, A->val, l1, dinv, sq, d_bad);
+    }
+    GS_CHECK(gs_cuda_d2h(h, d_bad, sizeof h));
+    *bad = (int64_t)h[0];
+    *first_bad = h[0] ? (int64_t)h[1] : -1;
+done:
+    gs_cuda_free(d_bad);
+    return st;
+}
+
+template <int G>
+static __global__ void jacobi_matrix_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                            const double *v, const double *dinv, double w,
+                                            double *out)
+{
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        const double f = w * dinv[i];
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G)
+            out[q] = (ci[q] == i ? 1.0 : 0.0) - f * v[q];
+    }
+}
+
+static gs_status cuda_jacobi_matrix(const gs_csr *A, const double *dinv, double w, gs_csr **Sj)
+{
+    gs_status st = GS_OK;
+    int32_t *rp = NULL, *ci = NULL;
+    double *v = NULL;
+    GS_CHECK(gs_cuda_alloc(((size_t)A->rows + 1) * sizeof *rp, "smoothing matrix", (void **)&rp));
+    GS_CHECK(gs_cuda_alloc(((size_t)A->nnz + 1) * sizeof *ci, "smoothing matrix", (void **)&ci));
+    GS_CHECK(gs_cuda_alloc(((size_t)A->nnz + 1) * sizeof *v, "smoothing matrix", (void **)&v));
+    GS_CUDA_CALL(cudaMemcpyAsync(rp, A->rowptr, ((size_t)A->rows + 1) * sizeof *rp,
+                                 cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
+    GS_CUDA_CALL(cudaMemcpyAsync(ci, A->colind, (size_t)A->nnz * sizeof *ci,
+                                 cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
+    if (A->rows > 0) {
+        LAUNCH_G(row_group(A->nnz, A->rows), A->rows, jacobi_matrix_kernel, A->rows, A->rowptr,
+                 A->colind, A->val, dinv, w, v);
+    }
+    { /* an input of one product only: no SpMV state */
+        gs_csr *M = NULL;
+        GS_CHECK(gs_alloc_array(1, sizeof *M, "smoothing matrix", (void **)&M));
+        memset(M, 0, sizeof *M);
+        M->rows = A->rows, M->cols = A->cols, M->nnz = A->nnz, M->loc = GS_LOC_DEVICE;
+        M->rowptr = rp, M->colind = ci, M->val = v;
+        rp = NULL, ci = NULL, v = NULL;
+        *Sj = M;
+    }
+done:
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+    return st;
+}
+
+/* C = S T where row j of T holds at most one entry (the tentative prolongator): row i of C
+ * gathers (col of T_j, s_ij t_j) over row i of S and merges equal columns. A group of G lanes
+ * takes a row, up to TT_CAP pairs per lane in registers; a leader column (the first left) is
+ * broadcast, every lane adds and retires its pairs of that column, a group sum gives the
+ * entry, and the row's few distinct columns go to shared memory, where each finds its place
+ * in the sorted row by counting the smaller ones. A row longer than G TT_CAP is merged by the
+ * group's first lane alone. count: entries per row; else the row. */
+__device__ __forceinline__ int32_t tcol_of(const int32_t *trp, const int32_t *tci, int32_t j)
+{
+    return trp[j + 1] > trp[j] ? tci[trp[j]] : -1;
+}
+
+#define TT_CAP 4 /* pairs per lane */
+
+/* one row by one thread: the quadratic merge with insertion into the sorted row */
+static __device__ int32_t times_t_row(int32_t s, int32_t e, const int32_t *ci, const double *v,
+                                      const int32_t *trp, const int32_t *tci, const double *tv,
+                                      bool count, int32_t o, int32_t *cci, double *cv)
+{
+    int32_t k = 0;
+    for (int32_t q = s; q < e; q++) {
+        const int32_t c = tcol_of(trp, tci, ci[q]);
+        if (c < 0) continue;
+        bool seen = false;
+        for (int32_t q2 = s; q2 < q && !seen; q2++) seen = tcol_of(trp, tci, ci[q2]) == c;
+        if (seen) continue;
+        if (!count) {
+            double sum = 0.0;
+            for (int32_t q2 = q; q2 < e; q2++) {
+                const int32_t j = ci[q2];
+                if (tcol_of(trp, tci, j) == c) sum += v[q2] * tv[trp[j]];
+            }
+            int32_t p = k;
+            while (p > 0 && cci[o + p - 1] > c) {
+                cci[o + p] = cci[o + p - 1];
+                cv[o + p] = cv[o + p - 1];
+                p--;
+            }
+            cci[o + p] = c;
+            cv[o + p] = sum;
+        }
+        k++;
+    }
+    return k;
+}
+
+/* rows of a few entries (G <= 2): a thread per row and the quadratic merge, measured faster
+ * on the H200 than the leader rounds for 7-point stencils */
+static __global__ void times_t_thread_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                             const double *v, const int32_t *trp,
+                                             const int32_t *tci, const double *tv, int32_t *cnt,
+                                             const int32_t *crp, int32_t *cci, double *cv)
+{
+    FOR_I(n)
+    {
+        const int32_t k = times_t_row(rp[i], rp[i + 1], ci, v, trp, tci, tv, cnt != NULL,
+                                      cnt ? 0 : crp[i], cci, cv);
+        if (cnt) cnt[i] = k;
+    }
+}
+
+template <int G>
+static __global__ void times_t_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                      const double *v, const int32_t *trp, const int32_t *tci,
+                                      const double *tv, int32_t *cnt, const int32_t *crp,
+                                      int32_t *cci, double *cv)
+{
+    __shared__ int32_t s_col[GS_CUDA_THREADS * TT_CAP];
+    __shared__ double s_val[GS_CUDA_THREADS * TT_CAP];
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1), first_lane = (threadIdx.x & 31) & ~(G - 1);
+    const int cap = G * TT_CAP;
+    int32_t *col = s_col + (threadIdx.x / G) * cap;
+    double *val = s_val + (threadIdx.x / G) * cap;
+    FOR_ROW_G(G, n)
+    {
+        const int32_t s = rp[i], e = rp[i + 1], len = e - s, o = cnt ? 0 : crp[i];
+        if (len > cap) {
+            if (lane == 0) {
+                const int32_t k = times_t_row(s, e, ci, v, trp, tci, tv, cnt != NULL, o, cci, cv);
+                if (cnt) cnt[i] = k;
+            }
+            continue;
+        }
+        const int used = (len + G - 1) / G; /* slots in use: uniform over the group */
+        int32_t c[TT_CAP];
+        double pv[TT_CAP];
+#pragma unroll
+        for (int k = 0; k < TT_CAP; k++) {
+            const int32_t q = s + k * G + lane;
+            c[k] = -1, pv[k] = 0.0;
+            if (k < used && q < e) {
+                const int32_t j = ci[q];
+                c[k] = tcol_of(trp, tci, j);
+                if (c[k] >= 0) pv[k] = v[q] * tv[trp[j]];
+            }
+        }
+        int nd = 0; /* distinct columns so far (uniform) */
+        for (;;) {
+            int32_t lead = -1;
+#pragma unroll
+            for (int k = 0; k < TT_CAP; k++) {
+                if (k >= used || lead >= 0) continue; /* uniform */
+                const unsigned b = __ballot_sync(m, c[k] >= 0) & m;
+                if (b) lead = __shfl_sync(m, c[k], __ffs(b) - 1 - first_lane, G);
+            }
+            if (lead < 0) break;
+            double sum = 0.0;
+#pragma unroll
+            for (int k = 0; k < TT_CAP; k++)
+                if (c[k] == lead) sum += pv[k], c[k] = -1;
+            sum = group_sum<G>(sum, m);
+            if (lane == 0) col[nd] = lead, val[nd] = sum;
+            nd++;
+        }
+        if (cnt) {
+            if (lane == 0) cnt[i] = nd;
+            continue;
+        }
+        __syncwarp(m);
+        for (int d = lane; d < nd; d += G) {
+            const int32_t cd = col[d];
+            int rank = 0;
+            for (int d2 = 0; d2 < nd; d2++) rank += col[d2] < cd;
+            cci[o + rank] = cd;
+            cv[o + rank] = val[d];
+        }
+        __syncwarp(m); /* the next row reuses the group's shared memory */
+    }
+}
+
+static gs_status cuda_times_tentative(const gs_csr *S, const gs_csr *T, gs_csr **C)
+{
+    gs_status st = GS_OK;
+    int32_t n = S->rows, *cnt = NULL, *crp = NULL, *cci = NULL, nnz = 0;
+    const int g = row_group(S->nnz, S->rows);
+    double *cv = NULL;
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "prolongator", (void **)&cnt));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *crp, "prolongator", (void **)&crp));
+    GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
+    if (n > 0 && g <= 2) {
+        times_t_thread_kernel<<<GRID(n)>>>(n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
+                                           T->val, cnt, NULL, NULL, NULL);
+        GS_CUDA_LAUNCHED("times_t_thread_kernel");
+    } else if (n > 0) {
+        LAUNCH_G(g, n, times_t_kernel, n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
+                 T->val, cnt, NULL, NULL, NULL);
+    }
+    GS_CHECK(scan_counts(cnt, crp, n, &nnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *cci, "prolongator", (void **)&cci));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *cv, "prolongator", (void **)&cv));
+    if (n > 0 && g <= 2) {
+        times_t_thread_kernel<<<GRID(n)>>>(n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
+                                           T->val, NULL, crp, cci, cv);
+        GS_CUDA_LAUNCHED("times_t_thread_kernel");
+    } else if (n > 0) {
+        LAUNCH_G(g, n, times_t_kernel, n, S->rowptr, S->colind, S->val, T->rowptr, T->colind,
+                 T->val, NULL, crp, cci, cv);
+    }
+    st = gs_cuda_csr_adopt(n, T->cols, nnz, crp, cci, cv, C);
+    crp = NULL, cci = NULL, cv = NULL;
+done:
+    gs_cuda_free(cnt);
+    gs_cuda_free(crp);
+    gs_cuda_free(cci);
+    gs_cuda_free(cv);
+    return st;
+}
+
+static __global__ void smooth_kernel(int64_t n, const double *__restrict__ dinv,
+                                     const double *__restrict__ b, const double *__restrict__ y,
+                                     double a, double c, double *__restrict__ d,
+                                     double *__restrict__ x, int x_zero)
+{
+    FOR_I(n)
+    {
+        double r = dinv[i] * (b[i] - (y ? y[i] : 0.0));
+        double di = a != 0.0 ? a * d[i] + c * r : c * r;
+        d[i] = di;
+        x[i] = x_zero ? di : x[i] + di;
+    }
+}
+
+static gs_status cuda_smooth_step(int64_t n, const double *dinv, const double *b, const double *y,
+                                  double a, double c, double *d, double *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    if (n > 0) {
+        smooth_kernel<<<GRID(n)>>>(n, dinv, b, y, a, c, d, x, x_zero);
+        GS_CUDA_LAUNCHED("smooth_kernel");
+    }
+done:
+    return st;
+}
+
+template <int G>
+static __global__ void scaled_spmv_kernel(int32_t n, const int32_t *__restrict__ rp,
+                                          const int32_t *__restrict__ ci,
+                                          const double *__restrict__ v,
+                                          const double *__restrict__ s,
+                                          const double *__restrict__ x, double *__restrict__ y)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        double sum = 0.0;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+            const int32_t j = __ldg(ci + q);
+            sum += __ldg(v + q) * (__ldg(s + j) * __ldg(x + j));
+        }
+        sum = group_sum<G>(sum, m);
+        if (lane == 0) y[i] = s[i] * sum;
+    }
+}
+
+static gs_status cuda_scaled_spmv(const gs_csr *A, const double *s, const double *x, double *y)
+{
+    gs_status st = GS_OK;
+    if (A->rows > 0)
+        LAUNCH_G(row_group(A->nnz, A->rows), A->rows, scaled_spmv_kernel, A->rows, A->rowptr,
+                 A->colind, A->val, s, x, y);
+done:
+    return st;
+}
+
+static __global__ void lanczos_kernel(int64_t n, const double *__restrict__ w,
+                                      const double *__restrict__ v, double a, double b, double c,
+                                      double *__restrict__ vp, const double *__restrict__ s,
+                                      double *__restrict__ t)
+{
+    FOR_I(n)
+    {
+        const double x = c * (w[i] - a * v[i] - b * vp[i]);
+        vp[i] = x;
+        if (t) t[i] = s[i] * x;
+    }
+}
+
+static gs_status cuda_lanczos_update(int64_t n, const double *w, const double *v, double a,
+                                     double b, double c, double *vp, const double *s, double *t)
+{
+    gs_status st = GS_OK;
+    if (n > 0) {
+        lanczos_kernel<<<GRID(n)>>>(n, w, v, a, b, c, vp, s, t);
+        GS_CUDA_LAUNCHED("lanczos_kernel");
+    }
+done:
+    return st;
+}
+
+static __global__ void random_kernel(int64_t n, uint32_t seed, double *x)
+{
+    FOR_I(n) x[i] = (double)gs_amg_hash((uint32_t)i + seed) / (double)(1u << 29) - 1.0;
+}
+
+static gs_status cuda_fill_random(int64_t n, uint32_t seed, double *x)
+{
+    gs_status st = GS_OK;
+    if (n > 0) {
+        random_kernel<<<GRID(n)>>>(n, seed, x);
+        GS_CUDA_LAUNCHED("random_kernel");
+    }
+done:
+    return st;
+}
+
+/* sums of the row lengths and their squares (block sums, then one atomic per block) and the
+ * longest row (a warp maximum, then one atomic per warp) */
+static __global__ void row_stats_kernel(int32_t n, const int32_t *rp, double *sum,
+                                        unsigned int *mx)
+{
+    __shared__ double ws[32];
+    double s = 0.0, s2 = 0.0;
+    unsigned int m = 0;
+    FOR_I(n)
+    {
+        unsigned int c = (unsigned int)(rp[i + 1] - rp[i]);
+        s += c;
+        s2 += (double)c * c;
+        m = c > m ? c : m;
+    }
+    m = __reduce_max_sync(0xffffffffu, m);
+    if ((threadIdx.x & 31) == 0 && m) atomicMax(mx, m);
+    s = gs_block_sum(s, ws);
+    if (threadIdx.x == 0) atomicAdd(&sum[0], s);
+    __syncthreads();
+    s2 = gs_block_sum(s2, ws);
+    if (threadIdx.x == 0) atomicAdd(&sum[1], s2);
+}
+
+static gs_status cuda_row_stats(const gs_csr *A, double *mean, double *std, int32_t *max)
+{
+    gs_status st = GS_OK;
+    struct {
+        double s[2];
+        unsigned int m;
+    } h = {{0.0, 0.0}, 0u};
+    char *buf = NULL;
+    GS_CHECK(gs_cuda_alloc(sizeof h, "row statistics", (void **)&buf));
+    GS_CUDA_CALL(cudaMemsetAsync(buf, 0, sizeof h, gs_cuda_g.stream));
+    if (A->rows > 0) {
+        row_stats_kernel<<<gs_cuda_red_blocks(A->rows), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(A->rows, A->rowptr, (double *)buf,
+                                             (unsigned int *)(buf + 2 * sizeof(double)));
+        GS_CUDA_LAUNCHED("row_stats_kernel");
+    }
+    GS_CHECK(gs_cuda_d2h(&h, buf, sizeof h));
+    *mean = A->rows ? h.s[0] / A->rows : 0.0;
+    *std = A->rows ? sqrt(fmax(h.s[1] / A->rows - *mean * *mean, 0.0)) : 0.0;
+    *max = (int32_t)h.m;
+done:
+    gs_cuda_free(buf);
+    return st;
+}
+
+/* the cycle as a CUDA graph: amg/cycle/gs_amg_graph_cuda.cu */
+extern "C" {
+gs_status gs_amg_cuda_graph_begin(void);
+gs_status gs_amg_cuda_graph_end(void **exec);
+gs_status gs_amg_cuda_graph_launch(void *exec);
+void gs_amg_cuda_graph_destroy(void *exec);
+}
+
+extern "C" const gs_amg_ops gs_amg_cuda_ops = {
+    cuda_strength,      /* strength */
+    cuda_mis2,          /* mis2_aggregate */
+    cuda_tentative,     /* tentative */
+    cuda_diag_inv,      /* diag_inv */
+    cuda_jacobi_matrix, /* jacobi_matrix */
+    cuda_smooth_step,   /* smooth_step */
+    cuda_fill_random,   /* fill_random */
+    cuda_row_stats,     /* row_stats */
+    cuda_times_tentative, /* times_tentative */
+    cuda_scaled_spmv,   /* scaled_spmv */
+    cuda_lanczos_update, /* lanczos_update */
+    gs_amg_cuda_graph_begin,   /* graph_begin */
+    gs_amg_cuda_graph_end,     /* graph_end */
+    gs_amg_cuda_graph_launch,  /* graph_launch */
+    gs_amg_cuda_graph_destroy, /* graph_destroy */
+};

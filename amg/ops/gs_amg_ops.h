@@ -1,0 +1,113 @@
+/* gs_amg_ops.h: the data-parallel steps of the AMG setup and cycle, one table per backend
+ * (amg/ops/gs_amg_host.c, amg/ops/gs_amg_cuda.cu), and the host-only steps of the general setup (block
+ * systems, several near-nullspace vectors, the standard aggregation). Not a public header.
+ *
+ * Arrays are at the table's location. The device table implements the scalar setup (one
+ * unknown per node, one nullspace vector, MIS(2)); amg/coarsen/gs_amg_coarsen.c runs the general case through the
+ * host functions below on a host copy.
+ */
+#ifndef GS_AMG_OPS_H
+#define GS_AMG_OPS_H
+
+#include <stdint.h>
+
+#include "gs_amg.h"
+#include "gs_csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* MIS(2) node states; a node's priority key is state << 62 | hash(i) << 32 | i */
+enum { GS_MIS_OUT = 0, GS_MIS_UNDECIDED = 1, GS_MIS_IN = 2 };
+
+#ifdef __CUDACC__
+#define GS_AMG_HD __host__ __device__
+#else
+#define GS_AMG_HD
+#endif
+
+/* The priority hash both backends use (the same aggregates on host and device). */
+static inline GS_AMG_HD uint32_t gs_amg_hash(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x & 0x3fffffffU;
+}
+
+typedef struct gs_amg_ops {
+    /* S: the strength graph of square A over nodes of b unknowns (pattern only: val NULL,
+     * diagonal left out); J in row I when I != J and ||A_IJ|| > theta sqrt(||A_II|| ||A_JJ||)
+     * (Frobenius norms; b = 1: |a_ij| > theta sqrt(|a_ii a_jj|); theta = 0: every stored
+     * nonzero block). The device handles b <= 8, the host b = 1 (gs_amg_strength_block) */
+    gs_status (*strength)(const gs_csr *A, double theta, int b, gs_csr **S);
+    /* agg[i] in [0, nagg) or -1 (no strong neighbour), i < S->rows */
+    gs_status (*mis2_aggregate)(const gs_csr *S, int32_t *agg, int32_t *nagg);
+    /* the tentative prolongator of the near-nullspace "one vector per unknown of a node, node
+     * weight w_I on that unknown" (w NULL: ones; b = 1: the vector w): P(I b + r, a b + r) =
+     * w_I / ||w_a|| for node I of aggregate a, and the coarse weights wc[a] = ||w_a|| (the R
+     * factors of the QR, which keep that form) */
+    gs_status (*tentative)(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                           const double *w, gs_csr **P, double *wc);
+    /* dinv[i] = 1 / a_ii (l1: 1 / sum_j |a_ij|); rows with a zero or missing diagonal get 0
+     * and are counted in *bad, the first in *first_bad (-1 when none) */
+    gs_status (*diag_inv)(const gs_csr *A, int l1, double *dinv, double *sqrt_dinv,
+                          int64_t *bad, int64_t *first_bad);
+    /* sqrt_dinv (may be NULL) receives sqrt(|dinv|) */
+    /* Sj = I - w diag(dinv) A, A's pattern (every row of A holds its diagonal) */
+    gs_status (*jacobi_matrix)(const gs_csr *A, const double *dinv, double w, gs_csr **Sj);
+    /* r = dinv .* (b - y) (y NULL: y = 0); d = a d + c r (a = 0: d is not read);
+     * x = x + d (x_zero: x = d) */
+    gs_status (*smooth_step)(int64_t n, const double *dinv, const double *b, const double *y,
+                             double a, double c, double *d, double *x, int x_zero);
+    /* x[i] = a uniform value in [-1, 1) from hash(i + seed) */
+    gs_status (*fill_random)(int64_t n, uint32_t seed, double *x);
+    /* nonzeros per row of A: mean, standard deviation, max */
+    gs_status (*row_stats)(const gs_csr *A, double *mean, double *std, int32_t *max);
+    /* C = S T for a T with at most one entry per row (the tentative prolongator of the
+     * data-parallel path): the structural product, rows sorted, as gs_spgemm gives it */
+    gs_status (*times_tentative)(const gs_csr *S, const gs_csr *T, gs_csr **C);
+    /* the Lanczos steps of rho(D^-1 A): y = s .* (A (s .* x)) with s = sqrt(dinv), and the
+     * three-term update vp = c (w - a v - b vp), with t = s .* vp (the next SpMV's input) when
+     * t is not NULL */
+    gs_status (*scaled_spmv)(const gs_csr *A, const double *s, const double *x, double *y);
+    gs_status (*lanczos_update)(int64_t n, const double *w, const double *v, double a, double b,
+                                double c, double *vp, const double *s, double *t);
+    /* the cycle recorded once and replayed (NULL on the host): begin capturing the stream's
+     * work, end it into an executable graph (also after a failure inside), replay, free */
+    gs_status (*graph_begin)(void);
+    gs_status (*graph_end)(void **exec);
+    gs_status (*graph_launch)(void *exec);
+    void (*graph_destroy)(void *exec);
+} gs_amg_ops;
+
+/* one table per backend (gs_amg_host.c, gs_amg_cuda.cu), listed in spmv/core/gs_backend.c; the
+ * AMG reaches them through gs_backend_module(loc, GS_MODULE_AMG) */
+extern const gs_amg_ops gs_amg_host_ops;
+
+/* The general host steps (amg/coarsen/gs_amg_coarsen_host.c; the dense inverse in
+ * amg/coarse/gs_amg_coarse.c). */
+/* strength on the node graph of a block matrix (b unknowns per node, rows a multiple of b):
+ * node J is a strong neighbour of I when ||A_IJ||_F > theta sqrt(||A_II||_F ||A_JJ||_F) */
+gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, gs_csr **S);
+/* *B (host, nodes*b x b column-major): vector c is w_I (w NULL: 1) on unknown c of every node
+ * I, 0 elsewhere (the default near-nullspace of a block system, and the form it keeps) */
+gs_status gs_amg_block_nullspace(int32_t nodes, int b, const double *w, double **B);
+/* PyAMG's standard aggregation (three sequential passes) */
+gs_status gs_amg_standard_aggregate(const gs_csr *S, int32_t *agg, int32_t *nagg);
+/* tentative prolongator of k vectors (B: n x k column-major, n = nodes * b) by a QR on each
+ * aggregate: P is n x nagg*k, Bc (nagg*k x k column-major) the R factors */
+gs_status gs_amg_tentative_qr(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                              const double *B, int k, gs_csr **P, double *Bc);
+/* the inverse of the dense n x n matrix A (host CSR), row-major into inv, by LU with partial
+ * pivoting; a pivot below 1e-13 of the largest entry counts as a zero direction (its part of
+ * the inverse is 0) and *rank says how many pivots were kept */
+gs_status gs_amg_dense_inverse(const gs_csr *A, double *inv, int *rank);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,31 @@
+/* gs_amg_report.c: the console's AMG block: the level table, complexities, setup phases. */
+#include <stdio.h>
+
+#include "gs_amg.h"
+
+const char *const gs_amg_phase_names[GS_AMG_PHASES] = {"strength",    "aggregation", "prolongator",
+                                                       "rap",         "convert",     "coarse"};
+
+void gs_amg_report_print(const gs_amg_report *r, FILE *out)
+{
+    fprintf(out, "amg       %d levels  operator complexity %.3f  grid complexity %.3f\n",
+            r->levels, r->operator_complexity, r->grid_complexity);
+    fprintf(out, "          %s\n", r->desc);
+    fprintf(out, "          level       rows        nnz  per row: mean    std   max  rho(D^-1A)  "
+            "format A / P / R      why\n");
+    for (int l = 0; l < r->levels; l++) {
+        const gs_amg_level_report *L = &r->level[l];
+        char f[64];
+        if (l + 1 < r->levels)
+            snprintf(f, sizeof f, "%s / %s / %s", L->format, L->format_p, L->format_r);
+        else
+            snprintf(f, sizeof f, "%s", L->format);
+        fprintf(out, "          %5d %10d %10lld %15.2f %6.2f %5d  %10.4f  %-21s %s\n", l, L->rows,
+                (long long)L->nnz, L->mean, L->std, L->max, L->rho, f, L->reason);
+    }
+    fprintf(out, "          coarse solve: %s\n", r->coarse_desc);
+    fprintf(out, "          setup %.2f ms:", 1e3 * r->setup_s);
+    for (int i = 0; i < GS_AMG_PHASES; i++)
+        fprintf(out, " %s %.2f", gs_amg_phase_names[i], 1e3 * r->phase_s[i]);
+    fprintf(out, " ms\n");
+}

@@ -1,0 +1,350 @@
+/* gs_amg_setup.c: the smoothed-aggregation setup pipeline, level by level (diagonal and rho,
+ * coarsening, prolongator smoothing, R = P^T, the Galerkin product, formats), written once over
+ * the backend tables (gs_backend.h, gs_amg_ops.h) so it runs where A lives. */
+#include "gs_amg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gs_amg_internal.h"
+#include "gs_buf.h"
+#include "gs_time.h"
+
+void gs_amg_params_default(gs_amg_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->theta = 0.0;
+    p->aggregation = GS_AGG_MIS2;
+    p->max_levels = 10;
+    p->coarse_size = 200;
+    p->galerkin = GS_SPGEMM_AUTO;
+    p->smoother = gs_smoother_default();
+    p->chebyshev_degree = 3;
+    p->coarse_chebyshev_degree = 10;
+    p->chebyshev_ratio = 30.0;
+    p->presweeps = 1;
+    p->postsweeps = 1;
+    p->block_size = 1;
+    p->smooth_prolongator = 1;
+    p->prolongator_omega = 4.0 / 3.0;
+}
+
+gs_status gs_amg_sync(const gs_amg *amg, double *t)
+{
+    gs_status st = amg->be->sync();
+    *t = gs_time_now();
+    return st;
+}
+
+void gs_amg_trace(gs_amg *amg, int l, const char *what)
+{
+    double t;
+    if (!amg->p.trace) return;
+    (void)gs_amg_sync(amg, &t);
+    if (what)
+        fprintf(stderr, "amg setup: level %d %-22s %8.3f ms\n", l, what, 1e3 * (t - amg->trace_t));
+    amg->trace_t = t;
+}
+
+/* The SpMV form of a level's operator (A on level l, P from l+1 to l, R from l to l+1) in the
+ * format the selector picks for it, or gsolve's CSR kernel when no request was given; its name
+ * into fmt, and for A why, and whether the choice fell back to csr. */
+static gs_status make_op(gs_amg *amg, const gs_csr *M, int l, gs_amg_op_kind kind,
+                         gs_spmat **out, char *fmt, size_t fmt_len, gs_amg_level_report *R)
+{
+    gs_status st = GS_OK;
+    if (amg->p.select) {
+        gs_select_result sr;
+        GS_CHECK(gs_select_spmat(M, l, amg->p.select, out, &sr));
+        if (R) {
+            gs_str_copy(R->reason, sizeof R->reason, sr.reason);
+            R->fell_back = sr.fell_back;
+        }
+        if (amg->p.trace) /* beside the setup trace */
+            fprintf(stderr, "amg setup: level %d %s: %s, features %.3f ms + conversion %.3f ms\n",
+                    l, kind == GS_AMG_OP_A ? "A" : kind == GS_AMG_OP_P ? "P" : "R",
+                    gs_format_name((*out)->format), 1e3 * sr.feature_s, 1e3 * sr.convert_s);
+    } else {
+        GS_CHECK(gs_spmat_create(M, GS_FORMAT_CSR, NULL, out));
+        if (R) gs_str_copy(R->reason, sizeof R->reason, "gsolve's CSR kernel (no selector given)");
+    }
+    gs_str_copy(fmt, fmt_len, gs_format_name((*out)->format));
+done:
+    return st;
+}
+
+/* D^-1 (checked), rho(D^-1 A), and the smoother's state of level l */
+static gs_status level_diag(gs_amg *amg, int l, const char *where)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[l];
+    const gs_csr *A = L->A;
+    double *dinv = NULL, *sq = NULL;
+    int64_t bad = 0, first = -1;
+    GS_CHECK(amg->be->alloc(((size_t)A->rows + 1) * sizeof(double), "AMG diagonal",
+                            (void **)&dinv));
+    GS_CHECK(amg->be->alloc(((size_t)A->rows + 1) * sizeof(double), "AMG diagonal",
+                            (void **)&sq));
+    gs_amg_trace(amg, l, NULL);
+    GS_CHECK(amg->ops->diag_inv(A, 0, dinv, sq, &bad, &first));
+    gs_amg_trace(amg, l, "diagonal");
+    if (bad > 0 && l == 0)
+        GS_FAIL(GS_ERR_INPUT, "%s: row %lld has a zero, missing or non-finite diagonal entry "
+                "(%lld rows in all); smoothed-aggregation AMG needs a nonzero diagonal",
+                where, (long long)first + 1, (long long)bad);
+    GS_CHECK(gs_amg_estimate_rho(amg, A, L->MA, sq, &L->rho));
+    gs_amg_trace(amg, l, "rho (Lanczos)");
+    L->dinv = dinv;
+    dinv = NULL;
+    L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
+                                .A = A, .MA = L->MA, .dinv = L->dinv, .rho = L->rho};
+    GS_CHECK(amg->p.smoother->setup(&L->sl, &L->smooth));
+done:
+    if (dinv) amg->be->free(dinv);
+    if (sq) amg->be->free(sq);
+    return st;
+}
+
+gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *where, gs_amg **out)
+{
+    gs_status st = GS_OK;
+    gs_amg *amg = NULL;
+    double *B = NULL, t_start, t0, t1, *ph;
+    gs_loc B_loc = GS_LOC_HOST;
+    gs_csr *T = NULL;
+    gs_spgemm_method m;
+    if (!where) where = "matrix";
+    if (!A || !p || !out) return GS_ERROR(GS_ERR_ARG, "amg: missing matrix, parameters or output");
+    *out = NULL;
+    if (A->rows != A->cols)
+        return GS_ERROR(GS_ERR_INPUT, "%s: AMG needs a square matrix, not %d x %d", where, A->rows,
+                        A->cols);
+    int b = p->block_size > 0 ? p->block_size : 1, k = p->nullspace ? p->nullspace_k : b;
+    if (A->rows % b != 0)
+        return GS_ERROR(GS_ERR_CONFIG, "%s: %d rows are not a multiple of amg.block_size = %d",
+                        where, A->rows, b);
+    if (k < 1) return GS_ERROR(GS_ERR_CONFIG, "%s: the near-nullspace has no vectors", where);
+    if (!(p->chebyshev_ratio >= 1.0))
+        return GS_ERROR(GS_ERR_CONFIG, "amg.chebyshev_ratio = %g: expected a ratio of at least 1",
+                        p->chebyshev_ratio);
+    GS_CHECK(gs_alloc_array(1, sizeof *amg, "AMG hierarchy", (void **)&amg));
+    memset(amg, 0, sizeof *amg);
+    amg->p = *p;
+    amg->loc = A->loc;
+    amg->be = gs_backend_get(A->loc);
+    amg->ops = gs_amg_ops_at(A->loc);
+    if (!amg->p.smoother) amg->p.smoother = gs_smoother_default();
+    if (!amg->be || !amg->ops) GS_FAIL(GS_ERR_ARG, "amg: no backend for the matrix's location");
+    m = p->galerkin;
+    if (m == GS_SPGEMM_AUTO) m = A->loc == GS_LOC_HOST ? GS_SPGEMM_HOST : GS_SPGEMM_DCSR;
+    if (A->loc == GS_LOC_HOST && m != GS_SPGEMM_HOST)
+        GS_FAIL(GS_ERR_CONFIG, "amg.galerkin = \"%s\" needs the GPU backend, and this run is on "
+                "the host", gs_spgemm_method_name(m));
+    if (A->loc != GS_LOC_HOST && m == GS_SPGEMM_HOST)
+        GS_FAIL(GS_ERR_CONFIG, "amg.galerkin = \"host\" is for host runs; on the GPU use dcsr or "
+                "cusparse");
+    ph = amg->rep.phase_s;
+    GS_CHECK(gs_amg_sync(amg, &t_start));
+    if (p->nullspace) {
+        B_loc = GS_LOC_HOST;
+        GS_CHECK(gs_alloc_array((size_t)A->rows * k, sizeof *B, "near-nullspace", (void **)&B));
+        memcpy(B, p->nullspace, (size_t)A->rows * k * sizeof *B);
+    }
+    amg->lev[0].A = A;
+    amg->nlev = 1;
+    { /* the finest operator's format first: the Lanczos steps below run in it */
+        gs_amg_level_report *R0 = &amg->rep.level[0];
+        GS_CHECK(gs_amg_sync(amg, &t0));
+        gs_amg_trace(amg, 0, NULL);
+        GS_CHECK(make_op(amg, A, 0, GS_AMG_OP_A, &amg->lev[0].MA, R0->format, sizeof R0->format,
+                         R0));
+        gs_amg_trace(amg, 0, "format of A");
+        GS_CHECK(gs_amg_sync(amg, &t1));
+        ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
+    }
+    int max_levels = p->max_levels < GS_AMG_MAX_LEVELS ? p->max_levels : GS_AMG_MAX_LEVELS;
+    for (int l = 0;; l++) {
+        gs_amg_level *L = &amg->lev[l];
+        int32_t n = L->A->rows, nagg = 0;
+        int last = l + 1 >= max_levels || n <= p->coarse_size;
+        /* a coarsest level below the finest that the dense inverse solves needs no diagonal and
+         * no rho (the finest is always checked: its diagonal is the user's input) */
+        if (last && l > 0 && n <= GS_AMG_DENSE_MAX) break;
+        GS_CHECK(gs_amg_sync(amg, &t0));
+        GS_CHECK(level_diag(amg, l, where));
+        GS_CHECK(gs_amg_sync(amg, &t1));
+        ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
+        if (last) break;
+        int one_per_row = 0;
+        GS_CHECK(gs_amg_coarsen(amg, l, b, &B, &B_loc, &k, &T, &nagg, &one_per_row, ph));
+        gs_amg_trace(amg, l, "tentative P");
+        if (nagg == 0 || (int64_t)nagg * k >= n) { /* no coarsening: stop here */
+            gs_csr_destroy(&T);
+            break;
+        }
+        GS_CHECK(gs_amg_sync(amg, &t0));
+        if (p->smooth_prolongator && L->rho > 0) {
+            gs_csr *Sj = NULL;
+            GS_CHECK(amg->ops->jacobi_matrix(L->A, L->dinv, p->prolongator_omega / L->rho, &Sj));
+            gs_amg_trace(amg, l, "I - w D^-1 A");
+            if (one_per_row && m != GS_SPGEMM_CUSPARSE)
+                st = amg->ops->times_tentative(Sj, T, &L->P);
+            else
+                st = gs_spgemm(Sj, T, m, &L->P);
+            gs_amg_trace(amg, l, "P = (I - w D^-1 A) T");
+            gs_csr_destroy(&Sj);
+            GS_CHECK(st);
+            gs_csr_destroy(&T);
+        } else {
+            L->P = T;
+            T = NULL;
+        }
+        GS_CHECK(gs_spgemm_transpose(L->P, &L->R));
+        gs_amg_trace(amg, l, "R = P^T");
+        GS_CHECK(gs_amg_sync(amg, &t1));
+        ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
+        GS_CHECK(gs_galerkin(L->A, L->P, L->R, m, &amg->lev[l + 1].Aown)); /* R (A P) */
+        gs_amg_trace(amg, l, "R (A P)");
+        GS_CHECK(gs_amg_sync(amg, &t0));
+        ph[GS_AMG_PHASE_RAP] += t0 - t1;
+        amg->lev[l + 1].A = amg->lev[l + 1].Aown;
+        amg->nlev = l + 2;
+        b = k; /* a coarse node holds one unknown per nullspace vector */
+    }
+    GS_CHECK(gs_amg_coarse_setup(amg, ph));
+    /* formats, vectors and the report */
+    GS_CHECK(gs_amg_sync(amg, &t0));
+    double nnz0 = (double)A->nnz, rows0 = (double)A->rows;
+    amg->rep.levels = amg->nlev;
+    for (int l = 0; l < amg->nlev; l++) {
+        gs_amg_level *L = &amg->lev[l];
+        gs_amg_level_report *R = &amg->rep.level[l];
+        int32_t n = L->A->rows;
+        R->rows = n;
+        R->cols = L->A->cols;
+        R->nnz = L->A->nnz;
+        R->rho = L->rho;
+        gs_amg_trace(amg, l, NULL);
+        GS_CHECK(amg->ops->row_stats(L->A, &R->mean, &R->std, &R->max));
+        gs_amg_trace(amg, l, "row statistics");
+        /* an empty matrix has complexities 1 (no division by its zero size) */
+        amg->rep.operator_complexity += nnz0 > 0 ? (double)L->A->nnz / nnz0 : 1.0;
+        amg->rep.grid_complexity += rows0 > 0 ? (double)n / rows0 : 1.0;
+        if (!L->MA) {
+            GS_CHECK(make_op(amg, L->A, l, GS_AMG_OP_A, &L->MA, R->format, sizeof R->format,
+                             R));
+            gs_amg_trace(amg, l, "format of A");
+        }
+        if (L->P) {
+            GS_CHECK(make_op(amg, L->P, l, GS_AMG_OP_P, &L->MP, R->format_p, sizeof R->format_p,
+                             NULL));
+            gs_amg_trace(amg, l, "format of P");
+            GS_CHECK(make_op(amg, L->R, l, GS_AMG_OP_R, &L->MR, R->format_r, sizeof R->format_r,
+                             NULL));
+            gs_amg_trace(amg, l, "format of R");
+        }
+        if (l > 0) {
+            GS_CHECK(gs_vec_create(n, amg->loc, &L->x));
+            GS_CHECK(gs_vec_create(n, amg->loc, &L->b));
+        }
+        GS_CHECK(gs_vec_create(n, amg->loc, &L->r));
+        GS_CHECK(gs_vec_create(n, amg->loc, &L->y));
+        GS_CHECK(gs_vec_create(n, amg->loc, &L->d));
+        L->sl.MA = L->MA, L->sl.y = L->y, L->sl.d = L->d;
+        gs_amg_trace(amg, l, "cycle vectors");
+    }
+    GS_CHECK(gs_amg_sync(amg, &t1));
+    ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
+    amg->rep.setup_s = t1 - t_start;
+    snprintf(amg->rep.desc, sizeof amg->rep.desc,
+             "%s cycle, %s, %d+%d sweeps, %s aggregation, theta %g, galerkin %s, block %d",
+             p->cycle_w ? "W" : "V",
+             amg->p.smoother->label,
+             p->presweeps, p->postsweeps, p->aggregation == GS_AGG_MIS2 ? "mis2" : "standard",
+             p->theta, gs_spgemm_method_name(m), p->block_size > 0 ? p->block_size : 1);
+    if (amg->p.smoother->describe) {
+        size_t len = strlen(amg->rep.desc);
+        amg->p.smoother->describe(&amg->p, amg->nlev, amg->rep.desc + len,
+                                  sizeof amg->rep.desc - len);
+    }
+    *out = amg;
+    amg = NULL;
+done:
+    if (B) gs_backend_get(B_loc)->free(B);
+    gs_csr_destroy(&T);
+    gs_amg_destroy(&amg);
+    return st;
+}
+
+void gs_amg_destroy(gs_amg **pa)
+{
+    if (!pa || !*pa) return;
+    gs_amg *amg = *pa;
+    for (int l = 0; l < GS_AMG_MAX_LEVELS; l++) {
+        gs_amg_level *L = &amg->lev[l];
+        gs_spmat_destroy(&L->MA);
+        gs_spmat_destroy(&L->MP);
+        gs_spmat_destroy(&L->MR);
+        gs_csr_destroy(&L->Aown);
+        gs_csr_destroy(&L->P);
+        gs_csr_destroy(&L->R);
+        if (L->smooth) amg->p.smoother->destroy(L->smooth, amg->be);
+        if (L->dinv) amg->be->free(L->dinv);
+        gs_buf_destroy(&L->agg);
+        gs_vec_destroy(&L->x);
+        gs_vec_destroy(&L->b);
+        gs_vec_destroy(&L->r);
+        gs_vec_destroy(&L->y);
+        gs_vec_destroy(&L->d);
+    }
+    gs_spmat_destroy(&amg->Mc);
+    gs_csr_destroy(&amg->cinv);
+    if (amg->graph) amg->ops->graph_destroy(amg->graph);
+    gs_free(amg);
+    *pa = NULL;
+}
+
+const gs_amg_report *gs_amg_get_report(const gs_amg *amg) { return &amg->rep; }
+
+const gs_spmat *gs_amg_level_op(const gs_amg *amg, int l)
+{
+    return l >= 0 && l < amg->nlev ? amg->lev[l].MA : NULL;
+}
+
+gs_status gs_amg_level_download(const gs_amg *amg, int l, gs_csr **A, gs_csr **P, gs_csr **R,
+                                int32_t **agg, int32_t *nnodes)
+{
+    gs_status st = GS_OK;
+    if (l < 0 || l >= amg->nlev) return GS_ERROR(GS_ERR_ARG, "amg: no level %d", l);
+    const gs_amg_level *L = &amg->lev[l];
+    if (A) GS_CHECK(gs_csr_download(L->A, A));
+    if (P) {
+        *P = NULL;
+        if (L->P) GS_CHECK(gs_csr_download(L->P, P));
+    }
+    if (R) {
+        *R = NULL;
+        if (L->R) GS_CHECK(gs_csr_download(L->R, R));
+    }
+    if (agg) {
+        *agg = NULL;
+        if (L->agg) {
+            GS_CHECK(gs_alloc_array((size_t)L->nodes + 2, sizeof(int32_t), "aggregates",
+                                    (void **)agg));
+            gs_buf h = {*agg, L->nodes, GS_I32, GS_LOC_HOST};
+            gs_buf a = *L->agg;
+            a.n = L->nodes;
+            st = gs_buf_copy(&a, &h);
+            if (st != GS_OK) {
+                gs_free(*agg);
+                *agg = NULL;
+            }
+            GS_CHECK(st);
+        }
+    }
+    if (nnodes) *nnodes = L->nodes;
+done:
+    return st;
+}
+

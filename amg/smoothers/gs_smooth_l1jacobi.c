@@ -1,0 +1,55 @@
+/* gs_smooth_l1jacobi.c: l1-Jacobi, x = x + D_l1^-1 (b - A x) with D_l1 = diag(sum_j |a_ij|):
+ * convergent without a damping factor for any symmetric positive definite A. */
+#include "gs_smoother.h"
+
+typedef struct l1_state {
+    double *dinv; /* 1 / sum_j |a_ij| at the level's location */
+} l1_state;
+
+static void l1_destroy(void *state, const gs_backend_ops *be)
+{
+    l1_state *s = state;
+    if (!s) return;
+    if (s->dinv) be->free(s->dinv);
+    gs_free(s);
+}
+
+/* the l1 row sums' inverses where A lives */
+static gs_status l1_setup(const gs_smoother_level *L, void **state)
+{
+    gs_status st = GS_OK;
+    l1_state *s = NULL;
+    int64_t bad = 0, first = -1;
+    GS_CHECK(gs_alloc_array(1, sizeof *s, "l1-Jacobi smoother", (void **)&s));
+    s->dinv = NULL;
+    GS_CHECK(L->be->alloc(((size_t)L->A->rows + 1) * sizeof(double), "AMG l1 diagonal",
+                          (void **)&s->dinv));
+    GS_CHECK(L->ops->diag_inv(L->A, 1, s->dinv, NULL, &bad, &first));
+    *state = s;
+    s = NULL;
+done:
+    l1_destroy(s, L->be);
+    return st;
+}
+
+/* x = x + D_l1^-1 (b - A x) */
+static gs_status l1_apply(const void *state, const gs_smoother_level *L, const gs_vec *b,
+                          gs_vec *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    const l1_state *s = state;
+    if (!x_zero) GS_CHECK(gs_spmat_spmv(L->MA, x, L->y));
+    GS_CHECK(L->ops->smooth_step(b->n, s->dinv, b->data, x_zero ? NULL : L->y->data, 0.0, 1.0,
+                                 L->d->data, x->data, x_zero));
+done:
+    return st;
+}
+
+const gs_smoother gs_smoother_l1jacobi = {
+    .name = "l1jacobi",
+    .label = "l1-Jacobi",
+    .help = "l1-Jacobi: D^-1 replaced by 1 / sum_j |a_ij|, no damping factor",
+    .setup = l1_setup,
+    .apply = l1_apply,
+    .destroy = l1_destroy,
+};

@@ -1,0 +1,57 @@
+/* gs_smoother.h: the AMG smoothers, one descriptor each in one registry (gs_smoother_reg.c).
+ *
+ * A smoother is a file in amg/smoothers/ that defines one gs_smoother (name, setup, apply,
+ * destroy) over the level it is given; adding one is that file plus one line in the registry.
+ * The config key amg.smoother, --help-config and the AMG description read the registry.
+ */
+#ifndef GS_SMOOTHER_H
+#define GS_SMOOTHER_H
+
+#include <stddef.h>
+
+#include "gs_amg.h"
+#include "gs_amg_ops.h"
+#include "gs_backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One level as a smoother sees it (arrays at the level's location; borrowed). */
+typedef struct gs_smoother_level {
+    const gs_amg_params *p;
+    const gs_amg_ops *ops;   /* the backend's data-parallel steps (smooth_step, diag_inv) */
+    const gs_backend_ops *be;
+    int level;
+    const gs_csr *A;
+    const gs_spmat *MA;      /* A in its SpMV format */
+    const double *dinv;      /* 1 / a_ii */
+    double rho;              /* rho(D^-1 A), the Lanczos estimate */
+    gs_vec *y, *d;           /* work vectors of the level (set before the first apply) */
+} gs_smoother_level;
+
+struct gs_smoother {
+    const char *name;  /* the value of amg.smoother */
+    const char *label; /* for the AMG description: "weighted Jacobi" */
+    const char *help;  /* one line for --help-config */
+    /* the level's state (weights, bounds, its own diagonal), freed by destroy */
+    gs_status (*setup)(const gs_smoother_level *L, void **state);
+    /* one sweep on A x = b; x_zero: x is zero on entry (not read) */
+    gs_status (*apply)(const void *state, const gs_smoother_level *L, const gs_vec *b, gs_vec *x,
+                       int x_zero);
+    void (*destroy)(void *state, const gs_backend_ops *be);
+    /* words appended to the AMG description (may be NULL): ", Chebyshev degree 3 ..." */
+    void (*describe)(const gs_amg_params *p, int nlev, char *buf, size_t len);
+};
+
+/* The registered smoothers: the i-th (NULL past the end), the one named name (NULL: none), the
+ * default (Chebyshev), and "a|b|c" of their names (for the config table). */
+const gs_smoother *gs_smoother_at(int i);
+const gs_smoother *gs_smoother_find(const char *name);
+const gs_smoother *gs_smoother_default(void);
+const char *gs_smoother_choices(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,143 @@
+/* gs_backend.c: the one place that decides which backends exist. */
+#include "gs_backend.h"
+
+#include <string.h>
+
+extern const gs_backend_ops gs_backend_host_ops;
+
+/* The modules' tables, by symbol (their struct types stay opaque here): host ones in the
+ * modules' .c files, device ones in their _cuda.cu files. */
+#define GS_MODULE_TABLES(X)                                                                    \
+    X(GS_MODULE_CMRS, gs_format_ops, gs_cmrs_host_ops, gs_cmrs_cuda_ops)                       \
+    X(GS_MODULE_SURAA, gs_format_ops, gs_suraa_host_ops, gs_suraa_cuda_ops)                    \
+    X(GS_MODULE_CDS, gs_format_ops, gs_cds_host_ops, gs_cds_cuda_ops)                          \
+    X(GS_MODULE_DCSR, gs_dcsr_ops, gs_dcsr_host_ops, gs_dcsr_cuda_ops)                         \
+    X(GS_MODULE_SPGEMM, gs_spgemm_ops, gs_spgemm_host_ops, gs_spgemm_cuda_ops)                 \
+    X(GS_MODULE_FEATURES, gs_features_ops, gs_features_host_ops, gs_features_cuda_ops)         \
+    X(GS_MODULE_AMG, gs_amg_ops, gs_amg_host_ops, gs_amg_cuda_ops)
+
+#define GS_DECLARE_HOST(id, type, host, dev) extern const struct type host;
+GS_MODULE_TABLES(GS_DECLARE_HOST)
+static const void *const g_host_tables[GS_MODULE_COUNT] = {
+#define GS_HOST_ENTRY(id, type, host, dev) [id] = &host,
+    GS_MODULE_TABLES(GS_HOST_ENTRY)
+};
+
+#ifdef GS_HAVE_CUDA
+/* gs_backend_cuda.cu */
+int gs_cuda_device_count(const char **why);
+gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
+extern const gs_backend_ops gs_backend_cuda_ops;
+double gs_cuda_h2d_seconds(void);
+void gs_cuda_fail_at(long k);
+long gs_cuda_alloc_count(void);
+long gs_cuda_alloc_live(void);
+#define GS_DECLARE_DEV(id, type, host, dev) extern const struct type dev;
+GS_MODULE_TABLES(GS_DECLARE_DEV)
+static const void *const g_device_tables[GS_MODULE_COUNT] = {
+#define GS_DEV_ENTRY(id, type, host, dev) [id] = &dev,
+    GS_MODULE_TABLES(GS_DEV_ENTRY)
+};
+#endif
+
+#ifdef GS_HAVE_CUDA
+static int g_device_ready; /* gs_backend_cuda_init succeeded */
+#endif
+
+const gs_backend_ops *gs_backend_get(gs_loc loc)
+{
+    switch (loc) {
+    case GS_LOC_HOST: return &gs_backend_host_ops;
+    case GS_LOC_DEVICE:
+#ifdef GS_HAVE_CUDA
+        return g_device_ready ? &gs_backend_cuda_ops : NULL;
+#else
+        return NULL;
+#endif
+    }
+    return NULL;
+}
+
+const void *gs_backend_module(gs_loc loc, gs_module m)
+{
+    if ((unsigned)m >= GS_MODULE_COUNT || !gs_backend_get(loc)) return NULL;
+    if (loc == GS_LOC_HOST) return g_host_tables[m];
+#ifdef GS_HAVE_CUDA
+    return g_device_tables[m];
+#else
+    return NULL;
+#endif
+}
+
+gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len)
+{
+#ifdef GS_HAVE_CUDA
+    gs_status st = gs_cuda_init(device, desc, desc_len);
+    if (st == GS_OK) g_device_ready = 1;
+    return st;
+#else
+    (void)device;
+    if (desc && desc_len) desc[0] = '\0';
+    return GS_ERROR(GS_ERR_CUDA, "this gsolve was built without CUDA");
+#endif
+}
+
+int gs_backend_cuda_devices(const char **why)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_device_count(why);
+#else
+    if (why) *why = "this gsolve was built without CUDA";
+    return 0;
+#endif
+}
+
+int gs_backend_cuda_start(const char *backend, int device)
+{
+#ifdef GS_HAVE_CUDA
+    if (strcmp(backend, "auto") != 0 && strcmp(backend, "cuda") != 0) return 0;
+    if (gs_cuda_device_count(NULL) <= 0) return 0;
+    if (gs_backend_cuda_init(device, NULL, 0) == GS_OK) return 1;
+    gs_error_clear();
+    return 0;
+#else
+    (void)backend, (void)device;
+    return 0;
+#endif
+}
+
+void gs_backend_cuda_fail_at(long k)
+{
+#ifdef GS_HAVE_CUDA
+    gs_cuda_fail_at(k);
+#else
+    (void)k;
+#endif
+}
+
+long gs_backend_cuda_count(void)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_alloc_count();
+#else
+    return 0;
+#endif
+}
+
+long gs_backend_cuda_live(void)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_alloc_live();
+#else
+    return 0;
+#endif
+}
+
+double gs_backend_h2d_seconds(void)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_h2d_seconds();
+#else
+    return 0.0;
+#endif
+}

@@ -1,0 +1,124 @@
+/* gs_backend.h: the table of operations a backend provides. gs_backend.c is the one file
+ * that decides which backends exist; algorithm code reaches a backend only through this
+ * table, chosen by the location of the data.
+ */
+#ifndef GS_BACKEND_H
+#define GS_BACKEND_H
+
+#include "gs_csr.h"
+#include "gs_vec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_MAX_DOTS 4 /* most dot products one fused reduction computes */
+
+typedef struct gs_backend_ops {
+    const char *name;
+    gs_status (*alloc)(size_t bytes, const char *what, void **out);
+    void (*free)(void *p);
+    gs_status (*fill)(double a, gs_vec *x);
+    gs_status (*dot)(const gs_vec *x, const gs_vec *y, double *out);
+    gs_status (*axpby)(double a, const gs_vec *x, double b, gs_vec *y);
+    gs_status (*copy)(const gs_vec *x, gs_vec *y);
+    gs_status (*pmul)(const gs_vec *d, const gs_vec *x, gs_vec *y);
+    gs_status (*all_finite)(const gs_vec *x, int *out);
+    gs_status (*set_host)(gs_vec *x, const double *src);
+    gs_status (*get_host)(const gs_vec *x, double *dst);
+    /* out[i] = x[i].y[i] for i < k <= GS_MAX_DOTS: one pass, one transfer to the host */
+    gs_status (*dots)(int k, const gs_vec *const *x, const gs_vec *const *y, double *out);
+    /* the fused update of CG (Chronopoulos-Gear): p = u + beta p, s = w + beta s,
+     * x = x + alpha p, r = r - alpha s, in one pass (u may alias r) */
+    gs_status (*cg_update)(double alpha, double beta, const gs_vec *u, const gs_vec *w,
+                           gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r);
+    /* out[i] = V[i].w for i < k (any k >= 1): one fused reduction, one transfer */
+    gs_status (*mdot)(int k, const gs_vec *const *V, const gs_vec *w, double *out);
+    /* y = y - sum_i c[i] V[i], i < k (c on the host), in one pass over y */
+    gs_status (*maxpy)(int k, const double *c, const gs_vec *const *V, gs_vec *y);
+    /* y = A*x with the own CSR kernel and, fused into it, out[i] = a[i].b[i] for
+     * i < k <= GS_MAX_DOTS, where a[i] and b[i] may be y itself (its new values) */
+    gs_status (*csr_spmv_dots)(const gs_csr *A, const gs_vec *x, gs_vec *y, int k,
+                               const gs_vec *const *a, const gs_vec *const *b, double *out);
+    /* y = A*x for A in CSR on this backend (cuSPARSE on the device) */
+    gs_status (*csr_spmv)(const gs_csr *A, const gs_vec *x, gs_vec *y);
+    /* y = A*x with the backend's own CSR kernel (the host loop; a vector kernel on the GPU) */
+    gs_status (*csr_spmv_own)(const gs_csr *A, const gs_vec *x, gs_vec *y);
+    /* copy a host CSR to this backend (*out->loc is this backend's); free one made so */
+    gs_status (*csr_upload)(const gs_csr *host, gs_csr **out);
+    void (*csr_free)(gs_csr *A);
+    /* wait until every operation issued so far has finished (timing) */
+    gs_status (*sync)(void);
+    /* out[i] = V[i].a and out[k + i] = V[i].b for i < k: one fused reduction, one transfer
+     * (per GS_CUDA_RED_MAX sums on the device) */
+    gs_status (*mdot2)(int k, const gs_vec *const *V, const gs_vec *a, const gs_vec *b,
+                       double *out);
+    /* a host copy of a matrix held by this backend */
+    gs_status (*csr_download)(const gs_csr *A, gs_csr **out);
+    /* bytes from host memory into this backend's, from this backend's into host memory
+     * (complete on return), and within this backend (gs_buf_copy is their one caller) */
+    gs_status (*put)(void *dst, const void *src, size_t bytes);
+    gs_status (*get)(void *dst, const void *src, size_t bytes);
+    gs_status (*move)(void *dst, const void *src, size_t bytes);
+    /* make now what csr_spmv makes at its first call (cuSPARSE's descriptor and buffer), so
+     * that no SpMV allocates (the AMG cycle is recorded into a CUDA graph); NULL: nothing */
+    gs_status (*csr_prepare)(const gs_csr *A);
+} gs_backend_ops;
+
+/* The operations for data at loc; NULL when that backend is not built. */
+const gs_backend_ops *gs_backend_get(gs_loc loc);
+
+/* The operation tables of the modules that sit on the core: each module defines its table's
+ * struct in its own header (gs_format_ops in gs_spmat.h, gs_dcsr_ops in gs_dcsr.h, gs_spgemm_ops
+ * in gs_spgemm.h, gs_features_ops in gs_select.h, gs_amg_ops in amg/ops/gs_amg_ops.h) and one table
+ * per backend (host in its .c file, device in its _cuda.cu file). gs_backend.c is the one file
+ * that lists them; it names them by symbol only and includes no module header, so no include
+ * runs upward. */
+typedef enum gs_module {
+    GS_MODULE_CMRS = 0, /* gs_format_ops */
+    GS_MODULE_SURAA,    /* gs_format_ops */
+    GS_MODULE_CDS,      /* gs_format_ops */
+    GS_MODULE_DCSR,     /* gs_dcsr_ops */
+    GS_MODULE_SPGEMM,   /* gs_spgemm_ops */
+    GS_MODULE_FEATURES, /* gs_features_ops */
+    GS_MODULE_AMG,      /* gs_amg_ops */
+    GS_MODULE_COUNT
+} gs_module;
+
+/* Module m's table for data at loc (cast to the module's struct); NULL when that backend is
+ * not built or not started, or the module has no implementation there. */
+const void *gs_backend_module(gs_loc loc, gs_module m);
+
+/* Make the device backend usable on CUDA device `device` (once per process; later calls
+ * with the same device do nothing). desc (may be NULL) receives the GPU's name. */
+gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len);
+
+/* Start the CUDA backend ahead of reading a problem when run.backend (`backend`) is "auto" or
+ * "cuda" and a GPU is present, so that the host matrix is made in page-locked memory and its
+ * upload is one direct copy. A failure is not reported here (the error is cleared): the
+ * backend choice that follows meets it again and says why. 1 when the backend runs. */
+int gs_backend_cuda_start(const char *backend, int device);
+
+/* Seconds this process has spent copying host arrays to the device (the transfers alone, not
+ * the device-side set-up around them); 0 without CUDA. */
+double gs_backend_h2d_seconds(void);
+
+/* Number of usable CUDA devices (0 when CUDA is not built or no GPU is present); when
+ * zero, *why (if given) says why in one line. */
+int gs_backend_cuda_devices(const char **why);
+
+/* Device allocation failure injection, the device twin of gs_mem_fail_at: the k-th device
+ * allocation from now on fails as out of GPU memory (its message says "injected"); 0 turns it
+ * off. GSOLVE_FAIL_DEVICE_ALLOC=K in the environment does the same for whole programs (read at
+ * the first device allocation). Does nothing without CUDA. */
+void gs_backend_cuda_fail_at(long k);
+
+/* Device allocations made so far, and device blocks given out and not yet freed (the device
+ * twins of gs_mem_count and gs_mem_live; 0 without CUDA). */
+long gs_backend_cuda_count(void);
+long gs_backend_cuda_live(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,279 @@
+/* gs_spgemm.c: the host SpGEMM (Gustavson, the reference) and the host table; the argument checks
+ * and the dispatch through the table of the data's location (the device one:
+ * spmv/spgemm/gs_spgemm_cuda.cu); the Galerkin product, one path over gs_spgemm_ex for both. */
+#include "gs_spgemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_backend.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static const char *NAMES[] = {"auto", "host", "dcsr", "cusparse"};
+
+const char *gs_spgemm_method_name(gs_spgemm_method m)
+{
+    return (unsigned)m < 4 ? NAMES[m] : "?";
+}
+
+gs_status gs_spgemm_method_parse(const char *s, gs_spgemm_method *out)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, NAMES[i]) == 0) {
+            *out = (gs_spgemm_method)i;
+            return GS_OK;
+        }
+    return GS_ERROR(GS_ERR_ARG, "SpGEMM method \"%s\": expected auto, host, dcsr or cusparse", s);
+}
+
+/* ascending sort of n column indices (insertion sort for short rows) */
+static void sort_cols(int32_t *c, int64_t n)
+{
+    if (n > 32) {
+        qsort(c, (size_t)n, sizeof *c, gs_cmp_i32);
+        return;
+    }
+    for (int64_t i = 1; i < n; i++) {
+        int32_t v = c[i];
+        int64_t j = i - 1;
+        while (j >= 0 && c[j] > v) c[j + 1] = c[j], j--;
+        c[j + 1] = v;
+    }
+}
+
+static int nthreads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* C = A*B, Gustavson: a symbolic pass counts each row's distinct columns (a marker per column),
+ * a numeric pass accumulates a_ik b_kj in a dense row (summed in A's then B's order), sorts the
+ * row's columns and gathers the sums. Each thread owns a marker and an accumulator of B->cols. */
+gs_status gs_spgemm_host(const gs_csr *A, const gs_csr *B, gs_csr **C)
+{
+    gs_status st = GS_OK;
+    const int nt = nthreads();
+    int64_t *cnt = NULL, nnz = 0;
+    int32_t *mark = NULL;
+    double *acc = NULL;
+    gs_csr *R = NULL;
+    *C = NULL;
+    GS_CHECK(gs_alloc_array((size_t)A->rows + 1, sizeof *cnt, "SpGEMM row counts", (void **)&cnt));
+    GS_CHECK(gs_alloc_array((size_t)nt * (size_t)(B->cols + 1), sizeof *mark, "SpGEMM markers",
+                            (void **)&mark));
+    GS_CHECK(gs_alloc_array((size_t)nt * (size_t)(B->cols + 1), sizeof *acc, "SpGEMM accumulators",
+                            (void **)&acc));
+#pragma omp parallel num_threads(nt)
+    {
+        int32_t *mk = mark + (size_t)thread_id() * (size_t)(B->cols + 1);
+        for (int32_t j = 0; j < B->cols; j++) mk[j] = -1;
+#pragma omp for schedule(dynamic, 512)
+        for (int32_t i = 0; i < A->rows; i++) {
+            int64_t c = 0;
+            for (int32_t ka = A->rowptr[i]; ka < A->rowptr[i + 1]; ka++) {
+                int32_t k = A->colind[ka];
+                for (int32_t kb = B->rowptr[k]; kb < B->rowptr[k + 1]; kb++)
+                    if (mk[B->colind[kb]] != i) mk[B->colind[kb]] = i, c++;
+            }
+            cnt[i] = c;
+        }
+    }
+    for (int32_t i = 0; i < A->rows; i++) nnz += cnt[i];
+    if (nnz > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: the product has %lld entries, beyond 32-bit indices",
+                (long long)nnz);
+    GS_CHECK(gs_csr_create(A->rows, B->cols, nnz, &R));
+    for (int32_t i = 0; i < A->rows; i++) R->rowptr[i + 1] = R->rowptr[i] + (int32_t)cnt[i];
+#pragma omp parallel num_threads(nt)
+    {
+        int32_t *mk = mark + (size_t)thread_id() * (size_t)(B->cols + 1);
+        double *ac = acc + (size_t)thread_id() * (size_t)(B->cols + 1);
+        for (int32_t j = 0; j < B->cols; j++) mk[j] = -1;
+#pragma omp for schedule(dynamic, 512)
+        for (int32_t i = 0; i < A->rows; i++) {
+            int32_t *cols = R->colind + R->rowptr[i];
+            int64_t n = 0;
+            for (int32_t ka = A->rowptr[i]; ka < A->rowptr[i + 1]; ka++) {
+                int32_t k = A->colind[ka];
+                double a = A->val[ka];
+                for (int32_t kb = B->rowptr[k]; kb < B->rowptr[k + 1]; kb++) {
+                    int32_t j = B->colind[kb];
+                    if (mk[j] != i) {
+                        mk[j] = i;
+                        ac[j] = a * B->val[kb];
+                        cols[n++] = j;
+                    } else {
+                        ac[j] += a * B->val[kb];
+                    }
+                }
+            }
+            sort_cols(cols, n);
+            for (int64_t q = 0; q < n; q++) R->val[R->rowptr[i] + q] = ac[cols[q]];
+        }
+    }
+    *C = R;
+    R = NULL;
+done:
+    gs_free(cnt);
+    gs_free(mark);
+    gs_free(acc);
+    gs_csr_destroy(&R);
+    return st;
+}
+
+/* the host table: Gustavson, and gs_csr_transpose */
+static gs_status product_host(const gs_csr *A, const gs_csr *B, gs_spgemm_method m,
+                              gs_spgemm_info *info, gs_csr **C)
+{
+    gs_status st = GS_OK;
+    (void)m; /* HOST */
+    GS_CHECK(gs_spgemm_host(A, B, C));
+    if (info) info->nnz = (*C)->nnz;
+done:
+    return st;
+}
+
+static gs_status transpose_host(const gs_csr *A, size_t *peak_bytes, gs_csr **At)
+{
+    if (peak_bytes) *peak_bytes = 0;
+    return gs_csr_transpose(A, At);
+}
+
+const gs_spgemm_ops gs_spgemm_host_ops = {
+    .product = product_host,
+    .transpose = transpose_host,
+};
+
+/* shapes and locations of a product's inputs */
+static gs_status check_pair(const gs_csr *A, const gs_csr *B, const char *what)
+{
+    if (A->cols != B->rows)
+        return GS_ERROR(GS_ERR_ARG, "%s: inner dimensions differ (%d x %d times %d x %d)", what,
+                        A->rows, A->cols, B->rows, B->cols);
+    if (A->loc != B->loc)
+        return GS_ERROR(GS_ERR_ARG, "%s: the operands live in different places (host/device)",
+                        what);
+    return GS_OK;
+}
+
+/* the method data at loc can use: AUTO resolved; HOST only for host data, DCSR and CUSPARSE only
+ * for device data; *ops the table of loc */
+static gs_status resolve(gs_loc loc, gs_spgemm_method m, gs_spgemm_method *out,
+                         const gs_spgemm_ops **ops)
+{
+    if (m == GS_SPGEMM_AUTO) m = loc == GS_LOC_HOST ? GS_SPGEMM_HOST : GS_SPGEMM_DCSR;
+    *out = m;
+    if (m == GS_SPGEMM_HOST && loc != GS_LOC_HOST)
+        return GS_ERROR(GS_ERR_ARG, "SpGEMM method host needs host matrices (these are on the "
+                                    "device: use dcsr or cusparse, or download them)");
+    if (m != GS_SPGEMM_HOST && loc == GS_LOC_HOST)
+        return GS_ERROR(GS_ERR_ARG,
+                        "SpGEMM method %s needs device matrices (upload them, or "
+                        "use host)",
+                        gs_spgemm_method_name(m));
+    if ((unsigned)m > GS_SPGEMM_CUSPARSE)
+        return GS_ERROR(GS_ERR_ARG, "SpGEMM: unknown method %d", (int)m);
+    *ops = (const gs_spgemm_ops *)gs_backend_module(loc, GS_MODULE_SPGEMM);
+    if (!*ops)
+        return GS_ERROR(GS_ERR_UNSUPPORTED,
+                        "SpGEMM method %s needs the CUDA backend, which this "
+                        "build does not have",
+                        gs_spgemm_method_name(m));
+    return GS_OK;
+}
+
+gs_status gs_spgemm_ex(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_spgemm_info *info,
+                       gs_csr **C)
+{
+    gs_status st = GS_OK;
+    const gs_spgemm_ops *ops = NULL;
+    *C = NULL;
+    if (info) memset(info, 0, sizeof *info);
+    GS_CHECK(check_pair(A, B, "SpGEMM"));
+    GS_CHECK(resolve(A->loc, m, &m, &ops));
+    GS_CHECK(ops->product(A, B, m, info, C));
+done:
+    return st;
+}
+
+gs_status gs_spgemm(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_csr **C)
+{
+    return gs_spgemm_ex(A, B, m, NULL, C);
+}
+
+gs_status gs_spgemm_transpose(const gs_csr *A, gs_csr **At)
+{
+    const gs_spgemm_ops *ops = (const gs_spgemm_ops *)gs_backend_module(A->loc, GS_MODULE_SPGEMM);
+    *At = NULL;
+    if (!ops) return GS_ERROR(GS_ERR_UNSUPPORTED, "device transpose needs the CUDA backend");
+    return ops->transpose(A, NULL, At);
+}
+
+/* bytes of C as the device methods count them (32-bit row pointers and columns, double values) */
+static size_t csr_bytes(const gs_csr *C)
+{
+    return ((size_t)C->rows + 1) * 4 + (size_t)C->nnz * 12;
+}
+
+/* Ac = R (A P), R = P^T (made here when not given) */
+gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
+                         gs_spgemm_info *info, gs_csr **Ac)
+{
+    gs_status st = GS_OK;
+    gs_csr *Rown = NULL, *AP = NULL;
+    const gs_spgemm_ops *ops = NULL;
+    gs_spgemm_info first;
+    size_t peak_r = 0, held_r = 0;
+    *Ac = NULL;
+    if (info) memset(info, 0, sizeof *info);
+    if (A->rows != A->cols)
+        return GS_ERROR(GS_ERR_ARG, "Galerkin product: A is %d x %d, not square", A->rows, A->cols);
+    GS_CHECK(check_pair(A, P, "Galerkin product"));
+    if (R && (R->rows != P->cols || R->cols != P->rows || R->loc != P->loc))
+        GS_FAIL(GS_ERR_ARG, "Galerkin product: R (%d x %d, %s) is not P^T (P is %d x %d, %s)",
+                R->rows, R->cols, R->loc == GS_LOC_HOST ? "host" : "device", P->rows, P->cols,
+                P->loc == GS_LOC_HOST ? "host" : "device");
+    GS_CHECK(resolve(A->loc, m, &m, &ops));
+    if (!R) { /* as gs_spgemm_transpose */
+        GS_CHECK(ops->transpose(P, &peak_r, &Rown));
+        R = Rown;
+        held_r = csr_bytes(Rown);
+    }
+    GS_CHECK(gs_spgemm_ex(A, P, m, &first, &AP));
+    GS_CHECK(gs_spgemm_ex(R, AP, m, info, Ac));
+    if (info && A->loc != GS_LOC_HOST) {
+        /* each stage's peak with what the stages before it still hold: R made here through both
+         * products, A P through the second */
+        size_t peak = peak_r;
+        if (held_r + first.peak_bytes > peak) peak = held_r + first.peak_bytes;
+        if (held_r + csr_bytes(AP) + info->peak_bytes > peak)
+            peak = held_r + csr_bytes(AP) + info->peak_bytes;
+        info->peak_bytes = peak;
+    }
+done:
+    gs_csr_destroy(&Rown);
+    gs_csr_destroy(&AP);
+    return st;
+}
+
+gs_status gs_galerkin(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
+                      gs_csr **Ac)
+{
+    return gs_galerkin_ex(A, P, R, m, NULL, Ac);
+}

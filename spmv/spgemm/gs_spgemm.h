@@ -1,0 +1,111 @@
+/* gs_spgemm.h: sparse matrix-matrix product C = A*B and the Galerkin product A_c = P^T (A P), the
+ * engine of the AMG setup. gs_spgemm.c checks the arguments and reaches the backend of the data's
+ * location through its gs_spgemm_ops table (gs_backend_module(loc, GS_MODULE_SPGEMM)): the host
+ * table in gs_spgemm.c, the device one in spmv/spgemm/gs_spgemm_cuda.cu (the DCSR product; the
+ * rest of the device code in spmv/spgemm/gs_spgemm_*_cuda.cu).
+ *
+ * Methods: HOST (Gustavson with a dense accumulator per thread, OpenMP; the reference), DCSR (the
+ * device row-binned SpGEMM of King et al. 2016, section III-B: rows binned by partial products
+ * 1-32, 33-64, ..., 2049-4096 and 4097+, a kernel per bin that forms and reduces a row's products
+ * in a shared-memory table and places the row in a DCSR result (below); rows of 4097+ products
+ * whose columns overflow the 4096-slot table go to tables in global memory; then
+ * defragmentation into an exact CSR) and CUSPARSE
+ * (cusparseSpGEMM, the comparison path). AUTO picks HOST for host inputs, DCSR for device ones.
+ *
+ * DCSR places a row in one of two ways. Reserved (rows of at most 128 products on average, or
+ * at most 64M products in all; never beyond 2^29 products, and only when that much device
+ * memory is free): C's capacity is the products, and row r's segment starts at the
+ * products of the rows before it (an exclusive scan), so no row waits on a shared bump pointer
+ * and nothing is sampled or redone. Sampled (otherwise): C's capacity is estimated from a
+ * sample of each bin's rows, rows take segments from the bump pointer as they finish (one
+ * atomic per block), and rows that find it exhausted are redone after C grows. Environment:
+ * GSOLVE_SPGEMM_BOUND_MAX=N (entries) moves the 2^29 limit (0: always sampled);
+ * GSOLVE_SPGEMM_TRACE=1 prints one line per device product on stderr (products, entries, mode,
+ * capacity, rows redone, rows per bin, and the time of each stage, the stream drained between
+ * stages, so traced products run a little slower).
+ *
+ * The result lives where the inputs live. It is the structural product: rows sorted by column,
+ * no duplicates, and an entry for every (i, j) reached by some a_ik b_kj even when the sum
+ * cancels to zero (as cuSPARSE does), so its pattern does not depend on rounding. Device values
+ * are summed in an order that may vary from run to run (shared-memory atomics): they agree with
+ * the host's to rounding, not bit for bit.
+ */
+#ifndef GS_SPGEMM_H
+#define GS_SPGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gs_csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gs_spgemm_method {
+    GS_SPGEMM_AUTO = 0,
+    GS_SPGEMM_HOST,
+    GS_SPGEMM_DCSR,
+    GS_SPGEMM_CUSPARSE
+} gs_spgemm_method;
+
+#define GS_SPGEMM_BINS                                                                             \
+    10 /* 0: no products; 1: 1-32, 2: 33-64, ..., 7: 1025-2048, 8: 2049-4096                       \
+         (shared memory); 9: 4097+ (global memory) */
+
+/* What one product (or Galerkin product: its second product, R (A P)) did; filled where the
+ * method knows it. */
+typedef struct gs_spgemm_info {
+    int64_t products;                 /* partial products a_ik b_kj of the last product */
+    int64_t nnz;                      /* entries of the result */
+    int64_t bin_rows[GS_SPGEMM_BINS]; /* rows per bin (DCSR) */
+    int64_t capacity;                 /* DCSR entries first allocated (sampled estimate) */
+    int64_t retried_rows;             /* rows redone after the DCSR capacity ran out */
+    size_t peak_bytes; /* most device memory held at once by the call, result included, inputs
+                          not (device methods; a Galerkin product's counts its intermediates) */
+} gs_spgemm_info;
+
+/* Method name ("host", "dcsr", "cusparse", "auto"); parse one (GS_ERR_ARG when unknown). */
+const char *gs_spgemm_method_name(gs_spgemm_method m);
+gs_status gs_spgemm_method_parse(const char *s, gs_spgemm_method *out);
+
+/* C = A*B (A->cols == B->rows, both at one location); info may be NULL. */
+gs_status gs_spgemm(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_csr **C);
+gs_status gs_spgemm_ex(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_spgemm_info *info,
+                       gs_csr **C);
+
+/* Ac = R (A P), R = P^T: the one Galerkin path, the coarse operator of the AMG setup. A P by
+ * gs_spgemm_ex, then R (A P) by gs_spgemm_ex, both by method m, on either location. R is P^T made
+ * by the caller (gs_spgemm_transpose, as AMG, which keeps R for its cycles); R NULL: made here the
+ * same way and freed. A square, A->cols == P->rows, R P->cols x P->rows, all at one location.
+ * info (may be NULL): the second product's fields, and peak_bytes over the whole call (R when
+ * made here, A P while the second product runs, and Ac; A, P and a given R are inputs). */
+gs_status gs_galerkin(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
+                      gs_csr **Ac);
+gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
+                         gs_spgemm_info *info, gs_csr **Ac);
+
+/* At = A^T at A's location (rows sorted; the device version by a stable CUB radix sort). */
+gs_status gs_spgemm_transpose(const gs_csr *A, gs_csr **At);
+
+/* C = A*B on the host (the reference), any method aside. */
+gs_status gs_spgemm_host(const gs_csr *A, const gs_csr *B, gs_csr **C);
+
+/* The operations of one backend, behind the functions above (which check shapes, locations and
+ * the method): gs_spgemm_host_ops in gs_spgemm.c, gs_spgemm_cuda_ops in
+ * spmv/spgemm/gs_spgemm_cuda.cu. The Galerkin product has no entry: gs_spgemm.c composes it from
+ * these for every backend. */
+typedef struct gs_spgemm_ops {
+    /* C = A*B by m, already resolved for this backend (HOST on the host; DCSR or CUSPARSE on the
+     * device); info (may be NULL) zeroed by the caller, filled where the method knows it */
+    gs_status (*product)(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_spgemm_info *info,
+                         gs_csr **C);
+    /* At = A^T, rows sorted; *peak_bytes (may be NULL): the most device memory it held at once,
+     * At included (0 on the host) */
+    gs_status (*transpose)(const gs_csr *A, size_t *peak_bytes, gs_csr **At);
+} gs_spgemm_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
