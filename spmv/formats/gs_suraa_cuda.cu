@@ -1,4 +1,7 @@
-/* gs_suraa_cuda.cu: the SURAA format on the device (gs_suraa.h): conversion from a device CSR
+/* gs_suraa_cuda.cu: the SURAA format on the device (gs_suraa.h). Over 1000 lines on purpose: the
+ * conversion's plan kernel writes the run, span and length tables that the three group kernels
+ * read, and the kernels share their templates and launch bounds; split, each half would need the
+ * other's internals. Contents: conversion from a device CSR
  * (row lengths, one CUB radix sort of (length desc, first column) keys with the row ids, a
  * scan, the Freedman-Diaconis statistics from a few values of the sorted lengths, the rows
  * moved into sorted order), back to CSR, and the SpMV: G1, G2, G3 each on its own stream,
