@@ -238,7 +238,6 @@ static void monitor(void *ctx, int it, double rnorm)
     }
 }
 
-
 /* Fill the identification fields of the result from configuration and problem. */
 static void describe(const gs_config *c, const gs_problem *p, gs_result *r)
 {

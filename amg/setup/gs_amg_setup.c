@@ -268,6 +268,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         amg->p.smoother->describe(&amg->p, amg->nlev, amg->rep.desc + len,
                                   sizeof amg->rep.desc - len);
     }
+    amg->p.select = NULL; /* the caller's request is read during the setup only */
     *out = amg;
     amg = NULL;
 done:

@@ -21,17 +21,23 @@ done:
     return st;
 }
 
+gs_status gs_smoother_jacobi_sweep(const gs_smoother_level *L, const double *dinv, double w,
+                                   const gs_vec *b, gs_vec *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    if (!x_zero) GS_CHECK(gs_spmat_spmv(L->MA, x, L->y));
+    GS_CHECK(L->ops->smooth_step(b->n, dinv, b->data, x_zero ? NULL : L->y->data, 0.0, w,
+                                 L->d->data, x->data, x_zero));
+done:
+    return st;
+}
+
 /* x = x + omega D^-1 (b - A x) */
 static gs_status jacobi_apply(const void *state, const gs_smoother_level *L, const gs_vec *b,
                               gs_vec *x, int x_zero)
 {
-    gs_status st = GS_OK;
     const jacobi_state *s = state;
-    if (!x_zero) GS_CHECK(gs_spmat_spmv(L->MA, x, L->y));
-    GS_CHECK(L->ops->smooth_step(b->n, L->dinv, b->data, x_zero ? NULL : L->y->data, 0.0,
-                                 s->omega, L->d->data, x->data, x_zero));
-done:
-    return st;
+    return gs_smoother_jacobi_sweep(L, L->dinv, s->omega, b, x, x_zero);
 }
 
 static void jacobi_destroy(void *state, const gs_backend_ops *be)

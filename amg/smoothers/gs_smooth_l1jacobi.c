@@ -36,13 +36,8 @@ done:
 static gs_status l1_apply(const void *state, const gs_smoother_level *L, const gs_vec *b,
                           gs_vec *x, int x_zero)
 {
-    gs_status st = GS_OK;
     const l1_state *s = state;
-    if (!x_zero) GS_CHECK(gs_spmat_spmv(L->MA, x, L->y));
-    GS_CHECK(L->ops->smooth_step(b->n, s->dinv, b->data, x_zero ? NULL : L->y->data, 0.0, 1.0,
-                                 L->d->data, x->data, x_zero));
-done:
-    return st;
+    return gs_smoother_jacobi_sweep(L, s->dinv, 1.0, b, x, x_zero);
 }
 
 const gs_smoother gs_smoother_l1jacobi = {

@@ -44,6 +44,12 @@ struct gs_smoother {
     void (*describe)(const gs_amg_params *p, int nlev, char *buf, size_t len);
 };
 
+/* x = x + w diag(dinv) (b - A x) on level L (x_zero: x is zero on entry): the sweep that weighted
+ * Jacobi (dinv = 1 / a_ii) and l1-Jacobi (dinv = 1 / sum_j |a_ij|, w = 1) share
+ * (gs_smooth_jacobi.c) */
+gs_status gs_smoother_jacobi_sweep(const gs_smoother_level *L, const double *dinv, double w,
+                                   const gs_vec *b, gs_vec *x, int x_zero);
+
 /* The registered smoothers: the i-th (NULL past the end), the one named name (NULL: none), the
  * default (Chebyshev), and "a|b|c" of their names (for the config table). */
 const gs_smoother *gs_smoother_at(int i);

@@ -31,9 +31,6 @@ const char *gs_smoother_choices(void)
 {
     static char buf[256];
     if (!buf[0])
-        for (size_t i = 0; i < NREG; i++) {
-            if (i) strcat(buf, "|");
-            strcat(buf, REGISTRY[i]->name);
-        }
+        for (size_t i = 0; i < NREG; i++) gs_str_add_choice(buf, sizeof buf, REGISTRY[i]->name);
     return buf;
 }

@@ -36,9 +36,6 @@ const char *gs_krylov_choices(void)
 {
     static char buf[256];
     if (!buf[0])
-        for (int i = 0; i < NREG; i++) {
-            if (i) strcat(buf, "|");
-            strcat(buf, REGISTRY[i]->name);
-        }
+        for (int i = 0; i < NREG; i++) gs_str_add_choice(buf, sizeof buf, REGISTRY[i]->name);
     return buf;
 }

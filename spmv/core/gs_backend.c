@@ -38,9 +38,6 @@ static const void *const g_device_tables[GS_MODULE_COUNT] = {
 #define GS_DEV_ENTRY(id, type, host, dev) [id] = &dev,
     GS_MODULE_TABLES(GS_DEV_ENTRY)
 };
-#endif
-
-#ifdef GS_HAVE_CUDA
 static int g_device_ready; /* gs_backend_cuda_init succeeded */
 #endif
 

@@ -237,3 +237,11 @@ void gs_str_copy(char *dst, size_t cap, const char *src)
     memcpy(dst, src, n);
     dst[n] = '\0';
 }
+
+void gs_str_add_choice(char *dst, size_t cap, const char *name)
+{
+    size_t used = strnlen(dst, cap);
+    if (used + 1 >= cap) return;
+    if (used) dst[used++] = '|', dst[used] = '\0';
+    gs_str_copy(dst + used, cap - used, name);
+}

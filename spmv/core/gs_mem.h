@@ -53,6 +53,10 @@ int gs_mem_is_pinned(const void *p);
 /* Copy src into dst of capacity cap, truncating, always NUL-terminated. */
 void gs_str_copy(char *dst, size_t cap, const char *src);
 
+/* Append "|name" to dst (name alone when dst is empty), truncating as gs_str_copy: a registry's
+ * names as the "a|b|c" choices of a config key. */
+void gs_str_add_choice(char *dst, size_t cap, const char *name);
+
 /* Test hooks: make the k-th allocation from now fail (k >= 1; 0 turns injection off);
  * the number of host allocations not yet freed; allocations made since start. A program
  * started with GSOLVE_FAIL_ALLOC=K in its environment has its K-th allocation fail (until

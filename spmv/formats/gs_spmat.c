@@ -34,10 +34,7 @@ const char *gs_format_choices(void)
 {
     static char buf[256];
     if (!buf[0])
-        for (int i = 0; i < GS_FORMAT_COUNT; i++) {
-            if (i) strcat(buf, "|");
-            strcat(buf, FORMATS[i].name);
-        }
+        for (int i = 0; i < GS_FORMAT_COUNT; i++) gs_str_add_choice(buf, sizeof buf, FORMATS[i].name);
     return buf;
 }
 
