@@ -53,19 +53,38 @@ static const key_def KEYS[] = {
      "initial guess: auto (the file's x0, else zero) | zero | random | a Matrix Market file"},
     {"problem.nullspace", K_STR, F(problem.nullspace), "", NOLIM, NULL,
      "AMG near-nullspace: a Matrix Market array file of n x k vectors (rigid-body modes for "
-     "elasticity ...); empty: one constant vector per unknown of a grid point (amg.block_size)"},
+     "elasticity ...); empty: the generator's own (elasticity: its rigid-body modes), else one "
+     "constant vector per unknown of a grid point (amg.block_size)"},
     {"problem.generate.type", K_STR, F(problem.generate.type), "", NOLIM,
-     "|poisson|anisotropic|convdiff|powerlaw", "generated problem instead of a matrix file"},
+     "|poisson|anisotropic|convdiff|powerlaw|jumps|rotated|elasticity",
+     "generated problem instead of a matrix file (io/gs_gen.h gives every formula): jumps: 3D "
+     "diffusion with coefficients jumping between cubes; rotated: 2D Q1 rotated anisotropy; "
+     "elasticity: Q1 linear elasticity, clamped, with its rigid-body modes"},
     {"problem.generate.size", K_INT, F(problem.generate.size), "32", 1, IMAX, NULL,
-     "grid points per direction (powerlaw: nodes)"},
+     "grid points per direction (rotated, elasticity: interior nodes; powerlaw: nodes)"},
     {"problem.generate.stencil", K_INT, F(problem.generate.stencil), "7", 5, 27, NULL,
-     "5 or 9 (2D), 7 or 27 (3D)"},
+     "5 or 9 (2D), 7 or 27 (3D); elasticity: picks the dimension only (5 or 9: 2D, 7 or 27: 3D; "
+     "every node couples to its 3^d neighbours); jumps (3D 7-point), rotated (2D 9-point) and "
+     "powerlaw ignore it"},
     {"problem.generate.dof", K_INT, F(problem.generate.dof), "1", 1, 64, NULL,
-     "unknowns per grid point (block structure)"},
+     "poisson, anisotropic, convdiff: unknowns per grid point (block structure); 1 for the "
+     "other types"},
     {"problem.generate.seed", K_INT, F(problem.generate.seed), "1", 0, 9.2e18, NULL,
-     "seed of the random graph and of random right-hand sides and initial guesses"},
+     "seed of the powerlaw graph, of the jumps coefficients and of random right-hand sides and "
+     "initial guesses"},
     {"problem.generate.epsilon", K_FLOAT, F(problem.generate.epsilon), "0.001", 1e-300, 1e300, NULL,
-     "anisotropic: coupling strength in the x direction"},
+     "anisotropic: coupling strength in the x direction; rotated: diffusion across the strong "
+     "direction (K = R(angle) diag(1, epsilon) R(angle)^T)"},
+    {"problem.generate.angle", K_FLOAT, F(problem.generate.angle), "22.5", -1e6, 1e6, NULL,
+     "rotated: direction of the strong diffusion, in degrees from the x axis"},
+    {"problem.generate.contrast", K_FLOAT, F(problem.generate.contrast), "1000", 1, 1e150, NULL,
+     "jumps: each cube's coefficient is 1/contrast, 1 or contrast (drawn from the seed)"},
+    {"problem.generate.block", K_INT, F(problem.generate.block), "8", 1, IMAX, NULL,
+     "jumps: grid points per edge of the cubes of constant coefficient (the last ones partial)"},
+    {"problem.generate.E", K_FLOAT, F(problem.generate.E), "1", 1e-300, 1e300, NULL,
+     "elasticity: Young's modulus (> 0)"},
+    {"problem.generate.nu", K_FLOAT, F(problem.generate.nu), "0.3", -1, 0.5, NULL,
+     "elasticity: Poisson ratio, -1 < nu < 0.5 (plane strain in 2D)"},
     {"problem.generate.velocity", K_FLOAT, F(problem.generate.velocity), "10", 0, 1e300, NULL,
      "convdiff: convection strength"},
     {"problem.generate.degree", K_FLOAT, F(problem.generate.degree), "8", 1e-300, 1e9, NULL,
@@ -148,8 +167,8 @@ static const key_def KEYS[] = {
     {"amg.postsweeps", K_INT, F(amg.postsweeps), "1", 0, 20, NULL, "smoothing sweeps after "
      "prolongation (equal to presweeps keeps the preconditioner symmetric for CG)"},
     {"amg.block_size", K_INT, F(amg.block_size), "0", 0, 64, NULL,
-     "unknowns per grid point, aggregated together (0: problem.generate.dof for generated "
-     "problems, else 1)"},
+     "unknowns per grid point, aggregated together (0: the generated problem's, i.e. "
+     "problem.generate.dof or elasticity's dimension; 1 for a matrix file)"},
     {"amg.smooth_prolongator", K_INT, F(amg.smooth_prolongator), "1", 0, 1, NULL,
      "smooth the tentative prolongator with weighted Jacobi (0: plain aggregation)"},
     {"amg.prolongator_omega", K_FLOAT, F(amg.prolongator_omega), "1.3333333333333333", 0, 2,
@@ -632,6 +651,32 @@ done:
     return st;
 }
 
+/* The generator keys across each other: the stencil where the type uses it, nu's open range. */
+static gs_status check_generate(const gs_config *c, const char *where)
+{
+    const char *t = c->problem.generate.type;
+    int64_t s = c->problem.generate.stencil;
+    int uses_stencil = strcmp(t, "powerlaw") != 0 && strcmp(t, "jumps") != 0 &&
+                       strcmp(t, "rotated") != 0; /* those three ignore it */
+    int ok = s == 5 || s == 9 || s == 7 || s == 27;
+    if (uses_stencil && !ok && strcmp(t, "elasticity") == 0)
+        return GS_ERROR(GS_ERR_CONFIG,
+                        "%s: problem.generate.stencil = %lld: elasticity takes 5 or 9 (2D, Q1 "
+                        "quadrilaterals) or 7 or 27 (3D, Q1 hexahedra)",
+                        where, (long long)s);
+    if (uses_stencil && !ok)
+        return GS_ERROR(GS_ERR_CONFIG,
+                        "%s: problem.generate.stencil = %lld: expected 5 or 9 (2D), 7 or 27 (3D)",
+                        where, (long long)s);
+    double nu = c->problem.generate.nu;
+    if (strcmp(t, "elasticity") == 0 && !(nu > -1.0 && nu < 0.5))
+        return GS_ERROR(GS_ERR_CONFIG,
+                        "%s: problem.generate.nu = %g: elasticity needs -1 < nu < 0.5 (at 0.5 "
+                        "the material is incompressible and lambda is infinite)",
+                        where, nu);
+    return GS_OK;
+}
+
 gs_status gs_config_check(const gs_config *c)
 {
     const char *where = c->source[0] ? c->source : "configuration";
@@ -645,13 +690,7 @@ gs_status gs_config_check(const gs_config *c)
         return GS_ERROR(GS_ERR_CONFIG,
                         "%s: no problem: set problem.matrix (a file) or problem.generate.type",
                         where);
-    int64_t s = c->problem.generate.stencil;
-    if (has_gen && strcmp(c->problem.generate.type, "powerlaw") != 0 && s != 5 && s != 9 &&
-        s != 7 && s != 27)
-        return GS_ERROR(GS_ERR_CONFIG,
-                        "%s: problem.generate.stencil = %lld: expected 5 or 9 (2D), 7 or 27 (3D)",
-                        where, (long long)s);
-    return GS_OK;
+    return has_gen ? check_generate(c, where) : GS_OK;
 }
 
 void gs_config_input_path(const gs_config *c, const char *path, char *out, size_t len)

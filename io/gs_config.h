@@ -32,8 +32,8 @@ typedef struct gs_config {
         gs_cfg_str name, matrix, group, rhs, x0, nullspace;
         struct {
             gs_cfg_str type;
-            int64_t size, stencil, dof, seed;
-            double epsilon, velocity, degree, exponent;
+            int64_t size, stencil, dof, seed, block;
+            double epsilon, velocity, degree, exponent, contrast, angle, E, nu;
         } generate;
     } problem;
     struct {

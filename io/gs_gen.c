@@ -1,5 +1,6 @@
-/* gs_gen.c: problem generators. Grid stencils are written straight into CSR (count per row,
- * scan, fill; OpenMP over grid lines); power-law graphs go through COO.
+/* gs_gen.c: problem generators and their dispatch. Grid stencils are written straight into CSR
+ * (count per row, scan, fill; OpenMP over grid lines); power-law graphs go through COO; the PDE
+ * types (jumps, rotated, elasticity) are built in gs_gen_pde.c.
  *
  * Determinism: random numbers come from splitmix64 / xoshiro256** written here, and the
  * power-law weights use a log/exp built from +, -, *, / only (libm pow differs in the last bit
@@ -12,13 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_gen_impl.h"
+
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF /* keep a*b+c unfused so results match across machines */
 #endif
 
-enum { GEN_POISSON, GEN_ANISO, GEN_CONVDIFF, GEN_POWERLAW };
+enum { GEN_POISSON, GEN_ANISO, GEN_CONVDIFF, GEN_POWERLAW, GEN_JUMPS, GEN_ROTATED, GEN_ELASTICITY };
 
-static const char *const gen_names[] = {"poisson", "anisotropic", "convdiff", "powerlaw"};
+static const char *const gen_names[] = {"poisson", "anisotropic", "convdiff",  "powerlaw",
+                                        "jumps",   "rotated",     "elasticity"};
+#define GEN_COUNT ((int)(sizeof gen_names / sizeof gen_names[0]))
 
 /* ------------------------------------------------------------------ random numbers */
 
@@ -39,23 +44,19 @@ static uint64_t splitmix_next(uint64_t *s)
     return splitmix_mix(*s);
 }
 
-typedef struct xoshiro {
-    uint64_t s[4];
-} xoshiro;
-
 static uint64_t rotl64(uint64_t x, int k)
 {
     return (x << k) | (x >> (64 - k));
 }
 
 /* xoshiro256** state from a seed, expanded by splitmix64 (never all zero) */
-static void xoshiro_seed(xoshiro *r, uint64_t seed)
+void gs_gen_rng_seed(gs_gen_rng *r, uint64_t seed)
 {
     for (int i = 0; i < 4; i++) r->s[i] = splitmix_next(&seed);
 }
 
 /* next xoshiro256** value */
-static uint64_t xoshiro_next(xoshiro *r)
+uint64_t gs_gen_rng_next(gs_gen_rng *r)
 {
     uint64_t *s = r->s;
     uint64_t out = rotl64(s[1] * 5, 7) * 9, t = s[1] << 17;
@@ -69,7 +70,7 @@ static uint64_t xoshiro_next(xoshiro *r)
 }
 
 /* the top 53 bits of x as a double in [0, 1) */
-static double unit_double(uint64_t x)
+double gs_gen_unit_double(uint64_t x)
 {
     return (double)(x >> 11) * 0x1.0p-53;
 }
@@ -80,7 +81,7 @@ void gs_gen_random_vector(uint64_t seed, double *x, int64_t n)
     /* splitmix64's i-th state is seed + (i+1)*gamma, so the stream splits across threads */
 #pragma omp parallel for schedule(static) if (n > 100000)
     for (int64_t i = 0; i < n; i++)
-        x[i] = 2.0 * unit_double(splitmix_mix(seed + (uint64_t)(i + 1) * SM_GAMMA)) - 1.0;
+        x[i] = 2.0 * gs_gen_unit_double(splitmix_mix(seed + (uint64_t)(i + 1) * SM_GAMMA)) - 1.0;
 }
 
 /* ------------------------------------------------------------------ portable log and exp */
@@ -121,19 +122,19 @@ static double det_exp(double t)
 /* kind = index of the generator type in gen_names */
 static gs_status parse_type(const char *type, int *kind)
 {
-    for (int k = 0; type && k < 4; k++)
+    for (int k = 0; type && k < GEN_COUNT; k++)
         if (strcmp(type, gen_names[k]) == 0) {
             *kind = k;
             return GS_OK;
         }
     return GS_ERROR(GS_ERR_ARG,
-                    "unknown generator type '%s': expected poisson, anisotropic, convdiff or "
-                    "powerlaw",
+                    "unknown generator type '%s': expected poisson, anisotropic, convdiff, "
+                    "powerlaw, jumps, rotated or elasticity",
                     type ? type : "(none)");
 }
 
 /* a*b for a, b >= 0, saturating at INT64_MAX */
-static int64_t mul_sat(int64_t a, int64_t b)
+int64_t gs_gen_mul_sat(int64_t a, int64_t b)
 {
     return (a != 0 && b > INT64_MAX / a) ? INT64_MAX : a * b;
 }
@@ -257,8 +258,8 @@ static gs_status grid_setup(int kind, const gs_gen_params *p, const char *desc, 
 {
     int dim = stencil_dim(p->stencil), full = p->stencil == 9 || p->stencil == 27;
     int64_t n = p->size, pts = 1, face = 1, nnz_s = 1;
-    for (int d = 0; d < dim; d++) pts = mul_sat(pts, n);
-    g->rows = mul_sat(pts, p->dof);
+    for (int d = 0; d < dim; d++) pts = gs_gen_mul_sat(pts, n);
+    g->rows = gs_gen_mul_sat(pts, p->dof);
     if (g->rows > GS_MAX_INDEX)
         return GS_ERROR(GS_ERR_UNSUPPORTED,
                         "%s: %.4g rows: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
@@ -268,7 +269,7 @@ static gs_status grid_setup(int kind, const gs_gen_params *p, const char *desc, 
     for (int d = 0; d < dim - 1; d++) face *= n;
     for (int d = 0; d < dim && full; d++) nnz_s *= 3 * n - 2;
     if (!full) nnz_s = (2 * dim + 1) * pts - 2 * dim * face;
-    g->nnz = mul_sat(mul_sat(nnz_s, p->dof), p->dof);
+    g->nnz = gs_gen_mul_sat(gs_gen_mul_sat(nnz_s, p->dof), p->dof);
     if (g->nnz > GS_MAX_INDEX)
         return GS_ERROR(GS_ERR_UNSUPPORTED,
                         "%s: %.4g nonzeros: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
@@ -443,9 +444,9 @@ static void sampler_guide(const double *cum, int64_t n, int32_t *guide)
 
 /* a node drawn with probability proportional to its weight: the first i with cum[i] > u*total
  * (n-1 when none); the guide only narrows the search, so the result is that of a full one */
-static int32_t sampler_pick(const sampler *s, xoshiro *r)
+static int32_t sampler_pick(const sampler *s, gs_gen_rng *r)
 {
-    double u = unit_double(xoshiro_next(r)), t = u * s->cum[s->n - 1];
+    double u = gs_gen_unit_double(gs_gen_rng_next(r)), t = u * s->cum[s->n - 1];
     int64_t k = (int64_t)(u * (double)s->n);
     if (k > s->n - 1) k = s->n - 1;
     int64_t lo = s->guide[k], hi = s->guide[k + 1];
@@ -468,7 +469,7 @@ static gs_status powerlaw_build(const gs_gen_params *p, int64_t m, gs_csr **out)
     int64_t n = p->size, cap = n + 2 * m, k = n;
     double *cum = NULL, *v = NULL;
     int32_t *guide = NULL, *ri = NULL, *ci = NULL;
-    xoshiro rng;
+    gs_gen_rng rng;
     GS_CHECK(gs_alloc_array((size_t)n, sizeof *cum, "power-law weights", (void **)&cum));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *guide, "power-law guide", (void **)&guide));
     GS_CHECK(gs_alloc_array((size_t)cap, sizeof *ri, "power-law rows", (void **)&ri));
@@ -481,7 +482,7 @@ static gs_status powerlaw_build(const gs_gen_params *p, int64_t m, gs_csr **out)
         ri[i] = ci[i] = (int32_t)i;
         v[i] = 1.0;
     }
-    xoshiro_seed(&rng, p->seed);
+    gs_gen_rng_seed(&rng, p->seed);
     for (int64_t e = 0; e < m; e++) {
         int32_t i = sampler_pick(&smp, &rng), j = sampler_pick(&smp, &rng);
         if (i == j) continue;
@@ -518,30 +519,48 @@ static gs_status powerlaw_gen(const gs_gen_params *p, const char *desc, gs_csr *
 
 /* ------------------------------------------------------------------ entry point */
 
-/* *A = the problem that p describes, validated first; desc = its one-line description */
-gs_status gs_gen_matrix(const gs_gen_params *p, gs_csr **A, char *desc, size_t desc_len)
+/* *A (and the near-nullspace, block size) = the problem that p describes, validated first;
+ * desc = its one-line description */
+gs_status gs_gen_problem(const gs_gen_params *p, gs_csr **A, double **nullspace, int *k,
+                         int *block_size, char *desc, size_t desc_len)
 {
     gs_status st = GS_OK;
     char buf[200];
-    int kind = 0;
+    int kind = 0, bs = 1;
     grid g;
-    if (!A) return GS_ERROR(GS_ERR_ARG, "gs_gen_matrix: no output matrix");
+    if (nullspace) *nullspace = NULL;
+    if (k) *k = 0;
+    if (block_size) *block_size = 0;
+    if (!A) return GS_ERROR(GS_ERR_ARG, "gs_gen_problem: no output matrix");
     *A = NULL;
     if (desc && desc_len) desc[0] = '\0';
-    if (!p) return GS_ERROR(GS_ERR_ARG, "gs_gen_matrix: no generator parameters");
+    if (!p) return GS_ERROR(GS_ERR_ARG, "gs_gen_problem: no generator parameters");
     GS_CHECK(parse_type(p->type, &kind));
     if (kind == GEN_POWERLAW) {
         GS_CHECK(powerlaw_check(p));
         snprintf(buf, sizeof buf, "powerlaw %lld nodes degree %g exponent %g seed %llu",
                  (long long)p->size, p->degree, p->exponent, (unsigned long long)p->seed);
         GS_CHECK(powerlaw_gen(p, buf, A));
+    } else if (kind == GEN_JUMPS) {
+        GS_CHECK(gs_gen_jumps(p, A, buf, sizeof buf));
+    } else if (kind == GEN_ROTATED) {
+        GS_CHECK(gs_gen_rotated(p, A, buf, sizeof buf));
+    } else if (kind == GEN_ELASTICITY) {
+        GS_CHECK(gs_gen_elasticity(p, A, nullspace, k, &bs, buf, sizeof buf));
     } else {
         GS_CHECK(grid_check(kind, p));
         grid_describe(kind, p, buf, sizeof buf);
         GS_CHECK(grid_setup(kind, p, buf, &g));
         GS_CHECK(grid_build(&g, A));
+        bs = p->dof;
     }
+    if (block_size) *block_size = bs;
     if (desc && desc_len) snprintf(desc, desc_len, "%s", buf);
 done:
     return st;
+}
+
+gs_status gs_gen_matrix(const gs_gen_params *p, gs_csr **A, char *desc, size_t desc_len)
+{
+    return gs_gen_problem(p, A, NULL, NULL, NULL, desc, desc_len);
 }

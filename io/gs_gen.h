@@ -9,7 +9,15 @@
  *                   nonsymmetric M-matrix (5/9-point 2D, 7/27-point 3D);
  *  - "powerlaw":    weighted Laplacian of a Chung-Lu random graph with power-law degrees
  *                   (size nodes, mean degree `degree`, exponent `exponent`) plus the identity,
- *                   SPD with high row-length variance, the SURAA case.
+ *                   SPD with high row-length variance, the SURAA case;
+ *  - "jumps":       3D diffusion -div(k grad u) with a coefficient k that jumps between cubes of
+ *                   `block` points by up to `contrast`^2 (7-point finite volumes, size^3
+ *                   points), SPD, the AMG case of discontinuous coefficients;
+ *  - "rotated":     2D rotated anisotropic diffusion, bilinear (Q1) finite elements on size^2
+ *                   interior nodes, 9-point, SPD, the AMG case of anisotropy off the grid axes;
+ *  - "elasticity":  linear elasticity, Q1 quadrilaterals (2D, plane strain) or hexahedra (3D),
+ *                   size^d interior nodes, d unknowns per node, SPD, with its rigid-body modes
+ *                   as the near-nullspace (gs_gen_problem), the AMG case of block systems.
  *
  * Grid matrices (unknowns lexicographic, x fastest; with dof: index = point*dof + component):
  *  - poisson: 5/7-point diagonal 4/6, axis neighbours -1; 9/27-point diagonal 8/26, all
@@ -24,6 +32,40 @@
  *  - powerlaw: w_i ~ (i+1)^(-1/(exponent-1)) scaled to mean `degree`, capped at
  *    min(sqrt(sum w), size-1); round(size*degree/2) endpoint pairs drawn (xoshiro256** from
  *    `seed`) with probability ~ w; self loops dropped, multi-edges summed; A = D - W + I.
+ *
+ * The PDE types (io/gs_gen_pde.c) take dof = 1; their own keys are listed with each.
+ *  - jumps (contrast >= 1, block >= 1, seed; stencil ignored: always 3D 7-point): point
+ *    x + n*(y + n*z), n = size. The grid is cut into cubes of block^3 points (the last ones per
+ *    direction partial), numbered x fastest; cube after cube, one xoshiro256** draw u (53-bit,
+ *    in [0,1)) from `seed` picks k = {1/contrast, 1, contrast}[floor(3u)] for all its points.
+ *    Faces between neighbours i, j carry the harmonic mean 2 k_i k_j / (k_i + k_j): A_ij =
+ *    minus that; a face to outside the grid (Dirichlet) carries k_i; A_ii = sum of the six
+ *    face values; 7 size^3 - 6 size^2 nonzeros. h^2 is not applied (it would scale every
+ *    entry alike).
+ *  - rotated (epsilon > 0, angle in degrees; stencil ignored: always 2D 9-point): interior
+ *    node x + n*y of a grid of (size+1)^2 unit-square Q1 elements (h cancels in 2D), boundary
+ *    nodes eliminated (Dirichlet). K = R(angle) diag(1, epsilon) R(angle)^T, so with
+ *    c = cos(angle), s = sin(angle): a = K_xx = c^2 + epsilon s^2, b = K_xy = (1-epsilon) c s,
+ *    d = K_yy = s^2 + epsilon c^2. The assembled stencil, (dx, dy) offsets:
+ *        (0,0) 4(a+d)/3;  (+-1,0) (d-2a)/3;  (0,+-1) (a-2d)/3;
+ *        (1,1), (-1,-1) -(a+d)/6 - b/2;  (1,-1), (-1,1) -(a+d)/6 + b/2,
+ *    neighbours on the boundary dropped. It is PyAMG's diffusion_stencil_2d(epsilon,
+ *    angle, 'FE') read with its first axis as x (sten[dx+1][dy+1]); pyamg's stencil_grid numbers
+ *    that axis slowest, so its matrix is this one with x and y swapped. angle 0, epsilon 1:
+ *    the Q1 Laplacian, 8/3 and -1/3.
+ *  - elasticity (E > 0, -1 < nu < 0.5; stencil 5 or 9: 2D, 7 or 27: 3D, the stencil only picks
+ *    the dimension d): the unit square or cube cut into (size+1)^d Q1 elements of side
+ *    h = 1/(size+1); the size^d interior nodes at (i h, j h[, l h]), i, j, l = 1..size, carry d
+ *    unknowns, index = node*d + component, node lexicographic x fastest; every boundary node is
+ *    clamped (eliminated). Lame lambda = E nu / ((1+nu)(1-2 nu)), mu = E / (2(1+nu)) (plane
+ *    strain in 2D); element stiffness K_(la),(mb) = int lambda dN_l/dx_a dN_m/dx_b +
+ *    mu (dN_l/dx_b dN_m/dx_a + delta_ab grad N_l . grad N_m) (= B^T D B) by 2x2 (2x2x2) Gauss
+ *    points +-1/sqrt(3) (exact for Q1), summed over the elements each node pair shares: every
+ *    node couples to its 3^d neighbours in full d x d blocks, d^2 (3 size - 2)^d nonzeros
+ *    (entries zero in exact arithmetic are stored as 0, not as quadrature roundoff). 2D
+ *    entries do not depend on h; 3D ones scale with h. Near-nullspace, node coordinates as
+ *    above: 2D (1,0), (0,1), (-y,x); 3D (1,0,0), (0,1,0), (0,0,1), (-y,x,0), (0,-z,y),
+ *    (z,0,-x).
  */
 #ifndef GS_GEN_H
 #define GS_GEN_H
@@ -39,17 +81,30 @@ extern "C" {
 
 typedef struct gs_gen_params {
     const char *type; /* see above */
-    int64_t size;     /* grid points per direction, or nodes for "powerlaw" */
-    int stencil;      /* 5, 9 (2D), 7, 27 (3D) */
-    int dof;          /* unknowns per grid point, >= 1 */
+    int64_t size;     /* grid points (elasticity, rotated: interior nodes) per direction, or
+                       * nodes for "powerlaw" */
+    int stencil;      /* 5, 9 (2D), 7, 27 (3D); elasticity: the dimension only */
+    int dof;          /* unknowns per grid point, >= 1 (poisson, anisotropic, convdiff) */
     uint64_t seed;
-    double epsilon;  /* anisotropy strength for "anisotropic" */
+    double epsilon;  /* anisotropy strength for "anisotropic" and "rotated" */
     double velocity; /* convection strength for "convdiff" */
     double degree;   /* mean degree for "powerlaw" */
     double exponent; /* power-law exponent (> 2) for "powerlaw" */
+    double contrast; /* "jumps": coefficients 1/contrast, 1, contrast (>= 1) */
+    int64_t block;   /* "jumps": points per cube edge (>= 1) */
+    double angle;    /* "rotated": direction of the strong diffusion, degrees from x */
+    double E, nu;    /* "elasticity": Young's modulus (> 0), Poisson ratio (-1 < nu < 0.5) */
 } gs_gen_params;
 
-/* Build the matrix; desc receives a short description such as "poisson 3D 7-point 64^3". */
+/* Build the matrix; desc receives a short description such as "poisson 3D 7-point 64^3".
+ * nullspace (may be NULL): the near-nullspace that comes with the type, host memory of
+ * rows x *k doubles column-major (gs_free it), or NULL with *k = 0 when the type has none
+ * (only elasticity has one). block_size (may be NULL): unknowns per grid point (dof for the
+ * grid types, d for elasticity, 1 otherwise). On failure *A and *nullspace are NULL. */
+gs_status gs_gen_problem(const gs_gen_params *p, gs_csr **A, double **nullspace, int *k,
+                         int *block_size, char *desc, size_t desc_len);
+
+/* gs_gen_problem without the near-nullspace and the block size. */
 gs_status gs_gen_matrix(const gs_gen_params *p, gs_csr **A, char *desc, size_t desc_len);
 
 /* x[i] uniform in [-1, 1), deterministic from seed (a splitmix64 stream). */

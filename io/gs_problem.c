@@ -94,8 +94,14 @@ static gs_status load_generated(const gs_config *c, gs_problem *p)
         .velocity = c->problem.generate.velocity,
         .degree = c->problem.generate.degree,
         .exponent = c->problem.generate.exponent,
+        .contrast = c->problem.generate.contrast,
+        .block = c->problem.generate.block,
+        .angle = c->problem.generate.angle,
+        .E = c->problem.generate.E,
+        .nu = c->problem.generate.nu,
     };
-    gs_status st = gs_gen_matrix(&g, &p->A, p->matrix, sizeof p->matrix);
+    gs_status st = gs_gen_problem(&g, &p->A, &p->nullspace, &p->nullspace_k, &p->block_size,
+                                  p->matrix, sizeof p->matrix);
     if (st != GS_OK) return st;
     gs_str_copy(p->name, sizeof p->name, p->matrix);
     for (char *q = p->name; *q; q++)
@@ -234,6 +240,7 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
         GS_CHECK(
             gs_matrix_read(p->source, c->problem.group, &p->A, p->field, p->symmetry, p->layout));
         name_from_path(p->source, p->name, sizeof p->name);
+        p->block_size = 1;
     } else {
         GS_CHECK(load_generated(c, p));
     }
@@ -257,6 +264,7 @@ void gs_problem_destroy(gs_problem **p)
     gs_free((*p)->b);
     gs_free((*p)->x0);
     gs_free((*p)->x_exact);
+    gs_free((*p)->nullspace);
     gs_free(*p);
     *p = NULL;
 }

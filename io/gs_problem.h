@@ -21,6 +21,12 @@ typedef struct gs_problem {
     char field[16], symmetry[24], layout[32];
     char rhs[64], x0_desc[64]; /* where b and x0 came from */
     double read_s;             /* time to read or generate */
+    /* the generator's near-nullspace (elasticity: rigid-body modes), rows x nullspace_k
+     * column-major on the host, or NULL; block_size: unknowns per grid point, the generator's
+     * (dof, elasticity's dimension), 1 for a matrix file */
+    double *nullspace;
+    int nullspace_k;
+    int block_size;
 } gs_problem;
 
 /* Read a matrix file, Matrix Market (.gz too) or HDF5 (told apart by the HDF5 signature);

@@ -146,7 +146,7 @@ done:
     return st;
 }
 
-static gs_status amg_params(const gs_config *c, gs_amg_params *ap)
+static gs_status amg_params(const gs_config *c, const gs_problem *p, gs_amg_params *ap)
 {
     gs_status st = GS_OK;
     gs_amg_params_default(ap);
@@ -167,8 +167,7 @@ static gs_status amg_params(const gs_config *c, gs_amg_params *ap)
     ap->presweeps = (int)c->amg.presweeps;
     ap->postsweeps = (int)c->amg.postsweeps;
     ap->block_size = (int)c->amg.block_size;
-    if (ap->block_size == 0)
-        ap->block_size = c->problem.generate.type[0] ? (int)c->problem.generate.dof : 1;
+    if (ap->block_size == 0) ap->block_size = p->block_size > 0 ? p->block_size : 1;
     ap->smooth_prolongator = (int)c->amg.smooth_prolongator;
     ap->prolongator_omega = c->amg.prolongator_omega;
     ap->trace = c->output.verbosity >= 3;
@@ -329,10 +328,14 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     }
     if (strcmp(c->solver.preconditioner, "amg") == 0) {
         gs_amg_params ap;
-        GS_CHECK(amg_params(c, &ap));
+        GS_CHECK(amg_params(c, p, &ap));
         if (c->problem.nullspace[0])
             GS_CHECK(read_nullspace(c, A->rows, &nullspace, &ap.nullspace_k));
         ap.nullspace = nullspace;
+        if (!nullspace && p->nullspace) { /* the generator's (elasticity: rigid-body modes) */
+            ap.nullspace = p->nullspace;
+            ap.nullspace_k = p->nullspace_k;
+        }
         gs_select_request rq = select_request(c);
         ap.select = &rq; /* AMG picks every operator's format through the selector */
         GS_CHECK(gs_amg_setup(dA ? dA : A, &ap, where, &amg));

@@ -19,6 +19,7 @@
 #include "gs_config.h"
 #include "gs_driver.h"
 #include "gs_h5.h"
+#include "gs_ij.h"
 #include "gs_mm.h"
 #include "gs_problem.h"
 #include "gs_report.h"
@@ -80,14 +81,20 @@ static int inspect(const char *path, const gs_config *c)
 }
 
 /* --export FILE: write the configured problem's matrix (and b) for other tools. HDF5 (.h5)
- * holds b as a dataset; Matrix Market gets b in FILE's name with "_b" before ".mtx". */
+ * holds b as a dataset; Matrix Market gets b in FILE's name with "_b" before ".mtx"; FILE.ij
+ * gets A alone in hypre's IJ format, as FILE.ij.00000 (hypre's ij driver: -fromfile FILE.ij). */
 static int export_problem(const gs_config *c, const char *path)
 {
     gs_problem *p = NULL;
     gs_status st = gs_config_check(c);
     if (st == GS_OK) st = gs_problem_load(c, &p);
     size_t n = strlen(path);
-    if (st == GS_OK && n > 3 && strcmp(path + n - 3, ".h5") == 0) {
+    char ij[2048];
+    snprintf(ij, sizeof ij, "%s.00000", path);
+    if (st == GS_OK && n > 3 && strcmp(path + n - 3, ".ij") == 0) {
+        st = gs_ij_write(ij, p->A);
+        path = ij;
+    } else if (st == GS_OK && n > 3 && strcmp(path + n - 3, ".h5") == 0) {
         st = gs_h5_write_problem(path, "/", p->A, p->b);
     } else if (st == GS_OK) {
         char bpath[2048];

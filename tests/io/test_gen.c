@@ -526,7 +526,8 @@ static void test_errors(void)
     gs_gen_params p = params("foo", 4, 7, 1);
     check_error(
         &p, GS_ERR_ARG,
-        "unknown generator type 'foo': expected poisson, anisotropic, convdiff or powerlaw");
+        "unknown generator type 'foo': expected poisson, anisotropic, convdiff, powerlaw, jumps, "
+        "rotated or elasticity");
     p.type = NULL;
     check_error(&p, GS_ERR_ARG, "unknown generator type");
     p = params("poisson", 4, 6, 1);
