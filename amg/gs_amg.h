@@ -47,6 +47,10 @@ extern "C" {
 
 typedef struct gs_smoother gs_smoother; /* a registered smoother (gs_smoother.h) */
 typedef enum gs_amg_aggregation { GS_AGG_MIS2 = 0, GS_AGG_STANDARD } gs_amg_aggregation;
+/* the strength test (gs_amg_ops.h): symmetric: |a_ij| > theta sqrt(|a_ii a_jj|); rowmax: with
+ * c_ij = -a_ij sign(a_ii) (couplings of the diagonal's sign are weak), c_ij > theta max(m_i, m_j),
+ * m_i the largest c_ik of row i */
+typedef enum gs_amg_strength { GS_STRENGTH_SYMMETRIC = 0, GS_STRENGTH_ROWMAX } gs_amg_strength;
 
 #define GS_AMG_MAX_LEVELS 50
 
@@ -68,6 +72,9 @@ extern const char *const gs_amg_phase_names[GS_AMG_PHASES]; /* "strength", "aggr
 
 typedef struct gs_amg_params {
     double theta;
+    gs_amg_strength strength;
+    int filter;                /* theta > 0, one unknown a node: smooth the prolongator with the
+                                * filtered matrix (weak couplings lumped to the diagonal) */
     gs_amg_aggregation aggregation;
     int max_levels;
     int64_t coarse_size;

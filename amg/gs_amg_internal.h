@@ -59,9 +59,9 @@ void gs_amg_trace(gs_amg *amg, int l, const char *what);
 gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
                               const double *sqrt_dinv, double *rho);
 
-/* Aggregates and the tentative prolongator of level l (coarsen/gs_amg_coarsen.c): on the device
- * when its scalar kernels apply, else on a host copy. B (k vectors, at *B_loc) is replaced by
- * the coarse one; one_per_row: T has at most one entry a row. */
+/* Aggregates and the tentative prolongator of level l (coarsen/gs_amg_coarsen.c): where A lives
+ * for MIS(2) and nodes of at most 8 unknowns, else on a host copy. B (k vectors, at *B_loc) is
+ * replaced by the coarse one; one_per_row: T has at most one entry a row. */
 gs_status gs_amg_coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, int *k,
                          gs_csr **T, int32_t *nagg, int *one_per_row, double *ph);
 

@@ -129,12 +129,20 @@ static const key_def KEYS[] = {
      "CDS refuses a matrix whose stored entries (padding included) exceed (1 + this) x nnz"},
     {"spmv.cds_block", K_INT, F(spmv.cds_block), "0", 0, 64, NULL,
      "CDS unknowns per grid point (0: detected)"},
-    {"amg.theta", K_FLOAT, F(amg.theta), "0", 0, 1, NULL,
-     "strength of connection: j is a strong neighbour of i when |a_ij| > theta "
-     "sqrt(|a_ii a_jj|). 0 is fastest to solution (3D Poisson 7-point 64^3 / 128^3 / 256^3: "
-     "13 / 14 / 14 PCG iterations with the default smoothers); 0.03 makes less aggressive "
-     "coarse levels for 30-70% more setup time on the GPU "
-     "(bench/results/README.md, AMG)"},
+    {"amg.theta", K_FLOAT, F(amg.theta), "0.25", 0, 1, NULL,
+     "strength of connection threshold (amg.strength says of what). With rowmax, 0.25 keeps "
+     "every coupling of Poisson (7- or 27-point), the in-plane ones of anisotropic diffusion, "
+     "and none across coefficient jumps of 1e3; 0 with symmetric is the old default "
+     "(aggregates blind to anisotropy and jumps). bench/results/README.md, AMG classes"},
+    {"amg.strength", K_STR, F(amg.strength), "rowmax", NOLIM, "rowmax|symmetric",
+     "rowmax: j is a strong neighbour of i when c_ij > theta max(m_i, m_j), c_ij = -a_ij "
+     "sign(a_ii) (couplings of the diagonal's sign are weak) and m_i the largest c_ik of row i: "
+     "scale-free, so 7- and 27-point rows count alike; symmetric: |a_ij| > theta "
+     "sqrt(|a_ii a_jj|) (PyAMG's). Block systems compare block norms"},
+    {"amg.filter", K_INT, F(amg.filter), "1", 0, 1, NULL,
+     "theta > 0, one unknown a node: smooth the prolongator with the filtered matrix (couplings "
+     "at most theta x the row's largest dropped and lumped to the diagonal, the near-nullspace "
+     "kept), which keeps P and the coarse levels sparse on anisotropic problems"},
     {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, "mis2|standard",
      "mis2: parallel, deterministic aggregation around a distance-2 maximal independent set "
      "(same aggregates on host and GPU); standard: PyAMG's sequential greedy rule (host setup)"},
@@ -157,11 +165,11 @@ static const key_def KEYS[] = {
      "whose SpMVs cost little next to levels 0 and 1; 0: chebyshev_degree. It makes up for "
      "the weak coarse correction of their large aggregates: 3D Poisson 7-point 256^3 takes 14 "
      "PCG iterations instead of 17"},
-    {"amg.chebyshev_ratio", K_FLOAT, F(amg.chebyshev_ratio), "30", 1, 1e6, NULL,
+    {"amg.chebyshev_ratio", K_FLOAT, F(amg.chebyshev_ratio), "10", 1, 1e6, NULL,
      "Chebyshev smoother: it damps [hi / r, hi], hi = 1.1 x the estimated rho(D^-1 A), "
-     "r = max(chebyshev_ratio, degree^2) (degree d damps [hi / d^2, hi] to about 1/4). 30 is "
-     "PyAMG's; 9-16 (PETSc's KSPChebyshev: 11) takes 1-2 fewer iterations on 3D Poisson and "
-     "5-25% more on harder matrices (bcsstk13/25, BentPipe2D100, anisotropic)"},
+     "r = max(chebyshev_ratio, degree^2) (degree d damps [hi / d^2, hi] to about 1/4). With "
+     "the rowmax strength 10 takes 1-2 fewer iterations than PyAMG's 30 on Poisson, jumps, "
+     "anisotropy, rotated anisotropy and elasticity, and 13% more on bcsstk13"},
     {"amg.presweeps", K_INT, F(amg.presweeps), "1", 0, 20, NULL, "smoothing sweeps before "
      "restriction"},
     {"amg.postsweeps", K_INT, F(amg.postsweeps), "1", 0, 20, NULL, "smoothing sweeps after "

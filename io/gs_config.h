@@ -42,10 +42,10 @@ typedef struct gs_config {
         int64_t max_iters, restart, stagnation_window;
     } solver;
     struct {
-        gs_cfg_str galerkin, aggregation, cycle, smoother;
+        gs_cfg_str galerkin, aggregation, cycle, smoother, strength;
         double theta, smoother_omega, prolongator_omega, chebyshev_ratio;
         int64_t max_levels, coarse_size, presweeps, postsweeps, chebyshev_degree,
-            coarse_chebyshev_degree, block_size, smooth_prolongator;
+            coarse_chebyshev_degree, block_size, smooth_prolongator, filter;
     } amg;
     struct {
         gs_cfg_str format, suraa_g1, levels;

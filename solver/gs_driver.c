@@ -151,6 +151,9 @@ static gs_status amg_params(const gs_config *c, const gs_problem *p, gs_amg_para
     gs_status st = GS_OK;
     gs_amg_params_default(ap);
     ap->theta = c->amg.theta;
+    ap->strength = strcmp(c->amg.strength, "symmetric") == 0 ? GS_STRENGTH_SYMMETRIC
+                                                              : GS_STRENGTH_ROWMAX;
+    ap->filter = (int)c->amg.filter;
     ap->aggregation = strcmp(c->amg.aggregation, "standard") == 0 ? GS_AGG_STANDARD : GS_AGG_MIS2;
     ap->max_levels = (int)c->amg.max_levels;
     ap->coarse_size = c->amg.coarse_size;

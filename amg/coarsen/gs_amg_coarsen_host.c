@@ -7,31 +7,54 @@
 
 #include "gs_amg_ops.h"
 
-static gs_status host_strength_scalar(const gs_csr *A, double theta, gs_csr **S)
+/* m[i] = the largest coupling size of row i (0 when none is positive) */
+static void row_max_coupling(const gs_csr *A, const double *d, int sign, double *m)
+{
+    for (int32_t i = 0; i < A->rows; i++) {
+        double x = 0.0;
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            if (A->colind[q] != i) x = fmax(x, gs_amg_coupling(A->val[q], d[i], sign));
+        m[i] = x;
+    }
+}
+
+/* the strength test of coupling q = (i, j) (gs_amg_ops.strength) */
+static inline int host_strong(const gs_csr *A, const double *d, const double *m, double theta,
+                              int measure, int sign, int32_t i, int32_t q)
+{
+    int32_t j = A->colind[q];
+    if (j == i) return 0;
+    if (measure == GS_STRENGTH_ROWMAX) {
+        double c = gs_amg_coupling(A->val[q], d[i], sign);
+        return c > 0 && c > theta * fmax(m[i], m[j]);
+    }
+    return fabs(A->val[q]) > theta * sqrt(fabs(d[i] * d[j]));
+}
+
+/* sign: the couplings are signed entries (b = 1), not block norms */
+static gs_status host_strength_scalar(const gs_csr *A, double theta, int measure, int sign,
+                                      gs_csr **S)
 {
     gs_status st = GS_OK;
     gs_csr *G = NULL;
-    double *d = NULL;
+    double *d = NULL, *m = NULL;
     int32_t n = A->rows;
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "strength diagonal", (void **)&d));
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "strength diagonal", (void **)&m));
     gs_csr_diag_host(A, d);
+    if (measure == GS_STRENGTH_ROWMAX) row_max_coupling(A, d, sign, m);
     int64_t cnt = 0;
     for (int32_t i = 0; i < n; i++)
-        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-            int32_t j = A->colind[q];
-            if (j != i && fabs(A->val[q]) > theta * sqrt(fabs(d[i] * d[j]))) cnt++;
-        }
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            cnt += host_strong(A, d, m, theta, measure, sign, i, q);
     GS_CHECK(gs_csr_create(n, n, cnt, &G));
     gs_free(G->val);
     G->val = NULL;
     G->rowptr[0] = 0;
     cnt = 0;
     for (int32_t i = 0; i < n; i++) {
-        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-            int32_t j = A->colind[q];
-            if (j != i && fabs(A->val[q]) > theta * sqrt(fabs(d[i] * d[j])))
-                G->colind[cnt++] = j;
-        }
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            if (host_strong(A, d, m, theta, measure, sign, i, q)) G->colind[cnt++] = A->colind[q];
         G->rowptr[i + 1] = (int32_t)cnt;
     }
     *S = G;
@@ -39,16 +62,17 @@ static gs_status host_strength_scalar(const gs_csr *A, double theta, gs_csr **S)
 done:
     gs_csr_destroy(&G);
     gs_free(d);
+    gs_free(m);
     return st;
 }
 
-gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, gs_csr **S)
+gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, int measure, gs_csr **S)
 {
     gs_status st = GS_OK;
     gs_csr *N = NULL;
     int32_t *ri = NULL, *ci = NULL;
     double *v = NULL;
-    if (b <= 1) return host_strength_scalar(A, theta, S);
+    if (b <= 1) return host_strength_scalar(A, theta, measure, 1, S);
     if (A->rows % b != 0)
         return GS_ERROR(GS_ERR_INPUT, "amg: %d rows are not a multiple of amg.block_size = %d",
                         A->rows, b);
@@ -64,12 +88,77 @@ gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, gs_csr **S
         }
     GS_CHECK(gs_csr_from_coo(A->rows / b, A->cols / b, A->nnz, ri, ci, v, &N));
     for (int32_t q = 0; q < N->nnz; q++) N->val[q] = sqrt(N->val[q]);
-    GS_CHECK(host_strength_scalar(N, theta, S));
+    GS_CHECK(host_strength_scalar(N, theta, measure, 0, S));
 done:
     gs_csr_destroy(&N);
     gs_free(ri);
     gs_free(ci);
     gs_free(v);
+    return st;
+}
+
+/* row i of the filtered matrix: whether its small couplings are dropped (lumped keeps the
+ * diagonal's sign and at least half its size; else the row stays whole), and the lumped
+ * diagonal */
+static int filter_row(const gs_csr *A, int32_t i, double di, double mi, double theta, int sign,
+                      const double *w, double *lumped)
+{
+    double weak = 0.0;
+    int dropped = 0;
+    for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+        int32_t j = A->colind[q];
+        if (j != i && !(gs_amg_coupling(A->val[q], di, sign) > theta * mi)) {
+            weak += A->val[q] * (w ? w[j] : 1.0);
+            dropped = 1;
+        }
+    }
+    if (!dropped) {
+        *lumped = di;
+        return 1;
+    }
+    if (w && w[i] == 0.0) return 0;
+    *lumped = di + (w ? weak / w[i] : weak);
+    return *lumped * di > 0 && fabs(*lumped) >= 0.5 * fabs(di);
+}
+
+gs_status gs_amg_filter_host(const gs_csr *A, double theta, int measure, const double *w,
+                             gs_csr **F)
+{
+    gs_status st = GS_OK;
+    gs_csr *G = NULL;
+    double *d = NULL, *m = NULL, lumped;
+    int32_t n = A->rows;
+    int sign = measure == GS_STRENGTH_ROWMAX;
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "filtered matrix", (void **)&d));
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "filtered matrix", (void **)&m));
+    gs_csr_diag_host(A, d);
+    row_max_coupling(A, d, sign, m);
+    int64_t cnt = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int f = filter_row(A, i, d[i], m[i], theta, sign, w, &lumped);
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            cnt += !f || A->colind[q] == i || gs_amg_coupling(A->val[q], d[i], sign) > theta * m[i];
+    }
+    GS_CHECK(gs_csr_create(n, A->cols, cnt, &G));
+    G->rowptr[0] = 0;
+    cnt = 0;
+    for (int32_t i = 0; i < n; i++) {
+        int f = filter_row(A, i, d[i], m[i], theta, sign, w, &lumped);
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            int32_t j = A->colind[q];
+            if (!f || j == i || gs_amg_coupling(A->val[q], d[i], sign) > theta * m[i]) {
+                G->colind[cnt] = j;
+                G->val[cnt++] = j == i && f ? lumped : A->val[q];
+            }
+        }
+        G->rowptr[i + 1] = (int32_t)cnt;
+    }
+    *F = G;
+    G = NULL;
+done:
+    gs_csr_destroy(&G);
+    gs_free(d);
+    gs_free(m);
     return st;
 }
 

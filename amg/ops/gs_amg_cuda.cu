@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <cub/cub.cuh>
+
 #include "gs_amg_ops.h"
 #include "gs_cuda_impl.h"
 #include "gs_cuda_reduce.cuh"
@@ -104,12 +106,30 @@ static __global__ void diag_kernel(int32_t n, const int32_t *rp, const int32_t *
     }
 }
 
+/* a thread a row: d[i] = a_ii and mx[i] = the largest coupling size of row i (0 when none is
+ * positive) */
+static __global__ void rowmax_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                     const double *v, int sign, double *d, double *mx)
+{
+    FOR_I(n)
+    {
+        double di = 0.0, x = 0.0;
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++)
+            if (ci[q] == i) di = v[q];
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++)
+            if (ci[q] != i) x = fmax(x, gs_amg_coupling(v[q], di, sign));
+        d[i] = di;
+        mx[i] = x;
+    }
+}
+
 /* count (cnt) or write (sci at srp) the strong neighbours of each row, in column order: a
  * ballot over the group's lanes places each one */
 template <int G>
 static __global__ void strength_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
-                                       const double *v, const double *d, double theta,
-                                       const int32_t *srp, int32_t *cnt, int32_t *sci)
+                                       const double *v, const double *d, const double *mx,
+                                       double theta, const int32_t *srp, int32_t *cnt,
+                                       int32_t *sci)
 {
     const unsigned m = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
@@ -125,8 +145,13 @@ static __global__ void strength_kernel(int32_t n, const int32_t *rp, const int32
             int32_t j = 0;
             if (q < e) {
                 j = ci[q];
-                const double lim = d ? theta * sqrt(fabs(di * d[j])) : 0.0;
-                strong = j != i && fabs(v[q]) > lim;
+                if (mx) { /* rowmax: signed, relative to the larger row maximum */
+                    const double c = gs_amg_coupling(v[q], di, 1);
+                    strong = j != i && c > 0 && c > theta * fmax(mx[i], mx[j]);
+                } else {
+                    const double lim = d ? theta * sqrt(fabs(di * d[j])) : 0.0;
+                    strong = j != i && fabs(v[q]) > lim;
+                }
             }
             const unsigned bal = __ballot_sync(m, strong) & m;
             if (strong && sci) sci[o + c + __popc(bal & below)] = j;
@@ -138,11 +163,12 @@ static __global__ void strength_kernel(int32_t n, const int32_t *rp, const int32
 
 /* Block rows: node I's rows I*b .. I*b+b-1 merged by block column J = col / b (each row is
  * sorted, so a b-way merge visits the J in order); for each J the squared Frobenius norm of
- * A_IJ. mode 0: node diagonal norms into d; 1: count strong J != I; 2: write them. */
+ * A_IJ. mode 0: node diagonal norms into d (and with mx, the largest other block norm of the
+ * node: the rowmax measure); 1: count strong J != I; 2: write them. */
 #define GS_AMG_MAX_BLOCK 8
 static __global__ void block_strength_kernel(int32_t nodes, int b, const int32_t *rp,
                                              const int32_t *ci, const double *v, double theta,
-                                             int mode, double *d, int32_t *cnt,
+                                             int mode, double *d, double *mx, int32_t *cnt,
                                              const int32_t *srp, int32_t *sci)
 {
     FOR_I(nodes)
@@ -153,6 +179,7 @@ static __global__ void block_strength_kernel(int32_t nodes, int b, const int32_t
             end[r] = rp[i * b + r + 1];
         }
         int32_t c = 0, o = mode == 2 ? srp[i] : 0;
+        double mxi = 0.0;
         for (;;) {
             int32_t J = INT32_MAX;
             for (int r = 0; r < b; r++)
@@ -166,57 +193,64 @@ static __global__ void block_strength_kernel(int32_t nodes, int b, const int32_t
                 }
             if (mode == 0) {
                 if (J == i) d[i] = sqrt(s2);
+                else if (mx) mxi = fmax(mxi, sqrt(s2));
                 continue;
             }
-            double lim = theta > 0 ? theta * sqrt(d[i] * d[J]) : 0.0;
+            double lim = mx ? theta * fmax(mx[i], mx[J]) : theta > 0 ? theta * sqrt(d[i] * d[J]) : 0.0;
             if (J != i && sqrt(s2) > lim) {
                 if (mode == 2) sci[o + c] = J;
                 c++;
             }
         }
         if (mode == 1) cnt[i] = c;
+        if (mode == 0 && mx) mx[i] = mxi;
     }
 }
 
-static gs_status cuda_strength(const gs_csr *A, double theta, int b, gs_csr **S)
+static gs_status cuda_strength(const gs_csr *A, double theta, int b, int measure, gs_csr **S)
 {
     gs_status st = GS_OK;
     int32_t n = A->rows / b, *cnt = NULL, *srp = NULL, *sci = NULL, nnz = 0;
     const int g = row_group(A->nnz, A->rows);
-    double *d = NULL;
+    double *d = NULL, *mx = NULL;
     gs_csr *G = NULL;
     if (b > GS_AMG_MAX_BLOCK)
         return GS_ERROR(GS_ERR_ARG, "amg: device strength for at most %d unknowns per node",
                         GS_AMG_MAX_BLOCK);
-    if (theta > 0) {
+    if (theta > 0 || measure == GS_STRENGTH_ROWMAX) {
         GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "strength diagonal", (void **)&d));
-        if (n > 0 && b == 1) {
+        if (measure == GS_STRENGTH_ROWMAX)
+            GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *mx, "strength", (void **)&mx));
+        if (n > 0 && b == 1 && mx) {
+            rowmax_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, 1, d, mx);
+            GS_CUDA_LAUNCHED("rowmax_kernel");
+        } else if (n > 0 && b == 1) {
             LAUNCH_G(g, n, diag_kernel, n, A->rowptr, A->colind, A->val, d);
-        } else if (n > 0) {
+        } else if (n > 0) { /* block norms: unsigned */
             block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 0, d,
-                                               NULL, NULL, NULL);
+                                               mx, NULL, NULL, NULL);
             GS_CUDA_LAUNCHED("block_strength_kernel");
         }
     }
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "strength counts", (void **)&cnt));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *srp, "strength rows", (void **)&srp));
     if (n > 0 && b == 1) {
-        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, theta, NULL, cnt,
-                 NULL);
+        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, NULL,
+                 cnt, NULL);
     } else if (n > 0) {
-        block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 1, d, cnt,
-                                           NULL, NULL);
+        block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 1, d, mx,
+                                           cnt, NULL, NULL);
         GS_CUDA_LAUNCHED("block_strength_kernel");
     }
     GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
     GS_CHECK(scan_counts(cnt, srp, n, &nnz));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *sci, "strength graph", (void **)&sci));
     if (n > 0 && b == 1) {
-        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, theta, srp, NULL,
-                 sci);
+        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, srp,
+                 NULL, sci);
     } else if (n > 0) {
-        block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 2, d, NULL,
-                                           srp, sci);
+        block_strength_kernel<<<GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 2, d, mx,
+                                           NULL, srp, sci);
         GS_CUDA_LAUNCHED("block_strength_kernel");
     }
     GS_CHECK(gs_alloc_array(1, sizeof *G, "strength graph", (void **)&G));
@@ -230,9 +264,102 @@ static gs_status cuda_strength(const gs_csr *A, double theta, int b, gs_csr **S)
     *S = G;
 done:
     gs_cuda_free(d);
+    gs_cuda_free(mx);
     gs_cuda_free(cnt);
     gs_cuda_free(srp);
     gs_cuda_free(sci);
+    return st;
+}
+
+/* ---- filtered matrix ----------------------------------------------------------------------- */
+
+/* a thread a row (a setup step run once a level): count (cnt) or write (fci, fv at frp) the
+ * entries kept, the dropped ones lumped to the diagonal as the host does */
+static __global__ void filter_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                     const double *v, const double *d, const double *mx,
+                                     double theta, int sign, const double *w, const int32_t *frp,
+                                     int32_t *cnt, int32_t *fci, double *fv)
+{
+    FOR_I(n)
+    {
+        const double di = d[i], lim = theta * mx[i];
+        double weak = 0.0, lumped = di;
+        bool dropped = false;
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+            const int32_t j = ci[q];
+            if (j != i && !(gs_amg_coupling(v[q], di, sign) > lim)) {
+                weak += v[q] * (w ? w[j] : 1.0);
+                dropped = true;
+            }
+        }
+        /* as the host's filter_row: drop only when the lumped diagonal keeps its sign and at
+         * least half its size */
+        bool f = true;
+        if (dropped) {
+            if (w && w[i] == 0.0) {
+                f = false;
+            } else {
+                lumped = di + (w ? weak / w[i] : weak);
+                f = lumped * di > 0 && fabs(lumped) >= 0.5 * fabs(di);
+            }
+        }
+        int32_t c = 0;
+        const int32_t o = frp ? frp[i] : 0;
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+            const int32_t j = ci[q];
+            if (!f || j == i || gs_amg_coupling(v[q], di, sign) > lim) {
+                if (fci) {
+                    fci[o + c] = j;
+                    fv[o + c] = j == i && f ? lumped : v[q];
+                }
+                c++;
+            }
+        }
+        if (cnt) cnt[i] = c;
+    }
+}
+
+static gs_status cuda_filter(const gs_csr *A, double theta, int measure, const double *w,
+                             gs_csr **F)
+{
+    gs_status st = GS_OK;
+    int32_t n = A->rows, *cnt = NULL, *frp = NULL, *fci = NULL, nnz = 0;
+    double *d = NULL, *mx = NULL, *fv = NULL;
+    const int sign = measure == GS_STRENGTH_ROWMAX;
+    gs_csr *M = NULL;
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "filtered matrix", (void **)&d));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *mx, "filtered matrix", (void **)&mx));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "filtered matrix", (void **)&cnt));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *frp, "filtered matrix", (void **)&frp));
+    if (n > 0) {
+        rowmax_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, sign, d, mx);
+        GS_CUDA_LAUNCHED("rowmax_kernel");
+        filter_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, mx, theta, sign, w, NULL,
+                                   cnt, NULL, NULL);
+        GS_CUDA_LAUNCHED("filter_kernel");
+    }
+    GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
+    GS_CHECK(scan_counts(cnt, frp, n, &nnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *fci, "filtered matrix", (void **)&fci));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *fv, "filtered matrix", (void **)&fv));
+    if (n > 0) {
+        filter_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, mx, theta, sign, w, frp,
+                                   NULL, fci, fv);
+        GS_CUDA_LAUNCHED("filter_kernel");
+    }
+    GS_CHECK(gs_alloc_array(1, sizeof *M, "filtered matrix", (void **)&M));
+    memset(M, 0, sizeof *M);
+    M->rows = n, M->cols = A->cols, M->nnz = nnz, M->loc = GS_LOC_DEVICE;
+    M->rowptr = frp, M->colind = fci, M->val = fv;
+    frp = NULL, fci = NULL, fv = NULL;
+    *F = M;
+done:
+    gs_cuda_free(d);
+    gs_cuda_free(mx);
+    gs_cuda_free(cnt);
+    gs_cuda_free(frp);
+    gs_cuda_free(fci);
+    gs_cuda_free(fv);
     return st;
 }
 
@@ -535,6 +662,180 @@ done:
     gs_cuda_free(rp);
     gs_cuda_free(ci);
     gs_cuda_free(v);
+    return st;
+}
+
+/* ---- tentative prolongator of k vectors (QR per aggregate) ------------------------------ */
+
+/* *m = nodes in aggregates (a block-wide count, one atomic a block) */
+static __global__ void count_aggregated(int32_t nodes, const int32_t *agg, int32_t *m)
+{
+    int32_t c = 0;
+    FOR_I(nodes) c += agg[i] >= 0;
+    c = __reduce_add_sync(0xffffffffu, c);
+    if ((threadIdx.x & 31) == 0 && c) atomicAdd(m, c);
+}
+
+/* agg_start[a] = the first place of aggregate a in the sorted keys (every aggregate has its
+ * root), agg_start[nagg] = the aggregated nodes */
+static __global__ void agg_starts(int32_t m, const int32_t *key, int32_t nagg, int32_t *start)
+{
+    FOR_I(m)
+    {
+        if (i == 0 || key[i] != key[i - 1]) start[key[i]] = (int32_t)i;
+        if (i == m - 1) start[nagg] = (int32_t)m;
+    }
+}
+
+/* One thread an aggregate: the modified Gram-Schmidt QR of its rows of B (members in node
+ * order, as on the host: the same sums in the same order), Q into the dense rows Qd (k a row),
+ * R into the coarse near-nullspace Bc. */
+static __global__ void agg_qr(int32_t nagg, int b, int k, int64_t n, const int32_t *start,
+                              const int32_t *member, const double *B, double *Qd, double *Bc)
+{
+    FOR_I(nagg)
+    {
+        const int32_t s0 = start[i], cnt = start[i + 1] - s0;
+        const int32_t m = cnt * b;
+#define QROW(r) ((int64_t)member[s0 + (r) / b] * b + (r) % b)
+        for (int32_t r = 0; r < m; r++)
+            for (int c = 0; c < k; c++) Qd[QROW(r) * k + c] = B[(int64_t)c * n + QROW(r)];
+        for (int c = 0; c < k; c++) {
+            double scale = 0.0;
+            for (int32_t r = 0; r < m; r++) scale += Qd[QROW(r) * k + c] * Qd[QROW(r) * k + c];
+            for (int c2 = 0; c2 < c; c2++) {
+                double dot = 0.0;
+                for (int32_t r = 0; r < m; r++)
+                    dot += Qd[QROW(r) * k + c2] * Qd[QROW(r) * k + c];
+                for (int32_t r = 0; r < m; r++) Qd[QROW(r) * k + c] -= dot * Qd[QROW(r) * k + c2];
+                Bc[(int64_t)c2 * nagg * k + (int64_t)i * k + c] = 0.0;
+                Bc[(int64_t)c * nagg * k + (int64_t)i * k + c2] = dot;
+            }
+            double nrm = 0.0;
+            for (int32_t r = 0; r < m; r++) nrm += Qd[QROW(r) * k + c] * Qd[QROW(r) * k + c];
+            nrm = sqrt(nrm);
+            const bool dep = nrm <= 1e-10 * sqrt(scale) || nrm == 0.0;
+            for (int32_t r = 0; r < m; r++)
+                Qd[QROW(r) * k + c] = dep ? 0.0 : Qd[QROW(r) * k + c] / nrm;
+            Bc[(int64_t)c * nagg * k + (int64_t)i * k + c] = dep ? 0.0 : nrm;
+        }
+#undef QROW
+    }
+}
+
+/* entries of row r of P: the nonzeros of its dense row (0 for nodes outside aggregates) */
+static __global__ void qr_count(int64_t n, int b, int k, const int32_t *agg, const double *Qd,
+                                int32_t *cnt)
+{
+    FOR_I(n)
+    {
+        int32_t c = 0;
+        if (agg[i / b] >= 0)
+            for (int j = 0; j < k; j++) c += Qd[i * k + j] != 0.0;
+        cnt[i] = c;
+    }
+}
+
+static __global__ void qr_fill(int64_t n, int b, int k, const int32_t *agg, const double *Qd,
+                               const int32_t *rp, int32_t *ci, double *v)
+{
+    FOR_I(n)
+    {
+        const int32_t a = agg[i / b];
+        int32_t o = rp[i];
+        if (a < 0) continue;
+        for (int j = 0; j < k; j++)
+            if (Qd[i * k + j] != 0.0) {
+                ci[o] = a * k + j;
+                v[o++] = Qd[i * k + j];
+            }
+    }
+}
+
+static __global__ void iota_agg(int32_t nodes, const int32_t *agg, int32_t *key, int32_t *idx)
+{
+    FOR_I(nodes)
+    {
+        key[i] = agg[i] < 0 ? INT32_MAX : agg[i]; /* outside aggregates: last */
+        idx[i] = (int32_t)i;
+    }
+}
+
+static gs_status cuda_tentative_qr(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                                   const double *B, int k, gs_csr **P, double *Bc)
+{
+    gs_status st = GS_OK;
+    int64_t n = (int64_t)nodes * b;
+    int32_t *key = NULL, *key2 = NULL, *idx = NULL, *member = NULL, *start = NULL;
+    int32_t *cnt = NULL, *rp = NULL, *ci = NULL, nnz = 0, m = 0;
+    double *Qd = NULL, *v = NULL;
+    void *tmp = NULL;
+    size_t bytes = 0;
+    cudaStream_t s = gs_cuda_g.stream;
+    if (n * k >= GS_MAX_INDEX)
+        return GS_ERROR(GS_ERR_UNSUPPORTED, "amg: the tentative prolongator would have %lld "
+                        "entries", (long long)(n * k));
+    GS_CHECK(gs_cuda_alloc(((size_t)nodes + 1) * 4, "aggregate members", (void **)&key));
+    GS_CHECK(gs_cuda_alloc(((size_t)nodes + 1) * 4, "aggregate members", (void **)&key2));
+    GS_CHECK(gs_cuda_alloc(((size_t)nodes + 1) * 4, "aggregate members", (void **)&idx));
+    GS_CHECK(gs_cuda_alloc(((size_t)nodes + 1) * 4, "aggregate members", (void **)&member));
+    GS_CHECK(gs_cuda_alloc(((size_t)nagg + 2) * 4, "aggregate members", (void **)&start));
+    GS_CHECK(gs_cuda_alloc(((size_t)n * k + 1) * sizeof *Qd, "tentative prolongator",
+                           (void **)&Qd));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * 4, "tentative prolongator", (void **)&cnt));
+    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * 4, "tentative prolongator", (void **)&rp));
+    GS_CUDA_CALL(cudaMemsetAsync(Qd, 0, ((size_t)n * k + 1) * sizeof *Qd, s));
+    GS_CUDA_CALL(cudaMemsetAsync(start, 0, ((size_t)nagg + 2) * 4, s));
+    if (nodes > 0) {
+        iota_agg<<<GRID(nodes)>>>(nodes, agg, key, idx);
+        GS_CUDA_LAUNCHED("iota_agg");
+        /* members by aggregate, in node order within each (a stable sort) */
+        GS_CUDA_CALL(cub::DeviceRadixSort::SortPairs(NULL, bytes, key, key2, idx, member,
+                                                     (int)nodes, 0, 32, s));
+        GS_CHECK(gs_cuda_alloc(bytes + 1, "aggregate sort", &tmp));
+        GS_CUDA_CALL(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, key2, idx, member,
+                                                     (int)nodes, 0, 32, s));
+        /* the aggregated nodes come first: m of them */
+        int32_t *dm = NULL;
+        GS_CHECK(gs_cuda_alloc(sizeof *dm, "aggregate members", (void **)&dm));
+        GS_CUDA_CALL(cudaMemsetAsync(dm, 0, sizeof *dm, s));
+        count_aggregated<<<GRID(nodes)>>>(nodes, agg, dm);
+        st = gs_cuda_d2h(&m, dm, sizeof m);
+        gs_cuda_free(dm);
+        GS_CHECK(st);
+        if (m > 0) {
+            agg_starts<<<GRID(m)>>>(m, key2, nagg, start);
+            GS_CUDA_LAUNCHED("agg_starts");
+        }
+        if (nagg > 0) {
+            agg_qr<<<GRID(nagg)>>>(nagg, b, k, n, start, member, B, Qd, Bc);
+            GS_CUDA_LAUNCHED("agg_qr");
+        }
+        qr_count<<<GRID(n)>>>(n, b, k, agg, Qd, cnt);
+        GS_CUDA_LAUNCHED("qr_count");
+    }
+    GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, s));
+    GS_CHECK(scan_counts(cnt, rp, (int32_t)n, &nnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *ci, "tentative prolongator", (void **)&ci));
+    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *v, "tentative prolongator", (void **)&v));
+    if (n > 0) {
+        qr_fill<<<GRID(n)>>>(n, b, k, agg, Qd, rp, ci, v);
+        GS_CUDA_LAUNCHED("qr_fill");
+    }
+    st = gs_cuda_csr_adopt((int32_t)n, nagg * k, nnz, rp, ci, v, P);
+    rp = NULL, ci = NULL, v = NULL;
+done:
+    gs_cuda_free(key);
+    gs_cuda_free(key2);
+    gs_cuda_free(idx);
+    gs_cuda_free(member);
+    gs_cuda_free(start);
+    gs_cuda_free(cnt);
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+    gs_cuda_free(Qd);
+    gs_cuda_free(tmp);
     return st;
 }
 
@@ -960,8 +1261,10 @@ void gs_amg_cuda_graph_destroy(void *exec);
 
 extern "C" const gs_amg_ops gs_amg_cuda_ops = {
     cuda_strength,      /* strength */
+    cuda_filter,        /* filter */
     cuda_mis2,          /* mis2_aggregate */
     cuda_tentative,     /* tentative */
+    cuda_tentative_qr,  /* tentative_qr */
     cuda_diag_inv,      /* diag_inv */
     cuda_jacobi_matrix, /* jacobi_matrix */
     cuda_smooth_step,   /* smooth_step */

@@ -10,9 +10,9 @@
 /* ---- strength ---------------------------------------------------------------------------- */
 
 
-static gs_status host_strength(const gs_csr *A, double theta, int b, gs_csr **S)
+static gs_status host_strength(const gs_csr *A, double theta, int b, int measure, gs_csr **S)
 {
-    return gs_amg_strength_block(A, b, theta, S);
+    return gs_amg_strength_block(A, b, theta, measure, S);
 }
 
 /* ---- MIS(2) aggregation -------------------------------------------------------------------- */
@@ -220,8 +220,10 @@ static gs_status host_row_stats(const gs_csr *A, double *mean, double *std, int3
 
 const gs_amg_ops gs_amg_host_ops = {
     .strength = host_strength,
+    .filter = gs_amg_filter_host,
     .mis2_aggregate = host_mis2,
     .tentative = host_tentative,
+    .tentative_qr = gs_amg_tentative_qr,
     .diag_inv = host_diag_inv,
     .jacobi_matrix = host_jacobi_matrix,
     .smooth_step = host_smooth_step,

@@ -9,6 +9,7 @@
 #ifndef GS_AMG_OPS_H
 #define GS_AMG_OPS_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "gs_amg.h"
@@ -38,12 +39,31 @@ static inline GS_AMG_HD uint32_t gs_amg_hash(uint32_t x)
     return x & 0x3fffffffU;
 }
 
+/* the size of coupling a_ij in the strength and filter tests: |a_ij|, or with sign set
+ * -a_ij sign(a_ii) (a coupling of the diagonal's sign counts as weak) */
+static inline GS_AMG_HD double gs_amg_coupling(double aij, double aii, int sign)
+{
+    return sign ? (aii < 0 ? aij : -aij) : fabs(aij);
+}
+
 typedef struct gs_amg_ops {
     /* S: the strength graph of square A over nodes of b unknowns (pattern only: val NULL,
-     * diagonal left out); J in row I when I != J and ||A_IJ|| > theta sqrt(||A_II|| ||A_JJ||)
-     * (Frobenius norms; b = 1: |a_ij| > theta sqrt(|a_ii a_jj|); theta = 0: every stored
-     * nonzero block). The device handles b <= 8, the host b = 1 (gs_amg_strength_block) */
-    gs_status (*strength)(const gs_csr *A, double theta, int b, gs_csr **S);
+     * diagonal left out). b > 1: J in row I when I != J and ||A_IJ|| > theta sqrt(||A_II||
+     * ||A_JJ||) (Frobenius norms; theta = 0: every stored nonzero block). b = 1, measure
+     * GS_STRENGTH_SYMMETRIC: |a_ij| > theta sqrt(|a_ii a_jj|); GS_STRENGTH_ROWMAX: c_ij > 0 and
+     * c_ij > theta max(m_i, m_j), with c_ij = gs_amg_coupling(a_ij, a_ii, 1) and m_i the largest
+     * c_ik of row i (symmetric for symmetric A; scale-free, so a 27-point row is not weaker
+     * than a 7-point one). The device handles b <= 8, the host any b (gs_amg_strength_block) */
+    gs_status (*strength)(const gs_csr *A, double theta, int b, int measure, gs_csr **S);
+    /* F: square A (b = 1) without the couplings that are small in their row (c_ij <= theta
+     * m_i: c_ij = gs_amg_coupling(a_ij, a_ii, sign), sign for GS_STRENGTH_ROWMAX, m_i the
+     * largest c_ik of row i), each row's dropped entries lumped to its diagonal so that
+     * F w = A w for the near-nullspace vector w (w NULL: ones, the row sums kept):
+     * f_ii = a_ii + sum_dropped a_ij w_j / w_i. A row whose lumped diagonal would change sign or
+     * lose more than half its size (or where w_i = 0) stays whole. The prolongator smoothing's
+     * matrix. The test is relative to row i alone, not symmetric, so that a small coefficient
+     * next to a large one keeps its coupling to it (the large side's row drops it) */
+    gs_status (*filter)(const gs_csr *A, double theta, int measure, const double *w, gs_csr **F);
     /* agg[i] in [0, nagg) or -1 (no strong neighbour), i < S->rows */
     gs_status (*mis2_aggregate)(const gs_csr *S, int32_t *agg, int32_t *nagg);
     /* the tentative prolongator of the near-nullspace "one vector per unknown of a node, node
@@ -52,6 +72,11 @@ typedef struct gs_amg_ops {
      * factors of the QR, which keep that form) */
     gs_status (*tentative)(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
                            const double *w, gs_csr **P, double *wc);
+    /* the tentative prolongator of k vectors (B: n x k column-major at the table's location,
+     * n = nodes * b) by a QR on each aggregate (members in node order, modified Gram-Schmidt):
+     * P is n x nagg*k without exact zeros, Bc (nagg*k x k column-major) the R factors */
+    gs_status (*tentative_qr)(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                              const double *B, int k, gs_csr **P, double *Bc);
     /* dinv[i] = 1 / a_ii (l1: 1 / sum_j |a_ij|); rows with a zero or missing diagonal get 0
      * and are counted in *bad, the first in *first_bad (-1 when none) */
     gs_status (*diag_inv)(const gs_csr *A, int l1, double *dinv, double *sqrt_dinv,
@@ -90,9 +115,13 @@ extern const gs_amg_ops gs_amg_host_ops;
 
 /* The general host steps (amg/coarsen/gs_amg_coarsen_host.c; the dense inverse in
  * amg/coarse/gs_amg_coarse.c). */
-/* strength on the node graph of a block matrix (b unknowns per node, rows a multiple of b):
- * node J is a strong neighbour of I when ||A_IJ||_F > theta sqrt(||A_II||_F ||A_JJ||_F) */
-gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, gs_csr **S);
+/* the strength step of the host table (gs_amg_ops.strength), any b: on the node graph of a
+ * block matrix (b unknowns per node, rows a multiple of b) node J is a strong neighbour of I
+ * when ||A_IJ||_F > theta sqrt(||A_II||_F ||A_JJ||_F) */
+gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, int measure, gs_csr **S);
+/* the filter step of the host table (see gs_amg_ops.filter) */
+gs_status gs_amg_filter_host(const gs_csr *A, double theta, int measure, const double *w,
+                             gs_csr **F);
 /* *B (host, nodes*b x b column-major): vector c is w_I (w NULL: 1) on unknown c of every node
  * I, 0 elsewhere (the default near-nullspace of a block system, and the form it keeps) */
 gs_status gs_amg_block_nullspace(int32_t nodes, int b, const double *w, double **B);

@@ -14,7 +14,9 @@
 void gs_amg_params_default(gs_amg_params *p)
 {
     memset(p, 0, sizeof *p);
-    p->theta = 0.0;
+    p->theta = 0.25;
+    p->strength = GS_STRENGTH_ROWMAX;
+    p->filter = 1;
     p->aggregation = GS_AGG_MIS2;
     p->max_levels = 10;
     p->coarse_size = 200;
@@ -22,7 +24,7 @@ void gs_amg_params_default(gs_amg_params *p)
     p->smoother = gs_smoother_default();
     p->chebyshev_degree = 3;
     p->coarse_chebyshev_degree = 10;
-    p->chebyshev_ratio = 30.0;
+    p->chebyshev_ratio = 10.0;
     p->presweeps = 1;
     p->postsweeps = 1;
     p->block_size = 1;
@@ -106,13 +108,54 @@ done:
     return st;
 }
 
+/* The prolongator smoothing's I - omega / rho D^-1 A of level l, where A is the filtered
+ * matrix (weak couplings lumped so that the near-nullspace B is kept; rho its own) when theta
+ * > 0 on a scalar level with one near-nullspace vector, else the level's A. */
+static gs_status smoothing_matrix(gs_amg *amg, int l, int b, int k, const double *B,
+                                  gs_loc B_loc, gs_csr **Sj)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[l];
+    const gs_amg_params *p = &amg->p;
+    gs_csr *F = NULL;
+    gs_buf *w = NULL, *dinv = NULL, *sq = NULL;
+    if (!(p->filter && p->theta > 0 && b == 1 && k == 1)) {
+        st = amg->ops->jacobi_matrix(L->A, L->dinv, p->prolongator_omega / L->rho, Sj);
+        gs_amg_trace(amg, l, "I - w D^-1 A");
+        return st;
+    }
+    const double *wl = B;
+    if (B && B_loc != amg->loc) {
+        const gs_buf src = {(void *)B, L->A->rows, GS_F64, B_loc};
+        GS_CHECK(gs_buf_clone(&src, amg->loc, "AMG near-nullspace", &w));
+        wl = w->data;
+    }
+    int64_t bad = 0, first = -1;
+    double rho = 0.0;
+    GS_CHECK(amg->ops->filter(L->A, p->theta, p->strength, wl, &F));
+    GS_CHECK(gs_buf_create((int64_t)F->rows + 1, GS_F64, amg->loc, "AMG diagonal", &dinv));
+    GS_CHECK(gs_buf_create((int64_t)F->rows + 1, GS_F64, amg->loc, "AMG diagonal", &sq));
+    GS_CHECK(amg->ops->diag_inv(F, 0, dinv->data, sq->data, &bad, &first));
+    GS_CHECK(gs_amg_estimate_rho(amg, F, NULL, sq->data, &rho));
+    gs_amg_trace(amg, l, "filtered A, its rho");
+    if (!(rho > 0)) rho = L->rho;
+    GS_CHECK(amg->ops->jacobi_matrix(F, dinv->data, p->prolongator_omega / rho, Sj));
+    gs_amg_trace(amg, l, "I - w D_F^-1 A_F");
+done:
+    gs_csr_destroy(&F);
+    gs_buf_destroy(&w);
+    gs_buf_destroy(&dinv);
+    gs_buf_destroy(&sq);
+    return st;
+}
+
 gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *where, gs_amg **out)
 {
     gs_status st = GS_OK;
     gs_amg *amg = NULL;
     double *B = NULL, t_start, t0, t1, *ph;
     gs_loc B_loc = GS_LOC_HOST;
-    gs_csr *T = NULL;
+    gs_csr *T = NULL, *Sj = NULL;
     gs_spgemm_method m;
     if (!where) where = "matrix";
     if (!A || !p || !out) return GS_ERROR(GS_ERR_ARG, "amg: missing matrix, parameters or output");
@@ -121,6 +164,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         return GS_ERROR(GS_ERR_INPUT, "%s: AMG needs a square matrix, not %d x %d", where, A->rows,
                         A->cols);
     int b = p->block_size > 0 ? p->block_size : 1, k = p->nullspace ? p->nullspace_k : b;
+    const int b0 = b, k0 = k; /* the finest level's */
     if (A->rows % b != 0)
         return GS_ERROR(GS_ERR_CONFIG, "%s: %d rows are not a multiple of amg.block_size = %d",
                         where, A->rows, b);
@@ -177,22 +221,26 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         if (last) break;
         int one_per_row = 0;
+        if (p->smooth_prolongator && L->rho > 0) { /* before B becomes the coarse one */
+            GS_CHECK(gs_amg_sync(amg, &t0));
+            GS_CHECK(smoothing_matrix(amg, l, b, k, B, B_loc, &Sj));
+            GS_CHECK(gs_amg_sync(amg, &t1));
+            ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
+        }
         GS_CHECK(gs_amg_coarsen(amg, l, b, &B, &B_loc, &k, &T, &nagg, &one_per_row, ph));
         gs_amg_trace(amg, l, "tentative P");
         if (nagg == 0 || (int64_t)nagg * k >= n) { /* no coarsening: stop here */
             gs_csr_destroy(&T);
+            gs_csr_destroy(&Sj);
             break;
         }
         GS_CHECK(gs_amg_sync(amg, &t0));
-        if (p->smooth_prolongator && L->rho > 0) {
-            gs_csr *Sj = NULL;
-            GS_CHECK(amg->ops->jacobi_matrix(L->A, L->dinv, p->prolongator_omega / L->rho, &Sj));
-            gs_amg_trace(amg, l, "I - w D^-1 A");
+        if (Sj) {
             if (one_per_row && m != GS_SPGEMM_CUSPARSE)
                 st = amg->ops->times_tentative(Sj, T, &L->P);
             else
                 st = gs_spgemm(Sj, T, m, &L->P);
-            gs_amg_trace(amg, l, "P = (I - w D^-1 A) T");
+            gs_amg_trace(amg, l, "P = S T");
             gs_csr_destroy(&Sj);
             GS_CHECK(st);
             gs_csr_destroy(&T);
@@ -258,11 +306,14 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
     amg->rep.setup_s = t1 - t_start;
     snprintf(amg->rep.desc, sizeof amg->rep.desc,
-             "%s cycle, %s, %d+%d sweeps, %s aggregation, theta %g, galerkin %s, block %d",
-             p->cycle_w ? "W" : "V",
-             amg->p.smoother->label,
-             p->presweeps, p->postsweeps, p->aggregation == GS_AGG_MIS2 ? "mis2" : "standard",
-             p->theta, gs_spgemm_method_name(m), p->block_size > 0 ? p->block_size : 1);
+             "%s cycle, %s, %d+%d sweeps, %s aggregation, %s strength theta %g%s, galerkin %s, "
+             "block %d",
+             p->cycle_w ? "W" : "V", amg->p.smoother->label, p->presweeps, p->postsweeps,
+             p->aggregation == GS_AGG_MIS2 ? "mis2" : "standard",
+             p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
+             p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
+             gs_spgemm_method_name(m),
+             p->block_size > 0 ? p->block_size : 1);
     if (amg->p.smoother->describe) {
         size_t len = strlen(amg->rep.desc);
         amg->p.smoother->describe(&amg->p, amg->nlev, amg->rep.desc + len,
@@ -274,6 +325,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
 done:
     if (B) gs_backend_get(B_loc)->free(B);
     gs_csr_destroy(&T);
+    gs_csr_destroy(&Sj);
     gs_amg_destroy(&amg);
     return st;
 }

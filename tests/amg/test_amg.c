@@ -38,14 +38,31 @@ static gs_csr *poisson1d(int32_t n)
     return A;
 }
 
-static gs_csr *generate(const char *type, int64_t size, int stencil, int dof)
+/* a generated problem (the generators' defaults for the other keys); B and k (may be NULL):
+ * its near-nullspace (elasticity's rigid-body modes) */
+static gs_csr *generate_ns(const char *type, int64_t size, int stencil, int dof, double **B,
+                           int *k)
 {
     gs_gen_params g = {.type = type, .size = size, .stencil = stencil, .dof = dof, .seed = 1,
-                       .epsilon = 1e-3, .velocity = 10, .degree = 8, .exponent = 2.5};
+                       .epsilon = 1e-3, .velocity = 10, .degree = 8, .exponent = 2.5,
+                       .contrast = 1e3, .block = 8, .angle = 22.5, .E = 1.0, .nu = 0.3};
     gs_csr *A = NULL;
+    double *ns = NULL;
+    int kk = 0, bs = 1;
     char desc[128];
-    CHECK_OK(gs_gen_matrix(&g, &A, desc, sizeof desc));
+    CHECK_OK(gs_gen_problem(&g, &A, &ns, &kk, &bs, desc, sizeof desc));
+    if (B) {
+        *B = ns;
+        *k = kk;
+    } else {
+        gs_free(ns);
+    }
     return A;
+}
+
+static gs_csr *generate(const char *type, int64_t size, int stencil, int dof)
+{
+    return generate_ns(type, size, stencil, dof, NULL, NULL);
 }
 
 /* max |X - Y| / max |Y| over identical patterns; -1 when the patterns differ */
@@ -145,7 +162,7 @@ static void test_mis2_and_products(const char *type, int64_t size, int stencil)
     gs_csr *A0 = NULL, *P = NULL, *R = NULL, *A1 = NULL, *AP = NULL, *RAP = NULL;
     CHECK_OK(gs_amg_level_download(amg, 0, &A0, &P, &R, &agg, &nodes));
     CHECK_OK(gs_amg_level_download(amg, 1, &A1, NULL, NULL, NULL, NULL));
-    CHECK_OK(gs_amg_host_ops.strength(A, 0.0, 1, &S));
+    CHECK_OK(gs_amg_host_ops.strength(A, 0.0, 1, 0, &S));
     int32_t nagg = P ? P->cols : 0, *root = malloc(((size_t)nagg + 1) * sizeof *root);
     for (int32_t a = 0; a < nagg; a++) root[a] = -1;
     /* every aggregate has a member (its root) within distance 2 of all its members */
@@ -177,6 +194,94 @@ static void test_mis2_and_products(const char *type, int64_t size, int stencil)
     gs_csr_destroy(&AP);
     gs_csr_destroy(&RAP);
     gs_amg_destroy(&amg);
+    gs_csr_destroy(&A);
+}
+
+/* S's row i as a sorted list equals the n columns in want */
+static int row_is(const gs_csr *S, int32_t i, const int32_t *want, int n)
+{
+    if (S->rowptr[i + 1] - S->rowptr[i] != n) return 0;
+    for (int t = 0; t < n; t++)
+        if (S->colind[S->rowptr[i] + t] != want[t]) return 0;
+    return 1;
+}
+
+/* the rowmax strength: scale-free (a 27-point row is as strong as a 7-point one, where the
+ * symmetric test at theta 0.05 finds nothing), blind to weak directions and to couplings of the
+ * diagonal's sign */
+static void test_strength_rowmax(void)
+{
+    gs_csr *A = generate("poisson", 6, 27, 1), *S = NULL;
+    CHECK_OK(gs_amg_host_ops.strength(A, 0.05, 1, GS_STRENGTH_SYMMETRIC, &S));
+    CHECK_MSG(S && S->nnz == 0, "symmetric, theta 0.05, 27-point: %d strong couplings",
+              S ? S->nnz : -1);
+    gs_csr_destroy(&S);
+    CHECK_OK(gs_amg_host_ops.strength(A, 0.25, 1, GS_STRENGTH_ROWMAX, &S));
+    CHECK_MSG(S && S->nnz == A->nnz - A->rows, "rowmax, 27-point: %d strong of %d", S ? S->nnz : -1,
+              A->nnz - A->rows);
+    gs_csr_destroy(&S);
+    gs_csr_destroy(&A);
+    /* 2D 5-point, x coupled by 1e-3: only the y neighbours are strong */
+    A = generate("anisotropic", 5, 5, 1);
+    CHECK_OK(gs_amg_host_ops.strength(A, 0.25, 1, GS_STRENGTH_ROWMAX, &S));
+    int ok = S != NULL;
+    for (int32_t i = 0; ok && i < 25; i++) {
+        int32_t want[2], n = 0;
+        if (i >= 5) want[n++] = i - 5;
+        if (i + 5 < 25) want[n++] = i + 5;
+        ok = row_is(S, i, want, n);
+        CHECK_MSG(ok, "anisotropic 5^2: row %d of S is not its y neighbours", i);
+    }
+    gs_csr_destroy(&S);
+    gs_csr_destroy(&A);
+    /* rotated Q1: the positive couplings are never strong, whatever theta */
+    A = generate("rotated", 8, 9, 1);
+    CHECK_OK(gs_amg_host_ops.strength(A, 0.0, 1, GS_STRENGTH_ROWMAX, &S));
+    int positive = 0;
+    for (int32_t i = 0; S && i < A->rows; i++)
+        for (int32_t q = S->rowptr[i]; q < S->rowptr[i + 1]; q++)
+            for (int32_t r = A->rowptr[i]; r < A->rowptr[i + 1]; r++)
+                positive += A->colind[r] == S->colind[q] && A->val[r] > 0;
+    CHECK_MSG(S && S->nnz > 0 && positive == 0, "rotated: %d positive couplings strong", positive);
+    gs_csr_destroy(&S);
+    gs_csr_destroy(&A);
+}
+
+/* the filtered matrix: small couplings of a row dropped and lumped so that F w = A w, no
+ * positive coupling left (rowmax), the row kept whole where lumping would eat the diagonal */
+static void test_filter(void)
+{
+    gs_csr *A = generate("rotated", 10, 9, 1), *F = NULL;
+    double w[100], Aw[100], Fw[100];
+    for (int i = 0; i < 100; i++) w[i] = 1.0 + 0.01 * (i % 7);
+    CHECK_OK(gs_amg_filter_host(A, 0.25, GS_STRENGTH_ROWMAX, w, &F));
+    if (F) {
+        gs_csr_spmv_host(A, w, Aw);
+        gs_csr_spmv_host(F, w, Fw);
+        double err = 0.0;
+        int positive = 0;
+        for (int i = 0; i < 100; i++) err = fmax(err, fabs(Aw[i] - Fw[i]));
+        for (int32_t i = 0; i < F->rows; i++)
+            for (int32_t q = F->rowptr[i]; q < F->rowptr[i + 1]; q++)
+                positive += F->colind[q] != i && F->val[q] > 0;
+        CHECK_MSG(err < 1e-13, "rotated: |F w - A w| = %g", err);
+        CHECK_MSG(positive == 0 && F->nnz < A->nnz, "rotated: %d positive couplings kept, %d of "
+                  "%d entries", positive, F->nnz, A->nnz);
+    }
+    gs_csr_destroy(&F);
+    gs_csr_destroy(&A);
+    /* row 0: diagonal 1, -10 kept, -0.9 small (<= 0.25 * 10) but lumping it leaves 0.1: whole;
+     * row 2: diagonal 4, -1 kept, -0.2 small: lumped to 3.8 */
+    int32_t ri[] = {0, 0, 0, 1, 1, 2, 2, 2}, ci[] = {0, 1, 2, 0, 1, 0, 1, 2};
+    double v[] = {1.0, -10.0, -0.9, -10.0, 20.0, -0.2, -1.0, 4.0};
+    CHECK_OK(gs_csr_from_coo(3, 3, 8, ri, ci, v, &A));
+    CHECK_OK(gs_amg_filter_host(A, 0.25, GS_STRENGTH_ROWMAX, NULL, &F));
+    if (F) {
+        int32_t r0[] = {0, 1, 2}, r2[] = {1, 2};
+        CHECK(row_is(F, 0, r0, 3) && F->val[0] == 1.0 && F->val[2] == -0.9);
+        CHECK(row_is(F, 2, r2, 2) && fabs(F->val[F->rowptr[2] + 1] - 3.8) < 1e-15);
+    }
+    gs_csr_destroy(&F);
     gs_csr_destroy(&A);
 }
 
@@ -293,6 +398,29 @@ static void test_solves(void)
     CHECK(its > 0 && its <= 60 && rr <= 1e-8);
     gs_csr_destroy(&A);
 
+    /* the default on the problem classes: few iterations at low operator complexity */
+    const struct {
+        const char *type;
+        int64_t size;
+        int stencil, max_its;
+    } cls[] = {{"jumps", 24, 7, 14}, {"anisotropic", 24, 7, 12}, {"rotated", 128, 9, 36},
+               {"poisson", 16, 27, 9}, {"elasticity", 48, 9, 14}, {"elasticity", 8, 27, 10}};
+    for (size_t c = 0; c < sizeof cls / sizeof cls[0]; c++) {
+        double *B = NULL;
+        int k = 0;
+        gs_amg_params q = p;
+        A = generate_ns(cls[c].type, cls[c].size, cls[c].stencil, 1, &B, &k);
+        if (!A) continue;
+        q.nullspace = B, q.nullspace_k = k, q.block_size = k ? (cls[c].stencil == 9 ? 2 : 3) : 1;
+        its = solve(A, GS_LOC_HOST, &q, GS_KRYLOV_CG, &oc, &rr);
+        printf("%s %lld (%d-point) AMG-PCG: %d iterations, OC %.3f\n", cls[c].type,
+               (long long)cls[c].size, cls[c].stencil, its, oc);
+        CHECK_MSG(its > 0 && its <= cls[c].max_its && rr <= 1e-8 && oc <= 1.8,
+                  "%s: %d iterations (at most %d), OC %.3f", cls[c].type, its, cls[c].max_its, oc);
+        gs_free(B);
+        gs_csr_destroy(&A);
+    }
+
     /* a zero diagonal is bad input with the row named */
     A = poisson1d(10);
     A->val[A->rowptr[4] + 1] = 0.0; /* row 5's diagonal */
@@ -310,7 +438,7 @@ static void test_chebyshev_levels(void)
     gs_amg_params_default(&p);
     CHECK(gs_amg_level_degree(&p, 0) == 3 && gs_amg_level_degree(&p, 1) == 3);
     CHECK(gs_amg_level_degree(&p, 2) == 10 && gs_amg_level_degree(&p, 5) == 10);
-    CHECK_NEAR(gs_amg_level_ratio(&p, 3), 30.0, 0);
+    CHECK_NEAR(gs_amg_level_ratio(&p, 3), 10.0, 0);
     CHECK_NEAR(gs_amg_level_ratio(&p, 10), 100.0, 0);
     p.chebyshev_ratio = 9.0;
     CHECK_NEAR(gs_amg_level_ratio(&p, 2), 9.0, 0);
@@ -345,11 +473,18 @@ static void test_chebyshev_levels(void)
 /* device hierarchy and solve against the host */
 static void test_gpu_parity(const char *type, int64_t size, int stencil, int dof)
 {
-    gs_csr *A = generate(type, size, stencil, dof), *dA = NULL;
+    double *B = NULL;
+    int k = 0;
+    gs_csr *A = generate_ns(type, size, stencil, dof, &B, &k), *dA = NULL;
     gs_amg *h = NULL, *d = NULL;
     gs_amg_params p;
     gs_amg_params_default(&p);
     p.block_size = dof;
+    if (k) { /* elasticity: d unknowns a node, the rigid-body modes (the QR on the device) */
+        p.block_size = stencil == 9 ? 2 : 3;
+        p.nullspace = B;
+        p.nullspace_k = k;
+    }
     CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
     CHECK_OK(gs_amg_setup(A, &p, type, &h));
     CHECK_OK(gs_amg_setup(dA, &p, type, &d));
@@ -387,6 +522,7 @@ static void test_gpu_parity(const char *type, int64_t size, int stencil, int dof
     int ic = solve(A, GS_LOC_DEVICE, &p, GS_KRYLOV_CG, &oc, &rr);
     CHECK(ic > 0 && abs(ih - ic) <= 2 && rr <= 1e-8);
 out:
+    gs_free(B);
     gs_amg_destroy(&h);
     gs_amg_destroy(&d);
     gs_csr_destroy(&dA);
@@ -482,6 +618,10 @@ int main(int argc, char **argv)
         test_gpu_parity("anisotropic", 60, 5, 1);
         test_gpu_parity("poisson", 16, 7, 3);
         test_gpu_parity("poisson", 64, 7, 1); /* 4 levels: level 2 has the coarse degree */
+        test_gpu_parity("jumps", 40, 7, 1);
+        test_gpu_parity("rotated", 160, 9, 1);
+        test_gpu_parity("elasticity", 64, 9, 1);
+        test_gpu_parity("elasticity", 12, 27, 1);
         gs_csr *A = generate("poisson", 48, 7, 1);
         test_gpu_graph_cusparse("poisson 7-pt 48^3", A, 0.0, "cusparse");
         gs_csr_destroy(&A);
@@ -494,6 +634,8 @@ int main(int argc, char **argv)
     test_mis2_and_products("poisson", 12, 7);
     test_mis2_and_products("poisson", 30, 5);
     test_mis2_and_products("anisotropic", 24, 9);
+    test_strength_rowmax();
+    test_filter();
     test_tentative_qr();
     test_solves();
     test_chebyshev_levels();
