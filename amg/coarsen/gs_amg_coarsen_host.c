@@ -139,6 +139,8 @@ gs_status gs_amg_filter_host(const gs_csr *A, double theta, int measure, const d
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
             cnt += !f || A->colind[q] == i || gs_amg_coupling(A->val[q], d[i], sign) > theta * m[i];
     }
+    *F = NULL;
+    if (cnt == A->nnz) goto done; /* nothing dropped: F = A */
     GS_CHECK(gs_csr_create(n, A->cols, cnt, &G));
     G->rowptr[0] = 0;
     cnt = 0;

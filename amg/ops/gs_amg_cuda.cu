@@ -340,6 +340,8 @@ static gs_status cuda_filter(const gs_csr *A, double theta, int measure, const d
     }
     GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
     GS_CHECK(scan_counts(cnt, frp, n, &nnz));
+    *F = NULL;
+    if (nnz == A->nnz) goto done; /* nothing dropped: F = A */
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *fci, "filtered matrix", (void **)&fci));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *fv, "filtered matrix", (void **)&fv));
     if (n > 0) {

@@ -62,7 +62,8 @@ typedef struct gs_amg_ops {
      * f_ii = a_ii + sum_dropped a_ij w_j / w_i. A row whose lumped diagonal would change sign or
      * lose more than half its size (or where w_i = 0) stays whole. The prolongator smoothing's
      * matrix. The test is relative to row i alone, not symmetric, so that a small coefficient
-     * next to a large one keeps its coupling to it (the large side's row drops it) */
+     * next to a large one keeps its coupling to it (the large side's row drops it). *F = NULL
+     * when nothing is dropped (F = A) */
     gs_status (*filter)(const gs_csr *A, double theta, int measure, const double *w, gs_csr **F);
     /* agg[i] in [0, nagg) or -1 (no strong neighbour), i < S->rows */
     gs_status (*mis2_aggregate)(const gs_csr *S, int32_t *agg, int32_t *nagg);

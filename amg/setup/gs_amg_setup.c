@@ -133,6 +133,11 @@ static gs_status smoothing_matrix(gs_amg *amg, int l, int b, int k, const double
     int64_t bad = 0, first = -1;
     double rho = 0.0;
     GS_CHECK(amg->ops->filter(L->A, p->theta, p->strength, wl, &F));
+    if (!F) { /* nothing to drop: A's own diagonal and rho */
+        st = amg->ops->jacobi_matrix(L->A, L->dinv, p->prolongator_omega / L->rho, Sj);
+        gs_amg_trace(amg, l, "I - w D^-1 A (nothing filtered)");
+        goto done;
+    }
     GS_CHECK(gs_buf_create((int64_t)F->rows + 1, GS_F64, amg->loc, "AMG diagonal", &dinv));
     GS_CHECK(gs_buf_create((int64_t)F->rows + 1, GS_F64, amg->loc, "AMG diagonal", &sq));
     GS_CHECK(amg->ops->diag_inv(F, 0, dinv->data, sq->data, &bad, &first));
