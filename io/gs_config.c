@@ -5,9 +5,12 @@
 #include <libconfig.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gs_krylov.h"
 #include "gs_mem.h"
@@ -185,7 +188,8 @@ static const key_def KEYS[] = {
      "auto: the GPU when one is present, else the host"},
     {"run.device", K_INT, F(run.device), "0", 0, 1024, NULL, "CUDA device number"},
     {"run.threads", K_INT, F(run.threads), "0", 0, 4096, NULL,
-     "host threads (0: OpenMP's default)"},
+     "host threads (0: the CPUs this process may use: its affinity mask, the cgroup's cpu.max "
+     "quota and SLURM_CPUS_PER_TASK, the smallest; OMP_NUM_THREADS when set)"},
     {"output.csv", K_STR, F(output.csv), "", NOLIM, NULL,
      "CSV file that gets one row per run (header on first write)"},
     {"output.hdf5", K_STR, F(output.hdf5), "", NOLIM, NULL,
@@ -196,6 +200,9 @@ static const key_def KEYS[] = {
      "Matrix Market file for the solution x"},
     {"output.verbosity", K_INT, F(output.verbosity), "1", 0, 3, NULL,
      "0 quiet, 1 summary, 2 + residual every 10 iterations, 3 + every iteration"},
+    {"output.monitor", K_INT, F(output.monitor), "0", 0, IMAX, NULL,
+     "print \"iter N  residual r  relative rr\" every this many iterations as the solve runs, "
+     "whatever the verbosity (0: off)"},
     {"batch.cases", K_CASES, F(batch.cases), "0", NOLIM, NULL,
      "a batch: ( { name = \"a\"; matrix = \"A.mtx\"; }, { name = \"b\"; generate = { type = "
      "\"poisson\"; size = 64; }; set = [\"solver.rtol=1e-6\"]; }, ... ); a case may also hold "
@@ -500,12 +507,17 @@ gs_status gs_config_load(gs_config *c, const char *path)
 {
     gs_status st = GS_OK;
     config_t cf;
+    struct stat sb;
     config_init(&cf);
     FILE *f = fopen(path, "r");
     if (!f) {
         st = GS_ERROR(GS_ERR_IO, "cannot open config '%s': %s", path, strerror(errno));
         goto done;
     }
+    /* a folder opens for reading on Linux; libconfig would then say "input in flex scanner
+     * failed" */
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode))
+        GS_FAIL(GS_ERR_IO, "%s: is a directory, not a config file", path);
     if (strlen(path) >= GS_CFG_STR) GS_FAIL(GS_ERR_CONFIG, "config path too long");
     strcpy(c->source, path);
     strcpy(c->base_dir, path);
@@ -514,8 +526,13 @@ gs_status gs_config_load(gs_config *c, const char *path)
         slash[1] = '\0';
     else
         c->base_dir[0] = '\0';
-    if (!config_read(&cf, f))
+    errno = 0;
+    if (!config_read(&cf, f)) {
+        if (ferror(f)) /* the file itself could not be read, not a syntax error */
+            GS_FAIL(GS_ERR_IO, "cannot read config '%s': %s", path,
+                    errno ? strerror(errno) : "read error");
         GS_FAIL(GS_ERR_CONFIG, "%s:%d: %s", path, config_error_line(&cf), config_error_text(&cf));
+    }
     GS_CHECK(walk_group(c, config_root_setting(&cf), ""));
 done:
     if (f) fclose(f);
@@ -527,14 +544,17 @@ done:
 static gs_status assign(gs_config *c, const char *assignment, const char *at)
 {
     char key[256], where[GS_CFG_STR + 300];
-    const char *eq = strchr(assignment, '=');
-    if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof key) {
+    const char *eq = strchr(assignment, '='), *k0 = assignment;
+    while (*k0 == ' ' || *k0 == '\t') k0++; /* "solver.rtol = 1e-6": spaces around both */
+    const char *k1 = eq;
+    while (k1 && k1 > k0 && (k1[-1] == ' ' || k1[-1] == '\t')) k1--;
+    if (!eq || k1 == k0 || (size_t)(k1 - k0) >= sizeof key) {
         if (at)
             return GS_ERROR(GS_ERR_CONFIG, "%s: set \"%s\": expected key=value", at, assignment);
         return GS_ERROR(GS_ERR_CONFIG, "--set %s: expected key=value", assignment);
     }
-    memcpy(key, assignment, (size_t)(eq - assignment));
-    key[eq - assignment] = '\0';
+    memcpy(key, k0, (size_t)(k1 - k0));
+    key[k1 - k0] = '\0';
     if (at)
         snprintf(where, sizeof where, "%s", at);
     else
@@ -544,7 +564,9 @@ static gs_status assign(gs_config *c, const char *assignment, const char *at)
     if (at && strncmp(key, "batch.", 6) == 0)
         return GS_ERROR(GS_ERR_CONFIG, "%s: %s cannot be set inside a case", at, key);
     const char *v = eq + 1;
+    while (*v == ' ' || *v == '\t') v++;
     size_t n = strlen(v);
+    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t')) n--;
     if (n >= 2 && ((v[0] == '"' && v[n - 1] == '"') || (v[0] == '\'' && v[n - 1] == '\''))) {
         char buf[GS_CFG_STR];
         if (n - 2 >= sizeof buf)
@@ -552,6 +574,15 @@ static gs_status assign(gs_config *c, const char *assignment, const char *at)
                             GS_CFG_STR - 1);
         memcpy(buf, v + 1, n - 2);
         buf[n - 2] = '\0';
+        return store_text(c, k, buf, where);
+    }
+    if (n < strlen(v)) { /* trailing blanks cut off */
+        char buf[GS_CFG_STR];
+        if (n >= sizeof buf)
+            return GS_ERROR(GS_ERR_CONFIG, "%s: value longer than %d characters", where,
+                            GS_CFG_STR - 1);
+        memcpy(buf, v, n);
+        buf[n] = '\0';
         return store_text(c, k, buf, where);
     }
     return store_text(c, k, v, where);
@@ -709,62 +740,272 @@ void gs_config_input_path(const gs_config *c, const char *path, char *out, size_
         snprintf(out, len, "%s%s", c->base_dir, path);
 }
 
+/* One key's entry of --help-config: name, type, default, choices or range, help. */
+static void print_key(FILE *f, const key_def *k)
+{
+    const char *t = k->type == K_STR     ? "string"
+                    : k->type == K_INT   ? "int"
+                    : k->type == K_FLOAT ? "float"
+                    : k->type == K_LIST  ? "list"
+                                         : "cases";
+    if (k->type == K_CASES)
+        fprintf(f, "%-28s %-6s (none: not a batch)", k->key, t);
+    else if (k->type == K_LIST)
+        fprintf(f, "%-28s %-6s default [%s]", k->key, t, k->def);
+    else
+        fprintf(f, "%-28s %-6s default %s%s%s", k->key, t, k->type == K_STR ? "\"" : "", k->def,
+                k->type == K_STR ? "\"" : "");
+    const char *ch = key_choices(k);
+    if (ch)
+        fprintf(f, "  %s: %s", k->type == K_LIST ? "items" : "one of", ch[0] == '|' ? ch + 1 : ch);
+    else if (k->type == K_INT && isfinite(k->min) && isfinite(k->max))
+        fprintf(f, "  range: %.0f..%.0f", k->min, k->max);
+    else if (k->type != K_STR && isfinite(k->min) && isfinite(k->max))
+        fprintf(f, "  range: %g..%g", k->min, k->max);
+    fprintf(f, "\n    %s\n", k->help);
+}
+
 void gs_config_print_help(FILE *f)
 {
     fprintf(f, "gsolve configuration keys (libconfig syntax: group = { key = value; };)\n"
-               "Relative input paths in a file are relative to that file's folder.\n\n");
+               "Relative input paths in a file are relative to that file's folder.\n"
+               "gsolve --help-config KEY prints one key, or every key of a group (amg, "
+               "problem.generate).\n\n");
+    for (size_t i = 0; i < NKEYS; i++) print_key(f, &KEYS[i]);
+}
+
+/* Unknown --help-config topic: the keys it is close to (by edit distance to the key or to its
+ * last part, then the keys containing it), closest first. */
+static gs_status unknown_topic(const char *topic)
+{
+    char list[1024];
+    size_t len = 0, tl = strlen(topic);
+    int n = 0, lim = tl / 3 > 2 ? (int)(tl / 3) : 2;
+    list[0] = '\0';
+    for (int d = 0; d <= lim + 1 && n < 8; d++)
+        for (size_t i = 0; i < NKEYS && n < 8; i++) {
+            const char *leaf = strrchr(KEYS[i].key, '.');
+            int dist = edit_distance(topic, KEYS[i].key);
+            if (leaf && edit_distance(topic, leaf + 1) < dist)
+                dist = edit_distance(topic, leaf + 1);
+            int score = dist <= lim ? dist : tl >= 3 && strstr(KEYS[i].key, topic) ? lim + 1 : -1;
+            if (score != d) continue;
+            len +=
+                (size_t)snprintf(list + len, sizeof list - len, "%s%s", n ? ", " : "", KEYS[i].key);
+            n++;
+        }
+    if (n)
+        return GS_ERROR(GS_ERR_CONFIG, "--help-config %s: no such key or group; close keys: %s",
+                        topic, list);
+    return GS_ERROR(GS_ERR_CONFIG,
+                    "--help-config %s: no such key or group (gsolve --help-config lists them)",
+                    topic);
+}
+
+gs_status gs_config_print_help_key(FILE *f, const char *topic)
+{
+    size_t n = strlen(topic);
+    int found = 0;
+    while (n > 0 && topic[n - 1] == '.') n--; /* "amg." is the group amg */
     for (size_t i = 0; i < NKEYS; i++) {
-        const key_def *k = &KEYS[i];
-        const char *t = k->type == K_STR     ? "string"
-                        : k->type == K_INT   ? "int"
-                        : k->type == K_FLOAT ? "float"
-                        : k->type == K_LIST  ? "list"
-                                             : "cases";
-        if (k->type == K_CASES)
-            fprintf(f, "%-28s %-6s (none: not a batch)", k->key, t);
-        else if (k->type == K_LIST)
-            fprintf(f, "%-28s %-6s default [%s]", k->key, t, k->def);
-        else
-            fprintf(f, "%-28s %-6s default %s%s%s", k->key, t, k->type == K_STR ? "\"" : "",
-                    k->def, k->type == K_STR ? "\"" : "");
-        const char *ch = key_choices(k);
-        if (ch)
-            fprintf(f, "  %s: %s", k->type == K_LIST ? "items" : "one of",
-                    ch[0] == '|' ? ch + 1 : ch);
-        else if (k->type != K_STR && isfinite(k->min) && isfinite(k->max))
-            fprintf(f, "  range: %g..%g", k->min, k->max);
-        fprintf(f, "\n    %s\n", k->help);
+        const char *k = KEYS[i].key;
+        if (strncmp(k, topic, n) == 0 && (k[n] == '\0' || k[n] == '.')) {
+            print_key(f, &KEYS[i]);
+            found++;
+        }
+    }
+    return found ? GS_OK : unknown_topic(topic);
+}
+
+/* ---- the configuration as a libconfig file ------------------------------------------------ */
+
+/* A growing text; a failed allocation is remembered and reported once at the end. */
+typedef struct text {
+    char *s;
+    size_t len, cap;
+    int nomem;
+} text;
+
+static void put(text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (int pass = 0; pass < 2 && !t->nomem; pass++) {
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if (t->s && t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = 2 * (t->cap + (size_t)n) + 256;
+        char *s = gs_realloc(t->s, cap);
+        if (!s) {
+            t->nomem = 1;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
     }
 }
 
-/* One "key = value;" line per key, in table order. */
+/* s as a libconfig string literal: quotes, backslashes and control bytes escaped. */
+static void put_string(text *t, const char *s)
+{
+    put(t, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            put(t, "\\%c", *p);
+        else if (*p == '\n')
+            put(t, "\\n");
+        else if (*p == '\t')
+            put(t, "\\t");
+        else if (*p < 0x20 || *p == 0x7f)
+            put(t, "\\x%02x", *p);
+        else
+            put(t, "%c", *p);
+    }
+    put(t, "\"");
+}
+
+/* The shortest %g form that reads back as v, with a decimal point so libconfig reads a float. */
+static void put_float(text *t, double v)
+{
+    char b[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(b, sizeof b, "%.*g", prec, v);
+        if (strtod(b, NULL) == v) break;
+    }
+    put(t, "%s%s", b, strpbrk(b, ".eEn") ? "" : ".0");
+}
+
+/* Path-valued keys: made absolute in the text, except the keywords they also take. */
+typedef struct path_key {
+    const char *key;
+    int input;            /* relative to the config's folder (else the working directory) */
+    const char *keywords; /* "|a|b|" values that are not paths */
+} path_key;
+
+static const path_key PATH_KEYS[] = {
+    {"problem.matrix", 1, ""},
+    {"problem.rhs", 1, "|auto|ones|random|Ax|"},
+    {"problem.x0", 1, "|auto|zero|random|"},
+    {"problem.nullspace", 1, ""},
+    {"output.csv", 0, ""},
+    {"output.hdf5", 0, ""},
+    {"output.history", 0, ""},
+    {"output.solution", 0, ""},
+    {"batch.results", 0, ""},
+};
+
+/* v as an absolute path: itself when absolute, else dir + v, dir itself relative to the working
+ * directory when it does not start with '/' ("" = the working directory). */
+static void join_absolute(const char *dir, const char *v, char *out, size_t len)
+{
+    char cwd[GS_CFG_STR];
+    snprintf(out, len, "%s", v);
+    if (!v[0] || v[0] == '/') return;
+    while (v[0] == '.' && v[1] == '/') v += 2;
+    while (dir[0] == '.' && dir[1] == '/') dir += 2;
+    if (dir[0] == '/')
+        snprintf(out, len, "%s%s", dir, v);
+    else if (getcwd(cwd, sizeof cwd))
+        snprintf(out, len, "%s/%s%s", cwd, dir, v);
+}
+
+/* v of key k, made absolute when k names a file and v is not one of its keywords. */
+static void absolute(const gs_config *c, const key_def *k, const char *v, char *out, size_t len)
+{
+    char word[GS_CFG_STR + 2];
+    snprintf(out, len, "%s", v);
+    snprintf(word, sizeof word, "|%s|", v);
+    for (size_t i = 0; i < sizeof PATH_KEYS / sizeof PATH_KEYS[0]; i++)
+        if (strcmp(PATH_KEYS[i].key, k->key) == 0 && !strstr(PATH_KEYS[i].keywords, word))
+            join_absolute(PATH_KEYS[i].input ? c->base_dir : "", v, out, len);
+}
+
+/* Key k's value as libconfig text ("name = value;"). */
+static void put_value(text *t, const gs_config *c, const key_def *k, const char *name, int depth)
+{
+    const char *p = (const char *)c + k->off;
+    char item[GS_CFG_STR];
+    if (k->type == K_CASES) {
+        char src[2 * GS_CFG_STR];
+        join_absolute("", c->source, src, sizeof src);
+        if (*(const int64_t *)p > 0)
+            put(t, "%*s# %s: the %lld cases of %s are left out: this is one run's configuration\n",
+                2 * depth, "", name, (long long)*(const int64_t *)p, src);
+        return;
+    }
+    put(t, "%*s%s = ", 2 * depth, "", name);
+    if (k->type == K_LIST) {
+        put(t, "[");
+        for (int j = 0; gs_config_list_item(p, j, item, sizeof item); j++) {
+            put(t, "%s", j ? ", " : "");
+            put_string(t, item);
+        }
+        put(t, "]");
+    } else if (k->type == K_STR) {
+        char path[2 * GS_CFG_STR];
+        absolute(c, k, p, path, sizeof path);
+        put_string(t, path);
+    } else if (k->type == K_INT) {
+        int64_t v = *(const int64_t *)p;
+        put(t, "%lld%s", (long long)v, v > INT32_MAX || v < INT32_MIN ? "L" : "");
+    } else {
+        put_float(t, *(const double *)p);
+    }
+    put(t, ";\n");
+}
+
+/* The keys under prefix (e.g. "problem."), leaves first as "leaf = value;", then each subgroup
+ * once, in the order the table first names it, as "name = { ... };". */
+static void put_group(text *t, const gs_config *c, const char *prefix, int depth)
+{
+    size_t n = strlen(prefix);
+    for (size_t i = 0; i < NKEYS; i++) {
+        const char *rest = KEYS[i].key + n;
+        if (strncmp(KEYS[i].key, prefix, n) != 0 || strchr(rest, '.')) continue;
+        put_value(t, c, &KEYS[i], rest, depth);
+    }
+    for (size_t i = 0; i < NKEYS; i++) {
+        const char *rest = KEYS[i].key + n, *dot = strchr(rest, '.');
+        if (strncmp(KEYS[i].key, prefix, n) != 0 || !dot) continue;
+        size_t g = (size_t)(dot - KEYS[i].key) + 1; /* prefix of this subgroup, dot included */
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) seen = strncmp(KEYS[j].key, KEYS[i].key, g) == 0;
+        if (seen) continue;
+        char sub[256];
+        snprintf(sub, sizeof sub, "%.*s", (int)g, KEYS[i].key);
+        put(t, "%*s%.*s = {\n", 2 * depth, "", (int)(dot - rest), rest);
+        put_group(t, c, sub, depth + 1);
+        put(t, "%*s};\n", 2 * depth, "");
+    }
+}
+
 gs_status gs_config_to_text(const gs_config *c, char **out)
 {
-    size_t cap = NKEYS * (GS_CFG_STR + 64), len = 0;
-    char *buf = NULL;
-    gs_status st = gs_alloc_array(cap, 1, "configuration text", (void **)&buf);
-    if (st != GS_OK) return st;
-    for (size_t i = 0; i < NKEYS; i++) {
-        const key_def *k = &KEYS[i];
-        const char *p = (const char *)c + k->off;
-        if (k->type == K_CASES) {
-            len += (size_t)snprintf(buf + len, cap - len, "# %s: %lld cases (in %s)\n", k->key,
-                                    (long long)*(const int64_t *)p, c->source);
-        } else if (k->type == K_LIST) {
-            char item[GS_CFG_STR];
-            len += (size_t)snprintf(buf + len, cap - len, "%s = [", k->key);
-            for (int j = 0; gs_config_list_item(p, j, item, sizeof item); j++)
-                len += (size_t)snprintf(buf + len, cap - len, "%s\"%s\"", j ? ", " : "", item);
-            len += (size_t)snprintf(buf + len, cap - len, "];\n");
-        } else if (k->type == K_STR)
-            len += (size_t)snprintf(buf + len, cap - len, "%s = \"%s\";\n", k->key, p);
-        else if (k->type == K_INT)
-            len += (size_t)snprintf(buf + len, cap - len, "%s = %lld;\n", k->key,
-                                    (long long)*(const int64_t *)p);
-        else
-            len +=
-                (size_t)snprintf(buf + len, cap - len, "%s = %.17g;\n", k->key, *(const double *)p);
+    text t = {NULL, 0, 0, 0};
+    char src[2 * GS_CFG_STR];
+    *out = NULL;
+    join_absolute("", c->source, src, sizeof src);
+    put(&t,
+        "# gsolve %s: the effective configuration%s%s\n# every key, defaults included, "
+        "paths made absolute; gsolve FILE runs it again\n",
+        GSOLVE_VERSION, c->source[0] ? " of " : "", c->source[0] ? src : "");
+    put_group(&t, c, "", 0);
+    if (t.nomem) {
+        gs_free(t.s);
+        return GS_ERROR(GS_ERR_NOMEM,
+                        "out of memory: could not allocate %zu bytes for the configuration text",
+                        2 * t.cap + 256);
     }
-    *out = buf;
+    *out = t.s;
     return GS_OK;
 }

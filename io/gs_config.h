@@ -58,7 +58,7 @@ typedef struct gs_config {
     } run;
     struct {
         gs_cfg_str csv, hdf5, history, solution;
-        int64_t verbosity;
+        int64_t verbosity, monitor;
     } output;
     struct {
         gs_cfg_str formats; /* comma-separated list ("" = spmv.format alone) */
@@ -94,9 +94,16 @@ int gs_config_list_item(const char *list, int i, char *out, size_t len);
 /* Resolve an input path given in the config: absolute or relative to base_dir. */
 void gs_config_input_path(const gs_config *c, const char *path, char *out, size_t len);
 
-/* The table for --help-config; every key and value as libconfig text (for result records). */
+/* The table for --help-config; the entry of one key, or of every key of a group ("amg",
+ * "problem.generate"): an unknown topic is a GS_ERR_CONFIG error naming the keys close to it. */
 void gs_config_print_help(FILE *f);
-gs_status gs_config_to_text(const gs_config *c, char **out); /* gs_free the result */
+gs_status gs_config_print_help_key(FILE *f, const char *topic);
+
+/* Every key and its value as a libconfig file that gs_config_load reads back into the same
+ * configuration (--print-config, the result records): groups as "group = { key = value; };",
+ * defaults included, relative paths made absolute (inputs against base_dir, outputs against the
+ * working directory), batch.cases as a comment (the text is one run's). gs_free the result. */
+gs_status gs_config_to_text(const gs_config *c, char **out);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,8 @@
  *   gsolve CONFIG --export FILE             write the problem's A and b for other tools
  *   gsolve BATCH.cfg [--case N] [--list] [--force] [--set key=value ...]   a batch
  *   gsolve report RESULTS_DIR [--no-plots]  merge a batch's results: tables and plots
- *   gsolve --help-config | --version | --help
+ *   gsolve CONFIG [--case N] [--set ...] --print-config   the effective configuration
+ *   gsolve --help-config [KEY|GROUP] | --version | --help
  *
  * Exit codes: 0 converged, 3 ran but did not converge, 2 bad input/config/usage,
  * 1 runtime failure.
@@ -20,6 +21,7 @@
 #include "gs_driver.h"
 #include "gs_h5.h"
 #include "gs_ij.h"
+#include "gs_mem.h"
 #include "gs_mm.h"
 #include "gs_problem.h"
 #include "gs_report.h"
@@ -34,8 +36,12 @@ static void usage(FILE *f)
                "       gsolve CONFIG --export FILE.mtx|FILE.h5   (write A and b, no solve)\n"
                "       gsolve BATCH.cfg [--case N] [--list] [--force] [--set key=value ...]\n"
                "       gsolve report RESULTS_DIR [--no-plots]\n"
-               "       gsolve --help-config | --version | --help\n"
+               "       gsolve CONFIG [--case N] [--set key=value ...] --print-config\n"
+               "       gsolve --help-config [KEY|GROUP] | --version | --help\n"
                "Solves A x = b as the libconfig file CONFIG describes; --set overrides keys.\n"
+               "--print-config prints every key with its value (defaults included, paths made\n"
+               "absolute) as a config file that gsolve runs again; --case N: that batch case's.\n"
+               "--help-config KEY prints one key (or a group: amg, problem.generate).\n"
                "A config with batch.cases runs every (case, format, repeat): --case N (or\n"
                "SLURM_ARRAY_TASK_ID) runs case N only, --list prints the cases, --force runs\n"
                "again what is already recorded. report merges the results: tables and plots.\n"
@@ -176,29 +182,64 @@ static int report(int argc, char **argv)
     return code;
 }
 
-/* Batch mode: the file's configuration (without --set) and the options. */
-static int batch(const gs_config *file_cfg, gs_batch_opts *o, int list, int argc, char **argv)
+/* The --set assignments of the command line, in order (o->sets; free it). */
+static gs_status collect_sets(int argc, char **argv, gs_batch_opts *o)
 {
-    int code = 0, n = 0;
+    int n = 0;
     const char **sets = malloc((size_t)argc * sizeof *sets);
     if (!sets)
-        return fail(GS_ERROR(GS_ERR_NOMEM,
-                             "out of memory: could not allocate %zu bytes for the --set list",
-                             (size_t)argc * sizeof *sets),
-                    1);
+        return GS_ERROR(GS_ERR_NOMEM,
+                        "out of memory: could not allocate %zu bytes for the --set list",
+                        (size_t)argc * sizeof *sets);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--set") == 0)
             sets[n++] = argv[++i];
         else if (strncmp(argv[i], "--set=", 6) == 0)
             sets[n++] = argv[i] + 6;
-        else if (strcmp(argv[i], "--case") == 0)
+        else if (strcmp(argv[i], "--case") == 0 || strcmp(argv[i], "--inspect") == 0 ||
+                 strcmp(argv[i], "--export") == 0)
             i++;
     }
     o->sets = sets;
     o->nsets = n;
-    gs_status st = list ? gs_batch_list(file_cfg, o, stdout) : gs_batch_run(file_cfg, o, &code);
+    return GS_OK;
+}
+
+/* Batch mode: the file's configuration (without --set) and the options. */
+static int batch(const gs_config *file_cfg, gs_batch_opts *o, int list, int argc, char **argv)
+{
+    int code = 0;
+    gs_status st = collect_sets(argc, argv, o);
+    if (st == GS_OK)
+        st = list ? gs_batch_list(file_cfg, o, stdout) : gs_batch_run(file_cfg, o, &code);
     if (st != GS_OK) code = fail(st, (int)file_cfg->output.verbosity);
-    free(sets);
+    free((void *)o->sets);
+    return code;
+}
+
+/* --print-config: the effective configuration (the file, a batch case, --set) as a libconfig
+ * file that gsolve reads back into the same run. */
+static int print_config(const gs_config *file_cfg, gs_batch_opts *o, int argc, char **argv)
+{
+    gs_config *c = malloc(sizeof *c);
+    char *text = NULL;
+    gs_status st = c ? collect_sets(argc, argv, o)
+                     : GS_ERROR(GS_ERR_NOMEM,
+                                "out of memory: could not allocate %zu bytes for the "
+                                "configuration",
+                                sizeof *c);
+    if (st == GS_OK && file_cfg->batch.cases > 0 && o->only_case >= 0) {
+        st = gs_batch_case_config(file_cfg, o, o->only_case, c);
+    } else if (st == GS_OK) {
+        *c = *file_cfg;
+        for (int k = 0; k < o->nsets && st == GS_OK; k++) st = gs_config_set(c, o->sets[k]);
+    }
+    if (st == GS_OK) st = gs_config_to_text(c, &text);
+    if (st == GS_OK) fputs(text, stdout);
+    int code = st == GS_OK ? 0 : fail(st, (int)file_cfg->output.verbosity);
+    gs_free(text);
+    free((void *)o->sets);
+    free(c);
     return code;
 }
 
@@ -206,7 +247,7 @@ int main(int argc, char **argv)
 {
     gs_config c;
     const char *config_path = NULL, *inspect_path = NULL, *export_path = NULL;
-    int list = 0, batch_opt = 0;
+    int list = 0, batch_opt = 0, print_cfg = 0;
     gs_batch_opts bo = {-1, 0, NULL, 0};
     if (argc >= 2 && strcmp(argv[1], "report") == 0) return report(argc - 1, argv + 1);
     gs_config_defaults(&c);
@@ -217,11 +258,17 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
-            printf("gsolve %s\n", GSOLVE_VERSION);
+            printf("gsolve %s (commit %s)\n", GSOLVE_VERSION, GSOLVE_COMMIT);
             return 0;
         } else if (strcmp(a, "--help-config") == 0) {
+            if (i + 1 < argc && argv[i + 1][0] != '-') {
+                gs_status st = gs_config_print_help_key(stdout, argv[i + 1]);
+                return st == GS_OK ? 0 : fail(st, 1);
+            }
             gs_config_print_help(stdout);
             return 0;
+        } else if (strcmp(a, "--print-config") == 0) {
+            print_cfg = 1;
         } else if (strcmp(a, "--inspect") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "gsolve: error: --inspect needs a FILE\n");
@@ -274,6 +321,7 @@ int main(int argc, char **argv)
     }
     gs_status st = GS_OK;
     if (config_path) st = gs_config_load(&c, config_path);
+    if (st == GS_OK && print_cfg) return print_config(&c, &bo, argc, argv);
     if (st == GS_OK && c.batch.cases > 0) return batch(&c, &bo, list, argc, argv);
     if (st == GS_OK && batch_opt) {
         fprintf(stderr, "gsolve: error: --case, --list and --force need a batch config (one "

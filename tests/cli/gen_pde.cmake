@@ -8,7 +8,7 @@ gs_cli_test(config_elasticity3d 0 "converged \\(relative residual\\) after [0-9]
 
 gs_cli_test(help_config_types 0 "one of: poisson\\|anisotropic\\|convdiff\\|powerlaw\\|jumps\\|rotated\\|elasticity" --help-config)
 gs_cli_test(help_config_contrast 0 "problem\\.generate\\.contrast +float +default 1000 +range: 1\\.\\.1e\\+150" --help-config)
-gs_cli_test(help_config_block 0 "problem\\.generate\\.block +int +default 8 +range: 1\\.\\.2\\.14748e\\+09" --help-config)
+gs_cli_test(help_config_block 0 "problem\\.generate\\.block +int +default 8 +range: 1\\.\\.2147483647" --help-config)
 gs_cli_test(help_config_angle 0 "problem\\.generate\\.angle +float +default 22\\.5" --help-config)
 gs_cli_test(help_config_E 0 "problem\\.generate\\.E +float +default 1 +range" --help-config)
 gs_cli_test(help_config_nu 0 "problem\\.generate\\.nu +float +default 0\\.3 +range: -1\\.\\.0\\.5" --help-config)

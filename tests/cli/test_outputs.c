@@ -21,7 +21,38 @@ static int count_lines(const char *path, char *first, size_t len)
     return n;
 }
 
-static void check_hdf5(const char *path, const gs_run *r)
+/* The record's config attribute is a config file: read back, it is the run's configuration
+ * (the same text again, but for the comment naming the file read). */
+static void check_config(hid_t f, const gs_config *c)
+{
+    char *text = NULL, *mine = NULL, *back = NULL, path[300];
+    gs_config *k = calloc(1, sizeof *k);
+    hid_t a = H5Aopen(f, "config", H5P_DEFAULT);
+    hid_t mem = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mem, H5T_VARIABLE);
+    H5Tset_cset(mem, H5T_CSET_UTF8);
+    CHECK(a >= 0 && H5Aread(a, mem, &text) >= 0 && text);
+    H5Tclose(mem);
+    H5Aclose(a);
+    if (!text || !k) return;
+    CHECK_MSG(strstr(text, "solver = {\n") != NULL, "config attribute:\n%s", text);
+    snprintf(path, sizeof path, "%s/replay.cfg", dir);
+    FILE *o = fopen(path, "w");
+    CHECK(o && fputs(text, o) >= 0 && fclose(o) == 0);
+    gs_config_defaults(k);
+    CHECK_OK(gs_config_load(k, path));
+    CHECK_OK(gs_config_to_text(c, &mine));
+    CHECK_OK(gs_config_to_text(k, &back));
+    const char *m = mine ? strstr(mine, "\nproblem = {") : NULL,
+               *b = back ? strstr(back, "\nproblem = {") : NULL;
+    CHECK_MSG(m && b && strcmp(m, b) == 0, "the record's config reads back as another:\n%s", back);
+    gs_free(mine);
+    gs_free(back);
+    H5free_memory(text);
+    free(k);
+}
+
+static void check_hdf5(const char *path, const gs_run *r, const gs_config *c)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -53,6 +84,7 @@ static void check_hdf5(const char *path, const gs_run *r)
     H5Aread(a, H5T_NATIVE_INT64, &its);
     H5Aclose(a);
     CHECK(its == r->res.iterations);
+    check_config(f, c);
     H5Fclose(f);
 }
 
@@ -94,7 +126,7 @@ int main(void)
               expect);
     CHECK(count_lines(hist, NULL, 0) == r.hist_len + 1);
     CHECK(r.hist_len == r.res.iterations + 1);
-    check_hdf5(h5, &r);
+    check_hdf5(h5, &r, &c);
     char tmp[300];
     snprintf(tmp, sizeof tmp, "%s.tmp", h5);
     CHECK(access(tmp, F_OK) != 0); /* the temporary was renamed away */

@@ -18,19 +18,55 @@ static const gs_status k_allowed[] = {GS_ERR_CONFIG, GS_ERR_NOMEM};
 #define NALLOWED ((int)(sizeof k_allowed / sizeof k_allowed[0]))
 #define SET_MARK "\n#--set\n"
 
-/* The configuration as text (what a result record stores): one "key = value;" line per key. */
+/* s without its comment lines (the text names the file it came from) */
+static void drop_comments(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r;) {
+        char *nl = strchr(r, '\n');
+        size_t n = nl ? (size_t)(nl - r) + 1 : strlen(r);
+        if (r[0] != '#' && strncmp(r, "  #", 3) != 0) {
+            memmove(w, r, n);
+            w += n;
+        }
+        r += n;
+    }
+    *w = '\0';
+}
+
+/* The configuration as text (what --print-config prints and a result record stores): a
+ * libconfig file that reads back into the same configuration (the same text again). */
 static void check_text(const gs_config *c)
 {
-    char *t = NULL;
+    static gs_config back;
+    char *t = NULL, *t2 = NULL;
+    const char *path = fuzz_path(1, "replay.cfg");
     gs_error_clear();
     gs_status st = gs_config_to_text(c, &t);
     if (st != GS_OK) {
         fuzz_check_error("gs_config_to_text", st, k_allowed, NALLOWED, NULL);
         return;
     }
-    if (!strstr(t, "solver.type = \"") || !strstr(t, "batch.results = \""))
+    if (!strstr(t, "solver = {\n  type = \"") || !strstr(t, "  results = \""))
         fuzz_fail("gs_config_to_text: keys missing from the text:\n%s", t);
+    fuzz_write(path, t, strlen(t));
+    gs_config_defaults(&back);
+    st = gs_config_load(&back, path);
+    if (st == GS_ERR_NOMEM) goto done;
+    if (st != GS_OK)
+        fuzz_fail("the configuration text does not read back: %s\n%s", gs_error_message(), t);
+    st = gs_config_to_text(&back, &t2);
+    if (st == GS_ERR_NOMEM) goto done;
+    if (st != GS_OK) fuzz_fail("gs_config_to_text of the text read back: %s", gs_error_message());
+    drop_comments(t);
+    drop_comments(t2);
+    if (strcmp(t, t2) != 0)
+        fuzz_fail("the configuration text reads back into another configuration:\n%s\n---\n%s", t,
+                  t2);
+done:
+    gs_error_clear();
     gs_free(t);
+    gs_free(t2);
 }
 
 /* Apply the --set lines of `sets` (one per line; NULL: none). */
