@@ -144,8 +144,9 @@ static const key_def KEYS[] = {
      "sqrt(|a_ii a_jj|) (PyAMG's). Block systems compare block norms"},
     {"amg.filter", K_INT, F(amg.filter), "1", 0, 1, NULL,
      "theta > 0, one unknown a node: smooth the prolongator with the filtered matrix (couplings "
-     "at most theta x the row's largest dropped and lumped to the diagonal, the near-nullspace "
-     "kept), which keeps P and the coarse levels sparse on anisotropic problems"},
+     "at most t x the row's largest dropped and lumped to the diagonal, the near-nullspace "
+     "kept; t = theta on level 0, a quarter of it on each level below), which keeps P and the "
+     "coarse levels sparse on anisotropic problems"},
     {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, "mis2|standard",
      "mis2: parallel, deterministic aggregation around a distance-2 maximal independent set "
      "(same aggregates on host and GPU); standard: PyAMG's sequential greedy rule (host setup)"},
