@@ -3,21 +3,24 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "gs_config.h"
 #include "gs_h5.h"
 #include "gs_mem.h"
+#include "gs_version.h"
 
-#define CSV_HEADER                                                                                 \
-    "case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,"        \
-    "rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error,formats,"             \
-    "operator_complexity,grid_complexity,strength_s,aggregation_s,prolongator_s,rap_s,convert_s,"  \
-    "coarse_s\n"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 const char *const gs_phase_names[GS_PHASES] = {"strength",    "aggregation", "prolongator",
                                                "rap",         "convert",     "coarse"};
@@ -36,35 +39,229 @@ static size_t csv_field(char *buf, size_t cap, size_t len, const char *s, int la
     return len;
 }
 
-/* The row for r, fields in CSV_HEADER order. */
-static size_t csv_row(const gs_result *r, char *buf, size_t cap)
+/* ---- the context: what produced a run ---------------------------------------------------- */
+
+void gs_results_timestamp(char *out, size_t len)
 {
-    char num[20][40];
-    snprintf(num[0], 40, "%lld", (long long)r->rows);
-    snprintf(num[1], 40, "%lld", (long long)r->nnz);
-    snprintf(num[2], 40, "%d", r->levels);
-    snprintf(num[3], 40, "%d", r->iterations);
-    snprintf(num[4], 40, "%d", r->converged);
-    snprintf(num[5], 40, "%.6e", r->rel_residual);
-    snprintf(num[6], 40, "%.6f", r->setup_s);
-    snprintf(num[7], 40, "%.6f", r->solve_s);
-    snprintf(num[8], 40, "%.6f", r->total_s);
-    snprintf(num[9], 40, "%lld", (long long)r->cols);
-    snprintf(num[10], 40, "%.6f", r->read_s);
-    if (r->error >= 0)
-        snprintf(num[11], 40, "%.6e", r->error);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm) == NULL || strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        gs_str_copy(out, len, "");
+}
+
+static int64_t host_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+void gs_results_set_context(gs_result *r, const gs_config *c)
+{
+    gs_run_context *x = &r->context;
+    memset(x, 0, sizeof *x);
+    x->filled = 1;
+    x->rtol = c->solver.rtol;
+    x->atol = c->solver.atol;
+    x->max_iters = c->solver.max_iters;
+    x->restart = c->solver.restart;
+    x->threads = host_threads();
+    x->amg = strcmp(c->solver.preconditioner, "amg") == 0;
+    gs_str_copy(x->amg_strength, sizeof x->amg_strength, c->amg.strength);
+    gs_str_copy(x->amg_aggregation, sizeof x->amg_aggregation, c->amg.aggregation);
+    gs_str_copy(x->amg_smoother, sizeof x->amg_smoother, c->amg.smoother);
+    gs_str_copy(x->amg_cycle, sizeof x->amg_cycle, c->amg.cycle);
+    gs_str_copy(x->amg_galerkin, sizeof x->amg_galerkin, c->amg.galerkin);
+    x->amg_theta = c->amg.theta;
+    x->amg_chebyshev_ratio = c->amg.chebyshev_ratio;
+    x->amg_smoother_omega = c->amg.smoother_omega;
+    x->amg_prolongator_omega = c->amg.prolongator_omega;
+    x->amg_presweeps = c->amg.presweeps;
+    x->amg_postsweeps = c->amg.postsweeps;
+    x->amg_chebyshev_degree = c->amg.chebyshev_degree;
+    x->amg_coarse_chebyshev_degree = c->amg.coarse_chebyshev_degree;
+    x->amg_smooth_prolongator = c->amg.smooth_prolongator;
+    x->amg_filter = c->amg.filter;
+    x->amg_max_levels = c->amg.max_levels;
+    x->amg_coarse_size = c->amg.coarse_size;
+    x->amg_block_size = c->amg.block_size;
+    gs_results_timestamp(x->timestamp, sizeof x->timestamp);
+}
+
+/* The context's fields in column order: name, kind (S string, D double, I int64), where, and
+ * whether it is an AMG key (written only for AMG runs). */
+typedef struct ctx_field {
+    const char *name;
+    char kind;
+    size_t off;
+    int amg;
+} ctx_field;
+#define CTX(name, kind, amg) {#name, kind, offsetof(gs_run_context, name), amg}
+static const ctx_field CTX_FIELDS[] = {
+    CTX(rtol, 'D', 0),
+    CTX(atol, 'D', 0),
+    CTX(max_iters, 'I', 0),
+    CTX(restart, 'I', 0),
+    CTX(threads, 'I', 0),
+    CTX(amg_strength, 'S', 1),
+    CTX(amg_theta, 'D', 1),
+    CTX(amg_aggregation, 'S', 1),
+    CTX(amg_smoother, 'S', 1),
+    CTX(amg_cycle, 'S', 1),
+    CTX(amg_presweeps, 'I', 1),
+    CTX(amg_postsweeps, 'I', 1),
+    CTX(amg_chebyshev_degree, 'I', 1),
+    CTX(amg_coarse_chebyshev_degree, 'I', 1),
+    CTX(amg_chebyshev_ratio, 'D', 1),
+    CTX(amg_smoother_omega, 'D', 1),
+    CTX(amg_prolongator_omega, 'D', 1),
+    CTX(amg_smooth_prolongator, 'I', 1),
+    CTX(amg_filter, 'I', 1),
+    CTX(amg_galerkin, 'S', 1),
+    CTX(amg_max_levels, 'I', 1),
+    CTX(amg_coarse_size, 'I', 1),
+    CTX(amg_block_size, 'I', 1),
+};
+#undef CTX
+#define NCTX (sizeof CTX_FIELDS / sizeof CTX_FIELDS[0])
+
+/* The context as written: r's, with threads and the timestamp supplied when it is unfilled. */
+static gs_run_context context_of(const gs_result *r)
+{
+    gs_run_context x = r->context;
+    if (!x.filled) x.threads = host_threads();
+    if (!x.timestamp[0]) gs_results_timestamp(x.timestamp, sizeof x.timestamp);
+    return x;
+}
+
+/* Field f of x as CSV text ("" when it does not apply or is unknown). */
+static void ctx_text(const gs_run_context *x, const ctx_field *f, char *out, size_t len)
+{
+    const char *p = (const char *)x + f->off;
+    out[0] = '\0';
+    if ((f->amg && !x->amg) || (!x->filled && strcmp(f->name, "threads") != 0)) return;
+    if (f->kind == 'S')
+        gs_str_copy(out, len, p);
+    else if (f->kind == 'D')
+        snprintf(out, len, "%.6g", *(const double *)p);
     else
-        num[11][0] = '\0';
-    snprintf(num[12], 40, "%.4f", r->operator_complexity);
-    snprintf(num[13], 40, "%.4f", r->grid_complexity);
-    for (int i = 0; i < GS_PHASES; i++) snprintf(num[14 + i], 40, "%.6f", r->phase_s[i]);
-    const char *f[] = {r->case_name, r->matrix, num[0], num[1],     r->solver, r->preconditioner,
-                       r->format,    num[2],    num[3], r->reason,  num[4],    num[5],
-                       num[6],       num[7],    num[8], r->backend, r->device, num[9],
-                       num[10],      num[11],   r->formats, num[12], num[13], num[14],
-                       num[15],      num[16],   num[17], num[18], num[19]};
-    size_t n = sizeof f / sizeof f[0], len = 0;
-    for (size_t i = 0; i < n; i++) len = csv_field(buf, cap, len, f[i], i + 1 == n);
+        snprintf(out, len, "%lld", (long long)*(const int64_t *)p);
+}
+
+/* ---- CSV rows ------------------------------------------------------------------------------ */
+
+#define MAX_FIELDS 128
+
+/* One row as (name, value) pairs; numbers formatted into num. */
+typedef struct csv_fields {
+    int n;
+    const char *name[MAX_FIELDS], *val[MAX_FIELDS];
+    char num[MAX_FIELDS][48];
+    gs_run_context ctx;
+} csv_fields;
+
+static void add(csv_fields *f, const char *name, const char *val)
+{
+    if (f->n < MAX_FIELDS) f->name[f->n] = name, f->val[f->n++] = val;
+}
+
+/* A formatted number as the next field. */
+static void addf(csv_fields *f, const char *name, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void addf(csv_fields *f, const char *name, const char *fmt, ...)
+{
+    if (f->n >= MAX_FIELDS) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->num[f->n], sizeof f->num[f->n], fmt, ap);
+    va_end(ap);
+    add(f, name, f->num[f->n]);
+}
+
+/* Every field of r's row in column order: the standard ones (the order of the first gsolve
+ * versions: scripts read them by position), the n extra ones, the context's. */
+static void row_fields(const gs_result *r, int n, const char *const *names,
+                       const char *const *values, csv_fields *f)
+{
+    f->n = 0;
+    add(f, "case", r->case_name);
+    add(f, "matrix", r->matrix);
+    addf(f, "rows", "%lld", (long long)r->rows);
+    addf(f, "nnz", "%lld", (long long)r->nnz);
+    add(f, "solver", r->solver);
+    add(f, "preconditioner", r->preconditioner);
+    add(f, "format", r->format);
+    addf(f, "levels", "%d", r->levels);
+    addf(f, "iterations", "%d", r->iterations);
+    add(f, "reason", r->reason);
+    addf(f, "converged", "%d", r->converged);
+    addf(f, "rel_residual", "%.6e", r->rel_residual);
+    addf(f, "setup_s", "%.6f", r->setup_s);
+    addf(f, "solve_s", "%.6f", r->solve_s);
+    addf(f, "total_s", "%.6f", r->total_s);
+    add(f, "backend", r->backend);
+    add(f, "device", r->device);
+    addf(f, "cols", "%lld", (long long)r->cols);
+    addf(f, "read_s", "%.6f", r->read_s);
+    if (r->error >= 0)
+        addf(f, "error", "%.6e", r->error);
+    else
+        add(f, "error", "");
+    add(f, "formats", r->formats);
+    addf(f, "operator_complexity", "%.4f", r->operator_complexity);
+    addf(f, "grid_complexity", "%.4f", r->grid_complexity);
+    static const char *const phase_cols[GS_PHASES] = {
+        "strength_s", "aggregation_s", "prolongator_s", "rap_s", "convert_s", "coarse_s"};
+    for (int i = 0; i < GS_PHASES; i++) addf(f, phase_cols[i], "%.6f", r->phase_s[i]);
+    for (int i = 0; i < n; i++) add(f, names[i], values[i]);
+    f->ctx = context_of(r);
+    for (size_t i = 0; i < NCTX; i++) {
+        if (f->n >= MAX_FIELDS) break;
+        ctx_text(&f->ctx, &CTX_FIELDS[i], f->num[f->n], sizeof f->num[f->n]);
+        add(f, CTX_FIELDS[i].name, f->num[f->n]);
+    }
+    add(f, "version", gs_version());
+    add(f, "commit", gs_version_commit());
+    add(f, "timestamp", f->ctx.timestamp);
+}
+
+/* The header line of the open file (its first line, up to cap - 1 bytes) into buf; "" when
+ * the file is empty. */
+static gs_status read_header(int fd, const char *path, char *buf, size_t cap)
+{
+    ssize_t got = pread(fd, buf, cap - 1, 0);
+    if (got < 0) return GS_ERROR(GS_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    buf[got] = '\0';
+    char *nl = strchr(buf, '\n');
+    if (nl) *nl = '\0';
+    if (nl && nl > buf && nl[-1] == '\r') nl[-1] = '\0';
+    return GS_OK;
+}
+
+/* The row of f in the column order of header (a comma-separated line of names: gsolve's
+ * headers hold no quotes), appended to buf. */
+static size_t row_by_header(const csv_fields *f, char *header, char *buf, size_t cap, size_t len)
+{
+    char *save = NULL;
+    int ncol = 0;
+    for (char *c = header; *c; c++) ncol += *c == ',';
+    ncol++;
+    int col = 0;
+    for (char *name = strtok_r(header, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        const char *v = "";
+        for (int i = 0; i < f->n; i++)
+            if (strcmp(f->name[i], name) == 0) {
+                v = f->val[i];
+                break;
+            }
+        len = csv_field(buf, cap, len, v, ++col == ncol);
+    }
+    for (; col < ncol; col++) len = csv_field(buf, cap, len, "", col + 1 == ncol); /* ",," */
     return len;
 }
 
@@ -77,26 +274,25 @@ gs_status gs_results_csv_append_ext(const char *path, const gs_result *r, int n,
                                     const char *const *names, const char *const *values)
 {
     gs_status st = GS_OK;
-    char buf[16384];
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd < 0) return GS_ERROR(GS_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
+    char *buf = NULL, *header = NULL;
+    csv_fields *f = NULL;
+    const size_t cap = 32768, hcap = 16384;
+    int fd = -1;
+    GS_CHECK(gs_alloc_array(1, sizeof *f, "CSV row", (void **)&f));
+    GS_CHECK(gs_alloc_array(cap, 1, "CSV row", (void **)&buf));
+    GS_CHECK(gs_alloc_array(hcap, 1, "CSV header", (void **)&header));
+    row_fields(r, n, names, values, f);
+    fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0644);
+    if (fd < 0) GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
     if (flock(fd, LOCK_EX) != 0)
         GS_FAIL(GS_ERR_WRITE, "cannot lock '%s': %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) GS_FAIL(GS_ERR_WRITE, "cannot stat '%s': %s", path, strerror(errno));
-    size_t len = 0, cap = sizeof buf - 1024; /* room for the extra fields */
-    if (sb.st_size == 0) {
-        len = strlen(CSV_HEADER);
-        memcpy(buf, CSV_HEADER, len);
-        for (int i = 0; i < n; i++) {
-            buf[len - 1] = ','; /* the newline becomes a separator */
-            len = csv_field(buf, cap, len, names[i], 1);
-        }
-    }
-    len += csv_row(r, buf + len, cap - len);
-    for (int i = 0; i < n; i++) {
-        buf[len - 1] = ',';
-        len = csv_field(buf, sizeof buf, len, values[i], 1);
+    GS_CHECK(read_header(fd, path, header, hcap));
+    size_t len = 0;
+    if (!header[0]) { /* a new file: the header, then the row in its order */
+        for (int i = 0; i < f->n; i++) len = csv_field(buf, cap, len, f->name[i], i + 1 == f->n);
+        for (int i = 0; i < f->n; i++) len = csv_field(buf, cap, len, f->val[i], i + 1 == f->n);
+    } else {
+        len = row_by_header(f, header, buf, cap, 0);
     }
     ssize_t w = write(fd, buf, len);
     if (w < 0 || (size_t)w != len)
@@ -105,7 +301,10 @@ gs_status gs_results_csv_append_ext(const char *path, const gs_result *r, int n,
     if (fsync(fd) != 0 && errno != EINVAL)
         GS_FAIL(GS_ERR_WRITE, "cannot flush '%s': %s", path, strerror(errno));
 done:
-    close(fd);
+    if (fd >= 0) close(fd);
+    gs_free(f);
+    gs_free(buf);
+    gs_free(header);
     return st;
 }
 
@@ -145,6 +344,28 @@ done:
     return st;
 }
 
+/* The context as attributes of their type (an AMG key only for AMG runs; the settings only
+ * when the context was filled), and the timestamp. */
+static gs_status write_context(gs_h5_record *h, const gs_result *r)
+{
+    gs_status st = GS_OK;
+    gs_run_context x = context_of(r);
+    for (size_t i = 0; i < NCTX; i++) {
+        const ctx_field *f = &CTX_FIELDS[i];
+        const char *p = (const char *)&x + f->off;
+        if ((f->amg && !x.amg) || (!x.filled && strcmp(f->name, "threads") != 0)) continue;
+        if (f->kind == 'S')
+            GS_CHECK(gs_h5_record_attr_str(h, f->name, p));
+        else if (f->kind == 'D')
+            GS_CHECK(gs_h5_record_attr_double(h, f->name, *(const double *)p));
+        else
+            GS_CHECK(gs_h5_record_attr_int(h, f->name, *(const int64_t *)p));
+    }
+    GS_CHECK(gs_h5_record_attr_str(h, "timestamp", x.timestamp));
+done:
+    return st;
+}
+
 gs_status gs_results_hdf5_write_ext(const char *path, const gs_result *r, int n,
                                     const char *const *names, const char *const *values)
 {
@@ -161,13 +382,14 @@ gs_status gs_results_hdf5_write_ext(const char *path, const gs_result *r, int n,
     GS_CHECK(gs_h5_record_vector(h, "residual_iteration", its, r->history_len));
     const char *sk[] = {"case",    "matrix", "solver", "preconditioner", "format",
                         "reason",  "reason_text", "backend", "device", "config",
-                        "version", "formats"};
+                        "version", "formats", "commit"};
     const char *sv[] = {r->case_name,   r->matrix,
                         r->solver,      r->preconditioner,
                         r->format,      r->reason,
                         r->reason_text, r->backend,
                         r->device,      r->config_text ? r->config_text : "",
-                        GSOLVE_VERSION, r->formats};
+                        gs_version(),   r->formats,
+                        gs_version_commit()};
     for (size_t i = 0; i < sizeof sk / sizeof sk[0]; i++)
         GS_CHECK(gs_h5_record_attr_str(h, sk[i], sv[i]));
     const char *ik[] = {"rows", "cols", "nnz", "levels", "iterations", "converged"};
@@ -185,6 +407,7 @@ gs_status gs_results_hdf5_write_ext(const char *path, const gs_result *r, int n,
         snprintf(name, sizeof name, "%s_s", gs_phase_names[i]);
         GS_CHECK(gs_h5_record_attr_double(h, name, r->phase_s[i]));
     }
+    GS_CHECK(write_context(h, r));
     if (r->level_info && r->levels > 0) GS_CHECK(write_levels(h, r));
     for (int i = 0; i < n; i++) GS_CHECK(gs_h5_record_attr_str(h, names[i], values[i]));
     GS_CHECK(gs_h5_record_close(&h, 1));

@@ -3,6 +3,7 @@
 #ifndef GS_RESULTS_H
 #define GS_RESULTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gs_status.h"
@@ -24,6 +25,24 @@ typedef struct gs_level_info {
 enum { GS_PHASE_STRENGTH = 0, GS_PHASE_AGGREGATE, GS_PHASE_PROLONG, GS_PHASE_RAP,
        GS_PHASE_CONVERT, GS_PHASE_COARSE, GS_PHASES };
 extern const char *const gs_phase_names[GS_PHASES]; /* "strength", "aggregation", ... */
+
+/* What produced a run beside the problem and the format: the settings that shape its numbers
+ * and the moment it was recorded. gs_results_set_context fills it from the configuration; the
+ * CSV row and the HDF5 record carry every field (the amg_ ones only when amg is set), then the
+ * build's version and commit. Left unfilled, the row still gets threads and timestamp. */
+typedef struct gs_run_context {
+    int filled; /* set by gs_results_set_context */
+    double rtol, atol;
+    int64_t max_iters, restart;
+    int64_t threads; /* host threads the run could use (OpenMP), 1 without OpenMP */
+    int amg;         /* the preconditioner was AMG: the amg_ fields apply */
+    char amg_strength[32], amg_aggregation[32], amg_smoother[32], amg_cycle[8];
+    char amg_galerkin[32];
+    double amg_theta, amg_chebyshev_ratio, amg_smoother_omega, amg_prolongator_omega;
+    int64_t amg_presweeps, amg_postsweeps, amg_chebyshev_degree, amg_coarse_chebyshev_degree;
+    int64_t amg_smooth_prolongator, amg_filter, amg_max_levels, amg_coarse_size, amg_block_size;
+    char timestamp[32]; /* ISO 8601 UTC, "2026-11-25T15:40:11Z"; "" = when it is written */
+} gs_run_context;
 
 typedef struct gs_result {
     char case_name[256];
@@ -50,9 +69,23 @@ typedef struct gs_result {
     double operator_complexity, grid_complexity; /* sum of nnz / nnz(A), of rows / rows(A) */
     double phase_s[GS_PHASES];                   /* setup split by phase */
     const gs_level_info *level_info;             /* levels entries (borrowed), may be NULL */
+    gs_run_context context;                      /* what produced it */
 } gs_result;
 
-/* Append one row (and the header when the file is new or empty) in one locked write. */
+struct gs_config;
+
+/* Fill r->context from the configuration the run used, the host threads now in force and the
+ * current time (call it once the solve has ended). */
+void gs_results_set_context(gs_result *r, const struct gs_config *c);
+
+/* The current time as ISO 8601 UTC, "2026-11-25T15:40:11Z" (len >= 21). */
+void gs_results_timestamp(char *out, size_t len);
+
+/* Append one row (and the header when the file is new or empty) in one locked write. The
+ * columns: the standard ones, the extra ones of _ext, then the context's (rtol, atol,
+ * max_iters, restart, threads, the amg_ keys, version, commit, timestamp). A file begun by
+ * another gsolve version keeps its header: the row is written in that header's column order
+ * (a column it lacks is left out, one this version lacks is left empty). */
 gs_status gs_results_csv_append(const char *path, const gs_result *r);
 
 /* Write the HDF5 record: datasets x, residual_history, residual_time,

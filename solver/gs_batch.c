@@ -30,6 +30,7 @@ typedef struct batch {
     int64_t total, k; /* runs in this invocation, and the one being done */
     int64_t n_conv, n_notconv, n_failed, n_skipped;
     int64_t n_prev_bad;    /* skipped runs recorded as not converged or failed */
+    int warmup;            /* warmup runs before the repeats of each (case, format) */
     const char *host_note; /* why the batch runs on the host, or NULL */
 } batch;
 
@@ -192,7 +193,7 @@ static void failed_result(const gs_config *c, const gs_run *run, const char *fmt
 }
 
 /* Record one run: history and HDF5 record first (each renamed into place), then the CSV
- * row, the commit point. */
+ * row, the commit point. rep < 0: warmup run -rep. */
 static gs_status record_run(const char *dir, const char *csv, const char *stem, int64_t ci,
                             const char *fmt, int rep, const char *status, gs_result *r)
 {
@@ -202,9 +203,10 @@ static gs_status record_run(const char *dir, const char *csv, const char *stem, 
     static const int none_it = 0;
     snprintf(idx, sizeof idx, "%lld", (long long)ci);
     snprintf(reps, sizeof reps, "%d", rep);
-    const char *names[] = {"case_index", "requested_format", "repeat",
-                           "status",     "message",          "record"};
-    const char *values[] = {idx, fmt, reps, status, r->reason_text, stem};
+    const char *names[] = {"case_index", "requested_format", "repeat", "status",
+                           "message",    "record",           "warmup"};
+    const char *values[] = {idx, fmt, reps, status, r->reason_text, stem, rep < 0 ? "1" : "0"};
+    enum { NEXT = sizeof names / sizeof names[0] };
     if (r->history_len > 0) {
         snprintf(path, sizeof path, "%s/%s.history.csv", dir, stem);
         GS_CHECK(gs_results_history_write(path, r));
@@ -213,14 +215,34 @@ static gs_status record_run(const char *dir, const char *csv, const char *stem, 
         r->history_iter = &none_it;
     }
     snprintf(path, sizeof path, "%s/%s.h5", dir, stem);
-    GS_CHECK(gs_results_hdf5_write_ext(path, r, 6, names, values));
-    GS_CHECK(gs_results_csv_append_ext(csv, r, 6, names, values));
+    GS_CHECK(gs_results_hdf5_write_ext(path, r, NEXT, names, values));
+    GS_CHECK(gs_results_csv_append_ext(csv, r, NEXT, names, values));
 done:
     return st;
 }
 
+/* RES/STEM.running: which run is under way, since when and where (a small CSV the report
+ * reads when a crash leaves it behind). */
+static void marker_write(const char *path, const gs_config *cc, int64_t ci, const char *fmt,
+                         int rep)
+{
+    char when[32], host[256] = "";
+    FILE *f = fopen(path, "w");
+    if (!f) return; /* the marker only serves the report's account of a crash */
+    gs_results_timestamp(when, sizeof when);
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    for (char *q = host; *q; q++)
+        if (*q == ',' || *q == '"') *q = '_';
+    fprintf(f, "case,case_index,requested_format,repeat,warmup,started,pid,host\n");
+    fprintf(f, "\"");
+    for (const char *q = cc->problem.name; *q; q++) fprintf(f, *q == '"' ? "\"\"" : "%c", *q);
+    fprintf(f, "\",%lld,%s,%d,%d,%s,%ld,%s\n", (long long)ci, fmt, rep, rep < 0, when,
+            (long)getpid(), host);
+    fclose(f);
+}
+
 /* Run one (case, format, repeat) on problem p (NULL: it could not be loaded, load_err says
- * why), record it and print the progress line. */
+ * why), record it and print the progress line. rep < 0: warmup run -rep (not counted). */
 static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, const char *load_err,
                          int64_t ci, const char *fmt, int rep, const char *csv)
 {
@@ -228,13 +250,19 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
     gs_config *rc = NULL;
     gs_run run;
     gs_result r;
-    char msg[512] = "", stem[160];
+    char msg[512] = "", stem[160], marker[PATH_LEN + 200];
     memset(&run, 0, sizeof run);
     GS_CHECK(gs_alloc_array(1, sizeof *rc, "configuration", (void **)&rc));
     *rc = *cc;
     gs_str_copy(rc->spmv.format, sizeof rc->spmv.format, fmt);
     rc->output.csv[0] = rc->output.hdf5[0] = rc->output.history[0] = rc->output.solution[0] = 0;
     if (b->host_note) gs_str_copy(rc->run.backend, sizeof rc->run.backend, "host");
+    if (rep < 0)
+        snprintf(stem, sizeof stem, "case-%03lld/%s-w%d", (long long)ci, fmt, -rep);
+    else
+        snprintf(stem, sizeof stem, "case-%03lld/%s-%d", (long long)ci, fmt, rep);
+    snprintf(marker, sizeof marker, "%s/%s.running", b->base.batch.results, stem);
+    marker_write(marker, cc, ci, fmt, rep);
     gs_error_clear();
     gs_status rs = p ? gs_driver_solve(rc, p, &run, stdout) : GS_ERR_IO;
     if (rs != GS_OK) {
@@ -247,16 +275,22 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
         if (rc->output.verbosity >= 2) gs_driver_print_summary(rc, p, &run, stdout);
     }
     const char *status = rs != GS_OK ? "failed" : r.converged ? "converged" : "not_converged";
-    snprintf(stem, sizeof stem, "case-%03lld/%s-%d", (long long)ci, fmt, rep);
+    gs_results_set_context(&r, rc);
     GS_CHECK(record_run(b->base.batch.results, csv, stem, ci, fmt, rep, status, &r));
-    b->n_failed += rs != GS_OK;
-    b->n_conv += rs == GS_OK && r.converged;
-    b->n_notconv += rs == GS_OK && !r.converged;
+    unlink(marker); /* the row is in: no crash to tell */
+    if (rep > 0) {
+        b->n_failed += rs != GS_OK;
+        b->n_conv += rs == GS_OK && r.converged;
+        b->n_notconv += rs == GS_OK && !r.converged;
+    }
     if (cc->output.verbosity < 1) goto done;
     printf("[%lld/%lld] case %s, format %s", (long long)b->k, (long long)b->total, cc->problem.name,
            fmt);
     if (rs == GS_OK && strcmp(r.format, fmt) != 0) printf(" (ran %s)", r.format);
-    if (b->base.batch.repeats > 1) printf(", repeat %d", rep);
+    if (rep < 0)
+        printf(", warmup %d", -rep);
+    else if (b->base.batch.repeats > 1)
+        printf(", repeat %d", rep);
     if (rs != GS_OK)
         printf(": failed: %s\n", msg);
     else if (!r.converged)
@@ -331,9 +365,15 @@ static gs_status run_case(batch *b, int64_t ci)
     GS_CHECK(read_recorded(csv, &t));
     for (int f = 0; f < b->nformats; f++) {
         format_item(b, cc, f, fmt, sizeof fmt);
-        for (int rep = 1; rep <= b->base.batch.repeats; rep++) {
+        int pending = 0; /* warmups run only before counted repeats that run */
+        for (int rep = 1; rep <= b->base.batch.repeats && !pending; rep++)
+            pending = b->o->force || !recorded(t, cc->problem.name, fmt, rep);
+        for (int rep = -b->warmup; rep <= b->base.batch.repeats; rep++) {
+            if (rep == 0) continue;
             b->k++;
-            const char *prev = b->o->force ? NULL : recorded(t, cc->problem.name, fmt, rep);
+            if (rep < 0 && !pending) continue;
+            const char *prev =
+                b->o->force || rep < 0 ? NULL : recorded(t, cc->problem.name, fmt, rep);
             if (prev) {
                 skipped++;
                 b->n_prev_bad += strcmp(prev, "converged") != 0;
@@ -389,6 +429,12 @@ static gs_status pick_cases(batch *b)
 
 gs_status gs_batch_run(const gs_config *file_cfg, const gs_batch_opts *o, int *exit_code)
 {
+    return gs_batch_run_warmup(file_cfg, o, 0, exit_code);
+}
+
+gs_status gs_batch_run_warmup(const gs_config *file_cfg, const gs_batch_opts *o, int warmup,
+                              int *exit_code)
+{
     gs_status st = GS_OK;
     batch *b = NULL;
     gs_report *rep = NULL;
@@ -404,7 +450,8 @@ gs_status gs_batch_run(const gs_config *file_cfg, const gs_batch_opts *o, int *e
     while (gs_config_list_item(b->base.batch.formats, b->nformats, item, sizeof item))
         b->nformats++;
     if (b->nformats == 0) b->nformats = 1;
-    b->total = (b->last - b->first + 1) * b->nformats * b->base.batch.repeats;
+    b->warmup = warmup > 0 ? warmup : 0;
+    b->total = (b->last - b->first + 1) * b->nformats * (b->base.batch.repeats + b->warmup);
     if (strcmp(b->base.run.backend, "auto") == 0 && gs_backend_cuda_devices(&b->host_note) <= 0) {
         if (!b->host_note) b->host_note = "none found";
         fprintf(stderr, "gsolve: no usable GPU (%s): the batch runs on the host\n", b->host_note);

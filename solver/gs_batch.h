@@ -3,11 +3,16 @@
  *
  * Result files, in batch.results (RES):
  *   RES/case-NNN.csv                   one row per run (the contract's columns, then case_index,
- *                                      requested_format, repeat, status, message, record),
+ *                                      requested_format, repeat, status, message, record,
+ *                                      warmup, then the context: rtol, ..., timestamp),
  *                                      appended in one locked write after the run's files exist
  *   RES/case-NNN/FORMAT-R.h5           the HDF5 record of that run (written, then renamed)
  *   RES/case-NNN/FORMAT-R.history.csv  its residual history (written, then renamed)
+ *   RES/case-NNN/FORMAT-R.running      while run R is under way: case, format, repeat, start
+ *                                      time, pid and host; left behind by a crash, it tells
+ *                                      the report which run died (removed once the row is in)
  *   RES/case-NNN.lock                  held while a process runs case NNN
+ * Warmup runs are FORMAT-wK, recorded with repeat = -K and warmup = 1.
  * One file per case, so array tasks never share a file. The CSV row is the commit point: a run
  * killed before it is run again; a torn last row (a write cut by a crash) is cut off on rerun.
  */
@@ -42,6 +47,12 @@ gs_status gs_batch_list(const gs_config *file_cfg, const gs_batch_opts *o, FILE 
  * *exit_code: 0 when every run converged, 3 when some did not or failed (each recorded). A
  * failure returned is about the batch itself (bad config: exit 2; results not writable: 1). */
 gs_status gs_batch_run(const gs_config *file_cfg, const gs_batch_opts *o, int *exit_code);
+
+/* The same with `warmup` runs of each (case, format) before its counted repeats: recorded with
+ * warmup = 1 and left out of the report's statistics, made again whenever a counted repeat of
+ * that (case, format) runs (a warm process is what they are for). */
+gs_status gs_batch_run_warmup(const gs_config *file_cfg, const gs_batch_opts *o, int warmup,
+                              int *exit_code);
 
 #ifdef __cplusplus
 }

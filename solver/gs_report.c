@@ -1,45 +1,64 @@
-/* gs_report.c: batch result files merged into per-case format comparisons, tables and plots. */
+/* gs_report.c: batch result files merged into per-case format comparisons: the statistics over
+ * counted repeats (min, median, max), the tables as text, CSV and Markdown. The plots are in
+ * gs_report_plot.c. */
 #include "gs_report.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gs_mem.h"
+#include "gs_report_impl.h"
 #include "gs_results.h"
 
-#define MAXF 32 /* formats per case */
-
-/* One run as its CSV row recorded it. */
-typedef struct run_row {
-    char case_name[256], req[32], ran[32], reason[32], message[256], record[128];
-    char backend[16], device[128];
-    int64_t case_index, rows, nnz;
-    int rep, status; /* 0 converged, 1 not converged, 2 failed */
-    int its;
-    double setup, solve, total;
-} run_row;
-
-/* One format of one case over its repeats. */
-typedef struct fmt_sum {
-    const char *req;
-    char ran[64];
-    int n, n_conv, n_fail;
-    double its, setup, solve, total; /* medians (converged runs, else all that ran); NAN: none */
-    double speedup;                  /* over csr; NAN when either is missing */
-    int best;
-    char status[200];
-    const run_row *plot_run; /* the run whose residual history is drawn */
-} fmt_sum;
-
-struct gs_report {
-    char dir[1024];
-    run_row *runs;
-    int64_t n, cap;
+const char *const gs_report_set_keys[GS_REPORT_NSET] = {"solver",
+                                                        "preconditioner",
+                                                        "rtol",
+                                                        "atol",
+                                                        "max_iters",
+                                                        "restart",
+                                                        "threads",
+                                                        "backend",
+                                                        "device",
+                                                        "version",
+                                                        "commit",
+                                                        "amg_strength",
+                                                        "amg_theta",
+                                                        "amg_aggregation",
+                                                        "amg_smoother",
+                                                        "amg_cycle",
+                                                        "amg_presweeps",
+                                                        "amg_postsweeps",
+                                                        "amg_chebyshev_degree",
+                                                        "amg_coarse_chebyshev_degree",
+                                                        "amg_chebyshev_ratio",
+                                                        "amg_smoother_omega",
+                                                        "amg_prolongator_omega",
+                                                        "amg_smooth_prolongator",
+                                                        "amg_filter",
+                                                        "amg_galerkin",
+                                                        "amg_max_levels",
+                                                        "amg_coarse_size",
+                                                        "amg_block_size"};
+enum {
+    SET_SOLVER,
+    SET_PREC,
+    SET_RTOL,
+    SET_ATOL,
+    SET_MAXIT,
+    SET_RESTART,
+    SET_THREADS,
+    SET_BACKEND,
+    SET_DEVICE,
+    SET_VERSION,
+    SET_COMMIT
 };
 
 int64_t gs_report_runs(const gs_report *r)
@@ -47,54 +66,37 @@ int64_t gs_report_runs(const gs_report *r)
     return r->n;
 }
 
-/* Median of v[0..n) (sorted in place); NAN when n = 0. */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
-static double median(double *v, int n)
+
+/* out = {min, median, max} of v[0..n) (sorted in place); NANs when n = 0. */
+static void spread(double *v, int n, double out[3])
 {
-    if (n == 0) return NAN;
+    if (n == 0) {
+        out[0] = out[1] = out[2] = NAN;
+        return;
+    }
     qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    out[GS_MIN] = v[0];
+    out[GS_MED] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    out[GS_MAX] = v[n - 1];
 }
 
-/* Add row i of t, replacing an earlier row of the same (case, format, repeat). */
-static gs_status add_row(gs_report *r, const gs_csv_table *t, int64_t i)
+/* Add w, replacing an earlier run of the same (case, format, repeat): the latest wins. */
+static gs_status add_run(gs_report *r, const gs_report_run *w)
 {
-    run_row w;
-    memset(&w, 0, sizeof w);
-#define GET(col) gs_csv_table_get(t, i, col)
-    gs_str_copy(w.case_name, sizeof w.case_name, GET("case"));
-    gs_str_copy(w.req, sizeof w.req, GET("requested_format"));
-    gs_str_copy(w.ran, sizeof w.ran, GET("format"));
-    gs_str_copy(w.reason, sizeof w.reason, GET("reason"));
-    gs_str_copy(w.message, sizeof w.message, GET("message"));
-    gs_str_copy(w.record, sizeof w.record, GET("record"));
-    gs_str_copy(w.backend, sizeof w.backend, GET("backend"));
-    gs_str_copy(w.device, sizeof w.device, GET("device"));
-    w.case_index = atoll(GET("case_index"));
-    w.rows = atoll(GET("rows"));
-    w.nnz = atoll(GET("nnz"));
-    w.rep = atoi(GET("repeat"));
-    w.its = atoi(GET("iterations"));
-    w.setup = atof(GET("setup_s"));
-    w.solve = atof(GET("solve_s"));
-    w.total = atof(GET("total_s"));
-    const char *s = GET("status");
-    w.status = !strcmp(s, "converged") ? 0 : !strcmp(s, "not_converged") ? 1 : 2;
-#undef GET
-    if (!w.req[0]) gs_str_copy(w.req, sizeof w.req, w.ran); /* a plain gsolve CSV row */
     for (int64_t k = 0; k < r->n; k++)
-        if (!strcmp(r->runs[k].case_name, w.case_name) && !strcmp(r->runs[k].req, w.req) &&
-            r->runs[k].rep == w.rep) {
-            r->runs[k] = w;
+        if (!strcmp(r->runs[k].case_name, w->case_name) && !strcmp(r->runs[k].req, w->req) &&
+            r->runs[k].rep == w->rep) {
+            r->runs[k] = *w;
             return GS_OK;
         }
     if (r->n == r->cap) {
         int64_t cap = r->cap ? 2 * r->cap : 64;
-        run_row *p = gs_realloc(r->runs, (size_t)cap * sizeof *p);
+        gs_report_run *p = gs_realloc(r->runs, (size_t)cap * sizeof *p);
         if (!p)
             return GS_ERROR(GS_ERR_NOMEM,
                             "out of memory: could not allocate %zu bytes for the results' runs",
@@ -102,23 +104,42 @@ static gs_status add_row(gs_report *r, const gs_csv_table *t, int64_t i)
         r->runs = p;
         r->cap = cap;
     }
-    r->runs[r->n++] = w;
+    r->runs[r->n++] = *w;
     return GS_OK;
 }
 
-/* "case-NNN.csv" */
-static int is_case_file(const char *name)
+/* Row i of t as a run. Columns are found by name: files of older versions lack some (they
+ * read as ""). */
+static void row_run(const gs_csv_table *t, int64_t i, gs_report_run *w)
 {
-    size_t n = strlen(name);
-    if (n < 10 || strncmp(name, "case-", 5) != 0 || strcmp(name + n - 4, ".csv") != 0) return 0;
-    for (size_t i = 5; i < n - 4; i++)
-        if (name[i] < '0' || name[i] > '9') return 0;
-    return 1;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    memset(w, 0, sizeof *w);
+#define GET(col) gs_csv_table_get(t, i, col)
+    gs_str_copy(w->case_name, sizeof w->case_name, GET("case"));
+    gs_str_copy(w->req, sizeof w->req, GET("requested_format"));
+    gs_str_copy(w->ran, sizeof w->ran, GET("format"));
+    gs_str_copy(w->reason, sizeof w->reason, GET("reason"));
+    gs_str_copy(w->message, sizeof w->message, GET("message"));
+    gs_str_copy(w->record, sizeof w->record, GET("record"));
+    gs_str_copy(w->backend, sizeof w->backend, GET("backend"));
+    gs_str_copy(w->device, sizeof w->device, GET("device"));
+    gs_str_copy(w->timestamp, sizeof w->timestamp, GET("timestamp"));
+    w->case_index = atoll(GET("case_index"));
+    w->rows = atoll(GET("rows"));
+    w->nnz = atoll(GET("nnz"));
+    w->rep = atoi(GET("repeat"));
+    w->warmup = atoi(GET("warmup")) != 0;
+    w->its = atoi(GET("iterations"));
+    w->setup = atof(GET("setup_s"));
+    w->solve = atof(GET("solve_s"));
+    w->total = atof(GET("total_s"));
+    const char *s = GET("status");
+    w->status = !strcmp(s, "converged") ? 0 : !strcmp(s, "not_converged") ? 1 : 2;
+    if (!s[0] && gs_csv_table_col(t, "status") < 0) /* a plain gsolve CSV row */
+        w->status = atoi(GET("converged")) ? 0 : 1;
+    for (int k = 0; k < GS_REPORT_NSET; k++)
+        gs_str_copy(w->set[k], sizeof w->set[k], GET(gs_report_set_keys[k]));
+#undef GET
+    if (!w->req[0]) gs_str_copy(w->req, sizeof w->req, w->ran);
 }
 
 /* Read one case file into r, with a note on a torn last row or broken rows. */
@@ -126,6 +147,7 @@ static gs_status load_file(gs_report *r, const char *path)
 {
     gs_status st = GS_OK;
     gs_csv_table *t = NULL;
+    gs_report_run w;
     GS_CHECK(gs_results_csv_read(path, &t));
     if (t->torn_bytes)
         fprintf(stderr,
@@ -135,57 +157,178 @@ static gs_status load_file(gs_report *r, const char *path)
     if (t->bad_rows)
         fprintf(stderr, "gsolve: note: %s: %lld rows with a wrong number of fields are ignored\n",
                 path, (long long)t->bad_rows);
-    for (int64_t i = 0; i < t->nrows; i++) GS_CHECK(add_row(r, t, i));
+    for (int64_t i = 0; i < t->nrows; i++) {
+        row_run(t, i, &w);
+        GS_CHECK(add_run(r, &w));
+    }
 done:
     gs_csv_table_destroy(&t);
     return st;
 }
 
-gs_status gs_report_load(const char *dir, int64_t only_case, gs_report **out)
+/* Whether a gsolve process holds RES/case-NNN.lock (runs that case now). */
+static int case_running(const char *dir, int64_t ci)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/case-%03lld.lock", dir, (long long)ci);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return 0;
+    int busy = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return busy;
+}
+
+/* The marker RES/case-NNN/NAME.running left by a run that never recorded its row: a crash (or
+ * a kill) during the run, drawn as failed with what the marker tells. */
+static gs_status load_marker(gs_report *r, const char *path)
 {
     gs_status st = GS_OK;
-    gs_report *r = NULL;
-    DIR *d = NULL;
-    char **names = NULL, path[2048];
-    size_t nn = 0, cap = 0;
+    gs_csv_table *t = NULL;
+    gs_report_run w;
+    GS_CHECK(gs_results_csv_read(path, &t));
+    if (t->nrows < 1) goto done; /* cut short as it was written: nothing to tell */
+    memset(&w, 0, sizeof w);
+#define GET(col) gs_csv_table_get(t, 0, col)
+    gs_str_copy(w.case_name, sizeof w.case_name, GET("case"));
+    gs_str_copy(w.req, sizeof w.req, GET("requested_format"));
+    gs_str_copy(w.ran, sizeof w.ran, w.req);
+    gs_str_copy(w.reason, sizeof w.reason, "crashed");
+    gs_str_copy(w.timestamp, sizeof w.timestamp, GET("started"));
+    w.case_index = atoll(GET("case_index"));
+    w.rep = atoi(GET("repeat"));
+    w.status = 2;
+    snprintf(w.message, sizeof w.message,
+             "crashed: the run started %.32s (pid %.16s on %.64s) ended without a result",
+             GET("started"), GET("pid"), GET("host"));
+#undef GET
+    GS_CHECK(add_run(r, &w));
+done:
+    gs_csv_table_destroy(&t);
+    return st;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in folder path that end with suffix (sorted, gs_malloc'ed); a missing folder
+ * gives none when missing_ok. */
+static gs_status list_names(const char *path, const char *suffix, int missing_ok, char ***out,
+                            size_t *n)
+{
+    gs_status st = GS_OK;
+    char **names = NULL;
+    size_t nn = 0, cap = 0, ls = strlen(suffix);
+    DIR *d = opendir(path);
     *out = NULL;
-    GS_CHECK(gs_alloc_array(1, sizeof *r, "report", (void **)&r));
-    memset(r, 0, sizeof *r);
-    gs_str_copy(r->dir, sizeof r->dir, dir);
-    if (only_case >= 0) {
-        snprintf(path, sizeof path, "%s/case-%03lld.csv", dir, (long long)only_case);
-        GS_CHECK(load_file(r, path));
-        goto finish;
-    }
-    d = opendir(dir);
-    if (!d) GS_FAIL(GS_ERR_IO, "cannot open the results folder '%s': %s", dir, strerror(errno));
+    *n = 0;
+    if (!d && missing_ok && errno == ENOENT) return GS_OK;
+    if (!d)
+        return GS_ERROR(GS_ERR_IO, "cannot open the results folder '%s': %s", path,
+                        strerror(errno));
     for (struct dirent *e; (e = readdir(d));) {
-        if (!is_case_file(e->d_name)) continue;
+        size_t len = strlen(e->d_name);
+        if (len <= ls || strcmp(e->d_name + len - ls, suffix) != 0) continue;
         if (nn == cap) {
             cap = cap ? 2 * cap : 16;
             char **p = gs_realloc(names, cap * sizeof *p);
             if (!p)
                 GS_FAIL(GS_ERR_NOMEM,
                         "out of memory: could not allocate %zu bytes for the file names of '%s'",
-                        cap * sizeof *p, dir);
+                        cap * sizeof *p, path);
             names = p;
         }
-        size_t len = strlen(e->d_name) + 1;
-        GS_CHECK(gs_alloc_array(len, 1, "file name", (void **)&names[nn]));
-        memcpy(names[nn++], e->d_name, len);
+        GS_CHECK(gs_alloc_array(len + 1, 1, "file name", (void **)&names[nn]));
+        memcpy(names[nn++], e->d_name, len + 1);
     }
     if (nn) qsort(names, nn, sizeof *names, cmp_str);
+    *out = names;
+    *n = nn;
+    names = NULL;
+    nn = 0;
+done:
+    closedir(d);
+    for (size_t i = 0; i < nn; i++) gs_free(names[i]);
+    gs_free(names);
+    return st;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) gs_free(names[i]);
+    gs_free(names);
+}
+
+/* Case ci: its CSV rows, then the markers of runs that crashed (unless a process runs the
+ * case now: its marker is then the run under way). */
+static gs_status load_case(gs_report *r, const char *dir, int64_t ci)
+{
+    gs_status st = GS_OK;
+    char path[2048], **names = NULL;
+    size_t nn = 0;
+    snprintf(path, sizeof path, "%s/case-%03lld.csv", dir, (long long)ci);
+    GS_CHECK(load_file(r, path));
+    if (case_running(dir, ci)) goto done;
+    snprintf(path, sizeof path, "%s/case-%03lld", dir, (long long)ci);
+    GS_CHECK(list_names(path, ".running", 1, &names, &nn));
     for (size_t i = 0; i < nn; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        GS_CHECK(load_file(r, path));
+        char mp[2400];
+        snprintf(mp, sizeof mp, "%s/%s", path, names[i]);
+        GS_CHECK(load_marker(r, mp));
     }
+done:
+    free_names(names, nn);
+    return st;
+}
+
+/* "case-NNN.csv" or "case-NNN" (a folder: its runs may all have crashed): NNN, else -1. */
+static int64_t case_number(const char *name)
+{
+    size_t n = strlen(name), end = n;
+    if (n > 4 && strcmp(name + n - 4, ".csv") == 0) end = n - 4;
+    if (end < 8 || strncmp(name, "case-", 5) != 0) return -1;
+    for (size_t i = 5; i < end; i++)
+        if (name[i] < '0' || name[i] > '9') return -1;
+    return atoll(name + 5);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+gs_status gs_report_load(const char *dir, int64_t only_case, gs_report **out)
+{
+    gs_status st = GS_OK;
+    gs_report *r = NULL;
+    char **names = NULL;
+    int64_t *cases = NULL;
+    size_t nn = 0, nc = 0;
+    *out = NULL;
+    GS_CHECK(gs_alloc_array(1, sizeof *r, "report", (void **)&r));
+    memset(r, 0, sizeof *r);
+    gs_str_copy(r->dir, sizeof r->dir, dir);
+    if (only_case >= 0) {
+        GS_CHECK(load_case(r, dir, only_case));
+        goto finish;
+    }
+    GS_CHECK(list_names(dir, "", 0, &names, &nn));
+    GS_CHECK(gs_alloc_array(nn + 1, sizeof *cases, "case numbers", (void **)&cases));
+    for (size_t i = 0; i < nn; i++) {
+        int64_t c = case_number(names[i]);
+        if (c >= 0) cases[nc++] = c;
+    }
+    if (nc) qsort(cases, nc, sizeof *cases, cmp_i64);
+    for (size_t i = 0; i < nc; i++)
+        if (i == 0 || cases[i] != cases[i - 1]) GS_CHECK(load_case(r, dir, cases[i]));
 finish:
     *out = r;
     r = NULL;
 done:
-    if (d) closedir(d);
-    for (size_t i = 0; i < nn; i++) gs_free(names[i]);
-    gs_free(names);
+    free_names(names, nn);
+    gs_free(cases);
     gs_report_destroy(&r);
     return st;
 }
@@ -198,8 +341,7 @@ void gs_report_destroy(gs_report **r)
     *r = NULL;
 }
 
-/* The distinct case names in order of appearance: *first run index of the case k. */
-static int64_t next_case(const gs_report *r, int64_t from)
+int64_t gs_report_next_case(const gs_report *r, int64_t from)
 {
     for (int64_t i = from; i < r->n; i++) {
         int seen = 0;
@@ -210,21 +352,30 @@ static int64_t next_case(const gs_report *r, int64_t from)
     return -1;
 }
 
-/* Summaries of every format of the case named like run c0; returns their number. */
-static int summarize(const gs_report *r, int64_t c0, fmt_sum *f)
+/* Whether run w of the case counts for format f's statistics (use_conv: converged runs only). */
+static int counted(const gs_report_run *w, const char *cname, const char *req)
+{
+    return !w->warmup && !strcmp(w->case_name, cname) && !strcmp(w->req, req);
+}
+
+/* Runs, outcomes and the formats CSR was run instead of, per format of the case. */
+static int tally(const gs_report *r, int64_t c0, gs_report_fmt *f)
 {
     int nf = 0;
     const char *cname = r->runs[c0].case_name;
-    double v[4][256];
     for (int64_t i = c0; i < r->n; i++) {
-        const run_row *w = &r->runs[i];
+        const gs_report_run *w = &r->runs[i];
         if (strcmp(w->case_name, cname) != 0) continue;
         int k = 0;
         while (k < nf && strcmp(f[k].req, w->req) != 0) k++;
         if (k == nf) {
-            if (nf == MAXF) continue;
+            if (nf == GS_REPORT_MAXF) continue;
             memset(&f[nf], 0, sizeof f[nf]);
             f[nf++].req = w->req;
+        }
+        if (w->warmup) {
+            f[k].n_warm++;
+            continue;
         }
         f[k].n++;
         f[k].n_conv += w->status == 0;
@@ -233,58 +384,91 @@ static int summarize(const gs_report *r, int64_t c0, fmt_sum *f)
             snprintf(f[k].ran + strlen(f[k].ran), sizeof f[k].ran - strlen(f[k].ran), "%s%s",
                      f[k].ran[0] ? "," : "", w->ran);
     }
-    for (int k = 0; k < nf; k++) {
-        int use_conv = f[k].n_conv > 0, m = 0;
-        const run_row *last_fail = NULL, *any = NULL;
-        for (int64_t i = c0; i < r->n && m < 256; i++) {
-            const run_row *w = &r->runs[i];
-            if (strcmp(w->case_name, cname) || strcmp(w->req, f[k].req)) continue;
-            if (w->status == 2) last_fail = w;
-            if (w->status == 2 || (use_conv && w->status != 0)) continue;
-            v[0][m] = w->its, v[1][m] = w->setup, v[2][m] = w->solve, v[3][m] = w->total;
-            m++;
-            any = w;
-        }
-        double tot[256];
-        memcpy(tot, v[3], (size_t)m * sizeof(double));
-        f[k].its = median(v[0], m), f[k].setup = median(v[1], m);
-        f[k].solve = median(v[2], m), f[k].total = median(v[3], m);
-        /* plot the run whose total is closest to the median */
-        double bestd = HUGE_VAL;
-        for (int64_t i = c0; i < r->n; i++) {
-            const run_row *w = &r->runs[i];
-            if (strcmp(w->case_name, cname) || strcmp(w->req, f[k].req) || w->status == 2 ||
-                (use_conv && w->status != 0))
-                continue;
-            if (fabs(w->total - f[k].total) < bestd) bestd = fabs(w->total - f[k].total), any = w;
-        }
-        f[k].plot_run = any;
-        if (f[k].n_conv == f[k].n)
-            snprintf(f[k].status, sizeof f[k].status, "ok");
-        else if (f[k].n_conv + f[k].n_fail < f[k].n)
-            snprintf(f[k].status, sizeof f[k].status, "%d of %d not converged",
-                     f[k].n - f[k].n_conv - f[k].n_fail, f[k].n);
-        if (f[k].n_fail)
-            snprintf(f[k].status + strlen(f[k].status), sizeof f[k].status - strlen(f[k].status),
-                     "%s%d failed: %.120s", f[k].n_conv + f[k].n_fail < f[k].n ? "; " : "",
-                     f[k].n_fail, last_fail ? last_fail->message : "");
-        (void)tot;
+    return nf;
+}
+
+/* min, median, max of format f's counted runs (converged ones when any converged); the run
+ * whose total is closest to the median is the one drawn. */
+static void stats(const gs_report *r, int64_t c0, gs_report_fmt *f)
+{
+    static double v[4][GS_REPORT_MAXR]; /* report code runs on one thread */
+    const char *cname = r->runs[c0].case_name;
+    int use_conv = f->n_conv > 0, m = 0;
+    for (int64_t i = c0; i < r->n && m < GS_REPORT_MAXR; i++) {
+        const gs_report_run *w = &r->runs[i];
+        if (!counted(w, cname, f->req) || w->status == 2 || (use_conv && w->status != 0)) continue;
+        v[0][m] = w->its, v[1][m] = w->setup, v[2][m] = w->solve, v[3][m] = w->total;
+        m++;
     }
-    const fmt_sum *base = NULL;
+    spread(v[0], m, f->its);
+    spread(v[1], m, f->setup);
+    spread(v[2], m, f->solve);
+    spread(v[3], m, f->total);
+    double bestd = HUGE_VAL;
+    f->plot_run = NULL;
+    for (int64_t i = c0; i < r->n; i++) {
+        const gs_report_run *w = &r->runs[i];
+        if (!counted(w, cname, f->req) || w->status == 2 || (use_conv && w->status != 0)) continue;
+        if (fabs(w->total - f->total[GS_MED]) < bestd)
+            bestd = fabs(w->total - f->total[GS_MED]), f->plot_run = w;
+    }
+}
+
+/* The status text ("ok", "1 of 3 not converged; 2 failed: ...") and, when no run converged,
+ * the failure drawn in its place. */
+static void status_text(const gs_report *r, int64_t c0, gs_report_fmt *f)
+{
+    const char *cname = r->runs[c0].case_name;
+    const gs_report_run *last_fail = NULL, *last_nc = NULL;
+    for (int64_t i = c0; i < r->n; i++) {
+        const gs_report_run *w = &r->runs[i];
+        if (!counted(w, cname, f->req)) continue;
+        if (w->status == 2) last_fail = w;
+        if (w->status == 1) last_nc = w;
+    }
+    int nc = f->n - f->n_conv - f->n_fail;
+    size_t len = sizeof f->status;
+    f->status[0] = f->failure[0] = '\0';
+    if (f->n_conv == f->n) snprintf(f->status, len, "ok");
+    if (nc > 0) snprintf(f->status, len, "%d of %d not converged", nc, f->n);
+    if (f->n_fail)
+        snprintf(f->status + strlen(f->status), len - strlen(f->status), "%s%d failed: %.120s",
+                 nc > 0 ? "; " : "", f->n_fail, last_fail ? last_fail->message : "");
+    if (f->n_conv > 0) return;
+    if (last_fail)
+        snprintf(f->failure, sizeof f->failure, "%s%.150s",
+                 strncmp(last_fail->message, "crashed", 7) ? "failed: " : "",
+                 last_fail->message[0] ? last_fail->message : "no reason recorded");
+    else if (last_nc)
+        snprintf(f->failure, sizeof f->failure, "not converged: %s after %d its", last_nc->reason,
+                 last_nc->its);
+}
+
+int gs_report_summarize(const gs_report *r, int64_t c0, gs_report_fmt *f)
+{
+    int nf = tally(r, c0, f);
+    for (int k = 0; k < nf; k++) {
+        stats(r, c0, &f[k]);
+        status_text(r, c0, &f[k]);
+    }
+    const gs_report_fmt *base = NULL;
     for (int k = 0; k < nf; k++)
         if (!strcmp(f[k].req, "csr") && f[k].n_conv > 0) base = &f[k];
     int best = -1;
     for (int k = 0; k < nf; k++) {
-        f[k].speedup = base && f[k].n_conv > 0 ? base->total / f[k].total : NAN;
-        if (f[k].n_conv == f[k].n && f[k].n > 0 && (best < 0 || f[k].total < f[best].total))
+        f[k].speedup = base && f[k].n_conv > 0 ? base->total[GS_MED] / f[k].total[GS_MED] : NAN;
+        if (f[k].n_conv == f[k].n && f[k].n > 0 &&
+            (best < 0 || f[k].total[GS_MED] < f[best].total[GS_MED]))
             best = k;
     }
     if (best >= 0) f[best].best = 1;
     return nf;
 }
 
+/* ---- tables ------------------------------------------------------------------------------ */
+
 /* "cmrs (ran csr)" */
-static void fmt_label(const fmt_sum *f, char *out, size_t len)
+static void fmt_label(const gs_report_fmt *f, char *out, size_t len)
 {
     if (f->ran[0])
         snprintf(out, len, "%s (ran %s)", f->req, f->ran);
@@ -308,35 +492,139 @@ static const char *speedup_str(char *buf, size_t len, double v)
     return num(buf, len, v >= 10 ? "%.1fx" : v >= 0.1 ? "%.2fx" : "%.3fx", v);
 }
 
+/* Milliseconds with 3-4 significant digits. */
+static void ms(char *buf, size_t len, double s)
+{
+    double v = 1e3 * s;
+    num(buf, len, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : v >= 1 ? "%.2f" : "%.3f", v);
+}
+
+/* "12.3 [11.9, 13.1]": median and [min, max] in ms ("12.3" when they are one value). */
+static const char *ms3(char *buf, size_t len, const double s[3], const char *open, const char *mid,
+                       const char *close)
+{
+    char a[32], b[32], c[32];
+    ms(a, sizeof a, s[GS_MED]);
+    ms(b, sizeof b, s[GS_MIN]);
+    ms(c, sizeof c, s[GS_MAX]);
+    if (isnan(s[GS_MED]) || (strcmp(a, b) == 0 && strcmp(a, c) == 0))
+        snprintf(buf, len, "%s", a);
+    else
+        snprintf(buf, len, "%.16s %.2s%.16s%.3s%.16s%.2s", a, open, b, mid, c, close);
+    return buf;
+}
+
+/* Iterations: "28", or "28 [27, 30]" when they vary. */
+static const char *its3(char *buf, size_t len, const double v[3], const char *open, const char *mid,
+                        const char *close)
+{
+    if (isnan(v[GS_MED]))
+        snprintf(buf, len, "-");
+    else if (v[GS_MIN] == v[GS_MAX])
+        snprintf(buf, len, "%.0f", v[GS_MED]);
+    else
+        snprintf(buf, len, "%.0f %s%.0f%s%.0f%s", v[GS_MED], open, v[GS_MIN], mid, v[GS_MAX],
+                 close);
+    return buf;
+}
+
+/* The first counted run of the case (its settings describe the case), else run c0. */
+static const gs_report_run *first_counted(const gs_report *r, int64_t c0)
+{
+    for (int64_t i = c0; i < r->n; i++)
+        if (!strcmp(r->runs[i].case_name, r->runs[c0].case_name) && !r->runs[i].warmup &&
+            r->runs[i].set[SET_SOLVER][0])
+            return &r->runs[i];
+    return &r->runs[c0];
+}
+
+/* "cg + jacobi, rtol 1e-08, max_iters 2000, threads 1, gsolve 0.1.0 (commit abc)": what the
+ * case's runs record of their settings (what is recorded). */
+static void settings_line(const gs_report_run *w, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+#define ADD(...) n += (size_t)snprintf(out + n, n < len ? len - n : 0, __VA_ARGS__)
+    if (w->set[SET_SOLVER][0]) ADD("%s + %s", w->set[SET_SOLVER], w->set[SET_PREC]);
+    if (w->set[SET_RTOL][0]) ADD(", rtol %s", w->set[SET_RTOL]);
+    if (w->set[SET_ATOL][0] && strcmp(w->set[SET_ATOL], "0") != 0)
+        ADD(", atol %s", w->set[SET_ATOL]);
+    if (w->set[SET_MAXIT][0]) ADD(", max_iters %s", w->set[SET_MAXIT]);
+    if (w->set[SET_THREADS][0]) ADD(", threads %s", w->set[SET_THREADS]);
+    if (w->set[SET_VERSION][0])
+        ADD(", gsolve %s%s%s%s", w->set[SET_VERSION], w->set[SET_COMMIT][0] ? " (commit " : "",
+            w->set[SET_COMMIT], w->set[SET_COMMIT][0] ? ")" : "");
+#undef ADD
+    if (n >= len && len > 4) memcpy(out + len - 4, "...", 4);
+}
+
+/* The settings in which the counted runs of the case differ ("threads, version"), "" when
+ * they agree: their spread then mixes settings, not only noise. */
+static void settings_differ(const gs_report *r, int64_t c0, char *out, size_t len)
+{
+    const gs_report_run *ref = first_counted(r, c0);
+    out[0] = '\0';
+    for (int k = 0; k < GS_REPORT_NSET; k++) {
+        int differ = 0;
+        for (int64_t i = c0; i < r->n && !differ; i++) {
+            const gs_report_run *w = &r->runs[i];
+            if (strcmp(w->case_name, ref->case_name) || w->warmup || w->status == 2) continue;
+            differ = strcmp(w->set[k], ref->set[k]) != 0;
+        }
+        if (differ)
+            snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? ", " : "",
+                     gs_report_set_keys[k]);
+    }
+}
+
+/* Warmup runs of the case (all formats). */
+static int case_warmups(const gs_report_fmt *f, int nf)
+{
+    int n = 0;
+    for (int k = 0; k < nf; k++) n += f[k].n_warm;
+    return n;
+}
+
 void gs_report_print(const gs_report *r, FILE *out)
 {
-    fmt_sum f[MAXF];
+    gs_report_fmt f[GS_REPORT_MAXF];
+    char set[512], differ[512];
     if (r->n == 0) {
         fprintf(out, "no results in %s\n", r->dir);
         return;
     }
-    for (int64_t c = next_case(r, 0); c >= 0; c = next_case(r, c + 1)) {
-        const run_row *w = &r->runs[c];
-        int nf = summarize(r, c, f);
-        fprintf(out, "case %s: %lld rows, %lld nonzeros, %s (%s); medians over repeats\n",
-                w->case_name, (long long)w->rows, (long long)w->nnz, w->backend, w->device);
-        fprintf(out, "  %-22s %5s %6s %10s %10s %10s %7s  %s\n", "format", "runs", "its",
+    for (int64_t c = gs_report_next_case(r, 0); c >= 0; c = gs_report_next_case(r, c + 1)) {
+        const gs_report_run *w = first_counted(r, c);
+        int nf = gs_report_summarize(r, c, f), nw = case_warmups(f, nf);
+        settings_line(w, set, sizeof set);
+        settings_differ(r, c, differ, sizeof differ);
+        fprintf(out, "case %s: %lld rows, %lld nonzeros, %s (%s)\n", w->case_name,
+                (long long)w->rows, (long long)w->nnz, w->backend, w->device);
+        if (set[0]) fprintf(out, "  %s\n", set);
+        fprintf(out, "  median [min, max] over the counted repeats");
+        if (nw) fprintf(out, "; %d warmup run%s not counted", nw, nw > 1 ? "s" : "");
+        fputc('\n', out);
+        if (differ[0])
+            fprintf(out, "  note: the runs differ in %s: the spread mixes settings\n", differ);
+        fprintf(out, "  %-18s %5s %12s %20s %20s %20s %7s  %s\n", "format", "runs", "its",
                 "setup ms", "solve ms", "total ms", "vs csr", "status");
         for (int k = 0; k < nf; k++) {
-            char lab[128], b[5][32];
+            char lab[128], b[5][64];
             fmt_label(&f[k], lab, sizeof lab);
-            fprintf(
-                out, "  %-22s %2d/%-2d %6s %10s %10s %10s %7s  %s%s\n", lab, f[k].n_conv, f[k].n,
-                num(b[0], 32, "%.0f", f[k].its), num(b[1], 32, "%.2f", 1e3 * f[k].setup),
-                num(b[2], 32, "%.2f", 1e3 * f[k].solve), num(b[3], 32, "%.2f", 1e3 * f[k].total),
-                speedup_str(b[4], 32, f[k].speedup), f[k].status, f[k].best ? "  <- best" : "");
+            fprintf(out, "  %-18s %2d/%-2d %12s %20s %20s %20s %7s  %s%s\n", lab, f[k].n_conv,
+                    f[k].n, its3(b[0], 64, f[k].its, "[", ", ", "]"),
+                    ms3(b[1], 64, f[k].setup, "[", ", ", "]"),
+                    ms3(b[2], 64, f[k].solve, "[", ", ", "]"),
+                    ms3(b[3], 64, f[k].total, "[", ", ", "]"), speedup_str(b[4], 64, f[k].speedup),
+                    f[k].status, f[k].best ? "  <- best" : "");
         }
         fputc('\n', out);
     }
 }
 
-/* Write text to path through path.tmp and a rename. */
-static gs_status write_atomic(const char *path, const char *text, size_t len)
+/* ---- report files ------------------------------------------------------------------------- */
+
+gs_status gs_report_write_atomic(const char *path, const char *text, size_t len)
 {
     gs_status st = GS_OK;
     char tmp[2100];
@@ -353,18 +641,10 @@ done:
     return st;
 }
 
-/* A growing text buffer for the report files. */
-typedef struct text {
-    char *s;
-    size_t len, cap;
-    size_t nomem; /* 0, or the bytes a growth could not get (later puts then do nothing) */
-} text;
-
-/* GS_ERR_NOMEM naming WHAT and the bytes asked by the first of a, b, c (NULLs allowed) whose
- * growth failed; GS_OK when none did. */
-static gs_status text_status(const char *what, const text *a, const text *b, const text *c)
+gs_status gs_report_text_status(const char *what, const gs_report_text *a, const gs_report_text *b,
+                                const gs_report_text *c)
 {
-    const text *t[3] = {a, b, c};
+    const gs_report_text *t[3] = {a, b, c};
     for (int i = 0; i < 3; i++)
         if (t[i] && t[i]->nomem)
             return GS_ERROR(GS_ERR_NOMEM, "out of memory: could not allocate %zu bytes for %s",
@@ -372,13 +652,7 @@ static gs_status text_status(const char *what, const text *a, const text *b, con
     return GS_OK;
 }
 
-/* printf at the end of t (on failure t->nomem holds the bytes asked; later calls do nothing). */
-static void put(text *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void put(text *t, const char *fmt, ...)
+void gs_report_put(gs_report_text *t, const char *fmt, ...)
 {
     for (;;) {
         va_list ap;
@@ -403,317 +677,107 @@ static void put(text *t, const char *fmt, ...)
 }
 
 /* A CSV field: quoted when it holds a comma or quote. */
-static void put_field(text *t, const char *s, int last)
+static void put_field(gs_report_text *t, const char *s, int last)
 {
     if (strpbrk(s, ",\"\n")) {
-        put(t, "\"");
-        for (; *s; s++) put(t, *s == '"' ? "\"\"" : "%c", *s);
-        put(t, "\"");
+        gs_report_put(t, "\"");
+        for (; *s; s++) gs_report_put(t, *s == '"' ? "\"\"" : "%c", *s);
+        gs_report_put(t, "\"");
     } else {
-        put(t, "%s", s);
+        gs_report_put(t, "%s", s);
     }
-    put(t, last ? "\n" : ",");
+    gs_report_put(t, last ? "\n" : ",");
+}
+
+/* The report.csv row of format f of the case of run w (the columns of the first versions,
+ * then the spread, the warmups and the settings). */
+static void csv_row(gs_report_text *csv, const gs_report_run *w, const gs_report_fmt *f,
+                    const char *differ)
+{
+    char b[5][32], n[3][24];
+    snprintf(n[0], 24, "%lld", (long long)w->case_index);
+    snprintf(n[1], 24, "%lld", (long long)w->rows);
+    snprintf(n[2], 24, "%lld", (long long)w->nnz);
+    const char *row[] = {w->case_name, n[0], n[1], n[2], f->req, f->ran[0] ? f->ran : f->req};
+    for (int j = 0; j < 6; j++) put_field(csv, row[j], 0);
+    gs_report_put(csv, "%d,%d,%d,%s,%s,%s,%s,%s,%d,", f->n, f->n_conv, f->n_fail,
+                  num(b[0], 32, "%.1f", f->its[GS_MED]), num(b[1], 32, "%.6f", f->setup[GS_MED]),
+                  num(b[2], 32, "%.6f", f->solve[GS_MED]), num(b[3], 32, "%.6f", f->total[GS_MED]),
+                  num(b[4], 32, "%.4f", f->speedup), f->best);
+    put_field(csv, f->status, 0);
+    const double *mm[] = {f->its, f->setup, f->solve, f->total};
+    for (int q = 0; q < 4; q++) {
+        const char *fmt = q == 0 ? "%.0f" : "%.6f";
+        gs_report_put(csv, "%s,%s,", num(b[0], 32, fmt, mm[q][GS_MIN]),
+                      num(b[1], 32, fmt, mm[q][GS_MAX]));
+    }
+    gs_report_put(csv, "%d,", f->n_warm);
+    put_field(csv, f->failure, 0);
+    const int keys[] = {SET_RTOL, SET_THREADS, SET_BACKEND, SET_DEVICE, SET_VERSION, SET_COMMIT};
+    for (int j = 0; j < 6; j++) put_field(csv, w->set[keys[j]], 0);
+    put_field(csv, differ, 1);
+}
+
+/* The Markdown section of the case of run c. */
+static void md_case(gs_report_text *md, const gs_report *r, int64_t c, const gs_report_fmt *f,
+                    int nf, const char *differ)
+{
+    const gs_report_run *w = first_counted(r, c);
+    char set[512];
+    int nw = case_warmups(f, nf);
+    settings_line(w, set, sizeof set);
+    gs_report_put(md, "\n## %s\n\n%lld rows, %lld nonzeros; %s (%s)%s%s\n", w->case_name,
+                  (long long)w->rows, (long long)w->nnz, w->backend, w->device, set[0] ? "; " : "",
+                  set);
+    if (nw) gs_report_put(md, "\n%d warmup run%s not counted.\n", nw, nw > 1 ? "s" : "");
+    if (differ[0])
+        gs_report_put(md, "\n**Note:** the runs differ in %s: the spread mixes settings.\n",
+                      differ);
+    gs_report_put(md, "\n| format | runs | iterations | setup ms | solve ms | total ms | speedup "
+                      "vs csr | status |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+    for (int k = 0; k < nf; k++) {
+        char lab[128], b[5][64];
+        fmt_label(&f[k], lab, sizeof lab);
+        gs_report_put(
+            md, "| %s%s%s | %d/%d | %s | %s | %s | %s | %s | %s |\n", f[k].best ? "**" : "", lab,
+            f[k].best ? "** (best)" : "", f[k].n_conv, f[k].n,
+            its3(b[0], 64, f[k].its, "(", "-", ")"), ms3(b[1], 64, f[k].setup, "(", "-", ")"),
+            ms3(b[2], 64, f[k].solve, "(", "-", ")"), ms3(b[3], 64, f[k].total, "(", "-", ")"),
+            speedup_str(b[4], 64, f[k].speedup), f[k].status);
+    }
 }
 
 gs_status gs_report_write(const gs_report *r, const char *dir)
 {
     gs_status st = GS_OK;
-    text csv = {0}, md = {0};
-    fmt_sum f[MAXF];
-    char path[2048];
-    put(&csv, "case,case_index,rows,nnz,format,ran_format,runs,converged,failed,iterations,"
-              "setup_s,solve_s,total_s,speedup_vs_csr,best,status\n");
-    put(&md,
-        "# gsolve batch report: %s\n\nMedians over repeats (converged runs); speedup = "
-        "total time of csr / total time of the format; best = lowest total time among "
-        "formats whose runs all converged.\n",
-        dir);
-    for (int64_t c = next_case(r, 0); c >= 0; c = next_case(r, c + 1)) {
-        const run_row *w = &r->runs[c];
-        int nf = summarize(r, c, f);
-        put(&md, "\n## %s\n\n%lld rows, %lld nonzeros; %s (%s)\n\n", w->case_name,
-            (long long)w->rows, (long long)w->nnz, w->backend, w->device);
-        put(&md, "| format | runs | iterations | setup ms | solve ms | total ms | speedup vs csr "
-                 "| status |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
-        for (int k = 0; k < nf; k++) {
-            char lab[128], b[5][32], n[3][24];
-            fmt_label(&f[k], lab, sizeof lab);
-            put(&md, "| %s%s%s | %d/%d | %s | %s | %s | %s | %s | %s |\n", f[k].best ? "**" : "",
-                lab, f[k].best ? "** (best)" : "", f[k].n_conv, f[k].n,
-                num(b[0], 32, "%.0f", f[k].its), num(b[1], 32, "%.2f", 1e3 * f[k].setup),
-                num(b[2], 32, "%.2f", 1e3 * f[k].solve), num(b[3], 32, "%.2f", 1e3 * f[k].total),
-                speedup_str(b[4], 32, f[k].speedup), f[k].status);
-            snprintf(n[0], 24, "%lld", (long long)w->case_index);
-            snprintf(n[1], 24, "%lld", (long long)w->rows);
-            snprintf(n[2], 24, "%lld", (long long)w->nnz);
-            const char *row[] = {w->case_name, n[0],     n[1],
-                                 n[2],         f[k].req, f[k].ran[0] ? f[k].ran : f[k].req};
-            for (int j = 0; j < 6; j++) put_field(&csv, row[j], 0);
-            put(&csv, "%d,%d,%d,%s,%s,%s,%s,%s,%d,", f[k].n, f[k].n_conv, f[k].n_fail,
-                num(b[0], 32, "%.1f", f[k].its), num(b[1], 32, "%.6f", f[k].setup),
-                num(b[2], 32, "%.6f", f[k].solve), num(b[3], 32, "%.6f", f[k].total),
-                num(b[4], 32, "%.4f", f[k].speedup), f[k].best);
-            put_field(&csv, f[k].status, 1);
-        }
+    gs_report_text csv = {0}, md = {0};
+    gs_report_fmt f[GS_REPORT_MAXF];
+    char path[2048], differ[512];
+    gs_report_put(&csv,
+                  "case,case_index,rows,nnz,format,ran_format,runs,converged,failed,iterations,"
+                  "setup_s,solve_s,total_s,speedup_vs_csr,best,status,iterations_min,"
+                  "iterations_max,setup_min_s,setup_max_s,solve_min_s,solve_max_s,total_min_s,"
+                  "total_max_s,warmup_runs,failure,rtol,threads,backend,device,version,commit,"
+                  "settings_differ\n");
+    gs_report_put(&md,
+                  "# gsolve batch report: %s\n\nMedian (min-max) over the counted repeats "
+                  "(converged runs; warmup runs are not counted); speedup = median total time "
+                  "of csr / that of the format; best = lowest median total time among formats "
+                  "whose runs all converged.\n",
+                  dir);
+    for (int64_t c = gs_report_next_case(r, 0); c >= 0; c = gs_report_next_case(r, c + 1)) {
+        int nf = gs_report_summarize(r, c, f);
+        settings_differ(r, c, differ, sizeof differ);
+        md_case(&md, r, c, f, nf, differ);
+        for (int k = 0; k < nf; k++) csv_row(&csv, first_counted(r, c), &f[k], differ);
     }
-    GS_CHECK(text_status("the report text", &csv, &md, NULL));
+    GS_CHECK(gs_report_text_status("the report text", &csv, &md, NULL));
     snprintf(path, sizeof path, "%s/report.csv", dir);
-    GS_CHECK(write_atomic(path, csv.s, csv.len));
+    GS_CHECK(gs_report_write_atomic(path, csv.s, csv.len));
     snprintf(path, sizeof path, "%s/report.md", dir);
-    GS_CHECK(write_atomic(path, md.s, md.len));
+    GS_CHECK(gs_report_write_atomic(path, md.s, md.len));
 done:
     gs_free(csv.s);
     gs_free(md.s);
-    return st;
-}
-
-/* ---- plots ------------------------------------------------------------------------------ */
-
-/* A name safe in file names and script strings. */
-static void safe_name(const char *s, char *out, size_t len)
-{
-    size_t n = 0;
-    for (; *s && n + 1 < len; s++)
-        out[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-                           (*s >= '0' && *s <= '9') || *s == '-' || *s == '.' || *s == '_'
-                       ? *s
-                       : '_';
-    out[n] = '\0';
-}
-
-/* s in single quotes for the shell. */
-static void shell_quote(const char *s, char *out, size_t len)
-{
-    size_t n = 0;
-    out[n++] = '\'';
-    for (; *s && n + 6 < len; s++) {
-        if (*s == '\'') {
-            memcpy(out + n, "'\\''", 4);
-            n += 4;
-        } else
-            out[n++] = *s;
-    }
-    out[n++] = '\'';
-    out[n] = '\0';
-}
-
-/* The residual history of run w as "iteration rel_residual time_ms" lines in path; *points =
- * the lines with a positive residual (0: nothing to draw). */
-static gs_status history_data(const gs_report *r, const run_row *w, const char *path,
-                              int64_t *points)
-{
-    gs_status st = GS_OK;
-    gs_csv_table *t = NULL;
-    text d = {0};
-    char src[2048];
-    *points = 0;
-    snprintf(src, sizeof src, "%s/%s.history.csv", r->dir, w->record);
-    GS_CHECK(gs_results_csv_read(src, &t));
-    put(&d, "# iteration rel_residual time_ms (%s)\n", src);
-    for (int64_t i = 0; i < t->nrows; i++) {
-        double rr = atof(gs_csv_table_get(t, i, "rel_residual"));
-        put(&d, "%s %.9e %.6f\n", gs_csv_table_get(t, i, "iteration"), rr,
-            1e3 * atof(gs_csv_table_get(t, i, "time_s")));
-        *points += rr > 0;
-    }
-    GS_CHECK(text_status("the plot data", &d, NULL, NULL));
-    GS_CHECK(write_atomic(path, d.s, d.len));
-done:
-    gs_free(d.s);
-    gs_csv_table_destroy(&t);
-    return st;
-}
-
-/* Which tool draws: gnuplot, else python3 with matplotlib; GSOLVE_PLOTTER overrides. */
-static const char *plotter(void)
-{
-    const char *env = getenv("GSOLVE_PLOTTER");
-    if (env && *env) return strcmp(env, "none") == 0 ? NULL : env;
-    if (system("command -v gnuplot >/dev/null 2>&1") == 0) return "gnuplot";
-    if (system("python3 -c 'import matplotlib' >/dev/null 2>&1") == 0) return "matplotlib";
-    return NULL;
-}
-
-/* Per case: residual against iteration and time, one line per format (gp: gnuplot, py:
- * matplotlib); the bar data: median total ms per case and format. */
-static gs_status case_plots(const gs_report *r, const char *pdir, text *gp, text *py, text *bars,
-                            const char **allf, int nall, int *npng)
-{
-    gs_status st = GS_OK;
-    fmt_sum f[MAXF];
-    char cname[256], fname[64], path[2400];
-    for (int64_t c = next_case(r, 0); c >= 0; c = next_case(r, c + 1)) {
-        int nf = summarize(r, c, f), drawn = 0;
-        safe_name(r->runs[c].case_name, cname, sizeof cname);
-        put(bars, "%s", cname);
-        for (int a = 0; a < nall; a++) {
-            double v = NAN;
-            for (int k = 0; k < nf; k++)
-                if (!strcmp(f[k].req, allf[a]) && f[k].n_conv > 0) v = 1e3 * f[k].total;
-            if (isnan(v))
-                put(bars, " -");
-            else
-                put(bars, " %.4f", v);
-        }
-        put(bars, "\n");
-        text lines = {0}, it = {0}, tm = {0};
-        for (int k = 0; k < nf; k++) {
-            int64_t pts = 0;
-            if (!f[k].plot_run || !f[k].plot_run->record[0]) continue;
-            safe_name(f[k].req, fname, sizeof fname);
-            snprintf(path, sizeof path, "%s/data/%s.%s.dat", pdir, cname, fname);
-            if (history_data(r, f[k].plot_run, path, &pts) != GS_OK) {
-                fprintf(stderr, "gsolve: note: no residual history for %s, %s: %s\n", cname, fname,
-                        gs_error_message());
-                gs_error_clear();
-                continue;
-            }
-            if (pts == 0) continue;
-            put(&lines, "%s\"data/%s.%s.dat|%s\"", drawn ? ", " : "", cname, fname, fname);
-            put(&it, "%s\"data/%s.%s.dat\" using 1:2 with lines lw 2 title \"%s\"",
-                drawn ? ", " : "", cname, fname, fname);
-            put(&tm, "%s\"data/%s.%s.dat\" using 3:2 with lines lw 2 title \"%s\"",
-                drawn ? ", " : "", cname, fname, fname);
-            drawn++;
-        }
-        st = text_status("the plot commands", &lines, &it, &tm);
-        if (st == GS_OK && drawn) {
-            /* gnuplot: one multiplot of two panels */
-            put(gp,
-                "set output \"%s-residual.png\"\nset multiplot layout 1,2 title \"%s: "
-                "relative residual ||b-Ax||/||b||\"\nset logscale y\nset format y \"%%.0e\"\n"
-                "set xlabel \"iteration\"\nplot %s\nset xlabel \"time (ms)\"\nplot %s\n"
-                "unset multiplot\nunset logscale y\nset format y\n",
-                cname, cname, it.s, tm.s);
-            put(py, "residual(\"%s\", [%s])\n", cname, lines.s);
-            (*npng)++;
-        } else if (st == GS_OK) {
-            fprintf(stderr, "gsolve: note: case %s: no residual history to draw\n", cname);
-        }
-        gs_free(lines.s);
-        gs_free(it.s);
-        gs_free(tm.s);
-        if (st != GS_OK) return st;
-    }
-    return text_status("the plot scripts", gp, py, bars);
-}
-
-/* The matplotlib script's functions (the calls follow). */
-static const char *PY_HEAD =
-    "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
-    "import numpy as np\n"
-    "def residual(case, series):\n"
-    "    fig, ax = plt.subplots(1, 2, figsize=(12, 5))\n"
-    "    for s in series:\n"
-    "        f, label = s.split('|')\n"
-    "        d = np.loadtxt(f, ndmin=2)\n"
-    "        ax[0].semilogy(d[:, 0], d[:, 1], lw=2, label=label)\n"
-    "        ax[1].semilogy(d[:, 2], d[:, 1], lw=2, label=label)\n"
-    "    ax[0].set_xlabel('iteration'); ax[1].set_xlabel('time (ms)')\n"
-    "    for a in ax: a.grid(True, which='both', alpha=0.3); a.legend()\n"
-    "    fig.suptitle(case + ': relative residual ||b-Ax||/||b||')\n"
-    "    fig.savefig(case + '-residual.png', dpi=100); plt.close(fig)\n"
-    "def bars(path, log):\n"
-    "    rows = [l.split() for l in open(path) if l.strip()]\n"
-    "    fmts, cases = rows[0][1:], [r[0] for r in rows[1:]]\n"
-    "    fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(cases) * len(fmts) / 3), 5))\n"
-    "    w = 0.8 / max(1, len(fmts))\n"
-    "    for j, f in enumerate(fmts):\n"
-    "        v = [float(r[j + 1]) if r[j + 1] != '-' else 0 for r in rows[1:]]\n"
-    "        ax.bar([i + j * w for i in range(len(cases))], v, w, label=f)\n"
-    "    ax.set_xticks([i + 0.4 - w / 2 for i in range(len(cases))], cases, rotation=30)\n"
-    "    if log: ax.set_yscale('log')\n"
-    "    ax.set_ylabel('time to solution (ms, median)'); ax.legend(); fig.tight_layout()\n"
-    "    fig.savefig('time_to_solution.png', dpi=100); plt.close(fig)\n";
-
-/* Every format requested anywhere, in order of appearance. */
-static int all_formats(const gs_report *r, const char **allf)
-{
-    int n = 0;
-    for (int64_t i = 0; i < r->n; i++) {
-        int k = 0;
-        while (k < n && strcmp(allf[k], r->runs[i].req) != 0) k++;
-        if (k == n && n < MAXF) allf[n++] = r->runs[i].req;
-    }
-    return n;
-}
-
-static int ncases(const gs_report *r)
-{
-    int n = 0;
-    for (int64_t c = next_case(r, 0); c >= 0; c = next_case(r, c + 1)) n++;
-    return n;
-}
-
-/* The spread of the bar heights calls for a log scale. */
-static int bars_log(const gs_report *r)
-{
-    double lo = HUGE_VAL, hi = 0;
-    for (int64_t i = 0; i < r->n; i++)
-        if (r->runs[i].status == 0 && r->runs[i].total > 0) {
-            if (r->runs[i].total < lo) lo = r->runs[i].total;
-            if (r->runs[i].total > hi) hi = r->runs[i].total;
-        }
-    return hi > 30 * lo;
-}
-
-gs_status gs_report_plot(const gs_report *r, const char *dir, FILE *out)
-{
-    gs_status st = GS_OK;
-    text gp = {0}, py = {0}, bars = {0};
-    const char *allf[MAXF];
-    char pdir[2048], path[2200], q[4200], cmd[4400];
-    int npng = 0, nall = all_formats(r, allf), logy = bars_log(r);
-    const char *tool = plotter();
-    if (!tool)
-        return GS_ERROR(GS_ERR_UNSUPPORTED,
-                        "no plotting tool found: install gnuplot (Debian: apt-get install "
-                        "gnuplot-nox) or python3 with matplotlib (pip install matplotlib); the "
-                        "tables are written");
-    if (strcmp(tool, "gnuplot") != 0 && strcmp(tool, "matplotlib") != 0)
-        return GS_ERROR(GS_ERR_CONFIG,
-                        "GSOLVE_PLOTTER = \"%s\": expected gnuplot, matplotlib or "
-                        "none",
-                        tool);
-    snprintf(pdir, sizeof pdir, "%s/plots", dir);
-    snprintf(path, sizeof path, "%s/data", pdir);
-    if ((mkdir(pdir, 0755) != 0 && errno != EEXIST) || (mkdir(path, 0755) != 0 && errno != EEXIST))
-        return GS_ERROR(GS_ERR_WRITE, "cannot create '%s': %s", path, strerror(errno));
-    put(&gp, "set terminal pngcairo size 1200,480 noenhanced font \",10\"\nset grid\n"
-             "set key top right\nset datafile missing \"-\"\n");
-    put(&py, "%s", PY_HEAD);
-    put(&bars, "case");
-    for (int a = 0; a < nall; a++) put(&bars, " %s", allf[a]);
-    put(&bars, "\n");
-    GS_CHECK(case_plots(r, pdir, &gp, &py, &bars, allf, nall, &npng));
-    put(&gp,
-        "set terminal pngcairo size 1000,500 noenhanced font \",10\"\n"
-        "set output \"time_to_solution.png\"\nset title \"time to solution (median total: "
-        "setup + solve)\"\nset ylabel \"ms\"\nset style data histograms\n"
-        "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-        "set xtics rotate by -30 nomirror\nset xlabel\nset xrange [-0.6:%d.4]\n%s"
-        "plot for [i=2:%d] \"data/time_to_solution.dat\" using i:xtic(1) title columnheader(i)\n",
-        ncases(r) - 1, logy ? "set logscale y\n" : "", nall + 1);
-    put(&py, "bars('data/time_to_solution.dat', %s)\n", logy ? "True" : "False");
-    GS_CHECK(text_status("the plot scripts", &gp, &py, &bars));
-    snprintf(path, sizeof path, "%s/data/time_to_solution.dat", pdir);
-    GS_CHECK(write_atomic(path, bars.s, bars.len));
-    int gnu = strcmp(tool, "gnuplot") == 0;
-    snprintf(path, sizeof path, "%s/%s", pdir, gnu ? "plots.gp" : "plots.py");
-    GS_CHECK(gnu ? write_atomic(path, gp.s, gp.len) : write_atomic(path, py.s, py.len));
-    shell_quote(pdir, q, sizeof q);
-    snprintf(cmd, sizeof cmd, "cd %s && %s > plots.log 2>&1", q,
-             gnu ? "gnuplot plots.gp" : "python3 plots.py");
-    if (system(cmd) != 0)
-        GS_FAIL(GS_ERR_INTERNAL, "%s failed drawing the plots: see %s/plots.log", tool, pdir);
-    if (out) {
-        fprintf(out, "plots (%s): %s/time_to_solution.png", tool, pdir);
-        if (npng) fprintf(out, " and %d residual plots %s/CASE-residual.png", npng, pdir);
-        fputc('\n', out);
-    }
-done:
-    gs_free(gp.s);
-    gs_free(py.s);
-    gs_free(bars.s);
     return st;
 }

@@ -1,11 +1,17 @@
 /* gs_report.h: a batch's result files (RES/case-NNN.csv, written by gs_batch) merged into a
- * comparison per case: for each format, the median over repeats of iterations, setup, solve
- * and total time, the speedup over CSR, the best format marked; as text, CSV and Markdown,
- * and PNG plots (residual against iteration and time per case, time to solution per case and
- * format) drawn by gnuplot, or by python3 with matplotlib when gnuplot is missing.
+ * comparison per case: for each format, the median, min and max over the counted repeats of
+ * iterations, setup, solve and total time, the speedup over CSR, the best format marked, what
+ * the runs record of their settings (and which settings differ between them); as text, CSV
+ * and Markdown, and PNG plots (residual against iteration and time per case; time to solution
+ * per case and format, setup stacked under solve, whiskers from min to max, a format without a
+ * converged run drawn as a red cross with its reason) drawn by gnuplot, or by python3 with
+ * matplotlib when gnuplot is missing.
  *
  * The last row of a (case, format, repeat) wins (a --force rerun replaces older ones); a torn
- * last row is ignored with a note. */
+ * last row is ignored with a note. Warmup rows (warmup = 1) are not counted. A run marker
+ * (RES/case-NNN/FORMAT-R.running) left by a process that died during the run is reported as
+ * a crashed run, unless a process holds the case's lock (runs it now). Columns are read by
+ * name: files of older versions, without the newer columns, are read as well. */
 #ifndef GS_REPORT_H
 #define GS_REPORT_H
 

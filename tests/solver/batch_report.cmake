@@ -1,0 +1,7 @@
+# solver/gs_batch and solver/gs_report: warmup runs left out of the statistics; the report's
+# min / median / max, failed and crashed runs drawn as failed, setup and solve stacked, what
+# produced each run, files of older versions read.
+gs_add_test(test_batch_warmup ${CMAKE_CURRENT_LIST_DIR}/test_batch_warmup.c LABEL cpu TIMEOUT 120)
+add_test(NAME cli_report_stats COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_report_stats.sh
+         $<TARGET_FILE:gsolve> ${CMAKE_CURRENT_BINARY_DIR}/report_stats)
+set_tests_properties(cli_report_stats PROPERTIES LABELS cpu TIMEOUT 180)
