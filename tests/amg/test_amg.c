@@ -435,6 +435,67 @@ static void test_solves(void)
     gs_csr_destroy(&A);
 }
 
+/* Every AMG option runs where A lives (issue: theta > 0 ended in a failed graph launch on the
+ * GPU): each value of each key, one at a time on top of the defaults, on a scalar problem with
+ * jumping coefficients and on 2D elasticity with its rigid-body modes, PCG to 1e-8 (the true
+ * residual). The device adds the Galerkin products by DCSR and by cuSPARSE. */
+static void test_options(gs_loc loc)
+{
+    const char *names[] = {"jumps 16^3", "elasticity 2D 24^2"};
+    for (int prob = 0; prob < 2; prob++) {
+        double *B = NULL;
+        int k = 0;
+        gs_csr *A = prob == 0 ? generate_ns("jumps", 16, 7, 1, NULL, NULL)
+                              : generate_ns("elasticity", 24, 9, 1, &B, &k);
+        if (!A) continue;
+        for (int v = 0;; v++) {
+            gs_amg_params q;
+            gs_amg_params_default(&q);
+            if (prob == 1) q.block_size = 2, q.nullspace = B, q.nullspace_k = k;
+            const char *what = NULL;
+            switch (v) {
+            case 0: what = "defaults"; break;
+            case 1: what = "theta 0", q.theta = 0.0; break;
+            case 2: what = "theta 0.1", q.theta = 0.1; break;
+            case 3: what = "theta 0.5", q.theta = 0.5; break;
+            case 4: what = "theta 0.9", q.theta = 0.9; break;
+            case 5: what = "strength symmetric, theta 0", q.strength = GS_STRENGTH_SYMMETRIC,
+                    q.theta = 0.0; break;
+            case 6: what = "strength symmetric, theta 0.05", q.strength = GS_STRENGTH_SYMMETRIC,
+                    q.theta = 0.05; break;
+            case 7: what = "filter 0", q.filter = 0; break;
+            case 8: what = "aggregation standard", q.aggregation = GS_AGG_STANDARD; break;
+            case 9: what = "cycle W", q.cycle_w = 1; break;
+            case 10: what = "smoother jacobi", q.smoother = gs_smoother_find("jacobi"); break;
+            case 11: what = "smoother l1jacobi", q.smoother = gs_smoother_find("l1jacobi"); break;
+            case 12: what = "smooth_prolongator 0", q.smooth_prolongator = 0; break;
+            case 13: what = "2+2 sweeps", q.presweeps = q.postsweeps = 2; break;
+            case 14: what = "max_levels 2", q.max_levels = 2; break;
+            case 15: what = "coarse_size 10", q.coarse_size = 10; break;
+            case 16: what = "chebyshev_degree 1", q.chebyshev_degree = 1; break;
+            case 17: what = "chebyshev_degree 6, coarse 0", q.chebyshev_degree = 6,
+                     q.coarse_chebyshev_degree = 0; break;
+            case 18: what = "chebyshev_ratio 1", q.chebyshev_ratio = 1.0; break;
+            case 19: what = "chebyshev_ratio 100", q.chebyshev_ratio = 100.0; break;
+            case 20: what = "prolongator_omega 0.5", q.prolongator_omega = 0.5; break;
+            case 21: what = "jacobi omega 0.5", q.smoother = gs_smoother_find("jacobi"),
+                     q.smoother_omega = 0.5; break;
+            case 22: what = "galerkin dcsr", q.galerkin = GS_SPGEMM_DCSR; break;
+            case 23: what = "galerkin cusparse", q.galerkin = GS_SPGEMM_CUSPARSE; break;
+            default: break;
+            }
+            if (!what) break;
+            if (v >= 22 && loc == GS_LOC_HOST) continue; /* the GPU's products */
+            double oc = 0.0, rr = 1.0;
+            int its = solve(A, loc, &q, GS_KRYLOV_CG, &oc, &rr);
+            CHECK_MSG(its > 0 && rr <= 1e-8, "%s, %s, %s: %d iterations, residual %.2e",
+                      names[prob], loc == GS_LOC_HOST ? "host" : "GPU", what, its, rr);
+        }
+        gs_free(B);
+        gs_csr_destroy(&A);
+    }
+}
+
 /* the Chebyshev smoother per level: chebyshev_degree on levels 0 and 1, coarse_chebyshev_degree
  * below, on [hi / max(chebyshev_ratio, degree^2), hi]; the stronger coarse smoother takes no
  * more iterations than the plain one where the hierarchy has such levels */
@@ -639,6 +700,7 @@ int main(int argc, char **argv)
         test_gpu_parity("rotated", 160, 9, 1);
         test_gpu_parity("elasticity", 64, 9, 1);
         test_gpu_parity("elasticity", 12, 27, 1);
+        test_options(GS_LOC_DEVICE);
         gs_csr *A = generate("poisson", 48, 7, 1);
         test_gpu_graph_cusparse("poisson 7-pt 48^3", A, 0.0, "cusparse");
         gs_csr_destroy(&A);
@@ -655,6 +717,7 @@ int main(int argc, char **argv)
     test_filter();
     test_tentative_qr();
     test_solves();
+    test_options(GS_LOC_HOST);
     test_chebyshev_levels();
     return gs_test_result("test_amg");
 }
