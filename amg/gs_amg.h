@@ -7,8 +7,12 @@
  * the folders: setup/ the per-level pipeline, coarsen/ strength, aggregation and tentative P,
  * smoothers/ one file per smoother and their registry, coarse/ the coarse solve, cycle/ the
  * cycle):
- *   1. strength: j is a strong neighbour of i when |a_ij| > theta sqrt(|a_ii a_jj|) (on the
- *      node graph, with block norms, when a grid point holds several unknowns);
+ *   1. strength (gs_amg_strength): by default "rowmax": with c_ij = -a_ij sign(a_ii), j is a
+ *      strong neighbour of i when c_ij > theta max(m_i, m_j), m_i the largest c_ik of row i:
+ *      scale-free (a 27-point row counts like a 7-point one), couplings of the diagonal's sign
+ *      are weak, and a coupling across a coefficient jump is weak for the large side's row and
+ *      so for both; "symmetric": |a_ij| > theta sqrt(|a_ii a_jj|). On the node graph, with
+ *      block norms, when a grid point holds several unknowns;
  *   2. aggregation: roots form a distance-2 maximal independent set, found in synchronous
  *      rounds from hashed priorities (deterministic: the host and the GPU find the same
  *      aggregates); each other node joins the root next to it, then the remaining ones join a
@@ -17,7 +21,10 @@
  *   3. tentative prolongator: the near-nullspace B restricted to each aggregate, orthonormalised
  *      (QR); its R factors are the next level's B;
  *   4. prolongator smoothing P = (I - omega/rho D^-1 A) P_tent, rho(D^-1 A) from a few Lanczos
- *      steps;
+ *      steps; with theta > 0 on a scalar level, A is the filtered matrix (a row's couplings at
+ *      most t x its largest dropped and lumped to the diagonal so that the near-nullspace is
+ *      kept; t = theta on level 0, a quarter of it a level below) with its own rho, which keeps
+ *      P from spreading along weak directions (Vanek, Mandel, Brezina 1996);
  *   5. R = P^T, A_c = R (A P) through gs_spgemm (DCSR row-binned on the device, or cuSPARSE, or
  *      the host product);
  *   6. every level's A, P and R converted to the SpMV format the selector picks for it
