@@ -189,8 +189,10 @@ static const key_def KEYS[] = {
      "auto: the GPU when one is present, else the host"},
     {"run.device", K_INT, F(run.device), "0", 0, 1024, NULL, "CUDA device number"},
     {"run.threads", K_INT, F(run.threads), "0", 0, 4096, NULL,
-     "host threads (0: the CPUs this process may use: its affinity mask, the cgroup's cpu.max "
-     "quota and SLURM_CPUS_PER_TASK, the smallest; OMP_NUM_THREADS when set)"},
+     "host threads (0: OMP_NUM_THREADS when set, else the CPUs this process may use, the "
+     "smallest of its affinity mask, the cgroup's CPU quota and SLURM_CPUS_PER_TASK, and one "
+     "thread per 20000 rows at most: a small solve is not shared). Waiting threads sleep "
+     "instead of spinning (gsolve sets OMP_WAIT_POLICY=PASSIVE unless it is set)"},
     {"output.csv", K_STR, F(output.csv), "", NOLIM, NULL,
      "CSV file that gets one row per run (header on first write)"},
     {"output.hdf5", K_STR, F(output.hdf5), "", NOLIM, NULL,

@@ -619,3 +619,60 @@ done:
     gs_free(t.text);
     return st;
 }
+
+/* ---- dropping rows (a batch's interrupted runs, run again) ------------------------------- */
+
+gs_status gs_results_csv_drop(const char *path, const char *column, const char *value,
+                              int64_t *dropped)
+{
+    gs_status st = GS_OK;
+    gs_csv_table t;
+    char *buf = NULL, *out = NULL, tmp[4200];
+    size_t len = 0, good = 0, n = 0, cap;
+    int tfd = -1;
+    memset(&t, 0, sizeof t);
+    *dropped = 0;
+    int fd = open(path, O_RDWR);
+    if (fd < 0 && errno == ENOENT) return GS_OK;
+    if (fd < 0) return GS_ERROR(GS_ERR_WRITE, "cannot open '%s': %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX) != 0)
+        GS_FAIL(GS_ERR_WRITE, "cannot lock '%s': %s", path, strerror(errno));
+    GS_CHECK(read_fd(fd, path, &buf, &len));
+    GS_CHECK(gs_alloc_array(len + 1, 1, "CSV fields", (void **)&t.text));
+    GS_CHECK(csv_parse(buf, len, &t, &good));
+    int col = gs_csv_table_col(&t, column);
+    for (int64_t i = 0; col >= 0 && i < t.nrows; i++)
+        *dropped += strcmp(gs_csv_table_get(&t, i, column), value) == 0;
+    if (*dropped == 0) goto done;
+    /* the rows kept, quoted as they were written, into a new file renamed over the old one */
+    cap = 2 * len + 4 * (size_t)(t.nrows + 1) * (size_t)t.ncols + 64;
+    GS_CHECK(gs_alloc_array(cap, 1, "CSV rows", (void **)&out));
+    for (int64_t i = -1; i < t.nrows; i++) {
+        if (i >= 0 && strcmp(gs_csv_table_get(&t, i, column), value) == 0) continue;
+        for (int j = 0; j < t.ncols; j++)
+            n = csv_field(out, cap, n, t.cells[(size_t)(i + 1) * (size_t)t.ncols + (size_t)j],
+                          j + 1 == t.ncols);
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    tfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (tfd < 0) GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", tmp, strerror(errno));
+    ssize_t w = write(tfd, out, n);
+    if (w < 0 || (size_t)w != n || fsync(tfd) != 0 || close(tfd) != 0) {
+        tfd = -1;
+        remove(tmp);
+        GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", tmp, w < 0 ? strerror(errno) : "short");
+    }
+    tfd = -1;
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        GS_FAIL(GS_ERR_WRITE, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    }
+done:
+    if (tfd >= 0) close(tfd);
+    close(fd);
+    gs_free(buf);
+    gs_free(out);
+    gs_free(t.cells);
+    gs_free(t.text);
+    return st;
+}

@@ -127,6 +127,12 @@ void gs_csv_table_destroy(gs_csv_table **t);
  * lock as the appends; *dropped = bytes removed (0 when the file ends cleanly or is absent). */
 gs_status gs_results_csv_repair(const char *path, int64_t *dropped);
 
+/* Remove the rows of path whose field `column` is `value` (a batch's interrupted runs before
+ * they run again), under the appends' lock; the rest is rewritten and renamed into place.
+ * *dropped = rows removed (0: the file is left as it is; absent is fine). */
+gs_status gs_results_csv_drop(const char *path, const char *column, const char *value,
+                              int64_t *dropped);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 
 #include "gs_backend.h"
 #include "gs_driver.h"
+#include "gs_host.h"
 #include "gs_mem.h"
 #include "gs_problem.h"
 #include "gs_report.h"
@@ -264,7 +265,9 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
     snprintf(marker, sizeof marker, "%s/%s.running", b->base.batch.results, stem);
     marker_write(marker, cc, ci, fmt, rep);
     gs_error_clear();
-    gs_status rs = p ? gs_driver_solve(rc, p, &run, stdout) : GS_ERR_IO;
+    /* the run's header and iteration lines at verbosity 2 or with output.monitor */
+    FILE *out = rc->output.verbosity >= 2 || rc->output.monitor > 0 ? stdout : NULL;
+    gs_status rs = p ? gs_driver_solve(rc, p, &run, out) : GS_ERR_IO;
     if (rs != GS_OK) {
         gs_str_copy(msg, sizeof msg, p ? gs_error_message() : load_err);
         if (!msg[0]) gs_str_copy(msg, sizeof msg, gs_status_str(rs));
@@ -274,7 +277,10 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
         r = run.res;
         if (rc->output.verbosity >= 2) gs_driver_print_summary(rc, p, &run, stdout);
     }
-    const char *status = rs != GS_OK ? "failed" : r.converged ? "converged" : "not_converged";
+    const char *status = rs != GS_OK                            ? "failed"
+                         : r.converged                          ? "converged"
+                         : strcmp(r.reason, "interrupted") == 0 ? "interrupted"
+                                                                : "not_converged";
     gs_results_set_context(&r, rc);
     GS_CHECK(record_run(b->base.batch.results, csv, stem, ci, fmt, rep, status, &r));
     unlink(marker); /* the row is in: no crash to tell */
@@ -293,6 +299,8 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
         printf(", repeat %d", rep);
     if (rs != GS_OK)
         printf(": failed: %s\n", msg);
+    else if (strcmp(status, "interrupted") == 0)
+        printf(": %s\n", r.reason_text);
     else if (!r.converged)
         printf(": not converged (%s) after %d its, %.1f ms\n", r.reason, r.iterations,
                1e3 * r.total_s);
@@ -316,7 +324,8 @@ static gs_status lock_case(const char *path, int *fd)
     return GS_ERROR(GS_ERR_WRITE, "another gsolve is running this case (%s is locked)", path);
 }
 
-/* The recorded rows of the case file, after cutting off a torn last row. */
+/* The recorded rows of the case file, after cutting off a torn last row and dropping the rows
+ * of interrupted runs (they run again). */
 static gs_status read_recorded(const char *csv, gs_csv_table **t)
 {
     gs_status st = GS_OK;
@@ -327,6 +336,10 @@ static gs_status read_recorded(const char *csv, gs_csv_table **t)
                 "gsolve: %s: cut off a torn last row (%lld bytes) left by an "
                 "interrupted run\n",
                 csv, (long long)dropped);
+    GS_CHECK(gs_results_csv_drop(csv, "status", "interrupted", &dropped));
+    if (dropped)
+        fprintf(stderr, "gsolve: %s: %lld interrupted run%s will run again\n", csv,
+                (long long)dropped, dropped > 1 ? "s" : "");
     GS_CHECK(gs_results_csv_read(csv, t));
     if ((*t)->ncols > 0 && gs_csv_table_col(*t, "requested_format") < 0)
         GS_FAIL(GS_ERR_INPUT,
@@ -363,12 +376,12 @@ static gs_status run_case(batch *b, int64_t ci)
     GS_CHECK(make_dir(sub));
     GS_CHECK(lock_case(lock, &lockfd));
     GS_CHECK(read_recorded(csv, &t));
-    for (int f = 0; f < b->nformats; f++) {
+    for (int f = 0; f < b->nformats && !gs_host_signal(); f++) { /* a signal stops the batch */
         format_item(b, cc, f, fmt, sizeof fmt);
         int pending = 0; /* warmups run only before counted repeats that run */
         for (int rep = 1; rep <= b->base.batch.repeats && !pending; rep++)
             pending = b->o->force || !recorded(t, cc->problem.name, fmt, rep);
-        for (int rep = -b->warmup; rep <= b->base.batch.repeats; rep++) {
+        for (int rep = -b->warmup; rep <= b->base.batch.repeats && !gs_host_signal(); rep++) {
             if (rep == 0) continue;
             b->k++;
             if (rep < 0 && !pending) continue;
@@ -457,7 +470,15 @@ gs_status gs_batch_run_warmup(const gs_config *file_cfg, const gs_batch_opts *o,
         fprintf(stderr, "gsolve: no usable GPU (%s): the batch runs on the host\n", b->host_note);
     }
     GS_CHECK(make_dir(b->base.batch.results));
-    for (int64_t ci = b->first; ci <= b->last; ci++) GS_CHECK(run_case(b, ci));
+    gs_host_catch_signals(); /* SIGINT/SIGTERM: the run under way is recorded, the batch stops */
+    for (int64_t ci = b->first; ci <= b->last && !gs_host_signal(); ci++) GS_CHECK(run_case(b, ci));
+    if (gs_host_signal()) {
+        printf("batch stopped by %s: the run under way is recorded as interrupted; gsolve %s "
+               "runs it again and the rest\n",
+               gs_host_signal_name(gs_host_signal()), file_cfg->source);
+        *exit_code = 128 + gs_host_signal();
+        goto done;
+    }
     if (b->base.output.verbosity >= 1) {
         GS_CHECK(gs_report_load(b->base.batch.results, b->first == b->last ? b->first : -1, &rep));
         putchar('\n');

@@ -4,19 +4,17 @@
 #include <math.h>
 #include <string.h>
 #include <time.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "gs_amg.h"
 #include "gs_backend.h"
-#include "gs_time.h"
+#include "gs_host.h"
 #include "gs_jacobi.h"
 #include "gs_krylov.h"
 #include "gs_mm.h"
 #include "gs_select.h"
 #include "gs_smoother.h"
 #include "gs_spmat.h"
+#include "gs_time.h"
 
 /* A in the chosen SpMV format, as the Krylov method's operator */
 typedef struct spmv_op {
@@ -215,7 +213,8 @@ done:
     return st;
 }
 
-/* Record one residual norm (and print it at verbosity >= 2). */
+/* Record one residual norm; print it every 10 iterations at verbosity 2, every one at 3, and
+ * every output.monitor. */
 static void monitor(void *ctx, int it, double rnorm)
 {
     gs_run *run = ctx;
@@ -234,9 +233,10 @@ static void monitor(void *ctx, int it, double rnorm)
     run->hist_t[run->hist_len] = gs_time_now() - run->t_solve0;
     run->hist_it[run->hist_len] = it;
     run->hist_len++;
-    if (run->verbosity >= 3 || (run->verbosity >= 2 && it % 10 == 0)) {
+    int every = run->monitor_every > 0 && it % run->monitor_every == 0;
+    if (run->out && (every || run->verbosity >= 3 || (run->verbosity >= 2 && it % 10 == 0))) {
         double bn = run->res.bnorm > 0 ? run->res.bnorm : 1.0;
-        printf("  iter %6d  residual %.6e  rel %.6e\n", it, rnorm, rnorm / bn);
+        fprintf(run->out, "  iter %6d  residual %.6e  relative %.6e\n", it, rnorm, rnorm / bn);
     }
 }
 
@@ -255,17 +255,79 @@ static void describe(const gs_config *c, const gs_problem *p, gs_result *r)
     r->read_s = p->read_s;
 }
 
-/* The reason as one word and as a sentence with the method's detail. */
+/* The reason as one word and as a sentence: "converged (...) after N iterations"; "did not
+ * converge: <why>: <the method's detail, which gives the iteration>"; "interrupted by SIGTERM at
+ * iteration N, ...". */
 static void record_reason(const gs_krylov_result *kr, gs_result *r)
 {
+    const char *phrase = gs_reason_str(kr->reason);
     gs_str_copy(r->reason, sizeof r->reason, gs_reason_name(kr->reason));
-    if (kr->detail[0])
-        snprintf(r->reason_text, sizeof r->reason_text, "%s: %s", gs_reason_str(kr->reason),
-                 kr->detail);
+    if (kr->reason == GS_STOPPED_INTERRUPTED)
+        snprintf(r->reason_text, sizeof r->reason_text, "%s by %s %s", phrase,
+                 gs_host_signal_name(gs_host_signal()), kr->detail);
+    else if (kr->reason > 0 && kr->reason != GS_CONVERGED_ZERO_RHS)
+        snprintf(r->reason_text, sizeof r->reason_text, "%s after %d iterations", phrase,
+                 kr->iterations);
+    else if (kr->detail[0])
+        snprintf(r->reason_text, sizeof r->reason_text, "%s: %s", phrase, kr->detail);
     else
-        gs_str_copy(r->reason_text, sizeof r->reason_text, gs_reason_str(kr->reason));
+        gs_str_copy(r->reason_text, sizeof r->reason_text, phrase);
     r->converged = kr->reason > 0;
     r->iterations = kr->iterations;
+}
+
+/* Negative diagonal entries of A (those stored; a missing one is not counted). */
+static int64_t negative_diagonal(const gs_csr *A)
+{
+    int64_t n = 0;
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            if (A->colind[q] == i && A->val[q] < 0) n++;
+    return n;
+}
+
+/* Add one line to the run's hints. */
+static void add_hint(gs_run *run, const char *line)
+{
+    size_t len = strlen(run->hint);
+    snprintf(run->hint + len, sizeof run->hint - len, "%s%s", len ? "\n" : "", line);
+}
+
+/* After a failed solve, what to try: GMRES or BiCGStab when CG met a matrix that is not
+ * symmetric (checked now, on the host copy: pattern and values); -A x = -b when Jacobi or AMG
+ * met negative diagonal entries; and a word when AMG made no progress. */
+static void hints(const gs_config *c, const gs_problem *p, const gs_krylov_result *kr, gs_run *run)
+{
+    char line[256];
+    const char *pc = c->solver.preconditioner;
+    int amg = strcmp(pc, "amg") == 0;
+    if (kr->reason > 0 || kr->reason == GS_STOPPED_INTERRUPTED) return;
+    if (strcmp(c->solver.type, "cg") == 0) {
+        int sym = 2;
+        if (gs_csr_symmetry(p->A, 1e-12, &sym) != GS_OK) {
+            gs_error_clear(); /* only a hint: no memory for the transpose, no hint */
+            sym = 2;
+        }
+        if (sym < 2) {
+            snprintf(line, sizeof line,
+                     "the matrix is not symmetric (%s): CG needs a symmetric positive definite "
+                     "matrix; solver.type = \"gmres\" or \"bicgstab\" solve nonsymmetric ones",
+                     sym == 1 ? "its values differ from their transposes" : "nor is its pattern");
+            add_hint(run, line);
+        }
+    }
+    int64_t neg = strcmp(pc, "jacobi") == 0 || amg ? negative_diagonal(p->A) : 0;
+    if (neg > 0) {
+        snprintf(line, sizeof line,
+                 "the diagonal has %lld negative entries (of %lld rows): %s assumes a positive "
+                 "diagonal; for a negative definite matrix solve -A x = -b",
+                 (long long)neg, (long long)p->A->rows, amg ? "AMG" : "Jacobi");
+        add_hint(run, line);
+    } else if (amg && kr->reason == GS_DIVERGED_STAGNATION) {
+        add_hint(run, "the AMG-preconditioned iteration stagnated: the AMG cycle does not reduce "
+                      "the error of this matrix (try solver.preconditioner = \"jacobi\", or "
+                      "the amg.strength, amg.theta and amg.smoother keys)");
+    }
 }
 
 /* ||b - A x|| / ||b|| recomputed from scratch (||b - A x|| when b = 0). */
@@ -306,16 +368,16 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     spmv_op aop = {NULL, 0, {NULL, NULL}};
     const gs_csr *A = p->A;
     const char *where = p->source[0] ? p->source : p->matrix;
-    (void)out;
     memset(run, 0, sizeof *run);
     run->verbosity = (int)c->output.verbosity;
+    run->out = out;
+    run->monitor_every = (int)c->output.monitor;
     describe(c, p, &run->res);
     if (A->rows != A->cols)
         GS_FAIL(GS_ERR_INPUT, "%s: the matrix is %d x %d; the solvers need a square matrix", where,
                 A->rows, A->cols);
-#ifdef _OPENMP
-    if (c->run.threads > 0) omp_set_num_threads((int)c->run.threads);
-#endif
+    run->threads =
+        gs_host_threads(c->run.threads, A->rows, run->threads_why, sizeof run->threads_why);
     GS_CHECK(choose_backend(c, &loc, &run->res));
     if (strcmp(c->spmv.format, "cusparse") == 0 && loc != GS_LOC_DEVICE)
         GS_FAIL(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and this run "
@@ -378,15 +440,22 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         .stag_window = (int)c->solver.stagnation_window,
         .monitor = monitor,
         .monitor_ctx = run,
+        .interrupt = gs_host_interrupt_flag(),
     };
     gs_krylov_result kr;
     GS_CHECK(gs_vec_nrm2(b, &run->res.bnorm));
+    if (out && run->verbosity >= 1) {
+        gs_driver_print_header(c, p, run, out);
+        fflush(out);
+    }
     run->t_solve0 = gs_time_now();
     GS_CHECK(gs_krylov_solve(&kp, &Aop, Mp, b, x, &kr));
     GS_CHECK(gs_backend_get(loc)->sync());
     run->res.solve_s = gs_time_now() - run->t_solve0;
     run->res.total_s = run->res.setup_s + run->res.solve_s;
     record_reason(&kr, &run->res);
+    hints(c, p, &kr, run);
+    gs_results_set_context(&run->res, c); /* what produced it, for the CSV row and record */
 
     GS_CHECK(true_residual(&Aop, b, x, w, run->res.bnorm, &run->res.rel_residual));
     GS_CHECK(gs_alloc_array((size_t)A->cols, sizeof(double), "solution", (void **)&run->x));
@@ -411,7 +480,7 @@ done:
     return st;
 }
 
-void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out)
+void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out)
 {
     const gs_result *r = &run->res;
     gs_row_stats rs;
@@ -420,13 +489,31 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
     fprintf(out, "          rows %lld  cols %lld  nnz %lld  per row: mean %.2f std %.2f max %d\n",
             (long long)r->rows, (long long)r->cols, (long long)r->nnz, rs.mean, rs.std, rs.max);
     fprintf(out, "          rhs %s  x0 %s\n", p->rhs, p->x0_desc);
-    fprintf(out, "solver    %s  preconditioner %s  format %s  backend %s (%s)\n", r->solver,
-            r->preconditioner, r->format, r->backend, r->device);
+    fprintf(out, "solver    %s  preconditioner %s  format %s  backend %s (%s)  threads %d (%s)\n",
+            r->solver, r->preconditioner, r->format, r->backend, r->device, run->threads,
+            run->threads_why);
     fprintf(out, "          rtol %g  atol %g  max_iters %lld", c->solver.rtol, c->solver.atol,
             (long long)c->solver.max_iters);
     if (strstr(r->solver, "gmres")) fprintf(out, "  restart %lld", (long long)c->solver.restart);
     fputc('\n', out);
-    fprintf(out, "result    %s after %d iterations\n", r->reason_text, r->iterations);
+}
+
+/* Each line of the run's hints as "hint      ..." */
+static void print_hints(const gs_run *run, FILE *out)
+{
+    for (const char *h = run->hint; *h;) {
+        size_t n = strcspn(h, "\n");
+        fprintf(out, "hint      %.*s\n", (int)n, h);
+        h += n + (h[n] == '\n');
+    }
+}
+
+void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out)
+{
+    const gs_result *r = &run->res;
+    (void)c;
+    (void)p;
+    fprintf(out, "result    %s\n", r->reason_text);
     fprintf(out, "residual  true ||b-Ax||/||b|| = %.3e\n", r->rel_residual);
     if (r->error >= 0) fprintf(out, "error     ||x-x_exact||/||x_exact|| = %.3e\n", r->error);
     fprintf(out, "time      read %.3f s  setup %.3f s  solve %.3f s  total %.3f s", r->read_s,
@@ -445,6 +532,7 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
                 "set-up %.2f ms, part of setup\n", mb, 1e3 * run->upload_s, 1e3 * run->transfer_s,
                 mb / 1e3 / run->transfer_s, 1e3 * (run->upload_s - run->transfer_s));
     }
+    print_hints(run, out);
 }
 
 gs_status gs_driver_write_outputs(const gs_config *c, const gs_run *run)

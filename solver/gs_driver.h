@@ -23,20 +23,34 @@ typedef struct gs_run {
     char *config_text;
     int verbosity;
     double t_solve0;
-    double upload_s; /* host -> device copy of A, part of setup_s */
-    double transfer_s;    /* the copy alone within upload_s */
-    double convert_s;     /* conversion of A into the SpMV format, part of setup_s */
-    char format_desc[160]; /* the format's description of the stored matrix */
+    double upload_s;         /* host -> device copy of A, part of setup_s */
+    double transfer_s;       /* the copy alone within upload_s */
+    double convert_s;        /* conversion of A into the SpMV format, part of setup_s */
+    char format_desc[160];   /* the format's description of the stored matrix */
     char format_reason[160]; /* why the selector chose it */
-    gs_amg_report *amg;    /* the AMG hierarchy's report (AMG runs), else NULL */
-    gs_level_info *levels; /* res.levels entries, res.level_info points here */
+    gs_amg_report *amg;      /* the AMG hierarchy's report (AMG runs), else NULL */
+    gs_level_info *levels;   /* res.levels entries, res.level_info points here */
+    FILE *out;               /* the header and the iteration lines go here (NULL: nowhere) */
+    int monitor_every;       /* output.monitor: an iteration line every this many (0: off) */
+    int threads;             /* host threads the run used */
+    char threads_why[96];    /* where that count came from */
+    char hint[512];          /* what to try after a failed solve, one line each ("": none) */
 } gs_run;
 
 /* Solve problem p as c says; run->res is filled (non-convergence is a result, not an error).
- * Messages about the backend choice go to stderr; progress (verbosity >= 2) to out. */
+ * Messages about the backend choice go to stderr. To out (NULL: nothing), as the run goes: the
+ * header (verbosity >= 1) once the setup is done, before the first iteration; the iteration
+ * lines (every 10 at verbosity 2, every one at 3, every output.monitor). A SIGINT or SIGTERM
+ * caught by gs_host_catch_signals stops the iterations: reason "interrupted", x and the history
+ * as far as they got. */
 gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out);
 
-/* Print the console summary of a finished run. */
+/* The header: problem, solver, preconditioner, format, backend and threads (gs_driver_solve
+ * prints it before the iterations). */
+void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out);
+
+/* Print the rest of the console summary of a finished run: result, residual, times, format
+ * and AMG details, hints. */
 void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out);
 
 /* Write the outputs the configuration names (CSV, HDF5, history, solution). */

@@ -9,17 +9,19 @@
  *   gsolve --help-config [KEY|GROUP] | --version | --help
  *
  * Exit codes: 0 converged, 3 ran but did not converge, 2 bad input/config/usage,
- * 1 runtime failure.
+ * 1 runtime failure, 130 / 143 stopped by SIGINT / SIGTERM (the run so far recorded).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gs_backend.h"
 #include "gs_batch.h"
 #include "gs_config.h"
 #include "gs_driver.h"
 #include "gs_h5.h"
+#include "gs_host.h"
 #include "gs_ij.h"
 #include "gs_mem.h"
 #include "gs_mm.h"
@@ -45,8 +47,13 @@ static void usage(FILE *f)
                "A config with batch.cases runs every (case, format, repeat): --case N (or\n"
                "SLURM_ARRAY_TASK_ID) runs case N only, --list prints the cases, --force runs\n"
                "again what is already recorded. report merges the results: tables and plots.\n"
+               "Output: the header (problem, solver, format, backend, threads) before the\n"
+               "iterations, the summary after; output.monitor = N prints the residual every N\n"
+               "iterations. SIGINT or SIGTERM stops the solve at its next iteration: the\n"
+               "summary is printed and the CSV row and HDF5 record are written (a batch stops\n"
+               "and runs that run again when started again); a second signal ends at once.\n"
                "Exit codes: 0 converged, 3 not converged, 2 bad input/config/usage, 1 runtime "
-               "failure.\n");
+               "failure,\n130 interrupted by SIGINT, 143 by SIGTERM.\n");
 }
 
 /* Print the recorded failure in one line (and its trace at verbosity >= 2); exit code. */
@@ -115,17 +122,22 @@ static int export_problem(const gs_config *c, const char *path)
     return st == GS_OK ? 0 : fail(st, (int)c->output.verbosity);
 }
 
-/* Solve with the configuration; print the summary; write the outputs. */
+/* Solve with the configuration: the header before the iterations, the summary after; write
+ * the outputs. A caught SIGINT/SIGTERM stops the solve, which is still summarised and recorded;
+ * the exit code is then 128 + the signal. */
 static int solve(const gs_config *c)
 {
     gs_problem *p = NULL;
     gs_run run;
+    char why[96];
     int verbosity = (int)c->output.verbosity;
     memset(&run, 0, sizeof run);
     gs_status st = gs_config_check(c);
     /* the GPU first: the matrix is then read into page-locked memory (one direct upload) */
     if (st == GS_OK) gs_backend_cuda_start(c->run.backend, (int)c->run.device);
+    if (st == GS_OK) gs_host_threads(c->run.threads, 0, why, sizeof why);
     if (st == GS_OK) st = gs_problem_load(c, &p);
+    if (st == GS_OK) gs_host_catch_signals();
     if (st == GS_OK) st = gs_driver_solve(c, p, &run, stdout);
     if (st != GS_OK) {
         int code = fail(st, verbosity);
@@ -137,8 +149,15 @@ static int solve(const gs_config *c)
     fflush(stdout);
     st = gs_driver_write_outputs(c, &run);
     int code = st != GS_OK ? fail(st, verbosity) : run.res.converged ? 0 : EXIT_NOT_CONVERGED;
-    if (code == EXIT_NOT_CONVERGED)
-        fprintf(stderr, "gsolve: did not converge: %s\n", run.res.reason_text);
+    if (code == EXIT_NOT_CONVERGED) {
+        fprintf(stderr, "gsolve: %s\n", run.res.reason_text);
+        for (const char *h = run.hint; *h;) {
+            size_t n = strcspn(h, "\n");
+            fprintf(stderr, "gsolve: hint: %.*s\n", (int)n, h);
+            h += n + (h[n] == '\n');
+        }
+    }
+    if (gs_host_signal()) code = 128 + gs_host_signal();
     gs_run_release(&run);
     gs_problem_destroy(&p);
     return code;
@@ -243,9 +262,27 @@ static int print_config(const gs_config *file_cfg, gs_batch_opts *o, int argc, c
     return code;
 }
 
+/* A waiting OpenMP thread spins (libgomp: 300,000 turns) against whatever else runs on the
+ * node; OMP_WAIT_POLICY=PASSIVE makes it sleep. libgomp reads the variable when it is loaded,
+ * before main, so gsolve sets it and runs itself again, once (a value the user set is kept; if
+ * the new start fails, this one goes on as it is). */
+static void passive_wait(char **argv)
+{
+#ifdef _OPENMP
+    if (getenv("OMP_WAIT_POLICY") || setenv("OMP_WAIT_POLICY", "PASSIVE", 1) != 0) return;
+    execv("/proc/self/exe", argv);
+    unsetenv("OMP_WAIT_POLICY");
+#else
+    (void)argv;
+#endif
+}
+
 int main(int argc, char **argv)
 {
     gs_config c;
+    passive_wait(argv);
+    /* under SLURM or a pipe, each line as it is written (the header before a long solve) */
+    if (!isatty(STDOUT_FILENO)) setvbuf(stdout, NULL, _IOLBF, 0);
     const char *config_path = NULL, *inspect_path = NULL, *export_path = NULL;
     int list = 0, batch_opt = 0, print_cfg = 0;
     gs_batch_opts bo = {-1, 0, NULL, 0};

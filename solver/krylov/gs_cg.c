@@ -21,10 +21,7 @@ static int check_rz(gs_krylov_state *k, double rz, int it)
         return 1;
     }
     if (rz < 0.0) {
-        gs_krylov_end(k, GS_DIVERGED_INDEFINITE_PC,
-                      "r.z = %.3e < 0 at iteration %d: the preconditioner is not positive "
-                      "definite",
-                      rz, it);
+        gs_krylov_end(k, GS_DIVERGED_INDEFINITE_PC, "r.z = %.3e < 0 at iteration %d", rz, it);
         return 1;
     }
     if (rz == 0.0) {
@@ -45,9 +42,7 @@ static int check_pq(gs_krylov_state *k, double pq, int it)
         return 1;
     }
     if (pq <= 0.0) {
-        gs_krylov_end(k, GS_DIVERGED_INDEFINITE_MATRIX,
-                      "p.Ap = %.3e <= 0 at iteration %d: the matrix is not positive definite", pq,
-                      it);
+        gs_krylov_end(k, GS_DIVERGED_INDEFINITE_MATRIX, "p.Ap = %.3e <= 0 at iteration %d", pq, it);
         return 1;
     }
     return 0;

@@ -229,6 +229,7 @@ static gs_status cycle(gs_krylov_state *k, gmres_ws *w, double beta, int *it, in
         double rnorm = fabs(w->g[j]);
         if (gs_krylov_step(k, *it, rnorm)) {
             *out = CYCLE_END;
+            if (k->res->reason == GS_STOPPED_INTERRUPTED) break; /* x gets this cycle's part */
             goto done; /* NaN/Inf: leave x as it was at the restart */
         }
         if (happy || gs_krylov_met(k, rnorm)) {

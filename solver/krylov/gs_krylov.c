@@ -23,6 +23,7 @@ const char *gs_reason_name(gs_reason r)
     case GS_DIVERGED_INDEFINITE_MATRIX: return "indefinite_matrix";
     case GS_DIVERGED_INDEFINITE_PC: return "indefinite_preconditioner";
     case GS_DIVERGED_STAGNATION: return "stagnation";
+    case GS_STOPPED_INTERRUPTED: return "interrupted";
     }
     return "unknown";
 }
@@ -41,6 +42,7 @@ const char *gs_reason_str(gs_reason r)
     case GS_DIVERGED_INDEFINITE_PC:
         return "did not converge: preconditioner is not positive definite";
     case GS_DIVERGED_STAGNATION: return "did not converge: stagnation";
+    case GS_STOPPED_INTERRUPTED: return "interrupted";
     }
     return "unknown reason";
 }
@@ -108,6 +110,16 @@ static int check_finite(gs_krylov_state *k, int it, double rnorm)
     return 1;
 }
 
+/* The caller's interrupt flag raised: stop here (unless this residual meets the bound: then the
+ * claim is confirmed first, and the next step stops) */
+static int check_interrupt(gs_krylov_state *k, int it, double rnorm)
+{
+    if (!k->p->interrupt || !*k->p->interrupt || gs_krylov_met(k, rnorm)) return 0;
+    gs_krylov_end(k, GS_STOPPED_INTERRUPTED, "at iteration %d, relative residual %.3e", it,
+                  rnorm / k->res->bnorm);
+    return 1;
+}
+
 int gs_krylov_start(gs_krylov_state *k, double rnorm0)
 {
     k->res->rnorm0 = k->res->rnorm = rnorm0;
@@ -123,7 +135,7 @@ int gs_krylov_start(gs_krylov_state *k, double rnorm0)
         gs_krylov_converged(k, rnorm0);
         return 1;
     }
-    return 0;
+    return check_interrupt(k, 0, rnorm0);
 }
 
 int gs_krylov_step(gs_krylov_state *k, int it, double rnorm)
@@ -131,7 +143,18 @@ int gs_krylov_step(gs_krylov_state *k, int it, double rnorm)
     k->res->iterations = it;
     k->res->rnorm = rnorm;
     if (k->p->monitor) k->p->monitor(k->p->monitor_ctx, it, rnorm);
-    return check_finite(k, it, rnorm);
+    return check_finite(k, it, rnorm) || check_interrupt(k, it, rnorm);
+}
+
+/* "relative residual 3.2e-05 > rtol 1e-08", or the absolute form when atol is the bound */
+static void bound_text(const gs_krylov_state *k, double rnorm, const char *what, char *out,
+                       size_t len)
+{
+    double bn = k->res->bnorm;
+    if (k->p->rtol * bn >= k->p->atol)
+        snprintf(out, len, "relative %s %.3e > rtol %g", what, rnorm / bn, k->p->rtol);
+    else
+        snprintf(out, len, "%s %.3e > atol %g", what, rnorm, k->p->atol);
 }
 
 gs_status gs_krylov_confirm(gs_krylov_state *k, gs_vec *r, int *ended)
@@ -152,10 +175,12 @@ gs_status gs_krylov_confirm(gs_krylov_state *k, gs_vec *r, int *ended)
         k->replacements = tnorm < 0.5 * k->refuted ? 1 : k->replacements + 1;
         k->refuted = fmin(tnorm, k->refuted);
         if (k->replacements < GS_KRYLOV_MAX_REPLACEMENTS) return GS_OK;
+        char b[96];
+        bound_text(k, tnorm, "true residual", b, sizeof b);
         gs_krylov_end(k, GS_DIVERGED_STAGNATION,
-                      "true residual %.3e does not reach the tolerance %.3e (attainable "
-                      "accuracy)",
-                      tnorm, k->tol);
+                      "%s after %d iterations: the recurrence claims convergence that the true "
+                      "residual refutes (attainable accuracy)",
+                      b, k->res->iterations);
         *ended = 1;
     }
 done:
@@ -176,17 +201,25 @@ int gs_krylov_stagnated(gs_krylov_state *k, int it, double rnorm)
     if (w <= 0 || !k->stag_armed) return 0;
     if (it / 4 > w) w = it / 4;
     if (it - k->stag_it < w) return 0;
-    gs_krylov_end(k, GS_DIVERGED_STAGNATION,
-                  "residual %.3e has not dropped 0.1%% below %.3e (iteration %d) in %d "
-                  "iterations",
-                  rnorm, k->stag_ref, k->stag_it, w);
+    double bn = k->res->bnorm;
+    if (k->stag_it == 0)
+        gs_krylov_end(k, GS_DIVERGED_STAGNATION,
+                      "relative residual %.3e after %d iterations, never 0.1%% below its start "
+                      "%.3e: the preconditioned operator makes no progress",
+                      rnorm / bn, it, k->stag_ref / bn);
+    else
+        gs_krylov_end(k, GS_DIVERGED_STAGNATION,
+                      "relative residual %.3e after %d iterations, not 0.1%% below %.3e (reached "
+                      "at iteration %d) in the last %d",
+                      rnorm / bn, it, k->stag_ref / bn, k->stag_it, it - k->stag_it);
     return 1;
 }
 
 void gs_krylov_max_iters(gs_krylov_state *k)
 {
-    gs_krylov_end(k, GS_DIVERGED_MAX_ITERS, "residual %.3e after %d iterations, target %.3e",
-                  k->res->rnorm, k->res->iterations, k->tol);
+    char b[96];
+    bound_text(k, k->res->rnorm, "residual", b, sizeof b);
+    gs_krylov_end(k, GS_DIVERGED_MAX_ITERS, "%s after %d iterations", b, k->res->iterations);
 }
 
 /* ---- the driver ---- */

@@ -9,6 +9,8 @@
 #ifndef GS_KRYLOV_H
 #define GS_KRYLOV_H
 
+#include <signal.h>
+
 #include "gs_linop.h"
 #include "gs_vec.h"
 
@@ -57,10 +59,13 @@ typedef enum gs_reason {
     GS_DIVERGED_NAN = -3,
     GS_DIVERGED_INDEFINITE_MATRIX = -4,
     GS_DIVERGED_INDEFINITE_PC = -5,
-    GS_DIVERGED_STAGNATION = -6
+    GS_DIVERGED_STAGNATION = -6,
+    GS_STOPPED_INTERRUPTED = -7 /* the caller's interrupt flag was raised (a signal): x holds
+                                   the iterate reached */
 } gs_reason;
 
-/* A one-word name for CSV files ("rtol", "max_iters", ...) and a phrase for people. */
+/* A one-word name for CSV files ("rtol", "max_iters", ...) and a phrase for people (the
+ * negative ones but interrupted start "did not converge: "). */
 const char *gs_reason_name(gs_reason r);
 const char *gs_reason_str(gs_reason r);
 
@@ -74,6 +79,9 @@ typedef struct gs_krylov_params {
     /* called with iteration 0 (initial residual) and after every iteration, may be NULL */
     void (*monitor)(void *ctx, int iteration, double rnorm);
     void *monitor_ctx;
+    /* read at the start and after every iteration: nonzero stops the solve there with
+       GS_STOPPED_INTERRUPTED (a flag a signal handler sets; borrowed, may be NULL) */
+    const volatile sig_atomic_t *interrupt;
 } gs_krylov_params;
 
 typedef struct gs_krylov_result {

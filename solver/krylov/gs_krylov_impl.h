@@ -2,8 +2,9 @@
  * driver and these helpers; gs_cg.c, gs_bicgstab.c and gs_gmres.c hold one method each).
  *
  * Every method follows the same protocol:
- *   r = b - A x0 (gs_krylov_residual), gs_krylov_start: monitor(0), NaN / already converged;
- *   each iteration: gs_krylov_step (records it, monitor, NaN check); when the recursive residual
+ *   r = b - A x0 (gs_krylov_residual), gs_krylov_start: monitor(0), NaN / already converged /
+ *   interrupt flag; each iteration: gs_krylov_step (records it, monitor, NaN check, the
+ *   interrupt flag: x must then hold the iterate reached); when the recursive residual
  *   meets the bound, gs_krylov_confirm computes the true residual and either reports convergence
  *   or hands back b - A x to restart the recurrence from (residual replacement); otherwise
  *   gs_krylov_stagnated; after the last iteration gs_krylov_max_iters.
@@ -46,10 +47,13 @@ gs_status gs_krylov_apply_M(const gs_krylov_state *k, const gs_vec *x, gs_vec *y
 /* r = b - A x, *rnorm = ||r|| */
 gs_status gs_krylov_residual(const gs_krylov_state *k, gs_vec *r, double *rnorm);
 
-/* Record ||r0||, call monitor(0); ends the solve on NaN/Inf or an already converged guess. */
+/* Record ||r0||, call monitor(0); ends the solve on NaN/Inf, an already converged guess or a
+ * raised interrupt flag. */
 int gs_krylov_start(gs_krylov_state *k, double rnorm0);
 
-/* Record iteration `it` with residual norm rnorm, call the monitor; ends on NaN/Inf. */
+/* Record iteration `it` with residual norm rnorm, call the monitor; ends on NaN/Inf, and with
+ * GS_STOPPED_INTERRUPTED when the caller's interrupt flag is up (unless rnorm meets the bound:
+ * that claim is confirmed first). */
 int gs_krylov_step(gs_krylov_state *k, int it, double rnorm);
 
 /* 1 when rnorm meets max(rtol*||b||, atol) */

@@ -32,6 +32,13 @@ for sig in KILL TERM; do
     echo "SIG$sig: exit $code after $n of $runs runs"
     [ "$n" -lt $runs ] || echo "note: the batch finished before the kill; the rerun check still runs"
     check_files "$R"
+    nint=$(unquote "$R"/case-*.csv | grep -v '^case,' | grep -c ',interrupted,')
+    if [ $sig = TERM ] && [ "$n" -lt $runs ]; then
+        # SIGTERM: the run under way is recorded as interrupted, the batch stops with 143
+        [ $code = 143 ] || fail "SIGTERM: exit $code, expected 143"
+        grep -q '^batch stopped by SIGTERM' "$W/$sig.log" || fail "SIGTERM: the batch did not say it stopped"
+        [ "$nint" -le 1 ] || fail "SIGTERM: $nint runs recorded as interrupted"
+    fi
     # a row cut short, as a crash in the middle of a write leaves it
     printf 'p40,poisson 3D 7-point 40^3,64000,438400,cg,jac' >> "$R/case-000.csv"
     "$G" report "$R" --no-plots > "$W/$sig.report" 2>&1 || fail "report over a torn file"
@@ -39,6 +46,9 @@ for sig in KILL TERM; do
     out=$("$G" "$SRC/batch_kill.cfg" --set batch.results="$R" 2>&1); code=$?
     [ $code = 0 ] || { echo "$out"; fail "rerun after SIG$sig: exit $code"; }
     echo "$out" | grep -q 'cut off a torn last row' || fail "the torn row was not reported"
+    if [ "$nint" = 1 ]; then
+        echo "$out" | grep -q '1 interrupted run will run again' || fail "the interrupted run was not run again"
+    fi
     check_files "$R"
     [ "$(rows "$R")" = $runs ] || fail "after the rerun: $(rows "$R") rows, expected $runs"
     dups=$(unquote "$R"/case-*.csv | grep -v '^case,' | awk -F, '{ print $1, $31, $32 }' | sort | uniq -d)

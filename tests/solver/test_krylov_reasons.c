@@ -47,7 +47,7 @@ static void test_cg_indefinite(void)
     A = mat_lap1d(N, -1.0);
     fill_rand(b, N, 1);
     r = ends("negative definite", p, A, 0, b, NULL, NULL, GS_DIVERGED_INDEFINITE_MATRIX,
-             "not positive definite");
+             "<= 0 at iteration 1");
     CHECK(r.iterations == 1);
     /* With Jacobi, M^-1 = D^-1 is negative definite too: r.z = r.D^-1 r < 0 is seen before
      * the first product with A (M^-1 A is in fact SPD, but CG needs M SPD), so the
@@ -240,6 +240,53 @@ static void test_args(void)
     CHECK(gs_mem_live() == live);
 }
 
+/* A signal handler's flag, raised by the monitor at iteration `at` (0: before the solve) */
+typedef struct stopper {
+    volatile sig_atomic_t flag;
+    int at;
+    double bnorm, last; /* the residual norm of the last monitor call */
+} stopper;
+
+static void stop_cb(void *ctx, int it, double rnorm)
+{
+    stopper *s = ctx;
+    s->last = rnorm;
+    if (it == s->at) s->flag = SIGTERM;
+}
+
+/* The interrupt flag stops every method after the iteration it is raised in (or at once when
+ * raised before), with x the iterate reached: its true residual is the last one monitored. */
+static void test_interrupt(void)
+{
+    enum { N = 24 };
+    double b[N * N], x[N * N];
+    fill_rand(b, N * N, 5);
+    for (int t = GS_KRYLOV_CG; t <= GS_KRYLOV_FGMRES; t++) {
+        gs_csr *A = mat_cd2d(N, t == GS_KRYLOV_CG ? 0.0 : 1.0, 0.5);
+        for (int jac = 0; jac <= 1; jac++)
+            for (int at = 0; at <= 7; at += 7) {
+                long live = gs_mem_live();
+                stopper s = {.flag = at == 0 ? SIGINT : 0, .at = at > 0 ? at : -1};
+                gs_krylov_params p = kparams((gs_krylov_type)t, 1e-12, 500);
+                gs_krylov_result r;
+                p.monitor = stop_cb;
+                p.monitor_ctx = &s;
+                p.interrupt = &s.flag;
+                CHECK_OK(kry_solve(&p, A, jac, b, NULL, x, &r));
+                CHECK_MSG(r.reason == GS_STOPPED_INTERRUPTED && r.iterations == at,
+                          "%s jacobi %d, flag at %d: %s after %d iterations", kname(p.type), jac,
+                          at, gs_reason_name(r.reason), r.iterations);
+                double rel = true_relres(A, b, x), mon = s.last / r.bnorm;
+                CHECK_MSG(at == 0 ? rel == 1.0 : rel < 0.9 && fabs(rel - mon) <= 1e-6 * mon,
+                          "%s jacobi %d, stopped at %d: x's residual %.6e, monitored %.6e",
+                          kname(p.type), jac, at, rel, mon);
+                CHECK(strstr(r.detail, "at iteration") != NULL);
+                CHECK(gs_mem_live() == live);
+            }
+        gs_csr_destroy(&A);
+    }
+}
+
 static void test_names(void)
 {
     const gs_reason all[] = {GS_REASON_NONE,
@@ -251,7 +298,8 @@ static void test_names(void)
                              GS_DIVERGED_NAN,
                              GS_DIVERGED_INDEFINITE_MATRIX,
                              GS_DIVERGED_INDEFINITE_PC,
-                             GS_DIVERGED_STAGNATION};
+                             GS_DIVERGED_STAGNATION,
+                             GS_STOPPED_INTERRUPTED};
     const char *names[] = {"none",
                            "rtol",
                            "atol",
@@ -261,13 +309,16 @@ static void test_names(void)
                            "nan",
                            "indefinite_matrix",
                            "indefinite_preconditioner",
-                           "stagnation"};
-    for (int i = 0; i < 10; i++) {
+                           "stagnation",
+                           "interrupted"};
+    for (int i = 0; i < 11; i++) {
         CHECK(strcmp(gs_reason_name(all[i]), names[i]) == 0);
         const char *s = gs_reason_str(all[i]);
         CHECK(all[i] <= 0 || strncmp(s, "converged", 9) == 0);
-        CHECK(all[i] >= 0 || strncmp(s, "did not converge", 16) == 0);
+        CHECK(all[i] >= 0 || all[i] == GS_STOPPED_INTERRUPTED ||
+              strncmp(s, "did not converge", 16) == 0);
     }
+    CHECK(strcmp(gs_reason_str(GS_STOPPED_INTERRUPTED), "interrupted") == 0);
 }
 
 int main(void)
@@ -282,6 +333,7 @@ int main(void)
     test_stagnation();
     test_attainable();
     test_args();
+    test_interrupt();
     test_names();
     CHECK(gs_mem_live() == live);
     return gs_test_result("test_krylov_reasons");

@@ -92,9 +92,7 @@ static void test_indefinite_jacobi(void)
     gs_krylov_result r = solve("indefinite, positive diagonal, Jacobi", GS_KRYLOV_CG, A, 1, b, x);
     CHECK_MSG(r.reason == GS_DIVERGED_INDEFINITE_MATRIX && r.iterations == 2, "%s after %d",
               gs_reason_name(r.reason), r.iterations);
-    CHECK_MSG(strstr(r.detail, "p.Ap = -1.200e+01 <= 0 at iteration 2: the matrix is not positive "
-                               "definite"),
-              "detail: %s", r.detail);
+    CHECK_MSG(strstr(r.detail, "p.Ap = -1.200e+01 <= 0 at iteration 2"), "detail: %s", r.detail);
     /* GMRES solves it: the matrix is nonsingular */
     r = solve("indefinite, positive diagonal, Jacobi", GS_KRYLOV_GMRES, A, 1, b, x);
     CHECK(r.reason == GS_CONVERGED_RTOL && true_relres(A, b, x) <= 1e-10);
