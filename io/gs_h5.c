@@ -5,6 +5,7 @@
  * Only the HDF5 1.10 API is used (H5*2 names, H5Oopen + H5Iget_type instead of H5Oget_info).
  */
 #include "gs_h5.h"
+#include "gs_h5_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,7 +74,7 @@ static herr_t why_walk(unsigned n, const H5E_error2_t *e, void *data)
 
 /* What HDF5 said about its last failure, in one line (per-thread buffer); clears HDF5's
  * error stack. */
-static const char *h5_why(void)
+const char *gs_h5_why(void)
 {
     static _Thread_local char buf[WHY_CAP];
     const size_t len = sizeof buf;
@@ -139,7 +140,8 @@ static gs_status open_group(h5src *s)
         s->grp[i] = c;
     }
     s->group = H5Oopen(s->file, s->grp, H5P_DEFAULT);
-    if (s->group < 0) GS_FAIL(GS_ERR_IO, "%s:%s: cannot open group: %s", s->path, s->grp, h5_why());
+    if (s->group < 0)
+        GS_FAIL(GS_ERR_IO, "%s:%s: cannot open group: %s", s->path, s->grp, gs_h5_why());
     if (H5Iget_type(s->group) != H5I_GROUP)
         GS_FAIL(GS_ERR_INPUT, "%s:%s is not a group: expected the group holding the matrix",
                 s->path, s->grp);
@@ -165,9 +167,9 @@ static gs_status src_open(h5src *s, const char *path, const char *group)
         GS_FAIL(GS_ERR_IO, "cannot open '%s': it is a directory", path);
     htri_t is = H5Fis_hdf5(path);
     if (is == 0) GS_FAIL(GS_ERR_INPUT, "%s: not an HDF5 file", path);
-    if (is < 0) GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, h5_why());
+    if (is < 0) GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, gs_h5_why());
     s->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (s->file < 0) GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, h5_why());
+    if (s->file < 0) GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, gs_h5_why());
     GS_CHECK(open_group(s));
 done:
     return st;
@@ -188,7 +190,7 @@ static gs_status exists(h5src *s, const char *name, int attr, int *yes)
     htri_t e = attr ? H5Aexists(s->group, name) : H5Lexists(s->group, name, H5P_DEFAULT);
     if (e < 0)
         GS_FAIL(GS_ERR_IO, AT ": cannot look up %s%s: %s", AT_ARGS(s, ""), attr ? "attribute " : "",
-                name, h5_why());
+                name, gs_h5_why());
     *yes = e > 0;
 done:
     return st;
@@ -201,18 +203,18 @@ static gs_status open_1d(h5src *s, const char *name, int vec2d, hid_t *dset, int
     hid_t obj = NO_ID, type = NO_ID, space = NO_ID;
     hsize_t d[H5S_MAX_RANK];
     obj = H5Oopen(s->group, name, H5P_DEFAULT);
-    if (obj < 0) GS_FAIL(GS_ERR_IO, AT ": cannot open: %s", AT_ARGS(s, name), h5_why());
+    if (obj < 0) GS_FAIL(GS_ERR_IO, AT ": cannot open: %s", AT_ARGS(s, name), gs_h5_why());
     if (H5Iget_type(obj) != H5I_DATASET)
         GS_FAIL(GS_ERR_INPUT, AT " is a group or named type: expected a dataset", AT_ARGS(s, name));
     if ((type = H5Dget_type(obj)) < 0 || (space = H5Dget_space(obj)) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot query: %s", AT_ARGS(s, name), h5_why());
+        GS_FAIL(GS_ERR_IO, AT ": cannot query: %s", AT_ARGS(s, name), gs_h5_why());
     H5T_class_t cls = H5Tget_class(type);
     if (cls != H5T_INTEGER && cls != H5T_FLOAT)
         GS_FAIL(GS_ERR_INPUT, AT " has HDF5 class %s: expected integer or floating-point numbers",
                 AT_ARGS(s, name), class_name(cls));
     int nd = H5Sget_simple_extent_ndims(space);
     if (nd < 0 || H5Sget_simple_extent_dims(space, d, NULL) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot query: %s", AT_ARGS(s, name), h5_why());
+        GS_FAIL(GS_ERR_IO, AT ": cannot query: %s", AT_ARGS(s, name), gs_h5_why());
     if (nd == 1)
         *len = (int64_t)d[0];
     else if (nd == 2 && vec2d && (d[0] == 1 || d[1] == 1))
@@ -240,7 +242,7 @@ static gs_status read_all(h5src *s, const char *name, hid_t dset, hid_t memtype,
     void *buf = NULL;
     GS_CHECK(gs_alloc_array((size_t)len, 8, name, &buf));
     if (len > 0 && H5Dread(dset, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot read: %s", AT_ARGS(s, name), h5_why());
+        GS_FAIL(GS_ERR_IO, AT ": cannot read: %s", AT_ARGS(s, name), gs_h5_why());
     *out = buf;
     buf = NULL;
 done:
@@ -284,13 +286,15 @@ static gs_status attr_str_value(h5src *s, const char *name, hid_t attr, hid_t ty
     if (H5Tis_variable_str(type) > 0) {
         if ((mem = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mem, H5T_VARIABLE) < 0 ||
             H5Tset_cset(mem, H5Tget_cset(type)) < 0 || H5Aread(attr, mem, &vl) < 0)
-            GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name, h5_why());
+            GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name,
+                    gs_h5_why());
         snprintf(buf, cap, "%s", vl ? vl : "");
     } else {
         size_t sz = H5Tget_size(type);
         GS_CHECK(gs_alloc_array(sz + 1, 1, "HDF5 string attribute", (void **)&fx));
         if (H5Aread(attr, type, fx) < 0)
-            GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name, h5_why());
+            GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name,
+                    gs_h5_why());
         fx[sz] = '\0';
         while (sz > 0 && fx[sz - 1] == ' ') fx[--sz] = '\0'; /* space-padded strings */
         snprintf(buf, cap, "%s", fx);
@@ -311,7 +315,7 @@ static gs_status attr_read(h5src *s, const char *name, int want, const char *wha
     hid_t attr = NO_ID, type = NO_ID, space = NO_ID;
     if ((attr = H5Aopen(s->group, name, H5P_DEFAULT)) < 0 || (type = H5Aget_type(attr)) < 0 ||
         (space = H5Aget_space(attr)) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot open attribute %s: %s", AT_ARGS(s, ""), name, h5_why());
+        GS_FAIL(GS_ERR_IO, AT ": cannot open attribute %s: %s", AT_ARGS(s, ""), name, gs_h5_why());
     H5T_class_t cls = H5Tget_class(type);
     if (cls != (v ? H5T_INTEGER : H5T_STRING))
         GS_FAIL(GS_ERR_INPUT, AT ": attribute %s has HDF5 class %s: expected %s", AT_ARGS(s, ""),
@@ -322,7 +326,7 @@ static gs_status attr_read(h5src *s, const char *name, int want, const char *wha
                 name, (long long)n, want, what);
     if (!v) GS_CHECK(attr_str_value(s, name, attr, type, buf, cap));
     if (v && H5Aread(attr, H5T_NATIVE_INT64, v) < 0)
-        GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name, h5_why());
+        GS_FAIL(GS_ERR_IO, AT ": cannot read attribute %s: %s", AT_ARGS(s, ""), name, gs_h5_why());
 done:
     CLOSE_ID(H5Aclose, attr);
     CLOSE_ID(H5Tclose, type);
@@ -533,21 +537,53 @@ done:
     return st;
 }
 
+/* No group given and none at the root: the file's one matrix group (s reopened there,
+ * *found = 1); several are an error naming them; none leaves the root (its error follows). */
+static gs_status find_group(h5src *s, int *found)
+{
+    gs_status st = GS_OK;
+    char groups[8][GS_H5_PATH], list[8 * (GS_H5_PATH + 2)] = "";
+    int n = 0;
+    *found = 0;
+    if (gs_h5_is_sparse_group(s->group)) return GS_OK;
+    GS_CHECK(gs_h5_find_matrices(s->path, groups, 8, &n));
+    if (n == 0) goto done;
+    for (int i = 0; i < n && i < 8; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", groups[i]);
+    if (n > 1)
+        GS_FAIL(GS_ERR_INPUT,
+                "%s holds %d sparse matrices (%s%s): choose one with problem.group, e.g. "
+                "--set problem.group=%s",
+                s->path, n, list, n > 8 ? ", ..." : "", groups[0]);
+    const char *path = s->path;
+    src_close(s);
+    GS_CHECK(src_open(s, path, groups[0]));
+    *found = 1;
+done:
+    return st;
+}
+
 gs_status gs_h5_read(const char *path, const char *group, gs_csr **A, gs_h5_info *info)
 {
     /* file -> layout -> arrays -> checks -> CSR */
     gs_status st = GS_OK;
     h5src s = {NULL, NULL, NO_ID, NO_ID};
     h5mat m;
+    int found = 0;
     memset(&m, 0, sizeof m);
     if (!A) return GS_ERROR(GS_ERR_ARG, "gs_h5_read: no output matrix given");
     *A = NULL;
     GS_CHECK(src_open(&s, path, group));
+    if (!group || !*group) GS_CHECK(find_group(&s, &found));
     GS_CHECK(find_layout(&s, &m));
     GS_CHECK(read_arrays(&s, &m));
     GS_CHECK(check_arrays(&s, &m));
     GS_CHECK(build(&m, A));
-    if (info) snprintf(info->layout, sizeof info->layout, "%s", layout_names[m.layout]);
+    if (info) {
+        snprintf(info->layout, sizeof info->layout, "%s", layout_names[m.layout]);
+        snprintf(info->group, sizeof info->group, "%s", s.grp);
+        info->found = found;
+    }
 done:
     gs_free(m.ptr);
     gs_free(m.idx);
@@ -598,13 +634,13 @@ static gs_status write_1d(hid_t loc, const char *file, const char *name, hid_t f
     hid_t space = NO_ID, lcpl = NO_ID, dset = NO_ID;
     hsize_t dim = (hsize_t)n;
     if (H5Lexists(loc, name, H5P_DEFAULT) > 0 && H5Ldelete(loc, name, H5P_DEFAULT) < 0)
-        GS_FAIL(GS_ERR_WRITE, "%s: cannot replace dataset %s: %s", file, name, h5_why());
+        GS_FAIL(GS_ERR_WRITE, "%s: cannot replace dataset %s: %s", file, name, gs_h5_why());
     H5Eclear2(H5E_DEFAULT);
     if ((space = H5Screate_simple(1, &dim, NULL)) < 0 || (lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
         H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
         (dset = H5Dcreate2(loc, name, ftype, space, lcpl, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
         (n > 0 && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0))
-        GS_FAIL(GS_ERR_WRITE, "%s: cannot write dataset %s: %s", file, name, h5_why());
+        GS_FAIL(GS_ERR_WRITE, "%s: cannot write dataset %s: %s", file, name, gs_h5_why());
 done:
     CLOSE_ID(H5Dclose, dset);
     CLOSE_ID(H5Pclose, lcpl);
@@ -623,7 +659,7 @@ static gs_status write_attr(hid_t loc, const char *file, const char *name, hid_t
     if (space < 0 || (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0) ||
         (attr = H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
         H5Awrite(attr, mtype, v) < 0)
-        GS_FAIL(GS_ERR_WRITE, "%s: cannot write attribute %s: %s", file, name, h5_why());
+        GS_FAIL(GS_ERR_WRITE, "%s: cannot write attribute %s: %s", file, name, gs_h5_why());
 done:
     CLOSE_ID(H5Aclose, attr);
     CLOSE_ID(H5Sclose, space);
@@ -636,7 +672,7 @@ static gs_status write_attr_str(hid_t loc, const char *file, const char *name, c
     gs_status st = GS_OK;
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)
-        GS_FAIL(GS_ERR_WRITE, "%s: cannot write attribute %s: %s", file, name, h5_why());
+        GS_FAIL(GS_ERR_WRITE, "%s: cannot write attribute %s: %s", file, name, gs_h5_why());
     GS_CHECK(write_attr(loc, file, name, t, t, &value, 0));
 done:
     CLOSE_ID(H5Tclose, t);
@@ -655,7 +691,7 @@ static gs_status out_group(hid_t file, const char *path, const char *g, hid_t *o
         *out = H5Gcreate2(file, g, lcpl, H5P_DEFAULT, H5P_DEFAULT);
     else
         *out = NO_ID;
-    if (*out < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot create group %s: %s", path, g, h5_why());
+    if (*out < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot create group %s: %s", path, g, gs_h5_why());
 done:
     CLOSE_ID(H5Pclose, lcpl);
     return st;
@@ -680,7 +716,7 @@ gs_status gs_h5_write_problem(const char *path, const char *group, const gs_csr 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     GS_CHECK(norm_group(group, &g));
     file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0) GS_FAIL(GS_ERR_WRITE, "cannot create '%s': %s", path, h5_why());
+    if (file < 0) GS_FAIL(GS_ERR_WRITE, "cannot create '%s': %s", path, gs_h5_why());
     created = 1;
     GS_CHECK(out_group(file, path, g, &grp));
     int64_t shape[2] = {A->rows, A->cols};
@@ -695,7 +731,7 @@ gs_status gs_h5_write_problem(const char *path, const char *group, const gs_csr 
     CLOSE_ID(H5Gclose, grp);
     herr_t e = H5Fclose(file);
     file = NO_ID;
-    if (e < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot close: %s", path, h5_why());
+    if (e < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot close: %s", path, gs_h5_why());
 done:
     CLOSE_ID(H5Gclose, grp);
     CLOSE_ID(H5Fclose, file);
@@ -739,7 +775,7 @@ gs_status gs_h5_record_open(const char *path, gs_h5_record **out)
     memcpy(r->path, path, n + 1);
     snprintf(r->tmp, n + 5, "%s.tmp", path);
     r->file = H5Fcreate(r->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (r->file < 0) GS_FAIL(GS_ERR_WRITE, "cannot create '%s': %s", r->tmp, h5_why());
+    if (r->file < 0) GS_FAIL(GS_ERR_WRITE, "cannot create '%s': %s", r->tmp, gs_h5_why());
     *out = r;
     r = NULL;
 done:
@@ -821,7 +857,7 @@ gs_status gs_h5_record_close(gs_h5_record **rp, int commit)
     herr_t e = r->file >= 0 ? H5Fclose(r->file) : 0;
     r->file = NO_ID;
     if (!commit) goto done;
-    if (e < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot close: %s", r->tmp, h5_why());
+    if (e < 0) GS_FAIL(GS_ERR_WRITE, "%s: cannot close: %s", r->tmp, gs_h5_why());
     GS_CHECK(sync_file(r->tmp));
     if (rename(r->tmp, r->path) != 0)
         GS_FAIL(GS_ERR_WRITE, "cannot rename '%s' to '%s': %s", r->tmp, r->path, strerror(errno));

@@ -1,6 +1,7 @@
 /* gs_h5.h: HDF5 input (sparse matrices and vectors) and output (matrices, result records).
  *
- * Input layouts, found in the given group ("/" by default):
+ * Input layouts, found in the given group (by default the root, else the one group of the
+ * file that holds a matrix):
  *  - scipy / anndata: datasets data, indices, indptr and attribute shape = (rows, cols);
  *    CSR, or CSC when the attribute encoding-type (or h5sparse_format) says "csc_matrix"/"csc";
  *  - MATLAB v7.3 sparse: datasets data, ir, jc and attribute MATLAB_sparse = rows (CSC).
@@ -10,7 +11,9 @@
 #ifndef GS_H5_H
 #define GS_H5_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gs_csr.h"
 
@@ -18,15 +21,42 @@
 extern "C" {
 #endif
 
-/* Which layout a matrix was read from. */
+#define GS_H5_PATH 256 /* longest group or dataset path handled by the search */
+
+/* Which layout a matrix was read from, and where. */
 typedef struct gs_h5_info {
-    char layout[32]; /* "csr", "csc", "matlab" */
+    char layout[32];          /* "csr", "csc", "matlab" */
+    char group[GS_H5_PATH];   /* the group read, "/" for the root */
+    int found;                /* 1: no group was given and the file's one matrix was found */
 } gs_h5_info;
 
-/* Read the matrix stored in group (NULL or "" means the root group); info may be NULL.
- * The result is sorted with duplicates summed and checked (indices in range, indptr
- * non-decreasing and ending at nnz, shape agreeing with the arrays). */
+/* Read the matrix stored in group; info may be NULL. With no group (NULL or ""), the root
+ * group when it holds a matrix, else the one group of the file that does (a MATLAB variable
+ * A is the group /A); several are an error that lists them. The result is sorted with
+ * duplicates summed and checked (indices in range, indptr non-decreasing and ending at nnz,
+ * shape agreeing with the arrays). */
 gs_status gs_h5_read(const char *path, const char *group, gs_csr **A, gs_h5_info *info);
+
+/* The groups of the file that hold a sparse matrix, in name order: the first max paths into
+ * groups, *n = how many there are (it may exceed max). */
+gs_status gs_h5_find_matrices(const char *path, char (*groups)[GS_H5_PATH], int max, int *n);
+
+/* Print what --inspect shows of an HDF5 file: its sparse matrices (group, layout, size,
+ * nonzeros) and its numeric datasets outside them (path, type, size; a MATLAB variable with
+ * MATLAB's m x n); *n (may be NULL) = the matrices. A file that is not HDF5 (or cannot be
+ * opened) prints nothing, *n = -1, GS_OK: reading it says why. */
+gs_status gs_h5_list_matrices(const char *path, FILE *out, int *n);
+
+/* The numeric datasets of the file outside the matrices, "/b, /x0" (cut with "..."). */
+gs_status gs_h5_list_datasets(const char *path, char *out, size_t len);
+
+/* Read the numeric 1-D or 2-D dataset name (a path in the file: "/b", "/grp/B") as doubles:
+ * *rows x *cols as the writer saw it (1-D: n x 1), the values in column-major order when
+ * *colmajor, else row-major. A MATLAB variable (attribute MATLAB_class) is stored
+ * transposed, its m x n array as an n x m dataset: it comes back m x n, column-major. *v is
+ * gs_malloc'ed. */
+gs_status gs_h5_read_array(const char *path, const char *name, double **v, int64_t *rows,
+                           int64_t *cols, int *colmajor);
 
 /* Read the optional 1-D dataset `name` (e.g. "b") of group: *found = 0 and *out = NULL when
  * it is absent; when present its length must be n. *out is gs_malloc'ed. */

@@ -10,7 +10,9 @@
 
 #include "gs_gen.h"
 #include "gs_h5.h"
+#include "gs_mem.h"
 #include "gs_mm.h"
+#include "gs_npy.h"
 #include "gs_time.h"
 
 /* 1 when the file carries the HDF5 signature where the format puts the superblock: at offset 0
@@ -31,8 +33,9 @@ static int is_hdf5(const char *path)
     return found;
 }
 
-gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char field[16],
-                         char symmetry[24], char layout[32])
+/* gs_matrix_read, and the HDF5 group read into group_used (len bytes; may be NULL). */
+static gs_status matrix_read(const char *path, const char *group, gs_csr **A, char field[16],
+                             char symmetry[24], char layout[32], char *group_used, size_t len)
 {
     gs_status st = GS_OK;
     struct stat sb;
@@ -45,6 +48,7 @@ gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char f
     if (is_hdf5(path)) {
         gs_h5_info info;
         GS_CHECK(gs_h5_read(path, group, A, &info));
+        if (group_used) gs_str_copy(group_used, len, info.group);
         if (field) strcpy(field, "real");
         if (symmetry) strcpy(symmetry, "general");
         if (layout) {
@@ -66,6 +70,12 @@ gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char f
     }
 done:
     return st;
+}
+
+gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char field[16],
+                         char symmetry[24], char layout[32])
+{
+    return matrix_read(path, group, A, field, symmetry, layout, NULL, 0);
 }
 
 /* The case name from a path: its file name without folders and extensions. */
@@ -112,14 +122,160 @@ static gs_status load_generated(const gs_config *c, gs_problem *p)
     return GS_OK;
 }
 
-/* Read an optional vector dataset beside an HDF5 matrix (found = 0 for Matrix Market). */
-static gs_status file_vector(const gs_problem *p, const gs_config *c, const char *name, int64_t n,
-                             double **out, int *found)
+/* Read an optional vector dataset beside an HDF5 matrix (found = 0 for Matrix Market): in the
+ * matrix's group, and for a MATLAB file among the variables beside the matrix's (a MATLAB
+ * variable b of a file whose sparse matrix is A is /b, beside /A). */
+static gs_status file_vector(const gs_problem *p, const char *name, int64_t n, double **out,
+                             int *found)
 {
+    gs_status st = GS_OK;
+    char parent[sizeof p->group];
     *found = 0;
     *out = NULL;
     if (strncmp(p->layout, "hdf5", 4) != 0) return GS_OK;
-    return gs_h5_read_vector(p->source, c->problem.group, name, n, out, found);
+    GS_CHECK(gs_h5_read_vector(p->source, p->group, name, n, out, found));
+    if (*found || strcmp(p->layout, "hdf5 matlab") != 0 || strcmp(p->group, "/") == 0) goto done;
+    gs_str_copy(parent, sizeof parent, p->group);
+    char *slash = strrchr(parent, '/');
+    if (slash == parent) slash++; /* "/A" -> "/" */
+    if (slash) *slash = '\0';
+    GS_CHECK(gs_h5_read_vector(p->source, parent, name, n, out, found));
+done:
+    return st;
+}
+
+/* ---- vectors from files: HDF5 datasets, .npy, Matrix Market ----------------------------- */
+
+/* Split "FILE:/NAME" at the last ":/" whose left side is an existing file: file and dataset
+ * ("" when spec names a whole file). */
+static void split_spec(const char *spec, char *file, size_t flen, char *dset, size_t dlen)
+{
+    struct stat sb;
+    gs_str_copy(file, flen, spec);
+    dset[0] = '\0';
+    for (const char *q = strstr(spec, ":/"); q; q = strstr(q + 1, ":/")) {
+        size_t n = (size_t)(q - spec);
+        if (n + 1 > flen) break;
+        char head[GS_CFG_STR];
+        memcpy(head, spec, n);
+        head[n] = '\0';
+        if (stat(head, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            gs_str_copy(file, flen, head);
+            gs_str_copy(dset, dlen, q + 1);
+        }
+    }
+}
+
+/* The rows x cols array raw (column-major when colmajor) as k vectors of n, column-major:
+ * its columns when it has n rows (a square array too), else its rows when it has n columns. */
+static gs_status orient(const char *what, const char *src, double *raw, int64_t rows, int64_t cols,
+                        int colmajor, int64_t n, int max_k, double **out, int *k)
+{
+    gs_status st = GS_OK;
+    double *v = NULL;
+    int by_cols = rows == n;
+    if (!by_cols && cols != n)
+        GS_FAIL(GS_ERR_INPUT,
+                "%s: %s is %lld x %lld: expected %lld rows (one per unknown), or %lld columns",
+                what, src, (long long)rows, (long long)cols, (long long)n, (long long)n);
+    int64_t nk = by_cols ? cols : rows;
+    if (nk < 1 || nk > max_k) {
+        if (max_k == 1)
+            GS_FAIL(GS_ERR_INPUT, "%s: %s is %lld x %lld: expected one vector of %lld entries",
+                    what, src, (long long)rows, (long long)cols, (long long)n);
+        GS_FAIL(GS_ERR_INPUT, "%s: %s holds %lld vectors of %lld entries: expected 1 to %d", what,
+                src, (long long)nk, (long long)n, max_k);
+    }
+    /* column-major n x nk wanted: a copy unless raw is already laid out so */
+    if (by_cols == colmajor || nk == 1) {
+        *out = raw;
+        *k = (int)nk;
+        return GS_OK;
+    }
+    GS_CHECK(gs_alloc_array((size_t)(n * nk), sizeof *v, "vectors", (void **)&v));
+    for (int64_t j = 0; j < nk; j++)
+        for (int64_t i = 0; i < n; i++)
+            v[j * n + i] = raw[i * nk + j]; /* (i, j) of n x nk row-major = of nk x n col-major */
+    gs_free(raw);
+    *out = v;
+    *k = (int)nk;
+    v = NULL;
+done:
+    gs_free(v);
+    return st;
+}
+
+/* A Matrix Market file as vectors: one (gs_mm_read_vector), or the columns of a matrix. */
+static gs_status mm_vectors(const char *what, const char *path, int64_t n, int max_k, double **out,
+                            int *k)
+{
+    gs_status st = GS_OK;
+    gs_csr *N = NULL;
+    int64_t len = 0;
+    if (max_k == 1) {
+        GS_CHECK(gs_mm_read_vector(path, n, out, &len));
+        *k = 1;
+        goto done;
+    }
+    GS_CHECK(gs_matrix_read(path, "", &N, NULL, NULL, NULL));
+    if (N->rows != n)
+        GS_FAIL(GS_ERR_INPUT, "%s: %s has %d rows; the matrix has %lld", what, path, N->rows,
+                (long long)n);
+    if (N->cols < 1 || N->cols > max_k)
+        GS_FAIL(GS_ERR_INPUT, "%s: %s has %d vectors (columns); expected 1 to %d", what, path,
+                N->cols, max_k);
+    GS_CHECK(gs_alloc_array((size_t)n * N->cols, sizeof **out, "vectors", (void **)out));
+    memset(*out, 0, (size_t)n * N->cols * sizeof **out);
+    for (int32_t i = 0; i < N->rows; i++)
+        for (int32_t q = N->rowptr[i]; q < N->rowptr[i + 1]; q++)
+            (*out)[(size_t)N->colind[q] * n + i] = N->val[q];
+    *k = N->cols;
+done:
+    gs_csr_destroy(&N);
+    return st;
+}
+
+gs_status gs_problem_read_vectors(const gs_config *c, const char *spec, const char *what, int64_t n,
+                                  int max_k, double **out, int *k, char *desc, size_t desc_len)
+{
+    gs_status st = GS_OK;
+    char full[GS_CFG_STR], file[GS_CFG_STR], dset[GS_CFG_STR], src[2 * GS_CFG_STR + 2], names[512];
+    double *raw = NULL;
+    int64_t rows = 0, cols = 0;
+    int colmajor = 0;
+    *out = NULL;
+    *k = 0;
+    gs_config_input_path(c, spec, full, sizeof full);
+    split_spec(full, file, sizeof file, dset, sizeof dset);
+    snprintf(src, sizeof src, "%s%s%s", file, dset[0] ? ":" : "", dset);
+    if (dset[0]) {
+        if (!is_hdf5(file))
+            GS_FAIL(GS_ERR_INPUT,
+                    "%s = \"%s\": '%s' is not an HDF5 file (FILE:/NAME names a dataset of an "
+                    "HDF5 file)",
+                    what, spec, file);
+        GS_CHECK(gs_h5_read_array(file, dset, &raw, &rows, &cols, &colmajor));
+        if (desc) snprintf(desc, desc_len, "dataset %s", dset);
+    } else if (gs_npy_is_npy(file) ||
+               (strlen(file) > 4 && strcmp(file + strlen(file) - 4, ".npy") == 0)) {
+        GS_CHECK(gs_npy_read(file, &raw, &rows, &cols, &colmajor));
+        if (desc) snprintf(desc, desc_len, "file (.npy)");
+    } else if (is_hdf5(file)) {
+        GS_CHECK(gs_h5_list_datasets(file, names, sizeof names));
+        GS_FAIL(GS_ERR_CONFIG,
+                "%s = \"%s\" is an HDF5 file: name its dataset, as in \"%s:/b\" (its numeric "
+                "datasets: %s)",
+                what, spec, spec, names[0] ? names : "none");
+    } else {
+        GS_CHECK(mm_vectors(what, file, n, max_k, out, k));
+        if (desc) snprintf(desc, desc_len, "file");
+        goto done;
+    }
+    GS_CHECK(orient(what, src, raw, rows, cols, colmajor, n, max_k, out, k));
+    raw = NULL; /* now *out, or freed */
+done:
+    gs_free(raw);
+    return st;
 }
 
 /* b from problem.rhs: auto | ones | random | Ax | a Matrix Market file. */
@@ -131,7 +287,7 @@ static gs_status load_rhs(const gs_config *c, gs_problem *p)
     double *ones = NULL;
     int found = 0;
     if (strcmp(r, "auto") == 0) {
-        GS_CHECK(file_vector(p, c, "b", n, &p->b, &found));
+        GS_CHECK(file_vector(p, "b", n, &p->b, &found));
         if (found) {
             snprintf(p->rhs, sizeof p->rhs, "file (dataset b)");
             goto done;
@@ -151,11 +307,9 @@ static gs_status load_rhs(const gs_config *c, gs_problem *p)
         }
         gs_str_copy(p->rhs, sizeof p->rhs, strcmp(r, "Ax") == 0 ? "Ax (b = A*ones)" : r);
     } else {
-        char path[GS_CFG_STR];
-        int64_t len = 0;
-        gs_config_input_path(c, r, path, sizeof path);
-        GS_CHECK(gs_mm_read_vector(path, n, &p->b, &len));
-        snprintf(p->rhs, sizeof p->rhs, "file");
+        int k = 0;
+        GS_CHECK(
+            gs_problem_read_vectors(c, r, "problem.rhs", n, 1, &p->b, &k, p->rhs, sizeof p->rhs));
     }
 done:
     gs_free(ones);
@@ -170,7 +324,7 @@ static gs_status load_x0(const gs_config *c, gs_problem *p)
     int64_t n = p->A->cols;
     int found = 0;
     if (strcmp(r, "auto") == 0) {
-        GS_CHECK(file_vector(p, c, "x0", n, &p->x0, &found));
+        GS_CHECK(file_vector(p, "x0", n, &p->x0, &found));
         if (found) {
             snprintf(p->x0_desc, sizeof p->x0_desc, "file (dataset x0)");
             goto done;
@@ -185,11 +339,9 @@ static gs_status load_x0(const gs_config *c, gs_problem *p)
             memset(p->x0, 0, (size_t)n * sizeof(double));
         gs_str_copy(p->x0_desc, sizeof p->x0_desc, r);
     } else {
-        char path[GS_CFG_STR];
-        int64_t len = 0;
-        gs_config_input_path(c, r, path, sizeof path);
-        GS_CHECK(gs_mm_read_vector(path, n, &p->x0, &len));
-        snprintf(p->x0_desc, sizeof p->x0_desc, "file");
+        int k = 0;
+        GS_CHECK(gs_problem_read_vectors(c, r, "problem.x0", n, 1, &p->x0, &k, p->x0_desc,
+                                         sizeof p->x0_desc));
     }
 done:
     return st;
@@ -237,8 +389,11 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
     if (c->problem.matrix[0]) {
         gs_config_input_path(c, c->problem.matrix, p->source, sizeof p->source);
         gs_str_copy(p->matrix, sizeof p->matrix, p->source);
-        GS_CHECK(
-            gs_matrix_read(p->source, c->problem.group, &p->A, p->field, p->symmetry, p->layout));
+        GS_CHECK(matrix_read(p->source, c->problem.group, &p->A, p->field, p->symmetry, p->layout,
+                             p->group, sizeof p->group));
+        /* found without problem.group: the summary's problem line says where */
+        if (!c->problem.group[0] && strcmp(p->group, "/") != 0 && p->group[0])
+            snprintf(p->matrix, sizeof p->matrix, "%.700s:%s", p->source, p->group);
         name_from_path(p->source, p->name, sizeof p->name);
         p->block_size = 1;
     } else {
@@ -247,7 +402,13 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
     if (c->problem.name[0]) gs_str_copy(p->name, sizeof p->name, c->problem.name);
     GS_CHECK(load_rhs(c, p));
     GS_CHECK(load_x0(c, p));
-    GS_CHECK(file_vector(p, c, "x", p->A->cols, &p->x_exact, &found));
+    GS_CHECK(file_vector(p, "x", p->A->cols, &p->x_exact, &found));
+    if (c->problem.nullspace[0]) { /* the file's vectors replace the generator's */
+        gs_free(p->nullspace);
+        p->nullspace = NULL;
+        GS_CHECK(gs_problem_read_vectors(c, c->problem.nullspace, "problem.nullspace", p->A->rows,
+                                         64, &p->nullspace, &p->nullspace_k, NULL, 0));
+    }
     GS_CHECK(check_finite(p));
     p->read_s = gs_time_now() - t0;
     *out = p;
