@@ -132,11 +132,13 @@ static const key_def KEYS[] = {
      "CDS refuses a matrix whose stored entries (padding included) exceed (1 + this) x nnz"},
     {"spmv.cds_block", K_INT, F(spmv.cds_block), "0", 0, 64, NULL,
      "CDS unknowns per grid point (0: detected)"},
-    {"amg.theta", K_FLOAT, F(amg.theta), "0.25", 0, 1, NULL,
-     "strength of connection threshold (amg.strength says of what). With rowmax, 0.25 keeps "
+    {"amg.theta", K_FLOAT, F(amg.theta), "0.3", 0, 1, NULL,
+     "strength of connection threshold (amg.strength says of what). With rowmax, 0.3 keeps "
      "every coupling of Poisson (7- or 27-point), the in-plane ones of anisotropic diffusion, "
-     "and none across coefficient jumps of 1e3; 0 with symmetric is the old default "
-     "(aggregates blind to anisotropy and jumps). bench/results/README.md, AMG classes"},
+     "none across coefficient jumps of 1e3, and not the corners of a grid-aligned anisotropic "
+     "Q1 stencil (1/4 of its largest: 0.25 took 119 PCG iterations there, 0.3 takes 14); 0.4 "
+     "lost jumps 128^3 (31 iterations). 0 with symmetric is the old default (aggregates blind to "
+     "anisotropy and jumps). bench/results/README.md, AMG classes"},
     {"amg.strength", K_STR, F(amg.strength), "rowmax", NOLIM, "rowmax|symmetric",
      "rowmax: j is a strong neighbour of i when c_ij > theta max(m_i, m_j), c_ij = -a_ij "
      "sign(a_ii) (couplings of the diagonal's sign are weak) and m_i the largest c_ik of row i: "

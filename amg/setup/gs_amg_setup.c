@@ -14,7 +14,7 @@
 void gs_amg_params_default(gs_amg_params *p)
 {
     memset(p, 0, sizeof *p);
-    p->theta = 0.25;
+    p->theta = 0.3;
     p->strength = GS_STRENGTH_ROWMAX;
     p->filter = 1;
     p->aggregation = GS_AGG_MIS2;
