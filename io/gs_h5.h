@@ -47,6 +47,10 @@ gs_status gs_h5_find_matrices(const char *path, char (*groups)[GS_H5_PATH], int 
  * opened) prints nothing, *n = -1, GS_OK: reading it says why. */
 gs_status gs_h5_list_matrices(const char *path, FILE *out, int *n);
 
+/* What name (a path in the file) is: *kind = 1 a group, 2 a dataset, 0 nothing (or another
+ * object). */
+gs_status gs_h5_object_kind(const char *path, const char *name, int *kind);
+
 /* The numeric datasets of the file outside the matrices, "/b, /x0" (cut with "..."). */
 gs_status gs_h5_list_datasets(const char *path, char *out, size_t len);
 

@@ -253,6 +253,25 @@ done:
     return st;
 }
 
+gs_status gs_h5_object_kind(const char *path, const char *name, int *kind)
+{
+    gs_status st = GS_OK;
+    hid_t f = NO_ID, o = NO_ID;
+    *kind = 0;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if ((f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        GS_FAIL(GS_ERR_IO, "cannot open '%s': %s", path, gs_h5_why());
+    if (H5Lexists(f, name, H5P_DEFAULT) > 0 && (o = H5Oopen(f, name, H5P_DEFAULT)) >= 0) {
+        H5I_type_t t = H5Iget_type(o);
+        *kind = t == H5I_GROUP ? 1 : t == H5I_DATASET ? 2 : 0;
+    }
+done:
+    if (o >= 0) H5Oclose(o);
+    if (f >= 0) H5Fclose(f);
+    H5Eclear2(H5E_DEFAULT);
+    return st;
+}
+
 gs_status gs_h5_read_array(const char *path, const char *name, double **v, int64_t *rows,
                            int64_t *cols, int *colmajor)
 {

@@ -33,24 +33,120 @@ static int is_hdf5(const char *path)
     return found;
 }
 
-/* gs_matrix_read, and the HDF5 group read into group_used (len bytes; may be NULL). */
-static gs_status matrix_read(const char *path, const char *group, gs_csr **A, char field[16],
-                             char symmetry[24], char layout[32], char *group_used, size_t len)
+/* Split "FILE:/NAME" at the last ":/" whose left side is an existing file: file and dataset
+ * ("" when spec names a whole file). */
+static void split_spec(const char *spec, char *file, size_t flen, char *dset, size_t dlen)
+{
+    struct stat sb;
+    gs_str_copy(file, flen, spec);
+    dset[0] = '\0';
+    for (const char *q = strstr(spec, ":/"); q; q = strstr(q + 1, ":/")) {
+        size_t n = (size_t)(q - spec);
+        if (n + 1 > flen) break;
+        char head[GS_CFG_STR];
+        memcpy(head, spec, n);
+        head[n] = '\0';
+        if (stat(head, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            gs_str_copy(file, flen, head);
+            gs_str_copy(dset, dlen, q + 1);
+        }
+    }
+}
+
+/* The rows x cols array v (column-major when colmajor) as a CSR of its nonzeros (as the Matrix
+ * Market array format is read). */
+static gs_status dense_csr(const double *v, int64_t rows, int64_t cols, int colmajor, gs_csr **A)
+{
+    gs_status st = GS_OK;
+    int32_t *ri = NULL, *ci = NULL;
+    double *val = NULL;
+    int64_t nnz = 0, n = rows * cols;
+    for (int64_t q = 0; q < n; q++) nnz += v[q] != 0.0;
+    size_t cap = (size_t)(nnz ? nnz : 1);
+    GS_CHECK(gs_alloc_array(cap, sizeof *ri, "row indices", (void **)&ri));
+    GS_CHECK(gs_alloc_array(cap, sizeof *ci, "column indices", (void **)&ci));
+    GS_CHECK(gs_alloc_array(cap, sizeof *val, "values", (void **)&val));
+    nnz = 0;
+    for (int64_t q = 0; q < n; q++)
+        if (v[q] != 0.0) {
+            ri[nnz] = (int32_t)(colmajor ? q % rows : q / cols);
+            ci[nnz] = (int32_t)(colmajor ? q / rows : q % cols);
+            val[nnz++] = v[q];
+        }
+    GS_CHECK(gs_csr_from_coo(rows, cols, nnz, ri, ci, val, A));
+done:
+    gs_free(ri);
+    gs_free(ci);
+    gs_free(val);
+    return st;
+}
+
+/* A dense array as a matrix: an HDF5 dataset (file:name) or a .npy file (name NULL). */
+static gs_status dense_read(const char *file, const char *name, gs_csr **A)
+{
+    gs_status st = GS_OK;
+    double *v = NULL;
+    int64_t rows = 0, cols = 0;
+    int colmajor = 0;
+    if (name)
+        GS_CHECK(gs_h5_read_array(file, name, &v, &rows, &cols, &colmajor));
+    else
+        GS_CHECK(gs_npy_read(file, &v, &rows, &cols, &colmajor));
+    GS_CHECK(dense_csr(v, rows, cols, colmajor, A));
+done:
+    gs_free(v);
+    return st;
+}
+
+/* 1 when path names a .npy file (its magic, or its name when it cannot be read). */
+static int is_npy(const char *path)
+{
+    size_t n = strlen(path);
+    return gs_npy_is_npy(path) || (n > 4 && strcmp(path + n - 4, ".npy") == 0);
+}
+
+/* Where matrix_read found the matrix: the file (spec without ":/NAME") and the HDF5 group. */
+typedef struct read_where {
+    char file[GS_CFG_STR];
+    char group[256];
+} read_where;
+
+/* gs_matrix_read; w (may be NULL) gets the file and group read. spec may be "FILE.h5:/NAME"
+ * (NAME a group holding a sparse matrix, or a dataset read as a dense matrix) or a .npy file
+ * (a dense matrix). */
+static gs_status matrix_read(const char *spec, const char *group, gs_csr **A, char field[16],
+                             char symmetry[24], char layout[32], read_where *w)
 {
     gs_status st = GS_OK;
     struct stat sb;
+    char file[GS_CFG_STR], name[GS_CFG_STR];
+    const char *path = file, *lay = NULL;
+    int kind = 0;
+    split_spec(spec, file, sizeof file, name, sizeof name);
+    if (w) gs_str_copy(w->file, sizeof w->file, file), w->group[0] = '\0';
     FILE *f = fopen(path, "rb");
     if (!f) return GS_ERROR(GS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     int is_dir = fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode);
     fclose(f);
     if (is_dir)
         return GS_ERROR(GS_ERR_IO, "cannot read '%s': it is a directory, not a matrix file", path);
-    if (is_hdf5(path)) {
+    if (name[0] && !is_hdf5(path))
+        GS_FAIL(GS_ERR_INPUT,
+                "%s: '%s' is not an HDF5 file (FILE:/NAME names a group or dataset of "
+                "an HDF5 file)",
+                spec, path);
+    if (name[0] && group && *group)
+        GS_FAIL(GS_ERR_CONFIG, "problem.group = \"%s\" and the group %s in '%s': give one of them",
+                group, name, spec);
+    if (name[0]) GS_CHECK(gs_h5_object_kind(path, name, &kind));
+    if (name[0] && kind == 1) group = name; /* a group: the sparse matrix in it */
+    if ((name[0] && kind != 1) || (!name[0] && is_npy(path))) {
+        GS_CHECK(dense_read(path, name[0] ? name : NULL, A));
+        lay = name[0] ? "hdf5 dataset" : "npy";
+    } else if (is_hdf5(path)) {
         gs_h5_info info;
         GS_CHECK(gs_h5_read(path, group, A, &info));
-        if (group_used) gs_str_copy(group_used, len, info.group);
-        if (field) strcpy(field, "real");
-        if (symmetry) strcpy(symmetry, "general");
+        if (w) gs_str_copy(w->group, sizeof w->group, info.group);
         if (layout) {
             strcpy(layout, "hdf5 ");
             gs_str_copy(layout + 5, 27, info.layout);
@@ -67,7 +163,11 @@ static gs_status matrix_read(const char *path, const char *group, gs_csr **A, ch
             strcpy(layout, "matrix market ");
             gs_str_copy(layout + 14, 18, info.format);
         }
+        goto done;
     }
+    if (field) strcpy(field, "real");
+    if (symmetry) strcpy(symmetry, "general");
+    if (layout && lay) gs_str_copy(layout, 32, lay);
 done:
     return st;
 }
@@ -75,7 +175,7 @@ done:
 gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char field[16],
                          char symmetry[24], char layout[32])
 {
-    return matrix_read(path, group, A, field, symmetry, layout, NULL, 0);
+    return matrix_read(path, group, A, field, symmetry, layout, NULL);
 }
 
 /* The case name from a path: its file name without folders and extensions. */
@@ -132,7 +232,7 @@ static gs_status file_vector(const gs_problem *p, const char *name, int64_t n, d
     char parent[sizeof p->group];
     *found = 0;
     *out = NULL;
-    if (strncmp(p->layout, "hdf5", 4) != 0) return GS_OK;
+    if (strncmp(p->layout, "hdf5", 4) != 0 || !p->group[0]) return GS_OK; /* no matrix group */
     GS_CHECK(gs_h5_read_vector(p->source, p->group, name, n, out, found));
     if (*found || strcmp(p->layout, "hdf5 matlab") != 0 || strcmp(p->group, "/") == 0) goto done;
     gs_str_copy(parent, sizeof parent, p->group);
@@ -145,26 +245,6 @@ done:
 }
 
 /* ---- vectors from files: HDF5 datasets, .npy, Matrix Market ----------------------------- */
-
-/* Split "FILE:/NAME" at the last ":/" whose left side is an existing file: file and dataset
- * ("" when spec names a whole file). */
-static void split_spec(const char *spec, char *file, size_t flen, char *dset, size_t dlen)
-{
-    struct stat sb;
-    gs_str_copy(file, flen, spec);
-    dset[0] = '\0';
-    for (const char *q = strstr(spec, ":/"); q; q = strstr(q + 1, ":/")) {
-        size_t n = (size_t)(q - spec);
-        if (n + 1 > flen) break;
-        char head[GS_CFG_STR];
-        memcpy(head, spec, n);
-        head[n] = '\0';
-        if (stat(head, &sb) == 0 && S_ISREG(sb.st_mode)) {
-            gs_str_copy(file, flen, head);
-            gs_str_copy(dset, dlen, q + 1);
-        }
-    }
-}
 
 /* The rows x cols array raw (column-major when colmajor) as k vectors of n, column-major:
  * its columns when it has n rows (a square array too), else its rows when it has n columns. */
@@ -389,8 +469,11 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
     if (c->problem.matrix[0]) {
         gs_config_input_path(c, c->problem.matrix, p->source, sizeof p->source);
         gs_str_copy(p->matrix, sizeof p->matrix, p->source);
-        GS_CHECK(matrix_read(p->source, c->problem.group, &p->A, p->field, p->symmetry, p->layout,
-                             p->group, sizeof p->group));
+        read_where w;
+        GS_CHECK(
+            matrix_read(p->source, c->problem.group, &p->A, p->field, p->symmetry, p->layout, &w));
+        gs_str_copy(p->source, sizeof p->source, w.file); /* "A.h5:/A" read: A.h5 */
+        gs_str_copy(p->group, sizeof p->group, w.group);
         /* found without problem.group: the summary's problem line says where */
         if (!c->problem.group[0] && strcmp(p->group, "/") != 0 && p->group[0])
             snprintf(p->matrix, sizeof p->matrix, "%.700s:%s", p->source, p->group);

@@ -34,7 +34,10 @@ typedef struct gs_problem {
 } gs_problem;
 
 /* Read a matrix file, Matrix Market (.gz too) or HDF5 (told apart by the HDF5 signature);
- * field/symmetry/layout (each may be NULL) describe what was read. */
+ * "FILE.h5:/NAME" names a group of the file (its sparse matrix) or a dataset (a dense
+ * matrix, MATLAB's shown as MATLAB shows it), and a NumPy .npy file is a dense matrix (dense
+ * matrices keep their nonzeros, as the Matrix Market array format); field/symmetry/layout
+ * (each may be NULL) describe what was read ("hdf5 csr", "hdf5 dataset", "npy", ...). */
 gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char field[16],
                          char symmetry[24], char layout[32]);
 

@@ -41,3 +41,11 @@ gs_input_test(npy_dtype 2 "f32.npy: dtype '<f4' \\(float32, little-endian\\): ex
   --set problem.matrix=${GS_INPUTS}/matlab.mat --set problem.rhs=${GS_INPUTS}/f32.npy)
 gs_input_test(h5_rhs_no_dataset 2 "is an HDF5 file: name its dataset, as in .*matlab.mat:/b"
   --set problem.matrix=${GS_INPUTS}/matlab.mat --set problem.rhs=${GS_INPUTS}/matlab.mat)
+gs_input_test(matlab_nullspace 0 "converged \\(relative residual\\)"
+  --set problem.matrix=${GS_INPUTS}/matlab.mat --set problem.nullspace=${GS_INPUTS}/matlab.mat:/B
+  --set solver.preconditioner=amg)
+gs_input_test(npy_nullspace 0 "converged \\(relative residual\\)"
+  --set problem.matrix=${GS_INPUTS}/matlab.mat --set problem.nullspace=${GS_INPUTS}/B_f.npy
+  --set solver.preconditioner=amg)
+gs_input_test(h5_group_in_path 0 "^problem +.*/two.mat:/K$"
+  --set problem.matrix=${GS_INPUTS}/two.mat:/K)

@@ -147,6 +147,36 @@ static void errors(gs_config *c)
     CHECK(v == NULL);
 }
 
+/* gs_matrix_read on "FILE:/NAME" (a group: its sparse matrix; a dataset: a dense matrix) and
+ * on .npy files, as problem.matrix, problem.nullspace and --inspect read them. */
+static void matrix_specs(void)
+{
+    char path[1024], layout[32];
+    gs_csr *A = NULL;
+    static const char *const dense[] = {"matlab.mat:/B", "B_c.npy", "B_f.npy", "nested.h5:/sys/B"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, dense[i]);
+        CHECK_OK(gs_matrix_read(path, "", &A, NULL, NULL, layout));
+        CHECK_MSG(A && A->rows == N && A->cols == 3 && A->nnz == 3 * N - 1, "%s", dense[i]);
+        int bad = 0; /* B[i, j] = 100 j + i: the zero B[0, 0] is not stored */
+        for (int32_t r = 0; A && r < A->rows; r++)
+            for (int32_t q = A->rowptr[r]; q < A->rowptr[r + 1]; q++)
+                bad += A->val[q] != 100.0 * A->colind[q] + r;
+        CHECK_MSG(bad == 0, "%s: %d entries differ", dense[i], bad);
+        gs_csr_destroy(&A);
+    }
+    snprintf(path, sizeof path, "%s/two.mat:/K", dir);
+    CHECK_OK(gs_matrix_read(path, "", &A, NULL, NULL, layout));
+    CHECK(A && A->nnz == 156 && A->val[0] == 8.0 && strcmp(layout, "hdf5 matlab") == 0);
+    gs_csr_destroy(&A);
+    CHECK_FAIL(gs_matrix_read(path, "A", &A, NULL, NULL, NULL), GS_ERR_CONFIG,
+               "problem.group = \"A\" and the group /K in");
+    snprintf(path, sizeof path, "%s/two.mat:/nope", dir);
+    CHECK_FAIL(gs_matrix_read(path, "", &A, NULL, NULL, NULL), GS_ERR_INPUT,
+               "two.mat:/nope: no such dataset in the file");
+    CHECK(A == NULL);
+}
+
 /* --inspect's listing: the matrices with their layout and size, the datasets. */
 static void listing(void)
 {
@@ -188,6 +218,7 @@ int main(int argc, char **argv)
     matlab_file(c);
     vector_files(c);
     errors(c);
+    matrix_specs();
     listing();
     free(c);
     return gs_test_result("test_inputs");
