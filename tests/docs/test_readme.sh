@@ -35,6 +35,16 @@ labels() { grep -v '^gsolve:' | grep -v '^ ' | awk '{ print $1 }'; }
 [ "$(echo "$shown" | grep '^result')" = "$(echo "$out" | grep '^result')" ] \
     || fail "README's result line differs from gsolve's: $(echo "$out" | grep '^result')"
 
+# the AMG defaults the README states are gsolve's (--help-config KEY: "KEY type default VALUE")
+for key in strength theta aggregation smooth_prolongator filter smoother chebyshev_degree \
+    coarse_chebyshev_degree chebyshev_ratio coarse_size; do
+    said=$(grep -o "\`amg\.$key = [^\`]*\`\|\`amg\.$key\` = [0-9.]*\|\`amg\.$key\` ([0-9.]*)" "$R" |
+        head -1 | sed 's/.*[=(] *//; s/[`)]//g; s/"//g')
+    real=$("$G" --help-config "amg.$key" | head -1 | sed 's/.* default \([^ ]*\).*/\1/; s/"//g')
+    [ -n "$said" ] || fail "README does not state amg.$key's default"
+    [ "$said" = "$real" ] || fail "README says amg.$key = $said; gsolve's default is $real"
+done
+
 # LICENSE and CITATION.cff
 head -1 "$S/LICENSE" | grep -q '^MIT License$' || fail "LICENSE is not MIT"
 grep -q '^Copyright (c) 2026 the gsolve authors$' "$S/LICENSE" || fail "LICENSE copyright line"
