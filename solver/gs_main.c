@@ -266,7 +266,8 @@ static int print_config(const gs_config *file_cfg, gs_batch_opts *o, int argc, c
 /* A waiting OpenMP thread spins (libgomp: 300,000 turns) against whatever else runs on the
  * node; OMP_WAIT_POLICY=PASSIVE makes it sleep. libgomp reads the variable when it is loaded,
  * before main, so gsolve sets it and runs itself again, once (a value the user set is kept; if
- * the new start fails, this one goes on as it is). */
+ * the new start fails, this one goes on as it is). Under a tool that does not follow exec
+ * (valgrind without --trace-children=yes), set OMP_WAIT_POLICY first. */
 static void passive_wait(char **argv)
 {
 #ifdef _OPENMP
