@@ -46,16 +46,19 @@ static const key_def KEYS[] = {
     {"problem.name", K_STR, F(problem.name), "", NOLIM, NULL,
      "case name for results (default: the matrix file's name or the generator's)"},
     {"problem.matrix", K_STR, F(problem.matrix), "", NOLIM, NULL,
-     "matrix file: Matrix Market (.mtx, .mtx.gz) or HDF5 (.h5, .hdf5, .mat)"},
+     "matrix file: Matrix Market (.mtx, .mtx.gz) or HDF5 (.h5, .hdf5, .mat), \"F.h5:/GROUP\", "
+     "a dataset or .npy read as a dense matrix"},
     {"problem.group", K_STR, F(problem.group), "", NOLIM, NULL,
-     "HDF5 group holding the matrix (default: the root group)"},
+     "HDF5 group holding the matrix (default: the root, else the file's one matrix group)"},
     {"problem.rhs", K_STR, F(problem.rhs), "auto", NOLIM, NULL,
      "right-hand side: auto (the file's b, else ones) | ones | random | Ax (b = A*ones) | a "
-     "Matrix Market file"},
+     "file: Matrix Market, \"F.h5:/NAME\" (HDF5 dataset, MATLAB variable) or .npy"},
     {"problem.x0", K_STR, F(problem.x0), "auto", NOLIM, NULL,
-     "initial guess: auto (the file's x0, else zero) | zero | random | a Matrix Market file"},
+     "initial guess: auto (the file's x0, else zero) | zero | random | a file: Matrix Market, "
+     "\"F.h5:/NAME\" (HDF5 dataset, MATLAB variable) or .npy"},
     {"problem.nullspace", K_STR, F(problem.nullspace), "", NOLIM, NULL,
-     "AMG near-nullspace: a Matrix Market array file of n x k vectors (rigid-body modes for "
+     "AMG near-nullspace, n x k, vectors as columns: a Matrix Market array file, \"F.h5:/NAME\" "
+     "or .npy (rigid-body modes for "
      "elasticity ...); empty: the generator's own (elasticity: its rigid-body modes), else one "
      "constant vector per unknown of a grid point (amg.block_size)"},
     {"problem.generate.type", K_STR, F(problem.generate.type), "", NOLIM,
@@ -217,6 +220,9 @@ static const key_def KEYS[] = {
      "batch.formats=csr,cds); empty: spmv.format alone"},
     {"batch.repeats", K_INT, F(batch.repeats), "1", 1, 1000, NULL,
      "runs of each (case, format); the report takes the median"},
+    {"batch.warmup", K_INT, F(batch.warmup), "0", 0, 100, NULL,
+     "runs of each (case, format) before the counted repeats, recorded with warmup = 1 and left "
+     "out of the report's statistics"},
     {"batch.results", K_STR, F(batch.results), "results", NOLIM, NULL,
      "folder of the result files (one CSV and one folder of HDF5 records per case), merged by "
      "gsolve report"},

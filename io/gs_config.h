@@ -63,7 +63,7 @@ typedef struct gs_config {
     struct {
         gs_cfg_str formats; /* comma-separated list ("" = spmv.format alone) */
         gs_cfg_str results; /* folder of the result files */
-        int64_t repeats;
+        int64_t repeats, warmup;
         int64_t cases; /* how many entries batch.cases has (0: not a batch); read them with
                         * gs_config_apply_case */
     } batch;

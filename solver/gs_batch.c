@@ -463,7 +463,7 @@ gs_status gs_batch_run_warmup(const gs_config *file_cfg, const gs_batch_opts *o,
     while (gs_config_list_item(b->base.batch.formats, b->nformats, item, sizeof item))
         b->nformats++;
     if (b->nformats == 0) b->nformats = 1;
-    b->warmup = warmup > 0 ? warmup : 0;
+    b->warmup = warmup > 0 ? warmup : (int)b->base.batch.warmup;
     b->total = (b->last - b->first + 1) * b->nformats * (b->base.batch.repeats + b->warmup);
     if (strcmp(b->base.run.backend, "auto") == 0 && gs_backend_cuda_devices(&b->host_note) <= 0) {
         if (!b->host_note) b->host_note = "none found";

@@ -72,6 +72,9 @@ static int inspect(const char *path, const gs_config *c)
 {
     gs_csr *A = NULL;
     char field[16] = "", sym[24] = "", layout[32] = "";
+    int nmat = -1; /* HDF5: its matrices and datasets; several: choose with problem.group */
+    if (!c->problem.group[0] && gs_h5_list_matrices(path, stdout, &nmat) == GS_OK && nmat > 1)
+        return 0;
     gs_status st = gs_matrix_read(path, c->problem.group, &A, field, sym, layout);
     if (st != GS_OK) return fail(st, (int)c->output.verbosity);
     gs_row_stats rs;
