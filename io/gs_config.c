@@ -986,8 +986,9 @@ static void put_group(text *t, const gs_config *c, const char *prefix, int depth
         put_value(t, c, &KEYS[i], rest, depth);
     }
     for (size_t i = 0; i < NKEYS; i++) {
+        if (strncmp(KEYS[i].key, prefix, n) != 0) continue; /* shorter keys end before n */
         const char *rest = KEYS[i].key + n, *dot = strchr(rest, '.');
-        if (strncmp(KEYS[i].key, prefix, n) != 0 || !dot) continue;
+        if (!dot) continue;
         size_t g = (size_t)(dot - KEYS[i].key) + 1; /* prefix of this subgroup, dot included */
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++) seen = strncmp(KEYS[j].key, KEYS[i].key, g) == 0;
