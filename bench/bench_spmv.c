@@ -8,7 +8,8 @@
  * diagonal, to fill the GPU with a real matrix), or a generator "type:stencil:size[:dof]"
  * (poisson:7:128, poisson:7:64:4, powerlaw:0:1000000). Without MATRIX, the standard set.
  * LIST is comma-separated formats, each "name[:key=value...]" with keys h, sort, mod (CMRS),
- * g1=dynamic|block, child (SURAA), fill, b (CDS); default "cusparse,csr,cmrs,suraa,cds".
+ * g1=dynamic|block, child (SURAA), fill, b (CDS), or a registered tuning key by its name after
+ * "spmv." (cmrs_h=8, suraa_g1=auto); default "cusparse,csr,cmrs,suraa,cds".
  *
  * Method (docs/design.md, "Performance method"): device-to-device copy bandwidth first, and the pinned host-to-device
  * bandwidth; then per matrix and format, a conversion (discarded: first-use costs) and a timed

@@ -245,6 +245,21 @@ done:
     return st;
 }
 
+/* A format's registered tuning key by its name after "spmv." (cmrs_h=8, cds_max_fill=0.5):
+ * 1 and stored into p when name and value are valid. */
+static int registered_key(const char *name, const char *value, gs_format_params *p)
+{
+    const gs_format_key *k;
+    for (int i = 0; (k = gs_format_key_at(i)) != NULL; i++)
+        if (strncmp(k->key, "spmv.", 5) == 0 && strcmp(k->key + 5, name) == 0) {
+            if (gs_format_key_parse(k, value, p) == GS_OK) return 1;
+            fprintf(stderr, "%s\n", gs_error_message());
+            gs_error_clear();
+            return 0;
+        }
+    return 0;
+}
+
 int gs_bench_parse_format(const char *item, gs_bench_fmt *fs)
 {
     char buf[128], *save = NULL;
@@ -274,7 +289,7 @@ int gs_bench_parse_format(const char *item, gs_bench_fmt *fs)
             fs->p.cds_max_fill = atof(eq);
         else if (strcmp(tok, "b") == 0)
             fs->p.cds_block = atoi(eq);
-        else
+        else if (!registered_key(tok, eq, &fs->p))
             return 0;
     }
     return 1;

@@ -48,7 +48,8 @@ gs_status gs_bench_coarsen(const gs_csr *A, uint64_t seed, gs_csr **Ac);
 double gs_bench_median_spmv(const gs_spmat *M, const gs_vec *x, gs_vec *y, int n, int batches);
 
 /* "name[:key=value...]" with keys h, sort, mod (CMRS), g1=dynamic|block, child (SURAA), fill,
- * b (CDS); 0 when the item is not understood. */
+ * b (CDS), or any registered tuning key by its name after "spmv." (cmrs_h=8, suraa_g1=auto);
+ * 0 when the item is not understood. */
 int gs_bench_parse_format(const char *item, gs_bench_fmt *fs);
 
 /* The location to time on for --backend `backend` ("cuda" or "host"): the device when asked

@@ -40,9 +40,12 @@ typedef struct key_def {
 #define LEVEL_FORMATS "@level_formats"
 #define KRYLOV "@krylov"
 #define SMOOTHERS "@smoothers"
+/* the row the formats' tuning keys take the place of (gs_format_key_at, gs_spmat.h) */
+#define FORMAT_KEYS "@format_keys"
 
-/* The one declaration of every key: later issues add rows here. */
-static const key_def KEYS[] = {
+/* The one declaration of every key: later issues add rows here. A format's tuning keys are
+ * declared by the format (spmv/formats/gs_spmat.c) and take the place of the FORMAT_KEYS row. */
+static const key_def ROWS[] = {
     {"problem.name", K_STR, F(problem.name), "", NOLIM, NULL,
      "case name for results (default: the matrix file's name or the generator's)"},
     {"problem.matrix", K_STR, F(problem.matrix), "", NOLIM, NULL,
@@ -119,22 +122,7 @@ static const key_def KEYS[] = {
     {"spmv.levels", K_LIST, F(spmv.levels), "", NOLIM, LEVEL_FORMATS,
      "one format per AMG level, e.g. [\"cds\", \"cmrs\", \"csr\"], the last repeated on deeper "
      "levels (overrides spmv.format); empty: spmv.format on every level"},
-    {"spmv.cmrs_h", K_INT, F(spmv.cmrs_h), "0", 0, 16, NULL,
-     "CMRS strip height (rows per strip, 1-16; 0: the measured default, 16)"},
-    {"spmv.cmrs_sort", K_INT, F(spmv.cmrs_sort), "0", 0, 1, NULL,
-     "CMRS: sort each strip's entries by column (1) or keep them row by row (0)"},
-    {"spmv.cmrs_modified", K_INT, F(spmv.cmrs_modified), "1", 0, 1, NULL,
-     "CMRS: the modified kernel of sec. 6.7 (per-warp h x M buffer, strips padded to warp "
-     "multiples; 1.03-1.15x the plain kernel's speed and more on the H200, "
-     "bench/results/README.md, SpMV formats), or the plain warp-per-strip kernel (0)"},
-    {"spmv.suraa_g1", K_STR, F(spmv.suraa_g1), "auto", NOLIM, "auto|dynamic|block",
-     "SURAA long rows (G1): child grids by dynamic parallelism, or one block per row"},
-    {"spmv.suraa_max_child_threads", K_INT, F(spmv.suraa_max_child_threads), "0", 0, 1048576,
-     NULL, "SURAA: threads of one child grid for a long row (0: chosen from the row counts)"},
-    {"spmv.cds_max_fill", K_FLOAT, F(spmv.cds_max_fill), "0.25", 0, 1e6, NULL,
-     "CDS refuses a matrix whose stored entries (padding included) exceed (1 + this) x nnz"},
-    {"spmv.cds_block", K_INT, F(spmv.cds_block), "0", 0, 64, NULL,
-     "CDS unknowns per grid point (0: detected)"},
+    {FORMAT_KEYS, K_STR, 0, "", NOLIM, NULL, ""},
     {"amg.theta", K_FLOAT, F(amg.theta), "0.3", 0, 1, NULL,
      "strength of connection threshold (amg.strength says of what). With rowmax, 0.3 keeps "
      "every coupling of Poisson (7- or 27-point), the in-plane ones of anisotropic diffusion, "
@@ -227,11 +215,49 @@ static const key_def KEYS[] = {
      "folder of the result files (one CSV and one folder of HDF5 records per case), merged by "
      "gsolve report"},
 };
-#define NKEYS (sizeof KEYS / sizeof KEYS[0])
+#define NROWS (sizeof ROWS / sizeof ROWS[0])
+#define FORMAT_KEYS_MAX 64
+
+/* The key table: ROWS with the formats' tuning keys in place of the FORMAT_KEYS row, made at
+ * first use. */
+static key_def KEYS[NROWS + FORMAT_KEYS_MAX];
+
+/* How many keys KEYS holds (made on the first call). */
+static size_t nkeys(void)
+{
+    static size_t n;
+    const gs_format_key *fk;
+    if (n > 0) return n;
+    for (size_t i = 0; i < NROWS; i++) {
+        if (strcmp(ROWS[i].key, FORMAT_KEYS) != 0) {
+            KEYS[n++] = ROWS[i];
+            continue;
+        }
+        for (int j = 0; j < FORMAT_KEYS_MAX && (fk = gs_format_key_at(j)) != NULL; j++) {
+            key_def k = {fk->key, fk->type == GS_FORMAT_KEY_INT     ? K_INT
+                                  : fk->type == GS_FORMAT_KEY_FLOAT ? K_FLOAT
+                                                                    : K_STR,
+                         F(spmv.params), fk->def, fk->min, fk->max, fk->choices, fk->help};
+            if (k.type == K_STR) k.min = -HUGE_VAL, k.max = HUGE_VAL;
+            KEYS[n++] = k;
+        }
+    }
+    return n;
+}
+
+/* The format's tuning key behind k (its value lives in spmv.params), or NULL. */
+static const gs_format_key *format_key(const key_def *k)
+{
+    const gs_format_key *fk = NULL;
+    if (k->off != F(spmv.params)) return NULL;
+    for (int i = 0; (fk = gs_format_key_at(i)) != NULL; i++)
+        if (strcmp(fk->key, k->key) == 0) break;
+    return fk;
+}
 
 static const key_def *find_key(const char *key)
 {
-    for (size_t i = 0; i < NKEYS; i++)
+    for (size_t i = 0; i < nkeys(); i++)
         if (strcmp(KEYS[i].key, key) == 0) return &KEYS[i];
     return NULL;
 }
@@ -259,7 +285,7 @@ static gs_status unknown_key(const char *where, const char *key)
 {
     const char *best = NULL;
     int bd = 99;
-    for (size_t i = 0; i < NKEYS; i++) {
+    for (size_t i = 0; i < nkeys(); i++) {
         int d = edit_distance(key, KEYS[i].key);
         if (d < bd) bd = d, best = KEYS[i].key;
     }
@@ -293,18 +319,24 @@ static const char *key_choices(const key_def *k)
     return strcmp(k->choices, FORMATS) == 0 ? formats : level_formats;
 }
 
-/* v is one of the "a|b|c" choices. */
-static int in_choices(const char *choices, const char *v)
+/* The index of v among the "a|b|c" choices, or -1. */
+static int choice_index(const char *choices, const char *v)
 {
     const char *p = choices;
     size_t n = strlen(v);
-    while (p) {
+    for (int i = 0; p; i++) {
         const char *bar = strchr(p, '|');
         size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == n && strncmp(p, v, n) == 0) return 1;
+        if (len == n && strncmp(p, v, n) == 0) return i;
         p = bar ? bar + 1 : NULL;
     }
-    return 0;
+    return -1;
+}
+
+/* v is one of the "a|b|c" choices. */
+static int in_choices(const char *choices, const char *v)
+{
+    return choice_index(choices, v) >= 0;
 }
 
 /* Store a string value after checking length and choices. */
@@ -317,7 +349,10 @@ static gs_status store_str(gs_config *c, const key_def *k, const char *v, const 
     if (ch && !in_choices(ch, v))
         return GS_ERROR(GS_ERR_CONFIG, "%s: %s = \"%s\" is not one of: %s", where, k->key, v,
                         ch[0] == '|' ? ch + 1 : ch);
-    memcpy((char *)c + k->off, v, strlen(v) + 1);
+    if (format_key(k))
+        gs_format_key_put(format_key(k), &c->spmv.params, choice_index(ch, v));
+    else
+        memcpy((char *)c + k->off, v, strlen(v) + 1);
     return GS_OK;
 }
 
@@ -388,7 +423,9 @@ static gs_status store_num(gs_config *c, const key_def *k, double v, const char 
         return GS_ERROR(GS_ERR_CONFIG, "%s: %s = %g is out of range %g..%g", where, k->key, v,
                         k->min, k->max);
     }
-    if (k->type == K_INT || k->type == K_CASES)
+    if (format_key(k))
+        gs_format_key_put(format_key(k), &c->spmv.params, v);
+    else if (k->type == K_INT || k->type == K_CASES)
         *(int64_t *)((char *)c + k->off) = (int64_t)v;
     else
         *(double *)((char *)c + k->off) = v;
@@ -427,7 +464,8 @@ static gs_status store_text(gs_config *c, const key_def *k, const char *text, co
 void gs_config_defaults(gs_config *c)
 {
     memset(c, 0, sizeof *c);
-    for (size_t i = 0; i < NKEYS; i++) {
+    gs_format_params_default(&c->spmv.params); /* the fields no key sets */
+    for (size_t i = 0; i < nkeys(); i++) {
         if (KEYS[i].type == K_CASES) continue; /* 0: not a batch */
         gs_status st = store_text(c, &KEYS[i], KEYS[i].def, "default");
         (void)st; /* the defaults are in range by construction (tested) */
@@ -609,7 +647,7 @@ static int is_case_group(const char *name)
 {
     size_t n = strlen(name);
     if (strcmp(name, "batch") == 0) return 0;
-    for (size_t i = 0; i < NKEYS; i++)
+    for (size_t i = 0; i < nkeys(); i++)
         if (strncmp(KEYS[i].key, name, n) == 0 && KEYS[i].key[n] == '.') return 1;
     return 0;
 }
@@ -782,7 +820,7 @@ void gs_config_print_help(FILE *f)
                "Relative input paths in a file are relative to that file's folder.\n"
                "gsolve --help-config KEY prints one key, or every key of a group (amg, "
                "problem.generate).\n\n");
-    for (size_t i = 0; i < NKEYS; i++) print_key(f, &KEYS[i]);
+    for (size_t i = 0; i < nkeys(); i++) print_key(f, &KEYS[i]);
 }
 
 /* Unknown --help-config topic: the keys it is close to (by edit distance to the key or to its
@@ -794,7 +832,7 @@ static gs_status unknown_topic(const char *topic)
     int n = 0, lim = tl / 3 > 2 ? (int)(tl / 3) : 2;
     list[0] = '\0';
     for (int d = 0; d <= lim + 1 && n < 8; d++)
-        for (size_t i = 0; i < NKEYS && n < 8; i++) {
+        for (size_t i = 0; i < nkeys() && n < 8; i++) {
             const char *leaf = strrchr(KEYS[i].key, '.');
             int dist = edit_distance(topic, KEYS[i].key);
             if (leaf && edit_distance(topic, leaf + 1) < dist)
@@ -818,7 +856,7 @@ gs_status gs_config_print_help_key(FILE *f, const char *topic)
     size_t n = strlen(topic);
     int found = 0;
     while (n > 0 && topic[n - 1] == '.') n--; /* "amg." is the group amg */
-    for (size_t i = 0; i < NKEYS; i++) {
+    for (size_t i = 0; i < nkeys(); i++) {
         const char *k = KEYS[i].key;
         if (strncmp(k, topic, n) == 0 && (k[n] == '\0' || k[n] == '.')) {
             print_key(f, &KEYS[i]);
@@ -948,6 +986,15 @@ static void put_value(text *t, const gs_config *c, const key_def *k, const char 
     char item[GS_CFG_STR];
     if (k->type == K_CASES) {
         char src[2 * GS_CFG_STR];
+/* Choice i of "a|b|c" into out ("" past the end). */
+static void choice_item(const char *choices, int i, char *out, size_t len)
+{
+    const char *p = choices;
+    while (p && i-- > 0) p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
+    const char *bar = p ? strchr(p, '|') : NULL;
+    snprintf(out, len, "%.*s", !p ? 0 : bar ? (int)(bar - p) : (int)strlen(p), p ? p : "");
+}
+
         join_absolute("", c->source, src, sizeof src);
         if (*(const int64_t *)p > 0)
             put(t, "%*s# %s: the %lld cases of %s are left out: this is one run's configuration\n",
@@ -955,7 +1002,17 @@ static void put_value(text *t, const gs_config *c, const key_def *k, const char 
         return;
     }
     put(t, "%*s%s = ", 2 * depth, "", name);
-    if (k->type == K_LIST) {
+    if (format_key(k)) {
+        double v = gs_format_key_get(format_key(k), &c->spmv.params);
+        if (k->type == K_STR) {
+            choice_item(k->choices, (int)v, item, sizeof item);
+            put_string(t, item);
+        } else if (k->type == K_INT) {
+            put(t, "%lld", (long long)v);
+        } else {
+            put_float(t, v);
+        }
+    } else if (k->type == K_LIST) {
         put(t, "[");
         for (int j = 0; gs_config_list_item(p, j, item, sizeof item); j++) {
             put(t, "%s", j ? ", " : "");
@@ -980,12 +1037,12 @@ static void put_value(text *t, const gs_config *c, const key_def *k, const char 
 static void put_group(text *t, const gs_config *c, const char *prefix, int depth)
 {
     size_t n = strlen(prefix);
-    for (size_t i = 0; i < NKEYS; i++) {
+    for (size_t i = 0; i < nkeys(); i++) {
         const char *rest = KEYS[i].key + n;
         if (strncmp(KEYS[i].key, prefix, n) != 0 || strchr(rest, '.')) continue;
         put_value(t, c, &KEYS[i], rest, depth);
     }
-    for (size_t i = 0; i < NKEYS; i++) {
+    for (size_t i = 0; i < nkeys(); i++) {
         if (strncmp(KEYS[i].key, prefix, n) != 0) continue; /* shorter keys end before n */
         const char *rest = KEYS[i].key + n, *dot = strchr(rest, '.');
         if (!dot) continue;

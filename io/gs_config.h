@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gs_spmat.h"
 #include "gs_status.h"
 
 #ifdef __cplusplus
@@ -48,9 +49,8 @@ typedef struct gs_config {
             coarse_chebyshev_degree, block_size, smooth_prolongator, filter;
     } amg;
     struct {
-        gs_cfg_str format, suraa_g1, levels;
-        int64_t cmrs_h, cmrs_sort, cmrs_modified, suraa_max_child_threads, cds_block;
-        double cds_max_fill;
+        gs_cfg_str format, levels;
+        gs_format_params params; /* the formats' tuning keys (gs_format_key, gs_spmat.h) */
     } spmv;
     struct {
         gs_cfg_str backend;

@@ -53,27 +53,14 @@ static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
     return GS_OK;
 }
 
-static void format_params(const gs_config *c, gs_format_params *p)
-{
-    gs_format_params_default(p);
-    p->cmrs_h = (int)c->spmv.cmrs_h;
-    p->cmrs_sort = (int)c->spmv.cmrs_sort;
-    p->cmrs_modified = (int)c->spmv.cmrs_modified;
-    p->suraa_g1_dynamic = strcmp(c->spmv.suraa_g1, "dynamic") == 0 ? 1
-                          : strcmp(c->spmv.suraa_g1, "block") == 0 ? 0
-                                                                    : -1;
-    p->suraa_max_child_threads = (int)c->spmv.suraa_max_child_threads;
-    p->cds_max_fill = c->spmv.cds_max_fill;
-    p->cds_block = (int)c->spmv.cds_block;
-}
-
-/* The selector's request from the spmv keys. */
+/* The selector's request from the spmv keys (the formats' tuning keys are stored in
+ * spmv.params as the config reads them). */
 static gs_select_request select_request(const gs_config *c)
 {
     gs_select_request rq;
     rq.format = c->spmv.format;
     rq.levels = c->spmv.levels;
-    format_params(c, &rq.params);
+    rq.params = c->spmv.params;
     return rq;
 }
 

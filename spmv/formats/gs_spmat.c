@@ -1,28 +1,67 @@
 /* gs_spmat.c: one interface over the SpMV formats; dispatch by format and location. */
 #include "gs_spmat.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gs_backend.h"
+#include "gs_cds.h"
+#include "gs_cmrs.h"
 #include "gs_time.h"
+
+/* The formats' tuning keys, one line each: the config table, --help-config and
+ * gs_format_params_default read them (gs_format_key in gs_spmat.h). */
+#define P(field) offsetof(gs_format_params, field)
+static const gs_format_key CMRS_KEYS[] = {
+    {"spmv.cmrs_h", GS_FORMAT_KEY_INT, P(cmrs_h), "0", 0, GS_CMRS_MAX_H, NULL, {0},
+     "CMRS strip height (rows per strip, 1-16; 0: the measured default, 16)"},
+    {"spmv.cmrs_sort", GS_FORMAT_KEY_INT, P(cmrs_sort), "0", 0, 1, NULL, {0},
+     "CMRS: sort each strip's entries by column (1) or keep them row by row (0)"},
+    /* measured: faster than the plain kernel on every matrix tried */
+    {"spmv.cmrs_modified", GS_FORMAT_KEY_INT, P(cmrs_modified), "1", 0, 1, NULL, {0},
+     "CMRS: the modified kernel of sec. 6.7 (per-warp h x M buffer, strips padded to warp "
+     "multiples; 1.03-1.15x the plain kernel's speed and more on the H200, "
+     "bench/results/README.md, SpMV formats), or the plain warp-per-strip kernel (0)"},
+    {NULL},
+};
+static const gs_format_key SURAA_KEYS[] = {
+    {"spmv.suraa_g1", GS_FORMAT_KEY_CHOICE, P(suraa_g1_dynamic), "auto", 0, 0,
+     "auto|dynamic|block", {-1, 1, 0},
+     "SURAA long rows (G1): child grids by dynamic parallelism, or one block per row"},
+    {"spmv.suraa_max_child_threads", GS_FORMAT_KEY_INT, P(suraa_max_child_threads), "0", 0,
+     1048576, NULL, {0},
+     "SURAA: threads of one child grid for a long row (0: chosen from the row counts)"},
+    {NULL},
+};
+static const gs_format_key CDS_KEYS[] = {
+    {"spmv.cds_max_fill", GS_FORMAT_KEY_FLOAT, P(cds_max_fill), "0.25", 0, 1e6, NULL, {0},
+     "CDS refuses a matrix whose stored entries (padding included) exceed (1 + this) x nnz"},
+    {"spmv.cds_block", GS_FORMAT_KEY_INT, P(cds_block), "0", 0, GS_CDS_MAX_BLOCK, NULL, {0},
+     "CDS unknowns per grid point (0: detected)"},
+    {NULL},
+};
+#undef P
 
 /* The format registry: one descriptor per format, in gs_format's order. A format with its own
  * storage names the module whose host and device gs_format_ops tables gs_backend.c lists; the
  * CSR formats run on the CSR the matrix was made from. Adding a format: its files in
- * spmv/formats/ (host and device gs_format_ops), a gs_format value, a line here and its
- * module's line in gs_backend.c (docs/design.md, "Adding a format"). */
+ * spmv/formats/ (host and device gs_format_ops), a gs_format value, a line here (with its
+ * tuning keys above) and its module's line in gs_backend.c (docs/design.md, "Adding a
+ * format"). */
 static const gs_format_desc FORMATS[GS_FORMAT_COUNT] = {
     [GS_FORMAT_CSR] = {"csr", "gsolve's own CSR kernel (host loop; warp-per-row on the GPU)", -1,
-                       0},
+                       0, NULL},
     [GS_FORMAT_CUSPARSE] = {"cusparse", "CSR through cusparseSpMV, the baseline (GPU only)", -1,
-                            1},
+                            1, NULL},
     [GS_FORMAT_CMRS] = {"cmrs", "Koza et al.: strips of h rows (spmv.cmrs_h, cmrs_sort, "
-                        "cmrs_modified)", GS_MODULE_CMRS, 0},
+                        "cmrs_modified)", GS_MODULE_CMRS, 0, CMRS_KEYS},
     [GS_FORMAT_SURAA] = {"suraa", "Muhammed et al.: rows sorted by length in groups G1-G3 "
-                         "(spmv.suraa_g1, suraa_max_child_threads)", GS_MODULE_SURAA, 0},
+                         "(spmv.suraa_g1, suraa_max_child_threads)", GS_MODULE_SURAA, 0,
+                         SURAA_KEYS},
     [GS_FORMAT_CDS] = {"cds", "Godwin et al.: block diagonals of a structured grid "
-                       "(spmv.cds_max_fill, cds_block)", GS_MODULE_CDS, 0},
+                       "(spmv.cds_max_fill, cds_block)", GS_MODULE_CDS, 0, CDS_KEYS},
 };
 
 const gs_format_desc *gs_format_at(int i)
@@ -38,16 +77,82 @@ const char *gs_format_choices(void)
     return buf;
 }
 
+const gs_format_key *gs_format_key_at(int i)
+{
+    for (int f = 0; f < GS_FORMAT_COUNT && i >= 0; f++)
+        for (const gs_format_key *k = FORMATS[f].keys; k && k->key; k++)
+            if (i-- == 0) return k;
+    return NULL;
+}
+
+void gs_format_key_put(const gs_format_key *k, gs_format_params *p, double v)
+{
+    char *field = (char *)p + k->field;
+    if (k->type == GS_FORMAT_KEY_FLOAT)
+        *(double *)field = v;
+    else if (k->type == GS_FORMAT_KEY_CHOICE)
+        *(int *)field = v >= 0 && v < GS_FORMAT_KEY_CHOICES ? k->values[(int)v] : 0;
+    else
+        *(int *)field = (int)v;
+}
+
+double gs_format_key_get(const gs_format_key *k, const gs_format_params *p)
+{
+    const char *field = (const char *)p + k->field;
+    if (k->type == GS_FORMAT_KEY_FLOAT) return *(const double *)field;
+    if (k->type == GS_FORMAT_KEY_INT) return *(const int *)field;
+    for (int i = 0; i < GS_FORMAT_KEY_CHOICES; i++)
+        if (k->values[i] == *(const int *)field) return i;
+    return 0;
+}
+
+/* the index of word in "a|b|c", or -1 */
+static int choice_index(const char *choices, const char *word)
+{
+    size_t n = strlen(word);
+    int i = 0;
+    for (const char *p = choices; p; i++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, word, n) == 0) return i;
+        p = bar ? bar + 1 : NULL;
+    }
+    return -1;
+}
+
+/* text as k's value (a number, or a choice's index) when it is one k takes */
+static int key_value(const gs_format_key *k, const char *text, double *v)
+{
+    char *end = NULL;
+    if (k->type == GS_FORMAT_KEY_CHOICE) {
+        *v = choice_index(k->choices, text);
+        return *v >= 0;
+    }
+    *v = k->type == GS_FORMAT_KEY_INT ? (double)strtoll(text, &end, 10) : strtod(text, &end);
+    return end != text && !*end && *v >= k->min && *v <= k->max;
+}
+
+gs_status gs_format_key_parse(const gs_format_key *k, const char *text, gs_format_params *p)
+{
+    double v;
+    if (!key_value(k, text, &v)) {
+        if (k->type == GS_FORMAT_KEY_CHOICE)
+            return GS_ERROR(GS_ERR_ARG, "%s = \"%s\" is not one of: %s", k->key, text,
+                            k->choices);
+        return GS_ERROR(GS_ERR_ARG, "%s = \"%s\": expected %s in %g..%g", k->key, text,
+                        k->type == GS_FORMAT_KEY_INT ? "an integer" : "a number", k->min, k->max);
+    }
+    gs_format_key_put(k, p, v);
+    return GS_OK;
+}
+
 void gs_format_params_default(gs_format_params *p)
 {
+    const gs_format_key *k;
+    double v;
     memset(p, 0, sizeof *p);
-    p->cmrs_h = 0;
-    p->cmrs_sort = 0;
-    p->cmrs_modified = 1; /* measured: faster than the plain kernel on every matrix tried */
-    p->suraa_g1_dynamic = -1;
-    p->suraa_max_child_threads = 0;
-    p->cds_max_fill = 0.25;
-    p->cds_block = 0;
+    for (int i = 0; (k = gs_format_key_at(i)) != NULL; i++)
+        if (key_value(k, k->def, &v)) gs_format_key_put(k, p, v); /* valid: tests/io */
 }
 
 const char *gs_format_name(gs_format f)

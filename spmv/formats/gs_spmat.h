@@ -10,6 +10,7 @@
 #ifndef GS_SPMAT_H
 #define GS_SPMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gs_csr.h"
@@ -29,8 +30,9 @@ typedef enum gs_format {
     GS_FORMAT_COUNT
 } gs_format;
 
-/* Tuning of the formats; gs_format_params_default gives the measured defaults. A value of 0
- * (or negative) in a field marked "auto" lets the format choose. */
+/* Tuning of the formats; gs_format_params_default gives the measured defaults (the defaults of
+ * the formats' tuning keys, gs_format_key). A value of 0 (or negative) in a field marked "auto"
+ * lets the format choose. */
 typedef struct gs_format_params {
     int cmrs_h;            /* CMRS strip height, 1..16; 0 = auto (measured per precision) */
     int cmrs_sort;         /* CMRS: sort each strip's entries by column */
@@ -89,12 +91,35 @@ typedef struct gs_spmat {
     double convert_s;  /* seconds the conversion took (device work included) */
 } gs_spmat;
 
+/* A tuning key a format declares: the config table lists it as a key of its own (type, default,
+ * range or choices, help: --help-config, errors, --print-config) and stores a checked value into
+ * the gs_format_params field it names. */
+typedef enum gs_format_key_type {
+    GS_FORMAT_KEY_INT,   /* an integer in [min, max], kept in an int field */
+    GS_FORMAT_KEY_FLOAT, /* a number in [min, max], kept in a double field */
+    GS_FORMAT_KEY_CHOICE /* one of `choices`, kept in an int field as values[its index] */
+} gs_format_key_type;
+
+#define GS_FORMAT_KEY_CHOICES 8 /* most choices of one key */
+
+typedef struct gs_format_key {
+    const char *key; /* the config key, e.g. "spmv.cmrs_h" */
+    gs_format_key_type type;
+    size_t field;        /* offsetof(gs_format_params, ...) */
+    const char *def;     /* default, as text (what gs_format_params_default stores) */
+    double min, max;     /* a number's range */
+    const char *choices; /* a choice's "a|b|c" */
+    int values[GS_FORMAT_KEY_CHOICES]; /* a choice's field values, in the order of choices */
+    const char *help;                  /* --help-config's text */
+} gs_format_key;
+
 /* A format as registered (gs_spmat.c holds the one table). */
 typedef struct gs_format_desc {
     const char *name; /* the value of spmv.format, spmv.levels, batch.formats */
     const char *help; /* one line for --help-config (names its tuning keys) */
     int module;       /* gs_module of its gs_format_ops tables; -1: runs on the CSR itself */
     int device_only;  /* refuses host matrices */
+    const gs_format_key *keys; /* its tuning keys, ended by one with key NULL (NULL: none) */
 } gs_format_desc;
 
 /* The i-th registered format (i = its gs_format; NULL past the end), and "a|b|c" of their
@@ -102,7 +127,19 @@ typedef struct gs_format_desc {
 const gs_format_desc *gs_format_at(int i);
 const char *gs_format_choices(void);
 
-/* The measured defaults of every tuning field. */
+/* The i-th tuning key of all formats, in registry order (NULL past the end). */
+const gs_format_key *gs_format_key_at(int i);
+/* Store v into k's field of p: the number (an INT key's truncated to int), or for a CHOICE key
+ * the index of the choice (v is not checked against the range: the caller has). */
+void gs_format_key_put(const gs_format_key *k, gs_format_params *p, double v);
+/* The value of k's field in p, as gs_format_key_put takes it (a choice's index; 0 when the field
+ * holds none of the values). */
+double gs_format_key_get(const gs_format_key *k, const gs_format_params *p);
+/* Parse text by k's type, check its range or choices and store it; GS_ERR_ARG naming the key,
+ * the value and what it takes otherwise. */
+gs_status gs_format_key_parse(const gs_format_key *k, const char *text, gs_format_params *p);
+
+/* The measured defaults of every tuning field: every key's default, 0 in the other fields. */
 void gs_format_params_default(gs_format_params *p);
 
 /* "csr", "cusparse", "cmrs", "suraa", "cds"; NULL for an unknown value. */

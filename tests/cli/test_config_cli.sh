@@ -2,7 +2,8 @@
 # test_config_cli.sh GSOLVE SRCDIR WORKDIR: the configuration on the command line:
 # --help-config KEY and GROUP, a close-key error for an unknown one; --print-config printed,
 # replayed from another folder (same iterations, same residual) and printed again unchanged;
-# --set with spaces around '='; a folder as the config; --version's commit.
+# --set with spaces around '='; a folder as the config; --version's commit; the formats' tuning
+# keys (from the format registry) listed, checked and printed back.
 set -u
 G=$1; SRC=$2; W=$3
 fail() { echo "FAIL: $*"; exit 1; }
@@ -18,6 +19,22 @@ n=$(echo "$out" | grep -c '^[a-z]'); na=$(echo "$out" | grep -c '^amg\.')
 out=$("$G" --help-config amg.thet 2>&1); code=$?
 [ $code = 2 ] || fail "--help-config amg.thet: exit $code, expected 2"
 echo "$out" | grep -q "^gsolve: error: --help-config amg.thet: no such key or group; close keys: amg.theta" || fail "unknown key: $out"
+
+# the formats' tuning keys, declared by the format registry: listed, checked, stored, printed back
+out=$("$G" --help-config spmv) || fail "--help-config spmv: exit $?"
+for k in cmrs_h cmrs_sort cmrs_modified suraa_g1 suraa_max_child_threads cds_max_fill cds_block; do
+    echo "$out" | grep -q "^spmv\.$k " || fail "--help-config spmv lacks spmv.$k"
+done
+echo "$out" | grep -Eq '^spmv\.suraa_g1 +string +default "auto"  one of: auto\|dynamic\|block$' || fail "spmv.suraa_g1 entry: $out"
+echo "$out" | grep -Eq '^spmv\.cds_max_fill +float +default 0\.25  range: 0\.\.1e\+06$' || fail "spmv.cds_max_fill entry"
+P=(--set problem.generate.type=poisson)
+out=$("$G" "${P[@]}" --set spmv.cmrs_h=17 2>&1); code=$?
+[ $code = 2 ] && echo "$out" | grep -q "spmv.cmrs_h = 17 is out of range 0..16" || fail "spmv.cmrs_h=17: $code $out"
+out=$("$G" "${P[@]}" --set spmv.suraa_g1=fast 2>&1); code=$?
+[ $code = 2 ] && echo "$out" | grep -q 'spmv.suraa_g1 = "fast" is not one of: auto|dynamic|block' || fail "spmv.suraa_g1=fast: $code $out"
+out=$("$G" "${P[@]}" --set spmv.suraa_g1=block --set spmv.cds_max_fill=0.5 --set spmv.cmrs_h=8 --print-config)
+echo "$out" | grep -q '^  suraa_g1 = "block";' && echo "$out" | grep -q '^  cds_max_fill = 0.5;' &&
+    echo "$out" | grep -q '^  cmrs_h = 8;' && echo "$out" | grep -q '^  cmrs_modified = 1;' || fail "format keys printed: $out"
 
 # a config that names its matrix relative to its own folder, outputs relative to the cwd
 cp "$SRC/../../configs/data/aniso2d_40.mtx.gz" "$W/a/"
