@@ -135,6 +135,25 @@ typedef struct gs_amg_report {
     char desc[224];        /* "V cycle, Chebyshev, 1+1 sweeps, mis2 aggregation ..." */
 } gs_amg_report;
 
+/* Where the cycle's time goes, per level and operation (gs_amg_profile_enable): smoother
+ * sweeps, the residual b - A x (one SpMV of the level's A), the restriction R r, the
+ * prolongation P x (with its update of x), and the coarsest level's solve. */
+typedef enum gs_amg_prof_op {
+    GS_PROF_SMOOTH = 0,
+    GS_PROF_RESIDUAL,
+    GS_PROF_RESTRICT,
+    GS_PROF_PROLONG,
+    GS_PROF_COARSE,
+    GS_PROF_OPS
+} gs_amg_prof_op;
+extern const char *const gs_amg_prof_op_names[GS_PROF_OPS]; /* "smoother", "residual", ... */
+
+typedef struct gs_amg_profile {
+    int levels;
+    int64_t calls[GS_AMG_MAX_LEVELS][GS_PROF_OPS];
+    double seconds[GS_AMG_MAX_LEVELS][GS_PROF_OPS];
+} gs_amg_profile;
+
 typedef struct gs_amg gs_amg;
 
 /* Build the hierarchy of A (square; host or device; borrowed, must outlive the result).
@@ -152,6 +171,12 @@ gs_status gs_amg_level_download(const gs_amg *amg, int l, gs_csr **A, gs_csr **P
 
 /* The SpMV form of level l's A (borrowed from the hierarchy). */
 const gs_spmat *gs_amg_level_op(const gs_amg *amg, int l);
+
+/* Time every operation of the cycle (on: the device is synchronized around each one and the
+ * cycle is not replayed as a CUDA graph, so a profiled solve runs slower than a plain one; off,
+ * the default: no cost). Enabling clears the counts. */
+void gs_amg_profile_enable(gs_amg *amg, int on);
+const gs_amg_profile *gs_amg_get_profile(const gs_amg *amg);
 
 /* z = M^-1 r: one cycle from a zero initial guess. */
 gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z);

@@ -42,6 +42,8 @@ struct gs_amg {
     void *graph;
     const double *graph_r, *graph_z;
     int graph_captures, graph_off;
+    int profiling;        /* gs_amg_profile_enable */
+    gs_amg_profile prof;
 };
 
 /* the data-parallel steps at loc (gs_backend.c's registry) */

@@ -199,6 +199,13 @@ static const key_def ROWS[] = {
     {"output.monitor", K_INT, F(output.monitor), "0", 0, IMAX, NULL,
      "print \"iter N  residual r  relative rr\" every this many iterations as the solve runs, "
      "whatever the verbosity (0: off)"},
+    {"output.profile", K_INT, F(output.profile), "0", 0, 1, NULL,
+     "time every operation of the solve per AMG level (smoother, residual, restriction, "
+     "prolongation, coarse solve) and of the Krylov method (A SpMV, preconditioner, vector "
+     "work): a table in the summary, a \"profile\" column in the CSV and attribute in the HDF5 "
+     "record. On at output.verbosity >= 2. The device is synchronized around each operation and "
+     "the AMG cycle is not replayed as a CUDA graph, so a profiled solve is slower (off: no "
+     "cost)"},
     {"batch.cases", K_CASES, F(batch.cases), "0", NOLIM, NULL,
      "a batch: ( { name = \"a\"; matrix = \"A.mtx\"; }, { name = \"b\"; generate = { type = "
      "\"poisson\"; size = 64; }; set = [\"solver.rtol=1e-6\"]; }, ... ); a case may also hold "

@@ -58,7 +58,7 @@ typedef struct gs_config {
     } run;
     struct {
         gs_cfg_str csv, hdf5, history, solution;
-        int64_t verbosity, monitor;
+        int64_t verbosity, monitor, profile;
     } output;
     struct {
         gs_cfg_str formats; /* comma-separated list ("" = spmv.format alone) */

@@ -228,6 +228,7 @@ static void row_fields(const gs_result *r, int n, const char *const *names,
     add(f, "version", gs_version());
     add(f, "commit", gs_version_commit());
     add(f, "timestamp", f->ctx.timestamp);
+    add(f, "profile", r->profile ? r->profile : "");
 }
 
 /* The header line of the open file (its first line, up to cap - 1 bytes) into buf; "" when
@@ -362,6 +363,7 @@ static gs_status write_context(gs_h5_record *h, const gs_result *r)
             GS_CHECK(gs_h5_record_attr_int(h, f->name, *(const int64_t *)p));
     }
     GS_CHECK(gs_h5_record_attr_str(h, "timestamp", x.timestamp));
+    if (r->profile && r->profile[0]) GS_CHECK(gs_h5_record_attr_str(h, "profile", r->profile));
 done:
     return st;
 }

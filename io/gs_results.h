@@ -69,6 +69,8 @@ typedef struct gs_result {
     double operator_complexity, grid_complexity; /* sum of nnz / nnz(A), of rows / rows(A) */
     double phase_s[GS_PHASES];                   /* setup split by phase */
     const gs_level_info *level_info;             /* levels entries (borrowed), may be NULL */
+    const char *profile; /* output.profile: "krylov:A=ms/calls;...;L0:smoother=ms/calls;..."
+                          * (borrowed; NULL or "": not profiled) */
     gs_run_context context;                      /* what produced it */
 } gs_result;
 

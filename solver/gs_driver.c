@@ -23,6 +23,98 @@ typedef struct spmv_op {
     gs_spmat_op op; /* the operator's context (gs_spmat_linop: fused dots with the CSR kernel) */
 } spmv_op;
 
+/* output.profile: an operator whose applications are timed (synchronized before and after) */
+typedef struct timed_op {
+    gs_linop inner;
+    const gs_backend_ops *be;
+    int64_t *calls;
+    double *seconds;
+} timed_op;
+
+static gs_status timed_apply(void *ctx, const gs_vec *x, gs_vec *y)
+{
+    timed_op *t = ctx;
+    gs_status st = t->be->sync();
+    double t0 = gs_time_now();
+    if (st == GS_OK) st = t->inner.apply(t->inner.ctx, x, y);
+    if (st == GS_OK) st = t->be->sync();
+    *t->seconds += gs_time_now() - t0;
+    ++*t->calls;
+    return st;
+}
+
+static gs_status timed_apply_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
+                                  const gs_vec *const *a, const gs_vec *const *b, double *out)
+{
+    timed_op *t = ctx;
+    gs_status st = t->be->sync();
+    double t0 = gs_time_now();
+    if (st == GS_OK) st = t->inner.apply_dots(t->inner.ctx, x, y, k, a, b, out);
+    if (st == GS_OK) st = t->be->sync();
+    *t->seconds += gs_time_now() - t0;
+    ++*t->calls;
+    return st;
+}
+
+static gs_linop timed(timed_op *t, gs_linop inner, const gs_backend_ops *be, int64_t *calls,
+                      double *seconds)
+{
+    *t = (timed_op){inner, be, calls, seconds};
+    gs_linop op = {inner.n, t, timed_apply, inner.apply_dots ? timed_apply_dots : NULL};
+    return op;
+}
+
+/* the compact profile of a finished run: "krylov:A=ms/calls;krylov:M=...;krylov:vector=ms;
+ * L0:smoother=ms/calls;..." (operations that ran) */
+static gs_status profile_text(gs_run *run)
+{
+    gs_status st = GS_OK;
+    size_t cap = 64 + (size_t)GS_AMG_MAX_LEVELS * GS_PROF_OPS * 48, len = 0;
+    GS_CHECK(gs_alloc_array(cap, 1, "profile", (void **)&run->profile));
+    double vec = run->res.solve_s - run->prof_s[0] - run->prof_s[1];
+    len += (size_t)snprintf(run->profile + len, cap - len, "krylov:A=%.4f/%lld;", 1e3 * run->prof_s[0],
+                            (long long)run->prof_calls[0]);
+    if (run->prof_calls[1] > 0)
+        len += (size_t)snprintf(run->profile + len, cap - len, "krylov:M=%.4f/%lld;",
+                                1e3 * run->prof_s[1], (long long)run->prof_calls[1]);
+    len += (size_t)snprintf(run->profile + len, cap - len, "krylov:vector=%.4f",
+                            1e3 * (vec > 0 ? vec : 0.0));
+    for (int l = 0; run->amg_prof && l < run->amg_prof->levels; l++)
+        for (int o = 0; o < GS_PROF_OPS; o++)
+            if (run->amg_prof->calls[l][o] > 0 && len < cap)
+                len += (size_t)snprintf(run->profile + len, cap - len, ";L%d:%s=%.4f/%lld", l,
+                                        gs_amg_prof_op_names[o], 1e3 * run->amg_prof->seconds[l][o],
+                                        (long long)run->amg_prof->calls[l][o]);
+done:
+    return st;
+}
+
+/* the profile table of the summary */
+static void print_profile(const gs_run *run, FILE *out)
+{
+    const double T = run->res.solve_s > 0 ? run->res.solve_s : 1.0;
+    double vec = run->res.solve_s - run->prof_s[0] - run->prof_s[1];
+    if (vec < 0) vec = 0.0;
+    fprintf(out, "profile   the solve's %.3f ms by operation (the device synchronized around each: "
+                 "slower than an unprofiled solve)\n", 1e3 * run->res.solve_s);
+    fprintf(out, "          level  operation          calls     time ms   share\n");
+    fprintf(out, "          -      A SpMV (Krylov)  %7lld  %10.3f  %5.1f%%\n",
+            (long long)run->prof_calls[0], 1e3 * run->prof_s[0], 100.0 * run->prof_s[0] / T);
+    if (run->prof_calls[1] > 0)
+        fprintf(out, "          -      preconditioner   %7lld  %10.3f  %5.1f%%%s\n",
+                (long long)run->prof_calls[1], 1e3 * run->prof_s[1], 100.0 * run->prof_s[1] / T,
+                run->amg_prof ? "  (the cycle, split below)" : "");
+    for (int l = 0; run->amg_prof && l < run->amg_prof->levels; l++)
+        for (int o = 0; o < GS_PROF_OPS; o++)
+            if (run->amg_prof->calls[l][o] > 0)
+                fprintf(out, "          %-5d  %-15s  %7lld  %10.3f  %5.1f%%\n", l,
+                        gs_amg_prof_op_names[o], (long long)run->amg_prof->calls[l][o],
+                        1e3 * run->amg_prof->seconds[l][o],
+                        100.0 * run->amg_prof->seconds[l][o] / T);
+    fprintf(out, "          -      Krylov vectors         -  %10.3f  %5.1f%%  (the rest: dots, "
+                 "updates, the method's own work)\n", 1e3 * vec, 100.0 * vec / T);
+}
+
 /* Pick where the solve runs: run.backend = auto | host | cuda. */
 static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
 {
@@ -405,6 +497,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         GS_CHECK(make_spmv(c, dA ? dA : A, &aop, run));
     }
     gs_linop Aop = gs_spmat_linop(aop.M, &aop.op);
+    timed_op tA, tM;
     GS_CHECK(gs_vec_create(A->rows, loc, &b));
     GS_CHECK(gs_vec_create(A->rows, loc, &x));
     GS_CHECK(gs_vec_create(A->rows, loc, &w));
@@ -430,15 +523,33 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         .interrupt = gs_host_interrupt_flag(),
     };
     gs_krylov_result kr;
+    gs_linop Ause = Aop, Muse;
+    run->profiled = c->output.profile || run->verbosity >= 2;
+    if (run->profiled) { /* every application timed; the cycle split by level */
+        Ause = timed(&tA, Aop, gs_backend_get(loc), &run->prof_calls[0], &run->prof_s[0]);
+        if (Mp) {
+            Muse = timed(&tM, *Mp, gs_backend_get(loc), &run->prof_calls[1], &run->prof_s[1]);
+            Mp = &Muse;
+        }
+        if (amg) gs_amg_profile_enable(amg, 1);
+    }
     GS_CHECK(gs_vec_nrm2(b, &run->res.bnorm));
     if (out && run->verbosity >= 1) {
         gs_driver_print_header(c, p, run, out);
         fflush(out);
     }
     run->t_solve0 = gs_time_now();
-    GS_CHECK(gs_krylov_solve(&kp, &Aop, Mp, b, x, &kr));
+    GS_CHECK(gs_krylov_solve(&kp, &Ause, Mp, b, x, &kr));
     GS_CHECK(gs_backend_get(loc)->sync());
     run->res.solve_s = gs_time_now() - run->t_solve0;
+    if (run->profiled) {
+        if (amg) {
+            GS_CHECK(gs_alloc_array(1, sizeof *run->amg_prof, "profile", (void **)&run->amg_prof));
+            *run->amg_prof = *gs_amg_get_profile(amg);
+        }
+        GS_CHECK(profile_text(run));
+        run->res.profile = run->profile;
+    }
     run->res.total_s = run->res.setup_s + run->res.solve_s;
     record_reason(&kr, &run->res);
     hints(c, p, &kr, run);
@@ -513,6 +624,7 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
                 r->format, run->format_desc[0] ? run->format_desc : "-", 1e3 * run->convert_s);
     if (run->format_reason[0] && !run->amg) fprintf(out, "          why: %s\n", run->format_reason);
     if (run->amg) gs_amg_report_print(run->amg, out);
+    if (run->profiled) print_profile(run, out);
     if (run->upload_s > 0) {
         double mb = (12.0 * (double)r->nnz + 4.0 * ((double)r->rows + 1)) / 1e6;
         fprintf(out, "upload    matrix %.1f MB in %.2f ms: transfer %.2f ms (%.1f GB/s) + SpMV "
@@ -543,5 +655,7 @@ void gs_run_release(gs_run *run)
     gs_free(run->config_text);
     gs_free(run->amg);
     gs_free(run->levels);
+    gs_free(run->amg_prof);
+    gs_free(run->profile);
     memset(run, 0, sizeof *run);
 }

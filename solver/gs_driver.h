@@ -35,6 +35,14 @@ typedef struct gs_run {
     int threads;             /* host threads the run used */
     char threads_why[96];    /* where that count came from */
     char hint[512];          /* what to try after a failed solve, one line each ("": none) */
+    /* output.profile: the Krylov method's A SpMV and preconditioner applications (calls,
+     * seconds, synchronized), the AMG cycle's split by level (NULL: no AMG), the compact form
+     * the CSV and the record hold ("" when not profiled) */
+    int profiled;
+    int64_t prof_calls[2];
+    double prof_s[2];
+    gs_amg_profile *amg_prof;
+    char *profile;
 } gs_run;
 
 /* Solve problem p as c says; run->res is filled (non-convergence is a result, not an error).

@@ -123,6 +123,7 @@ static void row_run(const gs_csv_table *t, int64_t i, gs_report_run *w)
     gs_str_copy(w->backend, sizeof w->backend, GET("backend"));
     gs_str_copy(w->device, sizeof w->device, GET("device"));
     gs_str_copy(w->timestamp, sizeof w->timestamp, GET("timestamp"));
+    gs_str_copy(w->profile, sizeof w->profile, GET("profile"));
     w->case_index = atoll(GET("case_index"));
     w->rows = atoll(GET("rows"));
     w->nnz = atoll(GET("nnz"));
@@ -747,6 +748,67 @@ static void md_case(gs_report_text *md, const gs_report *r, int64_t c, const gs_
     }
 }
 
+/* ms of operation `op` ("krylov:A", "L0:smoother") in a run's profile; -1 when absent */
+static double profile_ms(const char *prof, const char *op)
+{
+    size_t n = strlen(op);
+    for (const char *p = prof; p && *p;) {
+        if (strncmp(p, op, n) == 0 && p[n] == '=') return atof(p + n + 1);
+        p = strchr(p, ';');
+        if (p) p++;
+    }
+    return -1.0;
+}
+
+/* The profiled runs of the case (output.profile): for each operation, its share of each
+ * format's solve time (the format's first counted profiled run), so that one sees on which
+ * level and operation a format wins or loses. */
+static void md_profile(gs_report_text *md, const gs_report *r, int64_t c, const gs_report_fmt *f,
+                       int nf)
+{
+    const gs_report_run *pr[GS_REPORT_MAXF] = {0};
+    const char *cname = r->runs[c].case_name;
+    int any = 0;
+    for (int k = 0; k < nf; k++)
+        for (int64_t i = c; i < r->n && !pr[k]; i++)
+            if (counted(&r->runs[i], cname, f[k].req) && r->runs[i].profile[0]) pr[k] = &r->runs[i];
+    for (int k = 0; k < nf; k++) any |= pr[k] != NULL;
+    if (!any) return;
+    gs_report_put(md, "\nWhere the solve went (output.profile; share of each format's solve, ms "
+                      "in brackets):\n\n| operation |");
+    for (int k = 0; k < nf; k++) gs_report_put(md, " %s |", f[k].req);
+    gs_report_put(md, "\n|---|");
+    for (int k = 0; k < nf; k++) gs_report_put(md, "---:|");
+    gs_report_put(md, "\n");
+    /* the operations in the order the first profiled run lists them, then any other's */
+    char seen[64][40];
+    int ns = 0;
+    for (int k = 0; k < nf; k++)
+        for (const char *p = pr[k] ? pr[k]->profile : NULL; p && *p && ns < 64;) {
+            const char *e = strchr(p, '=');
+            if (!e) break;
+            char op[40];
+            snprintf(op, sizeof op, "%.*s", (int)(e - p < 39 ? e - p : 39), p);
+            int dup = 0;
+            for (int t = 0; t < ns && !dup; t++) dup = !strcmp(seen[t], op);
+            if (!dup) gs_str_copy(seen[ns++], sizeof seen[0], op);
+            p = strchr(e, ';');
+            if (p) p++;
+        }
+    for (int t = 0; t < ns; t++) {
+        gs_report_put(md, "| %s |", seen[t]);
+        for (int k = 0; k < nf; k++) {
+            double v = pr[k] ? profile_ms(pr[k]->profile, seen[t]) : -1.0;
+            double T = pr[k] ? 1e3 * pr[k]->solve : 0.0;
+            if (v < 0 || T <= 0)
+                gs_report_put(md, " - |");
+            else
+                gs_report_put(md, " %.1f%% (%.3f) |", 100.0 * v / T, v);
+        }
+        gs_report_put(md, "\n");
+    }
+}
+
 gs_status gs_report_write(const gs_report *r, const char *dir)
 {
     gs_status st = GS_OK;
@@ -769,6 +831,7 @@ gs_status gs_report_write(const gs_report *r, const char *dir)
         int nf = gs_report_summarize(r, c, f);
         settings_differ(r, c, differ, sizeof differ);
         md_case(&md, r, c, f, nf, differ);
+        md_profile(&md, r, c, f, nf);
         for (int k = 0; k < nf; k++) csv_row(&csv, first_counted(r, c), &f[k], differ);
     }
     GS_CHECK(gs_report_text_status("the report text", &csv, &md, NULL));

@@ -26,6 +26,7 @@ typedef struct gs_report_run {
     int its;
     double setup, solve, total;
     char set[GS_REPORT_NSET][48]; /* gs_report_set_keys' values ("" when not recorded) */
+    char profile[2048]; /* output.profile's "krylov:A=ms/calls;...;L0:smoother=ms/calls" or "" */
 } gs_report_run;
 
 /* One format of one case over its counted repeats (warmup runs left out). */

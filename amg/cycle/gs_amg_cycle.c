@@ -1,14 +1,46 @@
 /* gs_amg_cycle.c: the V or W cycle over the hierarchy, replayed as a CUDA graph on the device
  * (recorded once per pair of vectors), and the preconditioner as an operator. */
+#include <string.h>
+
 #include "gs_amg_internal.h"
+#include "gs_time.h"
+
+const char *const gs_amg_prof_op_names[GS_PROF_OPS] = {"smoother", "residual", "restriction",
+                                                       "prolongation", "coarse solve"};
+
+void gs_amg_profile_enable(gs_amg *amg, int on)
+{
+    amg->profiling = on;
+    memset(&amg->prof, 0, sizeof amg->prof);
+    amg->prof.levels = amg->nlev;
+}
+
+const gs_amg_profile *gs_amg_get_profile(const gs_amg *amg) { return &amg->prof; }
+
+/* profiling: the time now, the backend's work done (0 when not profiling) */
+static double prof_now(const gs_amg *amg)
+{
+    if (!amg->profiling) return 0.0;
+    (void)amg->be->sync();
+    return gs_time_now();
+}
+
+static void prof_add(gs_amg *amg, int l, gs_amg_prof_op op, double t0)
+{
+    if (!amg->profiling) return;
+    amg->prof.seconds[l][op] += prof_now(amg) - t0;
+    amg->prof.calls[l][op]++;
+}
 
 /* sweeps of the level's smoother on A x = b; x_zero: x is zero on entry (not read) */
 static gs_status smooth(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zero, int sweeps)
 {
     gs_status st = GS_OK;
     const gs_amg_level *L = &amg->lev[l];
+    double t0 = prof_now(amg);
     for (int s = 0; s < sweeps; s++, x_zero = 0)
         GS_CHECK(amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero));
+    if (sweeps > 0) prof_add(amg, l, GS_PROF_SMOOTH, t0);
 done:
     return st;
 }
@@ -17,27 +49,41 @@ static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zer
 {
     gs_status st = GS_OK;
     gs_amg_level *L = &amg->lev[l];
+    double t0 = prof_now(amg);
     if (l == amg->nlev - 1) {
-        if (amg->Mc) return gs_spmat_spmv(amg->Mc, b, x);
-        return smooth(amg, l, b, x, x_zero, 8);
+        if (amg->Mc)
+            st = gs_spmat_spmv(amg->Mc, b, x);
+        else /* 8 sweeps, counted as the coarse solve */
+            for (int s = 0; s < 8 && st == GS_OK; s++, x_zero = 0)
+                st = amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero);
+        prof_add(amg, l, GS_PROF_COARSE, t0);
+        return st;
     }
     gs_amg_level *C = &amg->lev[l + 1];
     int pre = amg->p.presweeps;
     GS_CHECK(smooth(amg, l, b, x, x_zero, pre));
     if (pre == 0 && x_zero) {
+        t0 = prof_now(amg);
         GS_CHECK(gs_spmat_spmv(L->MR, b, C->b));
+        prof_add(amg, l, GS_PROF_RESTRICT, t0);
     } else {
+        t0 = prof_now(amg);
         GS_CHECK(gs_spmat_spmv(L->MA, x, L->r));
         GS_CHECK(gs_vec_axpby(1.0, b, -1.0, L->r));
+        prof_add(amg, l, GS_PROF_RESIDUAL, t0);
+        t0 = prof_now(amg);
         GS_CHECK(gs_spmat_spmv(L->MR, L->r, C->b));
+        prof_add(amg, l, GS_PROF_RESTRICT, t0);
     }
     GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
     if (amg->p.cycle_w && l + 1 < amg->nlev - 1) GS_CHECK(cycle(amg, l + 1, C->b, C->x, 0));
+    t0 = prof_now(amg);
     GS_CHECK(gs_spmat_spmv(L->MP, C->x, L->y));
     if (pre == 0 && x_zero)
         GS_CHECK(gs_vec_copy(L->y, x));
     else
         GS_CHECK(gs_vec_axpy(1.0, L->y, x));
+    prof_add(amg, l, GS_PROF_PROLONG, t0);
     GS_CHECK(smooth(amg, l, b, x, 0, amg->p.postsweeps));
 done:
     return st;
@@ -49,7 +95,7 @@ gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z)
 {
     gs_status st = GS_OK;
     const gs_amg_ops *ops = amg->ops;
-    if (!ops->graph_begin || amg->graph_off) return cycle(amg, 0, r, z, 1);
+    if (!ops->graph_begin || amg->graph_off || amg->profiling) return cycle(amg, 0, r, z, 1);
     if (!amg->graph || amg->graph_r != r->data || amg->graph_z != z->data) {
         /* a new pair: record the cycle's kernels once (nothing runs while recording) */
         ops->graph_destroy(amg->graph);
