@@ -986,13 +986,6 @@ static void absolute(const gs_config *c, const key_def *k, const char *v, char *
             join_absolute(PATH_KEYS[i].input ? c->base_dir : "", v, out, len);
 }
 
-/* Key k's value as libconfig text ("name = value;"). */
-static void put_value(text *t, const gs_config *c, const key_def *k, const char *name, int depth)
-{
-    const char *p = (const char *)c + k->off;
-    char item[GS_CFG_STR];
-    if (k->type == K_CASES) {
-        char src[2 * GS_CFG_STR];
 /* Choice i of "a|b|c" into out ("" past the end). */
 static void choice_item(const char *choices, int i, char *out, size_t len)
 {
@@ -1002,6 +995,13 @@ static void choice_item(const char *choices, int i, char *out, size_t len)
     snprintf(out, len, "%.*s", !p ? 0 : bar ? (int)(bar - p) : (int)strlen(p), p ? p : "");
 }
 
+/* Key k's value as libconfig text ("name = value;"). */
+static void put_value(text *t, const gs_config *c, const key_def *k, const char *name, int depth)
+{
+    const char *p = (const char *)c + k->off;
+    char item[GS_CFG_STR];
+    if (k->type == K_CASES) {
+        char src[2 * GS_CFG_STR];
         join_absolute("", c->source, src, sizeof src);
         if (*(const int64_t *)p > 0)
             put(t, "%*s# %s: the %lld cases of %s are left out: this is one run's configuration\n",
