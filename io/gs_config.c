@@ -15,6 +15,7 @@
 #include "gs_krylov.h"
 #include "gs_mem.h"
 #include "gs_smoother.h"
+#include "gs_spgemm.h"
 #include "gs_spmat.h"
 
 /* K_LIST: a list of strings, kept as "a,b,c"; K_CASES: the batch's list of case groups, kept
@@ -35,11 +36,12 @@ typedef struct key_def {
 #define NOLIM -HUGE_VAL, HUGE_VAL
 #define IMAX 2147483647.0
 /* choices read from a registry when first needed (key_choices): the SpMV formats (gs_spmat.h),
- * the Krylov methods (gs_krylov.h), the AMG smoothers (gs_smoother.h) */
+ * the Krylov methods (gs_krylov.h), the AMG smoothers (gs_smoother.h), the Galerkin methods */
 #define FORMATS "@formats"
 #define LEVEL_FORMATS "@level_formats"
 #define KRYLOV "@krylov"
 #define SMOOTHERS "@smoothers"
+#define GALERKIN "@galerkin" /* the Galerkin (SpGEMM) methods (gs_spgemm.h) */
 /* the row the formats' tuning keys take the place of (gs_format_key_at, gs_spmat.h) */
 #define FORMAT_KEYS "@format_keys"
 
@@ -147,7 +149,7 @@ static const key_def ROWS[] = {
     {"amg.coarse_size", K_INT, F(amg.coarse_size), "200", 1, 20000, NULL,
      "stop coarsening at this many unknowns; the coarsest level is solved by a dense "
      "factorization made once in the setup"},
-    {"amg.galerkin", K_STR, F(amg.galerkin), "auto", NOLIM, "auto|dcsr|cusparse|host",
+    {"amg.galerkin", K_STR, F(amg.galerkin), "auto", NOLIM, GALERKIN,
      "Galerkin product R (A P): dcsr (row-binned DCSR SpGEMM, GPU), cusparse (cuSPARSE SpGEMM, "
      "GPU), host; auto: dcsr on the GPU, host on the host"},
     {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, "V|W", "multigrid cycle"},
@@ -319,6 +321,7 @@ static const char *key_choices(const key_def *k)
     if (!k->choices || k->choices[0] != '@') return k->choices;
     if (strcmp(k->choices, KRYLOV) == 0) return gs_krylov_choices();
     if (strcmp(k->choices, SMOOTHERS) == 0) return gs_smoother_choices();
+    if (strcmp(k->choices, GALERKIN) == 0) return gs_spgemm_choices();
     if (!formats[0]) {
         snprintf(formats, sizeof formats, "auto|measure|%s", gs_format_choices());
         snprintf(level_formats, sizeof level_formats, "auto|%s", gs_format_choices());

@@ -3,6 +3,7 @@
  * spmv/spgemm/gs_spgemm_cuda.cu); the Galerkin product, one path over gs_spgemm_ex for both. */
 #include "gs_spgemm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,21 +13,59 @@
 #include <omp.h>
 #endif
 
-static const char *NAMES[] = {"auto", "host", "dcsr", "cusparse"};
+/* The Galerkin (SpGEMM) method registry: amg.galerkin's choices, their help lines and where each
+ * runs (resolve checks the data's location against it). Adding a method: a gs_spgemm_method
+ * value, a line here, its product behind the backend's gs_spgemm_ops.product (docs/design.md,
+ * "A Galerkin (SpGEMM) method"). */
+static const gs_spgemm_desc METHODS[] = {
+    {"auto", GS_SPGEMM_AUTO, -1, "dcsr on the GPU, host on the host"},
+    {"dcsr", GS_SPGEMM_DCSR, GS_LOC_DEVICE,
+     "row-binned DCSR SpGEMM (King et al.), GPU: rows binned by their products, a kernel per bin"},
+    {"cusparse", GS_SPGEMM_CUSPARSE, GS_LOC_DEVICE, "cuSPARSE SpGEMM, GPU (the comparison path)"},
+    {"host", GS_SPGEMM_HOST, GS_LOC_HOST,
+     "Gustavson with a dense accumulator per thread, OpenMP (the reference)"},
+};
+#define NMETHODS (int)(sizeof METHODS / sizeof METHODS[0])
+
+const gs_spgemm_desc *gs_spgemm_method_at(int i)
+{
+    return i >= 0 && i < NMETHODS ? &METHODS[i] : NULL;
+}
+
+const char *gs_spgemm_choices(void)
+{
+    static char buf[128];
+    if (!buf[0])
+        for (int i = 0; i < NMETHODS; i++) gs_str_add_choice(buf, sizeof buf, METHODS[i].name);
+    return buf;
+}
+
+/* the registered method m, or NULL */
+static const gs_spgemm_desc *method_desc(gs_spgemm_method m)
+{
+    for (int i = 0; i < NMETHODS; i++)
+        if (METHODS[i].method == m) return &METHODS[i];
+    return NULL;
+}
 
 const char *gs_spgemm_method_name(gs_spgemm_method m)
 {
-    return (unsigned)m < 4 ? NAMES[m] : "?";
+    return method_desc(m) ? method_desc(m)->name : "?";
 }
 
 gs_status gs_spgemm_method_parse(const char *s, gs_spgemm_method *out)
 {
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, NAMES[i]) == 0) {
-            *out = (gs_spgemm_method)i;
+    char list[160] = "";
+    size_t n = 0;
+    for (int i = 0; i < NMETHODS; i++)
+        if (strcmp(s, METHODS[i].name) == 0) {
+            *out = METHODS[i].method;
             return GS_OK;
         }
-    return GS_ERROR(GS_ERR_ARG, "SpGEMM method \"%s\": expected auto, host, dcsr or cusparse", s);
+    for (int i = 0; i < NMETHODS && n < sizeof list; i++) /* "a, b, c or d" */
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", !i ? "" : i < NMETHODS - 1 ? ", " : " or ",
+                              METHODS[i].name);
+    return GS_ERROR(GS_ERR_ARG, "SpGEMM method \"%s\": expected %s", s, list);
 }
 
 /* ascending sort of n column indices (insertion sort for short rows) */
@@ -179,16 +218,17 @@ static gs_status resolve(gs_loc loc, gs_spgemm_method m, gs_spgemm_method *out,
 {
     if (m == GS_SPGEMM_AUTO) m = loc == GS_LOC_HOST ? GS_SPGEMM_HOST : GS_SPGEMM_DCSR;
     *out = m;
-    if (m == GS_SPGEMM_HOST && loc != GS_LOC_HOST)
-        return GS_ERROR(GS_ERR_ARG, "SpGEMM method host needs host matrices (these are on the "
-                                    "device: use dcsr or cusparse, or download them)");
-    if (m != GS_SPGEMM_HOST && loc == GS_LOC_HOST)
+    const gs_spgemm_desc *d = method_desc(m);
+    if (!d || d->loc < 0) return GS_ERROR(GS_ERR_ARG, "SpGEMM: unknown method %d", (int)m);
+    if (d->loc == GS_LOC_HOST && loc != GS_LOC_HOST)
+        return GS_ERROR(GS_ERR_ARG, "SpGEMM method %s needs host matrices (these are on the "
+                                    "device: use dcsr or cusparse, or download them)",
+                        d->name);
+    if (d->loc != GS_LOC_HOST && loc == GS_LOC_HOST)
         return GS_ERROR(GS_ERR_ARG,
                         "SpGEMM method %s needs device matrices (upload them, or "
                         "use host)",
-                        gs_spgemm_method_name(m));
-    if ((unsigned)m > GS_SPGEMM_CUSPARSE)
-        return GS_ERROR(GS_ERR_ARG, "SpGEMM: unknown method %d", (int)m);
+                        d->name);
     *ops = (const gs_spgemm_ops *)gs_backend_module(loc, GS_MODULE_SPGEMM);
     if (!*ops)
         return GS_ERROR(GS_ERR_UNSUPPORTED,

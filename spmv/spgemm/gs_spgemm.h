@@ -65,7 +65,22 @@ typedef struct gs_spgemm_info {
                           not (device methods; a Galerkin product's counts its intermediates) */
 } gs_spgemm_info;
 
-/* Method name ("host", "dcsr", "cusparse", "auto"); parse one (GS_ERR_ARG when unknown). */
+/* A Galerkin (SpGEMM) method as registered (gs_spgemm.c holds the one table, in the order
+ * amg.galerkin lists them). */
+typedef struct gs_spgemm_desc {
+    const char *name; /* the value of amg.galerkin */
+    gs_spgemm_method method;
+    int loc;          /* the gs_loc of the data it multiplies; -1: either (auto) */
+    const char *help; /* one line for --help-config */
+} gs_spgemm_desc;
+
+/* The i-th registered method (NULL past the end), and "a|b|c" of their names (the config's
+ * choices of amg.galerkin). */
+const gs_spgemm_desc *gs_spgemm_method_at(int i);
+const char *gs_spgemm_choices(void);
+
+/* Method name ("auto", "dcsr", "cusparse", "host"; "?" for none); parse one (GS_ERR_ARG naming
+ * the registered ones when unknown). */
 const char *gs_spgemm_method_name(gs_spgemm_method m);
 gs_status gs_spgemm_method_parse(const char *s, gs_spgemm_method *out);
 

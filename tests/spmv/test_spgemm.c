@@ -400,6 +400,13 @@ int main(int argc, char **argv)
         }
         gs_spgemm_method m;
         CHECK_FAIL(gs_spgemm_method_parse("magic", &m), GS_ERR_ARG, "expected auto");
+        /* the registry: amg.galerkin's choices in their order, each name parsed back */
+        CHECK(strcmp(gs_spgemm_choices(), "auto|dcsr|cusparse|host") == 0);
+        for (int i = 0; gs_spgemm_method_at(i); i++) {
+            const gs_spgemm_desc *d = gs_spgemm_method_at(i);
+            CHECK(gs_spgemm_method_parse(d->name, &m) == GS_OK && m == d->method);
+            CHECK(strcmp(gs_spgemm_method_name(d->method), d->name) == 0 && d->help && d->help[0]);
+        }
         gs_csr_destroy(&X), gs_csr_destroy(&Y);
     }
     check_files();
