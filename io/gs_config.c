@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gs_gen.h"
 #include "gs_krylov.h"
 #include "gs_mem.h"
 #include "gs_smoother.h"
@@ -42,6 +43,7 @@ typedef struct key_def {
 #define KRYLOV "@krylov"
 #define SMOOTHERS "@smoothers"
 #define GALERKIN "@galerkin" /* the Galerkin (SpGEMM) methods (gs_spgemm.h) */
+#define GENERATORS "@generators" /* the problem generators (gs_gen.h), or none */
 /* the row the formats' tuning keys take the place of (gs_format_key_at, gs_spmat.h) */
 #define FORMAT_KEYS "@format_keys"
 
@@ -66,8 +68,7 @@ static const key_def ROWS[] = {
      "or .npy (rigid-body modes for "
      "elasticity ...); empty: the generator's own (elasticity: its rigid-body modes), else one "
      "constant vector per unknown of a grid point (amg.block_size)"},
-    {"problem.generate.type", K_STR, F(problem.generate.type), "", NOLIM,
-     "|poisson|anisotropic|convdiff|powerlaw|jumps|rotated|elasticity",
+    {"problem.generate.type", K_STR, F(problem.generate.type), "", NOLIM, GENERATORS,
      "generated problem instead of a matrix file (io/gs_gen.h gives every formula): jumps: 3D "
      "diffusion with coefficients jumping between cubes; rotated: 2D Q1 rotated anisotropy; "
      "elasticity: Q1 linear elasticity, clamped, with its rigid-body modes"},
@@ -317,8 +318,12 @@ static const char *type_name(key_type t)
 /* The "a|b|c" choices of key k: its own, or the names a registry lists ("@..."). */
 static const char *key_choices(const key_def *k)
 {
-    static char formats[320], level_formats[320];
+    static char formats[320], level_formats[320], generators[320];
     if (!k->choices || k->choices[0] != '@') return k->choices;
+    if (strcmp(k->choices, GENERATORS) == 0) { /* "" (no generator) is a choice too */
+        if (!generators[0]) snprintf(generators, sizeof generators, "|%s", gs_gen_choices());
+        return generators;
+    }
     if (strcmp(k->choices, KRYLOV) == 0) return gs_krylov_choices();
     if (strcmp(k->choices, SMOOTHERS) == 0) return gs_smoother_choices();
     if (strcmp(k->choices, GALERKIN) == 0) return gs_spgemm_choices();
@@ -754,8 +759,7 @@ static gs_status check_generate(const gs_config *c, const char *where)
 {
     const char *t = c->problem.generate.type;
     int64_t s = c->problem.generate.stencil;
-    int uses_stencil = strcmp(t, "powerlaw") != 0 && strcmp(t, "jumps") != 0 &&
-                       strcmp(t, "rotated") != 0; /* those three ignore it */
+    int uses_stencil = gs_gen_find(t) && gs_gen_find(t)->stencil;
     int ok = s == 5 || s == 9 || s == 7 || s == 27;
     if (uses_stencil && !ok && strcmp(t, "elasticity") == 0)
         return GS_ERROR(GS_ERR_CONFIG,

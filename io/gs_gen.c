@@ -19,11 +19,9 @@
 #pragma STDC FP_CONTRACT OFF /* keep a*b+c unfused so results match across machines */
 #endif
 
-enum { GEN_POISSON, GEN_ANISO, GEN_CONVDIFF, GEN_POWERLAW, GEN_JUMPS, GEN_ROTATED, GEN_ELASTICITY };
-
-static const char *const gen_names[] = {"poisson", "anisotropic", "convdiff",  "powerlaw",
-                                        "jumps",   "rotated",     "elasticity"};
-#define GEN_COUNT ((int)(sizeof gen_names / sizeof gen_names[0]))
+/* the grid stencil types, which share the grid builder (their order in GENERATORS) */
+enum { GEN_POISSON, GEN_ANISO, GEN_CONVDIFF };
+static const char *const grid_names[] = {"poisson", "anisotropic", "convdiff"};
 
 /* ------------------------------------------------------------------ random numbers */
 
@@ -119,20 +117,6 @@ static double det_exp(double t)
 
 /* ------------------------------------------------------------------ parameters */
 
-/* kind = index of the generator type in gen_names */
-static gs_status parse_type(const char *type, int *kind)
-{
-    for (int k = 0; type && k < GEN_COUNT; k++)
-        if (strcmp(type, gen_names[k]) == 0) {
-            *kind = k;
-            return GS_OK;
-        }
-    return GS_ERROR(GS_ERR_ARG,
-                    "unknown generator type '%s': expected poisson, anisotropic, convdiff, "
-                    "powerlaw, jumps, rotated or elasticity",
-                    type ? type : "(none)");
-}
-
 /* a*b for a, b >= 0, saturating at INT64_MAX */
 int64_t gs_gen_mul_sat(int64_t a, int64_t b)
 {
@@ -222,7 +206,7 @@ static void stencil_build(int kind, int points, const gs_gen_params *p, stencil 
 /* check the grid parameters of one type */
 static gs_status grid_check(int kind, const gs_gen_params *p)
 {
-    const char *name = gen_names[kind];
+    const char *name = grid_names[kind];
     if (p->stencil != 5 && p->stencil != 9 && p->stencil != 7 && p->stencil != 27)
         return GS_ERROR(GS_ERR_ARG, "%s: stencil %d: expected 5 or 9 (2D), 7 or 27 (3D)", name,
                         p->stencil);
@@ -244,7 +228,7 @@ static gs_status grid_check(int kind, const gs_gen_params *p)
 static void grid_describe(int kind, const gs_gen_params *p, char *buf, size_t len)
 {
     int dim = stencil_dim(p->stencil);
-    int w = snprintf(buf, len, "%s %dD %d-point %lld^%d", gen_names[kind], dim, p->stencil,
+    int w = snprintf(buf, len, "%s %dD %d-point %lld^%d", grid_names[kind], dim, p->stencil,
                      (long long)p->size, dim);
     if (w < 0 || (size_t)w >= len) return;
     if (p->dof > 1) w += snprintf(buf + w, len - (size_t)w, " dof %d", p->dof);
@@ -517,6 +501,131 @@ static gs_status powerlaw_gen(const gs_gen_params *p, const char *desc, gs_csr *
     return powerlaw_build(p, (int64_t)llround(draws), out);
 }
 
+/* ------------------------------------------------------------------ the registry */
+
+/* Each builder: *A, its one-line description, the unknowns per grid point *bs and, where the
+ * type has one, the near-nullspace (*B, *k; B and k may be NULL: not wanted). */
+static gs_status grid_gen(int kind, const gs_gen_params *p, gs_csr **A, int *bs, char *desc,
+                          size_t len)
+{
+    gs_status st = GS_OK;
+    grid g;
+    GS_CHECK(grid_check(kind, p));
+    grid_describe(kind, p, desc, len);
+    GS_CHECK(grid_setup(kind, p, desc, &g));
+    GS_CHECK(grid_build(&g, A));
+    *bs = p->dof;
+done:
+    return st;
+}
+
+static gs_status build_poisson(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
+                               char *desc, size_t len)
+{
+    (void)B, (void)k;
+    return grid_gen(GEN_POISSON, p, A, bs, desc, len);
+}
+
+static gs_status build_aniso(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
+                             char *desc, size_t len)
+{
+    (void)B, (void)k;
+    return grid_gen(GEN_ANISO, p, A, bs, desc, len);
+}
+
+static gs_status build_convdiff(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
+                                char *desc, size_t len)
+{
+    (void)B, (void)k;
+    return grid_gen(GEN_CONVDIFF, p, A, bs, desc, len);
+}
+
+static gs_status build_powerlaw(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
+                                char *desc, size_t len)
+{
+    gs_status st = GS_OK;
+    (void)B, (void)k, (void)bs;
+    GS_CHECK(powerlaw_check(p));
+    snprintf(desc, len, "powerlaw %lld nodes degree %g exponent %g seed %llu", (long long)p->size,
+             p->degree, p->exponent, (unsigned long long)p->seed);
+    GS_CHECK(powerlaw_gen(p, desc, A));
+done:
+    return st;
+}
+
+static gs_status build_jumps(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
+                             char *desc, size_t len)
+{
+    (void)B, (void)k, (void)bs;
+    return gs_gen_jumps(p, A, desc, len);
+}
+
+static gs_status build_rotated(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
+                               char *desc, size_t len)
+{
+    (void)B, (void)k, (void)bs;
+    return gs_gen_rotated(p, A, desc, len);
+}
+
+static gs_status build_elasticity(const gs_gen_params *p, gs_csr **A, double **B, int *k,
+                                  int *bs, char *desc, size_t len)
+{
+    return gs_gen_elasticity(p, A, B, k, bs, desc, len);
+}
+
+/* The generator registry: problem.generate.type's choices (in this order), the unknown-type
+ * message and --help-config's lines come from it. Adding a generator: its builder (here, or
+ * in its own file declared in gs_gen_impl.h) and a line (docs/design.md, "A generator"). */
+static const gs_gen_desc GENERATORS[] = {
+    {"poisson", "Laplacian on a size^d grid, 2D 5/9-point or 3D 7/27-point (Dirichlet), dof "
+     "unknowns per point", 1, build_poisson},
+    {"anisotropic", "poisson with the couplings along x scaled by epsilon", 1, build_aniso},
+    {"convdiff", "-Laplace(u) + velocity (1,1[,1]) . grad(u), first-order upwind, nonsymmetric",
+     1, build_convdiff},
+    {"powerlaw", "weighted Laplacian of a Chung-Lu graph with power-law degrees (size nodes, "
+     "degree, exponent, seed) plus the identity", 0, build_powerlaw},
+    {"jumps", "3D 7-point diffusion, coefficients jumping between cubes (block, contrast, seed)",
+     0, build_jumps},
+    {"rotated", "2D Q1 rotated anisotropic diffusion, 9-point (epsilon, angle)", 0, build_rotated},
+    {"elasticity", "Q1 linear elasticity, clamped, 2D or 3D by the stencil (E, nu), with its "
+     "rigid-body modes", 1, build_elasticity},
+};
+#define GEN_COUNT ((int)(sizeof GENERATORS / sizeof GENERATORS[0]))
+
+const gs_gen_desc *gs_gen_at(int i)
+{
+    return i >= 0 && i < GEN_COUNT ? &GENERATORS[i] : NULL;
+}
+
+const gs_gen_desc *gs_gen_find(const char *name)
+{
+    for (int i = 0; name && i < GEN_COUNT; i++)
+        if (strcmp(name, GENERATORS[i].name) == 0) return &GENERATORS[i];
+    return NULL;
+}
+
+const char *gs_gen_choices(void)
+{
+    static char buf[256];
+    if (!buf[0])
+        for (int i = 0; i < GEN_COUNT; i++) gs_str_add_choice(buf, sizeof buf, GENERATORS[i].name);
+    return buf;
+}
+
+/* the registered generator named type, or an error listing them ("a, b ... or z") */
+static gs_status find_type(const char *type, const gs_gen_desc **d)
+{
+    char list[256] = "";
+    size_t n = 0;
+    *d = gs_gen_find(type);
+    if (*d) return GS_OK;
+    for (int i = 0; i < GEN_COUNT && n < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
+                              !i ? "" : i < GEN_COUNT - 1 ? ", " : " or ", GENERATORS[i].name);
+    return GS_ERROR(GS_ERR_ARG, "unknown generator type '%s': expected %s", type ? type : "(none)",
+                    list);
+}
+
 /* ------------------------------------------------------------------ entry point */
 
 /* *A (and the near-nullspace, block size) = the problem that p describes, validated first;
@@ -526,8 +635,8 @@ gs_status gs_gen_problem(const gs_gen_params *p, gs_csr **A, double **nullspace,
 {
     gs_status st = GS_OK;
     char buf[200];
-    int kind = 0, bs = 1;
-    grid g;
+    int bs = 1;
+    const gs_gen_desc *d = NULL;
     if (nullspace) *nullspace = NULL;
     if (k) *k = 0;
     if (block_size) *block_size = 0;
@@ -535,25 +644,8 @@ gs_status gs_gen_problem(const gs_gen_params *p, gs_csr **A, double **nullspace,
     *A = NULL;
     if (desc && desc_len) desc[0] = '\0';
     if (!p) return GS_ERROR(GS_ERR_ARG, "gs_gen_problem: no generator parameters");
-    GS_CHECK(parse_type(p->type, &kind));
-    if (kind == GEN_POWERLAW) {
-        GS_CHECK(powerlaw_check(p));
-        snprintf(buf, sizeof buf, "powerlaw %lld nodes degree %g exponent %g seed %llu",
-                 (long long)p->size, p->degree, p->exponent, (unsigned long long)p->seed);
-        GS_CHECK(powerlaw_gen(p, buf, A));
-    } else if (kind == GEN_JUMPS) {
-        GS_CHECK(gs_gen_jumps(p, A, buf, sizeof buf));
-    } else if (kind == GEN_ROTATED) {
-        GS_CHECK(gs_gen_rotated(p, A, buf, sizeof buf));
-    } else if (kind == GEN_ELASTICITY) {
-        GS_CHECK(gs_gen_elasticity(p, A, nullspace, k, &bs, buf, sizeof buf));
-    } else {
-        GS_CHECK(grid_check(kind, p));
-        grid_describe(kind, p, buf, sizeof buf);
-        GS_CHECK(grid_setup(kind, p, buf, &g));
-        GS_CHECK(grid_build(&g, A));
-        bs = p->dof;
-    }
+    GS_CHECK(find_type(p->type, &d));
+    GS_CHECK(d->build(p, A, nullspace, k, &bs, buf, sizeof buf));
     if (block_size) *block_size = bs;
     if (desc && desc_len) snprintf(desc, desc_len, "%s", buf);
 done:

@@ -96,6 +96,24 @@ typedef struct gs_gen_params {
     double E, nu;    /* "elasticity": Young's modulus (> 0), Poisson ratio (-1 < nu < 0.5) */
 } gs_gen_params;
 
+/* A generator as registered (gs_gen.c holds the one table, in the order problem.generate.type
+ * lists them). */
+typedef struct gs_gen_desc {
+    const char *name; /* the value of problem.generate.type */
+    const char *help; /* one line for --help-config */
+    int stencil;      /* 1: takes problem.generate.stencil (5, 9, 7, 27); 0: ignores it */
+    /* *A, its description (desc, len > 0) and unknowns per grid point (*block_size); the
+     * near-nullspace (*nullspace, *k) where the type has one and nullspace is not NULL */
+    gs_status (*build)(const gs_gen_params *p, gs_csr **A, double **nullspace, int *k,
+                       int *block_size, char *desc, size_t desc_len);
+} gs_gen_desc;
+
+/* The i-th registered generator (NULL past the end); the one named name (NULL: none); "a|b|c"
+ * of their names (the config's choices of problem.generate.type). */
+const gs_gen_desc *gs_gen_at(int i);
+const gs_gen_desc *gs_gen_find(const char *name);
+const char *gs_gen_choices(void);
+
 /* Build the matrix; desc receives a short description such as "poisson 3D 7-point 64^3".
  * nullspace (may be NULL): the near-nullspace that comes with the type, host memory of
  * rows x *k doubles column-major (gs_free it), or NULL with *k = 0 when the type has none

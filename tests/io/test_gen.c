@@ -530,6 +530,13 @@ static void test_errors(void)
         "rotated or elasticity");
     p.type = NULL;
     check_error(&p, GS_ERR_ARG, "unknown generator type");
+    /* the registry: problem.generate.type's choices in their order, each found by its name */
+    CHECK(strcmp(gs_gen_choices(), "poisson|anisotropic|convdiff|powerlaw|jumps|rotated|"
+                                   "elasticity") == 0);
+    for (int i = 0; gs_gen_at(i); i++)
+        CHECK(gs_gen_find(gs_gen_at(i)->name) == gs_gen_at(i) && gs_gen_at(i)->help[0] &&
+              gs_gen_at(i)->build);
+    CHECK(gs_gen_find("foo") == NULL && gs_gen_find(NULL) == NULL);
     p = params("poisson", 4, 6, 1);
     check_error(&p, GS_ERR_ARG, "stencil 6: expected 5 or 9 (2D), 7 or 27 (3D)");
     p = params("convdiff", 0, 7, 1);
