@@ -198,30 +198,6 @@ done:
     return st;
 }
 
-/* The near-nullspace file (problem.nullspace): n x k vectors, column-major, on the host */
-static gs_status read_nullspace(const gs_config *c, int64_t n, double **B, int *k)
-{
-    gs_status st = GS_OK;
-    gs_csr *N = NULL;
-    char path[GS_CFG_STR];
-    gs_config_input_path(c, c->problem.nullspace, path, sizeof path);
-    GS_CHECK(gs_matrix_read(path, "", &N, NULL, NULL, NULL));
-    if (N->rows != n)
-        GS_FAIL(GS_ERR_INPUT, "%s: the near-nullspace has %d rows; the matrix has %lld", path,
-                N->rows, (long long)n);
-    if (N->cols < 1 || N->cols > 64)
-        GS_FAIL(GS_ERR_INPUT, "%s: the near-nullspace has %d vectors (columns); expected 1 to 64",
-                path, N->cols);
-    GS_CHECK(gs_alloc_array((size_t)n * N->cols, sizeof **B, "near-nullspace", (void **)B));
-    memset(*B, 0, (size_t)n * N->cols * sizeof **B);
-    for (int32_t i = 0; i < N->rows; i++)
-        for (int32_t q = N->rowptr[i]; q < N->rowptr[i + 1]; q++)
-            (*B)[(size_t)N->colind[q] * n + i] = N->val[q];
-    *k = N->cols;
-done:
-    gs_csr_destroy(&N);
-    return st;
-}
 
 static gs_status amg_params(const gs_config *c, const gs_problem *p, gs_amg_params *ap)
 {
@@ -440,7 +416,6 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     gs_vec *b = NULL, *x = NULL, *w = NULL;
     gs_jacobi *J = NULL;
     gs_amg *amg = NULL;
-    double *nullspace = NULL;
     gs_csr *dA = NULL; /* A on the device */
     gs_linop M, *Mp = NULL;
     gs_loc loc;
@@ -473,10 +448,8 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     if (strcmp(c->solver.preconditioner, "amg") == 0) {
         gs_amg_params ap;
         GS_CHECK(amg_params(c, p, &ap));
-        if (c->problem.nullspace[0])
-            GS_CHECK(read_nullspace(c, A->rows, &nullspace, &ap.nullspace_k));
-        ap.nullspace = nullspace;
-        if (!nullspace && p->nullspace) { /* the generator's (elasticity: rigid-body modes) */
+        if (p->nullspace) { /* problem.nullspace's, else the generator's (elasticity: its
+                             * rigid-body modes), read by gs_problem_load */
             ap.nullspace = p->nullspace;
             ap.nullspace_k = p->nullspace_k;
         }
@@ -572,7 +545,6 @@ done:
     gs_vec_destroy(&w);
     gs_jacobi_destroy(&J);
     gs_amg_destroy(&amg);
-    gs_free(nullspace);
     if (!aop.borrowed) gs_spmat_destroy(&aop.M);
     gs_csr_destroy(&dA);
     return st;
