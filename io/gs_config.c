@@ -865,6 +865,38 @@ static gs_status unknown_topic(const char *topic)
                     topic);
 }
 
+/* Entry i of the registry behind a key's choices ("@..."): its name and help line; 0 past the
+ * end or when the choices are the key's own. */
+static int registry_entry(const char *tag, int i, const char **name, const char **help)
+{
+    const gs_format_desc *fd;
+    const gs_krylov_method *km;
+    const gs_smoother *sm;
+    const gs_spgemm_desc *gd;
+    const gs_gen_desc *ge;
+    *name = *help = NULL;
+    if (!tag || tag[0] != '@') return 0;
+    if ((!strcmp(tag, FORMATS) || !strcmp(tag, LEVEL_FORMATS)) && (fd = gs_format_at(i)))
+        *name = fd->name, *help = fd->help;
+    else if (!strcmp(tag, KRYLOV) && (km = gs_krylov_at(i)))
+        *name = km->name, *help = km->help;
+    else if (!strcmp(tag, SMOOTHERS) && (sm = gs_smoother_at(i)))
+        *name = sm->name, *help = sm->help;
+    else if (!strcmp(tag, GALERKIN) && (gd = gs_spgemm_method_at(i)))
+        *name = gd->name, *help = gd->help;
+    else if (!strcmp(tag, GENERATORS) && (ge = gs_gen_at(i)))
+        *name = ge->name, *help = ge->help;
+    return *name != NULL;
+}
+
+/* A key whose choices come from a registry: one line per registered entry with its help. */
+static void print_entries(FILE *f, const key_def *k)
+{
+    const char *name, *help;
+    for (int i = 0; registry_entry(k->choices, i, &name, &help); i++)
+        if (help && help[0]) fprintf(f, "      %-12s %s\n", name, help);
+}
+
 gs_status gs_config_print_help_key(FILE *f, const char *topic)
 {
     size_t n = strlen(topic);
@@ -874,6 +906,7 @@ gs_status gs_config_print_help_key(FILE *f, const char *topic)
         const char *k = KEYS[i].key;
         if (strncmp(k, topic, n) == 0 && (k[n] == '\0' || k[n] == '.')) {
             print_key(f, &KEYS[i]);
+            print_entries(f, &KEYS[i]);
             found++;
         }
     }

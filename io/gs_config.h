@@ -95,7 +95,9 @@ int gs_config_list_item(const char *list, int i, char *out, size_t len);
 void gs_config_input_path(const gs_config *c, const char *path, char *out, size_t len);
 
 /* The table for --help-config; the entry of one key, or of every key of a group ("amg",
- * "problem.generate"): an unknown topic is a GS_ERR_CONFIG error naming the keys close to it. */
+ * "problem.generate"), a key whose choices come from a registry (formats, Krylov methods,
+ * smoothers, Galerkin methods, generators) followed by one help line per registered entry: an
+ * unknown topic is a GS_ERR_CONFIG error naming the keys close to it. */
 void gs_config_print_help(FILE *f);
 gs_status gs_config_print_help_key(FILE *f, const char *topic);
 

@@ -3,7 +3,7 @@
 # --help-config KEY and GROUP, a close-key error for an unknown one; --print-config printed,
 # replayed from another folder (same iterations, same residual) and printed again unchanged;
 # --set with spaces around '='; a folder as the config; --version's commit; the formats' tuning
-# keys (from the format registry) listed, checked and printed back.
+# keys (from the format registry) listed, checked and printed back; the registries' help lines.
 set -u
 G=$1; SRC=$2; W=$3
 fail() { echo "FAIL: $*"; exit 1; }
@@ -35,6 +35,17 @@ out=$("$G" "${P[@]}" --set spmv.suraa_g1=fast 2>&1); code=$?
 out=$("$G" "${P[@]}" --set spmv.suraa_g1=block --set spmv.cds_max_fill=0.5 --set spmv.cmrs_h=8 --print-config)
 echo "$out" | grep -q '^  suraa_g1 = "block";' && echo "$out" | grep -q '^  cds_max_fill = 0.5;' &&
     echo "$out" | grep -q '^  cmrs_h = 8;' && echo "$out" | grep -q '^  cmrs_modified = 1;' || fail "format keys printed: $out"
+
+# --help-config KEY of a key whose choices come from a registry: one help line per entry
+for kv in "solver.type cg" "amg.smoother chebyshev" "amg.galerkin dcsr" "problem.generate.type elasticity" \
+          "spmv.format cds" "spmv.levels cmrs" "batch.formats suraa"; do
+    set -- $kv
+    out=$("$G" --help-config "$1") || fail "--help-config $1: exit $?"
+    echo "$out" | grep -Eq "^      $2 +[^ ]" || fail "--help-config $1: no help line for $2: $out"
+done
+n=$("$G" --help-config problem.generate.type | grep -c '^      [a-z]')
+[ "$n" = 7 ] || fail "--help-config problem.generate.type: $n generator lines, expected 7"
+"$G" --help-config | grep -q '^      [a-z]' && fail "--help-config (every key) prints registry lines"
 
 # a config that names its matrix relative to its own folder, outputs relative to the cwd
 cp "$SRC/../../configs/data/aniso2d_40.mtx.gz" "$W/a/"
