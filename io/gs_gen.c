@@ -567,8 +567,8 @@ static gs_status build_rotated(const gs_gen_params *p, gs_csr **A, double **B, i
     return gs_gen_rotated(p, A, desc, len);
 }
 
-static gs_status build_elasticity(const gs_gen_params *p, gs_csr **A, double **B, int *k,
-                                  int *bs, char *desc, size_t len)
+static gs_status build_elasticity(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
+                                  char *desc, size_t len)
 {
     return gs_gen_elasticity(p, A, B, k, bs, desc, len);
 }
@@ -577,18 +577,24 @@ static gs_status build_elasticity(const gs_gen_params *p, gs_csr **A, double **B
  * message and --help-config's lines come from it. Adding a generator: its builder (here, or
  * in its own file declared in gs_gen_impl.h) and a line (docs/design.md, "A generator"). */
 static const gs_gen_desc GENERATORS[] = {
-    {"poisson", "Laplacian on a size^d grid, 2D 5/9-point or 3D 7/27-point (Dirichlet), dof "
-     "unknowns per point", 1, build_poisson},
+    {"poisson",
+     "Laplacian on a size^d grid, 2D 5/9-point or 3D 7/27-point (Dirichlet), dof "
+     "unknowns per point",
+     1, build_poisson},
     {"anisotropic", "poisson with the couplings along x scaled by epsilon", 1, build_aniso},
-    {"convdiff", "-Laplace(u) + velocity (1,1[,1]) . grad(u), first-order upwind, nonsymmetric",
-     1, build_convdiff},
-    {"powerlaw", "weighted Laplacian of a Chung-Lu graph with power-law degrees (size nodes, "
-     "degree, exponent, seed) plus the identity", 0, build_powerlaw},
-    {"jumps", "3D 7-point diffusion, coefficients jumping between cubes (block, contrast, seed)",
-     0, build_jumps},
+    {"convdiff", "-Laplace(u) + velocity (1,1[,1]) . grad(u), first-order upwind, nonsymmetric", 1,
+     build_convdiff},
+    {"powerlaw",
+     "weighted Laplacian of a Chung-Lu graph with power-law degrees (size nodes, "
+     "degree, exponent, seed) plus the identity",
+     0, build_powerlaw},
+    {"jumps", "3D 7-point diffusion, coefficients jumping between cubes (block, contrast, seed)", 0,
+     build_jumps},
     {"rotated", "2D Q1 rotated anisotropic diffusion, 9-point (epsilon, angle)", 0, build_rotated},
-    {"elasticity", "Q1 linear elasticity, clamped, 2D or 3D by the stencil (E, nu), with its "
-     "rigid-body modes", 1, build_elasticity},
+    {"elasticity",
+     "Q1 linear elasticity, clamped, 2D or 3D by the stencil (E, nu), with its "
+     "rigid-body modes",
+     1, build_elasticity},
 };
 #define GEN_COUNT ((int)(sizeof GENERATORS / sizeof GENERATORS[0]))
 
@@ -621,7 +627,10 @@ static gs_status find_type(const char *type, const gs_gen_desc **d)
     if (*d) return GS_OK;
     for (int i = 0; i < GEN_COUNT && n < sizeof list; i++)
         n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
-                              !i ? "" : i < GEN_COUNT - 1 ? ", " : " or ", GENERATORS[i].name);
+                              !i                  ? ""
+                              : i < GEN_COUNT - 1 ? ", "
+                                                  : " or ",
+                              GENERATORS[i].name);
     return GS_ERROR(GS_ERR_ARG, "unknown generator type '%s': expected %s", type ? type : "(none)",
                     list);
 }

@@ -14,6 +14,8 @@
 /* The formats' tuning keys, one line each: the config table, --help-config and
  * gs_format_params_default read them (gs_format_key in gs_spmat.h). */
 #define P(field) offsetof(gs_format_params, field)
+/* one key a line, its help below */
+/* clang-format off */
 static const gs_format_key CMRS_KEYS[] = {
     {"spmv.cmrs_h", GS_FORMAT_KEY_INT, P(cmrs_h), "0", 0, GS_CMRS_MAX_H, NULL, {0},
      "CMRS strip height (rows per strip, 1-16; 0: the measured default, 16)"},
@@ -42,6 +44,7 @@ static const gs_format_key CDS_KEYS[] = {
      "CDS unknowns per grid point (0: detected)"},
     {NULL},
 };
+/* clang-format on */
 #undef P
 
 /* The format registry: one descriptor per format, in gs_format's order. A format with its own
@@ -137,8 +140,7 @@ gs_status gs_format_key_parse(const gs_format_key *k, const char *text, gs_forma
     double v;
     if (!key_value(k, text, &v)) {
         if (k->type == GS_FORMAT_KEY_CHOICE)
-            return GS_ERROR(GS_ERR_ARG, "%s = \"%s\" is not one of: %s", k->key, text,
-                            k->choices);
+            return GS_ERROR(GS_ERR_ARG, "%s = \"%s\" is not one of: %s", k->key, text, k->choices);
         return GS_ERROR(GS_ERR_ARG, "%s = \"%s\": expected %s in %g..%g", k->key, text,
                         k->type == GS_FORMAT_KEY_INT ? "an integer" : "a number", k->min, k->max);
     }

@@ -105,10 +105,10 @@ typedef enum gs_format_key_type {
 typedef struct gs_format_key {
     const char *key; /* the config key, e.g. "spmv.cmrs_h" */
     gs_format_key_type type;
-    size_t field;        /* offsetof(gs_format_params, ...) */
-    const char *def;     /* default, as text (what gs_format_params_default stores) */
-    double min, max;     /* a number's range */
-    const char *choices; /* a choice's "a|b|c" */
+    size_t field;                      /* offsetof(gs_format_params, ...) */
+    const char *def;                   /* default, as text (what gs_format_params_default stores) */
+    double min, max;                   /* a number's range */
+    const char *choices;               /* a choice's "a|b|c" */
     int values[GS_FORMAT_KEY_CHOICES]; /* a choice's field values, in the order of choices */
     const char *help;                  /* --help-config's text */
 } gs_format_key;

@@ -63,7 +63,10 @@ gs_status gs_spgemm_method_parse(const char *s, gs_spgemm_method *out)
             return GS_OK;
         }
     for (int i = 0; i < NMETHODS && n < sizeof list; i++) /* "a, b, c or d" */
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", !i ? "" : i < NMETHODS - 1 ? ", " : " or ",
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
+                              !i                 ? ""
+                              : i < NMETHODS - 1 ? ", "
+                                                 : " or ",
                               METHODS[i].name);
     return GS_ERROR(GS_ERR_ARG, "SpGEMM method \"%s\": expected %s", s, list);
 }
@@ -221,8 +224,9 @@ static gs_status resolve(gs_loc loc, gs_spgemm_method m, gs_spgemm_method *out,
     const gs_spgemm_desc *d = method_desc(m);
     if (!d || d->loc < 0) return GS_ERROR(GS_ERR_ARG, "SpGEMM: unknown method %d", (int)m);
     if (d->loc == GS_LOC_HOST && loc != GS_LOC_HOST)
-        return GS_ERROR(GS_ERR_ARG, "SpGEMM method %s needs host matrices (these are on the "
-                                    "device: use dcsr or cusparse, or download them)",
+        return GS_ERROR(GS_ERR_ARG,
+                        "SpGEMM method %s needs host matrices (these are on the "
+                        "device: use dcsr or cusparse, or download them)",
                         d->name);
     if (d->loc != GS_LOC_HOST && loc == GS_LOC_HOST)
         return GS_ERROR(GS_ERR_ARG,
