@@ -586,6 +586,9 @@ static int case_warmups(const gs_report_fmt *f, int nf)
     return n;
 }
 
+static void put_profile(gs_report_text *t, const gs_report *r, int64_t c, const gs_report_fmt *f,
+                        int nf, int md);
+
 void gs_report_print(const gs_report *r, FILE *out)
 {
     gs_report_fmt f[GS_REPORT_MAXF];
@@ -619,6 +622,10 @@ void gs_report_print(const gs_report *r, FILE *out)
                     ms3(b[3], 64, f[k].total, "[", ", ", "]"), speedup_str(b[4], 64, f[k].speedup),
                     f[k].status, f[k].best ? "  <- best" : "");
         }
+        gs_report_text prof = {0};
+        put_profile(&prof, r, c, f, nf, 0);
+        if (prof.s) fputs(prof.s, out);
+        gs_free(prof.s);
         fputc('\n', out);
     }
 }
@@ -762,9 +769,9 @@ static double profile_ms(const char *prof, const char *op)
 
 /* The profiled runs of the case (output.profile): for each operation, its share of each
  * format's solve time (the format's first counted profiled run), so that one sees on which
- * level and operation a format wins or loses. */
-static void md_profile(gs_report_text *md, const gs_report *r, int64_t c, const gs_report_fmt *f,
-                       int nf)
+ * level and operation a format wins or loses. md: a Markdown table, else aligned columns. */
+static void put_profile(gs_report_text *t, const gs_report *r, int64_t c, const gs_report_fmt *f,
+                        int nf, int md)
 {
     const gs_report_run *pr[GS_REPORT_MAXF] = {0};
     const char *cname = r->runs[c].case_name;
@@ -774,12 +781,19 @@ static void md_profile(gs_report_text *md, const gs_report *r, int64_t c, const 
             if (counted(&r->runs[i], cname, f[k].req) && r->runs[i].profile[0]) pr[k] = &r->runs[i];
     for (int k = 0; k < nf; k++) any |= pr[k] != NULL;
     if (!any) return;
-    gs_report_put(md, "\nWhere the solve went (output.profile; share of each format's solve, ms "
-                      "in brackets):\n\n| operation |");
-    for (int k = 0; k < nf; k++) gs_report_put(md, " %s |", f[k].req);
-    gs_report_put(md, "\n|---|");
-    for (int k = 0; k < nf; k++) gs_report_put(md, "---:|");
-    gs_report_put(md, "\n");
+    if (md) {
+        gs_report_put(t, "\nWhere the solve went (output.profile; share of each format's solve, "
+                         "ms in brackets):\n\n| operation |");
+        for (int k = 0; k < nf; k++) gs_report_put(t, " %s |", f[k].req);
+        gs_report_put(t, "\n|---|");
+        for (int k = 0; k < nf; k++) gs_report_put(t, "---:|");
+        gs_report_put(t, "\n");
+    } else {
+        gs_report_put(t, "  where the solve went (output.profile, share of each format's solve):\n"
+                         "  %-20s", "operation");
+        for (int k = 0; k < nf; k++) gs_report_put(t, " %9.9s", f[k].req);
+        gs_report_put(t, "\n");
+    }
     /* the operations in the order the first profiled run lists them, then any other's */
     char seen[64][40];
     int ns = 0;
@@ -790,22 +804,24 @@ static void md_profile(gs_report_text *md, const gs_report *r, int64_t c, const 
             char op[40];
             snprintf(op, sizeof op, "%.*s", (int)(e - p < 39 ? e - p : 39), p);
             int dup = 0;
-            for (int t = 0; t < ns && !dup; t++) dup = !strcmp(seen[t], op);
+            for (int q = 0; q < ns && !dup; q++) dup = !strcmp(seen[q], op);
             if (!dup) gs_str_copy(seen[ns++], sizeof seen[0], op);
             p = strchr(e, ';');
             if (p) p++;
         }
-    for (int t = 0; t < ns; t++) {
-        gs_report_put(md, "| %s |", seen[t]);
+    for (int q = 0; q < ns; q++) {
+        gs_report_put(t, md ? "| %s |" : "  %-20s", seen[q]);
         for (int k = 0; k < nf; k++) {
-            double v = pr[k] ? profile_ms(pr[k]->profile, seen[t]) : -1.0;
+            double v = pr[k] ? profile_ms(pr[k]->profile, seen[q]) : -1.0;
             double T = pr[k] ? 1e3 * pr[k]->solve : 0.0;
             if (v < 0 || T <= 0)
-                gs_report_put(md, " - |");
+                gs_report_put(t, md ? " - |" : " %9s", "-");
+            else if (md)
+                gs_report_put(t, " %.1f%% (%.3f) |", 100.0 * v / T, v);
             else
-                gs_report_put(md, " %.1f%% (%.3f) |", 100.0 * v / T, v);
+                gs_report_put(t, " %8.1f%%", 100.0 * v / T);
         }
-        gs_report_put(md, "\n");
+        gs_report_put(t, "\n");
     }
 }
 
@@ -831,7 +847,7 @@ gs_status gs_report_write(const gs_report *r, const char *dir)
         int nf = gs_report_summarize(r, c, f);
         settings_differ(r, c, differ, sizeof differ);
         md_case(&md, r, c, f, nf, differ);
-        md_profile(&md, r, c, f, nf);
+        put_profile(&md, r, c, f, nf, 1);
         for (int k = 0; k < nf; k++) csv_row(&csv, first_counted(r, c), &f[k], differ);
     }
     GS_CHECK(gs_report_text_status("the report text", &csv, &md, NULL));

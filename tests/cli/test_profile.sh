@@ -51,6 +51,8 @@ CFG
 out=$("$G" b.cfg 2>&1) || fail "batch: exit $?"
 out=$("$G" report res --no-plots 2>&1); code=$?
 [ $code = 0 ] || [ $code = 2 ] || fail "report: exit $code"
+echo "$out" | grep -q '^  where the solve went' || fail "no profile table in the console report"
+echo "$out" | grep -Eq '^  L0:smoother +[0-9.]+% +[0-9.]+%$' || fail "no L0 smoother line for both formats"
 grep -q '^Where the solve went' res/report.md || { out=$(cat res/report.md); fail "no profile table in the report"; }
 grep -Eq '^\| L0:smoother \| [0-9.]+% \([0-9.]+\) \| [0-9.]+% \([0-9.]+\) \|$' res/report.md \
     || { out=$(cat res/report.md); fail "no L0 smoother row for both formats"; }
