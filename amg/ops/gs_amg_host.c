@@ -1,6 +1,7 @@
 /* gs_amg_host.c: the AMG setup and smoothing steps on the host, the table gs_amg_host_ops (the
- * reference for the device kernels of gs_amg_cuda.cu, which compute the same aggregates). The
- * host-only general steps are in amg/coarsen/gs_amg_coarsen_host.c and amg/coarse/. */
+ * reference for the device kernels of gs_amg_cuda.cu and gs_amg_coarsen_cuda.cu, which compute
+ * the same aggregates). The host-only general steps are in amg/coarsen/gs_amg_coarsen_host.c
+ * and amg/coarse/. */
 #include <math.h>
 #include <string.h>
 

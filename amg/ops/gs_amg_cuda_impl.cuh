@@ -1,0 +1,104 @@
+/* gs_amg_cuda_impl.cuh: what the AMG's device files share (amg/ops/gs_amg_cuda.cu: diagonals,
+ * smoothing, Lanczos, the table; amg/ops/gs_amg_coarsen_cuda.cu: strength, filter, MIS(2),
+ * tentative prolongators): launch helpers, the row-group reductions, the MIS key, the count
+ * scan, and the coarsening steps the table lists. Not a public header. */
+#ifndef GS_AMG_CUDA_IMPL_CUH
+#define GS_AMG_CUDA_IMPL_CUH
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cub/cub.cuh>
+
+#include "gs_amg_ops.h"
+#include "gs_cuda_impl.h"
+#include "gs_cuda_reduce.cuh"
+#include "gs_cuda_scan.cuh"
+
+#define GRID(n) gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream
+#define FOR_I(n)                                                                                  \
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                    \
+         i += (int64_t)gridDim.x * blockDim.x)
+
+/* Rows of the setup matrices go to groups of G lanes (a power of two, 1..32: the smallest
+ * with at most about four entries per lane, the rule the own CSR SpMV kernel measured best),
+ * so a long row's entries are read coalesced and its sums are shuffles. All lanes of a group
+ * run the same iterations. */
+#define FOR_ROW_G(G, n)                                                                           \
+    for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / (G); i < (n);          \
+         i += (int64_t)gridDim.x * blockDim.x / (G))
+
+static inline int row_group(int64_t nnz, int64_t rows)
+{
+    const double mean = rows > 0 ? (double)nnz / (double)rows : 0.0;
+    int g = 1;
+    while (g < 32 && 4.0 * g < mean) g *= 2;
+    return g;
+}
+
+/* the mask of this thread's group of G lanes within its warp */
+template <int G> static __device__ __forceinline__ unsigned group_mask()
+{
+    return G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1));
+}
+
+template <int G> static __device__ __forceinline__ double group_sum(double v, unsigned m)
+{
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(m, v, off, G);
+    return v;
+}
+
+template <int G> static __device__ __forceinline__ uint64_t group_max(uint64_t v, unsigned m)
+{
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) {
+        const uint64_t o = __shfl_xor_sync(m, v, off, G);
+        v = o > v ? o : v;
+    }
+    return v;
+}
+
+/* launch KERNEL<G> with G from g, over n rows (n * G threads) */
+#define LAUNCH_G(g, n, KERNEL, ...)                                                               \
+    do {                                                                                          \
+        const int64_t t_ = (int64_t)(n) * (g);                                                    \
+        switch (g) {                                                                              \
+        case 1: KERNEL<1><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 2: KERNEL<2><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 4: KERNEL<4><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 8: KERNEL<8><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
+        case 16: KERNEL<16><<<GRID(t_)>>>(__VA_ARGS__); break;                                    \
+        default: KERNEL<32><<<GRID(t_)>>>(__VA_ARGS__); break;                                    \
+        }                                                                                         \
+        GS_CUDA_LAUNCHED(#KERNEL);                                                                \
+    } while (0)
+
+static __device__ __forceinline__ uint64_t d_key(int state, int32_t i)
+{
+    return (uint64_t)state << 62 | (uint64_t)gs_amg_hash((uint32_t)i) << 32 | (uint32_t)i;
+}
+
+/* exclusive scan of n ints into out (n + 1 entries: out[n] = total), total copied to host */
+static inline gs_status scan_counts(const int32_t *in, int32_t *out, int32_t n, int32_t *total)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(gs_cuda_exclusive_sum<int32_t>(in, out, (int64_t)n + 1, "scan workspace"));
+    GS_CHECK(gs_cuda_d2h(total, out + n, sizeof *total));
+done:
+    return st;
+}
+
+
+/* the coarsening steps (gs_amg_coarsen_cuda.cu), as gs_amg_ops describes them */
+gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure, gs_csr **S);
+gs_status gs_amg_cuda_filter(const gs_csr *A, double theta, int measure, const double *w,
+                             gs_csr **F);
+gs_status gs_amg_cuda_mis2(const gs_csr *S, int32_t *agg, int32_t *nagg);
+gs_status gs_amg_cuda_tentative(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                                const double *w, gs_csr **P, double *wc);
+gs_status gs_amg_cuda_tentative_qr(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
+                                   const double *B, int k, gs_csr **P, double *Bc);
+
+#endif
