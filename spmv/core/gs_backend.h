@@ -24,8 +24,6 @@ typedef struct gs_backend_ops {
     gs_status (*copy)(const gs_vec *x, gs_vec *y);
     gs_status (*pmul)(const gs_vec *d, const gs_vec *x, gs_vec *y);
     gs_status (*all_finite)(const gs_vec *x, int *out);
-    gs_status (*set_host)(gs_vec *x, const double *src);
-    gs_status (*get_host)(const gs_vec *x, double *dst);
     /* out[i] = x[i].y[i] for i < k <= GS_MAX_DOTS: one pass, one transfer to the host */
     gs_status (*dots)(int k, const gs_vec *const *x, const gs_vec *const *y, double *out);
     /* the fused update of CG (Chronopoulos-Gear): p = u + beta p, s = w + beta s,

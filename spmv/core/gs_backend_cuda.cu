@@ -555,21 +555,6 @@ done:
     return st;
 }
 
-/* x = src (n values from pageable host memory); src may be reused on return */
-static gs_status cuda_set_host(gs_vec *x, const double *src)
-{
-    gs_cuda_seg seg = {x->data, src, (size_t)x->n * sizeof(double)};
-    if (x->n <= 0) return GS_OK;
-    return gs_cuda_h2d(&seg, 1);
-}
-
-/* dst = x (n values into pageable host memory), complete on return */
-static gs_status cuda_get_host(const gs_vec *x, double *dst)
-{
-    if (x->n <= 0) return GS_OK;
-    return gs_cuda_d2h(dst, x->data, (size_t)x->n * sizeof(double));
-}
-
 /* y = x, device to device on the stream */
 static gs_status cuda_copy(const gs_vec *x, gs_vec *y)
 {
@@ -621,8 +606,6 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_copy,            /* copy */
     gs_cuda_pmul,         /* pmul */
     gs_cuda_all_finite,   /* all_finite */
-    cuda_set_host,        /* set_host */
-    cuda_get_host,        /* get_host */
     gs_cuda_dots,         /* dots */
     gs_cuda_cg_update,    /* cg_update */
     gs_cuda_mdot,         /* mdot */

@@ -89,18 +89,6 @@ static gs_status host_all_finite(const gs_vec *x, int *out)
     return GS_OK;
 }
 
-static gs_status host_set(gs_vec *x, const double *src)
-{
-    memcpy(x->data, src, (size_t)x->n * sizeof(double));
-    return GS_OK;
-}
-
-static gs_status host_get(const gs_vec *x, double *dst)
-{
-    memcpy(dst, x->data, (size_t)x->n * sizeof(double));
-    return GS_OK;
-}
-
 static gs_status host_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y)
 {
     gs_csr_spmv_host(A, x->data, y->data);
@@ -206,8 +194,6 @@ const gs_backend_ops gs_backend_host_ops = {
     .copy = host_copy,
     .pmul = host_pmul,
     .all_finite = host_all_finite,
-    .set_host = host_set,
-    .get_host = host_get,
     .dots = host_dots,
     .cg_update = host_cg_update,
     .mdot = host_mdot,
