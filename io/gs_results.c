@@ -593,22 +593,37 @@ void gs_csv_table_destroy(gs_csv_table **t)
     *t = NULL;
 }
 
+/* The CSV file at path opened read-write and locked (*fd; -1 when it does not exist: nothing
+ * read), read into *buf (*len bytes) and parsed into t, *good its bytes of whole rows. On
+ * failure the caller still closes *fd and frees *buf, t->cells and t->text. */
+static gs_status open_locked_csv(const char *path, int *fd, char **buf, size_t *len,
+                                 gs_csv_table *t, size_t *good)
+{
+    gs_status st = GS_OK;
+    *fd = open(path, O_RDWR);
+    if (*fd < 0 && errno == ENOENT) return GS_OK;
+    if (*fd < 0) return GS_ERROR(GS_ERR_WRITE, "cannot open '%s': %s", path, strerror(errno));
+    if (flock(*fd, LOCK_EX) != 0)
+        GS_FAIL(GS_ERR_WRITE, "cannot lock '%s': %s", path, strerror(errno));
+    GS_CHECK(read_fd(*fd, path, buf, len));
+    GS_CHECK(gs_alloc_array(*len + 1, 1, "CSV fields", (void **)&t->text));
+    GS_CHECK(csv_parse(*buf, *len, t, good));
+done:
+    return st;
+}
+
 gs_status gs_results_csv_repair(const char *path, int64_t *dropped)
 {
     gs_status st = GS_OK;
     gs_csv_table t;
     char *buf = NULL;
     size_t len = 0, good = 0;
+    int fd = -1;
     memset(&t, 0, sizeof t);
     *dropped = 0;
-    int fd = open(path, O_RDWR);
-    if (fd < 0 && errno == ENOENT) return GS_OK;
-    if (fd < 0) return GS_ERROR(GS_ERR_WRITE, "cannot open '%s': %s", path, strerror(errno));
-    if (flock(fd, LOCK_EX) != 0)
-        GS_FAIL(GS_ERR_WRITE, "cannot lock '%s': %s", path, strerror(errno));
-    GS_CHECK(read_fd(fd, path, &buf, &len));
-    GS_CHECK(gs_alloc_array(len + 1, 1, "CSV fields", (void **)&t.text));
-    GS_CHECK(csv_parse(buf, len, &t, &good));
+    st = open_locked_csv(path, &fd, &buf, &len, &t, &good);
+    if (fd < 0) return st;
+    GS_CHECK(st);
     if (good < len) {
         if (ftruncate(fd, (off_t)good) != 0 || fsync(fd) != 0)
             GS_FAIL(GS_ERR_WRITE, "cannot repair '%s': %s", path, strerror(errno));
@@ -631,17 +646,12 @@ gs_status gs_results_csv_drop(const char *path, const char *column, const char *
     gs_csv_table t;
     char *buf = NULL, *out = NULL, tmp[4200];
     size_t len = 0, good = 0, n = 0, cap;
-    int tfd = -1;
+    int tfd = -1, fd = -1;
     memset(&t, 0, sizeof t);
     *dropped = 0;
-    int fd = open(path, O_RDWR);
-    if (fd < 0 && errno == ENOENT) return GS_OK;
-    if (fd < 0) return GS_ERROR(GS_ERR_WRITE, "cannot open '%s': %s", path, strerror(errno));
-    if (flock(fd, LOCK_EX) != 0)
-        GS_FAIL(GS_ERR_WRITE, "cannot lock '%s': %s", path, strerror(errno));
-    GS_CHECK(read_fd(fd, path, &buf, &len));
-    GS_CHECK(gs_alloc_array(len + 1, 1, "CSV fields", (void **)&t.text));
-    GS_CHECK(csv_parse(buf, len, &t, &good));
+    st = open_locked_csv(path, &fd, &buf, &len, &t, &good);
+    if (fd < 0) return st;
+    GS_CHECK(st);
     int col = gs_csv_table_col(&t, column);
     for (int64_t i = 0; col >= 0 && i < t.nrows; i++)
         *dropped += strcmp(gs_csv_table_get(&t, i, column), value) == 0;

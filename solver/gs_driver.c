@@ -64,6 +64,13 @@ static gs_linop timed(timed_op *t, gs_linop inner, const gs_backend_ops *be, int
     return op;
 }
 
+/* the profiled solve's time outside A and the preconditioner: the Krylov vector work */
+static double vector_seconds(const gs_run *run)
+{
+    double v = run->res.solve_s - run->prof_s[0] - run->prof_s[1];
+    return v > 0 ? v : 0.0;
+}
+
 /* the compact profile of a finished run: "krylov:A=ms/calls;krylov:M=...;krylov:vector=ms;
  * L0:smoother=ms/calls;..." (operations that ran) */
 static gs_status profile_text(gs_run *run)
@@ -71,14 +78,13 @@ static gs_status profile_text(gs_run *run)
     gs_status st = GS_OK;
     size_t cap = 64 + (size_t)GS_AMG_MAX_LEVELS * GS_PROF_OPS * 48, len = 0;
     GS_CHECK(gs_alloc_array(cap, 1, "profile", (void **)&run->profile));
-    double vec = run->res.solve_s - run->prof_s[0] - run->prof_s[1];
-    len += (size_t)snprintf(run->profile + len, cap - len, "krylov:A=%.4f/%lld;", 1e3 * run->prof_s[0],
-                            (long long)run->prof_calls[0]);
+    len += (size_t)snprintf(run->profile + len, cap - len, "krylov:A=%.4f/%lld;",
+                            1e3 * run->prof_s[0], (long long)run->prof_calls[0]);
     if (run->prof_calls[1] > 0)
         len += (size_t)snprintf(run->profile + len, cap - len, "krylov:M=%.4f/%lld;",
                                 1e3 * run->prof_s[1], (long long)run->prof_calls[1]);
     len += (size_t)snprintf(run->profile + len, cap - len, "krylov:vector=%.4f",
-                            1e3 * (vec > 0 ? vec : 0.0));
+                            1e3 * vector_seconds(run));
     for (int l = 0; run->amg_prof && l < run->amg_prof->levels; l++)
         for (int o = 0; o < GS_PROF_OPS; o++)
             if (run->amg_prof->calls[l][o] > 0 && len < cap)
@@ -93,8 +99,7 @@ done:
 static void print_profile(const gs_run *run, FILE *out)
 {
     const double T = run->res.solve_s > 0 ? run->res.solve_s : 1.0;
-    double vec = run->res.solve_s - run->prof_s[0] - run->prof_s[1];
-    if (vec < 0) vec = 0.0;
+    const double vec = vector_seconds(run);
     fprintf(out, "profile   the solve's %.3f ms by operation (the device synchronized around each: "
                  "slower than an unprofiled solve)\n", 1e3 * run->res.solve_s);
     fprintf(out, "          level  operation          calls     time ms   share\n");

@@ -119,7 +119,11 @@ static __global__ void block_strength_kernel(int32_t nodes, int b, const int32_t
                 else if (mx) mxi = fmax(mxi, sqrt(s2));
                 continue;
             }
-            double lim = mx ? theta * fmax(mx[i], mx[J]) : theta > 0 ? theta * sqrt(d[i] * d[J]) : 0.0;
+            double lim = 0.0; /* rowmax: the larger row maximum; symmetric: the diagonals */
+            if (mx)
+                lim = theta * fmax(mx[i], mx[J]);
+            else if (theta > 0)
+                lim = theta * sqrt(d[i] * d[J]);
             if (J != i && sqrt(s2) > lim) {
                 if (mode == 2) sci[o + c] = J;
                 c++;
@@ -136,7 +140,6 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
     int32_t n = A->rows / b, *cnt = NULL, *srp = NULL, *sci = NULL, nnz = 0;
     const int g = row_group(A->nnz, A->rows);
     double *d = NULL, *mx = NULL;
-    gs_csr *G = NULL;
     if (b > GS_AMG_MAX_BLOCK)
         return GS_ERROR(GS_ERR_ARG, "amg: device strength for at most %d unknowns per node",
                         GS_AMG_MAX_BLOCK);
@@ -176,15 +179,7 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
                                            NULL, srp, sci);
         GS_CUDA_LAUNCHED("block_strength_kernel");
     }
-    GS_CHECK(gs_alloc_array(1, sizeof *G, "strength graph", (void **)&G));
-    memset(G, 0, sizeof *G);
-    G->rows = G->cols = n;
-    G->nnz = nnz;
-    G->rowptr = srp;
-    G->colind = sci;
-    G->loc = GS_LOC_DEVICE;
-    srp = sci = NULL;
-    *S = G;
+    GS_CHECK(wrap_device_csr(n, n, nnz, &srp, &sci, NULL, "strength graph", S));
 done:
     gs_cuda_free(d);
     gs_cuda_free(mx);
@@ -249,7 +244,6 @@ gs_status gs_amg_cuda_filter(const gs_csr *A, double theta, int measure, const d
     int32_t n = A->rows, *cnt = NULL, *frp = NULL, *fci = NULL, nnz = 0;
     double *d = NULL, *mx = NULL, *fv = NULL;
     const int sign = measure == GS_STRENGTH_ROWMAX;
-    gs_csr *M = NULL;
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "filtered matrix", (void **)&d));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *mx, "filtered matrix", (void **)&mx));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "filtered matrix", (void **)&cnt));
@@ -272,12 +266,7 @@ gs_status gs_amg_cuda_filter(const gs_csr *A, double theta, int measure, const d
                                    NULL, fci, fv);
         GS_CUDA_LAUNCHED("filter_kernel");
     }
-    GS_CHECK(gs_alloc_array(1, sizeof *M, "filtered matrix", (void **)&M));
-    memset(M, 0, sizeof *M);
-    M->rows = n, M->cols = A->cols, M->nnz = nnz, M->loc = GS_LOC_DEVICE;
-    M->rowptr = frp, M->colind = fci, M->val = fv;
-    frp = NULL, fci = NULL, fv = NULL;
-    *F = M;
+    GS_CHECK(wrap_device_csr(n, A->cols, nnz, &frp, &fci, &fv, "filtered matrix", F));
 done:
     gs_cuda_free(d);
     gs_cuda_free(mx);

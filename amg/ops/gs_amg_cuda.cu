@@ -89,15 +89,8 @@ static gs_status cuda_jacobi_matrix(const gs_csr *A, const double *dinv, double 
         LAUNCH_G(row_group(A->nnz, A->rows), A->rows, jacobi_matrix_kernel, A->rows, A->rowptr,
                  A->colind, A->val, dinv, w, v);
     }
-    { /* an input of one product only: no SpMV state */
-        gs_csr *M = NULL;
-        GS_CHECK(gs_alloc_array(1, sizeof *M, "smoothing matrix", (void **)&M));
-        memset(M, 0, sizeof *M);
-        M->rows = A->rows, M->cols = A->cols, M->nnz = A->nnz, M->loc = GS_LOC_DEVICE;
-        M->rowptr = rp, M->colind = ci, M->val = v;
-        rp = NULL, ci = NULL, v = NULL;
-        *Sj = M;
-    }
+    /* an input of one product only: no SpMV state */
+    GS_CHECK(wrap_device_csr(A->rows, A->cols, A->nnz, &rp, &ci, &v, "smoothing matrix", Sj));
 done:
     gs_cuda_free(rp);
     gs_cuda_free(ci);

@@ -91,6 +91,25 @@ done:
 }
 
 
+/* *out = the device arrays *rp, *ci, *v (v NULL: a pattern) as a CSR without SpMV state: the
+ * setup's own matrices (strength graph, filtered matrix, smoothing matrix), read by its kernels
+ * and products, never by an SpMV format. On success the arrays are out's and the caller's
+ * pointers NULL; on failure they stay the caller's. */
+static inline gs_status wrap_device_csr(int32_t rows, int32_t cols, int32_t nnz, int32_t **rp,
+                                        int32_t **ci, double **v, const char *what, gs_csr **out)
+{
+    gs_csr *M = NULL;
+    gs_status st = gs_alloc_array(1, sizeof *M, what, (void **)&M);
+    if (st != GS_OK) return st;
+    memset(M, 0, sizeof *M);
+    M->rows = rows, M->cols = cols, M->nnz = nnz, M->loc = GS_LOC_DEVICE;
+    M->rowptr = *rp, M->colind = *ci, M->val = v ? *v : NULL;
+    *rp = NULL, *ci = NULL;
+    if (v) *v = NULL;
+    *out = M;
+    return GS_OK;
+}
+
 /* the coarsening steps (gs_amg_coarsen_cuda.cu), as gs_amg_ops describes them */
 gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure, gs_csr **S);
 gs_status gs_amg_cuda_filter(const gs_csr *A, double theta, int measure, const double *w,

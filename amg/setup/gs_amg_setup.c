@@ -119,38 +119,33 @@ static gs_status smoothing_matrix(gs_amg *amg, int l, int b, int k, const double
     const gs_amg_params *p = &amg->p;
     gs_csr *F = NULL;
     gs_buf *w = NULL, *dinv = NULL, *sq = NULL;
-    if (!(p->filter && p->theta > 0 && b == 1 && k == 1)) {
-        st = amg->ops->jacobi_matrix(L->A, L->dinv, p->prolongator_omega / L->rho, Sj);
-        gs_amg_trace(amg, l, "I - w D^-1 A");
-        return st;
+    double rho = L->rho;
+    if (p->filter && p->theta > 0 && b == 1 && k == 1) {
+        const double *wl = B;
+        if (B && B_loc != amg->loc) {
+            const gs_buf src = {(void *)B, L->A->rows, GS_F64, B_loc};
+            GS_CHECK(gs_buf_clone(&src, amg->loc, "AMG near-nullspace", &w));
+            wl = w->data;
+        }
+        /* theta on level 0, a quarter of it on each level below: a Galerkin operator holds
+         * many small couplings that are not weak ones (3D Poisson 256^3 takes 22 PCG
+         * iterations with theta on every level, 11 with this) */
+        double tf = p->theta;
+        for (int i = 0; i < l; i++) tf *= 0.25;
+        GS_CHECK(amg->ops->filter(L->A, tf, p->strength, wl, &F)); /* NULL: nothing dropped */
     }
-    const double *wl = B;
-    if (B && B_loc != amg->loc) {
-        const gs_buf src = {(void *)B, L->A->rows, GS_F64, B_loc};
-        GS_CHECK(gs_buf_clone(&src, amg->loc, "AMG near-nullspace", &w));
-        wl = w->data;
+    if (F) { /* its own diagonal and rho */
+        int64_t bad = 0, first = -1;
+        GS_CHECK(gs_buf_create((int64_t)F->rows + 1, GS_F64, amg->loc, "AMG diagonal", &dinv));
+        GS_CHECK(gs_buf_create((int64_t)F->rows + 1, GS_F64, amg->loc, "AMG diagonal", &sq));
+        GS_CHECK(amg->ops->diag_inv(F, 0, dinv->data, sq->data, &bad, &first));
+        GS_CHECK(gs_amg_estimate_rho(amg, F, NULL, sq->data, &rho));
+        gs_amg_trace(amg, l, "filtered A, its rho");
+        if (!(rho > 0)) rho = L->rho;
     }
-    int64_t bad = 0, first = -1;
-    double rho = 0.0;
-    /* theta on level 0, a quarter of it on each level below: a Galerkin operator holds many
-     * small couplings that are not weak ones (3D Poisson 256^3 takes 22 PCG iterations with
-     * theta on every level, 11 with this) */
-    double tf = p->theta;
-    for (int i = 0; i < l; i++) tf *= 0.25;
-    GS_CHECK(amg->ops->filter(L->A, tf, p->strength, wl, &F));
-    if (!F) { /* nothing to drop: A's own diagonal and rho */
-        st = amg->ops->jacobi_matrix(L->A, L->dinv, p->prolongator_omega / L->rho, Sj);
-        gs_amg_trace(amg, l, "I - w D^-1 A (nothing filtered)");
-        goto done;
-    }
-    GS_CHECK(gs_buf_create((int64_t)F->rows + 1, GS_F64, amg->loc, "AMG diagonal", &dinv));
-    GS_CHECK(gs_buf_create((int64_t)F->rows + 1, GS_F64, amg->loc, "AMG diagonal", &sq));
-    GS_CHECK(amg->ops->diag_inv(F, 0, dinv->data, sq->data, &bad, &first));
-    GS_CHECK(gs_amg_estimate_rho(amg, F, NULL, sq->data, &rho));
-    gs_amg_trace(amg, l, "filtered A, its rho");
-    if (!(rho > 0)) rho = L->rho;
-    GS_CHECK(amg->ops->jacobi_matrix(F, dinv->data, p->prolongator_omega / rho, Sj));
-    gs_amg_trace(amg, l, "I - w D_F^-1 A_F");
+    GS_CHECK(amg->ops->jacobi_matrix(F ? F : L->A, F ? dinv->data : L->dinv,
+                                     p->prolongator_omega / rho, Sj));
+    gs_amg_trace(amg, l, F ? "I - w D_F^-1 A_F" : "I - w D^-1 A");
 done:
     gs_csr_destroy(&F);
     gs_buf_destroy(&w);
