@@ -123,6 +123,9 @@ typedef struct gs_amg_level_report {
     char format[16], format_p[16], format_r[16];
     char reason[160];
     int fell_back; /* A's chosen format refused it, so csr runs (reason says why) */
+    /* a level split across MPI ranks: the least and most rows and nonzeros one rank holds
+     * (0 when the level is on one process) */
+    int64_t rank_rows_min, rank_rows_max, rank_nnz_min, rank_nnz_max;
 } gs_amg_level_report;
 
 typedef struct gs_amg_report {

@@ -43,6 +43,8 @@ struct gs_amg {
     const double *graph_r, *graph_z;
     int graph_captures, graph_off;
     int profiling;        /* gs_amg_profile_enable */
+    int64_t rho_rows;     /* rows of the whole operator when its rows are split across ranks
+                           * (the Lanczos steps stop at it on every rank alike); 0: A's */
     gs_amg_profile prof;
 };
 

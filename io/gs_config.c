@@ -138,6 +138,9 @@ static const key_def ROWS[] = {
     {"amg.coarse_size", K_INT, F(amg.coarse_size), "200", 1, 20000, NULL,
      "stop coarsening at this many unknowns; the coarsest level is solved by a dense "
      "factorization made once in the setup"},
+    {"amg.gather_rows", K_INT, F(amg.gather_rows), "20000", 1, 100000000, NULL,
+     "under MPI: the first level with at most this many rows in all is gathered onto every rank "
+     "and the rest of the hierarchy built and solved there (one process: no effect)"},
     {"amg.galerkin", K_STR, F(amg.galerkin), "auto", NOLIM, GALERKIN,
      "Galerkin product R (A P): dcsr (row-binned DCSR SpGEMM, GPU), cusparse (cuSPARSE SpGEMM, "
      "GPU), host; auto: dcsr on the GPU, host on the host"},

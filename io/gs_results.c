@@ -229,6 +229,9 @@ static void row_fields(const gs_result *r, int n, const char *const *names,
     add(f, "commit", gs_version_commit());
     add(f, "timestamp", f->ctx.timestamp);
     add(f, "profile", r->profile ? r->profile : "");
+    addf(f, "ranks", "%d", r->ranks > 0 ? r->ranks : 1);
+    addf(f, "comm_setup_s", "%.6f", r->comm_setup_s);
+    addf(f, "comm_solve_s", "%.6f", r->comm_solve_s);
 }
 
 /* The header line of the open file (its first line, up to cap - 1 bytes) into buf; "" when
@@ -394,14 +397,18 @@ gs_status gs_results_hdf5_write_ext(const char *path, const gs_result *r, int n,
                         gs_version_commit()};
     for (size_t i = 0; i < sizeof sk / sizeof sk[0]; i++)
         GS_CHECK(gs_h5_record_attr_str(h, sk[i], sv[i]));
-    const char *ik[] = {"rows", "cols", "nnz", "levels", "iterations", "converged"};
-    int64_t iv[] = {r->rows, r->cols, r->nnz, r->levels, r->iterations, r->converged};
+    const char *ik[] = {"rows", "cols", "nnz", "levels", "iterations", "converged", "ranks"};
+    int64_t iv[] = {r->rows,       r->cols,      r->nnz,
+                    r->levels,     r->iterations, r->converged,
+                    r->ranks > 0 ? r->ranks : 1};
     for (size_t i = 0; i < sizeof ik / sizeof ik[0]; i++)
         GS_CHECK(gs_h5_record_attr_int(h, ik[i], iv[i]));
     const char *dk[] = {"rel_residual", "setup_s", "solve_s", "total_s", "read_s",
-                        "error", "bnorm", "operator_complexity", "grid_complexity"};
+                        "error", "bnorm", "operator_complexity", "grid_complexity",
+                        "comm_setup_s", "comm_solve_s"};
     double dv[] = {r->rel_residual, r->setup_s, r->solve_s, r->total_s, r->read_s,
-                   r->error, r->bnorm, r->operator_complexity, r->grid_complexity};
+                   r->error, r->bnorm, r->operator_complexity, r->grid_complexity,
+                   r->comm_setup_s, r->comm_solve_s};
     for (size_t i = 0; i < sizeof dk / sizeof dk[0]; i++)
         GS_CHECK(gs_h5_record_attr_double(h, dk[i], dv[i]));
     for (int i = 0; i < GS_PHASES; i++) {

@@ -72,6 +72,10 @@ typedef struct gs_result {
     const char *profile; /* output.profile: "krylov:A=ms/calls;...;L0:smoother=ms/calls;..."
                           * (borrowed; NULL or "": not profiled) */
     gs_run_context context;                      /* what produced it */
+    int ranks;           /* MPI ranks the system was split across (1: one process) */
+    double comm_setup_s, comm_solve_s; /* of setup_s and solve_s, the time in communication
+                                          (halo exchanges with their staging copies, reductions,
+                                          gathers; the most of any rank); 0 with one rank */
 } gs_result;
 
 struct gs_config;

@@ -1,5 +1,6 @@
 /* gs_driver.c: from configuration and problem to a solved system and its record. */
 #include "gs_driver.h"
+#include "gs_driver_impl.h"
 
 #include <math.h>
 #include <string.h>
@@ -121,7 +122,7 @@ static void print_profile(const gs_run *run, FILE *out)
 }
 
 /* Pick where the solve runs: run.backend = auto | host | cuda. */
-static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
+gs_status gs_driver_choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
 {
     const char *why = NULL;
     int ndev = gs_backend_cuda_devices(&why);
@@ -152,7 +153,7 @@ static gs_status choose_backend(const gs_config *c, gs_loc *loc, gs_result *r)
 
 /* The selector's request from the spmv keys (the formats' tuning keys are stored in
  * spmv.params as the config reads them). */
-static gs_select_request select_request(const gs_config *c)
+gs_select_request gs_driver_select_request(const gs_config *c)
 {
     gs_select_request rq;
     rq.format = c->spmv.format;
@@ -179,7 +180,7 @@ static void warn_fallbacks(const gs_amg_report *r)
 static gs_status make_spmv(const gs_config *c, const gs_csr *dA, spmv_op *op, gs_run *run)
 {
     gs_status st = GS_OK;
-    gs_select_request rq = select_request(c);
+    gs_select_request rq = gs_driver_select_request(c);
     gs_select_result sr;
     GS_CHECK(gs_select_spmat(dA, 0, &rq, &op->M, &sr));
     warn_fallback(&sr);
@@ -204,7 +205,7 @@ done:
 }
 
 
-static gs_status amg_params(const gs_config *c, const gs_problem *p, gs_amg_params *ap)
+gs_status gs_driver_amg_params(const gs_config *c, const gs_problem *p, gs_amg_params *ap)
 {
     gs_status st = GS_OK;
     gs_amg_params_default(ap);
@@ -275,7 +276,7 @@ done:
 
 /* Record one residual norm; print it every 10 iterations at verbosity 2, every one at 3, and
  * every output.monitor. */
-static void monitor(void *ctx, int it, double rnorm)
+void gs_driver_monitor(void *ctx, int it, double rnorm)
 {
     gs_run *run = ctx;
     if (run->hist_len == run->hist_cap) {
@@ -301,7 +302,7 @@ static void monitor(void *ctx, int it, double rnorm)
 }
 
 /* Fill the identification fields of the result from configuration and problem. */
-static void describe(const gs_config *c, const gs_problem *p, gs_result *r)
+void gs_driver_describe(const gs_config *c, const gs_problem *p, gs_result *r)
 {
     gs_str_copy(r->case_name, sizeof r->case_name, p->name);
     gs_str_copy(r->matrix, sizeof r->matrix, p->matrix);
@@ -311,6 +312,7 @@ static void describe(const gs_config *c, const gs_problem *p, gs_result *r)
     r->cols = p->A->cols;
     r->nnz = p->A->nnz;
     r->levels = 1;
+    r->ranks = 1;
     r->error = -1.0;
     r->read_s = p->read_s;
 }
@@ -318,7 +320,7 @@ static void describe(const gs_config *c, const gs_problem *p, gs_result *r)
 /* The reason as one word and as a sentence: "converged (...) after N iterations"; "did not
  * converge: <why>: <the method's detail, which gives the iteration>"; "interrupted by SIGTERM at
  * iteration N, ...". */
-static void record_reason(const gs_krylov_result *kr, gs_result *r)
+void gs_driver_record_reason(const gs_krylov_result *kr, gs_result *r)
 {
     const char *phrase = gs_reason_str(kr->reason);
     gs_str_copy(r->reason, sizeof r->reason, gs_reason_name(kr->reason));
@@ -356,7 +358,7 @@ static void add_hint(gs_run *run, const char *line)
 /* After a failed solve, what to try: GMRES or BiCGStab when CG met a matrix that is not
  * symmetric (checked now, on the host copy: pattern and values); -A x = -b when Jacobi or AMG
  * met negative diagonal entries; and a word when AMG made no progress. */
-static void hints(const gs_config *c, const gs_problem *p, const gs_krylov_result *kr, gs_run *run)
+void gs_driver_hints(const gs_config *c, const gs_problem *p, const gs_krylov_result *kr, gs_run *run)
 {
     char line[256];
     const char *pc = c->solver.preconditioner;
@@ -391,7 +393,7 @@ static void hints(const gs_config *c, const gs_problem *p, const gs_krylov_resul
 }
 
 /* ||b - A x|| / ||b|| recomputed from scratch (||b - A x|| when b = 0). */
-static gs_status true_residual(const gs_linop *A, const gs_vec *b, const gs_vec *x, gs_vec *w,
+gs_status gs_driver_true_residual(const gs_linop *A, const gs_vec *b, const gs_vec *x, gs_vec *w,
                                double bnorm, double *out)
 {
     gs_status st = GS_OK;
@@ -405,7 +407,7 @@ done:
 }
 
 /* ||x - x_exact|| / ||x_exact|| on the host. */
-static double solution_error(const double *x, const double *xe, int64_t n)
+double gs_driver_solution_error(const double *x, const double *xe, int64_t n)
 {
     double d = 0.0, e = 0.0;
     for (int64_t i = 0; i < n; i++) {
@@ -431,13 +433,13 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     run->verbosity = (int)c->output.verbosity;
     run->out = out;
     run->monitor_every = (int)c->output.monitor;
-    describe(c, p, &run->res);
+    gs_driver_describe(c, p, &run->res);
     if (A->rows != A->cols)
         GS_FAIL(GS_ERR_INPUT, "%s: the matrix is %d x %d; the solvers need a square matrix", where,
                 A->rows, A->cols);
     run->threads =
         gs_host_threads(c->run.threads, A->rows, run->threads_why, sizeof run->threads_why);
-    GS_CHECK(choose_backend(c, &loc, &run->res));
+    GS_CHECK(gs_driver_choose_backend(c, &loc, &run->res));
     if (strcmp(c->spmv.format, "cusparse") == 0 && loc != GS_LOC_DEVICE)
         GS_FAIL(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and this run "
                 "is on the host");
@@ -452,13 +454,13 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     }
     if (strcmp(c->solver.preconditioner, "amg") == 0) {
         gs_amg_params ap;
-        GS_CHECK(amg_params(c, p, &ap));
+        GS_CHECK(gs_driver_amg_params(c, p, &ap));
         if (p->nullspace) { /* problem.nullspace's, else the generator's (elasticity: its
                              * rigid-body modes), read by gs_problem_load */
             ap.nullspace = p->nullspace;
             ap.nullspace_k = p->nullspace_k;
         }
-        gs_select_request rq = select_request(c);
+        gs_select_request rq = gs_driver_select_request(c);
         ap.select = &rq; /* AMG picks every operator's format through the selector */
         GS_CHECK(gs_amg_setup(dA ? dA : A, &ap, where, &amg));
         GS_CHECK(record_amg(amg, run));
@@ -496,7 +498,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         .max_iters = (int)c->solver.max_iters,
         .restart = (int)c->solver.restart,
         .stag_window = (int)c->solver.stagnation_window,
-        .monitor = monitor,
+        .monitor = gs_driver_monitor,
         .monitor_ctx = run,
         .interrupt = gs_host_interrupt_flag(),
     };
@@ -529,14 +531,14 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         run->res.profile = run->profile;
     }
     run->res.total_s = run->res.setup_s + run->res.solve_s;
-    record_reason(&kr, &run->res);
-    hints(c, p, &kr, run);
+    gs_driver_record_reason(&kr, &run->res);
+    gs_driver_hints(c, p, &kr, run);
     gs_results_set_context(&run->res, c); /* what produced it, for the CSV row and record */
 
-    GS_CHECK(true_residual(&Aop, b, x, w, run->res.bnorm, &run->res.rel_residual));
+    GS_CHECK(gs_driver_true_residual(&Aop, b, x, w, run->res.bnorm, &run->res.rel_residual));
     GS_CHECK(gs_alloc_array((size_t)A->cols, sizeof(double), "solution", (void **)&run->x));
     GS_CHECK(gs_vec_get_host(x, run->x));
-    if (p->x_exact) run->res.error = solution_error(run->x, p->x_exact, A->cols);
+    if (p->x_exact) run->res.error = gs_driver_solution_error(run->x, p->x_exact, A->cols);
     GS_CHECK(gs_config_to_text(c, &run->config_text));
     run->res.x = run->x;
     run->res.history = run->hist;

@@ -53,6 +53,12 @@ typedef struct gs_run {
  * as far as they got. */
 gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out);
 
+/* The same solve across the MPI ranks (gs_comm.h, more than one): p is the whole problem on
+ * rank 0 and NULL on the others. Rank 0 prints the header and the iteration lines to out and
+ * receives the gathered solution (run->x); run->res is the same on every rank, so every rank
+ * exits alike. A failure on any rank is every rank's (gs_comm_agree). */
+gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out);
+
 /* The header: problem, solver, preconditioner, format, backend and threads (gs_driver_solve
  * prints it before the iterations). */
 void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out);

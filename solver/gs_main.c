@@ -18,6 +18,7 @@
 
 #include "gs_backend.h"
 #include "gs_batch.h"
+#include "gs_comm.h"
 #include "gs_config.h"
 #include "gs_driver.h"
 #include "gs_h5.h"
@@ -61,6 +62,7 @@ static void usage(FILE *f)
 static int fail(gs_status st, int verbosity)
 {
     const char *msg = gs_error_message();
+    if (gs_comm_rank() != 0) return gs_status_exit_code(st); /* rank 0 says it, once */
     fprintf(stderr, "gsolve: error: %s\n", msg[0] ? msg : gs_status_str(st));
     if (verbosity >= 2 && gs_error_trace_str()[0])
         fprintf(stderr, "gsolve: trace: %s\n", gs_error_trace_str());
@@ -164,6 +166,62 @@ static int solve(const gs_config *c)
     if (gs_host_signal()) code = 128 + gs_host_signal();
     gs_run_release(&run);
     gs_problem_destroy(&p);
+    return code;
+}
+
+/* The solve across MPI ranks (mpirun -np N, N > 1): rank 0 reads the problem and speaks; every
+ * rank runs on GPU run.device + its rank on the node (modulo the node's GPUs) and ends with the
+ * same exit code. */
+static int solve_dist(const gs_config *c0)
+{
+    gs_problem *p = NULL;
+    gs_run run;
+    char why[96];
+    gs_config *c = malloc(sizeof *c);
+    int verbosity = (int)c0->output.verbosity, me = gs_comm_rank();
+    memset(&run, 0, sizeof run);
+    gs_status st = c ? GS_OK
+                     : GS_ERROR(GS_ERR_NOMEM, "out of memory: the configuration (%zu bytes)",
+                                sizeof *c);
+    if (st == GS_OK) {
+        *c = *c0;
+        st = gs_config_check(c);
+    }
+    if (st == GS_OK && strcmp(c->run.backend, "host") != 0) {
+        int ndev = gs_backend_cuda_devices(NULL);
+        if (ndev > 0) c->run.device = (c->run.device + gs_comm_local_rank()) % ndev;
+        gs_backend_cuda_start(c->run.backend, (int)c->run.device);
+    }
+    if (st == GS_OK) gs_host_threads(c->run.threads, 0, why, sizeof why);
+    if (st == GS_OK && me == 0) st = gs_problem_load(c, &p);
+    st = gs_comm_agree(st);
+    if (st == GS_OK) gs_host_catch_signals();
+    if (st == GS_OK) st = gs_driver_solve_dist(c, p, &run, stdout);
+    if (st != GS_OK) {
+        int code = fail(st, verbosity);
+        gs_run_release(&run);
+        gs_problem_destroy(&p);
+        free(c);
+        return code;
+    }
+    if (me == 0 && verbosity >= 1) gs_driver_print_summary(c, p, &run, stdout);
+    fflush(stdout);
+    if (me == 0) st = gs_driver_write_outputs(c, &run);
+    st = gs_comm_agree(st);
+    int code = st != GS_OK ? fail(st, verbosity) : run.res.converged ? 0 : EXIT_NOT_CONVERGED;
+    if (code == EXIT_NOT_CONVERGED && me == 0) {
+        fprintf(stderr, "gsolve: %s\n", run.res.reason_text);
+        for (const char *h = run.hint; *h;) {
+            size_t n = strcspn(h, "\n");
+            fprintf(stderr, "gsolve: hint: %.*s\n", (int)n, h);
+            h += n + (h[n] == '\n');
+        }
+    }
+    if (run.res.reason[0] && strcmp(run.res.reason, "interrupted") == 0 && gs_host_signal())
+        code = 128 + gs_host_signal();
+    gs_run_release(&run);
+    gs_problem_destroy(&p);
+    free(c);
     return code;
 }
 
@@ -282,10 +340,23 @@ static void passive_wait(char **argv)
 #endif
 }
 
+static int run_command(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
-    gs_config c;
     passive_wait(argv);
+    /* under mpirun or srun: MPI starts, rank 0 alone prints to stdout */
+    if (gs_comm_init(&argc, &argv) && gs_comm_rank() != 0 && !freopen("/dev/null", "w", stdout))
+        return 1;
+    int code = run_command(argc, argv);
+    fflush(stdout);
+    gs_comm_finalize();
+    return code;
+}
+
+static int run_command(int argc, char **argv)
+{
+    gs_config c;
     /* under SLURM or a pipe, each line as it is written (the header before a long solve) */
     if (!isatty(STDOUT_FILENO)) setvbuf(stdout, NULL, _IOLBF, 0);
     const char *config_path = NULL, *inspect_path = NULL, *export_path = NULL;
@@ -364,6 +435,13 @@ int main(int argc, char **argv)
     gs_status st = GS_OK;
     if (config_path) st = gs_config_load(&c, config_path);
     if (st == GS_OK && print_cfg) return print_config(&c, &bo, argc, argv);
+    if (st == GS_OK && c.batch.cases > 0 && gs_comm_size() > 1 && !print_cfg) {
+        if (gs_comm_rank() == 0)
+            fprintf(stderr, "gsolve: error: %s is a batch config: a batch runs one process a run "
+                    "(SLURM arrays spread its cases); run one configuration under mpirun\n",
+                    config_path);
+        return EXIT_USAGE;
+    }
     if (st == GS_OK && c.batch.cases > 0) return batch(&c, &bo, list, argc, argv);
     if (st == GS_OK && batch_opt) {
         fprintf(stderr, "gsolve: error: --case, --list and --force need a batch config (one "
@@ -379,7 +457,8 @@ int main(int argc, char **argv)
             i++;
     }
     if (st != GS_OK) return fail(st, (int)c.output.verbosity);
+    if ((inspect_path || export_path) && gs_comm_rank() != 0) return 0; /* rank 0 does it */
     if (inspect_path) return inspect(inspect_path, &c);
     if (export_path) return export_problem(&c, export_path);
-    return solve(&c);
+    return gs_comm_size() > 1 ? solve_dist(&c) : solve(&c);
 }

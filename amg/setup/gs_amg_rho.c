@@ -60,7 +60,8 @@ gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
         GS_CHECK(gs_vec_create(n, amg->loc, &t));
         GS_CHECK(gs_vec_pmul(&s, v, t));
     }
-    for (int j = 0; j < LANCZOS_STEPS && j < n; j++) {
+    const int64_t dim = amg->rho_rows > 0 ? amg->rho_rows : n;
+    for (int j = 0; j < LANCZOS_STEPS && j < dim; j++) {
         if (M) {
             GS_CHECK(gs_spmat_spmv(M, t, w));
             GS_CHECK(gs_vec_pmul(&s, w, w));

@@ -61,6 +61,9 @@ typedef struct gs_backend_ops {
     /* make now what csr_spmv makes at its first call (cuSPARSE's descriptor and buffer), so
      * that no SpMV allocates (the AMG cycle is recorded into a CUDA graph); NULL: nothing */
     gs_status (*csr_prepare)(const gs_csr *A);
+    /* out[i] = x[idx[i]] for i < n (idx int32, all at this backend): the halo values a rank
+     * sends its neighbours (gs_dist_op.c) */
+    gs_status (*gather)(int64_t n, const int32_t *idx, const double *x, double *out);
 } gs_backend_ops;
 
 /* The operations for data at loc; NULL when that backend is not built. */

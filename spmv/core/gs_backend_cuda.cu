@@ -622,4 +622,5 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_get,             /* get */
     cuda_move,            /* move */
     gs_cuda_csr_prepare,  /* csr_prepare */
+    gs_cuda_gather,       /* gather */
 };

@@ -184,6 +184,12 @@ static void host_csr_free(gs_csr *A)
 
 static gs_status host_sync(void) { return GS_OK; }
 
+static gs_status host_gather(int64_t n, const int32_t *idx, const double *x, double *out)
+{
+    for (int64_t i = 0; i < n; i++) out[i] = x[idx[i]];
+    return GS_OK;
+}
+
 const gs_backend_ops gs_backend_host_ops = {
     .name = "host",
     .alloc = host_alloc,
@@ -209,4 +215,5 @@ const gs_backend_ops gs_backend_host_ops = {
     .put = host_bytes,
     .get = host_bytes,
     .move = host_bytes,
+    .gather = host_gather,
 };

@@ -142,6 +142,7 @@ gs_status gs_cuda_fill(double a, gs_vec *x);
 gs_status gs_cuda_dot(const gs_vec *x, const gs_vec *y, double *out);
 gs_status gs_cuda_axpby(double a, const gs_vec *x, double b, gs_vec *y);
 gs_status gs_cuda_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y);
+gs_status gs_cuda_gather(int64_t n, const int32_t *idx, const double *x, double *out);
 gs_status gs_cuda_all_finite(const gs_vec *x, int *out);
 gs_status gs_cuda_dots(int k, const gs_vec *const *x, const gs_vec *const *y, double *out);
 gs_status gs_cuda_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out);

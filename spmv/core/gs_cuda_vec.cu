@@ -158,6 +158,23 @@ done:
     return st;
 }
 
+static __global__ void gather_kernel(int64_t n, const int32_t *idx, const double *x, double *out)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[idx[i]];
+}
+
+/* out[i] = x[idx[i]]: the values a rank sends its neighbours */
+extern "C" gs_status gs_cuda_gather(int64_t n, const int32_t *idx, const double *x, double *out)
+{
+    gs_status st = GS_OK;
+    if (n <= 0) return GS_OK;
+    gather_kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(n, idx, x, out);
+    GS_CUDA_LAUNCHED("gather");
+done:
+    return st;
+}
+
 /* *out = 1 when every entry is finite: one flag on the device, one transfer */
 extern "C" gs_status gs_cuda_all_finite(const gs_vec *x, int *out)
 {

@@ -16,6 +16,20 @@ static gs_status ops_for(gs_loc loc, const gs_backend_ops **out)
     return GS_OK;
 }
 
+static gs_vec_reduce_fn g_reduce;
+static int g_local;
+
+void gs_vec_set_reduce(gs_vec_reduce_fn fn) { g_reduce = fn; }
+void gs_vec_local_begin(void) { g_local++; }
+void gs_vec_local_end(void) { g_local--; }
+
+/* the local results of a reduction summed over the processes (when distributed) */
+static gs_status reduce(gs_status st, double *v, int k)
+{
+    if (!g_reduce || g_local > 0) return st;
+    return g_reduce(st, v, k);
+}
+
 #define OPS(loc)                                                                                   \
     const gs_backend_ops *ops;                                                                     \
     gs_status ops_st_ = ops_for((loc), &ops);                                                      \
@@ -57,14 +71,14 @@ void gs_vec_destroy(gs_vec **x)
 gs_status gs_vec_dot(const gs_vec *x, const gs_vec *y, double *out)
 {
     OPS(x->loc);
-    return ops->dot(x, y, out);
+    return reduce(ops->dot(x, y, out), out, 1);
 }
 
 gs_status gs_vec_nrm2(const gs_vec *x, double *out)
 {
     OPS(x->loc);
     double d = 0.0;
-    gs_status st = ops->dot(x, x, &d);
+    gs_status st = reduce(ops->dot(x, x, &d), &d, 1);
     *out = sqrt(d);
     return st;
 }
@@ -110,7 +124,7 @@ gs_status gs_vec_dots(int k, const gs_vec *const *x, const gs_vec *const *y, dou
     if (k < 1 || k > GS_MAX_DOTS)
         return GS_ERROR(GS_ERR_ARG, "gs_vec_dots: %d products, expected 1..%d", k, GS_MAX_DOTS);
     OPS(x[0]->loc);
-    return ops->dots(k, x, y, out);
+    return reduce(ops->dots(k, x, y, out), out, k);
 }
 
 gs_status gs_vec_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w,
@@ -124,7 +138,7 @@ gs_status gs_vec_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *ou
 {
     if (k < 1) return GS_ERROR(GS_ERR_ARG, "gs_vec_mdot: %d vectors, expected >= 1", k);
     OPS(w->loc);
-    return ops->mdot(k, V, w, out);
+    return reduce(ops->mdot(k, V, w, out), out, k);
 }
 
 gs_status gs_vec_mdot2(int k, const gs_vec *const *V, const gs_vec *a, const gs_vec *b,
@@ -132,7 +146,7 @@ gs_status gs_vec_mdot2(int k, const gs_vec *const *V, const gs_vec *a, const gs_
 {
     if (k < 1) return GS_ERROR(GS_ERR_ARG, "gs_vec_mdot2: %d vectors, expected >= 1", k);
     OPS(a->loc);
-    return ops->mdot2(k, V, a, b, out);
+    return reduce(ops->mdot2(k, V, a, b, out), out, 2 * k);
 }
 
 gs_status gs_vec_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y)
@@ -145,7 +159,11 @@ gs_status gs_vec_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y
 gs_status gs_vec_all_finite(const gs_vec *x, int *out)
 {
     OPS(x->loc);
-    return ops->all_finite(x, out);
+    gs_status st = ops->all_finite(x, out);
+    double bad = *out ? 0.0 : 1.0; /* finite everywhere: no process holds a bad entry */
+    st = reduce(st, &bad, 1);
+    *out = bad == 0.0;
+    return st;
 }
 
 /* both through gs_buf_copy, the one copy between locations */

@@ -54,6 +54,18 @@ gs_status gs_vec_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y
 /* 1 when every entry is finite */
 gs_status gs_vec_all_finite(const gs_vec *x, int *out);
 
+/* Vectors split across processes (MPI ranks, gs_comm.h): while a reduction is set, every
+ * reduction above (dot, nrm2, dots, mdot, mdot2, all_finite) sums its local results over the
+ * processes with it, so the Krylov methods and the AMG run unchanged on distributed vectors.
+ * gs_vec_local_begin/end turn it off around work on vectors every process holds whole (the
+ * gathered coarse levels); they nest. NULL: one process (the default). The function gets the
+ * local status too: a process whose part failed must not leave the others waiting in the sum
+ * (gs_comm's ends every process with the failure's message). */
+typedef gs_status (*gs_vec_reduce_fn)(gs_status local, double *v, int k);
+void gs_vec_set_reduce(gs_vec_reduce_fn fn);
+void gs_vec_local_begin(void);
+void gs_vec_local_end(void);
+
 /* Host <-> vector transfers (the one place data crosses): n values from/to host memory. */
 gs_status gs_vec_set_host(gs_vec *x, const double *src);
 gs_status gs_vec_get_host(const gs_vec *x, double *dst);

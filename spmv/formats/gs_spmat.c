@@ -240,6 +240,7 @@ void gs_spmat_destroy(gs_spmat **M)
 
 gs_status gs_spmat_spmv(const gs_spmat *M, const gs_vec *x, gs_vec *y)
 {
+    if (M->dist_spmv) return M->dist_spmv(M->dist, x, y);
     if (x->loc != M->loc || y->loc != M->loc || x->n != M->cols || y->n != M->rows)
         return GS_ERROR(GS_ERR_ARG, "spmv: vector sizes or locations do not match the matrix");
     if (!M->ops) return csr_spmv(M, x, y);
@@ -283,7 +284,9 @@ static gs_status linop_apply_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
 gs_linop gs_spmat_linop(const gs_spmat *M, gs_spmat_op *op)
 {
     op->M = M;
-    op->spmv_dots = M->format == GS_FORMAT_CSR ? gs_backend_get(M->loc)->csr_spmv_dots : NULL;
+    op->spmv_dots = M->format == GS_FORMAT_CSR && !M->dist_spmv
+                        ? gs_backend_get(M->loc)->csr_spmv_dots
+                        : NULL;
     gs_linop L = {M->rows, op, linop_apply, op->spmv_dots ? linop_apply_dots : NULL};
     return L;
 }

@@ -89,6 +89,11 @@ typedef struct gs_spmat {
     void *M;           /* the format's struct; for CSR/cuSPARSE the borrowed gs_csr */
     const gs_csr *csr; /* the CSR it was made from (borrowed; must outlive this) */
     double convert_s;  /* seconds the conversion took (device work included) */
+    /* a rank's rows of a distributed matrix (gs_dist_op.h): the fields above describe its
+     * diagonal block, and dist_spmv(dist, x, y) runs the whole product (halo exchange, diagonal
+     * and off-diagonal blocks); NULL for a matrix of one process */
+    const void *dist;
+    gs_status (*dist_spmv)(const void *dist, const gs_vec *x, gs_vec *y);
 } gs_spmat;
 
 /* A tuning key a format declares: the config table lists it as a key of its own (type, default,

@@ -1,0 +1,36 @@
+/* gs_problem_dist.h: a problem split across MPI ranks: every rank's contiguous block of rows
+ * (balanced by nonzeros, boundaries on whole grid points of block_size unknowns), its parts of
+ * b, x0 and the near-nullspace. Rank 0 reads the file (or generates) once and scatters the
+ * blocks; x_exact stays on rank 0, where the solution is gathered.
+ */
+#ifndef GS_PROBLEM_DIST_H
+#define GS_PROBLEM_DIST_H
+
+#include "gs_dist.h"
+#include "gs_problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_dproblem {
+    gs_part *part;     /* the rows of every rank */
+    gs_gcsr *A;        /* this rank's rows, global columns */
+    double *b, *x0;    /* this rank's rows */
+    double *nullspace; /* this rank's rows x nullspace_k, column-major, or NULL */
+    int nullspace_k, block_size;
+    int64_t rows, nnz; /* of the whole matrix */
+} gs_dproblem;
+
+/* Split p (rank 0's whole problem; NULL on the other ranks) across the ranks. Collective. */
+gs_status gs_problem_scatter(const gs_problem *p, gs_dproblem **out);
+void gs_dproblem_destroy(gs_dproblem **d);
+
+/* The whole vector on rank 0 (x: this rank's part of d->part's rows; all: rows values on rank 0,
+ * not read elsewhere). Collective. */
+gs_status gs_dproblem_gather(const gs_dproblem *d, const double *x, double *all);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,257 @@
+/* gs_driver_dist.c: one solve across MPI ranks (gs_driver_solve_dist): the problem scattered
+ * from rank 0, the distributed operator, preconditioner and Krylov method, the solution gathered
+ * on rank 0, which prints and writes what one process would. */
+#include <signal.h>
+#include <string.h>
+
+#include "gs_amg_dist.h"
+#include "gs_backend.h"
+#include "gs_comm.h"
+#include "gs_dist_op.h"
+#include "gs_driver.h"
+#include "gs_driver_impl.h"
+#include "gs_host.h"
+#include "gs_jacobi.h"
+#include "gs_problem_dist.h"
+#include "gs_time.h"
+
+/* the vector sums of the Krylov methods and the AMG over the ranks; a rank whose part failed
+ * ends every rank (the others would wait in the sum) */
+static gs_status reduce_sum(gs_status local, double *v, int k)
+{
+    if (local != GS_OK) gs_comm_abort(local);
+    gs_status st = gs_comm_sum(v, k);
+    if (st != GS_OK) gs_comm_abort(st);
+    return GS_OK;
+}
+
+/* A signal reaches the ranks at different iterations; every rank must stop at the same one:
+ * after each iteration's monitor call (which every rank makes) the ranks agree on whether any of
+ * them was signalled, and the Krylov method reads that agreed flag. */
+static volatile sig_atomic_t g_stop;
+
+static void monitor_dist(void *ctx, int it, double rnorm)
+{
+    gs_driver_monitor(ctx, it, rnorm);
+    int64_t f = *gs_host_interrupt_flag() ? 1 : 0;
+    if (gs_comm_max_i64(&f, 1) != GS_OK) gs_comm_abort(GS_ERR_INTERNAL);
+    g_stop = f != 0;
+}
+
+/* the level table of a one-level solve: the whole matrix, its spread over the ranks */
+static gs_status one_level(const gs_dist_op *D, const gs_gcsr *A, gs_run *run)
+{
+    gs_status st = GS_OK;
+    gs_level_info *I = NULL;
+    int64_t nnz = A->rowptr[A->rows], tot_rows, tot_nnz, lmax = 0;
+    for (int32_t i = 0; i < A->rows; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > lmax) lmax = A->rowptr[i + 1] - A->rowptr[i];
+    GS_CHECK(gs_alloc_array(1, sizeof *run->levels, "level table", (void **)&run->levels));
+    I = run->levels;
+    memset(I, 0, sizeof *I);
+    GS_CHECK(gs_dist_stats_i64(A->rows, &tot_rows, NULL, NULL));
+    GS_CHECK(gs_dist_stats_i64(nnz, &tot_nnz, NULL, NULL));
+    GS_CHECK(gs_comm_max_i64(&lmax, 1));
+    I->rows = tot_rows;
+    I->nnz = tot_nnz;
+    I->mean = tot_rows ? (double)tot_nnz / (double)tot_rows : 0.0;
+    I->max = (int32_t)lmax;
+    gs_str_copy(I->format, sizeof I->format, gs_format_name(D->sel.format));
+    snprintf(I->reason, sizeof I->reason, "rank 0's block: %.140s", D->sel.reason);
+    run->res.level_info = run->levels;
+done:
+    return st;
+}
+
+/* the AMG report into the run's record (the one-process driver's record_amg, for the ranks) */
+static gs_status record_amg(const gs_amg_report *r, gs_run *run)
+{
+    gs_status st = GS_OK;
+    gs_result *res = &run->res;
+    GS_CHECK(gs_alloc_array(1, sizeof *run->amg, "AMG report", (void **)&run->amg));
+    *run->amg = *r;
+    GS_CHECK(gs_alloc_array((size_t)r->levels, sizeof *run->levels, "level table",
+                            (void **)&run->levels));
+    res->levels = r->levels;
+    res->formats[0] = '\0';
+    for (int l = 0; l < r->levels; l++) {
+        const gs_amg_level_report *L = &r->level[l];
+        gs_level_info *I = &run->levels[l];
+        memset(I, 0, sizeof *I);
+        I->rows = L->rows;
+        I->nnz = L->nnz;
+        I->mean = L->mean;
+        I->std = L->std;
+        I->max = L->max;
+        gs_str_copy(I->format, sizeof I->format, L->format);
+        gs_str_copy(I->reason, sizeof I->reason, L->reason);
+        size_t len = strlen(res->formats);
+        snprintf(res->formats + len, sizeof res->formats - len, "%s%s", l ? "," : "", L->format);
+    }
+    res->level_info = run->levels;
+    res->operator_complexity = r->operator_complexity;
+    res->grid_complexity = r->grid_complexity;
+    for (int i = 0; i < GS_AMG_PHASES; i++)
+        for (int j = 0; j < GS_PHASES; j++)
+            if (strcmp(gs_amg_phase_names[i], gs_phase_names[j]) == 0)
+                res->phase_s[j] = r->phase_s[i];
+done:
+    return st;
+}
+
+/* the most seconds any rank spent in communication since the last reset */
+static double comm_max(void)
+{
+    double s = gs_comm_seconds();
+    if (gs_comm_max(&s, 1) != GS_OK) gs_error_clear();
+    return s;
+}
+
+gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out)
+{
+    gs_status st = GS_OK;
+    const int me = gs_comm_rank();
+    gs_dproblem *d = NULL;
+    gs_dist_op *D = NULL;
+    gs_amg_dist *amg = NULL;
+    gs_jacobi *J = NULL;
+    gs_csr *Jd = NULL;
+    gs_vec *b = NULL, *x = NULL, *w = NULL;
+    double *xl = NULL;
+    gs_loc loc = GS_LOC_HOST;
+    gs_linop M, *Mp = NULL;
+    const char *where = me == 0 ? (p->source[0] ? p->source : p->matrix) : "matrix";
+    memset(run, 0, sizeof *run);
+    run->verbosity = (int)c->output.verbosity;
+    run->out = me == 0 ? out : NULL;
+    run->monitor_every = (int)c->output.monitor;
+    if (me == 0) {
+        gs_driver_describe(c, p, &run->res);
+        if (p->A->rows != p->A->cols)
+            st = GS_ERROR(GS_ERR_INPUT, "%s: the matrix is %d x %d; the solvers need a square "
+                          "matrix", where, p->A->rows, p->A->cols);
+    }
+    GS_CHECK(gs_comm_agree(st));
+    run->res.ranks = gs_comm_size();
+    gs_vec_set_reduce(reduce_sum);
+    GS_CHECK(gs_comm_agree(gs_problem_scatter(p, &d)));
+    run->threads = gs_host_threads(c->run.threads, d->A->rows, run->threads_why,
+                                   sizeof run->threads_why);
+    GS_CHECK(gs_comm_agree(gs_driver_choose_backend(c, &loc, &run->res)));
+    if (strcmp(c->spmv.format, "cusparse") == 0 && loc != GS_LOC_DEVICE)
+        GS_FAIL(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and this run "
+                "is on the host");
+    GS_CHECK(gs_comm_barrier());
+    gs_comm_reset_seconds();
+    double t0 = gs_time_now();
+    gs_select_request rq = gs_driver_select_request(c);
+    GS_CHECK(gs_comm_agree(gs_dist_op_create(d->A, d->part, loc, &rq, 0, &D)));
+    gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(D->sel.format));
+    gs_str_copy(run->res.formats, sizeof run->res.formats, gs_format_name(D->sel.format));
+    gs_spmat_describe(D->Md, run->format_desc, sizeof run->format_desc);
+    gs_str_copy(run->format_reason, sizeof run->format_reason, D->sel.reason);
+    run->convert_s = D->sel.feature_s + D->sel.convert_s + D->sel.measure_s;
+    const char *pc = c->solver.preconditioner;
+    if (strcmp(pc, "amg") == 0) {
+        gs_amg_params ap;
+        gs_problem shape; /* the block size the AMG reads from the problem */
+        memset(&shape, 0, sizeof shape);
+        shape.block_size = d->block_size;
+        GS_CHECK(gs_comm_agree(gs_driver_amg_params(c, &shape, &ap)));
+        ap.select = &rq;
+        if (d->nullspace) {
+            ap.nullspace = d->nullspace;
+            ap.nullspace_k = d->nullspace_k;
+        }
+        GS_CHECK(gs_amg_dist_setup(d->A, d->part, D, &ap, c->amg.gather_rows, where, &amg));
+        GS_CHECK(record_amg(gs_amg_dist_report(amg), run));
+        M = gs_amg_dist_linop(amg);
+        Mp = &M;
+    } else {
+        GS_CHECK(one_level(D, d->A, run));
+        run->res.phase_s[GS_PHASE_CONVERT] = run->convert_s;
+        if (strcmp(pc, "jacobi") == 0) {
+            GS_CHECK(gs_dist_op_host_diag(D, &Jd));
+            st = gs_jacobi_create(Jd, loc, where, &J);
+            if (st != GS_OK && me != 0) { /* the row in the whole matrix */
+                gs_error_clear();
+                st = GS_ERROR(GS_ERR_INPUT, "%s: a row of rows %lld..%lld has a zero diagonal "
+                              "entry; Jacobi needs a nonzero diagonal", where,
+                              (long long)d->A->row0 + 1, (long long)(d->A->row0 + d->A->rows));
+            }
+            GS_CHECK(gs_comm_agree(st));
+            M = gs_jacobi_linop(J);
+            Mp = &M;
+        }
+    }
+    gs_spmat_op aop;
+    gs_linop Aop = gs_spmat_linop(gs_dist_op_spmat(D), &aop);
+    GS_CHECK(gs_vec_create(d->A->rows, loc, &b));
+    GS_CHECK(gs_vec_create(d->A->rows, loc, &x));
+    GS_CHECK(gs_vec_create(d->A->rows, loc, &w));
+    GS_CHECK(gs_vec_set_host(b, d->b));
+    GS_CHECK(gs_vec_set_host(x, d->x0));
+    GS_CHECK(gs_backend_get(loc)->sync());
+    GS_CHECK(gs_comm_barrier());
+    run->res.setup_s = gs_time_now() - t0;
+    run->res.comm_setup_s = comm_max();
+
+    gs_krylov_params kp = {
+        .type = (gs_krylov_type)gs_krylov_index(gs_krylov_find(c->solver.type)),
+        .rtol = c->solver.rtol,
+        .atol = c->solver.atol,
+        .max_iters = (int)c->solver.max_iters,
+        .restart = (int)c->solver.restart,
+        .stag_window = (int)c->solver.stagnation_window,
+        .monitor = monitor_dist,
+        .monitor_ctx = run,
+        .interrupt = &g_stop,
+    };
+    gs_krylov_result kr;
+    GS_CHECK(gs_vec_nrm2(b, &run->res.bnorm));
+    if (me == 0 && out && run->verbosity >= 1) {
+        gs_driver_print_header(c, p, run, out);
+        fflush(out);
+    }
+    gs_comm_reset_seconds();
+    run->t_solve0 = gs_time_now();
+    GS_CHECK(gs_krylov_solve(&kp, &Aop, Mp, b, x, &kr));
+    GS_CHECK(gs_backend_get(loc)->sync());
+    run->res.solve_s = gs_time_now() - run->t_solve0;
+    run->res.comm_solve_s = comm_max();
+    run->res.total_s = run->res.setup_s + run->res.solve_s;
+    gs_driver_record_reason(&kr, &run->res);
+    GS_CHECK(gs_driver_true_residual(&Aop, b, x, w, run->res.bnorm, &run->res.rel_residual));
+    /* the solution on rank 0 */
+    GS_CHECK(gs_alloc_array((size_t)d->A->rows + 1, sizeof *xl, "solution", (void **)&xl));
+    GS_CHECK(gs_vec_get_host(x, xl));
+    if (me == 0)
+        GS_CHECK(gs_alloc_array((size_t)d->rows + 1, sizeof(double), "solution",
+                                (void **)&run->x));
+    GS_CHECK(gs_dproblem_gather(d, xl, run->x));
+    if (me == 0) {
+        gs_driver_hints(c, p, &kr, run);
+        gs_results_set_context(&run->res, c);
+        if (p->x_exact)
+            run->res.error = gs_driver_solution_error(run->x, p->x_exact, p->A->cols);
+        GS_CHECK(gs_config_to_text(c, &run->config_text));
+        run->res.x = run->x;
+        run->res.history = run->hist;
+        run->res.history_time = run->hist_t;
+        run->res.history_iter = run->hist_it;
+        run->res.history_len = run->hist_len;
+        run->res.config_text = run->config_text;
+    }
+done:
+    gs_vec_set_reduce(NULL);
+    gs_vec_destroy(&b);
+    gs_vec_destroy(&x);
+    gs_vec_destroy(&w);
+    gs_jacobi_destroy(&J);
+    gs_csr_destroy(&Jd);
+    gs_amg_dist_destroy(&amg);
+    gs_dist_op_destroy(&D);
+    gs_dproblem_destroy(&d);
+    gs_free(xl);
+    return st;
+}

@@ -1,0 +1,31 @@
+/* gs_driver_impl.h: the parts of one solve that the one-process driver (gs_driver.c) and the
+ * MPI driver (gs_driver_dist.c) share. Not a public header. */
+#ifndef GS_DRIVER_IMPL_H
+#define GS_DRIVER_IMPL_H
+
+#include "gs_driver.h"
+#include "gs_krylov.h"
+#include "gs_select.h"
+
+/* run.backend = auto | host | cuda on CUDA device c->run.device; fills r's backend, device */
+gs_status gs_driver_choose_backend(const gs_config *c, gs_loc *loc, gs_result *r);
+/* the selector's request from the spmv keys */
+gs_select_request gs_driver_select_request(const gs_config *c);
+/* the amg keys as AMG parameters (p: the block size of a generated problem) */
+gs_status gs_driver_amg_params(const gs_config *c, const gs_problem *p, gs_amg_params *ap);
+/* the Krylov monitor: history and iteration lines (ctx: the gs_run) */
+void gs_driver_monitor(void *ctx, int it, double rnorm);
+/* the result's identification fields from configuration and problem */
+void gs_driver_describe(const gs_config *c, const gs_problem *p, gs_result *r);
+/* the reason as a word and a sentence, converged, iterations */
+void gs_driver_record_reason(const gs_krylov_result *kr, gs_result *r);
+/* what to try after a failed solve (p: the whole problem) */
+void gs_driver_hints(const gs_config *c, const gs_problem *p, const gs_krylov_result *kr,
+                     gs_run *run);
+/* ||b - A x|| / ||b|| from scratch (w: work vector) */
+gs_status gs_driver_true_residual(const gs_linop *A, const gs_vec *b, const gs_vec *x, gs_vec *w,
+                                  double bnorm, double *out);
+/* ||x - x_exact|| / ||x_exact|| on the host */
+double gs_driver_solution_error(const double *x, const double *xe, int64_t n);
+
+#endif

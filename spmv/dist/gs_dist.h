@@ -1,0 +1,89 @@
+/* gs_dist.h: matrices split by rows across MPI ranks (gs_comm.h), and the operations the
+ * distributed setup builds from: partitions, row fetches, entry exchanges, the transpose and the
+ * product.
+ *
+ * A distributed matrix is, on every rank, a gs_gcsr: a contiguous block of rows [row0, row0 +
+ * rows) with global column numbers (int64). Its partition (gs_part) gives every rank's first row.
+ * The SpMV form (gs_dist_op.h) splits a rank's rows into the diagonal block (its own columns) and
+ * the off-diagonal block (halo columns); the setup works on gs_gcsr and products of local
+ * compact CSRs (gs_spgemm).
+ */
+#ifndef GS_DIST_H
+#define GS_DIST_H
+
+#include <stdint.h>
+
+#include "gs_csr.h"
+#include "gs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Contiguous blocks of rows: rank r holds [start[r], start[r + 1]). */
+typedef struct gs_part {
+    int nranks;
+    int64_t *start; /* nranks + 1 */
+} gs_part;
+
+/* The partition in which this rank holds `mine` rows (an allgather). */
+gs_status gs_part_from_count(int64_t mine, gs_part **out);
+/* Split n rows (rowptr: n + 1 offsets, may be NULL: by rows) into nranks blocks of about equal
+ * nonzeros (+ rows), each boundary a multiple of block (1: any). */
+gs_status gs_part_balanced(int64_t n, const int64_t *rowptr, int nranks, int block, gs_part **out);
+void gs_part_destroy(gs_part **p);
+/* the rank that holds global row g */
+int gs_part_owner(const gs_part *p, int64_t g);
+
+/* This rank's rows of a distributed matrix (grows x gcols), global column numbers, each row's
+ * columns sorted and unique (after gs_gcsr_from_entries). */
+typedef struct gs_gcsr {
+    int64_t row0, grows, gcols;
+    int32_t rows;
+    int64_t *rowptr; /* rows + 1 */
+    int64_t *col;    /* rowptr[rows] */
+    double *val;
+} gs_gcsr;
+
+gs_status gs_gcsr_create(int64_t row0, int32_t rows, int64_t grows, int64_t gcols, int64_t nnz,
+                         gs_gcsr **out);
+void gs_gcsr_destroy(gs_gcsr **A);
+/* rows [row0, row0 + A->rows) of a host CSR (every rank holding the whole matrix) */
+gs_status gs_gcsr_from_csr_rows(const gs_csr *A, int64_t row0, int32_t rows, gs_gcsr **out);
+
+/* Entries (ri, ci, v) sent to the owners of their rows by rp; each rank's rows built from what
+ * it receives, duplicates summed, columns sorted (the entry exchange the transpose and the
+ * Galerkin product use). gcols: the column count. */
+gs_status gs_gcsr_from_entries(int64_t n, const int64_t *ri, const int64_t *ci, const double *v,
+                               const gs_part *rp, int64_t gcols, gs_gcsr **out);
+
+/* The rows gids[0..n) (sorted, unique, owned by other ranks) of B (partitioned by bp), fetched
+ * from their owners: out->rows = n, out->row0 = 0, global columns. */
+gs_status gs_dist_fetch_rows(const gs_gcsr *B, const gs_part *bp, int64_t n, const int64_t *gids,
+                             gs_gcsr **out);
+
+/* R = P^T: P's rows partitioned by rp, P's columns by cp (R's rows). */
+gs_status gs_dist_transpose(const gs_gcsr *P, const gs_part *cp, gs_gcsr **R);
+
+/* C = X Y: X's columns index Y's rows (partitioned by yp); the rows of Y that X's columns name on
+ * other ranks are fetched, and the local product runs through gs_spgemm at loc (the DCSR
+ * row-binned product on the device, the host one on the host). */
+gs_status gs_dist_matmul(const gs_gcsr *X, const gs_gcsr *Y, const gs_part *yp, gs_loc loc,
+                         gs_gcsr **C);
+
+/* The whole matrix on every rank (an allgather; int32 CSR, so below 2^31 rows and nonzeros). */
+gs_status gs_dist_allgather(const gs_gcsr *A, const gs_part *p, gs_csr **out);
+
+/* A's rows with compact columns: its own [col0, col0 + ncols) first (j - col0), then the other
+ * columns it holds in ascending order (ncols + their place); *halo receives those global
+ * numbers (gs_free), *nhalo their count. */
+gs_status gs_dist_compact(const gs_gcsr *A, int64_t col0, int32_t ncols, gs_csr **out,
+                          int64_t **halo, int32_t *nhalo);
+
+/* Global sums and extremes of a per-rank count. */
+gs_status gs_dist_stats_i64(int64_t mine, int64_t *sum, int64_t *min, int64_t *max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
