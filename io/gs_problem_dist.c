@@ -9,7 +9,7 @@
 /* what every rank learns of the problem before the scatter */
 typedef struct meta {
     int64_t rows, cols, nnz;
-    int block_size, nullspace_k;
+    int block_size, nullspace_k, has_x_exact;
 } meta;
 
 /* rank 0: the byte count of every rank's block of an array of `per_row` items of `size` bytes
@@ -43,6 +43,7 @@ gs_status gs_problem_scatter(const gs_problem *p, gs_dproblem **out)
         m.block_size = p->block_size > 0 ? p->block_size : 1;
         m.nullspace_k = p->nullspace ? p->nullspace_k : 0;
         if (m.rows % m.block_size) m.block_size = 1;
+        m.has_x_exact = p->x_exact != NULL;
     }
     GS_CHECK(gs_comm_bcast(&m, sizeof m, 0));
     d->rows = m.rows;
@@ -99,6 +100,12 @@ gs_status gs_problem_scatter(const gs_problem *p, gs_dproblem **out)
                               0));
     GS_CHECK(gs_comm_scatterv(me == 0 ? p->x0 : NULL, bytes, d->x0,
                               (size_t)rows * sizeof(double), 0));
+    if (m.has_x_exact) {
+        GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof(double), "exact solution",
+                                (void **)&d->x_exact));
+        GS_CHECK(gs_comm_scatterv(me == 0 ? p->x_exact : NULL, bytes, d->x_exact,
+                                  (size_t)rows * sizeof(double), 0));
+    }
     if (m.nullspace_k > 0) {
         GS_CHECK(gs_alloc_array((size_t)rows * (size_t)m.nullspace_k + 1, sizeof(double),
                                 "near-nullspace", (void **)&d->nullspace));
@@ -119,6 +126,18 @@ done:
     return st;
 }
 
+gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem **d)
+{
+    gs_status st = GS_OK;
+    *p = NULL;
+    *d = NULL;
+    if (gs_comm_rank() == 0) st = gs_problem_load(c, p);
+    GS_CHECK(gs_comm_agree(st));
+    GS_CHECK(gs_comm_agree(gs_problem_scatter(*p, d)));
+done:
+    return st;
+}
+
 void gs_dproblem_destroy(gs_dproblem **dp)
 {
     if (!dp || !*dp) return;
@@ -127,6 +146,7 @@ void gs_dproblem_destroy(gs_dproblem **dp)
     gs_gcsr_destroy(&d->A);
     gs_free(d->b);
     gs_free(d->x0);
+    gs_free(d->x_exact);
     gs_free(d->nullspace);
     gs_free(d);
     *dp = NULL;

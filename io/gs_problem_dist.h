@@ -17,10 +17,19 @@ typedef struct gs_dproblem {
     gs_part *part;     /* the rows of every rank */
     gs_gcsr *A;        /* this rank's rows, global columns */
     double *b, *x0;    /* this rank's rows */
+    double *x_exact;   /* this rank's rows of the exact solution, or NULL */
     double *nullspace; /* this rank's rows x nullspace_k, column-major, or NULL */
     int nullspace_k, block_size;
     int64_t rows, nnz; /* of the whole matrix */
 } gs_dproblem;
+
+/* The configured problem across the ranks: every rank receives its rows in *d; rank 0 receives
+ * in *p the problem's description (name, matrix, source, rhs, x0_desc, read_s, block_size, ...;
+ * the other ranks NULL). p->A may be NULL (the matrix was never whole on one rank: a generator
+ * built every rank's rows, or every rank read its own rows of an HDF5 file); when it is not, it
+ * is the whole matrix (read once on rank 0 and scattered). Collective; a failure on any rank is
+ * every rank's (gs_comm_agree). */
+gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem **d);
 
 /* Split p (rank 0's whole problem; NULL on the other ranks) across the ranks. Collective. */
 gs_status gs_problem_scatter(const gs_problem *p, gs_dproblem **out);

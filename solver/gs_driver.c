@@ -8,6 +8,7 @@
 
 #include "gs_amg.h"
 #include "gs_backend.h"
+#include "gs_comm.h"
 #include "gs_host.h"
 #include "gs_jacobi.h"
 #include "gs_krylov.h"
@@ -139,7 +140,8 @@ gs_status gs_driver_choose_backend(const gs_config *c, gs_loc *loc, gs_result *r
         }
         why = gs_error_message();
         if (strcmp(c->run.backend, "cuda") == 0) return st; /* the message says why */
-        fprintf(stderr, "gsolve: the GPU cannot be used (%s): running on the host\n", why);
+        if (gs_comm_rank() == 0)
+            fprintf(stderr, "gsolve: the GPU cannot be used (%s): running on the host\n", why);
         gs_error_clear();
         gs_str_copy(r->device, sizeof r->device, "cpu");
         return GS_OK;
@@ -147,7 +149,9 @@ gs_status gs_driver_choose_backend(const gs_config *c, gs_loc *loc, gs_result *r
     if (strcmp(c->run.backend, "cuda") == 0)
         return GS_ERROR(GS_ERR_CUDA, "run.backend = \"cuda\" but the GPU cannot be used: %s",
                         why ? why : "unknown reason");
-    fprintf(stderr, "gsolve: no usable GPU (%s): running on the host\n", why ? why : "none found");
+    if (gs_comm_rank() == 0)
+        fprintf(stderr, "gsolve: no usable GPU (%s): running on the host\n",
+                why ? why : "none found");
     return GS_OK;
 }
 
@@ -308,9 +312,11 @@ void gs_driver_describe(const gs_config *c, const gs_problem *p, gs_result *r)
     gs_str_copy(r->matrix, sizeof r->matrix, p->matrix);
     gs_str_copy(r->solver, sizeof r->solver, c->solver.type);
     gs_str_copy(r->preconditioner, sizeof r->preconditioner, c->solver.preconditioner);
-    r->rows = p->A->rows;
-    r->cols = p->A->cols;
-    r->nnz = p->A->nnz;
+    if (p->A) { /* NULL: the matrix is only split across MPI ranks (the caller fills these) */
+        r->rows = p->A->rows;
+        r->cols = p->A->cols;
+        r->nnz = p->A->nnz;
+    }
     r->levels = 1;
     r->ranks = 1;
     r->error = -1.0;
@@ -363,7 +369,7 @@ void gs_driver_hints(const gs_config *c, const gs_problem *p, const gs_krylov_re
     char line[256];
     const char *pc = c->solver.preconditioner;
     int amg = strcmp(pc, "amg") == 0;
-    if (kr->reason > 0 || kr->reason == GS_STOPPED_INTERRUPTED) return;
+    if (kr->reason > 0 || kr->reason == GS_STOPPED_INTERRUPTED || !p->A) return;
     if (strcmp(c->solver.type, "cg") == 0) {
         int sym = 2;
         if (gs_csr_symmetry(p->A, 1e-12, &sym) != GS_OK) {
@@ -560,15 +566,22 @@ done:
 void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out)
 {
     const gs_result *r = &run->res;
-    gs_row_stats rs;
-    gs_csr_row_stats(p->A, &rs);
+    gs_row_stats rs = {0};
+    if (p->A)
+        gs_csr_row_stats(p->A, &rs);
+    else if (run->levels) { /* split across MPI ranks: the statistics gathered from them */
+        rs.mean = run->levels[0].mean;
+        rs.std = run->levels[0].std;
+        rs.max = run->levels[0].max;
+    }
     fprintf(out, "problem   %s\n", p->matrix);
     fprintf(out, "          rows %lld  cols %lld  nnz %lld  per row: mean %.2f std %.2f max %d\n",
             (long long)r->rows, (long long)r->cols, (long long)r->nnz, rs.mean, rs.std, rs.max);
     fprintf(out, "          rhs %s  x0 %s\n", p->rhs, p->x0_desc);
-    fprintf(out, "solver    %s  preconditioner %s  format %s  backend %s (%s)  threads %d (%s)\n",
-            r->solver, r->preconditioner, r->format, r->backend, r->device, run->threads,
-            run->threads_why);
+    fprintf(out, "solver    %s  preconditioner %s  format %s  backend %s (%s)", r->solver,
+            r->preconditioner, r->format, r->backend, r->device);
+    if (r->ranks > 1) fprintf(out, "  ranks %d (%s)", r->ranks, gs_comm_library());
+    fprintf(out, "  threads %d (%s)\n", run->threads, run->threads_why);
     fprintf(out, "          rtol %g  atol %g  max_iters %lld", c->solver.rtol, c->solver.atol,
             (long long)c->solver.max_iters);
     if (strstr(r->solver, "gmres")) fprintf(out, "  restart %lld", (long long)c->solver.restart);
@@ -598,6 +611,14 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
     if (r->iterations > 0)
         fprintf(out, "  (%.3f ms per iteration)", 1e3 * r->solve_s / r->iterations);
     fputc('\n', out);
+    if (r->ranks > 1) {
+        fprintf(out, "ranks     %d: rows %lld..%lld, nnz %lld..%lld per rank; communication: setup "
+                "%.3f s, solve %.3f s (%.0f%% of the solve, the most of any rank)%s%s\n",
+                r->ranks, (long long)run->rank_rows[0], (long long)run->rank_rows[1],
+                (long long)run->rank_nnz[0], (long long)run->rank_nnz[1], r->comm_setup_s,
+                r->comm_solve_s, r->solve_s > 0 ? 100.0 * r->comm_solve_s / r->solve_s : 0.0,
+                run->comm_desc[0] ? "; halos: " : "", run->comm_desc);
+    }
     if (run->format_desc[0] || run->convert_s > 0)
         fprintf(out, "format    %s: %s  choice and conversion %.2f ms, part of setup\n",
                 r->format, run->format_desc[0] ? run->format_desc : "-", 1e3 * run->convert_s);

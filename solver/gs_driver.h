@@ -43,6 +43,10 @@ typedef struct gs_run {
     double prof_s[2];
     gs_amg_profile *amg_prof;
     char *profile;
+    /* under MPI (res.ranks > 1): the least and most rows and nonzeros of one rank, and how halos
+     * travel ("page-locked host staging" or "CUDA-aware MPI"; "" on the host) */
+    int64_t rank_rows[2], rank_nnz[2];
+    char comm_desc[96];
 } gs_run;
 
 /* Solve problem p as c says; run->res is filled (non-convergence is a result, not an error).
@@ -53,11 +57,14 @@ typedef struct gs_run {
  * as far as they got. */
 gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out);
 
-/* The same solve across the MPI ranks (gs_comm.h, more than one): p is the whole problem on
- * rank 0 and NULL on the others. Rank 0 prints the header and the iteration lines to out and
+/* The same solve across the MPI ranks (gs_comm.h, more than one): d holds this rank's rows, p
+ * the problem's description on rank 0 (NULL on the others; p->A may be NULL), as
+ * gs_problem_load_dist gives them. Rank 0 prints the header and the iteration lines to out and
  * receives the gathered solution (run->x); run->res is the same on every rank, so every rank
  * exits alike. A failure on any rank is every rank's (gs_comm_agree). */
-gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out);
+struct gs_dproblem;
+gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p,
+                               const struct gs_dproblem *d, gs_run *run, FILE *out);
 
 /* The header: problem, solver, preconditioner, format, backend and threads (gs_driver_solve
  * prints it before the iterations). */

@@ -1,6 +1,7 @@
 /* gs_driver_dist.c: one solve across MPI ranks (gs_driver_solve_dist): the problem scattered
  * from rank 0, the distributed operator, preconditioner and Krylov method, the solution gathered
  * on rank 0, which prints and writes what one process would. */
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 
@@ -107,11 +108,11 @@ static double comm_max(void)
     return s;
 }
 
-gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out)
+gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs_dproblem *d,
+                               gs_run *run, FILE *out)
 {
     gs_status st = GS_OK;
     const int me = gs_comm_rank();
-    gs_dproblem *d = NULL;
     gs_dist_op *D = NULL;
     gs_amg_dist *amg = NULL;
     gs_jacobi *J = NULL;
@@ -125,22 +126,29 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, gs_run *
     run->verbosity = (int)c->output.verbosity;
     run->out = me == 0 ? out : NULL;
     run->monitor_every = (int)c->output.monitor;
-    if (me == 0) {
-        gs_driver_describe(c, p, &run->res);
-        if (p->A->rows != p->A->cols)
-            st = GS_ERROR(GS_ERR_INPUT, "%s: the matrix is %d x %d; the solvers need a square "
-                          "matrix", where, p->A->rows, p->A->cols);
-    }
+    if (me == 0) gs_driver_describe(c, p, &run->res);
+    run->res.rows = d->rows;
+    run->res.cols = d->A->gcols;
+    run->res.nnz = d->nnz;
+    if (d->A->gcols != d->rows)
+        st = GS_ERROR(GS_ERR_INPUT, "%s: the matrix is %lld x %lld; the solvers need a square "
+                      "matrix", where, (long long)d->rows, (long long)d->A->gcols);
     GS_CHECK(gs_comm_agree(st));
     run->res.ranks = gs_comm_size();
     gs_vec_set_reduce(reduce_sum);
-    GS_CHECK(gs_comm_agree(gs_problem_scatter(p, &d)));
+    GS_CHECK(gs_dist_stats_i64(d->A->rows, NULL, &run->rank_rows[0], &run->rank_rows[1]));
+    GS_CHECK(gs_dist_stats_i64(d->A->rowptr[d->A->rows], NULL, &run->rank_nnz[0],
+                               &run->rank_nnz[1]));
     run->threads = gs_host_threads(c->run.threads, d->A->rows, run->threads_why,
                                    sizeof run->threads_why);
     GS_CHECK(gs_comm_agree(gs_driver_choose_backend(c, &loc, &run->res)));
     if (strcmp(c->spmv.format, "cusparse") == 0 && loc != GS_LOC_DEVICE)
         GS_FAIL(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and this run "
                 "is on the host");
+    if (loc != GS_LOC_HOST)
+        gs_str_copy(run->comm_desc, sizeof run->comm_desc,
+                    gs_comm_device_aware() ? "CUDA-aware MPI (device buffers)"
+                                           : "staged through page-locked host buffers");
     GS_CHECK(gs_comm_barrier());
     gs_comm_reset_seconds();
     double t0 = gs_time_now();
@@ -229,11 +237,18 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, gs_run *
         GS_CHECK(gs_alloc_array((size_t)d->rows + 1, sizeof(double), "solution",
                                 (void **)&run->x));
     GS_CHECK(gs_dproblem_gather(d, xl, run->x));
+    if (d->x_exact) { /* ||x - x_exact|| / ||x_exact|| over the ranks */
+        double e[2] = {0.0, 0.0};
+        for (int32_t i = 0; i < d->A->rows; i++) {
+            e[0] += (xl[i] - d->x_exact[i]) * (xl[i] - d->x_exact[i]);
+            e[1] += d->x_exact[i] * d->x_exact[i];
+        }
+        GS_CHECK(gs_comm_sum(e, 2));
+        run->res.error = e[1] > 0 ? sqrt(e[0] / e[1]) : sqrt(e[0]);
+    }
     if (me == 0) {
         gs_driver_hints(c, p, &kr, run);
         gs_results_set_context(&run->res, c);
-        if (p->x_exact)
-            run->res.error = gs_driver_solution_error(run->x, p->x_exact, p->A->cols);
         GS_CHECK(gs_config_to_text(c, &run->config_text));
         run->res.x = run->x;
         run->res.history = run->hist;
@@ -251,7 +266,6 @@ done:
     gs_csr_destroy(&Jd);
     gs_amg_dist_destroy(&amg);
     gs_dist_op_destroy(&D);
-    gs_dproblem_destroy(&d);
     gs_free(xl);
     return st;
 }

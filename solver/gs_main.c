@@ -27,6 +27,7 @@
 #include "gs_mem.h"
 #include "gs_mm.h"
 #include "gs_problem.h"
+#include "gs_problem_dist.h"
 #include "gs_report.h"
 #include "gs_version.h"
 
@@ -175,6 +176,7 @@ static int solve(const gs_config *c)
 static int solve_dist(const gs_config *c0)
 {
     gs_problem *p = NULL;
+    gs_dproblem *d = NULL;
     gs_run run;
     char why[96];
     gs_config *c = malloc(sizeof *c);
@@ -193,14 +195,15 @@ static int solve_dist(const gs_config *c0)
         gs_backend_cuda_start(c->run.backend, (int)c->run.device);
     }
     if (st == GS_OK) gs_host_threads(c->run.threads, 0, why, sizeof why);
-    if (st == GS_OK && me == 0) st = gs_problem_load(c, &p);
     st = gs_comm_agree(st);
+    if (st == GS_OK) st = gs_problem_load_dist(c, &p, &d);
     if (st == GS_OK) gs_host_catch_signals();
-    if (st == GS_OK) st = gs_driver_solve_dist(c, p, &run, stdout);
+    if (st == GS_OK) st = gs_driver_solve_dist(c, p, d, &run, stdout);
     if (st != GS_OK) {
         int code = fail(st, verbosity);
         gs_run_release(&run);
         gs_problem_destroy(&p);
+        gs_dproblem_destroy(&d);
         free(c);
         return code;
     }
@@ -221,6 +224,7 @@ static int solve_dist(const gs_config *c0)
         code = 128 + gs_host_signal();
     gs_run_release(&run);
     gs_problem_destroy(&p);
+    gs_dproblem_destroy(&d);
     free(c);
     return code;
 }

@@ -23,6 +23,13 @@ void gs_amg_report_print(const gs_amg_report *r, FILE *out)
         fprintf(out, "          %5d %10d %10lld %15.2f %6.2f %5d  %10.4f  %-21s %s\n", l, L->rows,
                 (long long)L->nnz, L->mean, L->std, L->max, L->rho, f, L->reason);
     }
+    for (int l = 0; l < r->levels; l++) { /* levels split across MPI ranks: their spread */
+        const gs_amg_level_report *L = &r->level[l];
+        if (L->rank_rows_max <= 0) continue;
+        fprintf(out, "          level %d across ranks: rows %lld..%lld, nnz %lld..%lld per rank\n",
+                l, (long long)L->rank_rows_min, (long long)L->rank_rows_max,
+                (long long)L->rank_nnz_min, (long long)L->rank_nnz_max);
+    }
     fprintf(out, "          coarse solve: %s\n", r->coarse_desc);
     fprintf(out, "          setup %.2f ms:", 1e3 * r->setup_s);
     for (int i = 0; i < GS_AMG_PHASES; i++)
