@@ -2,10 +2,13 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT_S */
 #include "gs_host.h"
 
+#include "gs_comm.h"
+
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -120,6 +123,12 @@ int gs_host_threads(int64_t requested, int64_t rows, char *why, size_t len)
         from = "OMP_NUM_THREADS";
     } else {
         n = gs_host_cpus(&from);
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        int ranks = gs_comm_local_size();
+        if (ranks > 1 && n > 1 && n == online) { /* MPI ranks not bound: share the node */
+            n = n / ranks > 1 ? n / ranks : 1;
+            from = "the node's CPUs shared by its MPI ranks";
+        }
         int64_t useful = rows / GS_HOST_ROWS_PER_THREAD;
         if (rows > 0 && useful < n) {
             n = useful > 1 ? (int)useful : 1;

@@ -309,6 +309,9 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     const gs_loc loc = A0->loc;
     if (!where) where = "matrix";
     if (gather_rows <= 0) gather_rows = GATHER_ROWS_DEFAULT;
+    /* the setup's host arrays live for a step or a level: page-locking them would cost more than
+     * their uploads gain */
+    const int pinned = gs_mem_pinned_enable(0);
     int b = p->block_size > 0 ? p->block_size : 1, k = p->nullspace ? p->nullspace_k : b;
     const int b0 = b, k0 = k;
     if (A->rows % b != 0)
@@ -463,6 +466,7 @@ done:
     gs_gcsr_destroy(&AP);
     gs_part_destroy(&cpart);
     gs_amg_dist_destroy(&amg);
+    gs_mem_pinned_enable(pinned);
     return gs_comm_agree(st);
 }
 

@@ -143,13 +143,6 @@ typedef struct entry {
     double v;
 } entry;
 
-static int cmp_entry(const void *a, const void *b)
-{
-    const entry *x = a, *y = b;
-    if (x->r != y->r) return x->r < y->r ? -1 : 1;
-    return x->c < y->c ? -1 : x->c > y->c;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -188,7 +181,8 @@ gs_status gs_gcsr_from_entries(int64_t n, const int64_t *ri, const int64_t *ci, 
     gs_status st = GS_OK;
     const int R = rp->nranks, me = gs_comm_rank();
     size_t *sb = NULL, *rb = NULL, *pos = NULL;
-    entry *send = NULL, *recv = NULL;
+    int64_t *cnt = NULL;
+    entry *send = NULL, *recv = NULL, *byrow = NULL;
     gs_gcsr *A = NULL;
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "entry exchange", (void **)&sb));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "entry exchange", (void **)&rb));
@@ -212,23 +206,37 @@ gs_status gs_gcsr_from_entries(int64_t n, const int64_t *ri, const int64_t *ci, 
     int64_t m = (int64_t)(total / sizeof(entry));
     GS_CHECK(gs_alloc_array((size_t)m + 1, sizeof *recv, "entry exchange", (void **)&recv));
     GS_CHECK(gs_comm_alltoallv(send, sb, recv, rb));
-    qsort(recv, (size_t)m, sizeof *recv, cmp_entry);
+    /* a counting sort by row (O(m)), then each row's few entries by column, duplicates summed */
     int64_t row0 = rp->start[me], rows = rp->start[me + 1] - row0, k = 0;
+    GS_CHECK(gs_alloc_array((size_t)rows + 2, sizeof *cnt, "entry exchange", (void **)&cnt));
+    memset(cnt, 0, ((size_t)rows + 2) * sizeof *cnt);
+    for (int64_t e = 0; e < m; e++) cnt[recv[e].r - row0 + 2]++;
+    for (int64_t i = 0; i < rows; i++) cnt[i + 2] += cnt[i + 1];
+    GS_CHECK(gs_alloc_array((size_t)m + 1, sizeof *byrow, "entry exchange", (void **)&byrow));
+    for (int64_t e = 0; e < m; e++) byrow[cnt[recv[e].r - row0 + 1]++] = recv[e];
     GS_CHECK(gs_gcsr_create(row0, (int32_t)rows, rp->start[R], gcols, m, &A));
-    for (int64_t e = 0; e < m;) {
-        int64_t f = e + 1;
-        double s = recv[e].v;
-        while (f < m && recv[f].r == recv[e].r && recv[f].c == recv[e].c) s += recv[f++].v;
-        A->col[k] = recv[e].c;
-        A->val[k] = s;
-        A->rowptr[recv[e].r - row0 + 1]++;
-        k++;
-        e = f;
+    for (int64_t i = 0; i < rows; i++) {
+        entry *b = byrow + cnt[i], *e = byrow + cnt[i + 1];
+        for (entry *x = b + 1; x < e; x++) { /* insertion sort: rows are short */
+            entry t = *x, *y = x;
+            for (; y > b && y[-1].c > t.c; y--) *y = y[-1];
+            *y = t;
+        }
+        for (entry *x = b; x < e;) {
+            entry *f = x + 1;
+            double sum = x->v;
+            while (f < e && f->c == x->c) sum += (f++)->v;
+            A->col[k] = x->c;
+            A->val[k++] = sum;
+            x = f;
+        }
+        A->rowptr[i + 1] = k;
     }
-    for (int64_t i = 0; i < rows; i++) A->rowptr[i + 1] += A->rowptr[i];
     *out = A;
     A = NULL;
 done:
+    gs_free(cnt);
+    gs_free(byrow);
     gs_free(sb);
     gs_free(rb);
     gs_free(pos);
@@ -407,30 +415,40 @@ gs_status gs_dist_matmul(const gs_gcsr *X, const gs_gcsr *Y, const gs_part *yp, 
     gs_csr *Xc = NULL, *Yc = NULL, *Cc = NULL;
     gs_gcsr *H = NULL, *C = NULL;
     int64_t *need = NULL, *ucol = NULL;
-    int32_t nneed = 0;
+    int32_t nneed = 0, *mark = NULL;
     /* X with Y's own rows first, then the rows it needs from other ranks */
     GS_CHECK(gs_dist_compact(X, Y->row0, Y->rows, &Xc, &need, &nneed));
     GS_CHECK(gs_dist_fetch_rows(Y, yp, nneed, need, &H));
-    /* the stacked [Y's rows; H] with compact columns: the sorted columns they hold */
-    int64_t ny = Y->rowptr[Y->rows], nh = H->rowptr[H->rows], nu = ny + nh;
-    GS_CHECK(gs_alloc_array((size_t)nu + 1, sizeof(int64_t), "product columns", (void **)&ucol));
-    memcpy(ucol, Y->col, (size_t)ny * sizeof(int64_t));
-    memcpy(ucol + ny, H->col, (size_t)nh * sizeof(int64_t));
-    nu = unique_i64(ucol, nu);
+    /* the stacked [Y's rows; H] with compact columns: the columns they hold, in ascending
+     * order (a mark per column of Y: Y's columns are a coarse level's, few) */
+    int64_t ny = Y->rowptr[Y->rows], nh = H->rowptr[H->rows], nu = 0;
+    GS_CHECK(gs_alloc_array((size_t)Y->gcols + 1, sizeof *mark, "product columns",
+                            (void **)&mark));
+    memset(mark, 0, ((size_t)Y->gcols + 1) * sizeof *mark);
+    for (int64_t q = 0; q < ny; q++) mark[Y->col[q]] = 1;
+    for (int64_t q = 0; q < nh; q++) mark[H->col[q]] = 1;
+    for (int64_t j = 0; j < Y->gcols; j++)
+        if (mark[j]) nu++;
     if (nu > GS_MAX_INDEX || ny + nh > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's product has %lld columns (below 2^31)",
-                (long long)nu);
+        GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's product has %lld columns and %lld nonzeros "
+                "(below 2^31 each)", (long long)nu, (long long)(ny + nh));
+    GS_CHECK(gs_alloc_array((size_t)nu + 1, sizeof(int64_t), "product columns", (void **)&ucol));
+    for (int64_t j = 0, u = 0; j < Y->gcols; j++)
+        if (mark[j]) {
+            mark[j] = (int32_t)u; /* its compact column */
+            ucol[u++] = j;
+        }
     GS_CHECK(gs_csr_create((int64_t)Y->rows + nneed, nu, ny + nh, &Yc));
     Yc->rowptr[0] = 0;
     for (int32_t i = 0; i < Y->rows; i++) Yc->rowptr[i + 1] = (int32_t)Y->rowptr[i + 1];
     for (int32_t i = 0; i < nneed; i++)
         Yc->rowptr[Y->rows + i + 1] = (int32_t)(ny + H->rowptr[i + 1]);
     for (int64_t q = 0; q < ny; q++) {
-        Yc->colind[q] = (int32_t)find_i64(ucol, nu, Y->col[q]);
+        Yc->colind[q] = mark[Y->col[q]];
         Yc->val[q] = Y->val[q];
     }
     for (int64_t q = 0; q < nh; q++) {
-        Yc->colind[ny + q] = (int32_t)find_i64(ucol, nu, H->col[q]);
+        Yc->colind[ny + q] = mark[H->col[q]];
         Yc->val[ny + q] = H->val[q];
     }
     GS_CHECK(local_product(Xc, Yc, loc, &Cc));
@@ -450,6 +468,7 @@ done:
     gs_gcsr_destroy(&C);
     gs_free(need);
     gs_free(ucol);
+    gs_free(mark);
     return st;
 }
 
