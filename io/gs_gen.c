@@ -1,6 +1,7 @@
-/* gs_gen.c: problem generators and their dispatch. Grid stencils are written straight into CSR
- * (count per row, scan, fill; OpenMP over grid lines); power-law graphs go through COO; the PDE
- * types (jumps, rotated, elasticity) are built in gs_gen_pde.c.
+/* gs_gen.c: problem generators and their dispatch. Grid stencils are row builders
+ * (gs_gen_impl.h: row lengths in closed form, a scan, the rows filled straight into CSR by
+ * grid lines, whole or a rank's range, gs_gen_rows.c); power-law graphs go through COO; the
+ * PDE types (jumps, rotated, elasticity) are built in gs_gen_pde.c.
  *
  * Determinism: random numbers come from splitmix64 / xoshiro256** written here, and the
  * power-law weights use a log/exp built from +, -, *, / only (libm pow differs in the last bit
@@ -76,10 +77,17 @@ double gs_gen_unit_double(uint64_t x)
 /* x[i] = 2u - 1 with u the i-th splitmix64 value: exact, so x[i] lies in [-1, 1) */
 void gs_gen_random_vector(uint64_t seed, double *x, int64_t n)
 {
-    /* splitmix64's i-th state is seed + (i+1)*gamma, so the stream splits across threads */
+    gs_gen_random_slice(seed, x, 0, n);
+}
+
+void gs_gen_random_slice(uint64_t seed, double *x, int64_t i0, int64_t n)
+{
+    /* splitmix64's i-th state is seed + (i+1)*gamma, so the stream splits across threads and
+     * ranks */
 #pragma omp parallel for schedule(static) if (n > 100000)
     for (int64_t i = 0; i < n; i++)
-        x[i] = 2.0 * gs_gen_unit_double(splitmix_mix(seed + (uint64_t)(i + 1) * SM_GAMMA)) - 1.0;
+        x[i] = 2.0 * gs_gen_unit_double(splitmix_mix(seed + (uint64_t)(i0 + i + 1) * SM_GAMMA)) -
+               1.0;
 }
 
 /* ------------------------------------------------------------------ portable log and exp */
@@ -131,13 +139,6 @@ typedef struct stencil {
     int off[27][3]; /* (dx, dy, dz) */
     double coef[27];
 } stencil;
-
-/* A grid problem: n^dim points, dof unknowns per point. */
-typedef struct grid {
-    stencil s;
-    int64_t n, rows, nnz;
-    int dof;
-} grid;
 
 /* 3 for the 7- and 27-point stencils, 2 for the 5- and 9-point ones */
 static int stencil_dim(int points)
@@ -237,31 +238,21 @@ static void grid_describe(int kind, const gs_gen_params *p, char *buf, size_t le
     if (kind == GEN_CONVDIFF) snprintf(buf + w, len - (size_t)w, " velocity %g", p->velocity);
 }
 
-/* sizes of a grid problem in int64, refused when rows or nnz reach 2^31 */
-static gs_status grid_setup(int kind, const gs_gen_params *p, const char *desc, grid *g)
+/* span of a coordinate along one axis: itself and the neighbours inside [0, n) */
+static int64_t span(int64_t x, int64_t n)
 {
-    int dim = stencil_dim(p->stencil), full = p->stencil == 9 || p->stencil == 27;
-    int64_t n = p->size, pts = 1, face = 1, nnz_s = 1;
-    for (int d = 0; d < dim; d++) pts = gs_gen_mul_sat(pts, n);
-    g->rows = gs_gen_mul_sat(pts, p->dof);
-    if (g->rows > GS_MAX_INDEX)
-        return GS_ERROR(GS_ERR_UNSUPPORTED,
-                        "%s: %.4g rows: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
-                        pow((double)n, dim) * p->dof);
-    /* full stencil: (3n-2) column choices per direction, multiplied; 5/7-point: each of the
-     * 2 dim axis neighbours is missing on one face of n^(dim-1) points */
-    for (int d = 0; d < dim - 1; d++) face *= n;
-    for (int d = 0; d < dim && full; d++) nnz_s *= 3 * n - 2;
-    if (!full) nnz_s = (2 * dim + 1) * pts - 2 * dim * face;
-    g->nnz = gs_gen_mul_sat(gs_gen_mul_sat(nnz_s, p->dof), p->dof);
-    if (g->nnz > GS_MAX_INDEX)
-        return GS_ERROR(GS_ERR_UNSUPPORTED,
-                        "%s: %.4g nonzeros: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
-                        (double)nnz_s * p->dof * p->dof);
-    g->n = n;
-    g->dof = p->dof;
-    stencil_build(kind, p->stencil, p, &g->s);
-    return GS_OK;
+    return 1 + (x > 0) + (x < n - 1);
+}
+
+/* a row's entries at point x of line: the stencil entries inside the grid (the full stencil:
+ * the spans multiplied; the axis stencil: one per axis neighbour inside, plus the centre),
+ * each a dof block */
+static int64_t grid_row_len(const gs_gen_rows *g, int64_t line, int64_t x)
+{
+    int64_t n = g->n, sx = span(x, n), sy = span(line % n, n);
+    int64_t sz = g->dim == 3 ? span(line / n, n) : 1;
+    int full = g->count == 9 || g->count == 27;
+    return (full ? sx * sy * sz : sx + sy + sz - 2) * g->block;
 }
 
 /* The stencil entries that one grid line (fixed y, z) keeps after the y and z boundaries:
@@ -274,17 +265,16 @@ typedef struct line_stencil {
 } line_stencil;
 
 /* the entries of the stencil that line = y + n*z keeps */
-static void line_setup(const grid *g, int64_t line, line_stencil *ls)
+static void line_setup(const gs_gen_rows *g, int64_t line, line_stencil *ls)
 {
-    const stencil *s = &g->s;
     int64_t n = g->n, y = line % n, z = line / n;
     ls->count = 0;
-    for (int k = 0; k < s->count; k++) {
-        int64_t b = y + s->off[k][1], c = z + s->off[k][2];
+    for (int k = 0; k < g->count; k++) {
+        int64_t b = y + g->off[k][1], c = z + g->off[k][2];
         if (b < 0 || b >= n || c < 0 || c >= n) continue;
-        ls->dx[ls->count] = s->off[k][0];
-        ls->delta[ls->count] = s->off[k][0] + n * (s->off[k][1] + n * s->off[k][2]);
-        ls->coef[ls->count++] = s->coef[k];
+        ls->dx[ls->count] = g->off[k][0];
+        ls->delta[ls->count] = g->off[k][0] + n * (g->off[k][1] + n * g->off[k][2]);
+        ls->coef[ls->count++] = g->coef[k];
     }
 }
 
@@ -294,79 +284,82 @@ static int x_inside(const line_stencil *ls, int j, int64_t x, int64_t n)
     return x + ls->dx[j] >= 0 && x + ls->dx[j] < n;
 }
 
-/* rowptr from per-row counts (each of a point's dof rows has entries * dof), then a scan */
-static void grid_rowptr(const grid *g, int32_t *rowptr)
-{
-    int64_t n = g->n, lines = g->s.dim == 3 ? n * n : n, dof = g->dof;
-#pragma omp parallel for schedule(static)
-    for (int64_t line = 0; line < lines; line++) {
-        line_stencil ls;
-        line_setup(g, line, &ls);
-        for (int64_t x = 0; x < n; x++) {
-            int32_t len = 0;
-            for (int j = 0; j < ls.count; j++) len += x_inside(&ls, j, x, n);
-            int64_t r = (x + n * line) * dof;
-            for (int64_t a = 0; a < dof; a++) rowptr[r + a + 1] = len * (int32_t)dof;
-        }
-    }
-    rowptr[0] = 0;
-    for (int64_t r = 0; r < g->rows; r++) rowptr[r + 1] += rowptr[r];
-}
-
-/* the rows of one grid line: entry (p*dof+a, q*dof+b) = L_pq * pw[|a-b|] */
-static void fill_line(const grid *g, const double *pw, int64_t line, gs_csr *A)
+/* the rows of points x0..x1-1 of one grid line: entry (p*dof+a, q*dof+b) = L_pq * pw[|a-b|] */
+static void grid_fill(const gs_gen_rows *g, int64_t line, int64_t x0, int64_t x1,
+                      const gs_gen_out *o)
 {
     line_stencil ls;
-    int64_t n = g->n, dof = g->dof;
-    int32_t *ci = A->colind;
-    double *v = A->val;
+    int64_t n = g->n, dof = g->block;
+    const double *pw = g->pw;
     line_setup(g, line, &ls);
-    for (int64_t x = 0, p = n * line; x < n; x++, p++) {
+    for (int64_t x = x0, p = n * line + x0; x < x1; x++, p++) {
         if (dof == 1) { /* the common case without the block loops */
-            int32_t pos = A->rowptr[p];
+            int64_t pos = gs_gen_out_pos(o, p);
             for (int j = 0; j < ls.count; j++)
-                if (x_inside(&ls, j, x, n)) {
-                    ci[pos] = (int32_t)(p + ls.delta[j]);
-                    v[pos++] = ls.coef[j];
-                }
+                if (x_inside(&ls, j, x, n)) gs_gen_out_put(o, pos++, p + ls.delta[j], ls.coef[j]);
             continue;
         }
         for (int64_t a = 0; a < dof; a++) {
-            int32_t pos = A->rowptr[p * dof + a];
+            int64_t pos = gs_gen_out_pos(o, p * dof + a);
             for (int j = 0; j < ls.count; j++) {
                 if (!x_inside(&ls, j, x, n)) continue;
                 int64_t q = (p + ls.delta[j]) * dof;
-                for (int64_t b = 0; b < dof; b++, pos++) {
-                    ci[pos] = (int32_t)(q + b);
-                    v[pos] = ls.coef[j] * pw[a > b ? a - b : b - a];
-                }
+                for (int64_t b = 0; b < dof; b++, pos++)
+                    gs_gen_out_put(o, pos, q + b, ls.coef[j] * pw[a > b ? a - b : b - a]);
             }
         }
     }
 }
 
-/* the matrix of a grid problem: count, scan, fill; no COO */
-static gs_status grid_build(const grid *g, gs_csr **out)
+/* The row builder of a grid problem: sizes in int64, refused when rows or nnz reach 2^31
+ * (the whole matrix's, on any number of ranks), the stencil, the dof block's weights. */
+static gs_status grid_setup(int kind, const gs_gen_params *p, const char *desc, gs_gen_rows *g)
 {
     gs_status st = GS_OK;
-    gs_csr *A = NULL;
-    double *pw = NULL; /* pw[k] = 0.5^k, the block B = (0.5^|a-b|) */
-    int64_t lines = g->s.dim == 3 ? g->n * g->n : g->n;
-    *out = NULL;
-    GS_CHECK(gs_alloc_array((size_t)g->dof, sizeof *pw, "generator block weights", (void **)&pw));
-    for (int k = 0; k < g->dof; k++) pw[k] = ldexp(1.0, -k);
-    GS_CHECK(gs_csr_create(g->rows, g->rows, g->nnz, &A));
-    grid_rowptr(g, A->rowptr);
-    if (A->rowptr[g->rows] != g->nnz)
-        GS_FAIL(GS_ERR_INTERNAL, "generator: counted %d nonzeros, expected %lld",
-                A->rowptr[g->rows], (long long)g->nnz);
-#pragma omp parallel for schedule(static)
-    for (int64_t line = 0; line < lines; line++) fill_line(g, pw, line, A);
-    *out = A;
-    A = NULL;
+    int dim = stencil_dim(p->stencil), full = p->stencil == 9 || p->stencil == 27;
+    int64_t n = p->size, pts = 1, face = 1, nnz_s = 1;
+    stencil s;
+    for (int d = 0; d < dim; d++) pts = gs_gen_mul_sat(pts, n);
+    g->rows = gs_gen_mul_sat(pts, p->dof);
+    if (g->rows > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED,
+                "%s: %.4g rows: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
+                pow((double)n, dim) * p->dof);
+    /* full stencil: (3n-2) column choices per direction, multiplied; 5/7-point: each of the
+     * 2 dim axis neighbours is missing on one face of n^(dim-1) points */
+    for (int d = 0; d < dim - 1; d++) face *= n;
+    for (int d = 0; d < dim && full; d++) nnz_s *= 3 * n - 2;
+    if (!full) nnz_s = (2 * dim + 1) * pts - 2 * dim * face;
+    g->nnz = gs_gen_mul_sat(gs_gen_mul_sat(nnz_s, p->dof), p->dof);
+    if (g->nnz > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED,
+                "%s: %.4g nonzeros: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
+                (double)nnz_s * p->dof * p->dof);
+    g->n = n;
+    g->dim = dim;
+    g->block = p->dof;
+    stencil_build(kind, p->stencil, p, &s);
+    g->count = s.count;
+    memcpy(g->off, s.off, sizeof s.off);
+    memcpy(g->coef, s.coef, sizeof s.coef);
+    GS_CHECK(gs_alloc_array((size_t)p->dof, sizeof *g->pw, "generator block weights",
+                            (void **)&g->pw));
+    for (int k = 0; k < p->dof; k++) g->pw[k] = ldexp(1.0, -k); /* the block (0.5^|a-b|) */
+    g->row_len = grid_row_len;
+    g->fill = grid_fill;
 done:
-    gs_free(pw);
-    gs_csr_destroy(&A);
+    return st;
+}
+
+gs_status gs_gen_grid_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, size_t desc_len)
+{
+    gs_status st = GS_OK;
+    int kind = 0;
+    while (kind < 2 && strcmp(p->type, grid_names[kind]) != 0) kind++;
+    GS_CHECK(grid_check(kind, p));
+    grid_describe(kind, p, desc, desc_len);
+    GS_CHECK(grid_setup(kind, p, desc, g));
+done:
     return st;
 }
 
@@ -504,40 +497,40 @@ static gs_status powerlaw_gen(const gs_gen_params *p, const char *desc, gs_csr *
 /* ------------------------------------------------------------------ the registry */
 
 /* Each builder: *A, its one-line description, the unknowns per grid point *bs and, where the
- * type has one, the near-nullspace (*B, *k; B and k may be NULL: not wanted). */
-static gs_status grid_gen(int kind, const gs_gen_params *p, gs_csr **A, int *bs, char *desc,
-                          size_t len)
+ * type has one, the near-nullspace (*B, *k; B and k may be NULL: not wanted). The types whose
+ * rows are independent build through their row builder (gs_gen_rows.c). */
+static gs_status whole_by_rows(gs_status (*setup)(const gs_gen_params *, gs_gen_rows *, char *,
+                                                  size_t),
+                               const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
+                               char *desc, size_t len)
 {
     gs_status st = GS_OK;
-    grid g;
-    GS_CHECK(grid_check(kind, p));
-    grid_describe(kind, p, desc, len);
-    GS_CHECK(grid_setup(kind, p, desc, &g));
-    GS_CHECK(grid_build(&g, A));
-    *bs = p->dof;
+    gs_gen_rows g;
+    memset(&g, 0, sizeof g);
+    GS_CHECK(setup(p, &g, desc, len));
+    *bs = g.block;
+    GS_CHECK(gs_gen_rows_whole(&g, desc, A, B, k));
 done:
+    gs_gen_rows_free(&g);
     return st;
 }
 
 static gs_status build_poisson(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
                                char *desc, size_t len)
 {
-    (void)B, (void)k;
-    return grid_gen(GEN_POISSON, p, A, bs, desc, len);
+    return whole_by_rows(gs_gen_grid_rows, p, A, B, k, bs, desc, len);
 }
 
 static gs_status build_aniso(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
                              char *desc, size_t len)
 {
-    (void)B, (void)k;
-    return grid_gen(GEN_ANISO, p, A, bs, desc, len);
+    return whole_by_rows(gs_gen_grid_rows, p, A, B, k, bs, desc, len);
 }
 
 static gs_status build_convdiff(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
                                 char *desc, size_t len)
 {
-    (void)B, (void)k;
-    return grid_gen(GEN_CONVDIFF, p, A, bs, desc, len);
+    return whole_by_rows(gs_gen_grid_rows, p, A, B, k, bs, desc, len);
 }
 
 static gs_status build_powerlaw(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
@@ -556,21 +549,19 @@ done:
 static gs_status build_jumps(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
                              char *desc, size_t len)
 {
-    (void)B, (void)k, (void)bs;
-    return gs_gen_jumps(p, A, desc, len);
+    return whole_by_rows(gs_gen_jumps_rows, p, A, B, k, bs, desc, len);
 }
 
 static gs_status build_rotated(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
                                char *desc, size_t len)
 {
-    (void)B, (void)k, (void)bs;
-    return gs_gen_rotated(p, A, desc, len);
+    return whole_by_rows(gs_gen_rotated_rows, p, A, B, k, bs, desc, len);
 }
 
 static gs_status build_elasticity(const gs_gen_params *p, gs_csr **A, double **B, int *k, int *bs,
                                   char *desc, size_t len)
 {
-    return gs_gen_elasticity(p, A, B, k, bs, desc, len);
+    return whole_by_rows(gs_gen_elasticity_rows, p, A, B, k, bs, desc, len);
 }
 
 /* The generator registry: problem.generate.type's choices (in this order), the unknown-type
@@ -580,21 +571,23 @@ static const gs_gen_desc GENERATORS[] = {
     {"poisson",
      "Laplacian on a size^d grid, 2D 5/9-point or 3D 7/27-point (Dirichlet), dof "
      "unknowns per point",
-     1, build_poisson},
-    {"anisotropic", "poisson with the couplings along x scaled by epsilon", 1, build_aniso},
+     1, build_poisson, gs_gen_grid_rows},
+    {"anisotropic", "poisson with the couplings along x scaled by epsilon", 1, build_aniso,
+     gs_gen_grid_rows},
     {"convdiff", "-Laplace(u) + velocity (1,1[,1]) . grad(u), first-order upwind, nonsymmetric", 1,
-     build_convdiff},
+     build_convdiff, gs_gen_grid_rows},
     {"powerlaw",
      "weighted Laplacian of a Chung-Lu graph with power-law degrees (size nodes, "
      "degree, exponent, seed) plus the identity",
-     0, build_powerlaw},
+     0, build_powerlaw, NULL},
     {"jumps", "3D 7-point diffusion, coefficients jumping between cubes (block, contrast, seed)", 0,
-     build_jumps},
-    {"rotated", "2D Q1 rotated anisotropic diffusion, 9-point (epsilon, angle)", 0, build_rotated},
+     build_jumps, gs_gen_jumps_rows},
+    {"rotated", "2D Q1 rotated anisotropic diffusion, 9-point (epsilon, angle)", 0, build_rotated,
+     gs_gen_rotated_rows},
     {"elasticity",
      "Q1 linear elasticity, clamped, 2D or 3D by the stencil (E, nu), with its "
      "rigid-body modes",
-     1, build_elasticity},
+     1, build_elasticity, gs_gen_elasticity_rows},
 };
 #define GEN_COUNT ((int)(sizeof GENERATORS / sizeof GENERATORS[0]))
 
@@ -658,6 +651,28 @@ gs_status gs_gen_problem(const gs_gen_params *p, gs_csr **A, double **nullspace,
     if (block_size) *block_size = bs;
     if (desc && desc_len) snprintf(desc, desc_len, "%s", buf);
 done:
+    return st;
+}
+
+gs_status gs_gen_rows_open(const gs_gen_params *p, gs_gen_rows **out, char *desc, size_t desc_len)
+{
+    gs_status st = GS_OK;
+    const gs_gen_desc *d = NULL;
+    gs_gen_rows *g = NULL;
+    char buf[200];
+    *out = NULL;
+    if (desc && desc_len) desc[0] = '\0';
+    if (!p) return GS_ERROR(GS_ERR_ARG, "gs_gen_rows_open: no generator parameters");
+    GS_CHECK(find_type(p->type, &d));
+    if (!d->rows) goto done;
+    GS_CHECK(gs_alloc_array(1, sizeof *g, "generator rows", (void **)&g));
+    memset(g, 0, sizeof *g);
+    GS_CHECK(d->rows(p, g, buf, sizeof buf));
+    if (desc && desc_len) snprintf(desc, desc_len, "%s", buf);
+    *out = g;
+    g = NULL;
+done:
+    gs_gen_rows_close(&g);
     return st;
 }
 

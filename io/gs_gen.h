@@ -96,6 +96,9 @@ typedef struct gs_gen_params {
     double E, nu;    /* "elasticity": Young's modulus (> 0), Poisson ratio (-1 < nu < 0.5) */
 } gs_gen_params;
 
+/* A generator's rows built in ranges (gs_gen_rows_open). */
+typedef struct gs_gen_rows gs_gen_rows;
+
 /* A generator as registered (gs_gen.c holds the one table, in the order problem.generate.type
  * lists them). */
 typedef struct gs_gen_desc {
@@ -106,6 +109,9 @@ typedef struct gs_gen_desc {
      * near-nullspace (*nullspace, *k) where the type has one and nullspace is not NULL */
     gs_status (*build)(const gs_gen_params *p, gs_csr **A, double **nullspace, int *k,
                        int *block_size, char *desc, size_t desc_len);
+    /* the row builder's setup (gs_gen_impl.h) of a type whose rows are independent of each
+     * other, so that each MPI rank can build its own; NULL: only whole (powerlaw) */
+    gs_status (*rows)(const gs_gen_params *p, gs_gen_rows *g, char *desc, size_t desc_len);
 } gs_gen_desc;
 
 /* The i-th registered generator (NULL past the end); the one named name (NULL: none); "a|b|c"
@@ -127,6 +133,32 @@ gs_status gs_gen_matrix(const gs_gen_params *p, gs_csr **A, char *desc, size_t d
 
 /* x[i] uniform in [-1, 1), deterministic from seed (a splitmix64 stream). */
 void gs_gen_random_vector(uint64_t seed, double *x, int64_t n);
+/* entries [i0, i0 + n) of that vector: x[i] = entry i0 + i (a rank's slice) */
+void gs_gen_random_slice(uint64_t seed, double *x, int64_t i0, int64_t n);
+
+/* ---- rows built apart: a rank's rows of a generated matrix, the same entries as the whole
+ * matrix's rows (the same routine fills both) ---- */
+
+/* The row builder of p's type, parameters checked and desc written as gs_gen_problem does;
+ * *g = NULL (GS_OK) when the type's rows cannot be built apart (powerlaw: its edges are drawn
+ * from one stream over the whole graph). */
+gs_status gs_gen_rows_open(const gs_gen_params *p, gs_gen_rows **g, char *desc, size_t desc_len);
+void gs_gen_rows_close(gs_gen_rows **g);
+/* the whole matrix's rows and nonzeros, rows per grid point, near-nullspace vectors (each may
+ * be NULL) */
+void gs_gen_rows_info(const gs_gen_rows *g, int64_t *rows, int64_t *nnz, int *block, int *k);
+/* the nonzeros of rows [0, r) */
+int64_t gs_gen_rows_prefix(const gs_gen_rows *g, int64_t r);
+/* start[0..nranks]: the partition gs_part_balanced makes of the whole matrix's row pointers
+ * (rows balanced by nonzeros + rows, boundaries multiples of block), from the row lengths in
+ * closed form, without the row pointers */
+void gs_gen_rows_partition(const gs_gen_rows *g, int nranks, int block, int64_t *start);
+/* rows [r0, r1) (multiples of the block): rowptr (r1 - r0 + 1 offsets from 0), col (global,
+ * each row ascending) and val, sized by gs_gen_rows_prefix */
+gs_status gs_gen_rows_build(gs_gen_rows *g, int64_t r0, int64_t r1, int64_t *rowptr, int64_t *col,
+                            double *val);
+/* rows [r0, r1) of the near-nullspace (k columns, column j at B + j*ld) */
+void gs_gen_rows_nullspace(const gs_gen_rows *g, int64_t r0, int64_t r1, double *B, int64_t ld);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,15 @@
 /* gs_gen_pde.c: the generators of the AMG problem classes: jumping coefficients (3D finite
  * volumes), rotated anisotropy (2D Q1 elements) and linear elasticity (2D/3D Q1 elements with
- * the rigid-body modes). Each writes CSR straight away: row lengths in closed form, a scan, then
- * the rows in column order (OpenMP over grid lines). The formulas are documented in gs_gen.h.
+ * the rigid-body modes). Each is a row builder (gs_gen_impl.h): row lengths in closed form and
+ * the rows of a range of points in column order, whole on one process or a rank's rows
+ * (gs_gen_rows.c). The formulas are documented in gs_gen.h.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gs_gen_impl.h"
+#include "gs_mem.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF /* keep a*b+c unfused so results match across machines */
@@ -53,22 +55,6 @@ static int32_t axis_span(int64_t x, int64_t n)
     return 1 + (x > 0) + (x < n - 1);
 }
 
-/* rowptr[r+1] holds row r's length on entry: turn the lengths into offsets; 0 when the total
- * is the expected nnz */
-static gs_status scan_rowptr(int32_t *rowptr, int64_t rows, int64_t nnz, const char *desc)
-{
-    int64_t sum = 0;
-    rowptr[0] = 0;
-    for (int64_t r = 0; r < rows; r++) {
-        sum += rowptr[r + 1];
-        rowptr[r + 1] = (int32_t)(sum <= GS_MAX_INDEX ? sum : GS_MAX_INDEX);
-    }
-    if (sum != nnz)
-        return GS_ERROR(GS_ERR_INTERNAL, "%s: counted %lld nonzeros, expected %lld", desc,
-                        (long long)sum, (long long)nnz);
-    return GS_OK;
-}
-
 /* ------------------------------------------------------------------ jumps */
 
 /* check the jumping-coefficient parameters */
@@ -85,29 +71,42 @@ static gs_status jumps_check(const gs_gen_params *p)
     return GS_OK;
 }
 
-/* k[x + n*(y + n*z)] = the coefficient of the point's cube: cube after cube (x fastest), one
- * xoshiro256** draw u from the seed picks {1/contrast, 1, contrast}[floor(3u)] */
-static gs_status jumps_coefficients(const gs_gen_params *p, double *k)
+/* The coefficients of the cubes that the rows of points [p0, p1) read: the cube layers of
+ * their planes and the planes beside them. Cube after cube (x fastest), one xoshiro256** draw
+ * u from the seed picks {1/contrast, 1, contrast}[floor(3u)]: the draws before the first cube
+ * kept are made and dropped, so a rank's cubes are the whole grid's. */
+static gs_status jumps_prepare(gs_gen_rows *g, int64_t p0, int64_t p1)
 {
     gs_status st = GS_OK;
-    int64_t n = p->size, b = p->block, nb = n / b + (n % b != 0), cubes = nb * nb * nb;
-    const double value[3] = {1.0 / p->contrast, 1.0, p->contrast};
-    unsigned char *pick = NULL;
+    int64_t n = g->n, b = g->cube, nb = g->ncube, plane = n * n;
     gs_gen_rng rng;
-    GS_CHECK(gs_alloc_array((size_t)cubes, 1, "coefficient cubes", (void **)&pick));
-    gs_gen_rng_seed(&rng, p->seed);
-    for (int64_t c = 0; c < cubes; c++) {
-        int v = (int)(3.0 * gs_gen_unit_double(gs_gen_rng_next(&rng)));
-        pick[c] = (unsigned char)(v < 2 ? v : 2);
-    }
-#pragma omp parallel for schedule(static)
-    for (int64_t line = 0; line < n * n; line++) {
-        int64_t y = line % n, z = line / n, cyz = nb * (y / b + nb * (z / b));
-        for (int64_t x = 0; x < n; x++) k[x + n * line] = value[pick[x / b + cyz]];
+    gs_free(g->pick);
+    g->pick = NULL;
+    g->cube0 = g->cube1 = 0;
+    if (p0 >= p1) return GS_OK;
+    int64_t z0 = p0 / plane - 1, z1 = (p1 - 1) / plane + 1;
+    if (z0 < 0) z0 = 0;
+    if (z1 > n - 1) z1 = n - 1;
+    g->cube0 = nb * nb * (z0 / b);
+    g->cube1 = nb * nb * (z1 / b + 1);
+    GS_CHECK(gs_alloc_array((size_t)(g->cube1 - g->cube0), 1, "coefficient cubes",
+                            (void **)&g->pick));
+    gs_gen_rng_seed(&rng, g->seed);
+    for (int64_t c = 0; c < g->cube1; c++) {
+        uint64_t u = gs_gen_rng_next(&rng);
+        if (c < g->cube0) continue;
+        int v = (int)(3.0 * gs_gen_unit_double(u));
+        g->pick[c - g->cube0] = (unsigned char)(v < 2 ? v : 2);
     }
 done:
-    gs_free(pick);
     return st;
+}
+
+/* the coefficient of point (x, y, z): its cube's */
+static double jumps_k(const gs_gen_rows *g, int64_t x, int64_t y, int64_t z)
+{
+    int64_t b = g->cube, nb = g->ncube;
+    return g->value[g->pick[x / b + nb * (y / b + nb * (z / b)) - g->cube0]];
 }
 
 /* the value of a face between coefficients ki and kj: their harmonic mean (symmetric in i, j
@@ -117,62 +116,66 @@ static double face(double ki, double kj)
     return 2.0 * (ki * kj) / (ki + kj);
 }
 
-/* the rows of grid line `line` (fixed y, z): neighbours in column order z-1, y-1, x-1, (the
- * diagonal), x+1, y+1, z+1; a face out of the grid adds k_i to the diagonal */
-static void jumps_fill_line(int64_t n, const double *k, int64_t line, gs_csr *A)
+/* a point's row: its face neighbours inside the grid and itself */
+static int64_t jumps_row_len(const gs_gen_rows *g, int64_t line, int64_t x)
 {
-    int64_t y = line % n, z = line / n;
-    for (int64_t x = 0; x < n; x++) {
+    int64_t n = g->n;
+    return axis_span(x, n) + axis_span(line % n, n) + axis_span(line / n, n) - 2;
+}
+
+/* the rows of points x0..x1-1 of grid line `line` (fixed y, z): neighbours in column order
+ * z-1, y-1, x-1, (the diagonal), x+1, y+1, z+1; a face out of the grid adds k_i to the
+ * diagonal */
+static void jumps_fill(const gs_gen_rows *g, int64_t line, int64_t x0, int64_t x1,
+                       const gs_gen_out *o)
+{
+    int64_t n = g->n, y = line % n, z = line / n;
+    for (int64_t x = x0; x < x1; x++) {
         int64_t i = x + n * line;
         const int64_t step[6] = {-n * n, -n, -1, 1, n, n * n};
+        const int64_t nb[6][3] = {{x, y, z - 1}, {x, y - 1, z}, {x - 1, y, z},
+                                  {x + 1, y, z}, {x, y + 1, z}, {x, y, z + 1}};
         const int inside[6] = {z > 0, y > 0, x > 0, x < n - 1, y < n - 1, z < n - 1};
-        double ki = k[i], diag = 0.0;
-        int32_t pos = A->rowptr[i], dpos = -1;
+        double ki = jumps_k(g, x, y, z), diag = 0.0;
+        int64_t pos = gs_gen_out_pos(o, i), dpos = -1;
         for (int f = 0; f < 6; f++) {
             if (f == 3) dpos = pos++; /* the diagonal's place, filled below */
             if (!inside[f]) {
                 diag += ki;
                 continue;
             }
-            double w = face(ki, k[i + step[f]]);
-            A->colind[pos] = (int32_t)(i + step[f]);
-            A->val[pos++] = -w;
+            double w = face(ki, jumps_k(g, nb[f][0], nb[f][1], nb[f][2]));
+            gs_gen_out_put(o, pos++, i + step[f], -w);
             diag += w;
         }
-        A->colind[dpos] = (int32_t)i;
-        A->val[dpos] = diag;
+        gs_gen_out_put(o, dpos, i, diag);
     }
 }
 
-gs_status gs_gen_jumps(const gs_gen_params *p, gs_csr **out, char *desc, size_t desc_len)
+gs_status gs_gen_jumps_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, size_t desc_len)
 {
     gs_status st = GS_OK;
-    gs_csr *A = NULL;
-    double *k = NULL;
     int64_t n = p->size;
     GS_CHECK(jumps_check(p));
     snprintf(desc, desc_len, "jumps 3D 7-point %lld^3 contrast %g block %lld seed %llu",
              (long long)n, p->contrast, (long long)p->block, (unsigned long long)p->seed);
     double dn = (double)n;
     GS_CHECK(check_limits(desc, dn * dn * dn, 7.0 * dn * dn * dn - 6.0 * dn * dn));
-    int64_t rows = n * n * n, nnz = 7 * rows - 6 * n * n;
-    GS_CHECK(gs_alloc_array((size_t)rows, sizeof *k, "coefficients", (void **)&k));
-    GS_CHECK(jumps_coefficients(p, k));
-    GS_CHECK(gs_csr_create(rows, rows, nnz, &A));
-#pragma omp parallel for schedule(static)
-    for (int64_t line = 0; line < n * n; line++) {
-        int64_t y = line % n, z = line / n;
-        for (int64_t x = 0; x < n; x++)
-            A->rowptr[x + n * line + 1] = axis_span(x, n) + axis_span(y, n) + axis_span(z, n) - 2;
-    }
-    GS_CHECK(scan_rowptr(A->rowptr, rows, nnz, desc));
-#pragma omp parallel for schedule(static)
-    for (int64_t line = 0; line < n * n; line++) jumps_fill_line(n, k, line, A);
-    *out = A;
-    A = NULL;
+    g->n = n;
+    g->dim = 3;
+    g->block = 1;
+    g->rows = n * n * n;
+    g->nnz = 7 * g->rows - 6 * n * n;
+    g->value[0] = 1.0 / p->contrast;
+    g->value[1] = 1.0;
+    g->value[2] = p->contrast;
+    g->cube = p->block;
+    g->ncube = n / p->block + (n % p->block != 0);
+    g->seed = p->seed;
+    g->row_len = jumps_row_len;
+    g->prepare = jumps_prepare;
+    g->fill = jumps_fill;
 done:
-    gs_free(k);
-    gs_csr_destroy(&A);
     return st;
 }
 
@@ -212,26 +215,33 @@ static void rotated_stencil(double epsilon, double angle, double s[3][3])
     s[0][2] = s[2][0] = -(a + d) / 6.0 + b / 2.0;
 }
 
-/* the rows of grid row y: the 3 x 3 stencil, neighbours on the boundary dropped */
-static void rotated_fill_line(int64_t n, double s[3][3], int64_t y, gs_csr *A)
+/* a node's row: its neighbours inside the grid and itself */
+static int64_t rotated_row_len(const gs_gen_rows *g, int64_t y, int64_t x)
 {
-    for (int64_t x = 0; x < n; x++) {
-        int32_t pos = A->rowptr[x + n * y];
+    return axis_span(x, g->n) * axis_span(y, g->n);
+}
+
+/* the rows of points x0..x1-1 of grid row y: the 3 x 3 stencil (coef[(dy+1)*3 + dx+1]),
+ * neighbours on the boundary dropped */
+static void rotated_fill(const gs_gen_rows *g, int64_t y, int64_t x0, int64_t x1,
+                         const gs_gen_out *o)
+{
+    int64_t n = g->n;
+    for (int64_t x = x0; x < x1; x++) {
+        int64_t pos = gs_gen_out_pos(o, x + n * y);
         for (int dy = -1; dy <= 1; dy++) {
             if (y + dy < 0 || y + dy >= n) continue;
             for (int dx = -1; dx <= 1; dx++) {
                 if (x + dx < 0 || x + dx >= n) continue;
-                A->colind[pos] = (int32_t)(x + dx + n * (y + dy));
-                A->val[pos++] = s[dy + 1][dx + 1];
+                gs_gen_out_put(o, pos++, x + dx + n * (y + dy), g->coef[(dy + 1) * 3 + dx + 1]);
             }
         }
     }
 }
 
-gs_status gs_gen_rotated(const gs_gen_params *p, gs_csr **out, char *desc, size_t desc_len)
+gs_status gs_gen_rotated_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, size_t desc_len)
 {
     gs_status st = GS_OK;
-    gs_csr *A = NULL;
     int64_t n = p->size;
     double s[3][3];
     GS_CHECK(rotated_check(p));
@@ -239,20 +249,16 @@ gs_status gs_gen_rotated(const gs_gen_params *p, gs_csr **out, char *desc, size_
              p->epsilon, p->angle);
     double dn = (double)n;
     GS_CHECK(check_limits(desc, dn * dn, (3.0 * dn - 2.0) * (3.0 * dn - 2.0)));
-    int64_t rows = n * n, nnz = (3 * n - 2) * (3 * n - 2);
     rotated_stencil(p->epsilon, p->angle, s);
-    GS_CHECK(gs_csr_create(rows, rows, nnz, &A));
-#pragma omp parallel for schedule(static)
-    for (int64_t y = 0; y < n; y++)
-        for (int64_t x = 0; x < n; x++)
-            A->rowptr[x + n * y + 1] = axis_span(x, n) * axis_span(y, n);
-    GS_CHECK(scan_rowptr(A->rowptr, rows, nnz, desc));
-#pragma omp parallel for schedule(static)
-    for (int64_t y = 0; y < n; y++) rotated_fill_line(n, s, y, A);
-    *out = A;
-    A = NULL;
+    memcpy(g->coef, s, sizeof s);
+    g->n = n;
+    g->dim = 2;
+    g->block = 1;
+    g->rows = n * n;
+    g->nnz = (3 * n - 2) * (3 * n - 2);
+    g->row_len = rotated_row_len;
+    g->fill = rotated_fill;
 done:
-    gs_csr_destroy(&A);
     return st;
 }
 
@@ -361,29 +367,36 @@ static void unit_stencil(int d, double h, double lambda, double mu, double S[27]
             if (fabs(S[o][j]) <= 1e-12 * big) S[o][j] = 0.0;
 }
 
-/* The rows of the nodes of grid line `line` (fixed y, z): per component a, the neighbours in
- * column order (dz, dy, dx ascending), each with its d unknowns; neighbours on the clamped
- * boundary dropped. */
-static void elasticity_fill_line(int d, int64_t n, double S[27][9], int64_t line, gs_csr *A)
+/* a node's rows: d unknowns of each neighbour inside the grid and of itself */
+static int64_t elasticity_row_len(const gs_gen_rows *g, int64_t line, int64_t x)
 {
-    int64_t y = line % n, z = d == 3 ? line / n : 0;
+    int64_t n = g->n, len = axis_span(x, n) * axis_span(line % n, n) * g->dim;
+    return g->dim == 3 ? len * axis_span(line / n, n) : len;
+}
+
+/* The rows of nodes x0..x1-1 of grid line `line` (fixed y, z): per component a, the
+ * neighbours in column order (dz, dy, dx ascending), each with its d unknowns (block o of the
+ * stencil at coef + 9 o); neighbours on the clamped boundary dropped. */
+static void elasticity_fill(const gs_gen_rows *g, int64_t line, int64_t x0, int64_t x1,
+                            const gs_gen_out *o)
+{
+    int d = g->dim;
+    int64_t n = g->n, y = line % n, z = d == 3 ? line / n : 0;
     int zr = d == 3;
-    for (int64_t x = 0; x < n; x++) {
+    for (int64_t x = x0; x < x1; x++) {
         int64_t node = x + n * line;
         for (int a = 0; a < d; a++) {
-            int32_t pos = A->rowptr[node * d + a];
+            int64_t pos = gs_gen_out_pos(o, node * d + a);
             for (int dz = -zr; dz <= zr; dz++) {
                 if (z + dz < 0 || z + dz >= n) continue;
                 for (int dy = -1; dy <= 1; dy++) {
                     if (y + dy < 0 || y + dy >= n) continue;
                     for (int dx = -1; dx <= 1; dx++) {
                         if (x + dx < 0 || x + dx >= n) continue;
-                        int o = (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1) * zr;
+                        int oo = (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1) * zr;
                         int64_t q = node + dx + n * (dy + n * dz);
-                        for (int b = 0; b < d; b++) {
-                            A->colind[pos] = (int32_t)(q * d + b);
-                            A->val[pos++] = S[o][a * d + b];
-                        }
+                        for (int b = 0; b < d; b++)
+                            gs_gen_out_put(o, pos++, q * d + b, g->coef[oo * 9 + a * d + b]);
                     }
                 }
             }
@@ -391,34 +404,36 @@ static void elasticity_fill_line(int d, int64_t n, double S[27][9], int64_t line
     }
 }
 
-/* The rigid-body modes, rows x k column-major: translations e_0 .. e_{d-1}, then the rotations
- * (-y, x) in 2D; (-y, x, 0), (0, -z, y), (z, 0, -x) in 3D, node coordinates (i+1) h. */
-static void rigid_body_modes(int d, int64_t n, double h, int64_t rows, double *B)
+/* Rows [r0, r1) of the rigid-body modes, column j at B + j*ld: translations e_0 .. e_{d-1},
+ * then the rotations (-y, x) in 2D; (-y, x, 0), (0, -z, y), (z, 0, -x) in 3D, node
+ * coordinates (i+1) h. */
+static void elasticity_modes(const gs_gen_rows *g, int64_t r0, int64_t r1, double *B, int64_t ld)
 {
-    int64_t nodes = rows / d;
-    memset(B, 0, sizeof(double) * (size_t)rows * (d == 2 ? 3 : 6));
+    int d = g->dim;
+    int64_t n = g->n;
+    double h = g->h;
+    for (int j = 0; j < g->nullspace_k; j++) memset(B + j * ld, 0, sizeof(double) * (size_t)(r1 - r0));
 #pragma omp parallel for schedule(static)
-    for (int64_t node = 0; node < nodes; node++) {
+    for (int64_t node = r0 / d; node < r1 / d; node++) {
         double X = (double)(node % n + 1) * h, Y = (double)(node / n % n + 1) * h;
         double Z = d == 3 ? (double)(node / (n * n) + 1) * h : 0.0;
-        double *r = B + node * d;
-        for (int a = 0; a < d; a++) r[a * rows + a] = 1.0;
-        r[d * rows + 0] = -Y;
-        r[d * rows + 1] = X;
+        double *r = B + (node * d - r0);
+        for (int a = 0; a < d; a++) r[a * ld + a] = 1.0;
+        r[d * ld + 0] = -Y;
+        r[d * ld + 1] = X;
         if (d == 2) continue;
-        r[4 * rows + 1] = -Z;
-        r[4 * rows + 2] = Y;
-        r[5 * rows + 0] = Z;
-        r[5 * rows + 2] = -X;
+        r[4 * ld + 1] = -Z;
+        r[4 * ld + 2] = Y;
+        r[5 * ld + 0] = Z;
+        r[5 * ld + 2] = -X;
     }
 }
 
-gs_status gs_gen_elasticity(const gs_gen_params *p, gs_csr **out, double **B, int *k, int *dim,
-                            char *desc, size_t desc_len)
+gs_status gs_gen_elasticity_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc,
+                                 size_t desc_len)
 {
     gs_status st = GS_OK;
-    gs_csr *A = NULL;
-    double *modes = NULL, S[27][9], SL[27][9], SM[27][9];
+    double SL[27][9], SM[27][9];
     int64_t n = p->size;
     int d = 2;
     GS_CHECK(elasticity_check(p, &d));
@@ -426,37 +441,24 @@ gs_status gs_gen_elasticity(const gs_gen_params *p, gs_csr **out, double **B, in
              d == 2 ? " plane strain" : "", (long long)n, d, p->E, p->nu);
     double dn = (double)n, span = 3.0 * dn - 2.0;
     GS_CHECK(check_limits(desc, d * pow(dn, d), (double)(d * d) * pow(span, d)));
-    int64_t nodes = d == 2 ? n * n : n * n * n, rows = d * nodes;
-    int64_t pattern = (3 * n - 2) * (3 * n - 2) * (d == 3 ? 3 * n - 2 : 1), nnz = d * d * pattern;
+    int64_t nodes = d == 2 ? n * n : n * n * n;
+    int64_t pattern = (3 * n - 2) * (3 * n - 2) * (d == 3 ? 3 * n - 2 : 1);
     double h = 1.0 / (dn + 1.0), lambda = p->E * p->nu / ((1.0 + p->nu) * (1.0 - 2.0 * p->nu));
     double mu = p->E / (2.0 * (1.0 + p->nu));
     unit_stencil(d, h, 1.0, 0.0, SL);
     unit_stencil(d, h, 0.0, 1.0, SM);
     for (int o = 0; o < 27; o++)
-        for (int j = 0; j < 9; j++) S[o][j] = lambda * SL[o][j] + mu * SM[o][j];
-    GS_CHECK(gs_csr_create(rows, rows, nnz, &A));
-#pragma omp parallel for schedule(static)
-    for (int64_t node = 0; node < nodes; node++) {
-        int32_t len = axis_span(node % n, n) * axis_span(node / n % n, n) * d;
-        if (d == 3) len *= axis_span(node / (n * n), n);
-        for (int a = 0; a < d; a++) A->rowptr[node * d + a + 1] = len;
-    }
-    GS_CHECK(scan_rowptr(A->rowptr, rows, nnz, desc));
-#pragma omp parallel for schedule(static)
-    for (int64_t line = 0; line < nodes / n; line++) elasticity_fill_line(d, n, S, line, A);
-    if (B) {
-        GS_CHECK(gs_alloc_array((size_t)rows * (d == 2 ? 3 : 6), sizeof *modes, "rigid-body modes",
-                                (void **)&modes));
-        rigid_body_modes(d, n, h, rows, modes);
-        *B = modes;
-        modes = NULL;
-        if (k) *k = d == 2 ? 3 : 6;
-    }
-    if (dim) *dim = d;
-    *out = A;
-    A = NULL;
+        for (int j = 0; j < 9; j++) g->coef[o * 9 + j] = lambda * SL[o][j] + mu * SM[o][j];
+    g->n = n;
+    g->dim = d;
+    g->block = d;
+    g->rows = d * nodes;
+    g->nnz = d * d * pattern;
+    g->h = h;
+    g->nullspace_k = d == 2 ? 3 : 6;
+    g->row_len = elasticity_row_len;
+    g->fill = elasticity_fill;
+    g->nullspace = elasticity_modes;
 done:
-    gs_free(modes);
-    gs_csr_destroy(&A);
     return st;
 }
