@@ -3,6 +3,7 @@
  * on rank 0, which prints and writes what one process would. */
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gs_amg_dist.h"
@@ -16,27 +17,32 @@
 #include "gs_problem_dist.h"
 #include "gs_time.h"
 
+/* A signal reaches the ranks at different iterations; every rank must stop at the same one. The
+ * local "signalled" flag travels as one more number in every vector sum (each Krylov iteration
+ * makes at least one), so all ranks read the same agreed flag after the iteration, and CG keeps
+ * one reduction an iteration. */
+static volatile sig_atomic_t g_stop;
+
 /* the vector sums of the Krylov methods and the AMG over the ranks; a rank whose part failed
  * ends every rank (the others would wait in the sum) */
 static gs_status reduce_sum(gs_status local, double *v, int k)
 {
+    static double *buf;
+    static int cap;
     if (local != GS_OK) gs_comm_abort(local);
-    gs_status st = gs_comm_sum(v, k);
+    if (k + 1 > cap) {
+        double *b = realloc(buf, (size_t)(k + 1) * sizeof *b);
+        if (!b) gs_comm_abort(GS_ERROR(GS_ERR_NOMEM, "out of memory: a reduction of %d sums", k));
+        buf = b;
+        cap = k + 1;
+    }
+    memcpy(buf, v, (size_t)k * sizeof *v);
+    buf[k] = *gs_host_interrupt_flag() ? 1.0 : 0.0;
+    gs_status st = gs_comm_sum(buf, k + 1);
     if (st != GS_OK) gs_comm_abort(st);
+    memcpy(v, buf, (size_t)k * sizeof *v);
+    g_stop = buf[k] > 0;
     return GS_OK;
-}
-
-/* A signal reaches the ranks at different iterations; every rank must stop at the same one:
- * after each iteration's monitor call (which every rank makes) the ranks agree on whether any of
- * them was signalled, and the Krylov method reads that agreed flag. */
-static volatile sig_atomic_t g_stop;
-
-static void monitor_dist(void *ctx, int it, double rnorm)
-{
-    gs_driver_monitor(ctx, it, rnorm);
-    int64_t f = *gs_host_interrupt_flag() ? 1 : 0;
-    if (gs_comm_max_i64(&f, 1) != GS_OK) gs_comm_abort(GS_ERR_INTERNAL);
-    g_stop = f != 0;
 }
 
 /* the level table of a one-level solve: the whole matrix, its spread over the ranks */
@@ -211,7 +217,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
         .max_iters = (int)c->solver.max_iters,
         .restart = (int)c->solver.restart,
         .stag_window = (int)c->solver.stagnation_window,
-        .monitor = monitor_dist,
+        .monitor = gs_driver_monitor,
         .monitor_ctx = run,
         .interrupt = &g_stop,
     };
