@@ -186,13 +186,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
         run->res.phase_s[GS_PHASE_CONVERT] = run->convert_s;
         if (strcmp(pc, "jacobi") == 0) {
             GS_CHECK(gs_dist_op_host_diag(D, &Jd));
-            st = gs_jacobi_create(Jd, loc, where, &J);
-            if (st != GS_OK && me != 0) { /* the row in the whole matrix */
-                gs_error_clear();
-                st = GS_ERROR(GS_ERR_INPUT, "%s: a row of rows %lld..%lld has a zero diagonal "
-                              "entry; Jacobi needs a nonzero diagonal", where,
-                              (long long)d->A->row0 + 1, (long long)(d->A->row0 + d->A->rows));
-            }
+            st = gs_jacobi_create_at(Jd, d->A->row0, loc, where, &J);
             GS_CHECK(gs_comm_agree(st));
             M = gs_jacobi_linop(J);
             Mp = &M;
@@ -209,6 +203,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     GS_CHECK(gs_comm_barrier());
     run->res.setup_s = gs_time_now() - t0;
     run->res.comm_setup_s = comm_max();
+    GS_CHECK(gs_comm_max(&run->res.setup_s, 1));
 
     gs_krylov_params kp = {
         .type = (gs_krylov_type)gs_krylov_index(gs_krylov_find(c->solver.type)),
@@ -233,6 +228,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     GS_CHECK(gs_backend_get(loc)->sync());
     run->res.solve_s = gs_time_now() - run->t_solve0;
     run->res.comm_solve_s = comm_max();
+    GS_CHECK(gs_comm_max(&run->res.solve_s, 1)); /* the slowest rank's */
     run->res.total_s = run->res.setup_s + run->res.solve_s;
     gs_driver_record_reason(&kr, &run->res);
     GS_CHECK(gs_driver_true_residual(&Aop, b, x, w, run->res.bnorm, &run->res.rel_residual));

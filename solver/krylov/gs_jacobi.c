@@ -18,7 +18,7 @@ static int has_diag(const gs_csr *A, int32_t i)
 }
 
 /* d = 1 ./ d, refusing a zero, missing or non-finite diagonal entry (rows 1-based in messages) */
-static gs_status invert_diag(const gs_csr *A, const char *where, double *d)
+static gs_status invert_diag(const gs_csr *A, const char *where, int64_t row0, double *d)
 {
     gs_status st = GS_OK;
     for (int32_t i = 0; i < A->rows; i++) {
@@ -30,17 +30,24 @@ static gs_status invert_diag(const gs_csr *A, const char *where, double *d)
             GS_FAIL(GS_ERR_INPUT,
                     "%s: row %ld has a non-finite diagonal entry (%g); Jacobi needs a finite "
                     "nonzero diagonal (use solver.preconditioner = \"none\")",
-                    where, (long)i + 1, d[i]);
+                    where, (long)(row0 + i) + 1, d[i]);
         GS_FAIL(GS_ERR_INPUT,
                 "%s: row %ld has %s; Jacobi needs a nonzero diagonal (use "
                 "solver.preconditioner = \"none\")",
-                where, (long)i + 1, has_diag(A, i) ? "a zero diagonal entry" : "no diagonal entry");
+                where, (long)(row0 + i) + 1,
+                has_diag(A, i) ? "a zero diagonal entry" : "no diagonal entry");
     }
 done:
     return st;
 }
 
 gs_status gs_jacobi_create(const gs_csr *A, gs_loc loc, const char *where, gs_jacobi **out)
+{
+    return gs_jacobi_create_at(A, 0, loc, where, out);
+}
+
+gs_status gs_jacobi_create_at(const gs_csr *A, int64_t row0, gs_loc loc, const char *where,
+                              gs_jacobi **out)
 {
     gs_status st = GS_OK;
     gs_jacobi *J = NULL;
@@ -56,7 +63,7 @@ gs_status gs_jacobi_create(const gs_csr *A, gs_loc loc, const char *where, gs_ja
     GS_CHECK(gs_alloc_array(A->rows > 0 ? (size_t)A->rows : 1, sizeof *d, "Jacobi diagonal",
                             (void **)&d));
     gs_csr_diag_host(A, d);
-    GS_CHECK(invert_diag(A, where, d));
+    GS_CHECK(invert_diag(A, where, row0, d));
     GS_CHECK(gs_alloc_array(1, sizeof *J, "Jacobi preconditioner", (void **)&J));
     J->n = A->rows;
     J->dinv = NULL;
