@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# bench/mpi/scaling.sh OUT [GPUS...]: strong and weak scaling of the distributed solve, one rank a
+# GPU (issue "Multi-GPU scaling run"): AMG-PCG (default settings), b = ones, rtol 1e-8, on
+#   poisson: 3D Poisson 7-point; jumps: 3D jumping coefficients (1e-3/1/1e3, 8^3 cubes, seed 1);
+#   strong: 256^3 on every GPU count;
+#   weak:   about 16.8M rows a GPU: 256^3 on 1, 323^3 (33.7M) on 2, 406^3 (66.9M) on 4 (cubes of
+#           the same rows per GPU; the generators take one size for all three directions).
+# GPUS: the GPU counts to run (default: 1 2 4, those the node has). 3 processes a point, the median
+# of setup + solve kept. Needs build-gpu/gsolve built with MPI and mpirun on PATH (MPIRUN
+# overrides: default "mpirun --bind-to none"). Writes OUT/<case>_<gpus>.csv, logs, OUT/table.md.
+set -uo pipefail
+out=${1:?usage: scaling.sh OUT [GPUS...]}
+shift
+here=$(cd "$(dirname "$0")/../.." && pwd)
+gs=$here/build-gpu/gsolve
+MPIRUN=${MPIRUN:-mpirun --bind-to none}
+have=$(nvidia-smi -L 2>/dev/null | wc -l)
+gpus=("$@")
+[ ${#gpus[@]} -eq 0 ] && for g in 1 2 4; do [ "$g" -le "$have" ] && gpus+=("$g"); done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+weak_size() { case $1 in 1) echo 256 ;; 2) echo 323 ;; 4) echo 406 ;; *) echo 256 ;; esac; }
+run() { # name gpus size type
+    local name=$1 g=$2 n=$3 type=$4
+    rm -f "$out/${name}_$g.csv"
+    for r in 1 2 3; do
+        timeout 600 $MPIRUN -np "$g" "$gs" "$here/configs/quickstart.cfg" \
+            --set problem.generate.type="$type" --set problem.generate.size="$n" \
+            --set solver.preconditioner=amg --set solver.max_iters=1000 \
+            --set output.csv="$out/${name}_$g.csv" > "$out/${name}_$g.log" 2>&1
+    done
+}
+for type in poisson jumps; do
+    for g in "${gpus[@]}"; do
+        run "strong_$type" "$g" 256 "$type"
+        run "weak_$type" "$g" "$(weak_size "$g")" "$type"
+    done
+done
+python3 - "$out" "${gpus[@]}" > "$out/table.md" <<'PY'
+import csv, os, statistics, sys
+out, gpus = sys.argv[1], [int(g) for g in sys.argv[2:]]
+def point(name, g):
+    p = os.path.join(out, "%s_%d.csv" % (name, g))
+    rs = list(csv.DictReader(open(p))) if os.path.exists(p) else []
+    if not rs: return None
+    rs.sort(key=lambda r: float(r["setup_s"]) + float(r["solve_s"]))
+    return rs[len(rs) // 2]
+print("| case | GPUs | rows | iterations | setup s | solve s | total s | comm solve share | efficiency |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for kind in ("strong", "weak"):
+    for t in ("poisson", "jumps"):
+        base = None
+        for g in gpus:
+            m = point("%s_%s" % (kind, t), g)
+            if not m:
+                print("| %s %s | %d | failed | | | | | | |" % (kind, t, g)); continue
+            tot = float(m["setup_s"]) + float(m["solve_s"])
+            if base is None: base = tot * (g if kind == "strong" else 1)
+            eff = base / (tot * g) if kind == "strong" else base / tot
+            share = float(m.get("comm_solve_s") or 0) / float(m["solve_s"]) if float(m["solve_s"]) else 0
+            print("| %s %s | %d | %s | %s | %.3f | %.3f | %.3f | %.0f%% | %.2f |" % (kind, t, g,
+                  m["rows"], m["iterations"], float(m["setup_s"]), float(m["solve_s"]), tot,
+                  100 * share, eff))
+PY
+cat "$out/table.md"
