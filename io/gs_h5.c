@@ -16,42 +16,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NO_ID ((hid_t)-1)
 #define WHY_PART 160 /* one description of HDF5's error stack */
 #define WHY_CAP (2 * WHY_PART + 64)
 
-/* Close an HDF5 id when open and forget it. */
-#define CLOSE_ID(fn, id)                                                                           \
-    do {                                                                                           \
-        if ((id) >= 0) fn(id);                                                                     \
-        (id) = NO_ID;                                                                              \
-    } while (0)
-
-/* "file:/group/name" in messages: AT with AT_ARGS(s, name); name "" names the group. */
-#define AT "%s:%s%s%s"
-#define AT_ARGS(s, name) (s)->path, (s)->grp, sep((s)->grp, (name)), (name)
-
-enum { LAYOUT_CSR, LAYOUT_CSC, LAYOUT_MATLAB };
+typedef gs_h5_src h5src;
+typedef gs_h5_mat h5mat;
+enum { LAYOUT_CSR = GS_H5_CSR, LAYOUT_CSC = GS_H5_CSC, LAYOUT_MATLAB = GS_H5_MATLAB };
 static const char *const layout_names[] = {"csr", "csc", "matlab"};
 
-/* An open input file and group. */
-typedef struct h5src {
-    const char *path; /* as given, for messages */
-    char *grp;        /* normalised ("/", "/A/B"), gs_malloc'ed */
-    hid_t file, group;
-} h5src;
-
-/* The arrays of a compressed matrix as stored (major = rows for CSR, columns otherwise). */
-typedef struct h5mat {
-    int layout;
-    int64_t rows, cols; /* MATLAB: cols = len(jc) - 1 */
-    int64_t nptr, nnz;
-    int has_idx, has_val; /* MATLAB may omit ir and data for an all-zero matrix */
-    int64_t *ptr, *idx;
-    double *val;
-} h5mat;
-
-static const char *sep(const char *grp, const char *name)
+const char *gs_h5_sep(const char *grp, const char *name)
 {
     return (strcmp(grp, "/") == 0 || !*name) ? "" : "/";
 }
@@ -150,7 +123,7 @@ done:
 }
 
 /* Open path read-only and its group (NULL or "" = root); src_close undoes it, even on failure. */
-static gs_status src_open(h5src *s, const char *path, const char *group)
+gs_status gs_h5_src_open(h5src *s, const char *path, const char *group)
 {
     gs_status st = GS_OK;
     struct stat sb;
@@ -175,7 +148,7 @@ done:
     return st;
 }
 
-static void src_close(h5src *s)
+void gs_h5_src_close(h5src *s)
 {
     CLOSE_ID(H5Oclose, s->group);
     CLOSE_ID(H5Fclose, s->file);
@@ -184,7 +157,7 @@ static void src_close(h5src *s)
 }
 
 /* *yes = whether the group holds a link (attr 0) or an attribute (attr 1) called name. */
-static gs_status exists(h5src *s, const char *name, int attr, int *yes)
+gs_status gs_h5_exists(h5src *s, const char *name, int attr, int *yes)
 {
     gs_status st = GS_OK;
     htri_t e = attr ? H5Aexists(s->group, name) : H5Lexists(s->group, name, H5P_DEFAULT);
@@ -197,7 +170,7 @@ done:
 }
 
 /* Open the numeric 1-D dataset name (vec2d: n x 1 and 1 x n count as 1-D); *len entries. */
-static gs_status open_1d(h5src *s, const char *name, int vec2d, hid_t *dset, int64_t *len)
+gs_status gs_h5_open_1d(h5src *s, const char *name, int vec2d, hid_t *dset, int64_t *len)
 {
     gs_status st = GS_OK;
     hid_t obj = NO_ID, type = NO_ID, space = NO_ID;
@@ -234,6 +207,40 @@ done:
     return st;
 }
 
+gs_status gs_h5_read_range(h5src *s, const char *name, hid_t dset, hid_t memtype, int64_t off,
+                           int64_t len, void **out)
+{
+    gs_status st = GS_OK;
+    void *buf = NULL;
+    hid_t fspace = NO_ID, mspace = NO_ID;
+    GS_CHECK(gs_alloc_array((size_t)len, 8, name, &buf));
+    if (len > 0) {
+        /* a slice: the hyperslab [off, off + len) along the dataset's one long axis (a 2-D
+         * vector is n x 1 or 1 x n) */
+        hsize_t dims[2] = {1, 1}, start[2] = {0, 0}, count[2] = {1, 1}, m = (hsize_t)len;
+        H5Eclear2(H5E_DEFAULT);
+        fspace = H5Dget_space(dset);
+        int nd = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1;
+        if (nd < 1 || nd > 2 || H5Sget_simple_extent_dims(fspace, dims, NULL) < 0)
+            GS_FAIL(GS_ERR_IO, AT ": cannot query: %s", AT_ARGS(s, name), gs_h5_why());
+        int ax = nd == 2 && dims[0] == 1 ? 1 : 0;
+        start[ax] = (hsize_t)off;
+        count[ax] = (hsize_t)len;
+        if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            (mspace = H5Screate_simple(1, &m, NULL)) < 0 ||
+            H5Dread(dset, memtype, mspace, fspace, H5P_DEFAULT, buf) < 0)
+            GS_FAIL(GS_ERR_IO, AT ": cannot read entries %lld..%lld: %s", AT_ARGS(s, name),
+                    (long long)off, (long long)(off + len - 1), gs_h5_why());
+    }
+    *out = buf;
+    buf = NULL;
+done:
+    CLOSE_ID(H5Sclose, fspace);
+    CLOSE_ID(H5Sclose, mspace);
+    gs_free(buf);
+    return st;
+}
+
 /* Read all len entries of dset converted to memtype (8 bytes each) into a gs_malloc'ed array. */
 static gs_status read_all(h5src *s, const char *name, hid_t dset, hid_t memtype, int64_t len,
                           void **out)
@@ -255,17 +262,30 @@ done:
  * turn NaN into 0, a wrong matrix read without a word. */
 static gs_status read_ints(h5src *s, const char *name, hid_t dset, int64_t len, int64_t **out)
 {
+    return gs_h5_read_ints(s, name, dset, -1, len, out);
+}
+
+gs_status gs_h5_read_ints(h5src *s, const char *name, hid_t dset, int64_t off, int64_t len,
+                          int64_t **out)
+{
     gs_status st = GS_OK;
     double *d = NULL;
     hid_t type = H5Dget_type(dset);
     H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+    int whole = off < 0;
+    if (whole) off = 0;
     CLOSE_ID(H5Tclose, type);
-    if (cls != H5T_FLOAT) return read_all(s, name, dset, H5T_NATIVE_INT64, len, (void **)out);
-    GS_CHECK(read_all(s, name, dset, H5T_NATIVE_DOUBLE, len, (void **)&d));
+    if (cls != H5T_FLOAT)
+        return whole ? read_all(s, name, dset, H5T_NATIVE_INT64, len, (void **)out)
+                     : gs_h5_read_range(s, name, dset, H5T_NATIVE_INT64, off, len, (void **)out);
+    if (whole)
+        GS_CHECK(read_all(s, name, dset, H5T_NATIVE_DOUBLE, len, (void **)&d));
+    else
+        GS_CHECK(gs_h5_read_range(s, name, dset, H5T_NATIVE_DOUBLE, off, len, (void **)&d));
     for (int64_t k = 0; k < len; k++) {
         if (!(d[k] == floor(d[k]) && fabs(d[k]) < 9.2e18))
             GS_FAIL(GS_ERR_INPUT, AT "[%lld] = %.17g: expected a whole number (an index)",
-                    AT_ARGS(s, name), (long long)k, d[k]);
+                    AT_ARGS(s, name), (long long)(off + k), d[k]);
         int64_t v = (int64_t)d[k];
         memcpy(&d[k], &v, sizeof v); /* in place: both 8 bytes */
     }
@@ -363,8 +383,8 @@ static gs_status scipy_layout(h5src *s, const char *shape_attr, h5mat *m)
     m->rows = shape[0];
     m->cols = shape[1];
     m->layout = LAYOUT_CSR;
-    GS_CHECK(exists(s, "encoding-type", 1, &enc));
-    GS_CHECK(exists(s, "h5sparse_format", 1, &h5s));
+    GS_CHECK(gs_h5_exists(s, "encoding-type", 1, &enc));
+    GS_CHECK(gs_h5_exists(s, "h5sparse_format", 1, &h5s));
     if (enc) {
         GS_CHECK(attr_read(s, "encoding-type", 1, "a string", NULL, val, sizeof val));
         if (strcmp(val, "csc_matrix") == 0)
@@ -387,16 +407,16 @@ done:
 }
 
 /* Decide the layout from the datasets and attributes of the group. */
-static gs_status find_layout(h5src *s, h5mat *m)
+gs_status gs_h5_find_layout(h5src *s, h5mat *m)
 {
     gs_status st = GS_OK;
     static const char *const names[] = {"data", "indices", "indptr", "ir", "jc"};
     int has[5] = {0}, shape = 0, h5shape = 0, ml = 0;
     char found[64] = "";
-    for (int i = 0; i < 5; i++) GS_CHECK(exists(s, names[i], 0, &has[i]));
-    GS_CHECK(exists(s, "shape", 1, &shape));
-    GS_CHECK(exists(s, "h5sparse_shape", 1, &h5shape));
-    GS_CHECK(exists(s, "MATLAB_sparse", 1, &ml));
+    for (int i = 0; i < 5; i++) GS_CHECK(gs_h5_exists(s, names[i], 0, &has[i]));
+    GS_CHECK(gs_h5_exists(s, "shape", 1, &shape));
+    GS_CHECK(gs_h5_exists(s, "h5sparse_shape", 1, &h5shape));
+    GS_CHECK(gs_h5_exists(s, "MATLAB_sparse", 1, &ml));
     if (has[0] && has[1] && has[2]) {
         if (!shape && !h5shape)
             GS_FAIL(GS_ERR_INPUT,
@@ -433,8 +453,7 @@ done:
     return st;
 }
 
-/* Open the pointer, index and value datasets, check their lengths, then read them. */
-static gs_status read_arrays(h5src *s, h5mat *m)
+gs_status gs_h5_open_arrays(h5src *s, h5mat *m, hid_t d[3])
 {
     gs_status st = GS_OK;
     hid_t dp = NO_ID, di = NO_ID, dv = NO_ID;
@@ -442,11 +461,11 @@ static gs_status read_arrays(h5src *s, h5mat *m)
     const char *pn = mat ? "jc" : "indptr", *in = mat ? "ir" : "indices";
     int64_t ni = 0, nv = 0;
     m->has_idx = m->has_val = 1;
-    GS_CHECK(open_1d(s, pn, 0, &dp, &m->nptr));
-    if (mat) GS_CHECK(exists(s, in, 0, &m->has_idx));
-    if (mat) GS_CHECK(exists(s, "data", 0, &m->has_val));
-    if (m->has_idx) GS_CHECK(open_1d(s, in, 0, &di, &ni));
-    if (m->has_val) GS_CHECK(open_1d(s, "data", 0, &dv, &nv));
+    GS_CHECK(gs_h5_open_1d(s, pn, 0, &dp, &m->nptr));
+    if (mat) GS_CHECK(gs_h5_exists(s, in, 0, &m->has_idx));
+    if (mat) GS_CHECK(gs_h5_exists(s, "data", 0, &m->has_val));
+    if (m->has_idx) GS_CHECK(gs_h5_open_1d(s, in, 0, &di, &ni));
+    if (m->has_val) GS_CHECK(gs_h5_open_1d(s, "data", 0, &dv, &nv));
     if (mat && m->nptr < 1)
         GS_FAIL(GS_ERR_INPUT, AT " is empty: expected columns + 1 entries", AT_ARGS(s, pn));
     if (mat) m->cols = m->nptr - 1;
@@ -466,9 +485,8 @@ static gs_status read_arrays(h5src *s, h5mat *m)
         GS_FAIL(GS_ERR_UNSUPPORTED,
                 AT " has %lld entries: gsolve's 32-bit indices allow at most 2^31 - 1 nonzeros",
                 AT_ARGS(s, in), (long long)m->nnz);
-    GS_CHECK(read_ints(s, pn, dp, m->nptr, &m->ptr));
-    if (m->has_idx) GS_CHECK(read_ints(s, in, di, ni, &m->idx));
-    if (m->has_val) GS_CHECK(read_all(s, "data", dv, H5T_NATIVE_DOUBLE, nv, (void **)&m->val));
+    d[0] = dp, d[1] = di, d[2] = dv;
+    dp = di = dv = NO_ID;
 done:
     CLOSE_ID(H5Dclose, dp);
     CLOSE_ID(H5Dclose, di);
@@ -476,13 +494,28 @@ done:
     return st;
 }
 
-/* ptr: starts at 0, non-decreasing, ends at nnz; every index within 0..minor-1. */
-static gs_status check_arrays(h5src *s, const h5mat *m)
+/* Open the pointer, index and value datasets, check their lengths, then read them. */
+static gs_status read_arrays(h5src *s, h5mat *m)
+{
+    gs_status st = GS_OK;
+    hid_t d[3] = {NO_ID, NO_ID, NO_ID};
+    int mat = m->layout == LAYOUT_MATLAB;
+    GS_CHECK(gs_h5_open_arrays(s, m, d));
+    GS_CHECK(read_ints(s, mat ? "jc" : "indptr", d[0], m->nptr, &m->ptr));
+    if (m->has_idx) GS_CHECK(read_ints(s, mat ? "ir" : "indices", d[1], m->nnz, &m->idx));
+    if (m->has_val)
+        GS_CHECK(read_all(s, "data", d[2], H5T_NATIVE_DOUBLE, m->nnz, (void **)&m->val));
+done:
+    for (int i = 0; i < 3; i++) CLOSE_ID(H5Dclose, d[i]);
+    return st;
+}
+
+gs_status gs_h5_check_ptr(h5src *s, const h5mat *m)
 {
     gs_status st = GS_OK;
     int mat = m->layout == LAYOUT_MATLAB;
     const char *pn = mat ? "jc" : "indptr", *in = mat ? "ir" : "indices";
-    int64_t major = m->nptr - 1, minor = m->layout == LAYOUT_CSR ? m->cols : m->rows;
+    int64_t major = m->nptr - 1;
     const int64_t *p = m->ptr;
     if (p[0] != 0)
         GS_FAIL(GS_ERR_INPUT, AT "[0] = %lld: expected 0", AT_ARGS(s, pn), (long long)p[0]);
@@ -508,10 +541,29 @@ static gs_status check_arrays(h5src *s, const h5mat *m)
                 AT "[%lld] = %lld (the last entry) should equal the number of "
                    "stored entries %lld (the length of %s and data)",
                 AT_ARGS(s, pn), (long long)major, (long long)p[major], (long long)m->nnz, in);
-    for (int64_t k = 0; k < m->nnz; k++)
-        if (m->idx[k] < 0 || m->idx[k] >= minor)
+done:
+    return st;
+}
+
+gs_status gs_h5_check_idx(h5src *s, const h5mat *m, const int64_t *idx, int64_t off, int64_t len)
+{
+    gs_status st = GS_OK;
+    const char *in = m->layout == LAYOUT_MATLAB ? "ir" : "indices";
+    int64_t minor = m->layout == LAYOUT_CSR ? m->cols : m->rows;
+    for (int64_t k = 0; k < len; k++)
+        if (idx[k] < 0 || idx[k] >= minor)
             GS_FAIL(GS_ERR_INPUT, AT "[%lld] = %lld out of range 0..%lld", AT_ARGS(s, in),
-                    (long long)k, (long long)m->idx[k], (long long)minor - 1);
+                    (long long)(off + k), (long long)idx[k], (long long)minor - 1);
+done:
+    return st;
+}
+
+/* ptr: starts at 0, non-decreasing, ends at nnz; every index within 0..minor-1. */
+static gs_status check_arrays(h5src *s, const h5mat *m)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(gs_h5_check_ptr(s, m));
+    if (m->has_idx) GS_CHECK(gs_h5_check_idx(s, m, m->idx, 0, m->nnz));
 done:
     return st;
 }
@@ -539,7 +591,7 @@ done:
 
 /* No group given and none at the root: the file's one matrix group (s reopened there,
  * *found = 1); several are an error naming them; none leaves the root (its error follows). */
-static gs_status find_group(h5src *s, int *found)
+gs_status gs_h5_find_group(h5src *s, int *found)
 {
     gs_status st = GS_OK;
     char groups[8][GS_H5_PATH], list[8 * (GS_H5_PATH + 2)] = "";
@@ -556,8 +608,8 @@ static gs_status find_group(h5src *s, int *found)
                 "--set problem.group=%s",
                 s->path, n, list, n > 8 ? ", ..." : "", groups[0]);
     const char *path = s->path;
-    src_close(s);
-    GS_CHECK(src_open(s, path, groups[0]));
+    gs_h5_src_close(s);
+    GS_CHECK(gs_h5_src_open(s, path, groups[0]));
     *found = 1;
 done:
     return st;
@@ -573,9 +625,9 @@ gs_status gs_h5_read(const char *path, const char *group, gs_csr **A, gs_h5_info
     memset(&m, 0, sizeof m);
     if (!A) return GS_ERROR(GS_ERR_ARG, "gs_h5_read: no output matrix given");
     *A = NULL;
-    GS_CHECK(src_open(&s, path, group));
-    if (!group || !*group) GS_CHECK(find_group(&s, &found));
-    GS_CHECK(find_layout(&s, &m));
+    GS_CHECK(gs_h5_src_open(&s, path, group));
+    if (!group || !*group) GS_CHECK(gs_h5_find_group(&s, &found));
+    GS_CHECK(gs_h5_find_layout(&s, &m));
     GS_CHECK(read_arrays(&s, &m));
     GS_CHECK(check_arrays(&s, &m));
     GS_CHECK(build(&m, A));
@@ -588,7 +640,7 @@ done:
     gs_free(m.ptr);
     gs_free(m.idx);
     gs_free(m.val);
-    src_close(&s);
+    gs_h5_src_close(&s);
     return st;
 }
 
@@ -606,10 +658,10 @@ gs_status gs_h5_read_vector(const char *path, const char *group, const char *nam
         return GS_ERROR(GS_ERR_ARG, "gs_h5_read_vector: missing argument");
     *out = NULL;
     *found = 0;
-    GS_CHECK(src_open(&s, path, group));
-    GS_CHECK(exists(&s, name, 0, &yes));
+    GS_CHECK(gs_h5_src_open(&s, path, group));
+    GS_CHECK(gs_h5_exists(&s, name, 0, &yes));
     if (!yes) goto done;
-    GS_CHECK(open_1d(&s, name, 1, &d, &len));
+    GS_CHECK(gs_h5_open_1d(&s, name, 1, &d, &len));
     if (len != n)
         GS_FAIL(GS_ERR_INPUT, AT " has %lld entries, the matrix has %lld rows", AT_ARGS(&s, name),
                 (long long)len, (long long)n);
@@ -620,7 +672,7 @@ gs_status gs_h5_read_vector(const char *path, const char *group, const char *nam
 done:
     CLOSE_ID(H5Dclose, d);
     gs_free(v);
-    src_close(&s);
+    gs_h5_src_close(&s);
     return st;
 }
 

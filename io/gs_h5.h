@@ -67,6 +67,27 @@ gs_status gs_h5_read_array(const char *path, const char *name, double **v, int64
 gs_status gs_h5_read_vector(const char *path, const char *group, const char *name, int64_t n,
                             double **out, int *found);
 
+/* ---- a CSR matrix read by rows: each MPI rank its own, by hyperslabs (gs_h5_dist.c) ---- */
+
+/* Where the matrix gs_h5_read would read is and what it is, without reading its entries:
+ * info as gs_h5_read gives it, its *rows, *cols and stored entries *nnz; for the csr layout
+ * and ptr not NULL, *ptr = its rows + 1 row pointers (gs_free), checked as gs_h5_read checks
+ * them. The file's faults that gs_h5_read finds before reading the entries fail it alike. */
+gs_status gs_h5_probe(const char *path, const char *group, gs_h5_info *info, int64_t *rows,
+                      int64_t *cols, int64_t *nnz, int64_t **ptr);
+
+/* Rows [r0, r1) of the csr-layout matrix of group (the one gs_h5_probe found), read by
+ * hyperslabs: rowptr (r1 - r0 + 1 offsets from 0), col (global columns) and val, each
+ * gs_malloc'ed; each row sorted by column with duplicates summed in the file's order, as
+ * gs_h5_read makes them; the indices checked (messages give their place in the file). */
+gs_status gs_h5_read_rows(const char *path, const char *group, int64_t r0, int64_t r1,
+                          int64_t **rowptr, int64_t **col, double **val);
+
+/* Entries [r0, r1) of the optional vector dataset name of group (gs_h5_read_vector: absent,
+ * *found = 0; present, its length must be n). */
+gs_status gs_h5_read_vector_rows(const char *path, const char *group, const char *name, int64_t n,
+                                 int64_t r0, int64_t r1, double **out, int *found);
+
 /* Write A in the scipy CSR layout into group of a new file (truncating it). */
 gs_status gs_h5_write_csr(const char *path, const char *group, const gs_csr *A);
 

@@ -13,7 +13,6 @@
 #include "gs_h5_impl.h"
 #include "gs_mem.h"
 
-#define NO_ID ((hid_t)-1)
 #define MAX_DEPTH 16
 #define MAX_ENTRIES 256
 

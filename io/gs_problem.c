@@ -191,10 +191,9 @@ static void name_from_path(const char *path, char *out, size_t len)
         }
 }
 
-/* A generated matrix from the problem.generate keys. */
-static gs_status load_generated(const gs_config *c, gs_problem *p)
+void gs_problem_gen_params(const gs_config *c, gs_gen_params *g)
 {
-    gs_gen_params g = {
+    gs_gen_params q = {
         .type = c->problem.generate.type,
         .size = c->problem.generate.size,
         .stencil = (int)c->problem.generate.stencil,
@@ -210,15 +209,61 @@ static gs_status load_generated(const gs_config *c, gs_problem *p)
         .E = c->problem.generate.E,
         .nu = c->problem.generate.nu,
     };
-    gs_status st = gs_gen_problem(&g, &p->A, &p->nullspace, &p->nullspace_k, &p->block_size,
-                                  p->matrix, sizeof p->matrix);
-    if (st != GS_OK) return st;
+    *g = q;
+}
+
+void gs_problem_describe_generated(gs_problem *p)
+{
     gs_str_copy(p->name, sizeof p->name, p->matrix);
     for (char *q = p->name; *q; q++)
         if (*q == ' ') *q = '-';
     strcpy(p->field, "real");
     strcpy(p->symmetry, "general");
     strcpy(p->layout, "generated");
+}
+
+void gs_problem_describe_file(const gs_config *c, gs_problem *p, const char *file,
+                              const char *group)
+{
+    gs_config_input_path(c, c->problem.matrix, p->matrix, sizeof p->matrix);
+    gs_str_copy(p->source, sizeof p->source, file); /* "A.h5:/A" read: A.h5 */
+    gs_str_copy(p->group, sizeof p->group, group);
+    /* found without problem.group: the summary's problem line says where */
+    if (!c->problem.group[0] && strcmp(p->group, "/") != 0 && p->group[0])
+        snprintf(p->matrix, sizeof p->matrix, "%.700s:%s", p->source, p->group);
+    name_from_path(p->source, p->name, sizeof p->name);
+    p->block_size = 1;
+}
+
+gs_status gs_problem_h5_source(const gs_config *c, char *file, size_t flen, char *group,
+                               size_t glen, int *yes)
+{
+    char path[GS_CFG_STR], name[GS_CFG_STR];
+    int kind = 0;
+    *yes = 0;
+    gs_config_input_path(c, c->problem.matrix, path, sizeof path);
+    split_spec(path, file, flen, name, sizeof name);
+    /* what matrix_read would refuse or read otherwise goes the whole way, for its message */
+    if (!is_hdf5(file) || (name[0] && c->problem.group[0])) return GS_OK;
+    if (name[0] && gs_h5_object_kind(file, name, &kind) != GS_OK) {
+        gs_error_clear();
+        return GS_OK;
+    }
+    if (name[0] && kind != 1) return GS_OK; /* a dense dataset */
+    gs_str_copy(group, glen, name[0] ? name : c->problem.group);
+    *yes = 1;
+    return GS_OK;
+}
+
+/* A generated matrix from the problem.generate keys. */
+static gs_status load_generated(const gs_config *c, gs_problem *p)
+{
+    gs_gen_params g;
+    gs_problem_gen_params(c, &g);
+    gs_status st = gs_gen_problem(&g, &p->A, &p->nullspace, &p->nullspace_k, &p->block_size,
+                                  p->matrix, sizeof p->matrix);
+    if (st != GS_OK) return st;
+    gs_problem_describe_generated(p);
     return GS_OK;
 }
 
@@ -427,34 +472,37 @@ done:
     return st;
 }
 
+gs_status gs_problem_bad_entry(const char *src, int64_t i, int64_t j, double v)
+{
+    return GS_ERROR(GS_ERR_INPUT, "%s: entry (%lld, %lld) is %g: the matrix must be finite", src,
+                    (long long)i + 1, (long long)j + 1, v);
+}
+
+gs_status gs_problem_check_vector(const char *src, const char *what, const char *desc,
+                                  int64_t row0, int64_t n, const double *v)
+{
+    for (int64_t i = 0; v && i < n; i++)
+        if (!isfinite(v[i]))
+            return GS_ERROR(GS_ERR_INPUT, "%s: %s (%s): entry %lld is %g: expected a finite number",
+                            src, what, desc, (long long)(row0 + i + 1), v[i]);
+    return GS_OK;
+}
+
 /* NaN or Inf anywhere in A, b, x0 or the exact solution is bad input: say which file, which
  * vector (and where it came from) and which entry. */
 static gs_status check_finite(const gs_problem *p)
 {
+    gs_status st = GS_OK;
     const char *src = p->source[0] ? p->source : p->matrix;
     const gs_csr *A = p->A;
     for (int32_t i = 0; i < A->rows; i++)
         for (int32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (!isfinite(A->val[k]))
-                return GS_ERROR(GS_ERR_INPUT, "%s: entry (%d, %d) is %g: the matrix must be finite",
-                                src, i + 1, A->colind[k] + 1, A->val[k]);
-    for (int32_t i = 0; i < A->rows; i++)
-        if (!isfinite(p->b[i]))
-            return GS_ERROR(GS_ERR_INPUT,
-                            "%s: right-hand side b (%s): entry %d is %g: expected a finite number",
-                            src, p->rhs, i + 1, p->b[i]);
-    for (int32_t i = 0; i < A->cols; i++)
-        if (!isfinite(p->x0[i]))
-            return GS_ERROR(GS_ERR_INPUT,
-                            "%s: initial guess x0 (%s): entry %d is %g: expected a finite number",
-                            src, p->x0_desc, i + 1, p->x0[i]);
-    for (int32_t i = 0; p->x_exact && i < A->cols; i++)
-        if (!isfinite(p->x_exact[i]))
-            return GS_ERROR(GS_ERR_INPUT,
-                            "%s: exact solution x (dataset x): entry %d is %g: expected a finite "
-                            "number",
-                            src, i + 1, p->x_exact[i]);
-    return GS_OK;
+            if (!isfinite(A->val[k])) return gs_problem_bad_entry(src, i, A->colind[k], A->val[k]);
+    GS_CHECK(gs_problem_check_vector(src, "right-hand side b", p->rhs, 0, A->rows, p->b));
+    GS_CHECK(gs_problem_check_vector(src, "initial guess x0", p->x0_desc, 0, A->cols, p->x0));
+    GS_CHECK(gs_problem_check_vector(src, "exact solution x", "dataset x", 0, A->cols, p->x_exact));
+done:
+    return st;
 }
 
 gs_status gs_problem_load(const gs_config *c, gs_problem **out)
@@ -472,13 +520,7 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
         read_where w;
         GS_CHECK(
             matrix_read(p->source, c->problem.group, &p->A, p->field, p->symmetry, p->layout, &w));
-        gs_str_copy(p->source, sizeof p->source, w.file); /* "A.h5:/A" read: A.h5 */
-        gs_str_copy(p->group, sizeof p->group, w.group);
-        /* found without problem.group: the summary's problem line says where */
-        if (!c->problem.group[0] && strcmp(p->group, "/") != 0 && p->group[0])
-            snprintf(p->matrix, sizeof p->matrix, "%.700s:%s", p->source, p->group);
-        name_from_path(p->source, p->name, sizeof p->name);
-        p->block_size = 1;
+        gs_problem_describe_file(c, p, w.file, w.group);
     } else {
         GS_CHECK(load_generated(c, p));
     }

@@ -7,6 +7,7 @@
 
 #include "gs_config.h"
 #include "gs_csr.h"
+#include "gs_gen.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +55,29 @@ gs_status gs_problem_read_vectors(const gs_config *c, const char *spec, const ch
 /* Build the problem the configuration describes. */
 gs_status gs_problem_load(const gs_config *c, gs_problem **out);
 void gs_problem_destroy(gs_problem **p);
+
+/* ---- what gs_problem_load and the loader by ranks (gs_problem_dist.c) share ---- */
+
+/* the generator parameters of the problem.generate keys */
+void gs_problem_gen_params(const gs_config *c, gs_gen_params *g);
+/* p->matrix holds the generator's description: name (its words joined by '-'), field,
+ * symmetry, layout of a generated problem */
+void gs_problem_describe_generated(gs_problem *p);
+/* the matrix, source, group, name and block size of a matrix read from file (its group, ""
+ * when not HDF5) as problem.matrix and problem.group name it */
+void gs_problem_describe_file(const gs_config *c, gs_problem *p, const char *file,
+                              const char *group);
+/* *yes = 1 when problem.matrix would be read as the sparse matrix of an HDF5 group: file and
+ * group (as given: problem.group or "FILE:/NAME", "" when the file's one matrix is to be
+ * found); 0 for anything else, including what gs_problem_load would refuse (it says why) */
+gs_status gs_problem_h5_source(const gs_config *c, char *file, size_t flen, char *group,
+                               size_t glen, int *yes);
+/* the error of a matrix entry (i, j) (from 0) that is not finite, naming src */
+gs_status gs_problem_bad_entry(const char *src, int64_t i, int64_t j, double v);
+/* an error when v[0..n) (rows row0.. of the vector `what`, from desc) holds NaN or Inf; v may
+ * be NULL (nothing to check) */
+gs_status gs_problem_check_vector(const char *src, const char *what, const char *desc,
+                                  int64_t row0, int64_t n, const double *v);
 
 #ifdef __cplusplus
 }

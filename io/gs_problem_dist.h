@@ -1,7 +1,16 @@
 /* gs_problem_dist.h: a problem split across MPI ranks: every rank's contiguous block of rows
  * (balanced by nonzeros, boundaries on whole grid points of block_size unknowns), its parts of
- * b, x0 and the near-nullspace. Rank 0 reads the file (or generates) once and scatters the
- * blocks; x_exact stays on rank 0, where the solution is gathered.
+ * b, x0, the exact solution and the near-nullspace.
+ *
+ * How the rows get there: a generator whose rows are independent (poisson, anisotropic,
+ * convdiff, jumps, rotated, elasticity) builds each rank's rows on that rank, the partition
+ * computed from its row lengths in closed form (the one gs_part_balanced makes of the whole
+ * matrix); the csr layout of an HDF5 group is read by every rank for its own rows (hyperslabs;
+ * rank 0 reads the row pointers for the partition), with b, x0 and x beside it. Everything
+ * else (Matrix Market, .npy, dense datasets, CSC and MATLAB files, powerlaw) is read or
+ * generated once on rank 0 and scattered. Vectors from files the configuration names
+ * (problem.rhs, problem.x0, problem.nullspace) are read on rank 0 and scattered. The rows,
+ * vectors and checks are the same, to the bit, on any number of ranks.
  */
 #ifndef GS_PROBLEM_DIST_H
 #define GS_PROBLEM_DIST_H
