@@ -16,7 +16,9 @@ case "$mode" in quickstart|test|build) ;; *)
 esac
 
 # --- packages
+# (openmpi-bin, libopenmpi-dev: one system across MPI ranks, mpirun -np N gsolve CONFIG)
 pkgs="build-essential cmake pkg-config libhdf5-dev libconfig-dev zlib1g-dev gnuplot-nox"
+pkgs="$pkgs openmpi-bin libopenmpi-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
@@ -45,7 +47,8 @@ if [ "$mode" = test ] && command -v python3 >/dev/null; then
         || echo "setup: h5py/scipy not available: the h5py example test is skipped"
 fi
 
-# --- build (CUDA is used when nvcc is found; add -DGSOLVE_CUDA=OFF to GSOLVE_CMAKE_ARGS to skip)
+# --- build (CUDA is used when nvcc is found, MPI when CMake finds it; add -DGSOLVE_CUDA=OFF or
+# -DGSOLVE_MPI=OFF to GSOLVE_CMAKE_ARGS to skip either)
 if [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
     export CUDACXX=/usr/local/cuda/bin/nvcc
 fi
