@@ -1,10 +1,11 @@
 /* test_problem_dist.c: the problem loaded by rows (gs_problem_load_dist: generators building
- * each rank's rows, HDF5 CSR groups read by hyperslabs) against the problem loaded whole on
- * rank 0 and scattered (gs_problem_load + gs_problem_scatter): the same partition, rows
- * (pattern and values), b, x0, exact solution and near-nullspace on every rank, to the bit;
- * rank 0's description the same. Also, on every rank alone: the generators' row ranges and
- * partitions against their whole matrices for several rank counts, and the errors (NaN, bad
- * indices) naming the file and the global row.
+ * each rank's rows, HDF5 CSR groups read by hyperslabs) against the problem loaded whole
+ * (gs_problem_load) and cut into the same rows: rows (pattern and values), b, x0, exact
+ * solution and near-nullspace on every rank the same to the bit, the partition the one
+ * gs_part_balanced makes of the whole matrix (what a scatter from rank 0 uses), rank 0's
+ * description the same. Also, on every rank alone: the generators' row ranges and partitions
+ * against their whole matrices for 1..8 ranks, and the errors (NaN, bad indices) naming the
+ * file and the global row, the same message both ways.
  *
  * Runs on one process (the loader's rows are then the whole problem) and under mpirun.
  * argv[1]: the source folder (for configs/data). */
@@ -22,7 +23,7 @@
 #include "gs_problem_dist.h"
 #include "gs_test.h"
 
-static char g_h5[256], g_h5bad[256], g_h5nan[256], g_srcdir[512];
+static char g_h5[256], g_h5clean[256], g_h5bad[256], g_h5nan[256], g_srcdir[512];
 
 /* a case that fails only on some ranks must not leave the others waiting: every check of a
  * rank's result is local, and every collective call is made by all ranks alike */
@@ -32,16 +33,57 @@ static int same_vec(const double *a, const double *b, int64_t n)
     return n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
+/* The whole problem's rows of this rank in d's partition (what a scatter of the whole problem
+ * by that partition gives), and in *want the partition gs_part_balanced makes of the whole
+ * matrix (the scatter's). */
+static gs_status slice_whole(const gs_problem *P, const gs_part *pt, gs_dproblem **out,
+                             gs_part **want)
+{
+    gs_status st = GS_OK;
+    const int me = gs_comm_rank(), R = pt->nranks;
+    const int64_t n = P->A->rows, r0 = pt->start[me], nl = pt->start[me + 1] - r0;
+    gs_dproblem *e = NULL;
+    int64_t *rp = NULL;
+    GS_CHECK(gs_alloc_array(1, sizeof *e, "slice", (void **)&e));
+    memset(e, 0, sizeof *e);
+    e->rows = n;
+    e->nnz = P->A->nnz;
+    e->block_size = P->block_size > 0 && n % P->block_size == 0 ? P->block_size : 1;
+    e->nullspace_k = P->nullspace ? P->nullspace_k : 0;
+    GS_CHECK(gs_part_balanced(0, NULL, R, 1, &e->part));
+    memcpy(e->part->start, pt->start, ((size_t)R + 1) * sizeof(int64_t));
+    GS_CHECK(gs_gcsr_from_csr_rows(P->A, r0, (int32_t)nl, &e->A));
+    const double *src[3] = {P->b, P->x0, P->x_exact};
+    double **dst[3] = {&e->b, &e->x0, &e->x_exact};
+    for (int v = 0; v < 3; v++) {
+        if (!src[v]) continue;
+        GS_CHECK(gs_alloc_array((size_t)nl + 1, sizeof(double), "slice", (void **)dst[v]));
+        memcpy(*dst[v], src[v] + r0, (size_t)nl * sizeof(double));
+    }
+    if (e->nullspace_k) {
+        GS_CHECK(gs_alloc_array((size_t)nl * (size_t)e->nullspace_k + 1, sizeof(double), "slice",
+                                (void **)&e->nullspace));
+        for (int j = 0; j < e->nullspace_k; j++)
+            memcpy(e->nullspace + j * nl, P->nullspace + j * n + r0, (size_t)nl * sizeof(double));
+    }
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *rp, "slice", (void **)&rp));
+    for (int64_t i = 0; i <= n; i++) rp[i] = P->A->rowptr[i];
+    GS_CHECK(gs_part_balanced(n, rp, R, e->block_size, want));
+    *out = e;
+    e = NULL;
+done:
+    gs_free(rp);
+    gs_dproblem_destroy(&e);
+    return st;
+}
+
 /* this rank's rows, both ways: the same to the bit */
 static void compare_rows(const char *what, const gs_dproblem *d, const gs_dproblem *e)
 {
-    const int R = gs_comm_size();
     CHECK_MSG(d->rows == e->rows && d->nnz == e->nnz, "%s: %lld x %lld nnz vs %lld, %lld", what,
               (long long)d->rows, (long long)d->nnz, (long long)e->rows, (long long)e->nnz);
     CHECK_MSG(d->block_size == e->block_size, "%s: block %d vs %d", what, d->block_size,
               e->block_size);
-    CHECK_MSG(memcmp(d->part->start, e->part->start, (size_t)(R + 1) * sizeof(int64_t)) == 0,
-              "%s: partitions differ", what);
     const gs_gcsr *A = d->A, *B = e->A;
     CHECK_MSG(A->row0 == B->row0 && A->rows == B->rows && A->grows == B->grows &&
                   A->gcols == B->gcols,
@@ -93,25 +135,36 @@ static void config(gs_config *c, const char *sets)
         CHECK_OK(gs_config_set(c, t));
 }
 
-/* one case both ways; by_rows: expected to be loaded by rows (p->A NULL on rank 0) */
-static void run_case(const char *sets, int by_rows)
+enum { BY_ROWS = 1, DUPLICATES = 2 };
+
+/* One case both ways: the loader's rows against the whole problem (every rank loads it) cut
+ * by the loader's partition, and that partition against the whole matrix's balanced one.
+ * BY_ROWS: expected loaded by rows (p->A NULL on rank 0); DUPLICATES: the file stores
+ * duplicate entries, which the partition by the file's row pointers counts (so it may differ
+ * from the whole matrix's, whose duplicates are summed). */
+static void run_case(const char *sets, int flags)
 {
     gs_config c;
     gs_problem *p = NULL, *q = NULL;
     gs_dproblem *d = NULL, *e = NULL;
+    gs_part *want = NULL;
     config(&c, sets);
     gs_status st = gs_problem_load_dist(&c, &p, &d);
     CHECK_MSG(st == GS_OK, "%s: %s", sets, gs_error_message());
     gs_error_clear();
-    gs_status sr = gs_comm_rank() == 0 ? gs_problem_load(&c, &q) : GS_OK;
-    sr = gs_comm_agree(sr);
-    if (sr == GS_OK) sr = gs_comm_agree(gs_problem_scatter(q, &e));
+    gs_status sr = gs_problem_load(&c, &q);
+    if (sr == GS_OK && st == GS_OK) sr = slice_whole(q, d->part, &e, &want);
     CHECK_MSG(sr == GS_OK, "%s (whole): %s", sets, gs_error_message());
     gs_error_clear();
     if (st == GS_OK && sr == GS_OK) {
         compare_rows(sets, d, e);
-        if (gs_comm_rank() == 0) compare_desc(sets, p, q, by_rows);
+        CHECK_MSG((flags & DUPLICATES) ||
+                      memcmp(d->part->start, want->start,
+                             ((size_t)want->nranks + 1) * sizeof(int64_t)) == 0,
+                  "%s: the partition is not the whole matrix's balanced one", sets);
+        if (gs_comm_rank() == 0) compare_desc(sets, p, q, flags & BY_ROWS);
     }
+    gs_part_destroy(&want);
     gs_problem_destroy(&p);
     gs_problem_destroy(&q);
     gs_dproblem_destroy(&d);
@@ -285,7 +338,8 @@ static void put_dataset(const char *path, const char *name, const double *v, hsi
 
 /* The fixture: convdiff 2D 23^2 in /sys with rows unsorted and a duplicate entry split in
  * two (as a writer might leave them), b, x0 and x beside it, and a 2-column /ns; a copy with
- * one index out of range; one with a NaN in row nan_row. */
+ * one index out of range; one with a NaN in row nan_row. x0 is an n x 1 dataset. The clean
+ * file: the matrix sorted, b beside it. */
 static void write_fixtures(int64_t nan_row)
 {
     gs_gen_params gp = {.type = "convdiff", .size = 23, .stencil = 5, .dof = 1, .velocity = 2.0};
@@ -311,9 +365,10 @@ static void write_fixtures(int64_t nan_row)
     U->rowptr[n] = w;
     double *v = malloc((size_t)n * 2 * sizeof *v);
     for (int32_t i = 0; i < n; i++) v[i] = 1.0 + 0.001 * i;
+    CHECK_OK(gs_h5_write_problem(g_h5clean, "/", A, v));
     CHECK_OK(gs_h5_write_problem(g_h5, "/sys", U, v));
     for (int32_t i = 0; i < n; i++) v[i] = -0.5 + 1e-3 * i, v[n + i] = 0.25 * (i % 7);
-    put_dataset(g_h5, "/sys/x0", v, (hsize_t)n, 0);
+    put_dataset(g_h5, "/sys/x0", v, (hsize_t)n, 1); /* n x 1: a column read by its slices */
     put_dataset(g_h5, "/sys/x", v + n, (hsize_t)n, 0);
     put_dataset(g_h5, "/ns", v, (hsize_t)n, 2); /* n x 2 row-major: entry (i, j) = v[2i + j] */
     int32_t keep = U->colind[7];
@@ -356,26 +411,35 @@ static void test_loads(void)
              "problem.generate.stencil=7;problem.generate.E=2;problem.generate.nu=0.25;"
              "problem.name=elast3",
              1);
+    /* fewer grid points than ranks: ranks without rows */
+    run_case("problem.generate.type=poisson;problem.generate.size=1;problem.generate.stencil=5;"
+             "problem.rhs=random",
+             1);
+    run_case("problem.generate.type=elasticity;problem.generate.size=1;"
+             "problem.generate.stencil=9",
+             1);
     /* powerlaw is generated whole on rank 0 and scattered */
     run_case("problem.generate.type=powerlaw;problem.generate.size=300;problem.rhs=random", 0);
     /* HDF5 CSR: b, x0 and x beside the matrix, the group given or found */
+    snprintf(sets, sizeof sets, "problem.matrix=%s;problem.rhs=random", g_h5clean);
+    run_case(sets, BY_ROWS);
     snprintf(sets, sizeof sets, "problem.matrix=%s;problem.group=/sys", g_h5);
-    run_case(sets, 1);
+    run_case(sets, BY_ROWS | DUPLICATES);
     snprintf(sets, sizeof sets, "problem.matrix=%s", g_h5);
-    run_case(sets, 1);
+    run_case(sets, BY_ROWS | DUPLICATES);
     snprintf(sets, sizeof sets, "problem.matrix=%s:/sys;problem.rhs=Ax;problem.x0=random", g_h5);
-    run_case(sets, 1);
+    run_case(sets, BY_ROWS | DUPLICATES);
     /* vectors from files: read on rank 0, scattered */
     snprintf(sets, sizeof sets,
              "problem.matrix=%s;problem.group=/sys;problem.rhs=%s:/sys/x;problem.x0=%s:/sys/b;"
              "problem.nullspace=%s:/ns",
              g_h5, g_h5, g_h5, g_h5);
-    run_case(sets, 1);
+    run_case(sets, BY_ROWS | DUPLICATES);
     snprintf(sets, sizeof sets,
              "problem.generate.type=poisson;problem.generate.size=23;"
              "problem.generate.stencil=5;problem.rhs=%s:/sys/b;problem.nullspace=%s:/ns",
              g_h5, g_h5);
-    run_case(sets, 1);
+    run_case(sets, BY_ROWS);
     /* Matrix Market: read whole on rank 0 */
     snprintf(sets, sizeof sets, "problem.matrix=%s/configs/data/aniso2d_40.mtx.gz", g_srcdir);
     run_case(sets, 0);
@@ -398,6 +462,7 @@ int main(int argc, char **argv)
     const int me = gs_comm_rank(), R = gs_comm_size();
     snprintf(g_srcdir, sizeof g_srcdir, "%s", argc > 1 ? argv[1] : "../../..");
     snprintf(g_h5, sizeof g_h5, "problem_dist_np%d.h5", R);
+    snprintf(g_h5clean, sizeof g_h5clean, "problem_dist_clean_np%d.h5", R);
     snprintf(g_h5bad, sizeof g_h5bad, "problem_dist_bad_np%d.h5", R);
     snprintf(g_h5nan, sizeof g_h5nan, "problem_dist_nan_np%d.h5", R);
     test_builders();
@@ -410,6 +475,7 @@ int main(int argc, char **argv)
     CHECK_OK(gs_comm_barrier());
     if (me == 0) {
         remove(g_h5);
+        remove(g_h5clean);
         remove(g_h5bad);
         remove(g_h5nan);
     }
