@@ -86,8 +86,8 @@ void gs_gen_random_slice(uint64_t seed, double *x, int64_t i0, int64_t n)
      * ranks */
 #pragma omp parallel for schedule(static) if (n > 100000)
     for (int64_t i = 0; i < n; i++)
-        x[i] = 2.0 * gs_gen_unit_double(splitmix_mix(seed + (uint64_t)(i0 + i + 1) * SM_GAMMA)) -
-               1.0;
+        x[i] =
+            2.0 * gs_gen_unit_double(splitmix_mix(seed + (uint64_t)(i0 + i + 1) * SM_GAMMA)) - 1.0;
 }
 
 /* ------------------------------------------------------------------ portable log and exp */
@@ -342,8 +342,8 @@ static gs_status grid_setup(int kind, const gs_gen_params *p, const char *desc, 
     g->count = s.count;
     memcpy(g->off, s.off, sizeof s.off);
     memcpy(g->coef, s.coef, sizeof s.coef);
-    GS_CHECK(gs_alloc_array((size_t)p->dof, sizeof *g->pw, "generator block weights",
-                            (void **)&g->pw));
+    GS_CHECK(
+        gs_alloc_array((size_t)p->dof, sizeof *g->pw, "generator block weights", (void **)&g->pw));
     for (int k = 0; k < p->dof; k++) g->pw[k] = ldexp(1.0, -k); /* the block (0.5^|a-b|) */
     g->row_len = grid_row_len;
     g->fill = grid_fill;

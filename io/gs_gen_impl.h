@@ -72,14 +72,14 @@ struct gs_gen_rows {
     /* rows [r0, r1) of the near-nullspace into B, column j at B + j*ld (NULL: none) */
     void (*nullspace)(const gs_gen_rows *g, int64_t r0, int64_t r1, double *B, int64_t ld);
     /* the type's data */
-    int count;                  /* grid: stencil entries */
-    int off[27][3];             /* grid: stencil offsets (dx, dy, dz) in column order */
-    double coef[27 * 9];        /* grid: stencil values; rotated: 3 x 3; elasticity: 27 blocks */
-    double *pw;                 /* grid: pw[k] = 0.5^k, the dof block (block entries) */
-    double value[3], h;         /* jumps: the coefficients; elasticity: the element side */
-    int64_t cube, ncube;        /* jumps: points per cube edge, cubes per direction */
-    uint64_t seed;              /* jumps: the cubes' stream */
-    unsigned char *pick;        /* jumps: the coefficient of cubes [cube0, cube1) */
+    int count;           /* grid: stencil entries */
+    int off[27][3];      /* grid: stencil offsets (dx, dy, dz) in column order */
+    double coef[27 * 9]; /* grid: stencil values; rotated: 3 x 3; elasticity: 27 blocks */
+    double *pw;          /* grid: pw[k] = 0.5^k, the dof block (block entries) */
+    double value[3], h;  /* jumps: the coefficients; elasticity: the element side */
+    int64_t cube, ncube; /* jumps: points per cube edge, cubes per direction */
+    uint64_t seed;       /* jumps: the cubes' stream */
+    unsigned char *pick; /* jumps: the coefficient of cubes [cube0, cube1) */
     int64_t cube0, cube1;
 };
 
@@ -89,8 +89,7 @@ struct gs_gen_rows {
  * ranks), g filled. */
 gs_status gs_gen_grid_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, size_t desc_len);
 gs_status gs_gen_jumps_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, size_t desc_len);
-gs_status gs_gen_rotated_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc,
-                              size_t desc_len);
+gs_status gs_gen_rotated_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, size_t desc_len);
 gs_status gs_gen_elasticity_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc,
                                  size_t desc_len);
 

@@ -89,8 +89,8 @@ static gs_status jumps_prepare(gs_gen_rows *g, int64_t p0, int64_t p1)
     if (z1 > n - 1) z1 = n - 1;
     g->cube0 = nb * nb * (z0 / b);
     g->cube1 = nb * nb * (z1 / b + 1);
-    GS_CHECK(gs_alloc_array((size_t)(g->cube1 - g->cube0), 1, "coefficient cubes",
-                            (void **)&g->pick));
+    GS_CHECK(
+        gs_alloc_array((size_t)(g->cube1 - g->cube0), 1, "coefficient cubes", (void **)&g->pick));
     gs_gen_rng_seed(&rng, g->seed);
     for (int64_t c = 0; c < g->cube1; c++) {
         uint64_t u = gs_gen_rng_next(&rng);
@@ -412,7 +412,8 @@ static void elasticity_modes(const gs_gen_rows *g, int64_t r0, int64_t r1, doubl
     int d = g->dim;
     int64_t n = g->n;
     double h = g->h;
-    for (int j = 0; j < g->nullspace_k; j++) memset(B + j * ld, 0, sizeof(double) * (size_t)(r1 - r0));
+    for (int j = 0; j < g->nullspace_k; j++)
+        memset(B + j * ld, 0, sizeof(double) * (size_t)(r1 - r0));
 #pragma omp parallel for schedule(static)
     for (int64_t node = r0 / d; node < r1 / d; node++) {
         double X = (double)(node % n + 1) * h, Y = (double)(node / n % n + 1) * h;

@@ -113,9 +113,10 @@ static gs_status build_out(gs_gen_rows *g, int64_t r0, int64_t r1, int64_t want,
     gs_status st = GS_OK;
     const int64_t bl = g->block, n = g->n, p0 = r0 / bl, p1 = r1 / bl;
     if (r0 < 0 || r1 > g->rows || r0 > r1 || r0 % bl || r1 % bl)
-        GS_FAIL(GS_ERR_ARG, "%s: rows [%lld, %lld): expected a range of whole grid points (%lld "
-                "rows each) within 0..%lld", desc, (long long)r0, (long long)r1, (long long)bl,
-                (long long)g->rows);
+        GS_FAIL(GS_ERR_ARG,
+                "%s: rows [%lld, %lld): expected a range of whole grid points (%lld "
+                "rows each) within 0..%lld",
+                desc, (long long)r0, (long long)r1, (long long)bl, (long long)g->rows);
     if (g->prepare) GS_CHECK(g->prepare(g, p0, p1));
 #pragma omp parallel for schedule(static)
     for (int64_t p = p0; p < p1; p++) {

@@ -19,10 +19,16 @@
 #define WHY_PART 160 /* one description of HDF5's error stack */
 #define WHY_CAP (2 * WHY_PART + 64)
 
+/* this file's short names for what gs_h5_impl.h shares */
 typedef gs_h5_src h5src;
 typedef gs_h5_mat h5mat;
 enum { LAYOUT_CSR = GS_H5_CSR, LAYOUT_CSC = GS_H5_CSC, LAYOUT_MATLAB = GS_H5_MATLAB };
-static const char *const layout_names[] = {"csr", "csc", "matlab"};
+
+const char *gs_h5_layout_name(int layout)
+{
+    static const char *const names[] = {"csr", "csc", "matlab"};
+    return layout >= 0 && layout <= GS_H5_MATLAB ? names[layout] : "unknown";
+}
 
 const char *gs_h5_sep(const char *grp, const char *name)
 {
@@ -632,7 +638,7 @@ gs_status gs_h5_read(const char *path, const char *group, gs_csr **A, gs_h5_info
     GS_CHECK(check_arrays(&s, &m));
     GS_CHECK(build(&m, A));
     if (info) {
-        snprintf(info->layout, sizeof info->layout, "%s", layout_names[m.layout]);
+        snprintf(info->layout, sizeof info->layout, "%s", gs_h5_layout_name(m.layout));
         snprintf(info->group, sizeof info->group, "%s", s.grp);
         info->found = found;
     }

@@ -18,7 +18,6 @@ gs_status gs_h5_probe(const char *path, const char *group, gs_h5_info *info, int
     gs_h5_src s = {NULL, NULL, NO_ID, NO_ID};
     gs_h5_mat m;
     hid_t d[3] = {NO_ID, NO_ID, NO_ID};
-    static const char *const names[] = {"csr", "csc", "matlab"};
     int found = 0;
     memset(&m, 0, sizeof m);
     if (ptr) *ptr = NULL;
@@ -33,7 +32,7 @@ gs_status gs_h5_probe(const char *path, const char *group, gs_h5_info *info, int
         m.ptr = NULL;
     }
     if (info) {
-        snprintf(info->layout, sizeof info->layout, "%s", names[m.layout]);
+        snprintf(info->layout, sizeof info->layout, "%s", gs_h5_layout_name(m.layout));
         snprintf(info->group, sizeof info->group, "%s", s.grp);
         info->found = found;
     }
@@ -93,8 +92,9 @@ gs_status gs_h5_read_rows(const char *path, const char *group, int64_t r0, int64
     GS_CHECK(gs_h5_src_open(&s, path, group));
     GS_CHECK(gs_h5_find_layout(&s, &m));
     if (m.layout != GS_H5_CSR)
-        GS_FAIL(GS_ERR_INPUT, AT ": the matrix is stored as %s: rows are read apart only from "
-                "the csr layout", AT_ARGS(&s, ""), m.layout == GS_H5_CSC ? "csc" : "matlab");
+        GS_FAIL(GS_ERR_INPUT,
+                AT ": the matrix is stored as %s: rows are read apart only from the csr layout",
+                AT_ARGS(&s, ""), gs_h5_layout_name(m.layout));
     GS_CHECK(gs_h5_open_arrays(&s, &m, d));
     if (r0 < 0 || r1 < r0 || r1 > m.rows)
         GS_FAIL(GS_ERR_ARG, AT ": rows [%lld, %lld) asked of a matrix of %lld rows",
@@ -105,8 +105,9 @@ gs_status gs_h5_read_rows(const char *path, const char *group, int64_t r0, int64
      * out of bounds */
     for (int64_t i = 0; i < r1 - r0; i++)
         if (rp[i + 1] < rp[i] || rp[i] < 0 || rp[i + 1] > m.nnz)
-            GS_FAIL(GS_ERR_INPUT, AT "[%lld] = %lld, [%lld] = %lld: expected non-decreasing "
-                    "offsets within 0..%lld (did the file change while it was read?)",
+            GS_FAIL(GS_ERR_INPUT,
+                    AT "[%lld] = %lld, [%lld] = %lld: expected non-decreasing "
+                       "offsets within 0..%lld (did the file change while it was read?)",
                     AT_ARGS(&s, "indptr"), (long long)(r0 + i), (long long)rp[i],
                     (long long)(r0 + i + 1), (long long)rp[i + 1], (long long)m.nnz);
     GS_CHECK(gs_h5_read_ints(&s, "indices", d[1], q0, q1 - q0, &ci));

@@ -40,6 +40,8 @@ typedef struct gs_h5_src {
 } gs_h5_src;
 
 enum { GS_H5_CSR, GS_H5_CSC, GS_H5_MATLAB };
+/* "csr", "csc", "matlab" (gs_h5_info.layout) */
+const char *gs_h5_layout_name(int layout);
 
 /* The arrays of a compressed matrix as stored (major = rows for CSR, columns otherwise). */
 typedef struct gs_h5_mat {
@@ -69,8 +71,8 @@ gs_status gs_h5_open_1d(gs_h5_src *s, const char *name, int vec2d, hid_t *dset, 
 gs_status gs_h5_open_arrays(gs_h5_src *s, gs_h5_mat *m, hid_t d[3]);
 /* entries [off, off + len) of dset (its long axis) converted to memtype (8 bytes each), a
  * hyperslab read, into a gs_malloc'ed array */
-gs_status gs_h5_read_range(gs_h5_src *s, const char *name, hid_t dset, hid_t memtype,
-                           int64_t off, int64_t len, void **out);
+gs_status gs_h5_read_range(gs_h5_src *s, const char *name, hid_t dset, hid_t memtype, int64_t off,
+                           int64_t len, void **out);
 /* integers (pointers or indices) as int64, entries [off, off + len) (off < 0: the whole
  * dataset of len entries); stored as floats, each must be a whole number */
 gs_status gs_h5_read_ints(gs_h5_src *s, const char *name, hid_t dset, int64_t off, int64_t len,

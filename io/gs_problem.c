@@ -478,8 +478,8 @@ gs_status gs_problem_bad_entry(const char *src, int64_t i, int64_t j, double v)
                     (long long)i + 1, (long long)j + 1, v);
 }
 
-gs_status gs_problem_check_vector(const char *src, const char *what, const char *desc,
-                                  int64_t row0, int64_t n, const double *v)
+gs_status gs_problem_check_vector(const char *src, const char *what, const char *desc, int64_t row0,
+                                  int64_t n, const double *v)
 {
     for (int64_t i = 0; v && i < n; i++)
         if (!isfinite(v[i]))

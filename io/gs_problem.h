@@ -48,9 +48,8 @@ gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char f
  * array holds the vectors as its columns (n x k) or as its rows (k x n); 1-D is one vector.
  * *out is n x *k, column-major, gs_malloc'ed; what names the key in messages
  * ("problem.rhs"); desc (may be NULL) gets a short note of where the vectors came from. */
-gs_status gs_problem_read_vectors(const gs_config *c, const char *spec, const char *what,
-                                  int64_t n, int max_k, double **out, int *k, char *desc,
-                                  size_t desc_len);
+gs_status gs_problem_read_vectors(const gs_config *c, const char *spec, const char *what, int64_t n,
+                                  int max_k, double **out, int *k, char *desc, size_t desc_len);
 
 /* Build the problem the configuration describes. */
 gs_status gs_problem_load(const gs_config *c, gs_problem **out);
@@ -76,8 +75,8 @@ gs_status gs_problem_h5_source(const gs_config *c, char *file, size_t flen, char
 gs_status gs_problem_bad_entry(const char *src, int64_t i, int64_t j, double v);
 /* an error when v[0..n) (rows row0.. of the vector `what`, from desc) holds NaN or Inf; v may
  * be NULL (nothing to check) */
-gs_status gs_problem_check_vector(const char *src, const char *what, const char *desc,
-                                  int64_t row0, int64_t n, const double *v);
+gs_status gs_problem_check_vector(const char *src, const char *what, const char *desc, int64_t row0,
+                                  int64_t n, const double *v);
 
 #ifdef __cplusplus
 }

@@ -201,8 +201,8 @@ done:
  * else ones / zero; ones, zero; random: the slice of the whole seeded vector; Ax (b only):
  * the row sums of this rank's rows; anything else a file, read on rank 0. desc: every rank's.
  * Collective. */
-static gs_status load_vector(const gs_config *c, const rows_src *rs, const gs_dproblem *d,
-                             int rhs, double **out, char *desc, size_t desc_len)
+static gs_status load_vector(const gs_config *c, const rows_src *rs, const gs_dproblem *d, int rhs,
+                             double **out, char *desc, size_t desc_len)
 {
     gs_status st = GS_OK;
     const int me = gs_comm_rank();
@@ -227,8 +227,8 @@ static gs_status load_vector(const gs_config *c, const rows_src *rs, const gs_dp
     int ax = rhs && strcmp(r, "Ax") == 0;
     if (strcmp(r, "ones") == 0 || strcmp(r, "random") == 0 || ax ||
         (!rhs && strcmp(r, "zero") == 0)) {
-        st = gs_alloc_array((size_t)nl + 1, sizeof(double), rhs ? "right-hand side" : "initial guess",
-                            (void **)&v);
+        st = gs_alloc_array((size_t)nl + 1, sizeof(double),
+                            rhs ? "right-hand side" : "initial guess", (void **)&v);
         if (st == GS_OK && strcmp(r, "random") == 0)
             gs_gen_random_slice((uint64_t)c->problem.generate.seed + (rhs ? 0 : 1), v, r0, nl);
         for (int64_t i = 0; st == GS_OK && ax && i < nl; i++) {
@@ -417,11 +417,11 @@ static gs_status load_rows(const gs_config *c, const rows_src *rs, gs_gen_rows *
     GS_CHECK(gs_comm_agree(check_rows(rs, d, rhs, x0)));
     if (me == 0) {
         st = describe(c, rs, g, info, p);
+        gs_problem *q = *p;
         if (st == GS_OK) {
-            gs_str_copy((*p)->rhs, sizeof (*p)->rhs, rhs);
-            gs_str_copy((*p)->x0_desc, sizeof (*p)->x0_desc, x0);
-            (*p)->block_size = rs->mode == LOAD_GEN ? (*p)->block_size : 1;
-            (*p)->nullspace_k = d->nullspace ? d->nullspace_k : 0;
+            gs_str_copy(q->rhs, sizeof q->rhs, rhs);
+            gs_str_copy(q->x0_desc, sizeof q->x0_desc, x0);
+            q->nullspace_k = d->nullspace ? d->nullspace_k : 0;
         }
     }
     GS_CHECK(gs_comm_agree(st));

@@ -110,10 +110,8 @@ static void compare_desc(const char *what, const gs_problem *p, const gs_problem
 {
     CHECK_MSG(by_rows ? p->A == NULL : p->A != NULL, "%s: p->A %p", what, (void *)p->A);
     CHECK_MSG(strcmp(p->name, q->name) == 0, "%s: name %s vs %s", what, p->name, q->name);
-    CHECK_MSG(strcmp(p->matrix, q->matrix) == 0, "%s: matrix %s vs %s", what, p->matrix,
-              q->matrix);
-    CHECK_MSG(strcmp(p->source, q->source) == 0, "%s: source %s vs %s", what, p->source,
-              q->source);
+    CHECK_MSG(strcmp(p->matrix, q->matrix) == 0, "%s: matrix %s vs %s", what, p->matrix, q->matrix);
+    CHECK_MSG(strcmp(p->source, q->source) == 0, "%s: source %s vs %s", what, p->source, q->source);
     CHECK_MSG(strcmp(p->field, q->field) == 0 && strcmp(p->symmetry, q->symmetry) == 0 &&
                   strcmp(p->layout, q->layout) == 0 && strcmp(p->group, q->group) == 0,
               "%s: %s %s %s %s vs %s %s %s %s", what, p->field, p->symmetry, p->layout, p->group,
@@ -158,9 +156,8 @@ static void run_case(const char *sets, int flags)
     gs_error_clear();
     if (st == GS_OK && sr == GS_OK) {
         compare_rows(sets, d, e);
-        CHECK_MSG((flags & DUPLICATES) ||
-                      memcmp(d->part->start, want->start,
-                             ((size_t)want->nranks + 1) * sizeof(int64_t)) == 0,
+        CHECK_MSG((flags & DUPLICATES) || memcmp(d->part->start, want->start,
+                                                 ((size_t)want->nranks + 1) * sizeof(int64_t)) == 0,
                   "%s: the partition is not the whole matrix's balanced one", sets);
         if (gs_comm_rank() == 0) compare_desc(sets, p, q, flags & BY_ROWS);
     }
@@ -236,8 +233,8 @@ static void check_builder(const gs_gen_params *gp)
             for (int64_t i = r0; i <= r1; i++) ok &= lrp[i - r0] == rp[i] - rp[r0];
             for (int64_t q = 0; q < nz; q++)
                 ok &= col[q] == A->colind[rp[r0] + q] && val[q] == A->val[rp[r0] + q];
-            CHECK_MSG(ok, "%s: rows [%lld, %lld) of %d ranks", desc, (long long)r0,
-                      (long long)r1, R);
+            CHECK_MSG(ok, "%s: rows [%lld, %lld) of %d ranks", desc, (long long)r0, (long long)r1,
+                      R);
             if (k) {
                 Bl = malloc(((size_t)(r1 - r0) * (size_t)k + 1) * sizeof *Bl);
                 gs_gen_rows_nullspace(g, r0, r1, Bl, r1 - r0);
