@@ -52,10 +52,13 @@ static void check_csv_amg(const char *path)
     CHECK_OK(gs_results_csv_read(path, &t));
     if (!t) return;
     CHECK(t->nrows == 2 && t->bad_rows == 0);
-    /* the standard columns first, as before; the context's after them; the profile last */
+    /* the standard columns first, as before; the context's after them; then the profile, the
+     * ranks and the communication times last */
     CHECK(gs_csv_table_col(t, "case") == 0 && gs_csv_table_col(t, "coarse_s") == 28);
-    CHECK(gs_csv_table_col(t, "rtol") == 29 && gs_csv_table_col(t, "timestamp") == t->ncols - 2);
-    CHECK(gs_csv_table_col(t, "profile") == t->ncols - 1);
+    CHECK(gs_csv_table_col(t, "rtol") == 29 && gs_csv_table_col(t, "timestamp") == t->ncols - 5);
+    CHECK(gs_csv_table_col(t, "profile") == t->ncols - 4);
+    CHECK(gs_csv_table_col(t, "ranks") == t->ncols - 3 &&
+          gs_csv_table_col(t, "comm_solve_s") == t->ncols - 1);
     CHECK(!strcmp(gs_csv_table_get(t, 0, "rtol"), "1e-07"));
     CHECK(!strcmp(gs_csv_table_get(t, 0, "atol"), "1e-12"));
     CHECK(!strcmp(gs_csv_table_get(t, 0, "max_iters"), "321"));
