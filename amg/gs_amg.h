@@ -104,6 +104,11 @@ typedef struct gs_amg_params {
     const gs_select_request *select;
     int trace;                 /* print every setup step's time to stderr (and each operator's
                                 * format choice) */
+    int first_level;           /* the number of this hierarchy's finest level in a larger one
+                                * (the levels gathered below distributed ones, gs_amg_dist.h):
+                                * the per-level choices (Chebyshev degree, filter threshold,
+                                * spmv.levels) and the diagonal check of the user's matrix count
+                                * from it; 0 normally */
 } gs_amg_params;
 
 void gs_amg_params_default(gs_amg_params *p);

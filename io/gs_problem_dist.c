@@ -379,8 +379,11 @@ static gs_status load_rows(const gs_config *c, const rows_src *rs, gs_gen_rows *
     if (d->rows % d->block_size) d->block_size = 1;
     /* the partition: a generator's from its row lengths on every rank alike; a file's from
      * the row pointers on rank 0, broadcast */
-    if (rs->mode == LOAD_H5 && me == 0) {
-        st = gs_part_balanced(rs->rows, ptr, R, 1, &d->part);
+    if (rs->mode == LOAD_H5 && me == 0) { /* whole grid points when amg.block_size says so */
+        int blk = c->amg.block_size > 1 && rs->rows % c->amg.block_size == 0
+                      ? (int)c->amg.block_size
+                      : 1;
+        st = gs_part_balanced(rs->rows, ptr, R, blk, &d->part);
     } else { /* a partition of R ranks, its boundaries filled below */
         st = gs_part_balanced(0, NULL, R, 1, &d->part);
         if (st == GS_OK && rs->mode == LOAD_GEN)
@@ -454,6 +457,9 @@ gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem *
     /* Matrix Market, .npy, dense datasets, CSC and MATLAB files, powerlaw: rank 0 reads or
      * generates the whole problem and scatters it */
     if (gs_comm_rank() == 0) st = gs_problem_load(c, p);
+    /* amg.block_size names the grid points of a file's matrix: the ranks' blocks hold whole ones */
+    if (st == GS_OK && *p && c->amg.block_size > 1 && (*p)->A->rows % c->amg.block_size == 0)
+        (*p)->block_size = (int)c->amg.block_size;
     GS_CHECK(gs_comm_agree(st));
     GS_CHECK(gs_comm_agree(gs_problem_scatter(*p, d)));
 done:

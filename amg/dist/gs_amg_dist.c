@@ -257,26 +257,41 @@ static gs_status gather_tail(gs_amg_dist *amg, const gs_gcsr *A, const gs_part *
     GS_CHECK(gs_alloc_array((size_t)R, sizeof(size_t), "gather", (void **)&amg->gbytes));
     for (int r = 0; r < R; r++)
         amg->gbytes[r] = (size_t)(part->start[r + 1] - part->start[r]) * sizeof(double);
-    if (B) { /* the whole near-nullspace, k columns */
-        const int64_t mine = A->rows;
-        GS_CHECK(gs_alloc_array((size_t)mine * (size_t)k + 1, sizeof *Bh, "near-nullspace",
+    /* the whole near-nullspace: k columns of rows, or (the default near-nullspace of a block
+     * system, kept as node weights: gs_amg_coarsen) one weight a node, made explicit here */
+    const int wform = B && !amg->p.nullspace && b > 1;
+    const int cols = wform ? 1 : k, per = wform ? b : 1;
+    if (B) {
+        const int64_t mine = A->rows / per;
+        size_t *cb = NULL;
+        GS_CHECK(gs_alloc_array((size_t)mine * (size_t)cols + 1, sizeof *Bh, "near-nullspace",
                                 (void **)&Bh));
         if (B_loc == GS_LOC_HOST)
-            memcpy(Bh, B, (size_t)mine * (size_t)k * sizeof *Bh);
+            memcpy(Bh, B, (size_t)mine * (size_t)cols * sizeof *Bh);
         else
-            GS_CHECK(gs_backend_get(B_loc)->get(Bh, B, (size_t)mine * (size_t)k * sizeof *Bh));
-        GS_CHECK(gs_alloc_array((size_t)n * (size_t)k + 1, sizeof *Bw, "near-nullspace",
+            GS_CHECK(gs_backend_get(B_loc)->get(Bh, B, (size_t)mine * (size_t)cols * sizeof *Bh));
+        GS_CHECK(gs_alloc_array((size_t)n * (size_t)cols + 1, sizeof *Bw, "near-nullspace",
                                 (void **)&Bw));
-        for (int c = 0; c < k; c++) /* B's coarse form has k vectors of k-unknown nodes */
-            GS_CHECK(gs_comm_allgatherv(Bh + (size_t)c * (size_t)mine,
-                                        (size_t)mine * sizeof(double), Bw + (size_t)c * (size_t)n,
-                                        amg->gbytes));
+        st = gs_alloc_array((size_t)R, sizeof *cb, "gather", (void **)&cb);
+        for (int r = 0; r < R && st == GS_OK; r++) cb[r] = amg->gbytes[r] / (size_t)per;
+        for (int c = 0; c < cols && st == GS_OK; c++)
+            st = gs_comm_allgatherv(Bh + (size_t)c * (size_t)mine, (size_t)mine * sizeof(double),
+                                    Bw + (size_t)c * (size_t)(n / per), cb);
+        gs_free(cb);
+        GS_CHECK(st);
+        if (wform) { /* vector c: the node's weight on its unknown c */
+            double *Be = NULL;
+            GS_CHECK(gs_amg_block_nullspace((int32_t)(n / b), b, Bw, &Be));
+            gs_free(Bw);
+            Bw = Be;
+        }
         tp.nullspace = Bw;
-        tp.nullspace_k = k;
+        tp.nullspace_k = wform ? b : k;
     } else {
         tp.nullspace = NULL;
     }
     tp.block_size = b;
+    tp.first_level = amg->nd; /* its levels' choices as the one-process hierarchy's there */
     tp.max_levels = amg->p.max_levels - amg->nd;
     if (tp.max_levels < 1) tp.max_levels = 1;
     GS_CHECK(gs_csr_upload(H, amg->loc, &amg->tailA));

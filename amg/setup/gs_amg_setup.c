@@ -58,7 +58,7 @@ static gs_status make_op(gs_amg *amg, const gs_csr *M, int l, gs_amg_op_kind kin
     gs_status st = GS_OK;
     if (amg->p.select) {
         gs_select_result sr;
-        GS_CHECK(gs_select_spmat(M, l, amg->p.select, out, &sr));
+        GS_CHECK(gs_select_spmat(M, amg->p.first_level + l, amg->p.select, out, &sr));
         if (R) {
             gs_str_copy(R->reason, sizeof R->reason, sr.reason);
             R->fell_back = sr.fell_back;
@@ -91,7 +91,7 @@ static gs_status level_diag(gs_amg *amg, int l, const char *where)
     gs_amg_trace(amg, l, NULL);
     GS_CHECK(amg->ops->diag_inv(A, 0, dinv, sq, &bad, &first));
     gs_amg_trace(amg, l, "diagonal");
-    if (bad > 0 && l == 0)
+    if (bad > 0 && amg->p.first_level + l == 0)
         GS_FAIL(GS_ERR_INPUT, "%s: row %lld has a zero, missing or non-finite diagonal entry "
                 "(%lld rows in all); smoothed-aggregation AMG needs a nonzero diagonal",
                 where, (long long)first + 1, (long long)bad);
@@ -131,7 +131,7 @@ static gs_status smoothing_matrix(gs_amg *amg, int l, int b, int k, const double
          * many small couplings that are not weak ones (3D Poisson 256^3 takes 22 PCG
          * iterations with theta on every level, 11 with this) */
         double tf = p->theta;
-        for (int i = 0; i < l; i++) tf *= 0.25;
+        for (int i = 0; i < p->first_level + l; i++) tf *= 0.25;
         GS_CHECK(amg->ops->filter(L->A, tf, p->strength, wl, &F)); /* NULL: nothing dropped */
     }
     if (F) { /* its own diagonal and rho */

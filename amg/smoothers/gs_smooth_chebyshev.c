@@ -16,6 +16,7 @@
  * (d^2 - 1)) = 0.25 for d = 3 and 0.26 for d = 10), so the interval widens with the degree. */
 int gs_amg_level_degree(const gs_amg_params *p, int l)
 {
+    l += p->first_level;
     return l >= CHEB_COARSE_LEVEL && p->coarse_chebyshev_degree > 0 ? p->coarse_chebyshev_degree
                                                                     : p->chebyshev_degree;
 }
