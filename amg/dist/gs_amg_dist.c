@@ -42,6 +42,19 @@ struct gs_amg_dist {
     gs_amg_report rep;
 };
 
+/* amg.trace (verbosity 3): each setup step's time on rank 0's stderr */
+static double g_trace_t;
+static void trace(const gs_amg_dist *amg, int l, const char *what)
+{
+    if (!amg->p.trace) return;
+    (void)amg->be->sync();
+    double t = gs_time_now();
+    if (what && gs_comm_rank() == 0)
+        fprintf(stderr, "amg setup (rank 0): level %d %-22s %8.3f ms\n", l, what,
+                1e3 * (t - g_trace_t));
+    g_trace_t = t;
+}
+
 static gs_status sync_now(const gs_amg_dist *amg, double *t)
 {
     gs_status st = amg->be->sync();
@@ -378,12 +391,16 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
             ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
         }
         GS_CHECK(sync_now(amg, &t0));
+        trace(amg, l, NULL);
         GS_CHECK(level_diag(amg, l, where));
+        trace(amg, l, "diagonal, rho, smoother");
         if (p->smooth_prolongator && L->rho > 0)
             GS_CHECK(smoothing_matrix(amg, l, b, k, B, B_loc, &S));
+        trace(amg, l, "smoothing matrix");
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &cpart, ph));
+        trace(amg, l, "aggregates, tentative");
         const int64_t nc = cpart->start[cpart->nranks];
         if (nc == 0 || nc >= n) { /* no coarsening: this level is gathered and ends there */
             gs_gcsr_destroy(&T);
@@ -396,6 +413,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         GS_CHECK(sync_now(amg, &t0));
         if (S) {
             GS_CHECK(gs_dist_matmul(S, T, L->part, loc, &P));
+            trace(amg, l, "P = S T");
             gs_gcsr_destroy(&S);
             gs_gcsr_destroy(&T);
         } else {
@@ -404,14 +422,18 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         }
         gs_gcsr *R = NULL;
         GS_CHECK(gs_dist_transpose(P, cpart, &R));
+        trace(amg, l, "R = P^T");
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         dlevel *C = &amg->lev[l + 1];
         st = gs_dist_matmul(L->A, P, L->part, loc, &AP);
+        trace(amg, l, "A P");
         if (st == GS_OK) st = gs_dist_matmul(R, AP, L->part, loc, &C->Aown);
+        trace(amg, l, "R (A P)");
         gs_gcsr_destroy(&AP);
         if (st == GS_OK) st = gs_dist_op_create(P, cpart, loc, p->select, l, &L->DP);
         if (st == GS_OK) st = gs_dist_op_create(R, L->part, loc, p->select, l, &L->DR);
+        trace(amg, l, "SpMV forms of P, R");
         gs_gcsr_destroy(&P);
         gs_gcsr_destroy(&R);
         GS_CHECK(st);

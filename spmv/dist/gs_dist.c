@@ -366,6 +366,7 @@ gs_status gs_dist_compact(const gs_gcsr *A, int64_t col0, int32_t ncols, gs_csr 
                 "2^31 each)", (long long)(ncols + nh), (long long)nnz);
     GS_CHECK(gs_csr_create(A->rows, ncols + nh, nnz, &C));
     for (int32_t i = 0; i <= A->rows; i++) C->rowptr[i] = (int32_t)A->rowptr[i];
+#pragma omp parallel for schedule(static) if (nnz > 100000)
     for (int32_t i = 0; i < A->rows; i++) {
         /* own columns first, then the halo's, each ascending: the row stays sorted when its
          * own columns are put before its halo ones */
@@ -443,6 +444,7 @@ gs_status gs_dist_matmul(const gs_gcsr *X, const gs_gcsr *Y, const gs_part *yp, 
     for (int32_t i = 0; i < Y->rows; i++) Yc->rowptr[i + 1] = (int32_t)Y->rowptr[i + 1];
     for (int32_t i = 0; i < nneed; i++)
         Yc->rowptr[Y->rows + i + 1] = (int32_t)(ny + H->rowptr[i + 1]);
+#pragma omp parallel for schedule(static) if (ny > 100000)
     for (int64_t q = 0; q < ny; q++) {
         Yc->colind[q] = mark[Y->col[q]];
         Yc->val[q] = Y->val[q];
@@ -454,6 +456,7 @@ gs_status gs_dist_matmul(const gs_gcsr *X, const gs_gcsr *Y, const gs_part *yp, 
     GS_CHECK(local_product(Xc, Yc, loc, &Cc));
     GS_CHECK(gs_gcsr_create(X->row0, X->rows, X->grows, Y->gcols, Cc->nnz, &C));
     for (int32_t i = 0; i <= Cc->rows; i++) C->rowptr[i] = Cc->rowptr[i];
+#pragma omp parallel for schedule(static) if (Cc->nnz > 100000)
     for (int32_t q = 0; q < Cc->nnz; q++) {
         C->col[q] = ucol[Cc->colind[q]];
         C->val[q] = Cc->val[q];
