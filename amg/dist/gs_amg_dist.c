@@ -141,6 +141,7 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
         double tf = p->theta;
         for (int i = 0; i < l; i++) tf *= 0.25;
         GS_CHECK(gs_amg_filter_host(D->compact, tf, p->strength, B ? w : NULL, &F));
+        trace(amg, l, "  filter");
     }
     int64_t anyF = F != NULL; /* F = A on every rank, or F's own rho over all of them */
     GS_CHECK(gs_comm_max_i64(&anyF, 1));
@@ -155,7 +156,9 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
         GS_CHECK(gs_amg_host_ops.diag_inv(F, 0, dF, sF, &bad, &first));
         GS_CHECK(put_doubles(amg, sF, F->rows, &sqF));
         amg->shell->rho_rows = grows;
+        trace(amg, l, "  F's SpMV form");
         GS_CHECK(gs_amg_estimate_rho(amg->shell, DF->diag, gs_dist_op_spmat(DF), sqF, &rho));
+        trace(amg, l, "  F's rho");
         if (!(rho > 0)) rho = L->rho;
         GS_CHECK(gs_amg_host_ops.jacobi_matrix(F, dF, p->prolongator_omega / rho, &Sj));
     } else {
@@ -163,7 +166,9 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
         GS_CHECK(gs_amg_host_ops.diag_inv(D->compact, 0, dA, NULL, &bad, &first));
         GS_CHECK(gs_amg_host_ops.jacobi_matrix(D->compact, dA, p->prolongator_omega / rho, &Sj));
     }
+    trace(amg, l, "  I - w D^-1 F");
     GS_CHECK(gs_dist_op_to_global(D, Sj, grows, grows, S));
+    trace(amg, l, "  to global columns");
 done:
     gs_csr_destroy(&F);
     gs_csr_destroy(&Sj);

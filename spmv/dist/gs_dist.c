@@ -331,22 +331,76 @@ done:
     return st;
 }
 
+/* R = P^T: the entries whose column this rank owns transposed here by a counting pass (most of
+ * them: a prolongator couples a fine row to nearby aggregates), only the others sent to their
+ * owners through the entry exchange; each row of R is then [received columns below this rank's
+ * rows] [its own, ascending] [received columns above] */
 gs_status gs_dist_transpose(const gs_gcsr *P, const gs_part *cp, gs_gcsr **R)
 {
     gs_status st = GS_OK;
-    int64_t n = P->rowptr[P->rows];
-    int64_t *ri = NULL, *ci = NULL;
-    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof(int64_t), "transpose", (void **)&ri));
-    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof(int64_t), "transpose", (void **)&ci));
+    const int me = gs_comm_rank();
+    const int64_t c0 = cp->start[me], nc = cp->start[me + 1] - c0, n = P->rowptr[P->rows];
+    int64_t *ri = NULL, *ci = NULL, *cnt = NULL, nr = 0;
+    double *rv = NULL;
+    gs_gcsr *X = NULL, *T = NULL;
+    GS_CHECK(gs_alloc_array((size_t)nc + 2, sizeof *cnt, "transpose", (void **)&cnt));
+    memset(cnt, 0, ((size_t)nc + 2) * sizeof *cnt);
+    for (int64_t q = 0; q < n; q++) {
+        int64_t c = P->col[q] - c0;
+        if (c >= 0 && c < nc)
+            cnt[c + 2]++;
+        else
+            nr++;
+    }
+    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ri, "transpose", (void **)&ri));
+    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ci, "transpose", (void **)&ci));
+    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *rv, "transpose", (void **)&rv));
+    for (int64_t i = 0; i < nc; i++) cnt[i + 2] += cnt[i + 1];
+    GS_CHECK(gs_gcsr_create(c0, (int32_t)nc, cp->start[cp->nranks], P->grows, n - nr, &T));
+    nr = 0; /* own entries by column (rows visited in order: each row of T comes out sorted) */
     for (int32_t i = 0; i < P->rows; i++)
         for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; q++) {
-            ri[q] = P->col[q];
-            ci[q] = P->row0 + i;
+            int64_t c = P->col[q] - c0;
+            if (c >= 0 && c < nc) {
+                int64_t k = cnt[c + 1]++;
+                T->col[k] = P->row0 + i;
+                T->val[k] = P->val[q];
+            } else {
+                ri[nr] = P->col[q];
+                ci[nr] = P->row0 + i;
+                rv[nr++] = P->val[q];
+            }
         }
-    GS_CHECK(gs_gcsr_from_entries(n, ri, ci, P->val, cp, P->grows, R));
+    for (int64_t i = 0; i <= nc; i++) T->rowptr[i] = cnt[i];
+    GS_CHECK(gs_gcsr_from_entries(nr, ri, ci, rv, cp, P->grows, &X));
+    /* the two merged: X's columns lie outside this rank's rows, below or above them */
+    GS_CHECK(gs_gcsr_create(c0, (int32_t)nc, cp->start[cp->nranks], P->grows,
+                            T->rowptr[nc] + X->rowptr[nc], R));
+    gs_gcsr *M = *R;
+    int64_t k = 0;
+    for (int64_t i = 0; i < nc; i++) {
+        int64_t x = X->rowptr[i], x1 = X->rowptr[i + 1];
+        for (; x < x1 && X->col[x] < P->row0; x++, k++) {
+            M->col[k] = X->col[x];
+            M->val[k] = X->val[x];
+        }
+        for (int64_t q = T->rowptr[i]; q < T->rowptr[i + 1]; q++, k++) {
+            M->col[k] = T->col[q];
+            M->val[k] = T->val[q];
+        }
+        for (; x < x1; x++, k++) {
+            M->col[k] = X->col[x];
+            M->val[k] = X->val[x];
+        }
+        M->rowptr[i + 1] = k;
+    }
 done:
     gs_free(ri);
     gs_free(ci);
+    gs_free(rv);
+    gs_free(cnt);
+    gs_gcsr_destroy(&X);
+    gs_gcsr_destroy(&T);
     return st;
 }
 
