@@ -242,10 +242,9 @@ done:
 }
 
 /* Copy the hierarchy's report into the run's record. */
-static gs_status record_amg(const gs_amg *amg, gs_run *run)
+gs_status gs_driver_record_amg(const gs_amg_report *r, gs_run *run)
 {
     gs_status st = GS_OK;
-    const gs_amg_report *r = gs_amg_get_report(amg);
     gs_result *res = &run->res;
     GS_CHECK(gs_alloc_array(1, sizeof *run->amg, "AMG report", (void **)&run->amg));
     *run->amg = *r;
@@ -469,7 +468,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
         gs_select_request rq = gs_driver_select_request(c);
         ap.select = &rq; /* AMG picks every operator's format through the selector */
         GS_CHECK(gs_amg_setup(dA ? dA : A, &ap, where, &amg));
-        GS_CHECK(record_amg(amg, run));
+        GS_CHECK(gs_driver_record_amg(gs_amg_get_report(amg), run));
         warn_fallbacks(gs_amg_get_report(amg));
         M = gs_amg_linop(amg);
         Mp = &M;

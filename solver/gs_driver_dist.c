@@ -70,42 +70,6 @@ done:
     return st;
 }
 
-/* the AMG report into the run's record (the one-process driver's record_amg, for the ranks) */
-static gs_status record_amg(const gs_amg_report *r, gs_run *run)
-{
-    gs_status st = GS_OK;
-    gs_result *res = &run->res;
-    GS_CHECK(gs_alloc_array(1, sizeof *run->amg, "AMG report", (void **)&run->amg));
-    *run->amg = *r;
-    GS_CHECK(gs_alloc_array((size_t)r->levels, sizeof *run->levels, "level table",
-                            (void **)&run->levels));
-    res->levels = r->levels;
-    res->formats[0] = '\0';
-    for (int l = 0; l < r->levels; l++) {
-        const gs_amg_level_report *L = &r->level[l];
-        gs_level_info *I = &run->levels[l];
-        memset(I, 0, sizeof *I);
-        I->rows = L->rows;
-        I->nnz = L->nnz;
-        I->mean = L->mean;
-        I->std = L->std;
-        I->max = L->max;
-        gs_str_copy(I->format, sizeof I->format, L->format);
-        gs_str_copy(I->reason, sizeof I->reason, L->reason);
-        size_t len = strlen(res->formats);
-        snprintf(res->formats + len, sizeof res->formats - len, "%s%s", l ? "," : "", L->format);
-    }
-    res->level_info = run->levels;
-    res->operator_complexity = r->operator_complexity;
-    res->grid_complexity = r->grid_complexity;
-    for (int i = 0; i < GS_AMG_PHASES; i++)
-        for (int j = 0; j < GS_PHASES; j++)
-            if (strcmp(gs_amg_phase_names[i], gs_phase_names[j]) == 0)
-                res->phase_s[j] = r->phase_s[i];
-done:
-    return st;
-}
-
 /* the most seconds any rank spent in communication since the last reset */
 static double comm_max(void)
 {
@@ -178,7 +142,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
             ap.nullspace_k = d->nullspace_k;
         }
         GS_CHECK(gs_amg_dist_setup(d->A, d->part, D, &ap, c->amg.gather_rows, where, &amg));
-        GS_CHECK(record_amg(gs_amg_dist_report(amg), run));
+        GS_CHECK(gs_driver_record_amg(gs_amg_dist_report(amg), run));
         M = gs_amg_dist_linop(amg);
         Mp = &M;
     } else {

@@ -13,6 +13,8 @@ gs_status gs_driver_choose_backend(const gs_config *c, gs_loc *loc, gs_result *r
 gs_select_request gs_driver_select_request(const gs_config *c);
 /* the amg keys as AMG parameters (p: the block size of a generated problem) */
 gs_status gs_driver_amg_params(const gs_config *c, const gs_problem *p, gs_amg_params *ap);
+/* an AMG hierarchy's report into the run's record: level table, formats, complexities, phases */
+gs_status gs_driver_record_amg(const gs_amg_report *r, gs_run *run);
 /* the Krylov monitor: history and iteration lines (ctx: the gs_run) */
 void gs_driver_monitor(void *ctx, int it, double rnorm);
 /* the result's identification fields from configuration and problem */
