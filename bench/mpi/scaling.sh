@@ -5,8 +5,8 @@
 #   strong: 256^3 on every GPU count;
 #   weak:   about 16.8M rows a GPU: 256^3 on 1, 323^3 (33.7M) on 2, 406^3 (66.9M) on 4 (cubes of
 #           the same rows per GPU; the generators take one size for all three directions).
-# GPUS: the GPU counts to run (default: 1 2 4, those the node has). 3 processes a point, the median
-# of setup + solve kept. Needs build-gpu/gsolve built with MPI and mpirun on PATH (MPIRUN
+# GPUS: the GPU counts to run (default: 1 2 4, those the node has). REPS processes a point
+# (default 3), the median of setup + solve kept. Needs build-gpu/gsolve built with MPI and mpirun on PATH (MPIRUN
 # overrides: default "mpirun --bind-to none"). Writes OUT/<case>_<gpus>.csv, logs, OUT/table.md.
 set -uo pipefail
 out=${1:?usage: scaling.sh OUT [GPUS...]}
@@ -23,7 +23,7 @@ weak_size() { case $1 in 1) echo 256 ;; 2) echo 323 ;; 4) echo 406 ;; *) echo 25
 run() { # name gpus size type
     local name=$1 g=$2 n=$3 type=$4
     rm -f "$out/${name}_$g.csv"
-    for r in 1 2 3; do
+    for r in $(seq "${REPS:-3}"); do
         timeout 600 $MPIRUN -np "$g" "$gs" "$here/configs/quickstart.cfg" \
             --set problem.generate.type="$type" --set problem.generate.size="$n" \
             --set solver.preconditioner=amg --set solver.max_iters=1000 \
