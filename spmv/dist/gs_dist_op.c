@@ -11,38 +11,49 @@ static gs_status dist_spmv(const void *D, const gs_vec *x, gs_vec *y)
     return gs_dist_op_spmv(D, x, y);
 }
 
-/* the rows' own and halo columns split into the diagonal and off-diagonal blocks (host) */
+/* the rows' own and halo columns split into the diagonal and off-diagonal blocks (host); C is
+ * gs_dist_compact's form, every row's own columns before its halo ones, so each row splits at
+ * one place (rows in parallel) */
 static gs_status split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
                        gs_csr **offd)
 {
     gs_status st = GS_OK;
-    int32_t nd = 0, no = 0;
+    int32_t *cut = NULL;
+    int64_t nd = 0;
     *diag = *offd = NULL;
-    for (int32_t q = 0; q < C->nnz; q++) {
-        if (C->colind[q] < ncols)
-            nd++;
-        else
-            no++;
+    GS_CHECK(gs_alloc_array((size_t)C->rows + 1, sizeof *cut, "block split", (void **)&cut));
+#pragma omp parallel for schedule(static) reduction(+ : nd) if (C->nnz > 100000)
+    for (int32_t i = 0; i < C->rows; i++) {
+        int32_t q = C->rowptr[i];
+        while (q < C->rowptr[i + 1] && C->colind[q] < ncols) q++;
+        cut[i] = q;
+        nd += q - C->rowptr[i];
     }
     GS_CHECK(gs_csr_create(C->rows, ncols, nd, diag));
-    if (nhalo > 0) GS_CHECK(gs_csr_create(C->rows, nhalo, no, offd));
+    if (nhalo > 0) GS_CHECK(gs_csr_create(C->rows, nhalo, C->nnz - nd, offd));
     gs_csr *D = *diag, *O = nhalo > 0 ? *offd : NULL;
     D->rowptr[0] = 0;
     if (O) O->rowptr[0] = 0;
-    for (int32_t i = 0, kd = 0, ko = 0; i < C->rows; i++) {
-        for (int32_t q = C->rowptr[i]; q < C->rowptr[i + 1]; q++) {
-            if (C->colind[q] < ncols) {
-                D->colind[kd] = C->colind[q];
-                D->val[kd++] = C->val[q];
-            } else if (O) {
-                O->colind[ko] = C->colind[q] - ncols;
-                O->val[ko++] = C->val[q];
-            }
+    for (int32_t i = 0; i < C->rows; i++) {
+        D->rowptr[i + 1] = D->rowptr[i] + (cut[i] - C->rowptr[i]);
+        if (O) O->rowptr[i + 1] = O->rowptr[i] + (C->rowptr[i + 1] - cut[i]);
+    }
+#pragma omp parallel for schedule(static) if (C->nnz > 100000)
+    for (int32_t i = 0; i < C->rows; i++) {
+        int32_t k = D->rowptr[i];
+        for (int32_t q = C->rowptr[i]; q < cut[i]; q++, k++) {
+            D->colind[k] = C->colind[q];
+            D->val[k] = C->val[q];
         }
-        D->rowptr[i + 1] = kd;
-        if (O) O->rowptr[i + 1] = ko;
+        if (!O) continue;
+        k = O->rowptr[i];
+        for (int32_t q = cut[i]; q < C->rowptr[i + 1]; q++, k++) {
+            O->colind[k] = C->colind[q] - ncols;
+            O->val[k] = C->val[q];
+        }
     }
 done:
+    gs_free(cut);
     return st;
 }
 
