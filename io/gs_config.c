@@ -61,7 +61,17 @@ static const key_def ROWS[] = {
      "diffusion with coefficients jumping between cubes; rotated: 2D Q1 rotated anisotropy; "
      "elasticity: Q1 linear elasticity, clamped, with its rigid-body modes"},
     {"problem.generate.size", K_INT, F(problem.generate.size), "32", 1, IMAX, NULL,
-     "grid points per direction (rotated, elasticity: interior nodes; powerlaw: nodes)"},
+     "grid points per direction (rotated, elasticity: interior nodes; powerlaw: nodes); "
+     "problem.generate.nx, ny, nz override it along one direction"},
+    {"problem.generate.nx", K_INT, F(problem.generate.nx), "0", 0, IMAX, NULL,
+     "grid points along x (0: problem.generate.size); with ny and nz a grid that is not cubic, "
+     "unknowns x fastest (x + nx*(y + ny*z)); poisson, anisotropic, convdiff, jumps, rotated, "
+     "elasticity; powerlaw refuses it"},
+    {"problem.generate.ny", K_INT, F(problem.generate.ny), "0", 0, IMAX, NULL,
+     "grid points along y (0: problem.generate.size), as problem.generate.nx"},
+    {"problem.generate.nz", K_INT, F(problem.generate.nz), "0", 0, IMAX, NULL,
+     "grid points along z (0: problem.generate.size), 3D grids only (stencil 7 or 27, jumps), "
+     "as problem.generate.nx"},
     {"problem.generate.stencil", K_INT, F(problem.generate.stencil), "7", 5, 27, NULL,
      "5 or 9 (2D), 7 or 27 (3D); elasticity: picks the dimension only (5 or 9: 2D, 7 or 27: 3D; "
      "every node couples to its 3^d neighbours); jumps (3D 7-point), rotated (2D 9-point) and "
@@ -766,6 +776,23 @@ static gs_status check_generate(const gs_config *c, const char *where)
         return GS_ERROR(GS_ERR_CONFIG,
                         "%s: problem.generate.stencil = %lld: expected 5 or 9 (2D), 7 or 27 (3D)",
                         where, (long long)s);
+    /* the grid extents: not for powerlaw (a graph), nz not for a 2D grid */
+    const int64_t ext[3] = {c->problem.generate.nx, c->problem.generate.ny, c->problem.generate.nz};
+    static const char *const ext_keys[3] = {"nx", "ny", "nz"};
+    for (int k = 0; k < 3 && strcmp(t, "powerlaw") == 0; k++)
+        if (ext[k] != 0)
+            return GS_ERROR(GS_ERR_CONFIG,
+                            "%s: problem.generate.%s = %lld: powerlaw is a graph of "
+                            "problem.generate.size nodes, not a grid: leave it 0",
+                            where, ext_keys[k], (long long)ext[k]);
+    int two_d = strcmp(t, "rotated") == 0 || (uses_stencil && (s == 5 || s == 9));
+    if (ext[2] != 0 && two_d)
+        return GS_ERROR(GS_ERR_CONFIG,
+                        "%s: problem.generate.nz = %lld: %s%s is 2D (nx, ny only): leave it 0",
+                        where, (long long)ext[2], t,
+                        strcmp(t, "rotated") == 0 ? ""
+                        : s == 5                  ? " with stencil 5"
+                                                  : " with stencil 9");
     double nu = c->problem.generate.nu;
     if (strcmp(t, "elasticity") == 0 && !(nu > -1.0 && nu < 0.5))
         return GS_ERROR(GS_ERR_CONFIG,

@@ -33,7 +33,7 @@ typedef struct gs_config {
         gs_cfg_str name, matrix, group, rhs, x0, nullspace;
         struct {
             gs_cfg_str type;
-            int64_t size, stencil, dof, seed, block;
+            int64_t size, nx, ny, nz, stencil, dof, seed, block;
             double epsilon, velocity, degree, exponent, contrast, angle, E, nu;
         } generate;
     } problem;

@@ -131,6 +131,51 @@ int64_t gs_gen_mul_sat(int64_t a, int64_t b)
     return (a != 0 && b > INT64_MAX / a) ? INT64_MAX : a * b;
 }
 
+/* n = (nx, ny, nz), each size where not set (0); nz = 1 in 2D, where nz must not be set. A
+ * point count below 1 names the key it came from (size's message as before when unset). */
+gs_status gs_gen_grid_dims(const char *name, const gs_gen_params *p, int dim, int64_t n[3])
+{
+    static const char *const keys[3] = {"nx", "ny", "nz"};
+    const int64_t set[3] = {p->nx, p->ny, p->nz};
+    if (dim == 2 && p->nz != 0)
+        return GS_ERROR(GS_ERR_ARG, "%s: nz %lld: the grid is 2D (nx, ny only), expected 0", name,
+                        (long long)p->nz);
+    for (int k = 0; k < dim; k++) {
+        n[k] = set[k] != 0 ? set[k] : p->size;
+        if (n[k] >= 1) continue;
+        if (set[k] != 0)
+            return GS_ERROR(GS_ERR_ARG,
+                            "%s: %s %lld: expected at least 1 grid point (0: size, the default)",
+                            name, keys[k], (long long)set[k]);
+        return GS_ERROR(GS_ERR_ARG, "%s: size %lld: expected at least 1 grid point per direction",
+                        name, (long long)p->size);
+    }
+    if (dim == 2) n[2] = 1;
+    return GS_OK;
+}
+
+int gs_gen_grid_cubic(const int64_t n[3], int dim)
+{
+    return n[1] == n[0] && (dim == 2 || n[2] == n[0]);
+}
+
+void gs_gen_grid_text(const int64_t n[3], int dim, char *buf, size_t len)
+{
+    if (gs_gen_grid_cubic(n, dim))
+        snprintf(buf, len, "%lld^%d", (long long)n[0], dim);
+    else if (dim == 2)
+        snprintf(buf, len, "%lldx%lld", (long long)n[0], (long long)n[1]);
+    else
+        snprintf(buf, len, "%lldx%lldx%lld", (long long)n[0], (long long)n[1], (long long)n[2]);
+}
+
+int64_t gs_gen_grid_max(const int64_t n[3], int dim)
+{
+    int64_t m = n[0];
+    for (int k = 1; k < dim; k++) m = n[k] > m ? n[k] : m;
+    return m;
+}
+
 /* ------------------------------------------------------------------ grid stencils */
 
 /* The scalar stencil: offsets in increasing column order (dz, dy, dx ascending) and values. */
@@ -177,8 +222,9 @@ static void add_upwind(stencil *s, double velocity, double h)
     }
 }
 
-/* the stencil of a grid problem; the diagonal is the sum of |off-diagonals| (row sum 0) */
-static void stencil_build(int kind, int points, const gs_gen_params *p, stencil *s)
+/* the stencil of a grid problem; the diagonal is the sum of |off-diagonals| (row sum 0);
+ * convdiff's h = 1/(nmax+1), nmax the longest extent (size on a cubic grid) */
+static void stencil_build(int kind, int points, const gs_gen_params *p, int64_t nmax, stencil *s)
 {
     int full = points == 9 || points == 27, zr = stencil_dim(points) == 3, c = 0;
     double diag = 0.0;
@@ -201,19 +247,18 @@ static void stencil_build(int kind, int points, const gs_gen_params *p, stencil 
                 diag -= s->coef[k];
             }
     s->coef[c] = diag;
-    if (kind == GEN_CONVDIFF) add_upwind(s, p->velocity, 1.0 / (double)(p->size + 1));
+    if (kind == GEN_CONVDIFF) add_upwind(s, p->velocity, 1.0 / (double)(nmax + 1));
 }
 
-/* check the grid parameters of one type */
-static gs_status grid_check(int kind, const gs_gen_params *p)
+/* check the grid parameters of one type; n = the grid's points per direction */
+static gs_status grid_check(int kind, const gs_gen_params *p, int64_t n[3])
 {
     const char *name = grid_names[kind];
     if (p->stencil != 5 && p->stencil != 9 && p->stencil != 7 && p->stencil != 27)
         return GS_ERROR(GS_ERR_ARG, "%s: stencil %d: expected 5 or 9 (2D), 7 or 27 (3D)", name,
                         p->stencil);
-    if (p->size < 1)
-        return GS_ERROR(GS_ERR_ARG, "%s: size %lld: expected at least 1 grid point per direction",
-                        name, (long long)p->size);
+    gs_status st = gs_gen_grid_dims(name, p, stencil_dim(p->stencil), n);
+    if (st != GS_OK) return st;
     if (p->dof < 1)
         return GS_ERROR(GS_ERR_ARG, "%s: dof %d: expected at least 1 unknown per grid point", name,
                         p->dof);
@@ -225,12 +270,14 @@ static gs_status grid_check(int kind, const gs_gen_params *p)
     return GS_OK;
 }
 
-/* "poisson 3D 7-point 64^3[ dof 3][ epsilon e | velocity v]" */
-static void grid_describe(int kind, const gs_gen_params *p, char *buf, size_t len)
+/* "poisson 3D 7-point 64^3[ dof 3][ epsilon e | velocity v]" (a grid not cubic: 64x64x128) */
+static void grid_describe(int kind, const gs_gen_params *p, const int64_t n[3], char *buf,
+                          size_t len)
 {
     int dim = stencil_dim(p->stencil);
-    int w = snprintf(buf, len, "%s %dD %d-point %lld^%d", grid_names[kind], dim, p->stencil,
-                     (long long)p->size, dim);
+    char grid[80];
+    gs_gen_grid_text(n, dim, grid, sizeof grid);
+    int w = snprintf(buf, len, "%s %dD %d-point %s", grid_names[kind], dim, p->stencil, grid);
     if (w < 0 || (size_t)w >= len) return;
     if (p->dof > 1) w += snprintf(buf + w, len - (size_t)w, " dof %d", p->dof);
     if (w < 0 || (size_t)w >= len) return;
@@ -249,8 +296,8 @@ static int64_t span(int64_t x, int64_t n)
  * each a dof block */
 static int64_t grid_row_len(const gs_gen_rows *g, int64_t line, int64_t x)
 {
-    int64_t n = g->n, sx = span(x, n), sy = span(line % n, n);
-    int64_t sz = g->dim == 3 ? span(line / n, n) : 1;
+    int64_t sx = span(x, g->nx), sy = span(line % g->ny, g->ny);
+    int64_t sz = g->dim == 3 ? span(line / g->ny, g->nz) : 1;
     int full = g->count == 9 || g->count == 27;
     return (full ? sx * sy * sz : sx + sy + sz - 2) * g->block;
 }
@@ -264,16 +311,16 @@ typedef struct line_stencil {
     double coef[27];
 } line_stencil;
 
-/* the entries of the stencil that line = y + n*z keeps */
+/* the entries of the stencil that line = y + ny*z keeps */
 static void line_setup(const gs_gen_rows *g, int64_t line, line_stencil *ls)
 {
-    int64_t n = g->n, y = line % n, z = line / n;
+    int64_t nx = g->nx, ny = g->ny, y = line % ny, z = line / ny;
     ls->count = 0;
     for (int k = 0; k < g->count; k++) {
         int64_t b = y + g->off[k][1], c = z + g->off[k][2];
-        if (b < 0 || b >= n || c < 0 || c >= n) continue;
+        if (b < 0 || b >= ny || c < 0 || c >= g->nz) continue;
         ls->dx[ls->count] = g->off[k][0];
-        ls->delta[ls->count] = g->off[k][0] + n * (g->off[k][1] + n * g->off[k][2]);
+        ls->delta[ls->count] = g->off[k][0] + nx * (g->off[k][1] + ny * g->off[k][2]);
         ls->coef[ls->count++] = g->coef[k];
     }
 }
@@ -289,7 +336,7 @@ static void grid_fill(const gs_gen_rows *g, int64_t line, int64_t x0, int64_t x1
                       const gs_gen_out *o)
 {
     line_stencil ls;
-    int64_t n = g->n, dof = g->block;
+    int64_t n = g->nx, dof = g->block;
     const double *pw = g->pw;
     line_setup(g, line, &ls);
     for (int64_t x = x0, p = n * line + x0; x < x1; x++, p++) {
@@ -313,32 +360,36 @@ static void grid_fill(const gs_gen_rows *g, int64_t line, int64_t x0, int64_t x1
 
 /* The row builder of a grid problem: sizes in int64, refused when rows or nnz reach 2^31
  * (the whole matrix's, on any number of ranks), the stencil, the dof block's weights. */
-static gs_status grid_setup(int kind, const gs_gen_params *p, const char *desc, gs_gen_rows *g)
+static gs_status grid_setup(int kind, const gs_gen_params *p, const int64_t n[3], const char *desc,
+                            gs_gen_rows *g)
 {
     gs_status st = GS_OK;
     int dim = stencil_dim(p->stencil), full = p->stencil == 9 || p->stencil == 27;
-    int64_t n = p->size, pts = 1, face = 1, nnz_s = 1;
+    int64_t pts = 1, faces = 0, nnz_s = 1;
+    double dpts = 1.0;
     stencil s;
-    for (int d = 0; d < dim; d++) pts = gs_gen_mul_sat(pts, n);
+    for (int d = 0; d < dim; d++) pts = gs_gen_mul_sat(pts, n[d]), dpts *= (double)n[d];
     g->rows = gs_gen_mul_sat(pts, p->dof);
     if (g->rows > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED,
                 "%s: %.4g rows: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
-                pow((double)n, dim) * p->dof);
-    /* full stencil: (3n-2) column choices per direction, multiplied; 5/7-point: each of the
-     * 2 dim axis neighbours is missing on one face of n^(dim-1) points */
-    for (int d = 0; d < dim - 1; d++) face *= n;
-    for (int d = 0; d < dim && full; d++) nnz_s *= 3 * n - 2;
-    if (!full) nnz_s = (2 * dim + 1) * pts - 2 * dim * face;
+                dpts * p->dof);
+    /* full stencil: (3 n_d - 2) column choices along each direction d, multiplied; 5/7-point:
+     * the two neighbours along d are each missing on a face of pts / n_d points */
+    for (int d = 0; d < dim; d++) faces += pts / n[d];
+    for (int d = 0; d < dim && full; d++) nnz_s *= 3 * n[d] - 2;
+    if (!full) nnz_s = (2 * dim + 1) * pts - 2 * faces;
     g->nnz = gs_gen_mul_sat(gs_gen_mul_sat(nnz_s, p->dof), p->dof);
     if (g->nnz > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED,
                 "%s: %.4g nonzeros: the 32-bit index limit is 2^31 - 1 = 2147483647", desc,
                 (double)nnz_s * p->dof * p->dof);
-    g->n = n;
+    g->nx = n[0];
+    g->ny = n[1];
+    g->nz = n[2];
     g->dim = dim;
     g->block = p->dof;
-    stencil_build(kind, p->stencil, p, &s);
+    stencil_build(kind, p->stencil, p, gs_gen_grid_max(n, dim), &s);
     g->count = s.count;
     memcpy(g->off, s.off, sizeof s.off);
     memcpy(g->coef, s.coef, sizeof s.coef);
@@ -355,10 +406,11 @@ gs_status gs_gen_grid_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, s
 {
     gs_status st = GS_OK;
     int kind = 0;
+    int64_t n[3];
     while (kind < 2 && strcmp(p->type, grid_names[kind]) != 0) kind++;
-    GS_CHECK(grid_check(kind, p));
-    grid_describe(kind, p, desc, desc_len);
-    GS_CHECK(grid_setup(kind, p, desc, g));
+    GS_CHECK(grid_check(kind, p, n));
+    grid_describe(kind, p, n, desc, desc_len);
+    GS_CHECK(grid_setup(kind, p, n, desc, g));
 done:
     return st;
 }
@@ -374,6 +426,14 @@ static gs_status powerlaw_check(const gs_gen_params *p)
     if (p->dof != 1)
         return GS_ERROR(GS_ERR_ARG,
                         "powerlaw: dof %d: dof applies to the grid types only, expected 1", p->dof);
+    const int64_t ext[3] = {p->nx, p->ny, p->nz};
+    static const char *const keys[3] = {"nx", "ny", "nz"};
+    for (int k = 0; k < 3; k++)
+        if (ext[k] != 0)
+            return GS_ERROR(GS_ERR_ARG,
+                            "powerlaw: %s %lld: a graph has no grid extents (size is its nodes), "
+                            "expected 0",
+                            keys[k], (long long)ext[k]);
     if (!(p->degree > 0.0 && isfinite(p->degree)))
         return GS_ERROR(GS_ERR_ARG, "powerlaw: degree %g: expected a finite mean degree > 0",
                         p->degree);
@@ -569,8 +629,8 @@ static gs_status build_elasticity(const gs_gen_params *p, gs_csr **A, double **B
  * in its own file declared in gs_gen_impl.h) and a line (docs/design.md, "A generator"). */
 static const gs_gen_desc GENERATORS[] = {
     {"poisson",
-     "Laplacian on a size^d grid, 2D 5/9-point or 3D 7/27-point (Dirichlet), dof "
-     "unknowns per point",
+     "Laplacian on a size^d (or nx x ny [x nz]) grid, 2D 5/9-point or 3D 7/27-point "
+     "(Dirichlet), dof unknowns per point",
      1, build_poisson, gs_gen_grid_rows},
     {"anisotropic", "poisson with the couplings along x scaled by epsilon", 1, build_aniso,
      gs_gen_grid_rows},

@@ -19,6 +19,16 @@
  *                   size^d interior nodes, d unknowns per node, SPD, with its rigid-body modes
  *                   as the near-nullspace (gs_gen_problem), the AMG case of block systems.
  *
+ * Grid extents: every grid type (poisson, anisotropic, convdiff, jumps, rotated, elasticity)
+ * has nx x ny (2D) or nx x ny x nz (3D) points (rotated, elasticity: interior nodes), each of
+ * nx, ny, nz the size where 0 (unset); nz set on a 2D grid, or any of them on powerlaw, is an
+ * error. Point (x, y, z) is x + nx*(y + ny*z). Below, n and size^d stand for them; with all
+ * three unset (or equal) the grid is size^d and the matrix the same to the bit. A grid whose
+ * extents differ is described as "NXxNY[xNZ]" (as "poisson 3D 7-point 256x256x512"), a cubic
+ * one as "n^d". The axis stencils have (2d+1) N - 2 (sum over the axes of N / n_axis)
+ * nonzeros, N = nx ny [nz]; the full ones and elasticity's patterns the product of
+ * (3 n_axis - 2).
+ *
  * Grid matrices (unknowns lexicographic, x fastest; with dof: index = point*dof + component):
  *  - poisson: 5/7-point diagonal 4/6, axis neighbours -1; 9/27-point diagonal 8/26, all
  *    neighbours -1. Boundary rows keep the full diagonal (Dirichlet), so they sum to > 0.
@@ -28,22 +38,25 @@
  *    stencil (symmetric, weakly diagonally dominant M-matrix, SPD); epsilon = 1 is poisson.
  *  - convdiff: the poisson stencil scaled by h^2 (integer diffusion part), plus per axis the
  *    upwind term |velocity|*h on the diagonal and -|velocity|*h on the upwind neighbour
- *    (-e_k for velocity > 0, +e_k for velocity < 0), h = 1/(size+1). Rows sum to 0 inside.
+ *    (-e_k for velocity > 0, +e_k for velocity < 0), h = 1/(size+1); on a grid whose extents
+ *    differ h = 1/(max(nx, ny[, nz]) + 1) (square cells, the longest side of unit length).
+ *    Rows sum to 0 inside.
  *  - powerlaw: w_i ~ (i+1)^(-1/(exponent-1)) scaled to mean `degree`, capped at
  *    min(sqrt(sum w), size-1); round(size*degree/2) endpoint pairs drawn (xoshiro256** from
  *    `seed`) with probability ~ w; self loops dropped, multi-edges summed; A = D - W + I.
  *
  * The PDE types (io/gs_gen_pde.c) take dof = 1; their own keys are listed with each.
  *  - jumps (contrast >= 1, block >= 1, seed; stencil ignored: always 3D 7-point): point
- *    x + n*(y + n*z), n = size. The grid is cut into cubes of block^3 points (the last ones per
- *    direction partial), numbered x fastest; cube after cube, one xoshiro256** draw u (53-bit,
- *    in [0,1)) from `seed` picks k = {1/contrast, 1, contrast}[floor(3u)] for all its points.
- *    Faces between neighbours i, j carry the harmonic mean 2 k_i k_j / (k_i + k_j): A_ij =
- *    minus that; a face to outside the grid (Dirichlet) carries k_i; A_ii = sum of the six
- *    face values; 7 size^3 - 6 size^2 nonzeros. h^2 is not applied (it would scale every
- *    entry alike).
+ *    x + nx*(y + ny*z). The grid is cut into cubes of block^3 points (the last ones per
+ *    direction partial; ceil(n_axis / block) of them along each axis), numbered x fastest;
+ *    cube after cube, one xoshiro256** draw u (53-bit, in [0,1)) from `seed` picks
+ *    k = {1/contrast, 1, contrast}[floor(3u)] for all its points. Faces between neighbours
+ *    i, j carry the harmonic mean 2 k_i k_j / (k_i + k_j): A_ij = minus that; a face to
+ *    outside the grid (Dirichlet) carries k_i; A_ii = sum of the six face values;
+ *    7 N - 2 (ny nz + nx nz + nx ny) nonzeros (7 size^3 - 6 size^2 on a cube). h^2 is not
+ *    applied (it would scale every entry alike).
  *  - rotated (epsilon > 0, angle in degrees; stencil ignored: always 2D 9-point): interior
- *    node x + n*y of a grid of (size+1)^2 unit-square Q1 elements (h cancels in 2D), boundary
+ *    node x + nx*y of a grid of (nx+1) x (ny+1) square Q1 elements (h cancels in 2D), boundary
  *    nodes eliminated (Dirichlet). K = R(angle) diag(1, epsilon) R(angle)^T, so with
  *    c = cos(angle), s = sin(angle): a = K_xx = c^2 + epsilon s^2, b = K_xy = (1-epsilon) c s,
  *    d = K_yy = s^2 + epsilon c^2. The assembled stencil, (dx, dy) offsets:
@@ -55,13 +68,15 @@
  *    the Q1 Laplacian, 8/3 and -1/3.
  *  - elasticity (E > 0, -1 < nu < 0.5; stencil 5 or 9: 2D, 7 or 27: 3D, the stencil only picks
  *    the dimension d): the unit square or cube cut into (size+1)^d Q1 elements of side
- *    h = 1/(size+1); the size^d interior nodes at (i h, j h[, l h]), i, j, l = 1..size, carry d
- *    unknowns, index = node*d + component, node lexicographic x fastest; every boundary node is
- *    clamped (eliminated). Lame lambda = E nu / ((1+nu)(1-2 nu)), mu = E / (2(1+nu)) (plane
- *    strain in 2D); element stiffness K_(la),(mb) = int lambda dN_l/dx_a dN_m/dx_b +
+ *    h = 1/(size+1) (extents that differ: (nx+1) x (ny+1) [x (nz+1)] elements of side
+ *    h = 1/(max n_axis + 1)); the size^d interior nodes at (i h, j h[, l h]), i = 1..nx,
+ *    j = 1..ny, l = 1..nz, carry d unknowns, index = node*d + component, node lexicographic
+ *    x fastest; every boundary node is clamped (eliminated). Lame
+ *    lambda = E nu / ((1+nu)(1-2 nu)), mu = E / (2(1+nu)) (plane strain in 2D); element
+ *    stiffness K_(la),(mb) = int lambda dN_l/dx_a dN_m/dx_b +
  *    mu (dN_l/dx_b dN_m/dx_a + delta_ab grad N_l . grad N_m) (= B^T D B) by 2x2 (2x2x2) Gauss
  *    points +-1/sqrt(3) (exact for Q1), summed over the elements each node pair shares: every
- *    node couples to its 3^d neighbours in full d x d blocks, d^2 (3 size - 2)^d nonzeros
+ *    node couples to its 3^d neighbours in full d x d blocks, d^2 prod (3 n_axis - 2) nonzeros
  *    (entries zero in exact arithmetic are stored as 0, not as quadrature roundoff). 2D
  *    entries do not depend on h; 3D ones scale with h. Near-nullspace, node coordinates as
  *    above: 2D (1,0), (0,1), (-y,x); 3D (1,0,0), (0,1,0), (0,0,1), (-y,x,0), (0,-z,y),
@@ -80,11 +95,13 @@ extern "C" {
 #endif
 
 typedef struct gs_gen_params {
-    const char *type; /* see above */
-    int64_t size;     /* grid points (elasticity, rotated: interior nodes) per direction, or
-                       * nodes for "powerlaw" */
-    int stencil;      /* 5, 9 (2D), 7, 27 (3D); elasticity: the dimension only */
-    int dof;          /* unknowns per grid point, >= 1 (poisson, anisotropic, convdiff) */
+    const char *type;   /* see above */
+    int64_t size;       /* grid points (elasticity, rotated: interior nodes) per direction, or
+                         * nodes for "powerlaw" */
+    int64_t nx, ny, nz; /* grid points along x, y, z where > 0 (0: size); nz only for 3D grids;
+                         * not for "powerlaw" (must be 0) */
+    int stencil;        /* 5, 9 (2D), 7, 27 (3D); elasticity: the dimension only */
+    int dof;            /* unknowns per grid point, >= 1 (poisson, anisotropic, convdiff) */
     uint64_t seed;
     double epsilon;  /* anisotropy strength for "anisotropic" and "rotated" */
     double velocity; /* convection strength for "convdiff" */

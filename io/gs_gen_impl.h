@@ -24,11 +24,26 @@ double gs_gen_unit_double(uint64_t x);
 /* a*b for a, b >= 0, saturating at INT64_MAX */
 int64_t gs_gen_mul_sat(int64_t a, int64_t b);
 
+/* The grid's points per direction of a grid type of dimension dim (2 or 3): n[k] = nx, ny, nz
+ * where set (nonzero), else size; n[2] = 1 in 2D. An error naming `name` when one is below 1
+ * (negative, or size below 1 where it stands in), or when nz is set for a 2D grid. */
+gs_status gs_gen_grid_dims(const char *name, const gs_gen_params *p, int dim, int64_t n[3]);
+
+/* 1 when the dim extents are all equal (nx, ny, nz unset, or set to one value): "n^d" */
+int gs_gen_grid_cubic(const int64_t n[3], int dim);
+
+/* "n^d" for a cubic grid, else "nx x ny[ x nz]" (as "64x32x16"), into buf */
+void gs_gen_grid_text(const int64_t n[3], int dim, char *buf, size_t len);
+
+/* the largest of the dim extents */
+int64_t gs_gen_grid_max(const int64_t n[3], int dim);
+
 /* ---- the row builder ---------------------------------------------------------------------
- * A grid type is n^dim points, lexicographic x fastest, `block` rows per point (index =
- * point*block + component), grouped into lines of n points (fixed y, z): line = y + n*z. The
- * rows of a point all have the same length; every stencil reaches one point along x, so the
- * points 1..n-2 of a line have rows of one length (what the partition's sums rely on). */
+ * A grid type is nx x ny [x nz] points, lexicographic x fastest (point = x + nx*(y + ny*z)),
+ * `block` rows per point (index = point*block + component), grouped into lines of nx points
+ * (fixed y, z): line = y + ny*z. The rows of a point all have the same length; every stencil
+ * reaches one point along x, so the points 1..nx-2 of a line have rows of one length (what the
+ * partition's sums rely on). */
 
 /* Where rows [r0, r1) go: the offsets of those rows (rp32 or rp64, indexed r - r0, filled by
  * the builder from the lengths) and their columns (col32: one process's CSR; col64: a rank's
@@ -57,11 +72,11 @@ static inline void gs_gen_out_put(const gs_gen_out *o, int64_t pos, int64_t col,
 }
 
 struct gs_gen_rows {
-    int64_t n;         /* points per direction */
-    int dim;           /* 2 or 3: n^(dim-1) lines */
-    int block;         /* rows per point */
-    int64_t rows, nnz; /* of the whole matrix */
-    int nullspace_k;   /* near-nullspace vectors (0: none) */
+    int64_t nx, ny, nz; /* points per direction (nz = 1 in 2D) */
+    int dim;            /* 2 or 3: ny (2D) or ny*nz (3D) lines of nx points */
+    int block;          /* rows per point */
+    int64_t rows, nnz;  /* of the whole matrix */
+    int nullspace_k;    /* near-nullspace vectors (0: none) */
     /* entries of each row of point x of line `line` */
     int64_t (*row_len)(const gs_gen_rows *g, int64_t line, int64_t x);
     /* what the rows of points [p0, p1) need before the fill (may be NULL; jumps: the
@@ -77,7 +92,8 @@ struct gs_gen_rows {
     double coef[27 * 9]; /* grid: stencil values; rotated: 3 x 3; elasticity: 27 blocks */
     double *pw;          /* grid: pw[k] = 0.5^k, the dof block (block entries) */
     double value[3], h;  /* jumps: the coefficients; elasticity: the element side */
-    int64_t cube, ncube; /* jumps: points per cube edge, cubes per direction */
+    int64_t cube;        /* jumps: points per cube edge */
+    int64_t ncube[3];    /* jumps: cubes per direction (x, y, z) */
     uint64_t seed;       /* jumps: the cubes' stream */
     unsigned char *pick; /* jumps: the coefficient of cubes [cube0, cube1) */
     int64_t cube0, cube1;

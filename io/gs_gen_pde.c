@@ -34,12 +34,12 @@ static gs_status check_limits(const char *desc, double rows, double nnz)
     return GS_OK;
 }
 
-/* size >= 1 and dof = 1, the checks every PDE type shares */
-static gs_status check_common(const char *name, const gs_gen_params *p)
+/* the grid's points per direction n (nx, ny[, nz], each size where unset; gs_gen_grid_dims)
+ * and dof = 1, the checks every PDE type shares */
+static gs_status check_common(const char *name, const gs_gen_params *p, int dim, int64_t n[3])
 {
-    if (p->size < 1)
-        return GS_ERROR(GS_ERR_ARG, "%s: size %lld: expected at least 1 grid point per direction",
-                        name, (long long)p->size);
+    gs_status st = gs_gen_grid_dims(name, p, dim, n);
+    if (st != GS_OK) return st;
     if (p->dof != 1)
         return GS_ERROR(GS_ERR_ARG,
                         "%s: dof %d: dof applies to poisson, anisotropic and convdiff only, "
@@ -58,9 +58,9 @@ static int32_t axis_span(int64_t x, int64_t n)
 /* ------------------------------------------------------------------ jumps */
 
 /* check the jumping-coefficient parameters */
-static gs_status jumps_check(const gs_gen_params *p)
+static gs_status jumps_check(const gs_gen_params *p, int64_t n[3])
 {
-    gs_status st = check_common("jumps", p);
+    gs_status st = check_common("jumps", p, 3, n);
     if (st != GS_OK) return st;
     if (!(p->contrast >= 1.0 && p->contrast <= 1e150)) /* contrast^2 stays finite */
         return GS_ERROR(GS_ERR_ARG, "jumps: contrast %g: expected a value in 1..1e150",
@@ -78,7 +78,8 @@ static gs_status jumps_check(const gs_gen_params *p)
 static gs_status jumps_prepare(gs_gen_rows *g, int64_t p0, int64_t p1)
 {
     gs_status st = GS_OK;
-    int64_t n = g->n, b = g->cube, nb = g->ncube, plane = n * n;
+    int64_t nz = g->nz, b = g->cube, plane = g->nx * g->ny;
+    int64_t layer = g->ncube[0] * g->ncube[1]; /* cubes of one layer of cubes */
     gs_gen_rng rng;
     gs_free(g->pick);
     g->pick = NULL;
@@ -86,9 +87,9 @@ static gs_status jumps_prepare(gs_gen_rows *g, int64_t p0, int64_t p1)
     if (p0 >= p1) return GS_OK;
     int64_t z0 = p0 / plane - 1, z1 = (p1 - 1) / plane + 1;
     if (z0 < 0) z0 = 0;
-    if (z1 > n - 1) z1 = n - 1;
-    g->cube0 = nb * nb * (z0 / b);
-    g->cube1 = nb * nb * (z1 / b + 1);
+    if (z1 > nz - 1) z1 = nz - 1;
+    g->cube0 = layer * (z0 / b);
+    g->cube1 = layer * (z1 / b + 1);
     GS_CHECK(
         gs_alloc_array((size_t)(g->cube1 - g->cube0), 1, "coefficient cubes", (void **)&g->pick));
     gs_gen_rng_seed(&rng, g->seed);
@@ -105,8 +106,8 @@ done:
 /* the coefficient of point (x, y, z): its cube's */
 static double jumps_k(const gs_gen_rows *g, int64_t x, int64_t y, int64_t z)
 {
-    int64_t b = g->cube, nb = g->ncube;
-    return g->value[g->pick[x / b + nb * (y / b + nb * (z / b)) - g->cube0]];
+    int64_t b = g->cube;
+    return g->value[g->pick[x / b + g->ncube[0] * (y / b + g->ncube[1] * (z / b)) - g->cube0]];
 }
 
 /* the value of a face between coefficients ki and kj: their harmonic mean (symmetric in i, j
@@ -119,8 +120,8 @@ static double face(double ki, double kj)
 /* a point's row: its face neighbours inside the grid and itself */
 static int64_t jumps_row_len(const gs_gen_rows *g, int64_t line, int64_t x)
 {
-    int64_t n = g->n;
-    return axis_span(x, n) + axis_span(line % n, n) + axis_span(line / n, n) - 2;
+    return axis_span(x, g->nx) + axis_span(line % g->ny, g->ny) + axis_span(line / g->ny, g->nz) -
+           2;
 }
 
 /* the rows of points x0..x1-1 of grid line `line` (fixed y, z): neighbours in column order
@@ -129,13 +130,13 @@ static int64_t jumps_row_len(const gs_gen_rows *g, int64_t line, int64_t x)
 static void jumps_fill(const gs_gen_rows *g, int64_t line, int64_t x0, int64_t x1,
                        const gs_gen_out *o)
 {
-    int64_t n = g->n, y = line % n, z = line / n;
+    int64_t nx = g->nx, ny = g->ny, nz = g->nz, y = line % ny, z = line / ny;
     for (int64_t x = x0; x < x1; x++) {
-        int64_t i = x + n * line;
-        const int64_t step[6] = {-n * n, -n, -1, 1, n, n * n};
+        int64_t i = x + nx * line;
+        const int64_t step[6] = {-nx * ny, -nx, -1, 1, nx, nx * ny};
         const int64_t nb[6][3] = {{x, y, z - 1}, {x, y - 1, z}, {x - 1, y, z},
                                   {x + 1, y, z}, {x, y + 1, z}, {x, y, z + 1}};
-        const int inside[6] = {z > 0, y > 0, x > 0, x < n - 1, y < n - 1, z < n - 1};
+        const int inside[6] = {z > 0, y > 0, x > 0, x < nx - 1, y < ny - 1, z < nz - 1};
         double ki = jumps_k(g, x, y, z), diag = 0.0;
         int64_t pos = gs_gen_out_pos(o, i), dpos = -1;
         for (int f = 0; f < 6; f++) {
@@ -155,22 +156,27 @@ static void jumps_fill(const gs_gen_rows *g, int64_t line, int64_t x0, int64_t x
 gs_status gs_gen_jumps_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, size_t desc_len)
 {
     gs_status st = GS_OK;
-    int64_t n = p->size;
-    GS_CHECK(jumps_check(p));
-    snprintf(desc, desc_len, "jumps 3D 7-point %lld^3 contrast %g block %lld seed %llu",
-             (long long)n, p->contrast, (long long)p->block, (unsigned long long)p->seed);
-    double dn = (double)n;
-    GS_CHECK(check_limits(desc, dn * dn * dn, 7.0 * dn * dn * dn - 6.0 * dn * dn));
-    g->n = n;
+    int64_t n[3];
+    char grid[80];
+    GS_CHECK(jumps_check(p, n));
+    gs_gen_grid_text(n, 3, grid, sizeof grid);
+    snprintf(desc, desc_len, "jumps 3D 7-point %s contrast %g block %lld seed %llu", grid,
+             p->contrast, (long long)p->block, (unsigned long long)p->seed);
+    /* every axis neighbour is missing on the two faces across its axis */
+    double dx = (double)n[0], dy = (double)n[1], dz = (double)n[2], pts = dx * dy * dz;
+    GS_CHECK(check_limits(desc, pts, 7.0 * pts - 2.0 * (dy * dz + dx * dz + dx * dy)));
+    g->nx = n[0];
+    g->ny = n[1];
+    g->nz = n[2];
     g->dim = 3;
     g->block = 1;
-    g->rows = n * n * n;
-    g->nnz = 7 * g->rows - 6 * n * n;
+    g->rows = n[0] * n[1] * n[2];
+    g->nnz = 7 * g->rows - 2 * (n[1] * n[2] + n[0] * n[2] + n[0] * n[1]);
     g->value[0] = 1.0 / p->contrast;
     g->value[1] = 1.0;
     g->value[2] = p->contrast;
     g->cube = p->block;
-    g->ncube = n / p->block + (n % p->block != 0);
+    for (int d = 0; d < 3; d++) g->ncube[d] = n[d] / p->block + (n[d] % p->block != 0);
     g->seed = p->seed;
     g->row_len = jumps_row_len;
     g->prepare = jumps_prepare;
@@ -182,9 +188,9 @@ done:
 /* ------------------------------------------------------------------ rotated anisotropy */
 
 /* check the rotated-anisotropy parameters */
-static gs_status rotated_check(const gs_gen_params *p)
+static gs_status rotated_check(const gs_gen_params *p, int64_t n[3])
 {
-    gs_status st = check_common("rotated", p);
+    gs_status st = check_common("rotated", p, 2, n);
     if (st != GS_OK) return st;
     if (!(p->epsilon > 0.0 && isfinite(p->epsilon)))
         return GS_ERROR(GS_ERR_ARG, "rotated: epsilon %g: expected a finite value > 0", p->epsilon);
@@ -218,7 +224,7 @@ static void rotated_stencil(double epsilon, double angle, double s[3][3])
 /* a node's row: its neighbours inside the grid and itself */
 static int64_t rotated_row_len(const gs_gen_rows *g, int64_t y, int64_t x)
 {
-    return axis_span(x, g->n) * axis_span(y, g->n);
+    return axis_span(x, g->nx) * axis_span(y, g->ny);
 }
 
 /* the rows of points x0..x1-1 of grid row y: the 3 x 3 stencil (coef[(dy+1)*3 + dx+1]),
@@ -226,14 +232,14 @@ static int64_t rotated_row_len(const gs_gen_rows *g, int64_t y, int64_t x)
 static void rotated_fill(const gs_gen_rows *g, int64_t y, int64_t x0, int64_t x1,
                          const gs_gen_out *o)
 {
-    int64_t n = g->n;
+    int64_t nx = g->nx, ny = g->ny;
     for (int64_t x = x0; x < x1; x++) {
-        int64_t pos = gs_gen_out_pos(o, x + n * y);
+        int64_t pos = gs_gen_out_pos(o, x + nx * y);
         for (int dy = -1; dy <= 1; dy++) {
-            if (y + dy < 0 || y + dy >= n) continue;
+            if (y + dy < 0 || y + dy >= ny) continue;
             for (int dx = -1; dx <= 1; dx++) {
-                if (x + dx < 0 || x + dx >= n) continue;
-                gs_gen_out_put(o, pos++, x + dx + n * (y + dy), g->coef[(dy + 1) * 3 + dx + 1]);
+                if (x + dx < 0 || x + dx >= nx) continue;
+                gs_gen_out_put(o, pos++, x + dx + nx * (y + dy), g->coef[(dy + 1) * 3 + dx + 1]);
             }
         }
     }
@@ -242,20 +248,24 @@ static void rotated_fill(const gs_gen_rows *g, int64_t y, int64_t x0, int64_t x1
 gs_status gs_gen_rotated_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, size_t desc_len)
 {
     gs_status st = GS_OK;
-    int64_t n = p->size;
+    int64_t n[3];
+    char grid[80];
     double s[3][3];
-    GS_CHECK(rotated_check(p));
-    snprintf(desc, desc_len, "rotated 2D 9-point Q1 %lld^2 epsilon %g angle %g", (long long)n,
-             p->epsilon, p->angle);
-    double dn = (double)n;
-    GS_CHECK(check_limits(desc, dn * dn, (3.0 * dn - 2.0) * (3.0 * dn - 2.0)));
+    GS_CHECK(rotated_check(p, n));
+    gs_gen_grid_text(n, 2, grid, sizeof grid);
+    snprintf(desc, desc_len, "rotated 2D 9-point Q1 %s epsilon %g angle %g", grid, p->epsilon,
+             p->angle);
+    double dx = (double)n[0], dy = (double)n[1];
+    GS_CHECK(check_limits(desc, dx * dy, (3.0 * dx - 2.0) * (3.0 * dy - 2.0)));
     rotated_stencil(p->epsilon, p->angle, s);
     memcpy(g->coef, s, sizeof s);
-    g->n = n;
+    g->nx = n[0];
+    g->ny = n[1];
+    g->nz = 1;
     g->dim = 2;
     g->block = 1;
-    g->rows = n * n;
-    g->nnz = (3 * n - 2) * (3 * n - 2);
+    g->rows = n[0] * n[1];
+    g->nnz = (3 * n[0] - 2) * (3 * n[1] - 2);
     g->row_len = rotated_row_len;
     g->fill = rotated_fill;
 done:
@@ -267,9 +277,10 @@ done:
 #define EL_DOFS 24 /* unknowns of a hexahedron: 8 nodes x 3 */
 
 /* dimension d from the stencil (5, 9: 2; 7, 27: 3) and the other checks */
-static gs_status elasticity_check(const gs_gen_params *p, int *d)
+static gs_status elasticity_check(const gs_gen_params *p, int *d, int64_t n[3])
 {
-    gs_status st = check_common("elasticity", p);
+    int two = p->stencil == 5 || p->stencil == 9; /* a stencil not valid is refused below */
+    gs_status st = check_common("elasticity", p, two ? 2 : 3, n);
     if (st != GS_OK) return st;
     if (p->stencil != 5 && p->stencil != 9 && p->stencil != 7 && p->stencil != 27)
         return GS_ERROR(GS_ERR_ARG,
@@ -370,8 +381,8 @@ static void unit_stencil(int d, double h, double lambda, double mu, double S[27]
 /* a node's rows: d unknowns of each neighbour inside the grid and of itself */
 static int64_t elasticity_row_len(const gs_gen_rows *g, int64_t line, int64_t x)
 {
-    int64_t n = g->n, len = axis_span(x, n) * axis_span(line % n, n) * g->dim;
-    return g->dim == 3 ? len * axis_span(line / n, n) : len;
+    int64_t len = axis_span(x, g->nx) * axis_span(line % g->ny, g->ny) * g->dim;
+    return g->dim == 3 ? len * axis_span(line / g->ny, g->nz) : len;
 }
 
 /* The rows of nodes x0..x1-1 of grid line `line` (fixed y, z): per component a, the
@@ -381,20 +392,20 @@ static void elasticity_fill(const gs_gen_rows *g, int64_t line, int64_t x0, int6
                             const gs_gen_out *o)
 {
     int d = g->dim;
-    int64_t n = g->n, y = line % n, z = d == 3 ? line / n : 0;
+    int64_t nx = g->nx, ny = g->ny, nz = g->nz, y = line % ny, z = d == 3 ? line / ny : 0;
     int zr = d == 3;
     for (int64_t x = x0; x < x1; x++) {
-        int64_t node = x + n * line;
+        int64_t node = x + nx * line;
         for (int a = 0; a < d; a++) {
             int64_t pos = gs_gen_out_pos(o, node * d + a);
             for (int dz = -zr; dz <= zr; dz++) {
-                if (z + dz < 0 || z + dz >= n) continue;
+                if (z + dz < 0 || z + dz >= nz) continue;
                 for (int dy = -1; dy <= 1; dy++) {
-                    if (y + dy < 0 || y + dy >= n) continue;
+                    if (y + dy < 0 || y + dy >= ny) continue;
                     for (int dx = -1; dx <= 1; dx++) {
-                        if (x + dx < 0 || x + dx >= n) continue;
+                        if (x + dx < 0 || x + dx >= nx) continue;
                         int oo = (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1) * zr;
-                        int64_t q = node + dx + n * (dy + n * dz);
+                        int64_t q = node + dx + nx * (dy + ny * dz);
                         for (int b = 0; b < d; b++)
                             gs_gen_out_put(o, pos++, q * d + b, g->coef[oo * 9 + a * d + b]);
                     }
@@ -410,14 +421,14 @@ static void elasticity_fill(const gs_gen_rows *g, int64_t line, int64_t x0, int6
 static void elasticity_modes(const gs_gen_rows *g, int64_t r0, int64_t r1, double *B, int64_t ld)
 {
     int d = g->dim;
-    int64_t n = g->n;
+    int64_t nx = g->nx, ny = g->ny;
     double h = g->h;
     for (int j = 0; j < g->nullspace_k; j++)
         memset(B + j * ld, 0, sizeof(double) * (size_t)(r1 - r0));
 #pragma omp parallel for schedule(static)
     for (int64_t node = r0 / d; node < r1 / d; node++) {
-        double X = (double)(node % n + 1) * h, Y = (double)(node / n % n + 1) * h;
-        double Z = d == 3 ? (double)(node / (n * n) + 1) * h : 0.0;
+        double X = (double)(node % nx + 1) * h, Y = (double)(node / nx % ny + 1) * h;
+        double Z = d == 3 ? (double)(node / (nx * ny) + 1) * h : 0.0;
         double *r = B + (node * d - r0);
         for (int a = 0; a < d; a++) r[a * ld + a] = 1.0;
         r[d * ld + 0] = -Y;
@@ -435,22 +446,29 @@ gs_status gs_gen_elasticity_rows(const gs_gen_params *p, gs_gen_rows *g, char *d
 {
     gs_status st = GS_OK;
     double SL[27][9], SM[27][9];
-    int64_t n = p->size;
+    int64_t n[3];
     int d = 2;
-    GS_CHECK(elasticity_check(p, &d));
-    snprintf(desc, desc_len, "elasticity %dD Q1%s %lld^%d E %g nu %g", d,
-             d == 2 ? " plane strain" : "", (long long)n, d, p->E, p->nu);
-    double dn = (double)n, span = 3.0 * dn - 2.0;
-    GS_CHECK(check_limits(desc, d * pow(dn, d), (double)(d * d) * pow(span, d)));
-    int64_t nodes = d == 2 ? n * n : n * n * n;
-    int64_t pattern = (3 * n - 2) * (3 * n - 2) * (d == 3 ? 3 * n - 2 : 1);
+    char grid[80];
+    GS_CHECK(elasticity_check(p, &d, n));
+    gs_gen_grid_text(n, d, grid, sizeof grid);
+    snprintf(desc, desc_len, "elasticity %dD Q1%s %s E %g nu %g", d, d == 2 ? " plane strain" : "",
+             grid, p->E, p->nu);
+    double dnodes = 1.0, dpattern = 1.0;
+    for (int k = 0; k < d; k++) dnodes *= (double)n[k], dpattern *= 3.0 * (double)n[k] - 2.0;
+    GS_CHECK(check_limits(desc, d * dnodes, (double)(d * d) * dpattern));
+    int64_t nodes = n[0] * n[1] * n[2]; /* nz = 1 in 2D */
+    int64_t pattern = (3 * n[0] - 2) * (3 * n[1] - 2) * (d == 3 ? 3 * n[2] - 2 : 1);
+    /* square (cubic) elements of side h, the longest side of the box of unit length */
+    double dn = (double)gs_gen_grid_max(n, d);
     double h = 1.0 / (dn + 1.0), lambda = p->E * p->nu / ((1.0 + p->nu) * (1.0 - 2.0 * p->nu));
     double mu = p->E / (2.0 * (1.0 + p->nu));
     unit_stencil(d, h, 1.0, 0.0, SL);
     unit_stencil(d, h, 0.0, 1.0, SM);
     for (int o = 0; o < 27; o++)
         for (int j = 0; j < 9; j++) g->coef[o * 9 + j] = lambda * SL[o][j] + mu * SM[o][j];
-    g->n = n;
+    g->nx = n[0];
+    g->ny = n[1];
+    g->nz = n[2];
     g->dim = d;
     g->block = d;
     g->rows = d * nodes;

@@ -35,17 +35,17 @@ void gs_gen_rows_info(const gs_gen_rows *g, int64_t *rows, int64_t *nnz, int *bl
     if (k) *k = g->nullspace ? g->nullspace_k : 0;
 }
 
-/* the lines of the grid (n points each) */
+/* the lines of the grid (nx points each) */
 static int64_t line_count(const gs_gen_rows *g)
 {
-    return g->rows / (g->n * g->block);
+    return g->rows / (g->nx * g->block);
 }
 
 /* the entries of one row of each point x0 <= x < x1 of line, summed: the end points in full,
  * the interior ones (all of one length, gs_gen_impl.h) as a product */
 static int64_t len_sum(const gs_gen_rows *g, int64_t line, int64_t x0, int64_t x1)
 {
-    int64_t n = g->n, s = 0;
+    int64_t n = g->nx, s = 0;
     if (x0 >= x1) return 0;
     if (x0 == 0) s += g->row_len(g, line, 0), x0 = 1;
     if (x1 == n && x0 < n) s += g->row_len(g, line, n - 1), x1 = n - 1;
@@ -55,7 +55,7 @@ static int64_t len_sum(const gs_gen_rows *g, int64_t line, int64_t x0, int64_t x
 
 int64_t gs_gen_rows_prefix(const gs_gen_rows *g, int64_t r)
 {
-    int64_t bl = g->block, n = g->n, p = r / bl, line = p / n, x = p % n, s = 0;
+    int64_t bl = g->block, n = g->nx, p = r / bl, line = p / n, x = p % n, s = 0;
     if (r >= g->rows) return g->nnz;
     for (int64_t l = 0; l < line; l++) s += bl * len_sum(g, l, 0, n);
     return s + bl * len_sum(g, line, 0, x) + (r % bl) * g->row_len(g, line, x);
@@ -67,7 +67,7 @@ int64_t gs_gen_rows_prefix(const gs_gen_rows *g, int64_t r)
  * points, then rows. The comparisons are the same doubles as gs_part_balanced's. */
 static int64_t first_reaching(const gs_gen_rows *g, double target, int64_t *line, int64_t *before)
 {
-    int64_t n = g->n, bl = g->block, lines = line_count(g);
+    int64_t n = g->nx, bl = g->block, lines = line_count(g);
     for (; *line < lines; (*line)++) {
         int64_t ls = bl * len_sum(g, *line, 0, n), end = (*line + 1) * n * bl;
         if ((double)(*before + ls) + (double)end < target) {
@@ -111,7 +111,7 @@ static gs_status build_out(gs_gen_rows *g, int64_t r0, int64_t r1, int64_t want,
                            const gs_gen_out *o, const char *desc)
 {
     gs_status st = GS_OK;
-    const int64_t bl = g->block, n = g->n, p0 = r0 / bl, p1 = r1 / bl;
+    const int64_t bl = g->block, n = g->nx, p0 = r0 / bl, p1 = r1 / bl;
     if (r0 < 0 || r1 > g->rows || r0 > r1 || r0 % bl || r1 % bl)
         GS_FAIL(GS_ERR_ARG,
                 "%s: rows [%lld, %lld): expected a range of whole grid points (%lld "

@@ -196,6 +196,9 @@ void gs_problem_gen_params(const gs_config *c, gs_gen_params *g)
     gs_gen_params q = {
         .type = c->problem.generate.type,
         .size = c->problem.generate.size,
+        .nx = c->problem.generate.nx,
+        .ny = c->problem.generate.ny,
+        .nz = c->problem.generate.nz,
         .stencil = (int)c->problem.generate.stencil,
         .dof = (int)c->problem.generate.dof,
         .seed = (uint64_t)c->problem.generate.seed,

@@ -38,3 +38,29 @@ add_test(NAME cli_export_ij COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_export
 set_tests_properties(cli_export_ij PROPERTIES LABELS cpu TIMEOUT 60)
 
 gs_add_test(test_gen_solves test_gen_solves.c ARGS ${CFG} TIMEOUT 300)
+
+# problem.generate.nx, ny, nz: grids that are not cubic (0: size); powerlaw refuses them, a 2D
+# grid refuses nz (exit 2, one line naming the key); the 32-bit limit from their product
+gs_cli_test(help_config_nx 0 "problem\\.generate\\.nx +int +default 0 +range: 0\\.\\.2147483647" --help-config problem.generate.nx)
+gs_cli_test(help_config_nx_text 0 "grid points along x \\(0: problem\\.generate\\.size\\).*powerlaw refuses it" --help-config problem.generate.nx)
+gs_cli_test(help_config_nz 0 "grid points along z \\(0: problem\\.generate\\.size\\), 3D grids only" --help-config problem.generate.nz)
+set(NXYZ --set problem.generate.type=poisson --set problem.generate.size=5 --set problem.generate.nx=6
+  --set problem.generate.nz=9)
+gs_cli_test(gen_poisson_nxyz 0 "problem +poisson 3D 7-point 6x5x9$" ${HOST} ${NXYZ})
+# N = 270, 7 N - 2 (ny nz + nx nz + nx ny) = 1890 - 258
+gs_cli_test(gen_poisson_nxyz_nnz 0 "rows 270  cols 270  nnz 1632 " ${HOST} ${NXYZ})
+gs_cli_test(gen_jumps_nxyz 0 "problem +jumps 3D 7-point 4x6x5 contrast 1000 block 8 seed 1$" ${HOST} ${JUMPS}
+  --set problem.generate.nx=4 --set problem.generate.ny=6 --set problem.generate.nz=5)
+gs_cli_test(gen_cubic_nxyz 0 "poisson 3D 7-point 5\\^3" ${HOST}
+  --set problem.generate.type=poisson --set problem.generate.size=5 --set problem.generate.nz=5)
+gs_cli_test(cfg_powerlaw_nx 2 "problem\\.generate\\.nx = 5: powerlaw is a graph of problem\\.generate\\.size nodes, not a grid"
+  --set problem.generate.type=powerlaw --set problem.generate.nx=5)
+gs_cli_test(cfg_2d_nz 2 "problem\\.generate\\.nz = 3: poisson with stencil 5 is 2D \\(nx, ny only\\)"
+  --set problem.generate.type=poisson --set problem.generate.stencil=5 --set problem.generate.nz=3)
+gs_cli_test(cfg_rotated_nz 2 "problem\\.generate\\.nz = 3: rotated is 2D"
+  --set problem.generate.type=rotated --set problem.generate.nz=3)
+gs_cli_test(cfg_nx_negative 2 "problem\\.generate\\.nx = -1 is out of range 0\\.\\.2147483647"
+  --set problem.generate.type=poisson --set problem.generate.nx=-1)
+gs_cli_limit_test(limit_generate_nxyz
+  "poisson 3D 7-point 2048x1024x1024: 2\\.147e\\+09 rows: the 32-bit index limit is 2\\^31 - 1"
+  ${HOST} --set problem.generate.type=poisson --set problem.generate.size=1024 --set problem.generate.nx=2048)

@@ -619,6 +619,164 @@ static void test_alloc_failures(void)
     }
 }
 
+/* ------------------------------------------------------------------ grids that are not cubic */
+
+/* p with the grid nx x ny [x nz] (0: size) */
+static gs_gen_params grid(gs_gen_params p, int64_t nx, int64_t ny, int64_t nz)
+{
+    p.nx = nx;
+    p.ny = ny;
+    p.nz = nz;
+    return p;
+}
+
+/* every row of poisson (stencil 5, 9, 7 or 27, dof 1) on an nx x ny [x nz] grid against the
+ * stencil: point x + nx*(y + ny*z) couples to each stencil neighbour inside the grid, in
+ * column order, by -1, and to itself by 2 dim (axis stencil) or 3^dim - 1 (full one) */
+static void check_poisson_grid(int stencil, int64_t nx, int64_t ny, int64_t nz)
+{
+    int dim = stencil == 7 || stencil == 27 ? 3 : 2, full = stencil == 9 || stencil == 27;
+    int64_t n[3] = {nx, ny, dim == 3 ? nz : 1}, pts = n[0] * n[1] * n[2];
+    gs_gen_params p = grid(params("poisson", 2, stencil, 1), nx, ny, dim == 3 ? nz : 0);
+    gs_csr *A = gen(&p, NULL, 0);
+    int bad = 0;
+    if (!A) return;
+    CHECK_MSG(A->rows == pts, "poisson %d-pt %lldx%lldx%lld: %d rows", stencil, (long long)nx,
+              (long long)ny, (long long)nz, A->rows);
+    for (int32_t i = 0; i < A->rows && A->rows == pts; i++) {
+        int64_t x = i % nx, y = i / nx % ny, z = i / (nx * ny);
+        int32_t k = A->rowptr[i];
+        int zr = dim == 3;
+        for (int dz = -zr; dz <= zr; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int l1 = abs(dx) + abs(dy) + abs(dz);
+                    if (!full && l1 > 1) continue;
+                    if (x + dx < 0 || x + dx >= n[0] || y + dy < 0 || y + dy >= n[1] ||
+                        z + dz < 0 || z + dz >= n[2])
+                        continue;
+                    int32_t j = (int32_t)(x + dx + nx * (y + dy + ny * (z + dz)));
+                    double v = l1 == 0 ? (full ? (dim == 3 ? 26 : 8) : 2 * dim) : -1;
+                    if (k >= A->rowptr[i + 1] || A->colind[k] != j || A->val[k] != v) bad++;
+                    k++;
+                }
+        if (k != A->rowptr[i + 1]) bad++;
+    }
+    CHECK_MSG(bad == 0, "poisson %d-pt %lldx%lldx%lld: %d wrong entries", stencil, (long long)nx,
+              (long long)ny, (long long)nz, bad);
+    gs_csr_destroy(&A);
+}
+
+/* nx, ny, nz: 0 is size; 3x4x5 by hand; every stencil against the brute-force rows; counts
+ * against the closed forms; descriptions; the other grid types; errors and limits */
+static void test_extents(void)
+{
+    long live0 = gs_mem_live();
+    /* poisson 7-point 3x4x5: N = 60, 7N - 2(ny nz + nx nz + nx ny) = 420 - 94 = 326 */
+    static const row_case r7[] = {
+        {0, 4, {0, 1, 3, 12}, {6, -1, -1, -1}},                            /* corner (0,0,0) */
+        {16, 7, {4, 13, 15, 16, 17, 19, 28}, {-1, -1, -1, 6, -1, -1, -1}}, /* (1,1,1) */
+        {59, 4, {47, 56, 58, 59}, {-1, -1, -1, 6}}};                       /* corner (2,3,4) */
+    char desc[200];
+    gs_gen_params p = grid(params("poisson", 7, 7, 1), 3, 4, 5);
+    gs_csr *A = check_rows(p, r7, NCASES(r7));
+    if (A) {
+        CHECK(A->rows == 60 && A->nnz == 7 * 60 - 2 * (4 * 5 + 3 * 5 + 3 * 4) && A->nnz == 326);
+        CHECK(is_symmetric(A));
+    }
+    gs_csr_destroy(&A);
+    for (int s = 0; s < 4; s++) {
+        check_poisson_grid(stencils[s], 3, 4, 5);
+        check_poisson_grid(stencils[s], 5, 2, 3);
+        check_poisson_grid(stencils[s], 1, 6, 2);
+        check_poisson_grid(stencils[s], 4, 1, 1);
+    }
+    /* counts: rows nx ny [nz] dof, nnz of the closed forms, for every grid type and dof */
+    for (int t = 0; t < 3; t++)
+        for (int s = 0; s < 4; s++)
+            for (int dof = 1; dof <= 2; dof++) {
+                int three = stencils[s] == 7 || stencils[s] == 27;
+                int64_t nx = 4, ny = 2, nz = three ? 3 : 1, pts = nx * ny * nz, nnz;
+                if (stencils[s] == 9 || stencils[s] == 27)
+                    nnz = (3 * nx - 2) * (3 * ny - 2) * (three ? 3 * nz - 2 : 1);
+                else
+                    nnz = (2 * (three ? 3 : 2) + 1) * pts -
+                          2 * (ny * nz + nx * nz + (three ? nx * ny : 0));
+                p = grid(params(grid_types[t], 9, stencils[s], dof), nx, ny, three ? nz : 0);
+                A = gen(&p, NULL, 0);
+                if (A)
+                    CHECK_MSG(A->rows == pts * dof && A->nnz == nnz * dof * dof,
+                              "%s %d-pt 4x2x%lld dof %d: %d rows, %d nnz", grid_types[t],
+                              stencils[s], (long long)nz, dof, A->rows, A->nnz);
+                gs_csr_destroy(&A);
+            }
+    /* unset, or set to size: the cubic matrix and description bit for bit */
+    for (int t = 0; t < 3; t++)
+        for (int s = 0; s < 4; s++) {
+            int three = stencils[s] == 7 || stencils[s] == 27;
+            char d0[200], d1[200], d2[200];
+            gs_gen_params q = params(grid_types[t], 4, stencils[s], 2);
+            gs_csr *A0 = gen(&q, d0, sizeof d0);
+            gs_gen_params q1 = grid(q, 4, 4, three ? 4 : 0), q2 = grid(q, 0, 4, 0);
+            gs_csr *A1 = gen(&q1, d1, sizeof d1), *A2 = gen(&q2, d2, sizeof d2);
+            if (A0 && A1 && A2)
+                CHECK_MSG(same_matrix(A0, A1) && same_matrix(A0, A2) && strcmp(d0, d1) == 0 &&
+                              strcmp(d0, d2) == 0,
+                          "%s %d-pt: nx, ny, nz = size differs from the cubic grid (%s, %s)",
+                          grid_types[t], stencils[s], d0, d1);
+            gs_csr_destroy(&A0);
+            gs_csr_destroy(&A1);
+            gs_csr_destroy(&A2);
+        }
+    /* descriptions */
+    struct {
+        gs_gen_params p;
+        const char *want;
+    } cases[] = {
+        {grid(params("poisson", 7, 7, 1), 3, 4, 5), "poisson 3D 7-point 3x4x5"},
+        {grid(params("poisson", 4, 7, 1), 0, 0, 8), "poisson 3D 7-point 4x4x8"},
+        {grid(params("poisson", 4, 27, 3), 2, 0, 0), "poisson 3D 27-point 2x4x4 dof 3"},
+        {grid(params("poisson", 4, 7, 1), 4, 4, 4), "poisson 3D 7-point 4^3"},
+        {grid(params("anisotropic", 4, 5, 1), 0, 6, 0), "anisotropic 2D 5-point 4x6 epsilon 0.25"},
+        {grid(params("convdiff", 4, 9, 1), 3, 3, 0), "convdiff 2D 9-point 3^2 velocity 3"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        A = gen(&cases[c].p, desc, sizeof desc);
+        CHECK_MSG(strcmp(desc, cases[c].want) == 0, "desc \"%s\", expected \"%s\"", desc,
+                  cases[c].want);
+        gs_csr_destroy(&A);
+    }
+    /* anisotropic 3x2 (5-point): epsilon stays on the x couplings; convdiff 3x2: h = 1/(3+1)
+     * from the longest extent, so the rows of point (1,1) are those of the 3^2 grid's point
+     * (1,1) without the y+1 neighbour */
+    static const row_case ra[] = {{4, 4, {1, 3, 4, 5}, {-1, -0.25, 2.5, -0.25}}};
+    A = check_rows(grid(params("anisotropic", 9, 5, 1), 3, 2, 0), ra, NCASES(ra));
+    if (A) CHECK(A->rows == 6 && is_symmetric(A));
+    gs_csr_destroy(&A);
+    static const row_case rc[] = {{4, 4, {1, 3, 4, 5}, {-1.75, -1.75, 5.5, -1}},
+                                  {0, 3, {0, 1, 3}, {5.5, -1, -1}}};
+    A = check_rows(grid(params("convdiff", 9, 5, 1), 3, 2, 0), rc, NCASES(rc));
+    gs_csr_destroy(&A);
+    /* errors: nz on a 2D grid, negative extents, powerlaw */
+    p = grid(params("poisson", 4, 5, 1), 0, 0, 3);
+    check_error(&p, GS_ERR_ARG, "poisson: nz 3: the grid is 2D (nx, ny only), expected 0");
+    p = grid(params("convdiff", 4, 7, 1), 0, -2, 0);
+    check_error(&p, GS_ERR_ARG, "convdiff: ny -2: expected at least 1 grid point");
+    p = grid(params("powerlaw", 100, 0, 1), 5, 0, 0);
+    check_error(&p, GS_ERR_ARG, "powerlaw: nx 5: a graph has no grid extents");
+    p = grid(params("powerlaw", 100, 0, 1), 0, 0, 2);
+    check_error(&p, GS_ERR_ARG, "powerlaw: nz 2");
+    /* the 32-bit limits from nx ny nz: 2048 x 1024 x 1024 = 2^31 rows; 1000 x 1000 x 2000
+     * points fit 2^31 - 1 but not their 7-point nonzeros */
+    p = grid(params("poisson", 1024, 7, 1), 2048, 0, 0);
+    check_error(&p, GS_ERR_UNSUPPORTED, "poisson 3D 7-point 2048x1024x1024: 2.147e+09 rows");
+    p = grid(params("poisson", 1000, 7, 1), 0, 0, 2000);
+    check_error(&p, GS_ERR_UNSUPPORTED, "poisson 3D 7-point 1000x1000x2000: 1.399e+10 nonzeros");
+    p = grid(params("poisson", 2, 5, 1), 50000, 50000, 0);
+    check_error(&p, GS_ERR_UNSUPPORTED, "2.5e+09 rows");
+    CHECK(gs_mem_live() == live0);
+}
+
 int main(void)
 {
     long live0 = gs_mem_live();
@@ -634,6 +792,7 @@ int main(void)
     test_random_vector();
     test_errors();
     test_limits();
+    test_extents();
     test_alloc_failures();
     CHECK(gs_mem_live() == live0);
     return gs_test_result("test_gen");

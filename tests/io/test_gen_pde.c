@@ -119,21 +119,29 @@ static uint64_t ref_next(ref_rng *r)
     return out;
 }
 
-/* k for every point of an n^3 grid: cube after cube (x fastest), {1/c, 1, c}[floor(3u)] */
-static void ref_coefficients(uint64_t seed, int64_t n, int64_t b, double c, double *k)
+/* k for every point of an nx x ny x nz grid: cube after cube (x fastest), {1/c, 1,
+ * c}[floor(3u)] */
+static void ref_coefficients_grid(uint64_t seed, int64_t nx, int64_t ny, int64_t nz, int64_t b,
+                                  double c, double *k)
 {
     ref_rng r;
-    int64_t nb = (n + b - 1) / b;
-    double *cube = malloc(sizeof(double) * (size_t)(nb * nb * nb));
+    int64_t bx = (nx + b - 1) / b, by = (ny + b - 1) / b, bz = (nz + b - 1) / b;
+    double *cube = malloc(sizeof(double) * (size_t)(bx * by * bz));
     const double v[3] = {1.0 / c, 1.0, c};
     for (int i = 0; i < 4; i++) r.s[i] = ref_splitmix(&seed);
-    for (int64_t q = 0; q < nb * nb * nb; q++)
+    for (int64_t q = 0; q < bx * by * bz; q++)
         cube[q] = v[(int)(3.0 * ((double)(ref_next(&r) >> 11) * 0x1.0p-53))];
-    for (int64_t z = 0; z < n; z++)
-        for (int64_t y = 0; y < n; y++)
-            for (int64_t x = 0; x < n; x++)
-                k[x + n * (y + n * z)] = cube[x / b + nb * (y / b + nb * (z / b))];
+    for (int64_t z = 0; z < nz; z++)
+        for (int64_t y = 0; y < ny; y++)
+            for (int64_t x = 0; x < nx; x++)
+                k[x + nx * (y + ny * z)] = cube[x / b + bx * (y / b + by * (z / b))];
     free(cube);
+}
+
+/* the same on an n^3 grid */
+static void ref_coefficients(uint64_t seed, int64_t n, int64_t b, double c, double *k)
+{
+    ref_coefficients_grid(seed, n, n, n, b, c, k);
 }
 
 /* ------------------------------------------------------------------ jumps */
@@ -141,32 +149,38 @@ static void ref_coefficients(uint64_t seed, int64_t n, int64_t b, double c, doub
 /* every entry of jumps (n, block, contrast, seed) against the formula over the reference
  * coefficients: couplings -2 k_i k_j / (k_i + k_j) exactly, the diagonal the sum of the six
  * faces (k_i for a face out of the grid) */
-static void check_jumps(int64_t n, int64_t block, double contrast, uint64_t seed)
+static void check_jumps_grid(int64_t nx, int64_t ny, int64_t nz, int64_t block, double contrast,
+                             uint64_t seed)
 {
-    gs_gen_params p = params("jumps", n, 7);
+    /* a cubic grid through size with nx, ny, nz unset; any other through nx, ny, nz */
+    int cubic = nx == ny && ny == nz;
+    gs_gen_params p = params("jumps", cubic ? nx : 2, 7);
+    if (!cubic) p.nx = nx, p.ny = ny, p.nz = nz;
     p.block = block;
     p.contrast = contrast;
     p.seed = seed;
     gs_csr *A = gen(&p, NULL, NULL, NULL);
-    double *k = malloc(sizeof(double) * (size_t)(n * n * n));
+    double *k = malloc(sizeof(double) * (size_t)(nx * ny * nz));
     int bad = 0;
     if (!A || !k) goto out;
-    ref_coefficients(seed, n, block, contrast, k);
-    CHECK(A->rows == n * n * n && A->nnz == 7 * n * n * n - 6 * n * n);
-    for (int64_t z = 0; z < n; z++)
-        for (int64_t y = 0; y < n; y++)
-            for (int64_t x = 0; x < n; x++) {
-                int32_t i = (int32_t)(x + n * (y + n * z)), len = 1;
+    ref_coefficients_grid(seed, nx, ny, nz, block, contrast, k);
+    CHECK(A->rows == nx * ny * nz &&
+          A->nnz == 7 * nx * ny * nz - 2 * (ny * nz + nx * nz + nx * ny));
+    for (int64_t z = 0; z < nz; z++)
+        for (int64_t y = 0; y < ny; y++)
+            for (int64_t x = 0; x < nx; x++) {
+                int32_t i = (int32_t)(x + nx * (y + ny * z)), len = 1;
                 const int64_t at[6][3] = {{x - 1, y, z}, {x + 1, y, z}, {x, y - 1, z},
                                           {x, y + 1, z}, {x, y, z - 1}, {x, y, z + 1}};
                 double diag = 0.0;
                 for (int f = 0; f < 6; f++) {
                     const int64_t *q = at[f];
-                    if (q[0] < 0 || q[0] >= n || q[1] < 0 || q[1] >= n || q[2] < 0 || q[2] >= n) {
+                    if (q[0] < 0 || q[0] >= nx || q[1] < 0 || q[1] >= ny || q[2] < 0 ||
+                        q[2] >= nz) {
                         diag += k[i];
                         continue;
                     }
-                    int32_t j = (int32_t)(q[0] + n * (q[1] + n * q[2]));
+                    int32_t j = (int32_t)(q[0] + nx * (q[1] + ny * q[2]));
                     double w = 2.0 * (k[i] * k[j]) / (k[i] + k[j]);
                     int found;
                     if (entry(A, i, j, &found) != -w || !found) bad++;
@@ -176,12 +190,18 @@ static void check_jumps(int64_t n, int64_t block, double contrast, uint64_t seed
                 if (A->rowptr[i + 1] - A->rowptr[i] != len) bad++;
                 if (fabs(entry(A, i, i, NULL) - diag) > 1e-14 * diag) bad++;
             }
-    CHECK_MSG(bad == 0, "jumps %lld^3 block %lld contrast %g seed %llu: %d wrong entries",
-              (long long)n, (long long)block, contrast, (unsigned long long)seed, bad);
+    CHECK_MSG(bad == 0, "jumps %lldx%lldx%lld block %lld contrast %g seed %llu: %d wrong entries",
+              (long long)nx, (long long)ny, (long long)nz, (long long)block, contrast,
+              (unsigned long long)seed, bad);
     CHECK(is_symmetric(A));
 out:
     free(k);
     gs_csr_destroy(&A);
+}
+
+static void check_jumps(int64_t n, int64_t block, double contrast, uint64_t seed)
+{
+    check_jumps_grid(n, n, n, block, contrast, seed);
 }
 
 /* 2^3, block 1, seed 4: every point has three faces out of the grid, so the diagonal plus the
@@ -237,6 +257,11 @@ static void test_jumps(void)
     check_jumps(4, 1, 1000.0, 1);
     check_jumps(1, 8, 1000.0, 1);  /* one point: 6 faces out, A = [6 k] */
     check_jumps(9, 20, 1000.0, 5); /* one cube larger than the grid */
+    /* grids that are not cubic: cubes numbered x fastest over ceil(n_d / block) per direction */
+    check_jumps_grid(3, 4, 5, 2, 1000.0, 1);
+    check_jumps_grid(7, 2, 3, 2, 1e6, 3);
+    check_jumps_grid(2, 9, 4, 3, 10.0, 42);
+    check_jumps_grid(5, 5, 1, 1, 1000.0, 7);
     /* contrast 1 is the 7-point Poisson matrix exactly; stencil and dof keys aside */
     gs_gen_params p = params("jumps", 5, 27), q = params("poisson", 5, 7);
     q.dof = 1;
@@ -319,6 +344,32 @@ static void check_rotated(double eps, double angle)
     gs_csr_destroy(&A);
 }
 
+/* rotated on nx x ny: (3nx-2)(3ny-2) nonzeros, symmetric, every entry the one of the square
+ * grid of the longer side at the same node pair (the stencil does not depend on the grid) */
+static void check_rotated_grid(int64_t nx, int64_t ny)
+{
+    int64_t m = nx > ny ? nx : ny;
+    gs_gen_params p = params("rotated", 2, 9), c = params("rotated", m, 9);
+    p.nx = nx, p.ny = ny;
+    gs_csr *A = gen(&p, NULL, NULL, NULL), *C = gen(&c, NULL, NULL, NULL);
+    if (A && C) {
+        CHECK(A->rows == nx * ny && A->nnz == (3 * nx - 2) * (3 * ny - 2) && is_symmetric(A));
+        int bad = 0;
+        for (int32_t i = 0; i < A->rows; i++)
+            for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+                int32_t j = A->colind[q];
+                int32_t ci = (int32_t)(i % nx + m * (i / nx)),
+                        cj = (int32_t)(j % nx + m * (j / nx));
+                int found = 0;
+                if (A->val[q] != entry(C, ci, cj, &found) || !found) bad++;
+            }
+        CHECK_MSG(bad == 0, "rotated %lldx%lld: %d entries differ", (long long)nx, (long long)ny,
+                  bad);
+    }
+    gs_csr_destroy(&A);
+    gs_csr_destroy(&C);
+}
+
 static void test_rotated(void)
 {
     long live0 = gs_mem_live();
@@ -345,6 +396,9 @@ static void test_rotated(void)
     check_rotated(1e-6, -30.0);
     check_rotated(1.0, 45.0);
     check_rotated(0.01, 0.0);
+    check_rotated_grid(5, 3);
+    check_rotated_grid(2, 7);
+    check_rotated_grid(1, 4);
     /* angle 0: a = 1, d = epsilon, b = 0: x neighbours (epsilon - 2)/3, y neighbours
      * (1 - 2 epsilon)/3, exactly; the stencil key is ignored */
     p = params("rotated", 5, 7);
@@ -377,12 +431,14 @@ static void test_rotated(void)
 /* rows of nodes whose 3^d neighbours are all interior: |(A r)_i| <= 1e-12 sum_j |a_ij r_j|
  * for every rigid-body mode r; on the rows next to the clamped boundary some mode is not
  * annihilated (the clamp holds it) */
-static void check_modes(const gs_csr *A, const double *B, int k, int d, int64_t n)
+static void check_modes_grid(const gs_csr *A, const double *B, int k, int d, int64_t nx, int64_t ny,
+                             int64_t nz)
 {
     int bad = 0, held = 0;
+    int64_t n = nx;
     for (int32_t i = 0; i < A->rows; i++) {
-        int64_t node = i / d, x = node % n, y = node / n % n, z = d == 3 ? node / (n * n) : 1;
-        int inner = x > 0 && x < n - 1 && y > 0 && y < n - 1 && z > 0 && (d == 2 || z < n - 1);
+        int64_t node = i / d, x = node % nx, y = node / nx % ny, z = d == 3 ? node / (nx * ny) : 1;
+        int inner = x > 0 && x < nx - 1 && y > 0 && y < ny - 1 && z > 0 && (d == 2 || z < nz - 1);
         for (int c = 0; c < k; c++) {
             const double *r = B + (size_t)c * A->rows;
             double s = 0.0, m = 0.0;
@@ -397,6 +453,54 @@ static void check_modes(const gs_csr *A, const double *B, int k, int d, int64_t 
     CHECK_MSG(bad == 0, "elasticity %dD %lld: %d interior rows where A r != 0", d, (long long)n,
               bad);
     CHECK_MSG(held > 0, "elasticity %dD: the boundary rows annihilate every mode", d);
+}
+
+static void check_modes(const gs_csr *A, const double *B, int k, int d, int64_t n)
+{
+    check_modes_grid(A, B, k, d, n, n, n);
+}
+
+/* elasticity on an nx x ny [x nz] grid: rows d nx ny [nz], nnz d^2 prod (3 n_k - 2), exact
+ * symmetry, the modes at the last node ((nx h, ny h[, nz h]), h = 1/(max n_k + 1)) and
+ * annihilated inside; entries scaled as on the cubic grid of the longest side; the block of
+ * each node pair the one of the cubic grid where both grids hold the pair */
+static void check_elasticity_grid(int64_t nx, int64_t ny, int64_t nz, int stencil)
+{
+    int d = stencil == 7 || stencil == 27 ? 3 : 2;
+    int64_t n[3] = {nx, ny, d == 3 ? nz : 1}, m = nx > ny ? nx : ny;
+    if (d == 3 && nz > m) m = nz;
+    gs_gen_params p = params("elasticity", 2, stencil), c = params("elasticity", m, stencil);
+    p.nx = nx, p.ny = ny, p.nz = d == 3 ? nz : 0;
+    double *B = NULL;
+    int k = -1, bs = -1;
+    gs_csr *A = gen(&p, &B, &k, &bs), *C = gen(&c, NULL, NULL, NULL);
+    if (A && B && C) {
+        int64_t pat = (3 * n[0] - 2) * (3 * n[1] - 2) * (d == 3 ? 3 * n[2] - 2 : 1);
+        CHECK(A->rows == d * n[0] * n[1] * n[2] && A->nnz == d * d * pat);
+        CHECK(k == (d == 2 ? 3 : 6) && bs == d && is_symmetric(A));
+        double h = 1.0 / (double)(m + 1), X = (double)nx * h, Y = (double)ny * h;
+        size_t N = (size_t)A->rows, last = N - (size_t)d;
+        CHECK(B[d * N + last] == -Y && B[d * N + last + 1] == X);
+        if (d == 3)
+            CHECK(B[4 * N + last + 1] == -(double)nz * h && B[5 * N + last] == (double)nz * h);
+        int bad = 0;
+        for (int32_t i = 0; i < A->rows; i++) {
+            int64_t node = i / d, a = i % d, x = node % nx, y = node / nx % ny;
+            int64_t z = node / (nx * ny), ci = ((x + m * (y + m * z)) * d + a);
+            for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+                int64_t col = A->colind[q], cn = col / d, cb = col % d;
+                int64_t cx = cn % nx, cy = cn / nx % ny, cz = cn / (nx * ny);
+                int64_t cj = (cx + m * (cy + m * cz)) * d + cb;
+                if (A->val[q] != entry(C, (int32_t)ci, (int32_t)cj, NULL)) bad++;
+            }
+        }
+        CHECK_MSG(bad == 0, "elasticity %dD %lldx%lldx%lld: %d entries differ from %lld^%d's", d,
+                  (long long)nx, (long long)ny, (long long)nz, bad, (long long)m, d);
+        if (nx >= 3 && ny >= 3 && (d == 2 || nz >= 3)) check_modes_grid(A, B, k, d, nx, ny, n[2]);
+    }
+    gs_csr_destroy(&A);
+    gs_csr_destroy(&C);
+    gs_free(B);
 }
 
 /* rows d n^d, nnz d^2 (3n-2)^d, exact symmetry, positive diagonal, the modes (values at the
@@ -445,6 +549,10 @@ static void test_elasticity(void)
     check_elasticity(1, 7);
     check_elasticity(3, 27);
     check_elasticity(6, 7);
+    check_elasticity_grid(3, 5, 0, 5);
+    check_elasticity_grid(6, 3, 0, 9);
+    check_elasticity_grid(3, 4, 5, 7);
+    check_elasticity_grid(4, 2, 3, 27);
     /* Q1 entries by hand, lambda = E nu/((1+nu)(1-2nu)), mu = E/(2(1+nu)). 2D (unit-square
      * elements, h cancels): centre 4(lambda + 3 mu)/3; x neighbour xx -(2 lambda + 3 mu)/3,
      * yy lambda/3, xy 0; (1,1) neighbour xy -(lambda + mu)/4. 3D: centre 8h(lambda + 4mu)/9 */
@@ -494,6 +602,15 @@ static void test_elasticity(void)
 
 /* ------------------------------------------------------------------ the interface */
 
+/* p with the grid nx x ny [x nz] (0: size) */
+static gs_gen_params grid(gs_gen_params p, int64_t nx, int64_t ny, int64_t nz)
+{
+    p.nx = nx;
+    p.ny = ny;
+    p.nz = nz;
+    return p;
+}
+
 /* descriptions, block sizes and the near-nullspace of the types without one */
 static void test_interface(void)
 {
@@ -507,6 +624,15 @@ static void test_interface(void)
         {params("elasticity", 5, 9), "elasticity 2D Q1 plane strain 5^2 E 1 nu 0.3", 2},
         {params("elasticity", 3, 7), "elasticity 3D Q1 3^3 E 1 nu 0.3", 3},
         {params("poisson", 3, 7), "poisson 3D 7-point 3^3", 1},
+        {grid(params("jumps", 4, 7), 3, 0, 5),
+         "jumps 3D 7-point 3x4x5 contrast 1000 block 8 seed 1", 1},
+        {grid(params("jumps", 4, 7), 4, 4, 4), "jumps 3D 7-point 4^3 contrast 1000 block 8 seed 1",
+         1},
+        {grid(params("rotated", 6, 9), 0, 2, 0),
+         "rotated 2D 9-point Q1 6x2 epsilon 0.001 angle 22.5", 1},
+        {grid(params("elasticity", 5, 9), 3, 0, 0), "elasticity 2D Q1 plane strain 3x5 E 1 nu 0.3",
+         2},
+        {grid(params("elasticity", 3, 7), 0, 2, 0), "elasticity 3D Q1 3x2x3 E 1 nu 0.3", 3},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char desc[200] = "junk";
@@ -601,6 +727,25 @@ static void test_errors(void)
     check_error(&p, GS_ERR_UNSUPPORTED, "nonzeros");
     p = params("elasticity", (int64_t)1 << 40, 7);
     check_error(&p, GS_ERR_UNSUPPORTED, "rows");
+    /* nx, ny, nz: nz on the 2D types, extents below 1, the limits from their product */
+    p = grid(params("rotated", 4, 9), 0, 0, 3);
+    check_error(&p, GS_ERR_ARG, "rotated: nz 3: the grid is 2D (nx, ny only), expected 0");
+    p = grid(params("elasticity", 4, 9), 0, 0, 2);
+    check_error(&p, GS_ERR_ARG, "elasticity: nz 2: the grid is 2D");
+    p = grid(params("jumps", 4, 7), 0, 0, -1);
+    check_error(&p, GS_ERR_ARG, "jumps: nz -1: expected at least 1 grid point");
+    p = grid(params("jumps", 1024, 7), 2048, 0, 0);
+    check_error(&p, GS_ERR_UNSUPPORTED,
+                "jumps 3D 7-point 2048x1024x1024 contrast 1000 block 8 "
+                "seed 1: 2.147e+09 rows");
+    p = grid(params("jumps", 700, 7), 0, 0, 800); /* 3.92e8 rows, 2.741e9 nonzeros */
+    check_error(&p, GS_ERR_UNSUPPORTED,
+                "jumps 3D 7-point 700x700x800 contrast 1000 block 8 seed 1: "
+                "2.741e+09 nonzeros");
+    p = grid(params("rotated", 4, 9), 100000, 30000, 0);
+    check_error(&p, GS_ERR_UNSUPPORTED, "rotated 2D 9-point Q1 100000x30000 epsilon");
+    p = grid(params("elasticity", 200, 27), 0, 0, 400);
+    check_error(&p, GS_ERR_UNSUPPORTED, "elasticity 3D Q1 200x200x400 E 1 nu 0.3: ");
 }
 
 /* the k-th allocation fails: NOMEM, nothing leaked, until the call succeeds */

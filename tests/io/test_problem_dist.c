@@ -282,17 +282,43 @@ static void test_builders(void)
         const char *type;
         int64_t size;
         int stencil, dof;
+        int64_t nx, ny, nz; /* 0: size */
     } cases[] = {
-        {"poisson", 1, 5, 1},     {"poisson", 7, 5, 1},     {"poisson", 6, 9, 2},
-        {"poisson", 5, 7, 1},     {"poisson", 4, 27, 3},    {"anisotropic", 9, 9, 1},
-        {"anisotropic", 5, 7, 2}, {"convdiff", 8, 5, 1},    {"convdiff", 4, 27, 2},
-        {"jumps", 1, 7, 1},       {"jumps", 7, 7, 1},       {"rotated", 2, 9, 1},
-        {"rotated", 11, 9, 1},    {"elasticity", 1, 5, 1},  {"elasticity", 6, 9, 1},
-        {"elasticity", 4, 7, 1},  {"elasticity", 3, 27, 1},
+        {"poisson", 1, 5, 1, 0, 0, 0},
+        {"poisson", 7, 5, 1, 0, 0, 0},
+        {"poisson", 6, 9, 2, 0, 0, 0},
+        {"poisson", 5, 7, 1, 0, 0, 0},
+        {"poisson", 4, 27, 3, 0, 0, 0},
+        {"anisotropic", 9, 9, 1, 0, 0, 0},
+        {"anisotropic", 5, 7, 2, 0, 0, 0},
+        {"convdiff", 8, 5, 1, 0, 0, 0},
+        {"convdiff", 4, 27, 2, 0, 0, 0},
+        {"jumps", 1, 7, 1, 0, 0, 0},
+        {"jumps", 7, 7, 1, 0, 0, 0},
+        {"rotated", 2, 9, 1, 0, 0, 0},
+        {"rotated", 11, 9, 1, 0, 0, 0},
+        {"elasticity", 1, 5, 1, 0, 0, 0},
+        {"elasticity", 6, 9, 1, 0, 0, 0},
+        {"elasticity", 4, 7, 1, 0, 0, 0},
+        {"elasticity", 3, 27, 1, 0, 0, 0},
+        /* grids that are not cubic: lines of nx points, ny (2D) or ny nz of them */
+        {"poisson", 2, 7, 1, 3, 4, 5},
+        {"poisson", 4, 27, 2, 0, 0, 7},
+        {"poisson", 5, 5, 1, 9, 2, 0},
+        {"poisson", 3, 7, 1, 1, 5, 2},
+        {"anisotropic", 3, 9, 1, 1, 6, 0},
+        {"convdiff", 4, 7, 2, 5, 3, 2},
+        {"jumps", 4, 7, 1, 3, 5, 6},
+        {"rotated", 2, 9, 1, 7, 3, 0},
+        {"elasticity", 2, 9, 1, 5, 3, 0},
+        {"elasticity", 3, 7, 1, 2, 4, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gs_gen_params gp = {.type = cases[i].type,
                             .size = cases[i].size,
+                            .nx = cases[i].nx,
+                            .ny = cases[i].ny,
+                            .nz = cases[i].nz,
                             .stencil = cases[i].stencil,
                             .dof = cases[i].dof,
                             .seed = 7,
@@ -407,6 +433,19 @@ static void test_loads(void)
     run_case("problem.generate.type=elasticity;problem.generate.size=4;"
              "problem.generate.stencil=7;problem.generate.E=2;problem.generate.nu=0.25;"
              "problem.name=elast3",
+             1);
+    /* grids that are not cubic (nx, ny, nz; 0: size) */
+    run_case("problem.generate.type=poisson;problem.generate.nx=3;problem.generate.ny=4;"
+             "problem.generate.nz=5;problem.generate.stencil=7;problem.rhs=random",
+             1);
+    run_case("problem.generate.type=convdiff;problem.generate.size=4;problem.generate.nz=9;"
+             "problem.generate.stencil=27;problem.generate.dof=2;problem.rhs=Ax",
+             1);
+    run_case("problem.generate.type=jumps;problem.generate.size=5;problem.generate.nx=8;"
+             "problem.generate.block=3;problem.rhs=Ax;problem.x0=random",
+             1);
+    run_case("problem.generate.type=elasticity;problem.generate.size=3;problem.generate.ny=5;"
+             "problem.generate.stencil=7",
              1);
     /* fewer grid points than ranks: ranks without rows */
     run_case("problem.generate.type=poisson;problem.generate.size=1;problem.generate.stencil=5;"
