@@ -3,8 +3,9 @@
 # GPU (issue "Multi-GPU scaling run"): AMG-PCG (default settings), b = ones, rtol 1e-8, on
 #   poisson: 3D Poisson 7-point; jumps: 3D jumping coefficients (1e-3/1/1e3, 8^3 cubes, seed 1);
 #   strong: 256^3 on every GPU count;
-#   weak:   about 16.8M rows a GPU: 256^3 on 1, 323^3 (33.7M) on 2, 406^3 (66.9M) on 4 (cubes of
-#           the same rows per GPU; the generators take one size for all three directions).
+#   weak:   16.8M rows (256^3) a GPU: 256^3 on 1, 256x256x512 (33.6M) on 2, 256x512x512 (67.1M)
+#           on 4, the issue's grids (problem.generate.nx, ny, nz: the grid doubled along z, then
+#           along y); another GPU count runs 256^3.
 # GPUS: the GPU counts to run (default: 1 2 4, those the node has). REPS processes a point
 # (default 3), the median of setup + solve kept. Needs build-gpu/gsolve built with MPI and mpirun on PATH (MPIRUN
 # overrides: default "mpirun --bind-to none"). Writes OUT/<case>_<gpus>.csv, logs, OUT/table.md.
@@ -19,21 +20,26 @@ gpus=("$@")
 [ ${#gpus[@]} -eq 0 ] && for g in 1 2 4; do [ "$g" -le "$have" ] && gpus+=("$g"); done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-weak_size() { case $1 in 1) echo 256 ;; 2) echo 323 ;; 4) echo 406 ;; *) echo 256 ;; esac; }
-run() { # name gpus size type
-    local name=$1 g=$2 n=$3 type=$4
+# the weak grid of a GPU count: "nx ny nz"
+weak_grid() { case $1 in 1) echo 256 256 256 ;; 2) echo 256 256 512 ;; 4) echo 256 512 512 ;;
+    *) echo 256 256 256 ;; esac; }
+run() { # name gpus type nx ny nz
+    local name=$1 g=$2 type=$3 nx=$4 ny=$5 nz=$6
     rm -f "$out/${name}_$g.csv"
     for r in $(seq "${REPS:-3}"); do
         timeout 600 $MPIRUN -np "$g" "$gs" "$here/configs/quickstart.cfg" \
-            --set problem.generate.type="$type" --set problem.generate.size="$n" \
+            --set problem.generate.type="$type" --set problem.generate.size=256 \
+            --set problem.generate.nx="$nx" --set problem.generate.ny="$ny" \
+            --set problem.generate.nz="$nz" \
             --set solver.preconditioner=amg --set solver.max_iters=1000 \
             --set output.csv="$out/${name}_$g.csv" > "$out/${name}_$g.log" 2>&1
     done
 }
 for type in poisson jumps; do
     for g in "${gpus[@]}"; do
-        run "strong_$type" "$g" 256 "$type"
-        run "weak_$type" "$g" "$(weak_size "$g")" "$type"
+        run "strong_$type" "$g" "$type" 256 256 256
+        # shellcheck disable=SC2046 # the grid's three numbers
+        run "weak_$type" "$g" "$type" $(weak_grid "$g")
     done
 done
 python3 - "$out" "${gpus[@]}" > "$out/table.md" <<'PY'
