@@ -531,6 +531,11 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
     GS_CHECK(load_rhs(c, p));
     GS_CHECK(load_x0(c, p));
     GS_CHECK(file_vector(p, "x", p->A->cols, &p->x_exact, &found));
+    if (!p->x_exact && strcmp(c->problem.rhs, "Ax") == 0) { /* b = A*ones: x = ones exactly */
+        GS_CHECK(gs_alloc_array((size_t)p->A->cols + 1, sizeof(double), "exact solution",
+                                (void **)&p->x_exact));
+        for (int64_t i = 0; i < p->A->cols; i++) p->x_exact[i] = 1.0;
+    }
     if (c->problem.nullspace[0]) { /* the file's vectors replace the generator's */
         gs_free(p->nullspace);
         p->nullspace = NULL;

@@ -404,6 +404,12 @@ static gs_status load_rows(const gs_config *c, const rows_src *rs, gs_gen_rows *
         st = gs_h5_read_vector_rows(rs->file, rs->group, "x", rs->rows, r0, r0 + nl, &d->x_exact,
                                     &found);
     GS_CHECK(gs_comm_agree(st));
+    if (!d->x_exact && strcmp(c->problem.rhs, "Ax") == 0) { /* b = A*ones: x = ones exactly */
+        st = gs_alloc_array((size_t)nl + 1, sizeof(double), "exact solution",
+                            (void **)&d->x_exact);
+        for (int64_t i = 0; st == GS_OK && i < nl; i++) d->x_exact[i] = 1.0;
+        GS_CHECK(gs_comm_agree(st));
+    }
     if (c->problem.nullspace[0]) { /* the file's vectors replace the generator's */
         GS_CHECK(file_vectors(c, d->part, c->problem.nullspace, "problem.nullspace", 64,
                               &d->nullspace, &k, NULL, 0));

@@ -54,11 +54,26 @@ static void default_name(const gs_config *c, int64_t i, char *out, size_t len)
         const char *t = c->problem.generate.type;
         int64_t s = c->problem.generate.stencil;
         int pl = strcmp(t, "powerlaw") == 0;
-        snprintf(out, len, "%.100s%s-%lld%s%s", t,
+        /* a grid whose sides differ (problem.generate.nx, ny, nz) is named by them: 64x64x128 */
+        const gs_config *g = c;
+        int64_t n = g->problem.generate.size, nx = g->problem.generate.nx,
+                ny = g->problem.generate.ny, nz = g->problem.generate.nz;
+        char grid[80];
+        if ((nx && nx != n) || (ny && ny != n) || (nz && nz != n)) {
+            if (s == 5 || s == 9)
+                snprintf(grid, sizeof grid, "%lldx%lld", (long long)(nx ? nx : n),
+                         (long long)(ny ? ny : n));
+            else
+                snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)(nx ? nx : n),
+                         (long long)(ny ? ny : n), (long long)(nz ? nz : n));
+        } else {
+            snprintf(grid, sizeof grid, "%lld", (long long)n);
+        }
+        snprintf(out, len, "%.100s%s-%s%s%s", t,
                  pl                   ? ""
                  : (s == 5 || s == 9) ? "2d"
                                       : "3d",
-                 (long long)c->problem.generate.size, (s == 9 || s == 27) && !pl ? "-box" : "",
+                 grid, (s == 9 || s == 27) && !pl ? "-box" : "",
                  c->problem.generate.dof > 1 ? "-block" : "");
     } else {
         snprintf(out, len, "case-%lld", (long long)i);
