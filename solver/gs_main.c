@@ -8,6 +8,8 @@
  *   gsolve CONFIG [--case N] [--set ...] --print-config   the effective configuration
  *   gsolve --help-config [KEY|GROUP] | --version | --help
  *
+ *   mpirun -np N gsolve CONFIG            one system across N MPI ranks (rank 0 prints)
+ *
  * Exit codes: 0 converged, 3 ran but did not converge, 2 bad input/config/usage,
  * 1 runtime failure, 130 / 143 stopped by SIGINT / SIGTERM (the run so far recorded).
  */
@@ -44,6 +46,7 @@ static void usage(FILE *f)
                "       gsolve report RESULTS_DIR [--no-plots]\n"
                "       gsolve CONFIG [--case N] [--set key=value ...] --print-config\n"
                "       gsolve --help-config [KEY|GROUP] | --version | --help\n"
+               "       mpirun -np N gsolve CONFIG [--set ...]   one system across N MPI ranks\n"
                "Solves A x = b as the libconfig file CONFIG describes; --set overrides keys.\n"
                "--print-config prints every key with its value (defaults included, paths made\n"
                "absolute) as a config file that gsolve runs again; --case N: that batch case's.\n"
