@@ -397,6 +397,23 @@ void gs_driver_hints(const gs_config *c, const gs_problem *p, const gs_krylov_re
     }
 }
 
+gs_krylov_params gs_driver_krylov_params(const gs_config *c, gs_run *run,
+                                         const volatile sig_atomic_t *interrupt)
+{
+    gs_krylov_params kp = {
+        .type = (gs_krylov_type)gs_krylov_index(gs_krylov_find(c->solver.type)),
+        .rtol = c->solver.rtol,
+        .atol = c->solver.atol,
+        .max_iters = (int)c->solver.max_iters,
+        .restart = (int)c->solver.restart,
+        .stag_window = (int)c->solver.stagnation_window,
+        .monitor = gs_driver_monitor,
+        .monitor_ctx = run,
+        .interrupt = interrupt,
+    };
+    return kp;
+}
+
 /* ||b - A x|| / ||b|| recomputed from scratch (||b - A x|| when b = 0). */
 gs_status gs_driver_true_residual(const gs_linop *A, const gs_vec *b, const gs_vec *x, gs_vec *w,
                                double bnorm, double *out)
@@ -496,17 +513,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     GS_CHECK(gs_backend_get(loc)->sync());
     run->res.setup_s = gs_time_now() - t0;
 
-    gs_krylov_params kp = {
-        .type = (gs_krylov_type)gs_krylov_index(gs_krylov_find(c->solver.type)),
-        .rtol = c->solver.rtol,
-        .atol = c->solver.atol,
-        .max_iters = (int)c->solver.max_iters,
-        .restart = (int)c->solver.restart,
-        .stag_window = (int)c->solver.stagnation_window,
-        .monitor = gs_driver_monitor,
-        .monitor_ctx = run,
-        .interrupt = gs_host_interrupt_flag(),
-    };
+    gs_krylov_params kp = gs_driver_krylov_params(c, run, gs_host_interrupt_flag());
     gs_krylov_result kr;
     gs_linop Ause = Aop, Muse;
     run->profiled = c->output.profile || run->verbosity >= 2;

@@ -169,17 +169,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     run->res.comm_setup_s = comm_max();
     GS_CHECK(gs_comm_max(&run->res.setup_s, 1));
 
-    gs_krylov_params kp = {
-        .type = (gs_krylov_type)gs_krylov_index(gs_krylov_find(c->solver.type)),
-        .rtol = c->solver.rtol,
-        .atol = c->solver.atol,
-        .max_iters = (int)c->solver.max_iters,
-        .restart = (int)c->solver.restart,
-        .stag_window = (int)c->solver.stagnation_window,
-        .monitor = gs_driver_monitor,
-        .monitor_ctx = run,
-        .interrupt = &g_stop,
-    };
+    gs_krylov_params kp = gs_driver_krylov_params(c, run, &g_stop);
     gs_krylov_result kr;
     GS_CHECK(gs_vec_nrm2(b, &run->res.bnorm));
     if (me == 0 && out && run->verbosity >= 1) {

@@ -15,6 +15,10 @@ gs_select_request gs_driver_select_request(const gs_config *c);
 gs_status gs_driver_amg_params(const gs_config *c, const gs_problem *p, gs_amg_params *ap);
 /* an AMG hierarchy's report into the run's record: level table, formats, complexities, phases */
 gs_status gs_driver_record_amg(const gs_amg_report *r, gs_run *run);
+/* the Krylov method's parameters from the solver keys, with the monitor (history and iteration
+ * lines into run) and the flag that stops the solve */
+gs_krylov_params gs_driver_krylov_params(const gs_config *c, gs_run *run,
+                                         const volatile sig_atomic_t *interrupt);
 /* the Krylov monitor: history and iteration lines (ctx: the gs_run) */
 void gs_driver_monitor(void *ctx, int it, double rnorm);
 /* the result's identification fields from configuration and problem */
