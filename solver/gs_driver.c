@@ -414,6 +414,18 @@ gs_krylov_params gs_driver_krylov_params(const gs_config *c, gs_run *run,
     return kp;
 }
 
+gs_status gs_driver_attach_record(const gs_config *c, gs_run *run)
+{
+    gs_status st = gs_config_to_text(c, &run->config_text);
+    run->res.x = run->x;
+    run->res.history = run->hist;
+    run->res.history_time = run->hist_t;
+    run->res.history_iter = run->hist_it;
+    run->res.history_len = run->hist_len;
+    run->res.config_text = run->config_text;
+    return st;
+}
+
 /* ||b - A x|| / ||b|| recomputed from scratch (||b - A x|| when b = 0). */
 gs_status gs_driver_true_residual(const gs_linop *A, const gs_vec *b, const gs_vec *x, gs_vec *w,
                                double bnorm, double *out)
@@ -551,13 +563,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     GS_CHECK(gs_alloc_array((size_t)A->cols, sizeof(double), "solution", (void **)&run->x));
     GS_CHECK(gs_vec_get_host(x, run->x));
     if (p->x_exact) run->res.error = gs_driver_solution_error(run->x, p->x_exact, A->cols);
-    GS_CHECK(gs_config_to_text(c, &run->config_text));
-    run->res.x = run->x;
-    run->res.history = run->hist;
-    run->res.history_time = run->hist_t;
-    run->res.history_iter = run->hist_it;
-    run->res.history_len = run->hist_len;
-    run->res.config_text = run->config_text;
+    GS_CHECK(gs_driver_attach_record(c, run));
 done:
     gs_vec_destroy(&b);
     gs_vec_destroy(&x);

@@ -205,13 +205,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     if (me == 0) {
         gs_driver_hints(c, p, &kr, run);
         gs_results_set_context(&run->res, c);
-        GS_CHECK(gs_config_to_text(c, &run->config_text));
-        run->res.x = run->x;
-        run->res.history = run->hist;
-        run->res.history_time = run->hist_t;
-        run->res.history_iter = run->hist_it;
-        run->res.history_len = run->hist_len;
-        run->res.config_text = run->config_text;
+        GS_CHECK(gs_driver_attach_record(c, run));
     }
 done:
     gs_vec_set_reduce(NULL);
