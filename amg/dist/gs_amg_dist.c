@@ -8,17 +8,18 @@
 
 #include "gs_amg_internal.h"
 #include "gs_comm.h"
+#include "gs_dist_ops.h"
+#include "gs_spgemm.h"
 #include "gs_time.h"
 
 #define GATHER_ROWS_DEFAULT 20000
 
 typedef struct dlevel {
-    gs_gcsr *Aown;           /* levels >= 1 (level 0: the caller's) */
-    const gs_gcsr *A;
+    const gs_gcsr *A;        /* level 0's rows with global columns (the caller's) */
     gs_part *part;           /* this level's rows */
     gs_dist_op *DAown, *DP, *DR;
     const gs_dist_op *DA;
-    gs_csr *Al1;             /* the rows at loc for l1-Jacobi's row sums (NULL: not needed) */
+    const gs_csr *Al1;       /* the whole rows at loc for l1-Jacobi's row sums (borrowed) */
     double *dinv;            /* at loc */
     gs_smoother_level sl;
     void *smooth;
@@ -62,18 +63,9 @@ static gs_status sync_now(const gs_amg_dist *amg, double *t)
     return st;
 }
 
-/* a copy at loc of n host doubles (the backend's allocator) */
-static gs_status put_doubles(const gs_amg_dist *amg, const double *h, int64_t n, double **out)
+static const gs_dist_ops *dops(const gs_amg_dist *amg)
 {
-    gs_status st = GS_OK;
-    double *d = NULL;
-    GS_CHECK(amg->be->alloc(((size_t)n + 1) * sizeof(double), "AMG level array", (void **)&d));
-    if (n > 0) GS_CHECK(amg->be->put(d, h, (size_t)n * sizeof(double)));
-    *out = d;
-    d = NULL;
-done:
-    if (d) amg->be->free(d);
-    return st;
+    return (const gs_dist_ops *)gs_backend_module(amg->loc, GS_MODULE_DIST);
 }
 
 /* D^-1, rho(D^-1 A) and the smoother of distributed level l */
@@ -81,155 +73,404 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
 {
     gs_status st = GS_OK;
     dlevel *L = &amg->lev[l];
-    const gs_csr *C = L->DA->compact;
-    double *dh = NULL, *sh = NULL, *sq = NULL;
+    const gs_dist_op *D = L->DA;
+    double *sq = NULL;
     int64_t bad = 0, first = -1;
-    GS_CHECK(gs_alloc_array((size_t)C->rows + 1, sizeof *dh, "AMG diagonal", (void **)&dh));
-    GS_CHECK(gs_alloc_array((size_t)C->rows + 1, sizeof *sh, "AMG diagonal", (void **)&sh));
-    GS_CHECK(gs_amg_host_ops.diag_inv(C, 0, dh, sh, &bad, &first));
+    GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
+                            (void **)&L->dinv));
+    GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
+                            (void **)&sq));
+    GS_CHECK(amg->ops->diag_inv(D->diag, 0, L->dinv, sq, &bad, &first));
     if (bad > 0 && l == 0)
         st = GS_ERROR(GS_ERR_INPUT, "%s: row %lld has a zero, missing or non-finite diagonal "
                       "entry (%lld rows of this rank's block); smoothed-aggregation AMG needs a "
-                      "nonzero diagonal", where, (long long)(L->DA->row0 + first + 1),
+                      "nonzero diagonal", where, (long long)(D->row0 + first + 1),
                       (long long)bad);
     GS_CHECK(gs_comm_agree(st));
-    GS_CHECK(put_doubles(amg, dh, C->rows, &L->dinv));
-    GS_CHECK(put_doubles(amg, sh, C->rows, &sq));
     amg->shell->rho_rows = L->part->start[L->part->nranks];
-    GS_CHECK(gs_amg_estimate_rho(amg->shell, L->DA->diag, gs_dist_op_spmat(L->DA), sq, &L->rho));
+    GS_CHECK(gs_amg_estimate_rho(amg->shell, D->diag, gs_dist_op_spmat(D), sq, &L->rho));
     if (strcmp(amg->p.smoother->name, "l1jacobi") == 0) /* row sums over the whole rows */
-        GS_CHECK(gs_csr_upload(C, amg->loc, &L->Al1));
+        L->Al1 = D->compact;
     L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
-                                .A = L->Al1 ? L->Al1 : L->DA->diag, .MA = gs_dist_op_spmat(L->DA),
+                                .A = L->Al1 ? L->Al1 : D->diag, .MA = gs_dist_op_spmat(D),
                                 .dinv = L->dinv, .rho = L->rho};
     GS_CHECK(amg->p.smoother->setup(&L->sl, &L->smooth));
 done:
-    gs_free(dh);
-    gs_free(sh);
     if (sq) amg->be->free(sq);
     return st;
 }
 
-/* S = I - omega / rho D_F^-1 F on level l's rows (global columns), F the filtered A (its own
- * diagonal and rho) where filtering applies, else A; B: this rank's near-nullspace at B_loc */
+/* a host copy of the nhalo global numbers in halo (NULL when there are none) */
+static gs_status copy_halo(const int64_t *halo, int32_t nhalo, int64_t **out)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(gs_alloc_array((size_t)nhalo + 1, sizeof(int64_t), "halo columns", (void **)out));
+    if (nhalo > 0) memcpy(*out, halo, (size_t)nhalo * sizeof(int64_t));
+done:
+    return st;
+}
+
+/* S = I - omega / rho D_F^-1 F on level l's rows, compact columns at loc (A's: own, then its
+ * halo), F the filtered A (its own diagonal and rho) where filtering applies, else A; B: this
+ * rank's near-nullspace at B_loc */
 static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const double *B,
-                                  gs_loc B_loc, gs_gcsr **S)
+                                  gs_loc B_loc, gs_csr **S)
 {
     gs_status st = GS_OK;
     dlevel *L = &amg->lev[l];
     const gs_dist_op *D = L->DA;
     const gs_amg_params *p = &amg->p;
-    gs_csr *F = NULL, *Sj = NULL;
-    gs_gcsr *Fg = NULL;
+    gs_csr *F = NULL;
     gs_dist_op *DF = NULL;
-    double *w = NULL, *dF = NULL, *sF = NULL, *sqF = NULL, *dA = NULL, rho = L->rho;
+    gs_vec *w = NULL;
+    int64_t *halo = NULL;
+    double *dF = NULL, *sqF = NULL, rho = L->rho;
     const int64_t grows = L->part->start[L->part->nranks];
     int filtered = p->filter && p->theta > 0 && b == 1 && k == 1;
     if (filtered) {
         /* the near-nullspace on the rows and the halo (ones by default) */
-        GS_CHECK(gs_alloc_array((size_t)D->cols + (size_t)D->nhalo + 1, sizeof *w, "AMG weights",
-                                (void **)&w));
+        GS_CHECK(gs_vec_create((int64_t)D->cols + D->nhalo, amg->loc, &w));
         if (B) {
-            if (B_loc == GS_LOC_HOST)
-                memcpy(w, B, (size_t)D->cols * sizeof *w);
+            const size_t bytes = (size_t)D->cols * sizeof(double);
+            if (B_loc == amg->loc)
+                GS_CHECK(amg->be->move(w->data, B, bytes));
+            else if (B_loc == GS_LOC_HOST)
+                GS_CHECK(amg->be->put(w->data, B, bytes));
             else
-                GS_CHECK(gs_backend_get(B_loc)->get(w, B, (size_t)D->cols * sizeof *w));
+                GS_FAIL(GS_ERR_INTERNAL, "AMG: the near-nullspace is on another device");
         } else {
-            for (int32_t i = 0; i < D->cols; i++) w[i] = 1.0;
+            GS_CHECK(amg->be->fill(1.0, w));
         }
-        GS_CHECK(gs_dist_op_halo_host(D, w, w + D->cols));
+        GS_CHECK(gs_dist_op_halo(D, w->data, w->data + D->cols));
         double tf = p->theta;
         for (int i = 0; i < l; i++) tf *= 0.25;
-        GS_CHECK(gs_amg_filter_host(D->compact, tf, p->strength, B ? w : NULL, &F));
+        GS_CHECK(amg->ops->filter(D->compact, tf, p->strength, B ? w->data : NULL, &F));
         trace(amg, l, "  filter");
     }
     int64_t anyF = F != NULL; /* F = A on every rank, or F's own rho over all of them */
     GS_CHECK(gs_comm_max_i64(&anyF, 1));
-    GS_CHECK(gs_alloc_array((size_t)D->rows + 1, sizeof *dA, "AMG diagonal", (void **)&dA));
     if (anyF) {
         int64_t bad, first;
-        if (!F) GS_CHECK(gs_csr_copy(D->compact, &F));
-        GS_CHECK(gs_dist_op_to_global(D, F, grows, grows, &Fg));
-        GS_CHECK(gs_dist_op_create(Fg, L->part, amg->loc, NULL, l, &DF));
-        GS_CHECK(gs_alloc_array((size_t)F->rows + 1, sizeof *dF, "AMG diagonal", (void **)&dF));
-        GS_CHECK(gs_alloc_array((size_t)F->rows + 1, sizeof *sF, "AMG diagonal", (void **)&sF));
-        GS_CHECK(gs_amg_host_ops.diag_inv(F, 0, dF, sF, &bad, &first));
-        GS_CHECK(put_doubles(amg, sF, F->rows, &sqF));
+        if (!F) GS_CHECK(dops(amg)->row_slice(D->compact, 0, D->rows, &F)); /* a copy */
+        GS_CHECK(copy_halo(D->halo, D->nhalo, &halo));
+        GS_CHECK(gs_dist_op_from_compact(&F, &halo, D->nhalo, D->row0, L->part, amg->loc, NULL, l,
+                                         &DF));
+        GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
+                                (void **)&dF));
+        GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
+                                (void **)&sqF));
+        GS_CHECK(amg->ops->diag_inv(DF->diag, 0, dF, sqF, &bad, &first));
         amg->shell->rho_rows = grows;
         trace(amg, l, "  F's SpMV form");
         GS_CHECK(gs_amg_estimate_rho(amg->shell, DF->diag, gs_dist_op_spmat(DF), sqF, &rho));
         trace(amg, l, "  F's rho");
         if (!(rho > 0)) rho = L->rho;
-        GS_CHECK(gs_amg_host_ops.jacobi_matrix(F, dF, p->prolongator_omega / rho, &Sj));
+        GS_CHECK(amg->ops->jacobi_matrix(DF->compact, dF, p->prolongator_omega / rho, S));
     } else {
-        int64_t bad, first;
-        GS_CHECK(gs_amg_host_ops.diag_inv(D->compact, 0, dA, NULL, &bad, &first));
-        GS_CHECK(gs_amg_host_ops.jacobi_matrix(D->compact, dA, p->prolongator_omega / rho, &Sj));
+        GS_CHECK(amg->ops->jacobi_matrix(D->compact, L->dinv, p->prolongator_omega / rho, S));
     }
     trace(amg, l, "  I - w D^-1 F");
-    GS_CHECK(gs_dist_op_to_global(D, Sj, grows, grows, S));
-    trace(amg, l, "  to global columns");
 done:
     gs_csr_destroy(&F);
-    gs_csr_destroy(&Sj);
-    gs_gcsr_destroy(&Fg);
     gs_dist_op_destroy(&DF);
-    gs_free(w);
-    gs_free(dF);
-    gs_free(sF);
-    gs_free(dA);
+    gs_vec_destroy(&w);
+    gs_free(halo);
+    if (dF) amg->be->free(dF);
     if (sqF) amg->be->free(sqF);
     return st;
 }
 
-/* the tentative prolongator of level l (this rank's rows, global coarse columns) and the coarse
+/* the tentative prolongator of level l (this rank's rows and aggregates, at loc) and the coarse
  * partition; B becomes the coarse near-nullspace (this rank's coarse rows) */
 static gs_status coarsen(gs_amg_dist *amg, int l, int b, double **B, gs_loc *B_loc, int *k,
-                         gs_gcsr **Tg, gs_part **cpart, double *ph)
+                         gs_csr **T, int *one, gs_part **cpart, double *ph)
 {
     gs_status st = GS_OK;
     dlevel *L = &amg->lev[l];
     gs_amg_level *S = &amg->shell->lev[l];
-    gs_csr *T = NULL, *hT = NULL;
+    gs_csr *hT = NULL;
     int32_t nagg = 0;
-    int one = 0;
+    *one = 0;
     S->A = L->DA->diag; /* strength and aggregates on the rank's diagonal block */
-    GS_CHECK(gs_amg_coarsen(amg->shell, l, b, B, B_loc, k, &T, &nagg, &one, ph));
+    GS_CHECK(gs_amg_coarsen(amg->shell, l, b, B, B_loc, k, T, &nagg, one, ph));
     gs_buf_destroy(&S->agg);
-    int64_t nc = T ? T->cols : 0;
-    GS_CHECK(gs_part_from_count(nc, cpart));
-    const int me = gs_comm_rank();
-    const int64_t c0 = (*cpart)->start[me], gc = (*cpart)->start[(*cpart)->nranks];
-    GS_CHECK(gs_gcsr_create(L->A->row0, L->A->rows, L->part->start[L->part->nranks], gc,
-                            T ? T->nnz : 0, Tg));
-    if (T) {
-        GS_CHECK(gs_csr_download(T, &hT));
-        for (int32_t i = 0; i <= hT->rows; i++) (*Tg)->rowptr[i] = hT->rowptr[i];
-        for (int32_t q = 0; q < hT->nnz; q++) {
-            (*Tg)->col[q] = c0 + hT->colind[q];
-            (*Tg)->val[q] = hT->val[q];
-        }
-    } else {
-        for (int32_t i = 0; i <= L->A->rows; i++) (*Tg)->rowptr[i] = 0;
+    if (!*T) { /* no aggregate here: no columns */
+        GS_CHECK(gs_csr_create(L->DA->rows, 0, 0, &hT));
+        memset(hT->rowptr, 0, ((size_t)hT->rows + 1) * sizeof *hT->rowptr);
+    } else if ((*T)->loc != amg->loc) {
+        hT = *T;
+        *T = NULL;
     }
+    if (hT) GS_CHECK(gs_csr_upload(hT, amg->loc, T));
+    GS_CHECK(gs_part_from_count((*T)->cols, cpart));
 done:
-    gs_csr_destroy(&T);
     gs_csr_destroy(&hT);
     return st;
 }
 
+/* a host CSR of the fetched rows (rp, g, v: gs_dist_op_fetch_rows) in the column space [own
+ * coarse (c0 .. c0 + nc) | map (ascending global numbers)], each row sorted, uploaded to loc */
+static gs_status fetched_csr(const gs_amg_dist *amg, int32_t rows, const int64_t *rp,
+                             const int64_t *g, const double *v, int64_t c0, int32_t nc,
+                             const int64_t *map, int64_t nmap, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *H = NULL;
+    GS_CHECK(gs_csr_create(rows, (int64_t)nc + nmap, rp[rows], &H));
+    for (int32_t i = 0; i <= rows; i++) H->rowptr[i] = (int32_t)rp[i];
+    for (int32_t i = 0; i < rows; i++) {
+        for (int64_t q = rp[i]; q < rp[i + 1]; q++) {
+            int64_t j = g[q] >= c0 && g[q] < c0 + nc ? g[q] - c0
+                                                       : nc + gs_dist_find_i64(map, nmap, g[q]);
+            /* insertion into the sorted front of the row (rows are a few entries) */
+            int64_t t = q;
+            while (t > rp[i] && H->colind[t - 1] > j) {
+                H->colind[t] = H->colind[t - 1];
+                H->val[t] = H->val[t - 1];
+                t--;
+            }
+            H->colind[t] = (int32_t)j;
+            H->val[t] = v[q];
+        }
+    }
+    GS_CHECK(gs_csr_upload(H, amg->loc, out));
+done:
+    gs_csr_destroy(&H);
+    return st;
+}
+
+/* the columns base + (the place of v[i] in the ascending map), i < n, uploaded to loc */
+static gs_status map_places(const gs_amg_dist *amg, const int64_t *v, int64_t n,
+                            const int64_t *map, int64_t nmap, int32_t base, int32_t **out)
+{
+    gs_status st = GS_OK;
+    int32_t *h = NULL;
+    *out = NULL;
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *h, "column map", (void **)&h));
+    for (int64_t i = 0; i < n; i++) h[i] = base + (int32_t)gs_dist_find_i64(map, nmap, v[i]);
+    GS_CHECK(amg->be->alloc(((size_t)n + 1) * sizeof *h, "column map", (void **)out));
+    if (n > 0) GS_CHECK(amg->be->put(*out, h, (size_t)n * sizeof *h));
+done:
+    gs_free(h);
+    return st;
+}
+
+/* P = S T at loc in compact columns (own aggregates, then the other ranks' aggregates that the
+ * halo's tentative rows name), and its SpMV form; S NULL: P = T (taken over) */
+static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **T, int one,
+                             const gs_part *cpart)
+{
+    gs_status st = GS_OK;
+    dlevel *L = &amg->lev[l];
+    const gs_dist_op *D = L->DA;
+    gs_csr *P = NULL, *Th = NULL, *Te = NULL;
+    int64_t *rp = NULL, *g = NULL, *pmap = NULL;
+    double *v = NULL;
+    int64_t npm = 0;
+    const int32_t nc = (*T)->cols;
+    const int64_t c0 = cpart->start[gs_comm_rank()];
+    if (S) {
+        GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &g, &v));
+        npm = rp[D->nhalo];
+        GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *pmap, "prolongator", (void **)&pmap));
+        if (npm > 0) memcpy(pmap, g, (size_t)npm * sizeof *pmap);
+        npm = gs_dist_unique_i64(pmap, npm); /* other ranks' aggregates only */
+        GS_CHECK(fetched_csr(amg, D->nhalo, rp, g, v, c0, nc, pmap, npm, &Th));
+        GS_CHECK(dops(amg)->vcat(*T, Th, (int32_t)(nc + npm), &Te));
+        if (one)
+            GS_CHECK(amg->ops->times_tentative(S, Te, &P));
+        else
+            GS_CHECK(gs_spgemm(S, Te, GS_SPGEMM_AUTO, &P));
+        gs_csr_destroy(T);
+    } else {
+        P = *T;
+        *T = NULL;
+        GS_CHECK(gs_alloc_array(1, sizeof *pmap, "prolongator", (void **)&pmap));
+    }
+    GS_CHECK(gs_dist_op_from_compact(&P, &pmap, (int32_t)npm, D->row0, cpart, amg->loc,
+                                     amg->p.select, l, &L->DP));
+done:
+    gs_csr_destroy(&P);
+    gs_csr_destroy(&Th);
+    gs_csr_destroy(&Te);
+    gs_free(rp);
+    gs_free(g);
+    gs_free(v);
+    gs_free(pmap);
+    return st;
+}
+
+/* A_c = P^T (A P): this rank's coarse rows in compact columns and their SpMV form. A P takes the
+ * rows of P that A's halo names (their owners send them); P^T (A P) gives rows of other ranks'
+ * coarse points too (P's halo columns), which go to their owners as entries and are added in. */
+static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist_op **out)
+{
+    gs_status st = GS_OK;
+    dlevel *L = &amg->lev[l];
+    const gs_dist_op *D = L->DA, *DP = L->DP;
+    const gs_dist_ops *ops = dops(amg);
+    const int R = gs_comm_size();
+    const int32_t nc = DP->cols, npm = DP->nhalo;
+    const int64_t c0 = DP->col0;
+    gs_csr *Px = NULL, *Ph = NULL, *Pe = NULL, *AP = NULL, *Pt = NULL, *W = NULL, *Wo = NULL,
+           *Wr = NULL, *hWr = NULL, *Wx = NULL, *hRv = NULL, *Rv = NULL, *Ac = NULL;
+    int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *sr = NULL, *sc = NULL,
+            *rr = NULL, *rc = NULL;
+    int32_t *m1 = NULL, *m2 = NULL, *ri = NULL, *ci = NULL;
+    double *v = NULL, *sv = NULL, *rv = NULL;
+    size_t *sb = NULL, *rb = NULL;
+    int64_t nx = 0, nh = 0;
+    /* P's rows at A's halo, their columns as global numbers */
+    GS_CHECK(amg->be->alloc(((size_t)npm + 1) * sizeof *gm, "coarse columns", (void **)&gm));
+    if (npm > 0) GS_CHECK(amg->be->put(gm, DP->halo, (size_t)npm * sizeof *gm));
+    GS_CHECK(gs_dist_op_fetch_rows(D, DP->compact, c0, nc, gm, &rp, &g, &v));
+    /* X: own coarse columns, then the others P and those rows hold, ascending */
+    GS_CHECK(gs_alloc_array((size_t)npm + (size_t)rp[D->nhalo] + 1, sizeof *xmap,
+                            "coarse columns", (void **)&xmap));
+    if (npm > 0) memcpy(xmap, DP->halo, (size_t)npm * sizeof *xmap);
+    nx = npm;
+    for (int64_t q = 0; q < rp[D->nhalo]; q++)
+        if (g[q] < c0 || g[q] >= c0 + nc) xmap[nx++] = g[q];
+    nx = gs_dist_unique_i64(xmap, nx);
+    GS_CHECK(map_places(amg, DP->halo, npm, xmap, nx, nc, &m1));
+    GS_CHECK(ops->remap_cols(DP->compact, nc, m1, (int32_t)(nc + nx), &Px));
+    GS_CHECK(fetched_csr(amg, D->nhalo, rp, g, v, c0, nc, xmap, nx, &Ph));
+    GS_CHECK(ops->vcat(Px, Ph, (int32_t)(nc + nx), &Pe));
+    gs_csr_destroy(&Px);
+    gs_csr_destroy(&Ph);
+    trace(amg, l, "  P's halo rows");
+    GS_CHECK(gs_spgemm(D->compact, Pe, GS_SPGEMM_AUTO, &AP));
+    gs_csr_destroy(&Pe);
+    trace(amg, l, "  A P");
+    GS_CHECK(gs_spgemm_transpose(DP->compact, &Pt));
+    GS_CHECK(gs_spgemm(Pt, AP, GS_SPGEMM_AUTO, &W));
+    gs_csr_destroy(&AP);
+    gs_csr_destroy(&Pt);
+    trace(amg, l, "  P^T (A P)");
+    /* the rows of other ranks' coarse points to their owners, as entries */
+    GS_CHECK(ops->row_slice(W, 0, nc, &Wo));
+    GS_CHECK(ops->row_slice(W, nc, nc + npm, &Wr));
+    gs_csr_destroy(&W);
+    GS_CHECK(gs_csr_download(Wr, &hWr));
+    const int64_t ne = hWr->nnz;
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "coarse entries", (void **)&sb));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "coarse entries", (void **)&rb));
+    memset(sb, 0, (size_t)R * sizeof *sb);
+    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sr, "coarse entries", (void **)&sr));
+    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sc, "coarse entries", (void **)&sc));
+    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sv, "coarse entries", (void **)&sv));
+    for (int32_t i = 0; i < npm; i++) { /* DP->halo ascending: grouped by owner */
+        int r = gs_part_owner(cpart, DP->halo[i]);
+        for (int32_t q = hWr->rowptr[i]; q < hWr->rowptr[i + 1]; q++) {
+            int32_t j = hWr->colind[q];
+            sr[q] = DP->halo[i];
+            sc[q] = j < nc ? c0 + j : xmap[j - nc];
+            sv[q] = hWr->val[q];
+        }
+        sb[r] += (size_t)(hWr->rowptr[i + 1] - hWr->rowptr[i]) * sizeof(int64_t);
+    }
+    GS_CHECK(gs_comm_alltoall_sizes(sb, rb));
+    int64_t nr = 0;
+    for (int r = 0; r < R; r++) nr += (int64_t)(rb[r] / sizeof(int64_t));
+    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *rr, "coarse entries", (void **)&rr));
+    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *rc, "coarse entries", (void **)&rc));
+    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *rv, "coarse entries", (void **)&rv));
+    GS_CHECK(gs_comm_alltoallv(sr, sb, rr, rb));
+    GS_CHECK(gs_comm_alltoallv(sc, sb, rc, rb));
+    GS_CHECK(gs_comm_alltoallv(sv, sb, rv, rb));
+    /* the coarse level's halo: X's columns and the received ones that are not its own */
+    GS_CHECK(gs_alloc_array((size_t)nx + (size_t)nr + 1, sizeof *hc, "coarse columns",
+                            (void **)&hc));
+    if (nx > 0) memcpy(hc, xmap, (size_t)nx * sizeof *hc);
+    nh = nx;
+    for (int64_t q = 0; q < nr; q++)
+        if (rc[q] < c0 || rc[q] >= c0 + nc) hc[nh++] = rc[q];
+    nh = gs_dist_unique_i64(hc, nh);
+    if ((int64_t)nc + nh > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's coarse block has %lld columns (below 2^31)",
+                (long long)(nc + nh));
+    GS_CHECK(map_places(amg, xmap, nx, hc, nh, nc, &m2));
+    GS_CHECK(ops->remap_cols(Wo, nc, m2, (int32_t)(nc + nh), &Wx));
+    gs_csr_destroy(&Wo);
+    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ri, "coarse entries", (void **)&ri));
+    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ci, "coarse entries", (void **)&ci));
+    for (int64_t q = 0; q < nr; q++) {
+        ri[q] = (int32_t)(rr[q] - c0);
+        ci[q] = rc[q] >= c0 && rc[q] < c0 + nc
+                    ? (int32_t)(rc[q] - c0)
+                    : nc + (int32_t)gs_dist_find_i64(hc, nh, rc[q]);
+    }
+    GS_CHECK(gs_csr_from_coo(nc, (int64_t)nc + nh, nr, ri, ci, rv, &hRv));
+    GS_CHECK(gs_csr_upload(hRv, amg->loc, &Rv));
+    GS_CHECK(ops->add(Wx, Rv, &Ac));
+    trace(amg, l, "  coarse rows exchanged");
+    GS_CHECK(gs_dist_op_from_compact(&Ac, &hc, (int32_t)nh, c0, cpart, amg->loc, amg->p.select,
+                                     l + 1, out));
+done:
+    if (gm) amg->be->free(gm);
+    if (m1) amg->be->free(m1);
+    if (m2) amg->be->free(m2);
+    gs_csr_destroy(&Px);
+    gs_csr_destroy(&Ph);
+    gs_csr_destroy(&Pe);
+    gs_csr_destroy(&AP);
+    gs_csr_destroy(&Pt);
+    gs_csr_destroy(&W);
+    gs_csr_destroy(&Wo);
+    gs_csr_destroy(&Wr);
+    gs_csr_destroy(&hWr);
+    gs_csr_destroy(&Wx);
+    gs_csr_destroy(&hRv);
+    gs_csr_destroy(&Rv);
+    gs_csr_destroy(&Ac);
+    gs_free(rp);
+    gs_free(g);
+    gs_free(v);
+    gs_free(xmap);
+    gs_free(hc);
+    gs_free(sr);
+    gs_free(sc);
+    gs_free(sv);
+    gs_free(rr);
+    gs_free(rc);
+    gs_free(rv);
+    gs_free(ri);
+    gs_free(ci);
+    gs_free(sb);
+    gs_free(rb);
+    return st;
+}
+
+/* level l's rows with global columns on the host (level 0: the caller's; the gathered tail) */
+static gs_status level_gcsr(const gs_amg_dist *amg, int l, const gs_gcsr **A, gs_gcsr **own)
+{
+    gs_status st = GS_OK;
+    const dlevel *L = &amg->lev[l];
+    gs_csr *h = NULL;
+    *own = NULL;
+    if (L->A) {
+        *A = L->A;
+        return GS_OK;
+    }
+    const int64_t n = L->part->start[L->part->nranks];
+    GS_CHECK(gs_csr_download(L->DA->compact, &h));
+    GS_CHECK(gs_dist_op_to_global(L->DA, h, n, n, own));
+    *A = *own;
+done:
+    gs_csr_destroy(&h);
+    return st;
+}
+
 /* level l's statistics over the ranks into the report */
-static gs_status report_level(gs_amg_dist *amg, int l, const gs_gcsr *A, const gs_dist_op *D)
+static gs_status report_level(gs_amg_dist *amg, int l, const gs_dist_op *D)
 {
     gs_status st = GS_OK;
     gs_amg_level_report *R = &amg->rep.level[l];
-    int64_t nnz = A->rowptr[A->rows], rows = A->rows, lmax = 0, tot_nnz, tot_rows;
-    double sq = 0.0, s2[2];
-    for (int32_t i = 0; i < A->rows; i++) {
-        int64_t n = A->rowptr[i + 1] - A->rowptr[i];
-        if (n > lmax) lmax = n;
-        sq += (double)n * (double)n;
-    }
+    double mean = 0, sd = 0, s2[2];
+    int32_t mx = 0;
+    if (D->rows > 0) GS_CHECK(amg->ops->row_stats(D->compact, &mean, &sd, &mx));
+    int64_t nnz = D->compact->nnz, rows = D->rows, lmax = mx, tot_nnz, tot_rows;
+    double sq = (double)rows * (sd * sd + mean * mean);
     GS_CHECK(gs_dist_stats_i64(rows, &tot_rows, &R->rank_rows_min, &R->rank_rows_max));
     GS_CHECK(gs_dist_stats_i64(nnz, &tot_nnz, &R->rank_nnz_min, &R->rank_nnz_max));
     GS_CHECK(gs_comm_max_i64(&lmax, 1));
@@ -335,7 +576,10 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
 {
     gs_status st = GS_OK;
     gs_amg_dist *amg = NULL;
-    gs_gcsr *S = NULL, *T = NULL, *P = NULL, *AP = NULL;
+    gs_csr *S = NULL, *T = NULL;
+    gs_gcsr *Gown = NULL;
+    const gs_gcsr *Ag = NULL;
+    int one = 0;
     gs_part *cpart = NULL;
     double *B = NULL, t_start, t0, t1, *ph;
     gs_loc B_loc = GS_LOC_HOST;
@@ -385,15 +629,9 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         const int64_t n = L->part->start[L->part->nranks];
         if (n <= gather_rows || l + 1 >= max_levels) { /* the rest on every rank, whole */
             amg->nd = l;
-            GS_CHECK(gather_tail(amg, L->A, L->part, B, B_loc, b, k, where));
+            GS_CHECK(level_gcsr(amg, l, &Ag, &Gown));
+            GS_CHECK(gather_tail(amg, Ag, L->part, B, B_loc, b, k, where));
             break;
-        }
-        if (!L->DA) {
-            GS_CHECK(sync_now(amg, &t0));
-            GS_CHECK(gs_dist_op_create(L->A, L->part, loc, p->select, l, &L->DAown));
-            L->DA = L->DAown;
-            GS_CHECK(sync_now(amg, &t1));
-            ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
         }
         GS_CHECK(sync_now(amg, &t0));
         trace(amg, l, NULL);
@@ -404,47 +642,32 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         trace(amg, l, "smoothing matrix");
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
-        GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &cpart, ph));
+        GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &one, &cpart, ph));
         trace(amg, l, "aggregates, tentative");
         const int64_t nc = cpart->start[cpart->nranks];
         if (nc == 0 || nc >= n) { /* no coarsening: this level is gathered and ends there */
-            gs_gcsr_destroy(&T);
-            gs_gcsr_destroy(&S);
+            gs_csr_destroy(&T);
+            gs_csr_destroy(&S);
             gs_part_destroy(&cpart);
             amg->nd = l;
-            GS_CHECK(gather_tail(amg, L->A, L->part, NULL, GS_LOC_HOST, b, b, where));
+            GS_CHECK(level_gcsr(amg, l, &Ag, &Gown));
+            GS_CHECK(gather_tail(amg, Ag, L->part, NULL, GS_LOC_HOST, b, b, where));
             break;
         }
         GS_CHECK(sync_now(amg, &t0));
-        if (S) {
-            GS_CHECK(gs_dist_matmul(S, T, L->part, loc, &P));
-            trace(amg, l, "P = S T");
-            gs_gcsr_destroy(&S);
-            gs_gcsr_destroy(&T);
-        } else {
-            P = T;
-            T = NULL;
-        }
-        gs_gcsr *R = NULL;
-        GS_CHECK(gs_dist_transpose(P, cpart, &R));
+        GS_CHECK(prolongator(amg, l, S, &T, one, cpart));
+        gs_csr_destroy(&S);
+        trace(amg, l, "P = S T");
+        GS_CHECK(gs_dist_op_transpose(L->DP, p->select, l, &L->DR));
         trace(amg, l, "R = P^T");
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         dlevel *C = &amg->lev[l + 1];
-        st = gs_dist_matmul(L->A, P, L->part, loc, &AP);
-        trace(amg, l, "A P");
-        if (st == GS_OK) st = gs_dist_matmul(R, AP, L->part, loc, &C->Aown);
-        trace(amg, l, "R (A P)");
-        gs_gcsr_destroy(&AP);
-        if (st == GS_OK) st = gs_dist_op_create(P, cpart, loc, p->select, l, &L->DP);
-        if (st == GS_OK) st = gs_dist_op_create(R, L->part, loc, p->select, l, &L->DR);
-        trace(amg, l, "SpMV forms of P, R");
-        gs_gcsr_destroy(&P);
-        gs_gcsr_destroy(&R);
-        GS_CHECK(st);
+        GS_CHECK(galerkin(amg, l, cpart, &C->DAown));
+        C->DA = C->DAown;
+        trace(amg, l, "R A P");
         GS_CHECK(sync_now(amg, &t0));
         ph[GS_AMG_PHASE_RAP] += t0 - t1;
-        C->A = C->Aown;
         C->part = cpart;
         cpart = NULL;
         b = k;
@@ -454,9 +677,9 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     double nnz0 = 0, rows0 = 0;
     for (int l = 0; l <= amg->nd; l++) {
         dlevel *L = &amg->lev[l];
-        int32_t n = L->A->rows;
+        int32_t n = L->DA->rows;
         if (l < amg->nd) {
-            GS_CHECK(report_level(amg, l, L->A, L->DA));
+            GS_CHECK(report_level(amg, l, L->DA));
             GS_CHECK(gs_vec_create(n, loc, &L->r));
             GS_CHECK(gs_vec_create(n, loc, &L->y));
             GS_CHECK(gs_vec_create(n, loc, &L->d));
@@ -502,10 +725,9 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     amg = NULL;
 done:
     if (B) gs_backend_get(B_loc)->free(B);
-    gs_gcsr_destroy(&S);
-    gs_gcsr_destroy(&T);
-    gs_gcsr_destroy(&P);
-    gs_gcsr_destroy(&AP);
+    gs_csr_destroy(&S);
+    gs_csr_destroy(&T);
+    gs_gcsr_destroy(&Gown);
     gs_part_destroy(&cpart);
     gs_amg_dist_destroy(&amg);
     gs_mem_pinned_enable(pinned);
@@ -518,12 +740,10 @@ void gs_amg_dist_destroy(gs_amg_dist **pa)
     gs_amg_dist *amg = *pa;
     for (int l = 0; l < GS_AMG_MAX_LEVELS; l++) {
         dlevel *L = &amg->lev[l];
-        gs_gcsr_destroy(&L->Aown);
         gs_part_destroy(&L->part);
         gs_dist_op_destroy(&L->DAown);
         gs_dist_op_destroy(&L->DP);
         gs_dist_op_destroy(&L->DR);
-        gs_csr_destroy(&L->Al1);
         if (L->smooth) amg->p.smoother->destroy(L->smooth, amg->be);
         if (L->dinv) amg->be->free(L->dinv);
         gs_vec_destroy(&L->x);

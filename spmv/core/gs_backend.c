@@ -15,7 +15,8 @@ extern const gs_backend_ops gs_backend_host_ops;
     X(GS_MODULE_DCSR, gs_dcsr_ops, gs_dcsr_host_ops, gs_dcsr_cuda_ops)                         \
     X(GS_MODULE_SPGEMM, gs_spgemm_ops, gs_spgemm_host_ops, gs_spgemm_cuda_ops)                 \
     X(GS_MODULE_FEATURES, gs_features_ops, gs_features_host_ops, gs_features_cuda_ops)         \
-    X(GS_MODULE_AMG, gs_amg_ops, gs_amg_host_ops, gs_amg_cuda_ops)
+    X(GS_MODULE_AMG, gs_amg_ops, gs_amg_host_ops, gs_amg_cuda_ops)                             \
+    X(GS_MODULE_DIST, gs_dist_ops, gs_dist_host_ops, gs_dist_cuda_ops)
 
 #define GS_DECLARE_HOST(id, type, host, dev) extern const struct type host;
 GS_MODULE_TABLES(GS_DECLARE_HOST)

@@ -71,10 +71,10 @@ const gs_backend_ops *gs_backend_get(gs_loc loc);
 
 /* The operation tables of the modules that sit on the core: each module defines its table's
  * struct in its own header (gs_format_ops in gs_spmat.h, gs_dcsr_ops in gs_dcsr.h, gs_spgemm_ops
- * in gs_spgemm.h, gs_features_ops in gs_select.h, gs_amg_ops in amg/ops/gs_amg_ops.h) and one table
- * per backend (host in its .c file, device in its _cuda.cu file). gs_backend.c is the one file
- * that lists them; it names them by symbol only and includes no module header, so no include
- * runs upward. */
+ * in gs_spgemm.h, gs_features_ops in gs_select.h, gs_amg_ops in amg/ops/gs_amg_ops.h,
+ * gs_dist_ops in spmv/dist/gs_dist_ops.h) and one table per backend (host in its .c file, device
+ * in its _cuda.cu file). gs_backend.c is the one file that lists them; it names them by symbol
+ * only and includes no module header, so no include runs upward. */
 typedef enum gs_module {
     GS_MODULE_CMRS = 0, /* gs_format_ops */
     GS_MODULE_SURAA,    /* gs_format_ops */
@@ -83,6 +83,7 @@ typedef enum gs_module {
     GS_MODULE_SPGEMM,   /* gs_spgemm_ops */
     GS_MODULE_FEATURES, /* gs_features_ops */
     GS_MODULE_AMG,      /* gs_amg_ops */
+    GS_MODULE_DIST,     /* gs_dist_ops */
     GS_MODULE_COUNT
 } gs_module;
 

@@ -149,8 +149,7 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* sorted unique values of v[0..n) in place; the count */
-static int64_t unique_i64(int64_t *v, int64_t n)
+int64_t gs_dist_unique_i64(int64_t *v, int64_t n)
 {
     if (n == 0) return 0;
     qsort(v, (size_t)n, sizeof *v, cmp_i64);
@@ -160,8 +159,7 @@ static int64_t unique_i64(int64_t *v, int64_t n)
     return m;
 }
 
-/* the place of g in sorted v[0..n) (-1: not there) */
-static int64_t find_i64(const int64_t *v, int64_t n, int64_t g)
+int64_t gs_dist_find_i64(const int64_t *v, int64_t n, int64_t g)
 {
     int64_t lo = 0, hi = n - 1;
     while (lo <= hi) {
@@ -414,7 +412,7 @@ gs_status gs_dist_compact(const gs_gcsr *A, int64_t col0, int32_t ncols, gs_csr 
     GS_CHECK(gs_alloc_array((size_t)nnz + 1, sizeof(int64_t), "halo columns", (void **)&h));
     for (int64_t q = 0; q < nnz; q++)
         if (A->col[q] < col0 || A->col[q] >= col0 + ncols) h[nh++] = A->col[q];
-    nh = unique_i64(h, nh);
+    nh = gs_dist_unique_i64(h, nh);
     if ((int64_t)ncols + nh > GS_MAX_INDEX || nnz > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's block has %lld columns and %lld nonzeros (below "
                 "2^31 each)", (long long)(ncols + nh), (long long)nnz);
@@ -430,7 +428,7 @@ gs_status gs_dist_compact(const gs_gcsr *A, int64_t col0, int32_t ncols, gs_csr 
                 int64_t g = A->col[q];
                 int own = g >= col0 && g < col0 + ncols;
                 if (own != (pass == 0)) continue;
-                C->colind[k] = own ? (int32_t)(g - col0) : ncols + (int32_t)find_i64(h, nh, g);
+                C->colind[k] = own ? (int32_t)(g - col0) : ncols + (int32_t)gs_dist_find_i64(h, nh, g);
                 C->val[k] = A->val[q];
                 k++;
             }

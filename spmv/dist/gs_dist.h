@@ -80,6 +80,11 @@ gs_status gs_dist_allgather(const gs_gcsr *A, const gs_part *p, gs_csr **out);
 gs_status gs_dist_compact(const gs_gcsr *A, int64_t col0, int32_t ncols, gs_csr **out,
                           int64_t **halo, int32_t *nhalo);
 
+/* Sorted unique values of v[0..n) in place; their count. */
+int64_t gs_dist_unique_i64(int64_t *v, int64_t n);
+/* The place of g in sorted v[0..n) (-1: not there). */
+int64_t gs_dist_find_i64(const int64_t *v, int64_t n, int64_t g);
+
 /* Global sums and extremes of a per-rank count. */
 gs_status gs_dist_stats_i64(int64_t mine, int64_t *sum, int64_t *min, int64_t *max);
 

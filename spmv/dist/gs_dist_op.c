@@ -4,57 +4,13 @@
 #include <string.h>
 
 #include "gs_backend.h"
+#include "gs_dist_ops.h"
+#include "gs_spgemm.h"
 #include "gs_time.h"
 
 static gs_status dist_spmv(const void *D, const gs_vec *x, gs_vec *y)
 {
     return gs_dist_op_spmv(D, x, y);
-}
-
-/* the rows' own and halo columns split into the diagonal and off-diagonal blocks (host); C is
- * gs_dist_compact's form, every row's own columns before its halo ones, so each row splits at
- * one place (rows in parallel) */
-static gs_status split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
-                       gs_csr **offd)
-{
-    gs_status st = GS_OK;
-    int32_t *cut = NULL;
-    int64_t nd = 0;
-    *diag = *offd = NULL;
-    GS_CHECK(gs_alloc_array((size_t)C->rows + 1, sizeof *cut, "block split", (void **)&cut));
-#pragma omp parallel for schedule(static) reduction(+ : nd) if (C->nnz > 100000)
-    for (int32_t i = 0; i < C->rows; i++) {
-        int32_t q = C->rowptr[i];
-        while (q < C->rowptr[i + 1] && C->colind[q] < ncols) q++;
-        cut[i] = q;
-        nd += q - C->rowptr[i];
-    }
-    GS_CHECK(gs_csr_create(C->rows, ncols, nd, diag));
-    if (nhalo > 0) GS_CHECK(gs_csr_create(C->rows, nhalo, C->nnz - nd, offd));
-    gs_csr *D = *diag, *O = nhalo > 0 ? *offd : NULL;
-    D->rowptr[0] = 0;
-    if (O) O->rowptr[0] = 0;
-    for (int32_t i = 0; i < C->rows; i++) {
-        D->rowptr[i + 1] = D->rowptr[i] + (cut[i] - C->rowptr[i]);
-        if (O) O->rowptr[i + 1] = O->rowptr[i] + (C->rowptr[i + 1] - cut[i]);
-    }
-#pragma omp parallel for schedule(static) if (C->nnz > 100000)
-    for (int32_t i = 0; i < C->rows; i++) {
-        int32_t k = D->rowptr[i];
-        for (int32_t q = C->rowptr[i]; q < cut[i]; q++, k++) {
-            D->colind[k] = C->colind[q];
-            D->val[k] = C->val[q];
-        }
-        if (!O) continue;
-        k = O->rowptr[i];
-        for (int32_t q = cut[i]; q < C->rowptr[i + 1]; q++, k++) {
-            O->colind[k] = C->colind[q] - ncols;
-            O->val[k] = C->val[q];
-        }
-    }
-done:
-    gs_free(cut);
-    return st;
 }
 
 /* who sends me which halo values, and which of mine each neighbour needs */
@@ -131,31 +87,15 @@ done:
     return st;
 }
 
-gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
-                            const gs_select_request *rq, int level, gs_dist_op **out)
+static const gs_dist_ops *dist_ops(gs_loc loc)
+{
+    return (const gs_dist_ops *)gs_backend_module(loc, GS_MODULE_DIST);
+}
+
+/* the diagonal block's operator: the selector's format, or gsolve's CSR kernel */
+static gs_status diag_spmat(gs_dist_op *D, const gs_select_request *rq, int level)
 {
     gs_status st = GS_OK;
-    gs_dist_op *D = NULL;
-    gs_csr *hd = NULL, *ho = NULL;
-    const int me = gs_comm_rank();
-    GS_CHECK(gs_alloc_array(1, sizeof *D, "distributed operator", (void **)&D));
-    memset(D, 0, sizeof *D);
-    D->loc = loc;
-    D->rows = A->rows;
-    D->row0 = A->row0;
-    D->col0 = cp->start[me];
-    D->cols = (int32_t)(cp->start[me + 1] - D->col0);
-    GS_CHECK(gs_dist_compact(A, D->col0, D->cols, &D->compact, &D->halo, &D->nhalo));
-    GS_CHECK(split(D->compact, D->cols, D->nhalo, &hd, &ho));
-    GS_CHECK(plan(D, cp));
-    if (loc == GS_LOC_HOST) {
-        D->diag = hd;
-        D->offd = ho;
-        hd = ho = NULL;
-    } else {
-        GS_CHECK(gs_csr_upload(hd, loc, &D->diag));
-        if (ho) GS_CHECK(gs_csr_upload(ho, loc, &D->offd));
-    }
     if (rq) {
         GS_CHECK(gs_select_spmat(D->diag, level, rq, &D->Md, &D->sel));
     } else {
@@ -163,17 +103,130 @@ gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
         D->sel.format = GS_FORMAT_CSR;
         gs_str_copy(D->sel.reason, sizeof D->sel.reason, "gsolve's CSR kernel");
     }
-    if (D->offd) GS_CHECK(gs_spmat_create(D->offd, GS_FORMAT_CSR, NULL, &D->Mo));
     D->view = *D->Md;
-    D->view.nnz = D->compact->nnz;
-    D->view.cols = D->cols;
     D->view.dist = D;
     D->view.dist_spmv = dist_spmv;
+done:
+    return st;
+}
+
+gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
+                                  const gs_part *cp, gs_loc loc, const gs_select_request *rq,
+                                  int level, gs_dist_op **out)
+{
+    gs_status st = GS_OK;
+    gs_dist_op *D = NULL;
+    const int me = gs_comm_rank();
+    const gs_dist_ops *ops = dist_ops(loc);
+    if (!ops) GS_FAIL(GS_ERR_INTERNAL, "distributed operator: no backend at this location");
+    GS_CHECK(gs_alloc_array(1, sizeof *D, "distributed operator", (void **)&D));
+    memset(D, 0, sizeof *D);
+    D->loc = loc;
+    D->compact = *C;
+    *C = NULL;
+    D->halo = *halo;
+    *halo = NULL;
+    D->nhalo = nhalo;
+    D->rows = D->compact->rows;
+    D->row0 = row0;
+    D->col0 = cp->start[me];
+    D->cols = (int32_t)(cp->start[me + 1] - D->col0);
+    GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd));
+    GS_CHECK(plan(D, cp));
+    GS_CHECK(diag_spmat(D, rq, level));
+    if (D->offd) GS_CHECK(gs_spmat_create(D->offd, GS_FORMAT_CSR, NULL, &D->Mo));
+    D->view.nnz = D->compact->nnz;
+    D->view.cols = D->cols;
     *out = D;
     D = NULL;
 done:
-    gs_csr_destroy(&hd);
-    gs_csr_destroy(&ho);
+    gs_csr_destroy(C);
+    gs_free(*halo);
+    *halo = NULL;
+    gs_dist_op_destroy(&D);
+    return st;
+}
+
+gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
+                            const gs_select_request *rq, int level, gs_dist_op **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *hc = NULL, *dc = NULL;
+    int64_t *halo = NULL;
+    int32_t nhalo = 0;
+    const int me = gs_comm_rank();
+    const int64_t col0 = cp->start[me];
+    GS_CHECK(gs_dist_compact(A, col0, (int32_t)(cp->start[me + 1] - col0), &hc, &halo, &nhalo));
+    if (loc == GS_LOC_HOST) {
+        dc = hc;
+        hc = NULL;
+    } else {
+        GS_CHECK(gs_csr_upload(hc, loc, &dc));
+        gs_csr_destroy(&hc);
+    }
+    GS_CHECK(gs_dist_op_from_compact(&dc, &halo, nhalo, A->row0, cp, loc, rq, level, out));
+done:
+    gs_csr_destroy(&hc);
+    gs_csr_destroy(&dc);
+    gs_free(halo);
+    return st;
+}
+
+gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq, int level,
+                               gs_dist_op **out)
+{
+    gs_status st = GS_OK;
+    gs_dist_op *D = NULL;
+    gs_csr *Pt = NULL;
+    const gs_dist_ops *ops = dist_ops(P->loc);
+    const gs_backend_ops *be = gs_backend_get(P->loc);
+    const int R = gs_comm_size();
+    GS_CHECK(gs_alloc_array(1, sizeof *D, "distributed operator", (void **)&D));
+    memset(D, 0, sizeof *D);
+    D->loc = P->loc;
+    D->reverse = 1;
+    D->rows = P->cols;
+    D->cols = P->rows;
+    D->row0 = P->col0;
+    D->col0 = P->row0;
+    GS_CHECK(gs_spgemm_transpose(P->compact, &Pt));
+    GS_CHECK(ops->row_slice(Pt, 0, P->cols, &D->diag));
+    if (P->nhalo > 0) {
+        GS_CHECK(ops->row_slice(Pt, P->cols, P->cols + P->nhalo, &D->rem));
+        GS_CHECK(gs_spmat_create(D->rem, GS_FORMAT_CSR, NULL, &D->Mr));
+        GS_CHECK(gs_vec_create(P->nhalo, D->loc, &D->tr));
+    }
+    /* P's plan backwards: what P receives (its halo, grouped by owner) R sends, and what P sends
+     * (its own columns the neighbours ask for) R receives and adds in */
+    D->nsend = P->nrecv;
+    D->nrecv = P->nsend;
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int), "halo plan", (void **)&D->to));
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int), "halo plan", (void **)&D->from));
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int64_t), "halo plan", (void **)&D->soff));
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int64_t), "halo plan", (void **)&D->roff));
+    memcpy(D->to, P->from, (size_t)P->nrecv * sizeof(int));
+    memcpy(D->from, P->to, (size_t)P->nsend * sizeof(int));
+    memcpy(D->soff, P->roff, ((size_t)P->nrecv + 1) * sizeof(int64_t));
+    memcpy(D->roff, P->soff, ((size_t)P->nsend + 1) * sizeof(int64_t));
+    const int64_t nr = D->roff[D->nrecv];
+    GS_CHECK(gs_buf_clone(P->sidx, D->loc, "halo add indices", &D->sidx));
+    GS_CHECK(be->alloc((size_t)(nr + 1) * sizeof(double), "halo received values",
+                       (void **)&D->sdev));
+    if (D->loc != GS_LOC_HOST && !gs_comm_device_aware()) {
+        GS_CHECK(gs_alloc_pinned((size_t)P->nhalo + 1, sizeof(double), "halo staging",
+                                 (void **)&D->shost));
+        GS_CHECK(gs_alloc_pinned((size_t)nr + 1, sizeof(double), "halo staging",
+                                 (void **)&D->rhost));
+    }
+    GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
+                                     &D->ex));
+    GS_CHECK(diag_spmat(D, rq, level));
+    D->view.nnz = Pt->nnz;
+    D->view.cols = D->cols;
+    *out = D;
+    D = NULL;
+done:
+    gs_csr_destroy(&Pt);
     gs_dist_op_destroy(&D);
     return st;
 }
@@ -184,6 +237,9 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     gs_dist_op *D = *Dp;
     gs_spmat_destroy(&D->Md);
     gs_spmat_destroy(&D->Mo);
+    gs_spmat_destroy(&D->Mr);
+    gs_csr_destroy(&D->rem);
+    gs_vec_destroy(&D->tr);
     gs_csr_destroy(&D->diag);
     gs_csr_destroy(&D->offd);
     gs_csr_destroy(&D->compact);
@@ -205,33 +261,181 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     *Dp = NULL;
 }
 
-gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
+/* y = R x for a transpose: the rows other ranks own first (their values sent on), the own rows
+ * while they travel, then what the neighbours sent added in */
+static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    const gs_dist_ops *ops = dist_ops(D->loc);
+    const int staged = D->shost != NULL;
+    const int64_t nt = D->tr ? D->tr->n : 0, nr = D->roff[D->nrecv];
+    if (nt > 0) {
+        GS_CHECK(gs_spmat_spmv(D->Mr, x, D->tr));
+        if (staged) {
+            double t0 = gs_time_now();
+            GS_CHECK(be->get(D->shost, D->tr->data, (size_t)nt * sizeof(double)));
+            gs_comm_add_seconds(gs_time_now() - t0);
+        }
+    }
+    GS_CHECK(gs_comm_exchange_begin(D->ex, staged ? D->shost : (nt ? D->tr->data : D->sdev),
+                                    staged ? D->rhost : D->sdev));
+    GS_CHECK(gs_spmat_spmv(D->Md, x, y));
+    GS_CHECK(gs_comm_exchange_end(D->ex));
+    if (nr > 0) {
+        if (staged) {
+            double t1 = gs_time_now();
+            GS_CHECK(be->put(D->sdev, D->rhost, (size_t)nr * sizeof(double)));
+            gs_comm_add_seconds(gs_time_now() - t1);
+        }
+        const int32_t *idx = D->sidx->data;
+        for (int i = 0; i < D->nrecv; i++) /* one neighbour at a time: its indices are distinct */
+            if (D->roff[i + 1] > D->roff[i])
+                GS_CHECK(ops->scatter_add(D->roff[i + 1] - D->roff[i], idx + D->roff[i],
+                                          D->sdev + D->roff[i], y->data));
+    }
+done:
+    return st;
+}
+
+/* the values the neighbours need gathered and sent, the halo's receives posted */
+static gs_status halo_begin(const gs_dist_op *D, const double *x, double *xh)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
     const int64_t ns = D->soff[D->nsend];
     const int staged = D->shost != NULL;
     double t0 = gs_time_now();
-    if (x->n != D->cols || y->n != D->rows || x->loc != D->loc || y->loc != D->loc)
-        GS_FAIL(GS_ERR_ARG, "distributed spmv: vector sizes or locations do not match");
-    if (ns > 0) GS_CHECK(be->gather(ns, D->sidx->data, x->data, D->sdev));
+    if (ns > 0) GS_CHECK(be->gather(ns, D->sidx->data, x, D->sdev));
     if (staged && ns > 0) GS_CHECK(be->get(D->shost, D->sdev, (size_t)ns * sizeof(double)));
     gs_comm_add_seconds(gs_time_now() - t0);
-    GS_CHECK(gs_comm_exchange_begin(D->ex, staged ? D->shost : D->sdev,
-                                    staged ? D->rhost : D->xh->data));
-    GS_CHECK(gs_spmat_spmv(D->Md, x, y)); /* runs while the messages travel */
+    GS_CHECK(gs_comm_exchange_begin(D->ex, staged ? D->shost : D->sdev, staged ? D->rhost : xh));
+done:
+    return st;
+}
+
+static gs_status halo_end(const gs_dist_op *D, double *xh)
+{
+    gs_status st = GS_OK;
     GS_CHECK(gs_comm_exchange_end(D->ex));
+    if (D->nhalo > 0 && D->shost) {
+        double t1 = gs_time_now();
+        GS_CHECK(gs_backend_get(D->loc)->put(xh, D->rhost, (size_t)D->nhalo * sizeof(double)));
+        gs_comm_add_seconds(gs_time_now() - t1);
+    }
+done:
+    return st;
+}
+
+gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    if (x->n != D->cols || y->n != D->rows || x->loc != D->loc || y->loc != D->loc)
+        GS_FAIL(GS_ERR_ARG, "distributed spmv: vector sizes or locations do not match");
+    if (D->reverse) {
+        GS_CHECK(reverse_spmv(D, x, y));
+        goto done;
+    }
+    GS_CHECK(halo_begin(D, x->data, D->xh->data));
+    GS_CHECK(gs_spmat_spmv(D->Md, x, y)); /* runs while the messages travel */
+    GS_CHECK(halo_end(D, D->xh->data));
     if (D->nhalo > 0) {
-        if (staged) {
-            double t1 = gs_time_now();
-            GS_CHECK(be->put(D->xh->data, D->rhost, (size_t)D->nhalo * sizeof(double)));
-            gs_comm_add_seconds(gs_time_now() - t1);
-        }
         GS_CHECK(gs_spmat_spmv(D->Mo, D->xh, D->t));
         GS_CHECK(gs_vec_axpy(1.0, D->t, y));
     }
 done:
     if (st != GS_OK) gs_comm_abort(st); /* the neighbours wait for this rank: end them all */
+    return st;
+}
+
+gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(halo_begin(D, x, xh));
+    GS_CHECK(halo_end(D, xh));
+done:
+    return st;
+}
+
+gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t base, int32_t nown,
+                                const int64_t *gmap, int64_t **rowptr, int64_t **gcol,
+                                double **val)
+{
+    gs_status st = GS_OK;
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    const gs_dist_ops *ops = dist_ops(D->loc);
+    const int R = gs_comm_size();
+    const int64_t ns = D->soff[D->nsend], nh = D->nhalo;
+    int32_t *len = NULL, *hlen = NULL;
+    int64_t *off = NULL, *hoff = NULL, *sg = NULL, *dg = NULL, *rp = NULL, *rg = NULL;
+    double *sv = NULL, *dv = NULL, *rv = NULL, *lsend = NULL, *lrecv = NULL;
+    size_t *sb = NULL, *rb = NULL;
+    *rowptr = NULL, *gcol = NULL, *val = NULL;
+    if (M->rows != D->cols)
+        GS_FAIL(GS_ERR_INTERNAL, "row fetch: %d rows, the operator has %d columns", M->rows,
+                D->cols);
+    /* the lengths of the rows asked for, then the rows packed with global columns */
+    GS_CHECK(gs_alloc_array((size_t)ns + 1, sizeof *hlen, "row fetch", (void **)&hlen));
+    GS_CHECK(gs_alloc_array((size_t)ns + 2, sizeof *hoff, "row fetch", (void **)&hoff));
+    if (ns > 0) {
+        GS_CHECK(be->alloc(((size_t)ns + 1) * sizeof *len, "row fetch", (void **)&len));
+        GS_CHECK(ops->row_lengths(M, ns, D->sidx->data, len));
+        GS_CHECK(be->get(hlen, len, (size_t)ns * sizeof *hlen));
+    }
+    hoff[0] = 0;
+    for (int64_t i = 0; i < ns; i++) hoff[i + 1] = hoff[i] + hlen[i];
+    const int64_t ne = hoff[ns];
+    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sg, "row fetch", (void **)&sg));
+    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sv, "row fetch", (void **)&sv));
+    if (ne > 0) {
+        GS_CHECK(be->alloc(((size_t)ns + 1) * sizeof *off, "row fetch", (void **)&off));
+        GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dg, "row fetch", (void **)&dg));
+        GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dv, "row fetch", (void **)&dv));
+        GS_CHECK(be->put(off, hoff, ((size_t)ns + 1) * sizeof *off));
+        GS_CHECK(ops->pack_rows(M, ns, D->sidx->data, off, base, nown, gmap, dg, dv));
+        GS_CHECK(be->get(sg, dg, (size_t)ne * sizeof *sg));
+        GS_CHECK(be->get(sv, dv, (size_t)ne * sizeof *sv));
+    }
+    /* the lengths through the halo exchange (as doubles), then the entries rank to rank */
+    GS_CHECK(gs_alloc_array((size_t)ns + 1, sizeof *lsend, "row fetch", (void **)&lsend));
+    GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *lrecv, "row fetch", (void **)&lrecv));
+    for (int64_t i = 0; i < ns; i++) lsend[i] = (double)hlen[i];
+    GS_CHECK(gs_comm_exchange_begin(D->ex, lsend, lrecv));
+    GS_CHECK(gs_comm_exchange_end(D->ex));
+    GS_CHECK(gs_alloc_array((size_t)nh + 2, sizeof *rp, "row fetch", (void **)&rp));
+    rp[0] = 0;
+    for (int64_t h = 0; h < nh; h++) rp[h + 1] = rp[h] + (int64_t)lrecv[h];
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "row fetch", (void **)&sb));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "row fetch", (void **)&rb));
+    memset(sb, 0, (size_t)R * sizeof *sb);
+    memset(rb, 0, (size_t)R * sizeof *rb);
+    for (int i = 0; i < D->nsend; i++)
+        sb[D->to[i]] = (size_t)(hoff[D->soff[i + 1]] - hoff[D->soff[i]]);
+    for (int i = 0; i < D->nrecv; i++)
+        rb[D->from[i]] = (size_t)(rp[D->roff[i + 1]] - rp[D->roff[i]]);
+    GS_CHECK(gs_alloc_array((size_t)rp[nh] + 1, sizeof *rg, "row fetch", (void **)&rg));
+    GS_CHECK(gs_alloc_array((size_t)rp[nh] + 1, sizeof *rv, "row fetch", (void **)&rv));
+    for (int r = 0; r < R; r++) sb[r] *= sizeof(int64_t), rb[r] *= sizeof(int64_t);
+    GS_CHECK(gs_comm_alltoallv(sg, sb, rg, rb));
+    GS_CHECK(gs_comm_alltoallv(sv, sb, rv, rb)); /* doubles: the same byte counts */
+    *rowptr = rp, *gcol = rg, *val = rv;
+    rp = NULL, rg = NULL, rv = NULL;
+done:
+    if (len) be->free(len);
+    if (off) be->free(off);
+    if (dg) be->free(dg);
+    if (dv) be->free(dv);
+    gs_free(hlen);
+    gs_free(hoff);
+    gs_free(sg);
+    gs_free(sv);
+    gs_free(lsend);
+    gs_free(lrecv);
+    gs_free(sb);
+    gs_free(rb);
+    gs_free(rp);
+    gs_free(rg);
+    gs_free(rv);
     return st;
 }
 
@@ -251,10 +455,7 @@ done:
 
 gs_status gs_dist_op_host_diag(const gs_dist_op *D, gs_csr **out)
 {
-    gs_csr *offd = NULL;
-    gs_status st = split(D->compact, D->cols, 0, out, &offd);
-    gs_csr_destroy(&offd);
-    return st;
+    return gs_csr_download(D->diag, out);
 }
 
 gs_status gs_dist_op_to_global(const gs_dist_op *D, const gs_csr *C, int64_t grows,

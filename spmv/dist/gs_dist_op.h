@@ -27,9 +27,17 @@ typedef struct gs_dist_op {
     gs_loc loc;
     int32_t rows, cols, nhalo; /* own rows, own columns, halo columns */
     int64_t row0, col0;
-    gs_csr *compact;           /* host: the rows with [own | halo] columns (gs_dist_compact) */
+    gs_csr *compact;           /* at loc: the rows with [own | halo] columns (gs_dist_compact's
+                                  form; NULL for a transpose) */
     gs_csr *diag, *offd;       /* at loc (offd NULL without halo) */
     gs_spmat *Md, *Mo;
+    /* a transpose (gs_dist_op_transpose): the rows of P^T that other ranks own (rem, at loc,
+     * one a halo column of P), multiplied first and sent to their owners, who add them into
+     * their rows at the indices P's owners sent (sidx); the exchange runs the other way */
+    int reverse;
+    gs_csr *rem;
+    gs_spmat *Mr;
+    gs_vec *tr;
     gs_select_result sel;      /* the diagonal block's format choice */
     int64_t *halo;             /* the halo columns' global numbers, ascending */
     int nsend, nrecv;
@@ -47,6 +55,17 @@ typedef struct gs_dist_op {
  * at `level` (rq NULL: gsolve's CSR kernel). Collective. */
 gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
                             const gs_select_request *rq, int level, gs_dist_op **out);
+/* The same from rows already in compact form at loc: *C (taken over, also on failure) with
+ * columns [own | halo], *halo (host, ascending; taken over) the nhalo halo columns' global
+ * numbers, row0 the first row's global number. Collective. */
+gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
+                                  const gs_part *cp, gs_loc loc, const gs_select_request *rq,
+                                  int level, gs_dist_op **out);
+/* R = P^T as an operator: P's compact rows transposed at loc; R's rows that this rank owns form
+ * its diagonal block (format chosen by rq), the others are sent to their owners at each product
+ * (P's halo exchange run backwards). P must outlive nothing: R copies what it needs. */
+gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq, int level,
+                               gs_dist_op **out);
 void gs_dist_op_destroy(gs_dist_op **D);
 
 /* The operator as a gs_spmat (borrowed from D). */
@@ -57,11 +76,24 @@ gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y);
 
 /* xh = the halo values of the host vector x (own columns), from the neighbours; collective */
 gs_status gs_dist_op_halo_host(const gs_dist_op *D, const double *x, double *xh);
+/* the same for x and xh at D's location (x: D->cols values, xh: D->nhalo) */
+gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh);
+
+/* The rows of M that D's halo columns name, from their owners: M at D's location holds this
+ * rank's rows of a matrix whose rows are D's columns (D->cols of them), its column j < nown
+ * standing for global column base + j and j >= nown for gmap[j - nown] (gmap at loc, may be
+ * NULL when nown covers every column). Out, on the host: D->nhalo rows in D->halo's order,
+ * (*rowptr)[h]..(*rowptr)[h + 1] of *gcol (global columns, the owner's order) and *val.
+ * Collective. */
+gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t base, int32_t nown,
+                                const int64_t *gmap, int64_t **rowptr, int64_t **gcol,
+                                double **val);
 
 /* The diagonal block on the host (a copy; the Jacobi preconditioner's input). */
 gs_status gs_dist_op_host_diag(const gs_dist_op *D, gs_csr **out);
 
-/* A's compact rows (D->compact's columns: own, then halo) back to global column numbers. */
+/* A's compact rows (host; D->compact's columns: own, then halo) back to global column
+ * numbers. */
 gs_status gs_dist_op_to_global(const gs_dist_op *D, const gs_csr *C, int64_t grows,
                                int64_t gcols, gs_gcsr **out);
 

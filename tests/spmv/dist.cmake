@@ -20,3 +20,9 @@ if(TARGET MPI::MPI_C)
                          ENVIRONMENT "${GS_DIST_MPI_ENV}")
   endforeach()
 endif()
+# gs_dist_ops (the distributed setup's data-parallel steps): the host table against references
+# built in the test; the device table against the same in CUDA builds
+gs_add_test(test_dist_ops ${CMAKE_CURRENT_LIST_DIR}/test_dist_ops.c LABEL cpu)
+if(GS_HAVE_CUDA)
+  gs_add_test(test_dist_ops_gpu ${CMAKE_CURRENT_LIST_DIR}/test_dist_ops.c LABEL gpu ARGS --gpu)
+endif()

@@ -1,0 +1,56 @@
+/* gs_dist_ops.h: the data-parallel steps of the distributed setup, one table per backend
+ * (gs_dist_ops_host.c, gs_dist_ops_cuda.cu), reached through gs_backend_module(loc,
+ * GS_MODULE_DIST). They work on a rank's rows in compact column form (gs_dist.h: its own columns
+ * first, then its halo columns in ascending global order) so that the O(rows) work of the
+ * distributed AMG setup stays where the matrices live; only halo-sized arrays (row lengths,
+ * packed halo rows, column maps) cross to the host for MPI.
+ *
+ * Every matrix and array is at the table's location. Results are new matrices (the device ones
+ * ready for SpMV); inputs are not changed. Zero rows, columns or entries are allowed everywhere.
+ */
+#ifndef GS_DIST_OPS_H
+#define GS_DIST_OPS_H
+
+#include <stdint.h>
+
+#include "gs_csr.h"
+#include "gs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_dist_ops {
+    /* diag = the entries of C with column < ncols (C->rows x ncols); offd = the others with
+     * column - ncols (C->rows x nhalo), NULL when nhalo == 0. C's rows are sorted by column. */
+    gs_status (*split)(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
+                       gs_csr **offd);
+    /* out = A with every column j >= nown renumbered map[j - nown] (columns < nown kept),
+     * out->cols = cols. An increasing map keeps the rows sorted. */
+    gs_status (*remap_cols)(const gs_csr *A, int32_t nown, const int32_t *map, int32_t cols,
+                            gs_csr **out);
+    /* out = rows [r0, r1) of A (A->cols columns) */
+    gs_status (*row_slice)(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out);
+    /* out = A's rows, then B's rows; out->cols = cols (>= both) */
+    gs_status (*vcat)(const gs_csr *A, const gs_csr *B, int32_t cols, gs_csr **out);
+    /* out = A + B (same rows and columns, rows sorted): the union of the patterns, rows
+     * sorted, entries in both summed (an entry of either kept even when the sum is zero) */
+    gs_status (*add)(const gs_csr *A, const gs_csr *B, gs_csr **out);
+    /* len[i] = the entries of row idx[i] of A, i < n */
+    gs_status (*row_lengths)(const gs_csr *A, int64_t n, const int32_t *idx, int32_t *len);
+    /* the rows idx[0..n) of A packed back to back: row idx[i]'s entries (in A's order) at
+     * [off[i], off[i + 1]) of gcol and val, its column j as a global number: base + j when
+     * j < nown, else gmap[j - nown] (gmap may be NULL when every column is below nown) */
+    gs_status (*pack_rows)(const gs_csr *A, int64_t n, const int32_t *idx, const int64_t *off,
+                           int64_t base, int32_t nown, const int64_t *gmap, int64_t *gcol,
+                           double *val);
+    /* y[idx[i]] += x[i], i < n (the indices of one call are distinct) */
+    gs_status (*scatter_add)(int64_t n, const int32_t *idx, const double *x, double *y);
+} gs_dist_ops;
+
+extern const gs_dist_ops gs_dist_host_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

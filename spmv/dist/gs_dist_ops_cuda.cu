@@ -1,0 +1,410 @@
+/* gs_dist_ops_cuda.cu: the data-parallel steps of the distributed setup on the device (the table
+ * gs_dist_cuda_ops of gs_dist_ops.h), one-for-one with gs_dist_ops_host.c. A thread per row (the
+ * rows of a rank's AMG matrices are short); a result whose size is not known beforehand is a
+ * count kernel, a CUB prefix sum and a fill kernel, with one read of the total in between. All on
+ * gs_cuda_g.stream. */
+#include <stdint.h>
+
+#include "gs_cuda_impl.h"
+#include "gs_cuda_scan.cuh"
+#include "gs_dist_ops.h"
+
+#define FOR_EACH(i, n)                                                                             \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
+         i += (int64_t)blockDim.x * gridDim.x)
+
+/* grid-stride launch on the backend's stream over n >= 1 items, checked */
+#define LAUNCH(kernel, n, ...)                                                                     \
+    do {                                                                                           \
+        kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(__VA_ARGS__);            \
+        GS_CUDA_LAUNCHED(#kernel);                                                                 \
+    } while (0)
+
+/* device arrays of a new matrix, each of at least one element */
+static gs_status alloc_csr_arrays(int64_t rows, int64_t nnz, int32_t **rp, int32_t **ci, double **v)
+{
+    gs_status st = GS_OK;
+    const size_t n = nnz > 0 ? (size_t)nnz : 1;
+    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "row pointers", (void **)rp));
+    GS_CHECK(gs_cuda_alloc(n * sizeof(int32_t), "column indices", (void **)ci));
+    GS_CHECK(gs_cuda_alloc(n * sizeof(double), "values", (void **)v));
+done:
+    return st;
+}
+
+static void free_csr_arrays(int32_t *rp, int32_t *ci, double *v)
+{
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+}
+
+/* ---- split ------------------------------------------------------------------------------- */
+
+/* len[i] = the entries of row i below column ncols (sorted rows: binary search); len[rows] = 0 */
+static __global__ void split_count_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
+                                          int32_t ncols, int32_t *len)
+{
+    FOR_EACH(i, (int64_t)rows + 1)
+    {
+        if (i == rows) {
+            len[i] = 0;
+            continue;
+        }
+        int32_t lo = rp[i], hi = rp[i + 1];
+        while (lo < hi) {
+            const int32_t mid = lo + (hi - lo) / 2;
+            if (ci[mid] < ncols)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        len[i] = lo - rp[i];
+    }
+}
+
+/* drp: diag's row pointers; orp (when given) = rp - drp; entries copied to their halves */
+static __global__ void split_fill_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
+                                         const double *v, int32_t ncols, const int32_t *drp,
+                                         int32_t *dci, double *dv, int32_t *orp, int32_t *oci,
+                                         double *ov)
+{
+    FOR_EACH(i, (int64_t)rows + 1)
+    {
+        if (orp) orp[i] = rp[i] - drp[i];
+        if (i == rows) continue;
+        const int32_t q0 = rp[i], s = q0 + (drp[i + 1] - drp[i]), d0 = drp[i];
+        for (int32_t q = q0; q < s; q++) dci[d0 + q - q0] = ci[q], dv[d0 + q - q0] = v[q];
+        const int32_t o0 = q0 - d0; /* orp[i] */
+        for (int32_t q = s; q < rp[i + 1]; q++)
+            oci[o0 + q - s] = ci[q] - ncols, ov[o0 + q - s] = v[q];
+    }
+}
+
+/* diag = C's columns < ncols, offd = the others shifted by -ncols (NULL when nhalo == 0) */
+static gs_status cuda_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
+                            gs_csr **offd)
+{
+    gs_status st = GS_OK;
+    const int32_t rows = C->rows;
+    int32_t *drp = NULL, *dci = NULL, *orp = NULL, *oci = NULL, dnnz = 0;
+    double *dv = NULL, *ov = NULL;
+    gs_csr *D = NULL;
+    *diag = NULL;
+    if (offd) *offd = NULL;
+    if (ncols < 0 || nhalo < 0 || (nhalo > 0 && !offd))
+        GS_FAIL(GS_ERR_ARG, "split: bad columns %d + halo %d", (int)ncols, (int)nhalo);
+    GS_CHECK(
+        gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "split row pointers", (void **)&drp));
+    LAUNCH(split_count_kernel, (int64_t)rows + 1, rows, C->rowptr, C->colind, ncols, drp);
+    GS_CHECK(gs_cuda_exclusive_sum(drp, drp, (int64_t)rows + 1, "split scan"));
+    GS_CHECK(gs_cuda_d2h(&dnnz, drp + rows, sizeof dnnz));
+    if (nhalo == 0 && C->nnz > dnnz)
+        GS_FAIL(GS_ERR_ARG, "split: %lld entries at column >= %d but no halo columns",
+                (long long)(C->nnz - dnnz), (int)ncols);
+    {
+        const size_t dn = dnnz > 0 ? (size_t)dnnz : 1, on = C->nnz > dnnz ? C->nnz - dnnz : 1;
+        GS_CHECK(gs_cuda_alloc(dn * sizeof(int32_t), "split column indices", (void **)&dci));
+        GS_CHECK(gs_cuda_alloc(dn * sizeof(double), "split values", (void **)&dv));
+        if (nhalo > 0) GS_CHECK(alloc_csr_arrays(rows, (int64_t)on, &orp, &oci, &ov));
+    }
+    LAUNCH(split_fill_kernel, (int64_t)rows + 1, rows, C->rowptr, C->colind, C->val, ncols, drp,
+           dci, dv, orp, oci, ov);
+    st = gs_cuda_csr_adopt(rows, ncols, dnnz, drp, dci, dv, &D);
+    drp = NULL, dci = NULL, dv = NULL; /* adopted, or freed by the failed adopt */
+    if (st != GS_OK) goto done;
+    if (nhalo > 0) {
+        st = gs_cuda_csr_adopt(rows, nhalo, C->nnz - dnnz, orp, oci, ov, offd);
+        orp = NULL, oci = NULL, ov = NULL;
+        if (st != GS_OK) goto done;
+    }
+    *diag = D, D = NULL;
+done:
+    free_csr_arrays(drp, dci, dv);
+    free_csr_arrays(orp, oci, ov);
+    gs_csr_destroy(&D);
+    return st;
+}
+
+/* ---- remap, slice, stack ----------------------------------------------------------------- */
+
+static __global__ void remap_kernel(int32_t nnz, const int32_t *ci, int32_t nown,
+                                    const int32_t *map, int32_t *out)
+{
+    FOR_EACH(q, nnz)
+    {
+        const int32_t j = ci[q];
+        out[q] = j < nown ? j : map[j - nown];
+    }
+}
+
+/* out = A with columns j >= nown renumbered map[j - nown], out->cols = cols */
+static gs_status cuda_remap_cols(const gs_csr *A, int32_t nown, const int32_t *map, int32_t cols,
+                                 gs_csr **out)
+{
+    gs_status st = GS_OK;
+    int32_t *rp = NULL, *ci = NULL;
+    double *v = NULL;
+    *out = NULL;
+    GS_CHECK(alloc_csr_arrays(A->rows, A->nnz, &rp, &ci, &v));
+    GS_CUDA_CALL(cudaMemcpyAsync(rp, A->rowptr, ((size_t)A->rows + 1) * sizeof(int32_t),
+                                 cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
+    if (A->nnz > 0) {
+        GS_CUDA_CALL(cudaMemcpyAsync(v, A->val, (size_t)A->nnz * sizeof(double),
+                                     cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
+        LAUNCH(remap_kernel, A->nnz, A->nnz, A->colind, nown, map, ci);
+    }
+    st = gs_cuda_csr_adopt(A->rows, cols, A->nnz, rp, ci, v, out);
+    rp = NULL, ci = NULL, v = NULL;
+done:
+    free_csr_arrays(rp, ci, v);
+    return st;
+}
+
+/* out[i] = rp[i] - rp[0], i <= n (rp: the rows of a slice) */
+static __global__ void rebase_kernel(int32_t n, const int32_t *rp, int32_t *out)
+{
+    const int32_t base = rp[0];
+    FOR_EACH(i, (int64_t)n + 1)
+    {
+        out[i] = rp[i] - base;
+    }
+}
+
+/* the nnz entries from rp[0] on (read here, so the host need not) */
+static __global__ void slice_copy_kernel(int32_t nnz, const int32_t *rp, const int32_t *ci,
+                                         const double *v, int32_t *oci, double *ov)
+{
+    const int32_t base = rp[0];
+    FOR_EACH(q, nnz)
+    {
+        oci[q] = ci[base + q];
+        ov[q] = v[base + q];
+    }
+}
+
+/* out = rows [r0, r1) of A, rowptr rebased to 0 */
+static gs_status cuda_row_slice(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    int32_t *rp = NULL, *ci = NULL, nnz = 0;
+    double *v = NULL;
+    *out = NULL;
+    if (r0 < 0 || r1 < r0 || r1 > A->rows)
+        GS_FAIL(GS_ERR_ARG, "row slice [%d, %d) of a matrix of %d rows", (int)r0, (int)r1,
+                (int)A->rows);
+    GS_CHECK(gs_cuda_alloc(((size_t)(r1 - r0) + 1) * sizeof(int32_t), "slice row pointers",
+                           (void **)&rp));
+    LAUNCH(rebase_kernel, (int64_t)(r1 - r0) + 1, r1 - r0, A->rowptr + r0, rp);
+    GS_CHECK(gs_cuda_d2h(&nnz, rp + (r1 - r0), sizeof nnz));
+    {
+        const size_t n = nnz > 0 ? (size_t)nnz : 1;
+        GS_CHECK(gs_cuda_alloc(n * sizeof(int32_t), "slice column indices", (void **)&ci));
+        GS_CHECK(gs_cuda_alloc(n * sizeof(double), "slice values", (void **)&v));
+    }
+    if (nnz > 0) LAUNCH(slice_copy_kernel, nnz, nnz, A->rowptr + r0, A->colind, A->val, ci, v);
+    st = gs_cuda_csr_adopt(r1 - r0, A->cols, nnz, rp, ci, v, out);
+    rp = NULL, ci = NULL, v = NULL;
+done:
+    free_csr_arrays(rp, ci, v);
+    return st;
+}
+
+/* out[i] = arp[i] for i <= arows, then brp[i - arows] + annz */
+static __global__ void vcat_rowptr_kernel(int32_t arows, int32_t brows, const int32_t *arp,
+                                          const int32_t *brp, int32_t annz, int32_t *out)
+{
+    FOR_EACH(i, (int64_t)arows + brows + 1)
+    {
+        out[i] = i <= arows ? arp[i] : brp[i - arows] + annz;
+    }
+}
+
+/* out = A's rows over B's rows, cols columns (sizes known: nothing waits) */
+static gs_status cuda_vcat(const gs_csr *A, const gs_csr *B, int32_t cols, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    int32_t *rp = NULL, *ci = NULL;
+    double *v = NULL;
+    const int64_t rows = (int64_t)A->rows + B->rows, nnz = (int64_t)A->nnz + B->nnz;
+    const cudaStream_t s = gs_cuda_g.stream;
+    *out = NULL;
+    if (cols < A->cols || cols < B->cols)
+        GS_FAIL(GS_ERR_ARG, "vcat: %d columns for matrices of %d and %d", (int)cols, (int)A->cols,
+                (int)B->cols);
+    if (rows > GS_MAX_INDEX || nnz > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "vcat: %lld rows, %lld entries exceed 32-bit indices",
+                (long long)rows, (long long)nnz);
+    GS_CHECK(alloc_csr_arrays(rows, nnz, &rp, &ci, &v));
+    LAUNCH(vcat_rowptr_kernel, rows + 1, A->rows, B->rows, A->rowptr, B->rowptr, A->nnz, rp);
+    if (A->nnz > 0) {
+        const size_t n = (size_t)A->nnz;
+        GS_CUDA_CALL(
+            cudaMemcpyAsync(ci, A->colind, n * sizeof(int32_t), cudaMemcpyDeviceToDevice, s));
+        GS_CUDA_CALL(cudaMemcpyAsync(v, A->val, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    }
+    if (B->nnz > 0) {
+        const size_t n = (size_t)B->nnz;
+        GS_CUDA_CALL(cudaMemcpyAsync(ci + A->nnz, B->colind, n * sizeof(int32_t),
+                                     cudaMemcpyDeviceToDevice, s));
+        GS_CUDA_CALL(
+            cudaMemcpyAsync(v + A->nnz, B->val, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    }
+    st = gs_cuda_csr_adopt((int32_t)rows, cols, (int32_t)nnz, rp, ci, v, out);
+    rp = NULL, ci = NULL, v = NULL;
+done:
+    free_csr_arrays(rp, ci, v);
+    return st;
+}
+
+/* ---- sum --------------------------------------------------------------------------------- */
+
+/* the merge of row i of A and B: its length; with oci, its entries written from out position p
+ * (av, bv and ov are read and written only then) */
+static __device__ int32_t merge_row(int32_t i, const int32_t *arp, const int32_t *aci,
+                                    const double *av, const int32_t *brp, const int32_t *bci,
+                                    const double *bv, int32_t *oci, double *ov, int32_t p)
+{
+    int32_t qa = arp[i], ea = arp[i + 1], qb = brp[i], eb = brp[i + 1], n = 0;
+    while (qa < ea || qb < eb) {
+        const int32_t ja = qa < ea ? aci[qa] : INT32_MAX, jb = qb < eb ? bci[qb] : INT32_MAX;
+        const int32_t j = ja < jb ? ja : jb;
+        if (oci) { /* the fill pass (the count pass has no values) */
+            oci[p + n] = j;
+            ov[p + n] = ja != j ? bv[qb] : jb != j ? av[qa] : av[qa] + bv[qb];
+        }
+        qa += ja == j, qb += jb == j;
+        n++;
+    }
+    return n;
+}
+
+/* len[i] = the length of row i of A + B; len[rows] = 0 */
+static __global__ void add_count_kernel(int32_t rows, const int32_t *arp, const int32_t *aci,
+                                        const int32_t *brp, const int32_t *bci, int32_t *len)
+{
+    FOR_EACH(i, (int64_t)rows + 1)
+    {
+        len[i] = i == rows ? 0 : merge_row(i, arp, aci, NULL, brp, bci, NULL, NULL, NULL, 0);
+    }
+}
+
+static __global__ void add_fill_kernel(int32_t rows, const int32_t *arp, const int32_t *aci,
+                                       const double *av, const int32_t *brp, const int32_t *bci,
+                                       const double *bv, const int32_t *rp, int32_t *oci,
+                                       double *ov)
+{
+    FOR_EACH(i, rows)
+    {
+        (void)merge_row(i, arp, aci, av, brp, bci, bv, oci, ov, rp[i]);
+    }
+}
+
+/* out = A + B: the union of the patterns (count, scan, one read of the total, fill) */
+static gs_status cuda_add(const gs_csr *A, const gs_csr *B, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    int32_t *rp = NULL, *ci = NULL, nnz = 0;
+    double *v = NULL;
+    const int32_t rows = A->rows;
+    *out = NULL;
+    if (A->rows != B->rows || A->cols != B->cols)
+        GS_FAIL(GS_ERR_ARG, "add: %d x %d plus %d x %d", (int)A->rows, (int)A->cols, (int)B->rows,
+                (int)B->cols);
+    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "sum row pointers", (void **)&rp));
+    LAUNCH(add_count_kernel, (int64_t)rows + 1, rows, A->rowptr, A->colind, B->rowptr, B->colind,
+           rp);
+    GS_CHECK(gs_cuda_exclusive_sum(rp, rp, (int64_t)rows + 1, "sum scan"));
+    GS_CHECK(gs_cuda_d2h(&nnz, rp + rows, sizeof nnz));
+    {
+        const size_t n = nnz > 0 ? (size_t)nnz : 1;
+        GS_CHECK(gs_cuda_alloc(n * sizeof(int32_t), "sum column indices", (void **)&ci));
+        GS_CHECK(gs_cuda_alloc(n * sizeof(double), "sum values", (void **)&v));
+    }
+    if (rows > 0)
+        LAUNCH(add_fill_kernel, rows, rows, A->rowptr, A->colind, A->val, B->rowptr, B->colind,
+               B->val, rp, ci, v);
+    st = gs_cuda_csr_adopt(rows, A->cols, nnz, rp, ci, v, out);
+    rp = NULL, ci = NULL, v = NULL;
+done:
+    free_csr_arrays(rp, ci, v);
+    return st;
+}
+
+/* ---- halo rows --------------------------------------------------------------------------- */
+
+static __global__ void row_lengths_kernel(int64_t n, const int32_t *rp, const int32_t *idx,
+                                          int32_t *len)
+{
+    FOR_EACH(i, n)
+    {
+        len[i] = rp[idx[i] + 1] - rp[idx[i]];
+    }
+}
+
+/* len[i] = the length of row idx[i] of A */
+static gs_status cuda_row_lengths(const gs_csr *A, int64_t n, const int32_t *idx, int32_t *len)
+{
+    gs_status st = GS_OK;
+    if (n > 0) LAUNCH(row_lengths_kernel, n, n, A->rowptr, idx, len);
+done:
+    return st;
+}
+
+static __global__ void pack_rows_kernel(int64_t n, const int32_t *rp, const int32_t *ci,
+                                        const double *v, const int32_t *idx, const int64_t *off,
+                                        int64_t base, int32_t nown, const int64_t *gmap,
+                                        int64_t *gcol, double *val)
+{
+    FOR_EACH(i, n)
+    {
+        const int32_t q0 = rp[idx[i]], q1 = rp[idx[i] + 1];
+        int64_t p = off[i];
+        for (int32_t q = q0; q < q1; q++, p++) {
+            const int32_t j = ci[q];
+            gcol[p] = j < nown ? base + j : gmap[j - nown];
+            val[p] = v[q];
+        }
+    }
+}
+
+/* rows idx[0..n) of A at off[i].., columns as global numbers (base + j, or gmap[j - nown]) */
+static gs_status cuda_pack_rows(const gs_csr *A, int64_t n, const int32_t *idx, const int64_t *off,
+                                int64_t base, int32_t nown, const int64_t *gmap, int64_t *gcol,
+                                double *val)
+{
+    gs_status st = GS_OK;
+    if (n > 0)
+        LAUNCH(pack_rows_kernel, n, n, A->rowptr, A->colind, A->val, idx, off, base, nown, gmap,
+               gcol, val);
+done:
+    return st;
+}
+
+static __global__ void scatter_add_kernel(int64_t n, const int32_t *idx, const double *x, double *y)
+{
+    FOR_EACH(i, n)
+    {
+        y[idx[i]] += x[i];
+    }
+}
+
+/* y[idx[i]] += x[i] (the indices distinct: no atomics) */
+static gs_status cuda_scatter_add(int64_t n, const int32_t *idx, const double *x, double *y)
+{
+    gs_status st = GS_OK;
+    if (n > 0) LAUNCH(scatter_add_kernel, n, n, idx, x, y);
+done:
+    return st;
+}
+
+extern "C" const gs_dist_ops gs_dist_cuda_ops = {
+    cuda_split,       /* split */
+    cuda_remap_cols,  /* remap_cols */
+    cuda_row_slice,   /* row_slice */
+    cuda_vcat,        /* vcat */
+    cuda_add,         /* add */
+    cuda_row_lengths, /* row_lengths */
+    cuda_pack_rows,   /* pack_rows */
+    cuda_scatter_add, /* scatter_add */
+};

@@ -1,0 +1,225 @@
+/* gs_dist_ops_host.c: the data-parallel steps of the distributed setup on the host (the table
+ * gs_dist_host_ops of gs_dist_ops.h): split of a compact matrix into its own and halo columns,
+ * column renumbering, row slices, stacking, the sum of two matrices, and the halo row packing.
+ * Every step is the reference for gs_dist_ops_cuda.cu; each makes a per-row count, a prefix sum
+ * and a per-row fill where the result's size is not known beforehand. */
+#include <string.h>
+
+#include "gs_dist_ops.h"
+
+#define OMP_MIN 100000 /* below this, threads cost more than they save */
+
+/* the first entry of row i of C at or beyond column ncols (rows sorted: one binary search) */
+static int32_t split_point(const gs_csr *C, int32_t i, int32_t ncols)
+{
+    int32_t lo = C->rowptr[i], hi = C->rowptr[i + 1];
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (C->colind[mid] < ncols)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* diag = C's columns < ncols, offd = the others shifted by -ncols (NULL when nhalo == 0) */
+static gs_status host_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
+                            gs_csr **offd)
+{
+    gs_status st = GS_OK;
+    gs_csr *D = NULL, *O = NULL;
+    int32_t *len = NULL;
+    const int32_t rows = C->rows;
+    *diag = NULL;
+    if (offd) *offd = NULL;
+    if (ncols < 0 || nhalo < 0 || (nhalo > 0 && !offd))
+        GS_FAIL(GS_ERR_ARG, "split: bad columns %d + halo %d", (int)ncols, (int)nhalo);
+    GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof *len, "split row lengths", (void **)&len));
+#pragma omp parallel for schedule(static) if (rows > OMP_MIN)
+    for (int32_t i = 0; i < rows; i++) len[i] = split_point(C, i, ncols) - C->rowptr[i];
+    int64_t dnnz = 0;
+    for (int32_t i = 0; i < rows; i++) dnnz += len[i];
+    const int64_t onnz = C->nnz - dnnz;
+    if (nhalo == 0 && onnz > 0)
+        GS_FAIL(GS_ERR_ARG, "split: %lld entries at column >= %d but no halo columns",
+                (long long)onnz, (int)ncols);
+    GS_CHECK(gs_csr_create(rows, ncols, dnnz, &D));
+    if (nhalo > 0) GS_CHECK(gs_csr_create(rows, nhalo, onnz, &O));
+    for (int32_t i = 0; i < rows; i++) D->rowptr[i + 1] = D->rowptr[i] + len[i];
+    if (O) /* the halo entries before row i: all of C's less the own ones */
+        for (int32_t i = 0; i <= rows; i++) O->rowptr[i] = C->rowptr[i] - D->rowptr[i];
+#pragma omp parallel for schedule(static) if (rows > OMP_MIN)
+    for (int32_t i = 0; i < rows; i++) {
+        const int32_t q0 = C->rowptr[i], s = q0 + len[i];
+        memcpy(D->colind + D->rowptr[i], C->colind + q0, (size_t)len[i] * sizeof(int32_t));
+        memcpy(D->val + D->rowptr[i], C->val + q0, (size_t)len[i] * sizeof(double));
+        if (!O) continue;
+        for (int32_t q = s, p = O->rowptr[i]; q < C->rowptr[i + 1]; q++, p++) {
+            O->colind[p] = C->colind[q] - ncols;
+            O->val[p] = C->val[q];
+        }
+    }
+    *diag = D, D = NULL;
+    if (offd) *offd = O, O = NULL;
+done:
+    gs_free(len);
+    gs_csr_destroy(&D);
+    gs_csr_destroy(&O);
+    return st;
+}
+
+/* out = A with columns j >= nown renumbered map[j - nown], out->cols = cols */
+static gs_status host_remap_cols(const gs_csr *A, int32_t nown, const int32_t *map, int32_t cols,
+                                 gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *B = NULL;
+    *out = NULL;
+    GS_CHECK(gs_csr_create(A->rows, cols, A->nnz, &B));
+    memcpy(B->rowptr, A->rowptr, ((size_t)A->rows + 1) * sizeof(int32_t));
+    memcpy(B->val, A->val, (size_t)A->nnz * sizeof(double));
+    const int32_t nnz = A->nnz;
+#pragma omp parallel for schedule(static) if (nnz > OMP_MIN)
+    for (int32_t q = 0; q < nnz; q++) {
+        const int32_t j = A->colind[q];
+        B->colind[q] = j < nown ? j : map[j - nown];
+    }
+    *out = B, B = NULL;
+done:
+    gs_csr_destroy(&B);
+    return st;
+}
+
+/* out = rows [r0, r1) of A, rowptr rebased to 0 */
+static gs_status host_row_slice(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *B = NULL;
+    *out = NULL;
+    if (r0 < 0 || r1 < r0 || r1 > A->rows)
+        GS_FAIL(GS_ERR_ARG, "row slice [%d, %d) of a matrix of %d rows", (int)r0, (int)r1,
+                (int)A->rows);
+    const int32_t base = A->rowptr[r0], nnz = A->rowptr[r1] - base;
+    GS_CHECK(gs_csr_create(r1 - r0, A->cols, nnz, &B));
+    for (int32_t i = 0; i <= r1 - r0; i++) B->rowptr[i] = A->rowptr[r0 + i] - base;
+    memcpy(B->colind, A->colind + base, (size_t)nnz * sizeof(int32_t));
+    memcpy(B->val, A->val + base, (size_t)nnz * sizeof(double));
+    *out = B, B = NULL;
+done:
+    gs_csr_destroy(&B);
+    return st;
+}
+
+/* out = A's rows over B's rows, cols columns */
+static gs_status host_vcat(const gs_csr *A, const gs_csr *B, int32_t cols, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *C = NULL;
+    *out = NULL;
+    if (cols < A->cols || cols < B->cols)
+        GS_FAIL(GS_ERR_ARG, "vcat: %d columns for matrices of %d and %d", (int)cols, (int)A->cols,
+                (int)B->cols);
+    GS_CHECK(gs_csr_create((int64_t)A->rows + B->rows, cols, (int64_t)A->nnz + B->nnz, &C));
+    memcpy(C->rowptr, A->rowptr, ((size_t)A->rows + 1) * sizeof(int32_t));
+    for (int32_t i = 1; i <= B->rows; i++) C->rowptr[A->rows + i] = B->rowptr[i] + A->nnz;
+    memcpy(C->colind, A->colind, (size_t)A->nnz * sizeof(int32_t));
+    memcpy(C->colind + A->nnz, B->colind, (size_t)B->nnz * sizeof(int32_t));
+    memcpy(C->val, A->val, (size_t)A->nnz * sizeof(double));
+    memcpy(C->val + A->nnz, B->val, (size_t)B->nnz * sizeof(double));
+    *out = C, C = NULL;
+done:
+    gs_csr_destroy(&C);
+    return st;
+}
+
+/* the merge of row i of A and B: its length, and with C its entries at C->rowptr[i] */
+static int32_t merge_row(const gs_csr *A, const gs_csr *B, int32_t i, gs_csr *C)
+{
+    int32_t qa = A->rowptr[i], ea = A->rowptr[i + 1], qb = B->rowptr[i], eb = B->rowptr[i + 1];
+    int32_t n = 0, p = C ? C->rowptr[i] : 0;
+    while (qa < ea || qb < eb) {
+        const int32_t ja = qa < ea ? A->colind[qa] : INT32_MAX;
+        const int32_t jb = qb < eb ? B->colind[qb] : INT32_MAX;
+        const int32_t j = ja < jb ? ja : jb;
+        if (C) {
+            C->colind[p + n] = j;
+            C->val[p + n] = ja != j ? B->val[qb] : jb != j ? A->val[qa] : A->val[qa] + B->val[qb];
+        }
+        qa += ja == j, qb += jb == j;
+        n++;
+    }
+    return n;
+}
+
+/* out = A + B: the union of the patterns (count, scan, fill) */
+static gs_status host_add(const gs_csr *A, const gs_csr *B, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *C = NULL;
+    int32_t *len = NULL;
+    const int32_t rows = A->rows;
+    *out = NULL;
+    if (A->rows != B->rows || A->cols != B->cols)
+        GS_FAIL(GS_ERR_ARG, "add: %d x %d plus %d x %d", (int)A->rows, (int)A->cols, (int)B->rows,
+                (int)B->cols);
+    GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof *len, "sum row lengths", (void **)&len));
+#pragma omp parallel for schedule(static) if (rows > OMP_MIN)
+    for (int32_t i = 0; i < rows; i++) len[i] = merge_row(A, B, i, NULL);
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < rows; i++) nnz += len[i];
+    GS_CHECK(gs_csr_create(rows, A->cols, nnz, &C));
+    for (int32_t i = 0; i < rows; i++) C->rowptr[i + 1] = C->rowptr[i] + len[i];
+#pragma omp parallel for schedule(static) if (rows > OMP_MIN)
+    for (int32_t i = 0; i < rows; i++) (void)merge_row(A, B, i, C);
+    *out = C, C = NULL;
+done:
+    gs_free(len);
+    gs_csr_destroy(&C);
+    return st;
+}
+
+/* len[i] = the length of row idx[i] of A */
+static gs_status host_row_lengths(const gs_csr *A, int64_t n, const int32_t *idx, int32_t *len)
+{
+#pragma omp parallel for schedule(static) if (n > OMP_MIN)
+    for (int64_t i = 0; i < n; i++) len[i] = A->rowptr[idx[i] + 1] - A->rowptr[idx[i]];
+    return GS_OK;
+}
+
+/* rows idx[0..n) of A at off[i].., columns as global numbers (base + j, or gmap[j - nown]) */
+static gs_status host_pack_rows(const gs_csr *A, int64_t n, const int32_t *idx, const int64_t *off,
+                                int64_t base, int32_t nown, const int64_t *gmap, int64_t *gcol,
+                                double *val)
+{
+#pragma omp parallel for schedule(static) if (n > OMP_MIN)
+    for (int64_t i = 0; i < n; i++) {
+        const int32_t q0 = A->rowptr[idx[i]], q1 = A->rowptr[idx[i] + 1];
+        int64_t p = off[i];
+        for (int32_t q = q0; q < q1; q++, p++) {
+            const int32_t j = A->colind[q];
+            gcol[p] = j < nown ? base + j : gmap[j - nown];
+            val[p] = A->val[q];
+        }
+    }
+    return GS_OK;
+}
+
+/* y[idx[i]] += x[i] */
+static gs_status host_scatter_add(int64_t n, const int32_t *idx, const double *x, double *y)
+{
+#pragma omp parallel for schedule(static) if (n > OMP_MIN)
+    for (int64_t i = 0; i < n; i++) y[idx[i]] += x[i];
+    return GS_OK;
+}
+
+const gs_dist_ops gs_dist_host_ops = {
+    host_split,       /* split */
+    host_remap_cols,  /* remap_cols */
+    host_row_slice,   /* row_slice */
+    host_vcat,        /* vcat */
+    host_add,         /* add */
+    host_row_lengths, /* row_lengths */
+    host_pack_rows,   /* pack_rows */
+    host_scatter_add, /* scatter_add */
+};

@@ -1,0 +1,420 @@
+/* The distributed setup's data-parallel steps (gs_dist_ops.h), reached through
+ * gs_backend_module(loc, GS_MODULE_DIST), against references built here from triplets
+ * (gs_csr_from_coo) and plain loops, pattern and values exact: split of a compact matrix, column
+ * remap with an increasing map (rows stay sorted), row slices (empty ones too), stacking with
+ * differing column counts, sums with overlapping, disjoint and cancelling patterns, row lengths,
+ * row packing with and without a halo map, and the scatter-add; random matrices with empty rows,
+ * and zero-row and zero-entry cases throughout.
+ *   test_dist_ops [--gpu]   --gpu: the same through the device table, inputs uploaded and
+ *   results downloaded (77 without a GPU). */
+#include <stdint.h>
+
+#include "gs_backend.h"
+#include "gs_dist_ops.h"
+#include "gs_test.h"
+
+static gs_loc LOC = GS_LOC_HOST;
+static const gs_dist_ops *OPS;
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static uint64_t next_u64(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+
+/* a dyadic value in [-4, 4): every sum of two is exact */
+static double rand_val(void)
+{
+    return (double)(int64_t)(next_u64() % 64) / 8.0 - 4.0;
+}
+
+/* ---- matrices and arrays at LOC ---------------------------------------------------------- */
+
+static gs_csr *from_triplets(int64_t rows, int64_t cols, int64_t n, const int32_t *ri,
+                             const int32_t *ci, const double *v)
+{
+    gs_csr *A = NULL;
+    CHECK_OK(gs_csr_from_coo(rows, cols, n, ri, ci, v, &A));
+    return A;
+}
+
+/* random rows x cols (cols > 0 unless per_row == 0), 0..2*per_row entries a row, every fifth
+ * row empty */
+static gs_csr *random_csr(int32_t rows, int32_t cols, int per_row)
+{
+    int64_t cap = (int64_t)rows * (2 * per_row + 1) + 1, n = 0;
+    int32_t *ri = malloc((size_t)cap * 4), *ci = malloc((size_t)cap * 4);
+    double *v = malloc((size_t)cap * 8);
+    for (int32_t i = 0; i < rows && cols > 0; i++) {
+        if (i % 5 == 3) continue;
+        int len = (int)(next_u64() % (uint64_t)(2 * per_row + 1));
+        for (int q = 0; q < len; q++, n++)
+            ri[n] = i, ci[n] = (int32_t)(next_u64() % (uint64_t)cols), v[n] = rand_val();
+    }
+    gs_csr *A = from_triplets(rows, cols, n, ri, ci, v);
+    free(ri), free(ci), free(v);
+    return A;
+}
+
+/* A's entries as triplets (arrays of A->nnz + 1) */
+static void triplets(const gs_csr *A, int32_t **ri, int32_t **ci, double **v)
+{
+    *ri = malloc((size_t)A->nnz * 4 + 4), *ci = malloc((size_t)A->nnz * 4 + 4);
+    *v = malloc((size_t)A->nnz * 8 + 8);
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            (*ri)[q] = i, (*ci)[q] = A->colind[q], (*v)[q] = A->val[q];
+}
+
+static gs_csr *up(const gs_csr *A)
+{
+    gs_csr *D = NULL;
+    CHECK_OK(gs_csr_upload(A, LOC, &D));
+    return D;
+}
+
+/* a copy of host array h (bytes) at LOC */
+static void *put(const void *h, size_t bytes)
+{
+    const gs_backend_ops *b = gs_backend_get(LOC);
+    void *p = NULL;
+    CHECK_OK(b->alloc(bytes ? bytes : 1, "test array", &p));
+    if (p && bytes) CHECK_OK(b->put(p, h, bytes));
+    return p;
+}
+
+/* an unfilled array of bytes at LOC */
+static void *room(size_t bytes)
+{
+    void *p = NULL;
+    CHECK_OK(gs_backend_get(LOC)->alloc(bytes ? bytes : 1, "test output", &p));
+    return p;
+}
+
+static void get(void *h, const void *p, size_t bytes)
+{
+    if (bytes) CHECK_OK(gs_backend_get(LOC)->get(h, p, bytes));
+}
+
+static void drop(void *p)
+{
+    gs_backend_get(LOC)->free(p);
+}
+
+/* C (at LOC, may be NULL after a failure) equals host R exactly; its rows sorted */
+static void compare(const gs_csr *C, const gs_csr *R, const char *what)
+{
+    gs_csr *H = NULL;
+    CHECK_MSG(C != NULL, "%s: no result", what);
+    if (!C) return;
+    CHECK_MSG(C->loc == LOC, "%s: result at the wrong location", what);
+    CHECK_OK(gs_csr_download(C, &H));
+    if (!H) return;
+    int ok = H->rows == R->rows && H->cols == R->cols && H->nnz == R->nnz;
+    CHECK_MSG(ok, "%s: %d x %d, nnz %d; expected %d x %d, nnz %d", what, H->rows, H->cols, H->nnz,
+              R->rows, R->cols, R->nnz);
+    for (int32_t i = 0; ok && i <= R->rows; i++) ok = H->rowptr[i] == R->rowptr[i];
+    for (int32_t q = 0; ok && q < R->nnz; q++) ok = H->colind[q] == R->colind[q];
+    CHECK_MSG(ok, "%s: pattern differs", what);
+    for (int32_t q = 0; ok && q < R->nnz; q++) ok = H->val[q] == R->val[q];
+    CHECK_MSG(ok, "%s: values differ", what);
+    CHECK_OK(gs_csr_validate(H, what)); /* in range, rows sorted */
+    gs_csr_destroy(&H);
+}
+
+/* ---- the checks ---------------------------------------------------------------------------- */
+
+/* split of rows x (ncols + nhalo) */
+static void check_split(int32_t rows, int32_t ncols, int32_t nhalo, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "split %d x (%d + %d)", rows, ncols, nhalo);
+    gs_csr *C = random_csr(rows, ncols + nhalo, per_row), *dC = up(C), *D = NULL, *O = NULL;
+    int32_t *ri, *ci, nd = 0, no = 0;
+    double *v;
+    triplets(C, &ri, &ci, &v);
+    int32_t *dri = malloc((size_t)C->nnz * 4 + 4), *dci = malloc((size_t)C->nnz * 4 + 4);
+    int32_t *ori = malloc((size_t)C->nnz * 4 + 4), *oci = malloc((size_t)C->nnz * 4 + 4);
+    double *dv = malloc((size_t)C->nnz * 8 + 8), *ov = malloc((size_t)C->nnz * 8 + 8);
+    for (int32_t q = 0; q < C->nnz; q++) {
+        if (ci[q] < ncols)
+            dri[nd] = ri[q], dci[nd] = ci[q], dv[nd++] = v[q];
+        else
+            ori[no] = ri[q], oci[no] = ci[q] - ncols, ov[no++] = v[q];
+    }
+    gs_csr *RD = from_triplets(rows, ncols, nd, dri, dci, dv);
+    gs_csr *RO = from_triplets(rows, nhalo, no, ori, oci, ov);
+    CHECK_OK(OPS->split(dC, ncols, nhalo, &D, &O));
+    compare(D, RD, what);
+    if (nhalo > 0)
+        compare(O, RO, what);
+    else
+        CHECK_MSG(O == NULL, "%s: offd made without halo columns", what);
+    gs_csr_destroy(&D), gs_csr_destroy(&O), gs_csr_destroy(&RD), gs_csr_destroy(&RO);
+    gs_csr_destroy(&C), gs_csr_destroy(&dC);
+    free(ri), free(ci), free(v), free(dri), free(dci), free(dv), free(ori), free(oci), free(ov);
+}
+
+/* remap of rows x (nown + nhalo) by an increasing map into cols >= nown + nhalo */
+static void check_remap(int32_t rows, int32_t nown, int32_t nhalo, int32_t cols, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "remap %d x (%d + %d) -> %d", rows, nown, nhalo, cols);
+    gs_csr *A = random_csr(rows, nown + nhalo, per_row), *dA = up(A), *B = NULL;
+    int32_t *map = malloc((size_t)nhalo * 4 + 4), *ri, *ci;
+    double *v;
+    int32_t spare = cols - nown - nhalo; /* gaps spread over the map, keeping it increasing */
+    for (int32_t h = 0, j = nown; h < nhalo; h++, j++) {
+        int32_t gap = spare > 0 ? (int32_t)(next_u64() % (uint64_t)(spare + 1)) : 0;
+        spare -= gap, j += gap;
+        map[h] = j;
+    }
+    int32_t *dmap = put(map, (size_t)nhalo * 4);
+    triplets(A, &ri, &ci, &v);
+    for (int32_t q = 0; q < A->nnz; q++)
+        if (ci[q] >= nown) ci[q] = map[ci[q] - nown];
+    gs_csr *R = from_triplets(rows, cols, A->nnz, ri, ci, v);
+    CHECK_OK(OPS->remap_cols(dA, nown, dmap, cols, &B));
+    compare(B, R, what);
+    gs_csr_destroy(&B), gs_csr_destroy(&R), gs_csr_destroy(&A), gs_csr_destroy(&dA);
+    drop(dmap), free(map), free(ri), free(ci), free(v);
+}
+
+static void check_slice(const gs_csr *A, const gs_csr *dA, int32_t r0, int32_t r1)
+{
+    char what[96];
+    snprintf(what, sizeof what, "row slice [%d, %d) of %d rows", r0, r1, A->rows);
+    int32_t *ri, *ci, n = 0;
+    double *v;
+    triplets(A, &ri, &ci, &v);
+    for (int32_t q = 0; q < A->nnz; q++)
+        if (ri[q] >= r0 && ri[q] < r1) ri[n] = ri[q] - r0, ci[n] = ci[q], v[n++] = v[q];
+    gs_csr *R = from_triplets(r1 - r0, A->cols, n, ri, ci, v), *B = NULL;
+    CHECK_OK(OPS->row_slice(dA, r0, r1, &B));
+    compare(B, R, what);
+    gs_csr_destroy(&B), gs_csr_destroy(&R);
+    free(ri), free(ci), free(v);
+}
+
+static void check_slices(int32_t rows, int32_t cols, int per_row)
+{
+    gs_csr *A = random_csr(rows, cols, per_row), *dA = up(A);
+    check_slice(A, dA, 0, rows);
+    check_slice(A, dA, 0, 0);
+    check_slice(A, dA, rows, rows);
+    for (int t = 0; t < 6 && rows > 0; t++) {
+        int32_t a = (int32_t)(next_u64() % (uint64_t)(rows + 1));
+        int32_t b = (int32_t)(next_u64() % (uint64_t)(rows + 1));
+        check_slice(A, dA, a < b ? a : b, a < b ? b : a);
+    }
+    if (rows > 4) check_slice(A, dA, 3, 4); /* one row, empty (every fifth row is) */
+    gs_csr_destroy(&A), gs_csr_destroy(&dA);
+}
+
+static void check_vcat(int32_t ra, int32_t ca, int32_t rb, int32_t cb, int32_t cols, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "vcat %d x %d over %d x %d -> %d", ra, ca, rb, cb, cols);
+    gs_csr *A = random_csr(ra, ca, per_row), *B = random_csr(rb, cb, per_row);
+    gs_csr *dA = up(A), *dB = up(B), *C = NULL;
+    int32_t *ari, *aci, *bri, *bci, n = A->nnz + B->nnz;
+    double *av, *bv;
+    triplets(A, &ari, &aci, &av), triplets(B, &bri, &bci, &bv);
+    int32_t *ri = malloc((size_t)n * 4 + 4), *ci = malloc((size_t)n * 4 + 4);
+    double *v = malloc((size_t)n * 8 + 8);
+    for (int32_t q = 0; q < A->nnz; q++) ri[q] = ari[q], ci[q] = aci[q], v[q] = av[q];
+    for (int32_t q = 0; q < B->nnz; q++)
+        ri[A->nnz + q] = ra + bri[q], ci[A->nnz + q] = bci[q], v[A->nnz + q] = bv[q];
+    gs_csr *R = from_triplets(ra + rb, cols, n, ri, ci, v);
+    CHECK_OK(OPS->vcat(dA, dB, cols, &C));
+    compare(C, R, what);
+    gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&A), gs_csr_destroy(&B);
+    gs_csr_destroy(&dA), gs_csr_destroy(&dB);
+    free(ari), free(aci), free(av), free(bri), free(bci), free(bv), free(ri), free(ci), free(v);
+}
+
+/* A + B against the triplets of both (gs_csr_from_coo sums the shared ones, keeps zeros) */
+static void check_add_pair(const gs_csr *A, const gs_csr *B, const char *what)
+{
+    gs_csr *dA = up(A), *dB = up(B), *C = NULL;
+    int32_t *ari, *aci, *bri, *bci, n = A->nnz + B->nnz;
+    double *av, *bv;
+    triplets(A, &ari, &aci, &av), triplets(B, &bri, &bci, &bv);
+    int32_t *ri = malloc((size_t)n * 4 + 4), *ci = malloc((size_t)n * 4 + 4);
+    double *v = malloc((size_t)n * 8 + 8);
+    for (int32_t q = 0; q < A->nnz; q++) ri[q] = ari[q], ci[q] = aci[q], v[q] = av[q];
+    for (int32_t q = 0; q < B->nnz; q++)
+        ri[A->nnz + q] = bri[q], ci[A->nnz + q] = bci[q], v[A->nnz + q] = bv[q];
+    gs_csr *R = from_triplets(A->rows, A->cols, n, ri, ci, v);
+    CHECK_OK(OPS->add(dA, dB, &C));
+    compare(C, R, what);
+    gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&dA), gs_csr_destroy(&dB);
+    free(ari), free(aci), free(av), free(bri), free(bci), free(bv), free(ri), free(ci), free(v);
+}
+
+/* M with only the entries whose column is even (keep 0) or odd (keep 1) */
+static gs_csr *parity_part(const gs_csr *M, int keep)
+{
+    int32_t *ri, *ci, n = 0;
+    double *v;
+    triplets(M, &ri, &ci, &v);
+    for (int32_t q = 0; q < M->nnz; q++)
+        if ((ci[q] & 1) == keep) ri[n] = ri[q], ci[n] = ci[q], v[n++] = v[q];
+    gs_csr *P = from_triplets(M->rows, M->cols, n, ri, ci, v);
+    free(ri), free(ci), free(v);
+    return P;
+}
+
+static void check_add(int32_t rows, int32_t cols, int per_row)
+{
+    char what[96];
+    gs_csr *A = random_csr(rows, cols, per_row), *B = random_csr(rows, cols, per_row);
+    snprintf(what, sizeof what, "add %d x %d (overlapping)", rows, cols);
+    check_add_pair(A, B, what);
+    gs_csr *E = parity_part(A, 0), *F = parity_part(B, 1);
+    snprintf(what, sizeof what, "add %d x %d (disjoint)", rows, cols);
+    check_add_pair(E, F, what);
+    gs_csr *N = NULL; /* -A + half of B: every shared entry of A cancels to an explicit zero */
+    CHECK_OK(gs_csr_copy(A, &N));
+    for (int32_t q = 0; q < N->nnz; q++) N->val[q] = -N->val[q];
+    snprintf(what, sizeof what, "add %d x %d (cancelling)", rows, cols);
+    check_add_pair(A, N, what);
+    gs_csr *Z = random_csr(rows, cols, 0);
+    snprintf(what, sizeof what, "add %d x %d (empty + A)", rows, cols);
+    check_add_pair(Z, A, what);
+    check_add_pair(Z, Z, "add (both empty)");
+    gs_csr_destroy(&A), gs_csr_destroy(&B), gs_csr_destroy(&E), gs_csr_destroy(&F);
+    gs_csr_destroy(&N), gs_csr_destroy(&Z);
+}
+
+/* row_lengths and pack_rows of n random rows (repeats allowed) of rows x (nown + nhalo) */
+static void check_pack(int32_t rows, int32_t nown, int32_t nhalo, int64_t n, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "pack %lld rows of %d x (%d + %d)", (long long)n, rows, nown,
+             nhalo);
+    gs_csr *A = random_csr(rows, nown + nhalo, per_row), *dA = up(A);
+    int32_t *idx = malloc((size_t)n * 4 + 4), *len = malloc((size_t)n * 4 + 4);
+    int64_t *off = malloc((size_t)(n + 1) * 8), *gmap = malloc((size_t)nhalo * 8 + 8);
+    const int64_t base = 1000000007LL;
+    for (int64_t i = 0; i < n; i++) idx[i] = (int32_t)(next_u64() % (uint64_t)rows);
+    for (int32_t h = 0; h < nhalo; h++) gmap[h] = 3 * base + 5 * h + (int64_t)(next_u64() % 5);
+    int32_t *didx = put(idx, (size_t)n * 4), *dlen = room((size_t)n * 4);
+    CHECK_OK(OPS->row_lengths(dA, n, didx, dlen));
+    get(len, dlen, (size_t)n * 4);
+    int ok = 1;
+    off[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ok = ok && len[i] == A->rowptr[idx[i] + 1] - A->rowptr[idx[i]];
+        off[i + 1] = off[i] + A->rowptr[idx[i] + 1] - A->rowptr[idx[i]];
+    }
+    CHECK_MSG(ok, "%s: row lengths differ", what);
+    const int64_t tot = off[n];
+    int64_t *gcol = malloc((size_t)tot * 8 + 8), *doff = put(off, (size_t)(n + 1) * 8);
+    double *val = malloc((size_t)tot * 8 + 8);
+    int64_t *dgmap = nhalo > 0 ? put(gmap, (size_t)nhalo * 8) : NULL;
+    int64_t *dgcol = room((size_t)tot * 8);
+    double *dval = room((size_t)tot * 8);
+    CHECK_OK(OPS->pack_rows(dA, n, didx, doff, base, nown, dgmap, dgcol, dval));
+    get(gcol, dgcol, (size_t)tot * 8), get(val, dval, (size_t)tot * 8);
+    for (int64_t i = 0, p = 0; ok && i < n; i++)
+        for (int32_t q = A->rowptr[idx[i]]; ok && q < A->rowptr[idx[i] + 1]; q++, p++) {
+            const int32_t j = A->colind[q];
+            ok = gcol[p] == (j < nown ? base + j : gmap[j - nown]) && val[p] == A->val[q];
+        }
+    CHECK_MSG(ok, "%s (%s): packed rows differ", what, nhalo > 0 ? "gmap" : "no gmap");
+    drop(didx), drop(dlen), drop(doff), drop(dgcol), drop(dval);
+    if (dgmap) drop(dgmap);
+    free(idx), free(len), free(off), free(gmap), free(gcol), free(val);
+    gs_csr_destroy(&A), gs_csr_destroy(&dA);
+}
+
+/* y[idx[i]] += x[i] for n distinct indices below m */
+static void check_scatter(int64_t m, int64_t n)
+{
+    int32_t *perm = malloc((size_t)m * 4 + 4);
+    double *x = malloc((size_t)n * 8 + 8), *y = malloc((size_t)m * 8 + 8);
+    double *r = malloc((size_t)m * 8 + 8);
+    for (int64_t i = 0; i < m; i++) perm[i] = (int32_t)i, y[i] = r[i] = rand_val();
+    for (int64_t i = m - 1; i > 0; i--) { /* Fisher-Yates: the first n are distinct */
+        int64_t k = (int64_t)(next_u64() % (uint64_t)(i + 1));
+        int32_t t = perm[i];
+        perm[i] = perm[k], perm[k] = t;
+    }
+    for (int64_t i = 0; i < n; i++) x[i] = rand_val(), r[perm[i]] += x[i];
+    int32_t *didx = put(perm, (size_t)n * 4);
+    double *dx = put(x, (size_t)n * 8), *dy = put(y, (size_t)m * 8);
+    CHECK_OK(OPS->scatter_add(n, didx, dx, dy));
+    get(y, dy, (size_t)m * 8);
+    int ok = 1;
+    for (int64_t i = 0; i < m; i++) ok = ok && y[i] == r[i];
+    CHECK_MSG(ok, "scatter_add %lld of %lld: values differ", (long long)n, (long long)m);
+    drop(didx), drop(dx), drop(dy);
+    free(perm), free(x), free(y), free(r);
+}
+
+/* a split that finds halo entries where none are declared is refused */
+static void check_split_refusal(void)
+{
+    gs_csr *C = random_csr(20, 10, 3), *dC = up(C), *D = NULL, *O = NULL;
+    CHECK_FAIL(OPS->split(dC, 5, 0, &D, &O), GS_ERR_ARG, "no halo columns");
+    CHECK(D == NULL && O == NULL);
+    gs_csr_destroy(&C), gs_csr_destroy(&dC);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
+        if (gs_backend_cuda_devices(NULL) == 0) return 77;
+        CHECK_OK(gs_backend_cuda_init(0, NULL, 0));
+        LOC = GS_LOC_DEVICE;
+    }
+    OPS = gs_backend_module(LOC, GS_MODULE_DIST);
+    CHECK_MSG(OPS != NULL, "no gs_dist_ops table at the %s",
+              LOC == GS_LOC_HOST ? "host" : "device");
+    if (!OPS) return gs_test_result("test_dist_ops");
+
+    check_split(200, 150, 37, 4);
+    check_split(200, 150, 0, 4);
+    check_split(120, 0, 40, 3); /* every column a halo one */
+    check_split(0, 10, 5, 3);   /* no rows */
+    check_split(50, 10, 5, 0);  /* no entries */
+    check_split(3000, 2500, 700, 6);
+    check_split_refusal();
+
+    check_remap(200, 150, 37, 5000, 4);
+    check_remap(200, 150, 37, 187, 4); /* the identity map */
+    check_remap(100, 80, 0, 80, 3);    /* nothing to remap */
+    check_remap(0, 10, 5, 30, 3);
+    check_remap(50, 10, 5, 30, 0);
+
+    check_slices(300, 120, 4);
+    check_slices(0, 10, 3);
+    check_slices(40, 10, 0);
+
+    check_vcat(150, 80, 90, 120, 130, 4); /* differing column counts, cols above both */
+    check_vcat(150, 120, 90, 80, 120, 4);
+    check_vcat(0, 30, 60, 40, 40, 3); /* no rows above */
+    check_vcat(60, 40, 0, 30, 40, 3); /* none below */
+    check_vcat(0, 5, 0, 5, 5, 3);
+    check_vcat(30, 20, 40, 20, 20, 0);
+
+    check_add(300, 200, 5);
+    check_add(2000, 1500, 12);
+    check_add(0, 10, 3);
+    check_add(40, 30, 0);
+
+    check_pack(300, 200, 60, 80, 5);
+    check_pack(300, 260, 0, 80, 5); /* gmap NULL: every column own */
+    check_pack(300, 200, 60, 0, 5); /* no rows asked for */
+    check_pack(40, 20, 10, 25, 0);  /* empty rows */
+    check_pack(5000, 3000, 900, 4000, 8);
+
+    check_scatter(1000, 300);
+    check_scatter(1000, 1000);
+    check_scatter(10, 0);
+    check_scatter(200000, 150000); /* above the host's OpenMP threshold */
+
+    return gs_test_result(LOC == GS_LOC_HOST ? "test_dist_ops" : "test_dist_ops --gpu");
+}
