@@ -204,6 +204,9 @@ static int solve_dist(const gs_config *c0)
         int ndev = gs_backend_cuda_devices(NULL);
         if (ndev > 0) c->run.device = (c->run.device + gs_comm_local_rank()) % ndev;
         gs_backend_cuda_start(c->run.backend, (int)c->run.device);
+        if (verbosity >= 3)
+            fprintf(stderr, "rank %d: GPU %d of the %d its node has\n", me, (int)c->run.device,
+                    ndev);
     }
     if (st == GS_OK) gs_host_threads(c->run.threads, 0, why, sizeof why);
     st = gs_comm_agree(st);

@@ -209,19 +209,22 @@ done:
 }
 
 /* a host CSR of the fetched rows (rp, g, v: gs_dist_op_fetch_rows) in the column space [own
- * coarse (c0 .. c0 + nc) | map (ascending global numbers)], each row sorted, uploaded to loc */
+ * coarse (c0 .. c0 + nc) | the ascending global numbers of map], each row sorted, at loc */
 static gs_status fetched_csr(const gs_amg_dist *amg, int32_t rows, const int64_t *rp,
                              const int64_t *g, const double *v, int64_t c0, int32_t nc,
                              const int64_t *map, int64_t nmap, gs_csr **out)
 {
     gs_status st = GS_OK;
     gs_csr *H = NULL;
+    gs_dist_map hm = {0};
+    GS_CHECK(gs_dist_map_create(map, nmap, &hm));
     GS_CHECK(gs_csr_create(rows, (int64_t)nc + nmap, rp[rows], &H));
     for (int32_t i = 0; i <= rows; i++) H->rowptr[i] = (int32_t)rp[i];
+#pragma omp parallel for schedule(static) if (rp[rows] > 100000)
     for (int32_t i = 0; i < rows; i++) {
         for (int64_t q = rp[i]; q < rp[i + 1]; q++) {
             int64_t j = g[q] >= c0 && g[q] < c0 + nc ? g[q] - c0
-                                                       : nc + gs_dist_find_i64(map, nmap, g[q]);
+                                                       : nc + gs_dist_map_get(&hm, g[q]);
             /* insertion into the sorted front of the row (rows are a few entries) */
             int64_t t = q;
             while (t > rp[i] && H->colind[t - 1] > j) {
@@ -235,6 +238,7 @@ static gs_status fetched_csr(const gs_amg_dist *amg, int32_t rows, const int64_t
     }
     GS_CHECK(gs_csr_upload(H, amg->loc, out));
 done:
+    gs_dist_map_destroy(&hm);
     gs_csr_destroy(&H);
     return st;
 }
@@ -319,6 +323,7 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     int32_t *m1 = NULL, *m2 = NULL, *ri = NULL, *ci = NULL;
     double *v = NULL, *sv = NULL, *rv = NULL;
     size_t *sb = NULL, *rb = NULL;
+    gs_dist_map hm = {0};
     int64_t nx = 0, nh = 0;
     /* P's rows at A's halo, their columns as global numbers */
     GS_CHECK(amg->be->alloc(((size_t)npm + 1) * sizeof *gm, "coarse columns", (void **)&gm));
@@ -394,11 +399,12 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     gs_csr_destroy(&Wo);
     GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ri, "coarse entries", (void **)&ri));
     GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ci, "coarse entries", (void **)&ci));
+    GS_CHECK(gs_dist_map_create(hc, nh, &hm));
+#pragma omp parallel for schedule(static) if (nr > 100000)
     for (int64_t q = 0; q < nr; q++) {
         ri[q] = (int32_t)(rr[q] - c0);
-        ci[q] = rc[q] >= c0 && rc[q] < c0 + nc
-                    ? (int32_t)(rc[q] - c0)
-                    : nc + (int32_t)gs_dist_find_i64(hc, nh, rc[q]);
+        ci[q] = rc[q] >= c0 && rc[q] < c0 + nc ? (int32_t)(rc[q] - c0)
+                                               : nc + (int32_t)gs_dist_map_get(&hm, rc[q]);
     }
     GS_CHECK(gs_csr_from_coo(nc, (int64_t)nc + nh, nr, ri, ci, rv, &hRv));
     GS_CHECK(gs_csr_upload(hRv, amg->loc, &Rv));
@@ -438,6 +444,7 @@ done:
     gs_free(ci);
     gs_free(sb);
     gs_free(rb);
+    gs_dist_map_destroy(&hm);
     return st;
 }
 

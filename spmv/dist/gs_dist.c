@@ -96,12 +96,13 @@ gs_status gs_gcsr_create(int64_t row0, int32_t rows, int64_t grows, int64_t gcol
     A->rows = rows;
     A->grows = grows;
     A->gcols = gcols;
-    GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof(int64_t), "distributed matrix rows",
-                            (void **)&A->rowptr));
-    GS_CHECK(gs_alloc_array((size_t)nnz + 1, sizeof(int64_t), "distributed matrix columns",
-                            (void **)&A->col));
-    GS_CHECK(gs_alloc_array((size_t)nnz + 1, sizeof(double), "distributed matrix values",
-                            (void **)&A->val));
+    /* page-locked once a device backend runs (gs_alloc_pinned): the SpMV form uploads them */
+    GS_CHECK(gs_alloc_pinned((size_t)rows + 1, sizeof(int64_t), "distributed matrix rows",
+                             (void **)&A->rowptr));
+    GS_CHECK(gs_alloc_pinned((size_t)nnz + 1, sizeof(int64_t), "distributed matrix columns",
+                             (void **)&A->col));
+    GS_CHECK(gs_alloc_pinned((size_t)nnz + 1, sizeof(double), "distributed matrix values",
+                             (void **)&A->val));
     memset(A->rowptr, 0, ((size_t)rows + 1) * sizeof *A->rowptr);
     *out = A;
     A = NULL;
@@ -149,14 +150,75 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* the slot of key in a table of mask + 1 slots (linear probing; empty slots hold INT64_MIN) */
+static inline uint64_t slot_of(const int64_t *tab, uint64_t mask, int64_t key)
+{
+    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+    uint64_t i = (h ^ (h >> 29)) & mask;
+    while (tab[i] != INT64_MIN && tab[i] != key) i = (i + 1) & mask;
+    return i;
+}
+
 int64_t gs_dist_unique_i64(int64_t *v, int64_t n)
 {
-    if (n == 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_i64);
-    int64_t m = 1;
-    for (int64_t i = 1; i < n; i++)
-        if (v[i] != v[m - 1]) v[m++] = v[i];
+    if (n <= 1) return n;
+    /* the distinct values through a hash set first (the lists are mostly repeats: columns of
+     * fetched rows), then only those sorted */
+    uint64_t cap = 64;
+    while (cap < 2 * (uint64_t)n) cap <<= 1;
+    int64_t *tab = malloc(cap * sizeof *tab), m = 0;
+    if (!tab) { /* no room for the table: sort them all */
+        qsort(v, (size_t)n, sizeof *v, cmp_i64);
+        m = 1;
+        for (int64_t i = 1; i < n; i++)
+            if (v[i] != v[m - 1]) v[m++] = v[i];
+        return m;
+    }
+    for (uint64_t i = 0; i < cap; i++) tab[i] = INT64_MIN;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t k = slot_of(tab, cap - 1, v[i]);
+        if (tab[k] == INT64_MIN) {
+            tab[k] = v[i];
+            v[m++] = v[i];
+        }
+    }
+    free(tab);
+    qsort(v, (size_t)m, sizeof *v, cmp_i64);
     return m;
+}
+
+gs_status gs_dist_map_create(const int64_t *keys, int64_t n, gs_dist_map *m)
+{
+    gs_status st = GS_OK;
+    uint64_t cap = 64;
+    while (cap < 2 * (uint64_t)n) cap <<= 1;
+    m->mask = cap - 1;
+    m->key = NULL;
+    m->val = NULL;
+    GS_CHECK(gs_alloc_array(cap, sizeof *m->key, "column map", (void **)&m->key));
+    GS_CHECK(gs_alloc_array(cap, sizeof *m->val, "column map", (void **)&m->val));
+    for (uint64_t i = 0; i < cap; i++) m->key[i] = INT64_MIN;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t k = slot_of(m->key, m->mask, keys[i]);
+        m->key[k] = keys[i];
+        m->val[k] = i;
+    }
+done:
+    return st;
+}
+
+int64_t gs_dist_map_get(const gs_dist_map *m, int64_t key)
+{
+    uint64_t k = slot_of(m->key, m->mask, key);
+    return m->key[k] == key ? m->val[k] : -1;
+}
+
+void gs_dist_map_destroy(gs_dist_map *m)
+{
+    gs_free(m->key);
+    gs_free(m->val);
+    m->key = NULL;
+    m->val = NULL;
 }
 
 int64_t gs_dist_find_i64(const int64_t *v, int64_t n, int64_t g)

@@ -85,6 +85,17 @@ int64_t gs_dist_unique_i64(int64_t *v, int64_t n);
 /* The place of g in sorted v[0..n) (-1: not there). */
 int64_t gs_dist_find_i64(const int64_t *v, int64_t n, int64_t g);
 
+/* A hash map from global numbers to their places in a list (a column map's inverse). */
+typedef struct gs_dist_map {
+    int64_t *key, *val;
+    uint64_t mask;
+} gs_dist_map;
+/* m: keys[i] -> i, i < n (keys distinct); gs_dist_map_destroy frees it */
+gs_status gs_dist_map_create(const int64_t *keys, int64_t n, gs_dist_map *m);
+/* the place of key (-1: not there) */
+int64_t gs_dist_map_get(const gs_dist_map *m, int64_t key);
+void gs_dist_map_destroy(gs_dist_map *m);
+
 /* Global sums and extremes of a per-rank count. */
 gs_status gs_dist_stats_i64(int64_t mine, int64_t *sum, int64_t *min, int64_t *max);
 

@@ -1,6 +1,8 @@
 /* gs_dist_op.c: the distributed SpMV (gs_dist_op.h): the exchange plan, the blocks, the product. */
 #include "gs_dist_op.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gs_backend.h"
@@ -151,23 +153,36 @@ gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
                             const gs_select_request *rq, int level, gs_dist_op **out)
 {
     gs_status st = GS_OK;
-    gs_csr *hc = NULL, *dc = NULL;
-    int64_t *halo = NULL;
+    gs_csr *C = NULL;
+    int64_t *halo = NULL, *rp = NULL, *col = NULL;
+    double *val = NULL;
     int32_t nhalo = 0;
     const int me = gs_comm_rank();
-    const int64_t col0 = cp->start[me];
-    GS_CHECK(gs_dist_compact(A, col0, (int32_t)(cp->start[me + 1] - col0), &hc, &halo, &nhalo));
+    const int64_t col0 = cp->start[me], nnz = A->rowptr[A->rows];
+    const gs_backend_ops *be = gs_backend_get(loc);
+    const gs_dist_ops *ops = dist_ops(loc);
+    if (!ops) GS_FAIL(GS_ERR_INTERNAL, "distributed operator: no backend at this location");
     if (loc == GS_LOC_HOST) {
-        dc = hc;
-        hc = NULL;
-    } else {
-        GS_CHECK(gs_csr_upload(hc, loc, &dc));
-        gs_csr_destroy(&hc);
+        GS_CHECK(ops->compact(A->rows, A->rowptr, A->col, A->val, col0,
+                              (int32_t)(cp->start[me + 1] - col0), &C, &halo, &nhalo));
+    } else { /* the rows as they are, then their compact form there */
+        GS_CHECK(be->alloc(((size_t)A->rows + 1) * sizeof *rp, "distributed matrix", (void **)&rp));
+        GS_CHECK(be->alloc(((size_t)nnz + 1) * sizeof *col, "distributed matrix", (void **)&col));
+        GS_CHECK(be->alloc(((size_t)nnz + 1) * sizeof *val, "distributed matrix", (void **)&val));
+        GS_CHECK(be->put(rp, A->rowptr, ((size_t)A->rows + 1) * sizeof *rp));
+        if (nnz > 0) {
+            GS_CHECK(be->put(col, A->col, (size_t)nnz * sizeof *col));
+            GS_CHECK(be->put(val, A->val, (size_t)nnz * sizeof *val));
+        }
+        GS_CHECK(ops->compact(A->rows, rp, col, val, col0, (int32_t)(cp->start[me + 1] - col0),
+                              &C, &halo, &nhalo));
     }
-    GS_CHECK(gs_dist_op_from_compact(&dc, &halo, nhalo, A->row0, cp, loc, rq, level, out));
+    GS_CHECK(gs_dist_op_from_compact(&C, &halo, nhalo, A->row0, cp, loc, rq, level, out));
 done:
-    gs_csr_destroy(&hc);
-    gs_csr_destroy(&dc);
+    if (rp) be->free(rp);
+    if (col) be->free(col);
+    if (val) be->free(val);
+    gs_csr_destroy(&C);
     gs_free(halo);
     return st;
 }
@@ -235,6 +250,10 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
 {
     if (!Dp || !*Dp) return;
     gs_dist_op *D = *Dp;
+    if (D->prof_n > 0 && gs_comm_rank() == 0)
+        fprintf(stderr, "dist profile: %s %d x %d (+%d halo): %ld products, %.3f ms, %.1f us each\n",
+                D->reverse ? "transpose" : "operator", D->rows, D->cols, D->nhalo, D->prof_n,
+                1e3 * D->prof_s, 1e6 * D->prof_s / (double)D->prof_n);
     gs_spmat_destroy(&D->Md);
     gs_spmat_destroy(&D->Mo);
     gs_spmat_destroy(&D->Mr);
@@ -327,9 +346,23 @@ done:
     return st;
 }
 
+/* GSOLVE_DIST_PROFILE=1: every operator's products timed (waiting for the device each time) and
+ * listed on rank 0's stderr when it is destroyed */
+static int prof_on(void)
+{
+    static int on = -1;
+    if (on < 0) on = getenv("GSOLVE_DIST_PROFILE") != NULL;
+    return on;
+}
+
 gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
+    double tp0 = 0;
+    if (prof_on()) {
+        gs_backend_get(D->loc)->sync();
+        tp0 = gs_time_now();
+    }
     if (x->n != D->cols || y->n != D->rows || x->loc != D->loc || y->loc != D->loc)
         GS_FAIL(GS_ERR_ARG, "distributed spmv: vector sizes or locations do not match");
     if (D->reverse) {
@@ -344,6 +377,11 @@ gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
         GS_CHECK(gs_vec_axpy(1.0, D->t, y));
     }
 done:
+    if (prof_on()) {
+        gs_backend_get(D->loc)->sync();
+        ((gs_dist_op *)D)->prof_s += gs_time_now() - tp0;
+        ((gs_dist_op *)D)->prof_n++;
+    }
     if (st != GS_OK) gs_comm_abort(st); /* the neighbours wait for this rank: end them all */
     return st;
 }

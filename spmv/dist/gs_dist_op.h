@@ -48,6 +48,8 @@ typedef struct gs_dist_op {
     double *sdev, *shost, *rhost; /* send values at loc; page-locked staging (NULL: not staged) */
     gs_vec *xh, *t;            /* the halo's values and A_offd x_halo, at loc */
     gs_comm_exchange *ex;
+    double prof_s; /* GSOLVE_DIST_PROFILE: the products' time and count */
+    long prof_n;
 } gs_dist_op;
 
 /* The SpMV form of the distributed matrix A (this rank's rows; its columns partitioned by cp,

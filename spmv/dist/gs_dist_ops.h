@@ -23,8 +23,7 @@ extern "C" {
 typedef struct gs_dist_ops {
     /* diag = the entries of C with column < ncols (C->rows x ncols); offd = the others with
      * column - ncols (C->rows x nhalo), NULL when nhalo == 0. C's rows are sorted by column. */
-    gs_status (*split)(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
-                       gs_csr **offd);
+    gs_status (*split)(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag, gs_csr **offd);
     /* out = A with every column j >= nown renumbered map[j - nown] (columns < nown kept),
      * out->cols = cols. An increasing map keeps the rows sorted. */
     gs_status (*remap_cols)(const gs_csr *A, int32_t nown, const int32_t *map, int32_t cols,
@@ -46,6 +45,17 @@ typedef struct gs_dist_ops {
                            double *val);
     /* y[idx[i]] += x[i], i < n (the indices of one call are distinct) */
     gs_status (*scatter_add)(int64_t n, const int32_t *idx, const double *x, double *y);
+    /* C = a rank's rows with global columns in compact form: rows rows, row i's entries at
+     * [rowptr[i], rowptr[i + 1]) of col (int64 global columns, ascending within each row) and
+     * val (rowptr: rows + 1 int64 offsets from 0; all three at the table's location). C's
+     * columns: the own ones [col0, col0 + ncols) first, as j - col0, then the others as ncols +
+     * their place in the ascending list of the distinct other columns of all rows, each row's
+     * own entries before its other ones (so C's rows are sorted). *halo (host memory from
+     * gs_alloc_array, freed with gs_free; at least one element allocated even when empty)
+     * receives that list, *nhalo its length. GS_ERR_UNSUPPORTED when ncols + nhalo or the
+     * entries reach 2^31. */
+    gs_status (*compact)(int32_t rows, const int64_t *rowptr, const int64_t *col, const double *val,
+                         int64_t col0, int32_t ncols, gs_csr **C, int64_t **halo, int32_t *nhalo);
 } gs_dist_ops;
 
 extern const gs_dist_ops gs_dist_host_ops;

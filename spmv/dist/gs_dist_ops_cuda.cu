@@ -1,13 +1,17 @@
 /* gs_dist_ops_cuda.cu: the data-parallel steps of the distributed setup on the device (the table
  * gs_dist_cuda_ops of gs_dist_ops.h), one-for-one with gs_dist_ops_host.c. A thread per row (the
  * rows of a rank's AMG matrices are short); a result whose size is not known beforehand is a
- * count kernel, a CUB prefix sum and a fill kernel, with one read of the total in between. All on
- * gs_cuda_g.stream. */
+ * count kernel, a CUB prefix sum and a fill kernel, with one read of the total in between (the
+ * compact form's halo list: CUB's select, sort and unique). All on gs_cuda_g.stream. */
 #include <stdint.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "gs_cuda_impl.h"
 #include "gs_cuda_scan.cuh"
 #include "gs_dist_ops.h"
+#include "gs_mem.h"
 
 #define FOR_EACH(i, n)                                                                             \
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
@@ -398,6 +402,131 @@ done:
     return st;
 }
 
+/* ---- compact form ------------------------------------------------------------------------ */
+
+/* CUB's selection predicate: a global column outside [lo, hi) */
+struct outside_range {
+    int64_t lo, hi;
+    __device__ bool operator()(int64_t g) const { return g < lo || g >= hi; }
+};
+
+/* the first place in sorted h[0..n) whose value is not below g */
+static __device__ int32_t lower_bound_i64(const int64_t *h, int32_t n, int64_t g)
+{
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int32_t mid = lo + (hi - lo) / 2;
+        if (h[mid] < g)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* row i of the compact form: rp[i] = grp[i]; its own entries (g - col0), then its others
+ * (ncols + their place in h) */
+static __global__ void compact_fill_kernel(int32_t rows, const int64_t *grp, const int64_t *gcol,
+                                           const double *gv, int64_t col0, int32_t ncols,
+                                           const int64_t *h, int32_t nh, int32_t *rp, int32_t *ci,
+                                           double *v)
+{
+    FOR_EACH(i, (int64_t)rows + 1)
+    {
+        rp[i] = (int32_t)grp[i];
+        if (i == rows) continue;
+        const int64_t q0 = grp[i], q1 = grp[i + 1];
+        int32_t k = (int32_t)q0;
+        for (int64_t q = q0; q < q1; q++) {
+            const int64_t g = gcol[q];
+            if (g >= col0 && g < col0 + ncols) ci[k] = (int32_t)(g - col0), v[k++] = gv[q];
+        }
+        for (int64_t q = q0; q < q1; q++) {
+            const int64_t g = gcol[q];
+            if (g < col0 || g >= col0 + ncols)
+                ci[k] = ncols + lower_bound_i64(h, nh, g), v[k++] = gv[q];
+        }
+    }
+}
+
+/* a[0..*nh) = the sorted distinct columns of gcol[0..nnz) outside [col0, col0 + ncols) (a and b:
+ * nnz each): select into a, sort into b, unique back into a; two reads of a count (cnt: two
+ * device ints) */
+static gs_status halo_columns(int32_t nnz, const int64_t *gcol, int64_t col0, int32_t ncols,
+                              int64_t *a, int64_t *b, int32_t *cnt, int32_t *nh)
+{
+    gs_status st = GS_OK;
+    const cudaStream_t s = gs_cuda_g.stream;
+    const outside_range out = {col0, col0 + ncols};
+    void *tmp = NULL;
+    size_t bytes = 0;
+    int32_t nsel = 0;
+    *nh = 0;
+    GS_CUDA_CALL(cub::DeviceSelect::If(NULL, bytes, gcol, a, cnt, nnz, out, s));
+    GS_CHECK(gs_cuda_alloc(bytes, "halo select scratch", &tmp));
+    GS_CUDA_CALL(cub::DeviceSelect::If(tmp, bytes, gcol, a, cnt, nnz, out, s));
+    gs_cuda_free(tmp), tmp = NULL;
+    GS_CHECK(gs_cuda_d2h(&nsel, cnt, sizeof nsel));
+    if (nsel == 0) goto done;
+    bytes = 0;
+    GS_CUDA_CALL(cub::DeviceRadixSort::SortKeys(NULL, bytes, a, b, nsel, 0, 64, s));
+    GS_CHECK(gs_cuda_alloc(bytes, "halo sort scratch", &tmp));
+    GS_CUDA_CALL(cub::DeviceRadixSort::SortKeys(tmp, bytes, a, b, nsel, 0, 64, s));
+    gs_cuda_free(tmp), tmp = NULL;
+    bytes = 0;
+    GS_CUDA_CALL(cub::DeviceSelect::Unique(NULL, bytes, b, a, cnt + 1, nsel, s));
+    GS_CHECK(gs_cuda_alloc(bytes, "halo unique scratch", &tmp));
+    GS_CUDA_CALL(cub::DeviceSelect::Unique(tmp, bytes, b, a, cnt + 1, nsel, s));
+    GS_CHECK(gs_cuda_d2h(nh, cnt + 1, sizeof *nh));
+done:
+    gs_cuda_free(tmp);
+    return st;
+}
+
+/* C = the rows with compact columns (own first, then the ascending distinct others); *halo
+ * (host) those others: select, sort, unique, then a thread per row */
+static gs_status cuda_compact(int32_t rows, const int64_t *rowptr, const int64_t *col,
+                              const double *val, int64_t col0, int32_t ncols, gs_csr **C,
+                              int64_t **halo, int32_t *nhalo)
+{
+    gs_status st = GS_OK;
+    int64_t nnz = 0, *a = NULL, *b = NULL, *h = NULL;
+    int32_t *rp = NULL, *ci = NULL, *cnt = NULL, nh = 0;
+    double *v = NULL;
+    *C = NULL, *halo = NULL, *nhalo = 0;
+    if (rows < 0 || ncols < 0)
+        GS_FAIL(GS_ERR_ARG, "compact: %d rows, %d own columns", (int)rows, (int)ncols);
+    GS_CHECK(gs_cuda_d2h(&nnz, rowptr + rows, sizeof nnz));
+    if (nnz > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "compact: %lld entries (below 2^31)", (long long)nnz);
+    if (nnz > 0) {
+        GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *a, "halo columns", (void **)&a));
+        GS_CHECK(gs_cuda_alloc((size_t)nnz * sizeof *b, "sorted halo columns", (void **)&b));
+        GS_CHECK(gs_cuda_alloc(2 * sizeof *cnt, "halo counts", (void **)&cnt));
+        GS_CHECK(halo_columns((int32_t)nnz, col, col0, ncols, a, b, cnt, &nh));
+    }
+    if ((int64_t)ncols + nh > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "compact: %d own and %d halo columns (below 2^31)", (int)ncols,
+                (int)nh);
+    GS_CHECK(alloc_csr_arrays(rows, nnz, &rp, &ci, &v));
+    LAUNCH(compact_fill_kernel, (int64_t)rows + 1, rows, rowptr, col, val, col0, ncols, a, nh, rp,
+           ci, v);
+    GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *h, "halo columns", (void **)&h));
+    if (nh > 0) GS_CHECK(gs_cuda_d2h(h, a, (size_t)nh * sizeof *h));
+    st = gs_cuda_csr_adopt(rows, ncols + nh, (int32_t)nnz, rp, ci, v, C);
+    rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
+    if (st != GS_OK) goto done;
+    *halo = h, h = NULL;
+    *nhalo = nh;
+done:
+    free_csr_arrays(rp, ci, v);
+    gs_cuda_free(a);
+    gs_cuda_free(b);
+    gs_cuda_free(cnt);
+    gs_free(h);
+    return st;
+}
+
 extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_split,       /* split */
     cuda_remap_cols,  /* remap_cols */
@@ -407,4 +536,5 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_row_lengths, /* row_lengths */
     cuda_pack_rows,   /* pack_rows */
     cuda_scatter_add, /* scatter_add */
+    cuda_compact,     /* compact */
 };

@@ -1,11 +1,14 @@
 /* gs_dist_ops_host.c: the data-parallel steps of the distributed setup on the host (the table
  * gs_dist_host_ops of gs_dist_ops.h): split of a compact matrix into its own and halo columns,
- * column renumbering, row slices, stacking, the sum of two matrices, and the halo row packing.
+ * column renumbering, row slices, stacking, the sum of two matrices, the halo row packing, and
+ * the compact column form of a rank's rows with global columns.
  * Every step is the reference for gs_dist_ops_cuda.cu; each makes a per-row count, a prefix sum
  * and a per-row fill where the result's size is not known beforehand. */
 #include <string.h>
 
+#include "gs_dist.h"
 #include "gs_dist_ops.h"
+#include "gs_mem.h"
 
 #define OMP_MIN 100000 /* below this, threads cost more than they save */
 
@@ -213,6 +216,92 @@ static gs_status host_scatter_add(int64_t n, const int32_t *idx, const double *x
     return GS_OK;
 }
 
+#define CHUNK 65536 /* entries a task of the halo column collection scans */
+
+/* 1 when global column g is one of [col0, col0 + ncols) */
+static int is_own(int64_t g, int64_t col0, int32_t ncols)
+{
+    return g >= col0 && g < col0 + ncols;
+}
+
+/* *h (nh + 1 allocated) = the sorted distinct columns of col[0..nnz) outside the own range:
+ * per-chunk counts, their prefix, a per-chunk fill, then one sort */
+static gs_status collect_halo(int64_t nnz, const int64_t *col, int64_t col0, int32_t ncols,
+                              int64_t **h, int64_t *nh)
+{
+    gs_status st = GS_OK;
+    const int64_t nchunk = (nnz + CHUNK - 1) / CHUNK;
+    int64_t *cnt = NULL, *v = NULL;
+    GS_CHECK(gs_alloc_array((size_t)nchunk + 1, sizeof *cnt, "halo column counts", (void **)&cnt));
+#pragma omp parallel for schedule(static) if (nnz > OMP_MIN)
+    for (int64_t c = 0; c < nchunk; c++) {
+        const int64_t q1 = (c + 1) * CHUNK < nnz ? (c + 1) * CHUNK : nnz;
+        int64_t n = 0;
+        for (int64_t q = c * CHUNK; q < q1; q++) n += !is_own(col[q], col0, ncols);
+        cnt[c + 1] = n;
+    }
+    cnt[0] = 0;
+    for (int64_t c = 0; c < nchunk; c++) cnt[c + 1] += cnt[c];
+    GS_CHECK(gs_alloc_array((size_t)cnt[nchunk] + 1, sizeof *v, "halo columns", (void **)&v));
+#pragma omp parallel for schedule(static) if (nnz > OMP_MIN)
+    for (int64_t c = 0; c < nchunk; c++) {
+        const int64_t q1 = (c + 1) * CHUNK < nnz ? (c + 1) * CHUNK : nnz;
+        int64_t p = cnt[c];
+        for (int64_t q = c * CHUNK; q < q1; q++)
+            if (!is_own(col[q], col0, ncols)) v[p++] = col[q];
+    }
+    *nh = gs_dist_unique_i64(v, cnt[nchunk]);
+    *h = v, v = NULL;
+done:
+    gs_free(cnt);
+    gs_free(v);
+    return st;
+}
+
+/* C = the rows with compact columns: own ones as j - col0 first, then ncols + the place in the
+ * ascending halo list */
+static gs_status host_compact(int32_t rows, const int64_t *rowptr, const int64_t *col,
+                              const double *val, int64_t col0, int32_t ncols, gs_csr **C,
+                              int64_t **halo, int32_t *nhalo)
+{
+    gs_status st = GS_OK;
+    gs_csr *B = NULL;
+    int64_t *h = NULL, nh = 0;
+    *C = NULL, *halo = NULL, *nhalo = 0;
+    if (rows < 0 || ncols < 0)
+        GS_FAIL(GS_ERR_ARG, "compact: %d rows, %d own columns", (int)rows, (int)ncols);
+    const int64_t nnz = rowptr[rows];
+    if (nnz > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "compact: %lld entries (below 2^31)", (long long)nnz);
+    GS_CHECK(collect_halo(nnz, col, col0, ncols, &h, &nh));
+    if ((int64_t)ncols + nh > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "compact: %d own and %lld halo columns (below 2^31)",
+                (int)ncols, (long long)nh);
+    GS_CHECK(gs_csr_create(rows, ncols + nh, nnz, &B));
+#pragma omp parallel for schedule(static) if (rows > OMP_MIN)
+    for (int32_t i = 0; i <= rows; i++) B->rowptr[i] = (int32_t)rowptr[i];
+#pragma omp parallel for schedule(static) if (nnz > OMP_MIN)
+    for (int32_t i = 0; i < rows; i++) {
+        /* own entries, then the others: each group ascending, so the row stays sorted */
+        const int64_t q0 = rowptr[i], q1 = rowptr[i + 1];
+        int32_t k = (int32_t)q0;
+        for (int64_t q = q0; q < q1; q++)
+            if (is_own(col[q], col0, ncols))
+                B->colind[k] = (int32_t)(col[q] - col0), B->val[k++] = val[q];
+        for (int64_t q = q0; q < q1; q++)
+            if (!is_own(col[q], col0, ncols))
+                B->colind[k] = ncols + (int32_t)gs_dist_find_i64(h, nh, col[q]),
+                B->val[k++] = val[q];
+    }
+    *C = B, B = NULL;
+    *halo = h, h = NULL;
+    *nhalo = (int32_t)nh;
+done:
+    gs_csr_destroy(&B);
+    gs_free(h);
+    return st;
+}
+
 const gs_dist_ops gs_dist_host_ops = {
     host_split,       /* split */
     host_remap_cols,  /* remap_cols */
@@ -222,4 +311,5 @@ const gs_dist_ops gs_dist_host_ops = {
     host_row_lengths, /* row_lengths */
     host_pack_rows,   /* pack_rows */
     host_scatter_add, /* scatter_add */
+    host_compact,     /* compact */
 };

@@ -3,13 +3,15 @@
  * (gs_csr_from_coo) and plain loops, pattern and values exact: split of a compact matrix, column
  * remap with an increasing map (rows stay sorted), row slices (empty ones too), stacking with
  * differing column counts, sums with overlapping, disjoint and cancelling patterns, row lengths,
- * row packing with and without a halo map, and the scatter-add; random matrices with empty rows,
- * and zero-row and zero-entry cases throughout.
+ * row packing with and without a halo map, the scatter-add, and the compact column form of rows
+ * with global columns (against gs_dist_compact, with own-column windows holding some, none or all
+ * of the columns); random matrices with empty rows, and zero-row and zero-entry cases throughout.
  *   test_dist_ops [--gpu]   --gpu: the same through the device table, inputs uploaded and
  *   results downloaded (77 without a GPU). */
 #include <stdint.h>
 
 #include "gs_backend.h"
+#include "gs_dist.h"
 #include "gs_dist_ops.h"
 #include "gs_test.h"
 
@@ -363,6 +365,80 @@ static void check_split_refusal(void)
     gs_csr_destroy(&C), gs_csr_destroy(&dC);
 }
 
+/* rows x gcols with global columns: 0..2*per_row distinct ascending columns a row, every fifth
+ * row empty */
+static gs_gcsr *random_gcsr(int32_t rows, int64_t gcols, int per_row)
+{
+    gs_gcsr *A = NULL;
+    int64_t cap = (int64_t)rows * 2 * per_row, n = 0;
+    CHECK_OK(gs_gcsr_create(0, rows, rows, gcols, cap, &A));
+    if (!A) return NULL;
+    for (int32_t i = 0; i < rows; i++) {
+        int len = i % 5 == 3 || gcols == 0 ? 0 : (int)(next_u64() % (uint64_t)(2 * per_row + 1));
+        int64_t *c = A->col + n;
+        for (int q = 0; q < len; q++) c[q] = (int64_t)(next_u64() % (uint64_t)gcols);
+        n += gs_dist_unique_i64(c, len);
+        for (int64_t q = A->rowptr[i]; q < n; q++) A->val[q] = rand_val();
+        A->rowptr[i + 1] = n;
+    }
+    return A;
+}
+
+/* compact of A's rows with own columns [col0, col0 + ncols) against gs_dist_compact */
+static void check_compact_of(const gs_gcsr *A, int64_t col0, int32_t ncols)
+{
+    char what[128];
+    snprintf(what, sizeof what, "compact %d rows (%lld entries), own [%lld, %lld)", A->rows,
+             (long long)A->rowptr[A->rows], (long long)col0, (long long)(col0 + ncols));
+    const int64_t nnz = A->rowptr[A->rows];
+    gs_csr *R = NULL, *C = NULL;
+    int64_t *rh = NULL, *hh = NULL;
+    int32_t rnh = 0, nh = -1;
+    CHECK_OK(gs_dist_compact(A, col0, ncols, &R, &rh, &rnh));
+    int64_t *drp = put(A->rowptr, ((size_t)A->rows + 1) * 8), *dcol = put(A->col, (size_t)nnz * 8);
+    double *dval = put(A->val, (size_t)nnz * 8);
+    CHECK_OK(OPS->compact(A->rows, drp, dcol, dval, col0, ncols, &C, &hh, &nh));
+    if (R) compare(C, R, what);
+    int ok = hh != NULL && nh == rnh;
+    CHECK_MSG(ok, "%s: %d halo columns, expected %d", what, (int)nh, (int)rnh);
+    for (int32_t k = 0; ok && k < rnh; k++) ok = hh[k] == rh[k];
+    CHECK_MSG(ok, "%s: halo columns differ", what);
+    drop(drp), drop(dcol), drop(dval);
+    gs_csr_destroy(&R), gs_csr_destroy(&C), gs_free(rh), gs_free(hh);
+}
+
+static void check_compact(int32_t rows, int64_t gcols, int per_row)
+{
+    gs_gcsr *A = random_gcsr(rows, gcols, per_row);
+    if (!A) return;
+    check_compact_of(A, gcols / 3, (int32_t)(gcols / 4));         /* a window in the middle */
+    check_compact_of(A, 0, (int32_t)(gcols / 2));                 /* at the start */
+    check_compact_of(A, gcols - gcols / 5, (int32_t)(gcols / 5)); /* at the end */
+    check_compact_of(A, gcols / 2, 0);                            /* none own */
+    check_compact_of(A, 0, (int32_t)gcols);                       /* all own */
+    check_compact_of(A, gcols + 10, 7); /* beyond every column: none own */
+    gs_gcsr_destroy(&A);
+}
+
+/* ncols + nhalo reaching 2^31 is refused, with nothing returned */
+static void check_compact_refusal(void)
+{
+    gs_gcsr *A = random_gcsr(20, 100, 3);
+    if (!A) return;
+    const int64_t nnz = A->rowptr[A->rows];
+    int64_t *drp = put(A->rowptr, ((size_t)A->rows + 1) * 8), *dcol = put(A->col, (size_t)nnz * 8);
+    double *dval = put(A->val, (size_t)nnz * 8);
+    int64_t *hh = NULL;
+    gs_csr *C = NULL;
+    int32_t nh = -1;
+    CHECK(nnz > 0);
+    CHECK_FAIL(OPS->compact(A->rows, drp, dcol, dval, 1000, INT32_MAX, &C, &hh, &nh),
+               GS_ERR_UNSUPPORTED, "2^31");
+    CHECK(C == NULL && hh == NULL && nh == 0);
+    drop(drp), drop(dcol), drop(dval);
+    gs_gcsr_destroy(&A);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
@@ -415,6 +491,13 @@ int main(int argc, char **argv)
     check_scatter(1000, 1000);
     check_scatter(10, 0);
     check_scatter(200000, 150000); /* above the host's OpenMP threshold */
+
+    check_compact(300, 1000, 5);
+    check_compact(40, 30, 4);        /* dense: most columns in most rows */
+    check_compact(60, 500, 0);       /* no entries */
+    check_compact(0, 100, 3);        /* no rows */
+    check_compact(30000, 200000, 6); /* above the host's OpenMP thresholds */
+    check_compact_refusal();
 
     return gs_test_result(LOC == GS_LOC_HOST ? "test_dist_ops" : "test_dist_ops --gpu");
 }
