@@ -64,7 +64,21 @@ typedef struct gs_backend_ops {
     /* out[i] = x[idx[i]] for i < n (idx int32, all at this backend): the halo values a rank
      * sends its neighbours (gs_dist_op.c) */
     gs_status (*gather)(int64_t n, const int32_t *idx, const double *x, double *out);
+    /* Buffers that other processes of this node write into directly (CUDA IPC; NULL on the
+     * host): ipc_alloc makes bytes of device memory and its GS_IPC_HANDLE_BYTES handle;
+     * ipc_open maps another process's buffer from its handle (ipc_close unmaps it, ipc_free
+     * frees one made by ipc_alloc); peer_copy copies bytes of this process's device memory
+     * (complete when called) into a mapped buffer on a second stream, peer_wait waits for
+     * those copies. */
+    gs_status (*ipc_alloc)(size_t bytes, void **ptr, void *handle);
+    gs_status (*ipc_open)(const void *handle, void **ptr);
+    void (*ipc_close)(void *ptr);
+    void (*ipc_free)(void *ptr);
+    gs_status (*peer_copy)(void *dst, const void *src, size_t bytes);
+    gs_status (*peer_wait)(void);
 } gs_backend_ops;
+
+#define GS_IPC_HANDLE_BYTES 64 /* cudaIpcMemHandle_t */
 
 /* The operations for data at loc; NULL when that backend is not built. */
 const gs_backend_ops *gs_backend_get(gs_loc loc);

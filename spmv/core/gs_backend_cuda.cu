@@ -587,6 +587,68 @@ done:
     return st;
 }
 
+/* ---- IPC buffers and peer copies (the distributed SpMV's halo, gs_dist_op.c) ---------------- */
+static cudaStream_t g_peer_stream;
+
+static gs_status cuda_ipc_alloc(size_t bytes, void **ptr, void *handle)
+{
+    gs_status st = GS_OK;
+    void *p = NULL;
+    cudaIpcMemHandle_t h;
+    static_assert(sizeof h == GS_IPC_HANDLE_BYTES, "IPC handle size");
+    *ptr = NULL;
+    GS_CUDA_CALL(cudaMalloc(&p, bytes ? bytes : 1)); /* not the pool: IPC needs its own block */
+    GS_CUDA_CALL(cudaIpcGetMemHandle(&h, p));
+    memcpy(handle, &h, sizeof h);
+    *ptr = p;
+    p = NULL;
+done:
+    if (p) cudaFree(p);
+    return st;
+}
+
+static gs_status cuda_ipc_open(const void *handle, void **ptr)
+{
+    gs_status st = GS_OK;
+    cudaIpcMemHandle_t h;
+    memcpy(&h, handle, sizeof h);
+    *ptr = NULL;
+    GS_CUDA_CALL(cudaIpcOpenMemHandle(ptr, h, cudaIpcMemLazyEnablePeerAccess));
+done:
+    return st;
+}
+
+static void cuda_ipc_close(void *ptr)
+{
+    if (ptr) (void)cudaIpcCloseMemHandle(ptr);
+    (void)cudaGetLastError();
+}
+
+static void cuda_ipc_free(void *ptr)
+{
+    if (ptr) (void)cudaFree(ptr);
+    (void)cudaGetLastError();
+}
+
+static gs_status cuda_peer_copy(void *dst, const void *src, size_t bytes)
+{
+    gs_status st = GS_OK;
+    if (!g_peer_stream)
+        GS_CUDA_CALL(cudaStreamCreateWithFlags(&g_peer_stream, cudaStreamNonBlocking));
+    if (bytes)
+        GS_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g_peer_stream));
+done:
+    return st;
+}
+
+static gs_status cuda_peer_wait(void)
+{
+    gs_status st = GS_OK;
+    if (g_peer_stream) GS_CUDA_CALL(cudaStreamSynchronize(g_peer_stream));
+done:
+    return st;
+}
+
 /* wait for everything issued on the stream */
 static gs_status cuda_sync(void)
 {
@@ -623,4 +685,10 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_move,            /* move */
     gs_cuda_csr_prepare,  /* csr_prepare */
     gs_cuda_gather,       /* gather */
+    cuda_ipc_alloc,       /* ipc_alloc */
+    cuda_ipc_open,        /* ipc_open */
+    cuda_ipc_close,       /* ipc_close */
+    cuda_ipc_free,        /* ipc_free */
+    cuda_peer_copy,       /* peer_copy */
+    cuda_peer_wait,       /* peer_wait */
 };

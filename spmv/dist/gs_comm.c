@@ -260,6 +260,7 @@ struct gs_comm_exchange {
     const int64_t *soff, *roff;
     MPI_Request *req;
     double t0;
+    int tag;
 };
 
 gs_status gs_comm_exchange_create(int nsend, const int *to, const int64_t *soff, int nrecv,
@@ -277,11 +278,17 @@ gs_status gs_comm_exchange_create(int nsend, const int *to, const int64_t *soff,
     e->from = from;
     e->soff = soff;
     e->roff = roff;
+    e->tag = 7;
     *out = e;
     e = NULL;
 done:
     gs_comm_exchange_destroy(&e);
     return st;
+}
+
+void gs_comm_exchange_set_tag(gs_comm_exchange *e, int tag)
+{
+    if (e) e->tag = tag;
 }
 
 void gs_comm_exchange_destroy(gs_comm_exchange **e)
@@ -297,11 +304,11 @@ gs_status gs_comm_exchange_begin(gs_comm_exchange *e, const double *send, double
     e->t0 = gs_time_now();
     for (int i = 0; i < e->nrecv; i++)
         MPI_OK(MPI_Irecv(recv + e->roff[i], (int)(e->roff[i + 1] - e->roff[i]), MPI_DOUBLE,
-                         e->from[i], 7, MPI_COMM_WORLD, &e->req[i]),
+                         e->from[i], e->tag, MPI_COMM_WORLD, &e->req[i]),
                "halo receive");
     for (int i = 0; i < e->nsend; i++)
         MPI_OK(MPI_Isend(send + e->soff[i], (int)(e->soff[i + 1] - e->soff[i]), MPI_DOUBLE,
-                         e->to[i], 7, MPI_COMM_WORLD, &e->req[e->nrecv + i]),
+                         e->to[i], e->tag, MPI_COMM_WORLD, &e->req[e->nrecv + i]),
                "halo send");
     g_comm_s += gs_time_now() - e->t0;
     return GS_OK;
@@ -425,6 +432,7 @@ gs_status gs_comm_exchange_create(int nsend, const int *to, const int64_t *soff,
     return GS_OK;
 }
 void gs_comm_exchange_destroy(gs_comm_exchange **e) { if (e) *e = NULL; }
+void gs_comm_exchange_set_tag(gs_comm_exchange *e, int tag) { (void)e; (void)tag; }
 gs_status gs_comm_exchange_begin(gs_comm_exchange *e, const double *send, double *recv)
 {
     (void)e; (void)send; (void)recv;

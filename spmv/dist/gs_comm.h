@@ -70,6 +70,9 @@ typedef struct gs_comm_exchange gs_comm_exchange;
 gs_status gs_comm_exchange_create(int nsend, const int *to, const int64_t *soff, int nrecv,
                                   const int *from, const int64_t *roff, gs_comm_exchange **out);
 void gs_comm_exchange_destroy(gs_comm_exchange **e);
+/* the MPI tag of its messages (default 7): exchanges that can be in flight between the same two
+ * ranks at once need different tags */
+void gs_comm_exchange_set_tag(gs_comm_exchange *e, int tag);
 /* post the receives and sends (send's values must be ready) / wait for all of them */
 gs_status gs_comm_exchange_begin(gs_comm_exchange *e, const double *send, double *recv);
 gs_status gs_comm_exchange_end(gs_comm_exchange *e);

@@ -15,6 +15,95 @@ static gs_status dist_spmv(const void *D, const gs_vec *x, gs_vec *y)
     return gs_dist_op_spmv(D, x, y);
 }
 
+/* CUDA IPC for the forward halo: every rank on one node, a device backend that has it, and
+ * GSOLVE_MPI_IPC not 0 (the same on every rank) */
+static int ipc_wanted(const gs_dist_op *D)
+{
+    const char *e = getenv("GSOLVE_MPI_IPC");
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    return D->loc != GS_LOC_HOST && be && be->ipc_alloc && gs_comm_size() > 1 &&
+           gs_comm_local_size() == gs_comm_size() && !(e && strcmp(e, "0") == 0);
+}
+
+static void ipc_release(gs_dist_op *D)
+{
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    if (D->peer_base)
+        for (int i = 0; i < D->nsend; i++)
+            if (D->peer_base[i]) be->ipc_close(D->peer_base[i]);
+    if (D->ipc_buf) be->ipc_free(D->ipc_buf);
+    gs_free(D->peer_base);
+    gs_free(D->peer);
+    gs_free(D->zoff);
+    gs_comm_exchange_destroy(&D->ready);
+    gs_comm_exchange_destroy(&D->done);
+    D->ipc_buf = NULL;
+    D->peer_base = NULL;
+    D->peer = NULL;
+    D->zoff = NULL;
+}
+
+/* the IPC halo: this rank's buffer and its handle to the ranks that send to it, theirs mapped;
+ * collective; on a failure anywhere every rank keeps the MPI exchange */
+static gs_status ipc_setup(gs_dist_op *D)
+{
+    gs_status st = GS_OK, lst = GS_OK;
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    const int R = gs_comm_size();
+    const size_t blk = GS_IPC_HANDLE_BYTES + sizeof(int64_t);
+    unsigned char *sbuf = NULL, *rbuf = NULL, handle[GS_IPC_HANDLE_BYTES];
+    size_t *sb = NULL, *rb = NULL;
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "halo plan", (void **)&sb));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "halo plan", (void **)&rb));
+    GS_CHECK(gs_alloc_array((size_t)D->nrecv * blk + 1, 1, "halo plan", (void **)&sbuf));
+    GS_CHECK(gs_alloc_array((size_t)D->nsend * blk + 1, 1, "halo plan", (void **)&rbuf));
+    memset(sb, 0, (size_t)R * sizeof *sb);
+    memset(rb, 0, (size_t)R * sizeof *rb);
+    memset(handle, 0, sizeof handle);
+    lst = be->ipc_alloc(((size_t)D->nhalo + 1) * sizeof(double), &D->ipc_buf, handle);
+    for (int i = 0; i < D->nrecv; i++) { /* from[] ascending: blocks in rank order */
+        memcpy(sbuf + (size_t)i * blk, handle, GS_IPC_HANDLE_BYTES);
+        memcpy(sbuf + (size_t)i * blk + GS_IPC_HANDLE_BYTES, &D->roff[i], sizeof(int64_t));
+        sb[D->from[i]] = blk;
+    }
+    for (int i = 0; i < D->nsend; i++) rb[D->to[i]] = blk;
+    GS_CHECK(gs_comm_alltoallv(sbuf, sb, rbuf, rb));
+    GS_CHECK(gs_alloc_array((size_t)D->nsend + 1, sizeof *D->peer_base, "halo plan",
+                            (void **)&D->peer_base));
+    GS_CHECK(gs_alloc_array((size_t)D->nsend + 1, sizeof *D->peer, "halo plan",
+                            (void **)&D->peer));
+    memset(D->peer_base, 0, ((size_t)D->nsend + 1) * sizeof *D->peer_base);
+    for (int i = 0; i < D->nsend && lst == GS_OK; i++) {
+        int64_t off;
+        memcpy(&off, rbuf + (size_t)i * blk + GS_IPC_HANDLE_BYTES, sizeof off);
+        lst = be->ipc_open(rbuf + (size_t)i * blk, &D->peer_base[i]);
+        if (lst == GS_OK) D->peer[i] = (double *)D->peer_base[i] + off;
+    }
+    int64_t bad = lst != GS_OK;
+    GS_CHECK(gs_comm_max_i64(&bad, 1));
+    if (bad) { /* staged halos instead, on every rank */
+        ipc_release(D);
+        gs_error_clear();
+        goto done;
+    }
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *D->zoff, "halo plan", (void **)&D->zoff));
+    memset(D->zoff, 0, ((size_t)R + 1) * sizeof *D->zoff);
+    GS_CHECK(gs_comm_exchange_create(D->nrecv, D->from, D->zoff, D->nsend, D->to, D->zoff,
+                                     &D->ready));
+    GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->zoff, D->nrecv, D->from, D->zoff,
+                                     &D->done));
+    gs_comm_exchange_set_tag(D->ready, 8);
+    gs_comm_exchange_set_tag(D->done, 9);
+    D->xh_ipc = (gs_vec){D->nhalo, D->ipc_buf, D->loc};
+done:
+    gs_free(sb);
+    gs_free(rb);
+    gs_free(sbuf);
+    gs_free(rbuf);
+    if (st != GS_OK) ipc_release(D);
+    return st;
+}
+
 /* who sends me which halo values, and which of mine each neighbour needs */
 static gs_status plan(gs_dist_op *D, const gs_part *cp)
 {
@@ -79,6 +168,7 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
     GS_CHECK(gs_vec_create(D->rows, D->loc, &D->t));
     GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
                                      &D->ex));
+    if (ipc_wanted(D)) GS_CHECK(ipc_setup(D));
 done:
     D->sidx_h = idx;
     idx = NULL;
@@ -276,6 +366,7 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     gs_vec_destroy(&D->xh);
     gs_vec_destroy(&D->t);
     gs_comm_exchange_destroy(&D->ex);
+    ipc_release(D);
     gs_free(D);
     *Dp = NULL;
 }
@@ -312,6 +403,38 @@ static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
             if (D->roff[i + 1] > D->roff[i])
                 GS_CHECK(ops->scatter_add(D->roff[i + 1] - D->roff[i], idx + D->roff[i],
                                           D->sdev + D->roff[i], y->data));
+    }
+done:
+    return st;
+}
+
+/* y = A x with the halo copied device to device: the values gathered (and the previous
+ * product's halo read: the wait), "ready" to the ranks that write here and from those this rank
+ * writes to, the diagonal block's product launched, the copies into the neighbours' buffers,
+ * "done" both ways, then the halo's product */
+static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    const int64_t ns = D->soff[D->nsend];
+    double t0 = gs_time_now();
+    if (ns > 0) GS_CHECK(be->gather(ns, D->sidx->data, x->data, D->sdev));
+    GS_CHECK(be->sync());
+    gs_comm_add_seconds(gs_time_now() - t0);
+    GS_CHECK(gs_comm_exchange_begin(D->ready, NULL, NULL));
+    GS_CHECK(gs_spmat_spmv(D->Md, x, y)); /* runs while the halo travels */
+    GS_CHECK(gs_comm_exchange_end(D->ready));
+    double t1 = gs_time_now();
+    for (int i = 0; i < D->nsend; i++)
+        GS_CHECK(be->peer_copy(D->peer[i], D->sdev + D->soff[i],
+                               (size_t)(D->soff[i + 1] - D->soff[i]) * sizeof(double)));
+    GS_CHECK(be->peer_wait());
+    gs_comm_add_seconds(gs_time_now() - t1);
+    GS_CHECK(gs_comm_exchange_begin(D->done, NULL, NULL));
+    GS_CHECK(gs_comm_exchange_end(D->done));
+    if (D->nhalo > 0) {
+        GS_CHECK(gs_spmat_spmv(D->Mo, &D->xh_ipc, D->t));
+        GS_CHECK(gs_vec_axpy(1.0, D->t, y));
     }
 done:
     return st;
@@ -367,6 +490,10 @@ gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
         GS_FAIL(GS_ERR_ARG, "distributed spmv: vector sizes or locations do not match");
     if (D->reverse) {
         GS_CHECK(reverse_spmv(D, x, y));
+        goto done;
+    }
+    if (D->ipc_buf) {
+        GS_CHECK(ipc_spmv(D, x, y));
         goto done;
     }
     GS_CHECK(halo_begin(D, x->data, D->xh->data));

@@ -48,6 +48,16 @@ typedef struct gs_dist_op {
     double *sdev, *shost, *rhost; /* send values at loc; page-locked staging (NULL: not staged) */
     gs_vec *xh, *t;            /* the halo's values and A_offd x_halo, at loc */
     gs_comm_exchange *ex;
+    /* halos through CUDA IPC (every rank on one node; GSOLVE_MPI_IPC=0 turns it off): this
+     * rank's halo buffer, which its neighbours copy into (xh points at it), their buffers
+     * mapped here (peer[i]: where block i goes), and the zero-byte exchanges that say "my
+     * halo buffer is free" (ready) and "your halo has arrived" (done) */
+    void *ipc_buf;
+    void **peer_base;
+    double **peer;
+    gs_vec xh_ipc;
+    gs_comm_exchange *ready, *done;
+    int64_t *zoff;
     double prof_s; /* GSOLVE_DIST_PROFILE: the products' time and count */
     long prof_n;
 } gs_dist_op;
