@@ -208,38 +208,79 @@ done:
     return st;
 }
 
-/* a host CSR of the fetched rows (rp, g, v: gs_dist_op_fetch_rows) in the column space [own
- * coarse (c0 .. c0 + nc) | the ascending global numbers of map], each row sorted, at loc */
-static gs_status fetched_csr(const gs_amg_dist *amg, int32_t rows, const int64_t *rp,
-                             const int64_t *g, const double *v, int64_t c0, int32_t nc,
-                             const int64_t *map, int64_t nmap, gs_csr **out)
+/* n host values of `size` bytes into a new array at loc (at least one element) */
+static gs_status to_loc(const gs_amg_dist *amg, const void *h, int64_t n, size_t size,
+                        const char *what, void **out)
 {
     gs_status st = GS_OK;
-    gs_csr *H = NULL;
-    gs_dist_map hm = {0};
-    GS_CHECK(gs_dist_map_create(map, nmap, &hm));
-    GS_CHECK(gs_csr_create(rows, (int64_t)nc + nmap, rp[rows], &H));
-    for (int32_t i = 0; i <= rows; i++) H->rowptr[i] = (int32_t)rp[i];
-#pragma omp parallel for schedule(static) if (rp[rows] > 100000)
-    for (int32_t i = 0; i < rows; i++) {
-        for (int64_t q = rp[i]; q < rp[i + 1]; q++) {
-            int64_t j = g[q] >= c0 && g[q] < c0 + nc ? g[q] - c0
-                                                       : nc + gs_dist_map_get(&hm, g[q]);
-            /* insertion into the sorted front of the row (rows are a few entries) */
-            int64_t t = q;
-            while (t > rp[i] && H->colind[t - 1] > j) {
-                H->colind[t] = H->colind[t - 1];
-                H->val[t] = H->val[t - 1];
-                t--;
-            }
-            H->colind[t] = (int32_t)j;
-            H->val[t] = v[q];
-        }
-    }
-    GS_CHECK(gs_csr_upload(H, amg->loc, out));
+    *out = NULL;
+    GS_CHECK(amg->be->alloc(((size_t)n + 1) * size, what, out));
+    if (n > 0) GS_CHECK(amg->be->put(*out, h, (size_t)n * size));
 done:
-    gs_dist_map_destroy(&hm);
-    gs_csr_destroy(&H);
+    return st;
+}
+
+/* the distinct values of a[0..na) and b[0..nb) (host) outside [c0, c0 + nc), ascending, into
+ * *out (host) and *m: the other ranks' columns a level's rows name (sorted where the matrices
+ * live) */
+static gs_status other_columns(const gs_amg_dist *amg, const int64_t *a, int64_t na,
+                               const int64_t *b, int64_t nb, int64_t c0, int32_t nc,
+                               int64_t **out, int64_t *m)
+{
+    gs_status st = GS_OK;
+    int64_t *d = NULL, *u = NULL, nu = 0;
+    *out = NULL;
+    GS_CHECK(amg->be->alloc(((size_t)(na + nb) + 1) * sizeof *d, "columns", (void **)&d));
+    if (na > 0) GS_CHECK(amg->be->put(d, a, (size_t)na * sizeof *d));
+    if (nb > 0) GS_CHECK(amg->be->put(d + na, b, (size_t)nb * sizeof *d));
+    GS_CHECK(dops(amg)->sort_unique(d, na + nb, &u, &nu));
+    /* the own ones are one run of the sorted list: cut it out */
+    int64_t lo = 0, hi;
+    while (lo < nu && u[lo] < c0) lo++;
+    hi = lo;
+    while (hi < nu && u[hi] < c0 + nc) hi++;
+    memmove(u + lo, u + hi, (size_t)(nu - hi) * sizeof *u);
+    *m = nu - (hi - lo);
+    *out = u;
+    u = NULL;
+done:
+    if (d) amg->be->free(d);
+    gs_free(u);
+    return st;
+}
+
+/* the CSR at loc of entries given by row (ri: host, or rp: row offsets, host) with global
+ * columns g and values v (host), in the column space [own (c0 .. c0 + nc) | the ascending
+ * global numbers of map (host)]: rows sorted, duplicates summed */
+static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne,
+                             const int32_t *ri, const int64_t *rp, const int64_t *g,
+                             const double *v, int64_t c0, int32_t nc, const int64_t *map,
+                             int64_t nmap, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    int32_t *hr = NULL, *dr = NULL, *dc = NULL;
+    int64_t *dg = NULL, *dm = NULL;
+    double *dv = NULL;
+    if (!ri) { /* each entry's row from the offsets */
+        GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *hr, "entries", (void **)&hr));
+        for (int32_t i = 0; i < rows; i++)
+            for (int64_t q = rp[i]; q < rp[i + 1]; q++) hr[q] = i;
+        ri = hr;
+    }
+    GS_CHECK(to_loc(amg, ri, ne, sizeof *ri, "entries", (void **)&dr));
+    GS_CHECK(to_loc(amg, g, ne, sizeof *g, "entries", (void **)&dg));
+    GS_CHECK(to_loc(amg, v, ne, sizeof *v, "entries", (void **)&dv));
+    GS_CHECK(to_loc(amg, map, nmap, sizeof *map, "entries", (void **)&dm));
+    GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dc, "entries", (void **)&dc));
+    GS_CHECK(dops(amg)->map_cols(dg, ne, c0, nc, dm, nmap, dc));
+    GS_CHECK(dops(amg)->coo_csr(rows, (int32_t)(nc + nmap), ne, dr, dc, dv, out));
+done:
+    gs_free(hr);
+    if (dr) amg->be->free(dr);
+    if (dc) amg->be->free(dc);
+    if (dg) amg->be->free(dg);
+    if (dm) amg->be->free(dm);
+    if (dv) amg->be->free(dv);
     return st;
 }
 
@@ -275,11 +316,10 @@ static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **
     const int64_t c0 = cpart->start[gs_comm_rank()];
     if (S) {
         GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &g, &v));
-        npm = rp[D->nhalo];
-        GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *pmap, "prolongator", (void **)&pmap));
-        if (npm > 0) memcpy(pmap, g, (size_t)npm * sizeof *pmap);
-        npm = gs_dist_unique_i64(pmap, npm); /* other ranks' aggregates only */
-        GS_CHECK(fetched_csr(amg, D->nhalo, rp, g, v, c0, nc, pmap, npm, &Th));
+        /* other ranks' aggregates only */
+        GS_CHECK(other_columns(amg, g, rp[D->nhalo], NULL, 0, c0, nc, &pmap, &npm));
+        GS_CHECK(entries_csr(amg, D->nhalo, rp[D->nhalo], NULL, rp, g, v, c0, nc, pmap, npm,
+                             &Th));
         GS_CHECK(dops(amg)->vcat(*T, Th, (int32_t)(nc + npm), &Te));
         if (one)
             GS_CHECK(amg->ops->times_tentative(S, Te, &P));
@@ -317,29 +357,22 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     const int32_t nc = DP->cols, npm = DP->nhalo;
     const int64_t c0 = DP->col0;
     gs_csr *Px = NULL, *Ph = NULL, *Pe = NULL, *AP = NULL, *Pt = NULL, *W = NULL, *Wo = NULL,
-           *Wr = NULL, *hWr = NULL, *Wx = NULL, *hRv = NULL, *Rv = NULL, *Ac = NULL;
+           *Wr = NULL, *hWr = NULL, *Wx = NULL, *Rv = NULL, *Ac = NULL;
     int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *sr = NULL, *sc = NULL,
             *rr = NULL, *rc = NULL;
-    int32_t *m1 = NULL, *m2 = NULL, *ri = NULL, *ci = NULL;
+    int32_t *m1 = NULL, *m2 = NULL, *ri = NULL;
     double *v = NULL, *sv = NULL, *rv = NULL;
     size_t *sb = NULL, *rb = NULL;
-    gs_dist_map hm = {0};
     int64_t nx = 0, nh = 0;
     /* P's rows at A's halo, their columns as global numbers */
     GS_CHECK(amg->be->alloc(((size_t)npm + 1) * sizeof *gm, "coarse columns", (void **)&gm));
     if (npm > 0) GS_CHECK(amg->be->put(gm, DP->halo, (size_t)npm * sizeof *gm));
     GS_CHECK(gs_dist_op_fetch_rows(D, DP->compact, c0, nc, gm, &rp, &g, &v));
     /* X: own coarse columns, then the others P and those rows hold, ascending */
-    GS_CHECK(gs_alloc_array((size_t)npm + (size_t)rp[D->nhalo] + 1, sizeof *xmap,
-                            "coarse columns", (void **)&xmap));
-    if (npm > 0) memcpy(xmap, DP->halo, (size_t)npm * sizeof *xmap);
-    nx = npm;
-    for (int64_t q = 0; q < rp[D->nhalo]; q++)
-        if (g[q] < c0 || g[q] >= c0 + nc) xmap[nx++] = g[q];
-    nx = gs_dist_unique_i64(xmap, nx);
+    GS_CHECK(other_columns(amg, DP->halo, npm, g, rp[D->nhalo], c0, nc, &xmap, &nx));
     GS_CHECK(map_places(amg, DP->halo, npm, xmap, nx, nc, &m1));
     GS_CHECK(ops->remap_cols(DP->compact, nc, m1, (int32_t)(nc + nx), &Px));
-    GS_CHECK(fetched_csr(amg, D->nhalo, rp, g, v, c0, nc, xmap, nx, &Ph));
+    GS_CHECK(entries_csr(amg, D->nhalo, rp[D->nhalo], NULL, rp, g, v, c0, nc, xmap, nx, &Ph));
     GS_CHECK(ops->vcat(Px, Ph, (int32_t)(nc + nx), &Pe));
     gs_csr_destroy(&Px);
     gs_csr_destroy(&Ph);
@@ -384,13 +417,7 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     GS_CHECK(gs_comm_alltoallv(sc, sb, rc, rb));
     GS_CHECK(gs_comm_alltoallv(sv, sb, rv, rb));
     /* the coarse level's halo: X's columns and the received ones that are not its own */
-    GS_CHECK(gs_alloc_array((size_t)nx + (size_t)nr + 1, sizeof *hc, "coarse columns",
-                            (void **)&hc));
-    if (nx > 0) memcpy(hc, xmap, (size_t)nx * sizeof *hc);
-    nh = nx;
-    for (int64_t q = 0; q < nr; q++)
-        if (rc[q] < c0 || rc[q] >= c0 + nc) hc[nh++] = rc[q];
-    nh = gs_dist_unique_i64(hc, nh);
+    GS_CHECK(other_columns(amg, xmap, nx, rc, nr, c0, nc, &hc, &nh));
     if ((int64_t)nc + nh > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's coarse block has %lld columns (below 2^31)",
                 (long long)(nc + nh));
@@ -398,16 +425,8 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     GS_CHECK(ops->remap_cols(Wo, nc, m2, (int32_t)(nc + nh), &Wx));
     gs_csr_destroy(&Wo);
     GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ri, "coarse entries", (void **)&ri));
-    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ci, "coarse entries", (void **)&ci));
-    GS_CHECK(gs_dist_map_create(hc, nh, &hm));
-#pragma omp parallel for schedule(static) if (nr > 100000)
-    for (int64_t q = 0; q < nr; q++) {
-        ri[q] = (int32_t)(rr[q] - c0);
-        ci[q] = rc[q] >= c0 && rc[q] < c0 + nc ? (int32_t)(rc[q] - c0)
-                                               : nc + (int32_t)gs_dist_map_get(&hm, rc[q]);
-    }
-    GS_CHECK(gs_csr_from_coo(nc, (int64_t)nc + nh, nr, ri, ci, rv, &hRv));
-    GS_CHECK(gs_csr_upload(hRv, amg->loc, &Rv));
+    for (int64_t q = 0; q < nr; q++) ri[q] = (int32_t)(rr[q] - c0);
+    GS_CHECK(entries_csr(amg, nc, nr, ri, NULL, rc, rv, c0, nc, hc, nh, &Rv));
     GS_CHECK(ops->add(Wx, Rv, &Ac));
     trace(amg, l, "  coarse rows exchanged");
     GS_CHECK(gs_dist_op_from_compact(&Ac, &hc, (int32_t)nh, c0, cpart, amg->loc, amg->p.select,
@@ -426,7 +445,6 @@ done:
     gs_csr_destroy(&Wr);
     gs_csr_destroy(&hWr);
     gs_csr_destroy(&Wx);
-    gs_csr_destroy(&hRv);
     gs_csr_destroy(&Rv);
     gs_csr_destroy(&Ac);
     gs_free(rp);
@@ -441,10 +459,8 @@ done:
     gs_free(rc);
     gs_free(rv);
     gs_free(ri);
-    gs_free(ci);
     gs_free(sb);
     gs_free(rb);
-    gs_dist_map_destroy(&hm);
     return st;
 }
 

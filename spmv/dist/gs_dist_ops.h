@@ -56,6 +56,19 @@ typedef struct gs_dist_ops {
      * entries reach 2^31. */
     gs_status (*compact)(int32_t rows, const int64_t *rowptr, const int64_t *col, const double *val,
                          int64_t col0, int32_t ncols, gs_csr **C, int64_t **halo, int32_t *nhalo);
+    /* the distinct values of keys[0..n) (at the table's location; its contents may be
+     * reordered or overwritten), ascending, into *out (host memory from gs_alloc_array, at
+     * least one element, gs_free) and their count into *m */
+    gs_status (*sort_unique)(int64_t *keys, int64_t n, int64_t **out, int64_t *m);
+    /* out[i] = g[i] - lo when lo <= g[i] < lo + nown, else nown + the place of g[i] in the
+     * ascending map[0..m) (every such g[i] is in it), i < n; all at the table's location */
+    gs_status (*map_cols)(const int64_t *g, int64_t n, int64_t lo, int32_t nown, const int64_t *map,
+                          int64_t m, int32_t *out);
+    /* C (rows x cols) from n triplets (ri, ci, v at the table's location): rows sorted by
+     * column, duplicates summed (an entry kept even when its sum is zero). GS_ERR_UNSUPPORTED
+     * when n reaches 2^31. */
+    gs_status (*coo_csr)(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                         const int32_t *ci, const double *v, gs_csr **C);
 } gs_dist_ops;
 
 extern const gs_dist_ops gs_dist_host_ops;

@@ -2,11 +2,14 @@
  * gs_dist_cuda_ops of gs_dist_ops.h), one-for-one with gs_dist_ops_host.c. A thread per row (the
  * rows of a rank's AMG matrices are short); a result whose size is not known beforehand is a
  * count kernel, a CUB prefix sum and a fill kernel, with one read of the total in between (the
- * compact form's halo list: CUB's select, sort and unique). All on gs_cuda_g.stream. */
+ * compact form's halo list and the sorted distinct values: CUB's select, sort and unique; the
+ * triplets' CSR: CUB's radix sort and reduce by key). All on gs_cuda_g.stream. */
 #include <stdint.h>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_select.cuh>
+#include <cuda/std/functional>
 
 #include "gs_cuda_impl.h"
 #include "gs_cuda_scan.cuh"
@@ -411,11 +414,11 @@ struct outside_range {
 };
 
 /* the first place in sorted h[0..n) whose value is not below g */
-static __device__ int32_t lower_bound_i64(const int64_t *h, int32_t n, int64_t g)
+static __device__ int64_t lower_bound_i64(const int64_t *h, int64_t n, int64_t g)
 {
-    int32_t lo = 0, hi = n;
+    int64_t lo = 0, hi = n;
     while (lo < hi) {
-        const int32_t mid = lo + (hi - lo) / 2;
+        const int64_t mid = lo + (hi - lo) / 2;
         if (h[mid] < g)
             lo = mid + 1;
         else
@@ -444,7 +447,7 @@ static __global__ void compact_fill_kernel(int32_t rows, const int64_t *grp, con
         for (int64_t q = q0; q < q1; q++) {
             const int64_t g = gcol[q];
             if (g < col0 || g >= col0 + ncols)
-                ci[k] = ncols + lower_bound_i64(h, nh, g), v[k++] = gv[q];
+                ci[k] = ncols + (int32_t)lower_bound_i64(h, nh, g), v[k++] = gv[q];
         }
     }
 }
@@ -527,6 +530,196 @@ done:
     return st;
 }
 
+/* ---- sorted distinct values, column numbering, triplets --------------------------------- */
+
+/* *out (host) = the sorted distinct values of keys[0..n): a radix sort with keys and one
+ * scratch array as its two buffers, CUB's unique into whichever it left free, one read of the
+ * count and one of the values */
+static gs_status cuda_sort_unique(int64_t *keys, int64_t n, int64_t **out, int64_t *m)
+{
+    gs_status st = GS_OK;
+    const cudaStream_t s = gs_cuda_g.stream;
+    int64_t *b = NULL, *cnt = NULL, *h = NULL, nu = 0;
+    void *tmp = NULL;
+    size_t bytes = 0;
+    *out = NULL, *m = 0;
+    if (n < 0) GS_FAIL(GS_ERR_ARG, "sort_unique: %lld keys", (long long)n);
+    if (n > 0) {
+        GS_CHECK(gs_cuda_alloc((size_t)n * sizeof *b, "sort scratch keys", (void **)&b));
+        GS_CHECK(gs_cuda_alloc(sizeof *cnt, "unique count", (void **)&cnt));
+        cub::DoubleBuffer<int64_t> kb(keys, b);
+        GS_CUDA_CALL(cub::DeviceRadixSort::SortKeys(NULL, bytes, kb, n, 0, 64, s));
+        GS_CHECK(gs_cuda_alloc(bytes, "key sort scratch", &tmp));
+        GS_CUDA_CALL(cub::DeviceRadixSort::SortKeys(tmp, bytes, kb, n, 0, 64, s));
+        gs_cuda_free(tmp), tmp = NULL, bytes = 0;
+        int64_t *sorted = kb.Current(), *uniq = kb.Alternate();
+        GS_CUDA_CALL(cub::DeviceSelect::Unique(NULL, bytes, sorted, uniq, cnt, n, s));
+        GS_CHECK(gs_cuda_alloc(bytes, "key unique scratch", &tmp));
+        GS_CUDA_CALL(cub::DeviceSelect::Unique(tmp, bytes, sorted, uniq, cnt, n, s));
+        GS_CHECK(gs_cuda_d2h(&nu, cnt, sizeof nu));
+        GS_CHECK(gs_alloc_array((size_t)nu + 1, sizeof *h, "unique keys", (void **)&h));
+        if (nu > 0) GS_CHECK(gs_cuda_d2h(h, uniq, (size_t)nu * sizeof *h));
+    } else {
+        GS_CHECK(gs_alloc_array(1, sizeof *h, "unique keys", (void **)&h));
+    }
+    *out = h, h = NULL;
+    *m = nu;
+done:
+    gs_cuda_free(tmp);
+    gs_cuda_free(b);
+    gs_cuda_free(cnt);
+    gs_free(h);
+    return st;
+}
+
+static __global__ void map_cols_kernel(const int64_t *g, int64_t n, int64_t lo, int32_t nown,
+                                       const int64_t *map, int64_t m, int32_t *out)
+{
+    FOR_EACH(i, n)
+    {
+        const int64_t x = g[i];
+        out[i] = x >= lo && x < lo + nown ? (int32_t)(x - lo)
+                                          : nown + (int32_t)lower_bound_i64(map, m, x);
+    }
+}
+
+/* out[i] = g[i] - lo in the own window, else nown + the place of g[i] in map (binary search) */
+static gs_status cuda_map_cols(const int64_t *g, int64_t n, int64_t lo, int32_t nown,
+                               const int64_t *map, int64_t m, int32_t *out)
+{
+    gs_status st = GS_OK;
+    if (n > 0) LAUNCH(map_cols_kernel, n, g, n, lo, nown, map, m, out);
+done:
+    return st;
+}
+
+/* the bits that hold values 0..x (0 for x <= 0) */
+static int bits_of(int64_t x)
+{
+    int b = 0;
+    while (x > 0) b++, x >>= 1;
+    return b;
+}
+
+/* key[q] = ri[q] << cbits | ci[q]: a row-major order of the entries */
+static __global__ void coo_key_kernel(int32_t n, const int32_t *ri, const int32_t *ci, int cbits,
+                                      uint64_t *key)
+{
+    FOR_EACH(q, n)
+    {
+        key[q] = (uint64_t)(uint32_t)ri[q] << cbits | (uint32_t)ci[q];
+    }
+}
+
+/* rp[i] = the first of the sorted distinct keys[0..nnz) in row i or beyond (binary search) */
+static __global__ void coo_rowptr_kernel(int32_t rows, const uint64_t *key, int32_t nnz, int cbits,
+                                         int32_t *rp)
+{
+    FOR_EACH(i, (int64_t)rows + 1)
+    {
+        const uint64_t first = (uint64_t)i << cbits;
+        int32_t lo = 0, hi = nnz;
+        while (lo < hi) {
+            const int32_t mid = lo + (hi - lo) / 2;
+            if (key[mid] < first)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        rp[i] = lo;
+    }
+}
+
+/* ci[q] = the column of key q (its low cbits bits) */
+static __global__ void coo_col_kernel(int32_t nnz, const uint64_t *key, int cbits, int32_t *ci)
+{
+    FOR_EACH(q, nnz)
+    {
+        ci[q] = (int32_t)(key[q] & ((1ull << cbits) - 1));
+    }
+}
+
+/* the n triplets sorted by key (kb, vb: their double buffers, values copied into vb's first)
+ * and summed per key into their other halves; *nnz the distinct keys (one read) */
+static gs_status coo_sort_sum(int32_t n, int end_bit, cub::DoubleBuffer<uint64_t> &kb,
+                              cub::DoubleBuffer<double> &vb, int32_t *cnt, int32_t *nnz)
+{
+    gs_status st = GS_OK;
+    const cudaStream_t s = gs_cuda_g.stream;
+    const ::cuda::std::plus<double> sum = {};
+    void *tmp = NULL;
+    size_t bytes = 0;
+    GS_CUDA_CALL(cub::DeviceRadixSort::SortPairs(NULL, bytes, kb, vb, n, 0, end_bit, s));
+    GS_CHECK(gs_cuda_alloc(bytes, "triplet sort scratch", &tmp));
+    GS_CUDA_CALL(cub::DeviceRadixSort::SortPairs(tmp, bytes, kb, vb, n, 0, end_bit, s));
+    gs_cuda_free(tmp), tmp = NULL, bytes = 0;
+    GS_CUDA_CALL(cub::DeviceReduce::ReduceByKey(NULL, bytes, kb.Current(), kb.Alternate(),
+                                                vb.Current(), vb.Alternate(), cnt, sum, n, s));
+    GS_CHECK(gs_cuda_alloc(bytes, "triplet sum scratch", &tmp));
+    GS_CUDA_CALL(cub::DeviceReduce::ReduceByKey(tmp, bytes, kb.Current(), kb.Alternate(),
+                                                vb.Current(), vb.Alternate(), cnt, sum, n, s));
+    GS_CHECK(gs_cuda_d2h(nnz, cnt, sizeof *nnz));
+done:
+    gs_cuda_free(tmp);
+    return st;
+}
+
+/* C = the triplets summed into rows x cols: 64-bit keys (row above the column's bits, only the
+ * bits the sizes need sorted), a radix sort carrying the values, a sum per distinct key, then
+ * row starts by binary search and columns from the low bits */
+static gs_status cuda_coo_csr(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                              const int32_t *ci, const double *v, gs_csr **C)
+{
+    gs_status st = GS_OK;
+    const cudaStream_t s = gs_cuda_g.stream;
+    const int cbits = bits_of((int64_t)cols - 1), rbits = bits_of((int64_t)rows - 1);
+    uint64_t *k0 = NULL, *k1 = NULL;
+    double *v0 = NULL, *v1 = NULL, *cv = NULL;
+    int32_t *cnt = NULL, *rp = NULL, *cc = NULL, nnz = 0;
+    *C = NULL;
+    if (rows < 0 || cols < 0 || n < 0)
+        GS_FAIL(GS_ERR_ARG, "coo_csr: %d x %d from %lld triplets", (int)rows, (int)cols,
+                (long long)n);
+    if (n > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "coo_csr: %lld triplets (below 2^31)", (long long)n);
+    if (n > 0) {
+        const size_t kbytes = (size_t)n * sizeof(uint64_t), vbytes = (size_t)n * sizeof(double);
+        GS_CHECK(gs_cuda_alloc(kbytes, "triplet keys", (void **)&k0));
+        GS_CHECK(gs_cuda_alloc(kbytes, "sorted triplet keys", (void **)&k1));
+        GS_CHECK(gs_cuda_alloc(vbytes, "triplet values", (void **)&v0));
+        GS_CHECK(gs_cuda_alloc(vbytes, "sorted triplet values", (void **)&v1));
+        GS_CHECK(gs_cuda_alloc(sizeof *cnt, "triplet key count", (void **)&cnt));
+        LAUNCH(coo_key_kernel, n, (int32_t)n, ri, ci, cbits, k0);
+        GS_CUDA_CALL(cudaMemcpyAsync(v0, v, vbytes, cudaMemcpyDeviceToDevice, s));
+        cub::DoubleBuffer<uint64_t> kb(k0, k1);
+        cub::DoubleBuffer<double> vb(v0, v1);
+        /* at least one bit: a sort of no bits is left alone */
+        const int end_bit = cbits + rbits > 0 ? cbits + rbits : 1;
+        GS_CHECK(coo_sort_sum((int32_t)n, end_bit, kb, vb, cnt, &nnz));
+        GS_CHECK(alloc_csr_arrays(rows, nnz, &rp, &cc, &cv));
+        const uint64_t *key = kb.Alternate();
+        LAUNCH(coo_rowptr_kernel, (int64_t)rows + 1, rows, key, nnz, cbits, rp);
+        if (nnz > 0) {
+            LAUNCH(coo_col_kernel, nnz, nnz, key, cbits, cc);
+            GS_CUDA_CALL(cudaMemcpyAsync(cv, vb.Alternate(), (size_t)nnz * sizeof(double),
+                                         cudaMemcpyDeviceToDevice, s));
+        }
+    } else {
+        GS_CHECK(alloc_csr_arrays(rows, 0, &rp, &cc, &cv));
+        GS_CUDA_CALL(cudaMemsetAsync(rp, 0, ((size_t)rows + 1) * sizeof(int32_t), s));
+    }
+    st = gs_cuda_csr_adopt(rows, cols, nnz, rp, cc, cv, C);
+    rp = NULL, cc = NULL, cv = NULL; /* adopted, or freed by the failed adopt */
+done:
+    free_csr_arrays(rp, cc, cv);
+    gs_cuda_free(k0);
+    gs_cuda_free(k1);
+    gs_cuda_free(v0);
+    gs_cuda_free(v1);
+    gs_cuda_free(cnt);
+    return st;
+}
+
 extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_split,       /* split */
     cuda_remap_cols,  /* remap_cols */
@@ -537,4 +730,7 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_pack_rows,   /* pack_rows */
     cuda_scatter_add, /* scatter_add */
     cuda_compact,     /* compact */
+    cuda_sort_unique, /* sort_unique */
+    cuda_map_cols,    /* map_cols */
+    cuda_coo_csr,     /* coo_csr */
 };

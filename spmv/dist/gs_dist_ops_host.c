@@ -1,7 +1,8 @@
 /* gs_dist_ops_host.c: the data-parallel steps of the distributed setup on the host (the table
  * gs_dist_host_ops of gs_dist_ops.h): split of a compact matrix into its own and halo columns,
- * column renumbering, row slices, stacking, the sum of two matrices, the halo row packing, and
- * the compact column form of a rank's rows with global columns.
+ * column renumbering, row slices, stacking, the sum of two matrices, the halo row packing, the
+ * compact column form of a rank's rows with global columns, the sorted distinct values of a list,
+ * global columns to compact ones, and triplets to CSR.
  * Every step is the reference for gs_dist_ops_cuda.cu; each makes a per-row count, a prefix sum
  * and a per-row fill where the result's size is not known beforehand. */
 #include <string.h>
@@ -302,6 +303,40 @@ done:
     return st;
 }
 
+/* *out = the sorted distinct values of keys[0..n) (a copy: keys left as they are) */
+static gs_status host_sort_unique(int64_t *keys, int64_t n, int64_t **out, int64_t *m)
+{
+    gs_status st = GS_OK;
+    int64_t *u = NULL;
+    *out = NULL, *m = 0;
+    if (n < 0) GS_FAIL(GS_ERR_ARG, "sort_unique: %lld keys", (long long)n);
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *u, "unique keys", (void **)&u));
+    if (n > 0) memcpy(u, keys, (size_t)n * sizeof *u);
+    *m = gs_dist_unique_i64(u, n);
+    *out = u, u = NULL;
+done:
+    gs_free(u);
+    return st;
+}
+
+/* out[i] = g[i] - lo in the own window, else nown + the place of g[i] in map */
+static gs_status host_map_cols(const int64_t *g, int64_t n, int64_t lo, int32_t nown,
+                               const int64_t *map, int64_t m, int32_t *out)
+{
+#pragma omp parallel for schedule(static) if (n > OMP_MIN)
+    for (int64_t i = 0; i < n; i++)
+        out[i] = is_own(g[i], lo, nown) ? (int32_t)(g[i] - lo)
+                                        : nown + (int32_t)gs_dist_find_i64(map, m, g[i]);
+    return GS_OK;
+}
+
+/* C = the triplets summed into rows x cols (gs_csr_from_coo: its n limit is the contract's) */
+static gs_status host_coo_csr(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                              const int32_t *ci, const double *v, gs_csr **C)
+{
+    return gs_csr_from_coo(rows, cols, n, ri, ci, v, C);
+}
+
 const gs_dist_ops gs_dist_host_ops = {
     host_split,       /* split */
     host_remap_cols,  /* remap_cols */
@@ -312,4 +347,7 @@ const gs_dist_ops gs_dist_host_ops = {
     host_pack_rows,   /* pack_rows */
     host_scatter_add, /* scatter_add */
     host_compact,     /* compact */
+    host_sort_unique, /* sort_unique */
+    host_map_cols,    /* map_cols */
+    host_coo_csr,     /* coo_csr */
 };

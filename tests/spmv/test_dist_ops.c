@@ -5,7 +5,10 @@
  * differing column counts, sums with overlapping, disjoint and cancelling patterns, row lengths,
  * row packing with and without a halo map, the scatter-add, and the compact column form of rows
  * with global columns (against gs_dist_compact, with own-column windows holding some, none or all
- * of the columns); random matrices with empty rows, and zero-row and zero-entry cases throughout.
+ * of the columns), the sorted distinct values of a list (repeats, sorted, empty, one, values
+ * above 2^32 and across all 64 bits), global columns to compact ones, and triplets to CSR
+ * (against gs_csr_from_coo: duplicates, sums of zero, wide columns); random matrices with empty
+ * rows, and zero-row and zero-entry cases throughout.
  *   test_dist_ops [--gpu]   --gpu: the same through the device table, inputs uploaded and
  *   results downloaded (77 without a GPU). */
 #include <stdint.h>
@@ -439,6 +442,110 @@ static void check_compact_refusal(void)
     gs_gcsr_destroy(&A);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* the sorted distinct values of keys[0..n) (a copy sorted here: the reference) against
+ * sort_unique */
+static void check_sort_unique_of(const int64_t *keys, int64_t n, const char *what)
+{
+    int64_t *r = malloc((size_t)n * 8 + 8), *dk = put(keys, (size_t)n * 8), *u = NULL, m = -1,
+            nr = 0;
+    if (n > 0) memcpy(r, keys, (size_t)n * 8);
+    qsort(r, (size_t)n, 8, cmp_i64);
+    for (int64_t i = 0; i < n; i++)
+        if (nr == 0 || r[i] != r[nr - 1]) r[nr++] = r[i];
+    CHECK_OK(OPS->sort_unique(dk, n, &u, &m));
+    int ok = u != NULL && m == nr;
+    CHECK_MSG(ok, "sort_unique %s: %lld values, expected %lld", what, (long long)m, (long long)nr);
+    for (int64_t i = 0; ok && i < nr; i++) ok = u[i] == r[i];
+    CHECK_MSG(ok, "sort_unique %s: values differ", what);
+    drop(dk), free(r), gs_free(u);
+}
+
+/* n keys base + (0..range) in random order, or base + 0, 3, 6, ... ascending (sorted) */
+static void check_sort_unique(int64_t n, int64_t base, uint64_t range, int sorted)
+{
+    char what[96];
+    snprintf(what, sizeof what, "of %lld keys (base %lld, range %llu%s)", (long long)n,
+             (long long)base, (unsigned long long)range, sorted ? ", sorted" : "");
+    int64_t *k = malloc((size_t)n * 8 + 8);
+    for (int64_t i = 0; i < n; i++) k[i] = base + (sorted ? 3 * i : (int64_t)(next_u64() % range));
+    check_sort_unique_of(k, n, what);
+    free(k);
+}
+
+/* n global columns, about half in the own window [lo, lo + nown), the others from a map of
+ * about m ascending columns outside it */
+static void check_map_cols(int64_t n, int64_t lo, int32_t nown, int64_t m)
+{
+    char what[96];
+    snprintf(what, sizeof what, "map_cols %lld columns, own [%lld, %lld), map of ~%lld",
+             (long long)n, (long long)lo, (long long)(lo + nown), (long long)m);
+    int64_t *map = malloc((size_t)m * 8 + 8), *g = malloc((size_t)n * 8 + 8), nm = 0;
+    int32_t *out = malloc((size_t)n * 4 + 4), *ref = malloc((size_t)n * 4 + 4);
+    for (int64_t k = 0, c = 0; k < m; k++) { /* gaps of 1..5, stepping over the window */
+        c += 1 + (int64_t)(next_u64() % 5);
+        if (c >= lo && c < lo + nown) c = lo + nown + (int64_t)(next_u64() % 3);
+        map[nm++] = c;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const int own = nm == 0 || (nown > 0 && next_u64() % 2 == 0);
+        const int64_t k = nm > 0 ? (int64_t)(next_u64() % (uint64_t)nm) : 0;
+        const int32_t j = nown > 0 ? (int32_t)(next_u64() % (uint64_t)nown) : 0;
+        g[i] = own ? lo + j : map[k];
+        ref[i] = own ? j : nown + (int32_t)k;
+    }
+    int64_t *dg = put(g, (size_t)n * 8), *dmap = put(map, (size_t)nm * 8);
+    int32_t *dout = room((size_t)n * 4);
+    CHECK_OK(OPS->map_cols(dg, n, lo, nown, dmap, nm, dout));
+    get(out, dout, (size_t)n * 4);
+    int ok = 1;
+    for (int64_t i = 0; ok && i < n; i++) ok = out[i] == ref[i];
+    CHECK_MSG(ok, "%s: compact columns differ", what);
+    drop(dg), drop(dmap), drop(dout);
+    free(map), free(g), free(out), free(ref);
+}
+
+/* coo_csr of the triplets against gs_csr_from_coo */
+static void check_coo_of(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                         const int32_t *ci, const double *v, const char *what)
+{
+    gs_csr *R = from_triplets(rows, cols, n, ri, ci, v), *C = NULL;
+    int32_t *dri = put(ri, (size_t)n * 4), *dci = put(ci, (size_t)n * 4);
+    double *dv = put(v, (size_t)n * 8);
+    CHECK_OK(OPS->coo_csr(rows, cols, n, dri, dci, dv, &C));
+    if (R) compare(C, R, what);
+    drop(dri), drop(dci), drop(dv);
+    gs_csr_destroy(&C), gs_csr_destroy(&R);
+}
+
+/* n random triplets of rows x cols in random order, every fifth row empty, columns drawn from
+ * spread (<= cols) of them so that small spreads repeat; with cancel, each of the first half's
+ * entries followed later by its negation (sums of zero, kept) */
+static void check_coo(int32_t rows, int32_t cols, int64_t n, int32_t spread, int cancel)
+{
+    char what[128];
+    snprintf(what, sizeof what, "coo_csr %d x %d from %lld triplets (columns from %d%s)", rows,
+             cols, (long long)n, spread, cancel ? ", cancelling" : "");
+    int64_t tot = cancel ? n + n / 2 : n;
+    int32_t *ri = malloc((size_t)tot * 4 + 4), *ci = malloc((size_t)tot * 4 + 4);
+    double *v = malloc((size_t)tot * 8 + 8);
+    for (int64_t q = 0; q < n && rows > 0; q++) {
+        int32_t i = (int32_t)(next_u64() % (uint64_t)rows);
+        if (i % 5 == 3) i = rows > 4 ? i - 1 : 0;
+        ri[q] = i;
+        ci[q] = (int32_t)((next_u64() % (uint64_t)spread) * (uint64_t)(cols / spread));
+        v[q] = rand_val();
+    }
+    for (int64_t q = n; q < tot; q++) ri[q] = ri[q - n], ci[q] = ci[q - n], v[q] = -v[q - n];
+    check_coo_of(rows, cols, rows > 0 ? tot : 0, ri, ci, v, what);
+    free(ri), free(ci), free(v);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--gpu") == 0) {
@@ -498,6 +605,31 @@ int main(int argc, char **argv)
     check_compact(0, 100, 3);        /* no rows */
     check_compact(30000, 200000, 6); /* above the host's OpenMP thresholds */
     check_compact_refusal();
+
+    check_sort_unique(1000, 0, 50, 0);               /* repeats */
+    check_sort_unique(5000, 7, 0, 1);                /* already sorted, distinct */
+    check_sort_unique(0, 0, 1, 0);                   /* none */
+    check_sort_unique(1, 123456789, 1, 0);           /* one */
+    check_sort_unique(200000, 5LL << 40, 37, 0);     /* many, few distinct, above 2^32 */
+    check_sort_unique(100000, 0, 1ULL << 62, 0);     /* wide: all 64 bits sorted */
+    check_sort_unique(300000, 1LL << 33, 150000, 0); /* above the host's OpenMP threshold */
+
+    check_map_cols(1000, 5000, 300, 400);    /* window between map columns */
+    check_map_cols(1000, 0, 300, 400);       /* window at the start */
+    check_map_cols(1000, 3LL << 32, 0, 400); /* none own */
+    check_map_cols(1000, 1LL << 35, 300, 0); /* all own, no map */
+    check_map_cols(0, 10, 5, 20);
+    check_map_cols(200000, 1LL << 34, 90000, 60000); /* above the host's OpenMP threshold */
+
+    check_coo(200, 150, 2000, 150, 0);      /* duplicates */
+    check_coo(200, 150, 3000, 7, 0);        /* many duplicates a row */
+    check_coo(200, 150, 2000, 150, 1);      /* cancellations to zero, kept */
+    check_coo(1, 1, 9, 1, 1);               /* one entry: keys of no bits */
+    check_coo(7, 1000003, 500, 1000003, 0); /* wide columns */
+    check_coo(40, 30, 0, 1, 0);             /* no triplets */
+    check_coo(0, 30, 0, 1, 0);              /* no rows */
+    check_coo(0, 0, 0, 1, 0);
+    check_coo(3000, 2500, 100000, 2500, 1); /* 150000 triplets */
 
     return gs_test_result(LOC == GS_LOC_HOST ? "test_dist_ops" : "test_dist_ops --gpu");
 }
