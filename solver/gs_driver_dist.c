@@ -124,6 +124,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     double t0 = gs_time_now();
     gs_select_request rq = gs_driver_select_request(c);
     GS_CHECK(gs_comm_agree(gs_dist_op_create(d->A, d->part, loc, &rq, 0, &D)));
+    GS_CHECK(gs_comm_agree(gs_dist_op_use_ipc(D)));
     if (D->ipc_buf)
         gs_str_copy(run->comm_desc, sizeof run->comm_desc,
                     "device to device through CUDA IPC (the neighbours' GPU buffers mapped)");

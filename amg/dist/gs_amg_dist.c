@@ -681,12 +681,15 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         GS_CHECK(prolongator(amg, l, S, &T, one, cpart));
         gs_csr_destroy(&S);
         trace(amg, l, "P = S T");
+        GS_CHECK(gs_dist_op_use_ipc(L->DP));
         GS_CHECK(gs_dist_op_transpose(L->DP, p->select, l, &L->DR));
+        GS_CHECK(gs_dist_op_use_ipc(L->DR));
         trace(amg, l, "R = P^T");
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         dlevel *C = &amg->lev[l + 1];
         GS_CHECK(galerkin(amg, l, cpart, &C->DAown));
+        GS_CHECK(gs_dist_op_use_ipc(C->DAown));
         C->DA = C->DAown;
         trace(amg, l, "R A P");
         GS_CHECK(sync_now(amg, &t0));

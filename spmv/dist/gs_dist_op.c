@@ -60,7 +60,8 @@ static gs_status ipc_setup(gs_dist_op *D)
     memset(sb, 0, (size_t)R * sizeof *sb);
     memset(rb, 0, (size_t)R * sizeof *rb);
     memset(handle, 0, sizeof handle);
-    lst = be->ipc_alloc(((size_t)D->nhalo + 1) * sizeof(double), &D->ipc_buf, handle);
+    /* the received values: the halo (forward), the sums for the own rows (a transpose) */
+    lst = be->ipc_alloc(((size_t)D->roff[D->nrecv] + 1) * sizeof(double), &D->ipc_buf, handle);
     for (int i = 0; i < D->nrecv; i++) { /* from[] ascending: blocks in rank order */
         memcpy(sbuf + (size_t)i * blk, handle, GS_IPC_HANDLE_BYTES);
         memcpy(sbuf + (size_t)i * blk + GS_IPC_HANDLE_BYTES, &D->roff[i], sizeof(int64_t));
@@ -168,7 +169,6 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
     GS_CHECK(gs_vec_create(D->rows, D->loc, &D->t));
     GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
                                      &D->ex));
-    if (ipc_wanted(D)) GS_CHECK(ipc_setup(D));
 done:
     D->sidx_h = idx;
     idx = NULL;
@@ -177,6 +177,12 @@ done:
     gs_free(req);
     gs_free(idx);
     return st;
+}
+
+gs_status gs_dist_op_use_ipc(gs_dist_op *D)
+{
+    if (!D || D->ipc_buf || !ipc_wanted(D)) return GS_OK;
+    return ipc_setup(D);
 }
 
 static const gs_dist_ops *dist_ops(gs_loc loc)
@@ -239,6 +245,15 @@ done:
     return st;
 }
 
+/* GSOLVE_DIST_PROFILE=1: every operator's products timed (waiting for the device each time) and
+ * listed on rank 0's stderr when it is destroyed */
+static int prof_on(void)
+{
+    static int on = -1;
+    if (on < 0) on = getenv("GSOLVE_DIST_PROFILE") != NULL;
+    return on;
+}
+
 gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
                             const gs_select_request *rq, int level, gs_dist_op **out)
 {
@@ -256,6 +271,7 @@ gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
         GS_CHECK(ops->compact(A->rows, A->rowptr, A->col, A->val, col0,
                               (int32_t)(cp->start[me + 1] - col0), &C, &halo, &nhalo));
     } else { /* the rows as they are, then their compact form there */
+        double tp[3] = {prof_on() ? gs_time_now() : 0, 0, 0};
         GS_CHECK(be->alloc(((size_t)A->rows + 1) * sizeof *rp, "distributed matrix", (void **)&rp));
         GS_CHECK(be->alloc(((size_t)nnz + 1) * sizeof *col, "distributed matrix", (void **)&col));
         GS_CHECK(be->alloc(((size_t)nnz + 1) * sizeof *val, "distributed matrix", (void **)&val));
@@ -264,10 +280,27 @@ gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
             GS_CHECK(be->put(col, A->col, (size_t)nnz * sizeof *col));
             GS_CHECK(be->put(val, A->val, (size_t)nnz * sizeof *val));
         }
+        if (prof_on()) {
+            GS_CHECK(be->sync());
+            tp[1] = gs_time_now();
+        }
         GS_CHECK(ops->compact(A->rows, rp, col, val, col0, (int32_t)(cp->start[me + 1] - col0),
                               &C, &halo, &nhalo));
+        if (prof_on()) {
+            GS_CHECK(be->sync());
+            tp[2] = gs_time_now();
+            if (me == 0)
+                fprintf(stderr, "dist profile: level %d rows: upload %.3f ms, compact %.3f ms\n",
+                        level, 1e3 * (tp[1] - tp[0]), 1e3 * (tp[2] - tp[1]));
+        }
     }
+    double tf = prof_on() ? gs_time_now() : 0;
     GS_CHECK(gs_dist_op_from_compact(&C, &halo, nhalo, A->row0, cp, loc, rq, level, out));
+    if (prof_on() && me == 0) {
+        GS_CHECK(be->sync());
+        fprintf(stderr, "dist profile: level %d split, plan, format: %.3f ms\n", level,
+                1e3 * (gs_time_now() - tf));
+    }
 done:
     if (rp) be->free(rp);
     if (col) be->free(col);
@@ -371,6 +404,48 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     *Dp = NULL;
 }
 
+/* the exchange through IPC: send (at loc, D->soff's blocks) copied into the neighbours'
+ * buffers. The stream drained first (send complete, and this rank's buffer no longer read by
+ * the last product), "ready" to the ranks that write here and from those this rank writes to,
+ * y = M x launched to run meanwhile, the copies, then "done" both ways. */
+static gs_status ipc_exchange(const gs_dist_op *D, const double *send, const gs_spmat *M,
+                              const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    double t0 = gs_time_now();
+    GS_CHECK(be->sync());
+    gs_comm_add_seconds(gs_time_now() - t0);
+    GS_CHECK(gs_comm_exchange_begin(D->ready, NULL, NULL));
+    GS_CHECK(gs_spmat_spmv(M, x, y));
+    GS_CHECK(gs_comm_exchange_end(D->ready));
+    double t1 = gs_time_now();
+    for (int i = 0; i < D->nsend; i++)
+        GS_CHECK(be->peer_copy(D->peer[i], send + D->soff[i],
+                               (size_t)(D->soff[i + 1] - D->soff[i]) * sizeof(double)));
+    GS_CHECK(be->peer_wait());
+    gs_comm_add_seconds(gs_time_now() - t1);
+    GS_CHECK(gs_comm_exchange_begin(D->done, NULL, NULL));
+    GS_CHECK(gs_comm_exchange_end(D->done));
+done:
+    return st;
+}
+
+/* y = A x with the halo copied device to device */
+static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    const int64_t ns = D->soff[D->nsend];
+    if (ns > 0) GS_CHECK(gs_backend_get(D->loc)->gather(ns, D->sidx->data, x->data, D->sdev));
+    GS_CHECK(ipc_exchange(D, D->sdev, D->Md, x, y));
+    if (D->nhalo > 0) {
+        GS_CHECK(gs_spmat_spmv(D->Mo, &D->xh_ipc, D->t));
+        GS_CHECK(gs_vec_axpy(1.0, D->t, y));
+    }
+done:
+    return st;
+}
+
 /* y = R x for a transpose: the rows other ranks own first (their values sent on), the own rows
  * while they travel, then what the neighbours sent added in */
 static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
@@ -380,6 +455,16 @@ static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
     const gs_dist_ops *ops = dist_ops(D->loc);
     const int staged = D->shost != NULL;
     const int64_t nt = D->tr ? D->tr->n : 0, nr = D->roff[D->nrecv];
+    const int32_t *idx = D->sidx->data;
+    if (D->ipc_buf) { /* the other ranks' rows copied straight into their owners' buffers */
+        if (nt > 0) GS_CHECK(gs_spmat_spmv(D->Mr, x, D->tr));
+        GS_CHECK(ipc_exchange(D, nt > 0 ? D->tr->data : D->sdev, D->Md, x, y));
+        for (int i = 0; i < D->nrecv; i++)
+            if (D->roff[i + 1] > D->roff[i])
+                GS_CHECK(ops->scatter_add(D->roff[i + 1] - D->roff[i], idx + D->roff[i],
+                                          (const double *)D->ipc_buf + D->roff[i], y->data));
+        goto done;
+    }
     if (nt > 0) {
         GS_CHECK(gs_spmat_spmv(D->Mr, x, D->tr));
         if (staged) {
@@ -398,43 +483,10 @@ static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
             GS_CHECK(be->put(D->sdev, D->rhost, (size_t)nr * sizeof(double)));
             gs_comm_add_seconds(gs_time_now() - t1);
         }
-        const int32_t *idx = D->sidx->data;
         for (int i = 0; i < D->nrecv; i++) /* one neighbour at a time: its indices are distinct */
             if (D->roff[i + 1] > D->roff[i])
                 GS_CHECK(ops->scatter_add(D->roff[i + 1] - D->roff[i], idx + D->roff[i],
                                           D->sdev + D->roff[i], y->data));
-    }
-done:
-    return st;
-}
-
-/* y = A x with the halo copied device to device: the values gathered (and the previous
- * product's halo read: the wait), "ready" to the ranks that write here and from those this rank
- * writes to, the diagonal block's product launched, the copies into the neighbours' buffers,
- * "done" both ways, then the halo's product */
-static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
-{
-    gs_status st = GS_OK;
-    const gs_backend_ops *be = gs_backend_get(D->loc);
-    const int64_t ns = D->soff[D->nsend];
-    double t0 = gs_time_now();
-    if (ns > 0) GS_CHECK(be->gather(ns, D->sidx->data, x->data, D->sdev));
-    GS_CHECK(be->sync());
-    gs_comm_add_seconds(gs_time_now() - t0);
-    GS_CHECK(gs_comm_exchange_begin(D->ready, NULL, NULL));
-    GS_CHECK(gs_spmat_spmv(D->Md, x, y)); /* runs while the halo travels */
-    GS_CHECK(gs_comm_exchange_end(D->ready));
-    double t1 = gs_time_now();
-    for (int i = 0; i < D->nsend; i++)
-        GS_CHECK(be->peer_copy(D->peer[i], D->sdev + D->soff[i],
-                               (size_t)(D->soff[i + 1] - D->soff[i]) * sizeof(double)));
-    GS_CHECK(be->peer_wait());
-    gs_comm_add_seconds(gs_time_now() - t1);
-    GS_CHECK(gs_comm_exchange_begin(D->done, NULL, NULL));
-    GS_CHECK(gs_comm_exchange_end(D->done));
-    if (D->nhalo > 0) {
-        GS_CHECK(gs_spmat_spmv(D->Mo, &D->xh_ipc, D->t));
-        GS_CHECK(gs_vec_axpy(1.0, D->t, y));
     }
 done:
     return st;
@@ -467,15 +519,6 @@ static gs_status halo_end(const gs_dist_op *D, double *xh)
     }
 done:
     return st;
-}
-
-/* GSOLVE_DIST_PROFILE=1: every operator's products timed (waiting for the device each time) and
- * listed on rank 0's stderr when it is destroyed */
-static int prof_on(void)
-{
-    static int on = -1;
-    if (on < 0) on = getenv("GSOLVE_DIST_PROFILE") != NULL;
-    return on;
 }
 
 gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)

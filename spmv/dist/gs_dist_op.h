@@ -79,6 +79,11 @@ gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int
 gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq, int level,
                                gs_dist_op **out);
 void gs_dist_op_destroy(gs_dist_op **D);
+/* Its products' exchanges device to device through CUDA IPC from now on, where every rank is on
+ * one node and the device backend has it (GSOLVE_MPI_IPC=0: never); otherwise, or when a
+ * mapping fails on any rank, nothing changes. For the operators a solve uses (the set-up takes
+ * a buffer and a mapping per neighbour). Collective. */
+gs_status gs_dist_op_use_ipc(gs_dist_op *D);
 
 /* The operator as a gs_spmat (borrowed from D). */
 static inline const gs_spmat *gs_dist_op_spmat(const gs_dist_op *D) { return &D->view; }
