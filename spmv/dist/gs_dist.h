@@ -1,12 +1,13 @@
-/* gs_dist.h: matrices split by rows across MPI ranks (gs_comm.h), and the operations the
- * distributed setup builds from: partitions, row fetches, entry exchanges, the transpose and the
- * product.
+/* gs_dist.h: matrices split by rows across MPI ranks (gs_comm.h): partitions, a rank's rows with
+ * global columns (gs_gcsr), the whole matrix gathered, the compact column form.
  *
- * A distributed matrix is, on every rank, a gs_gcsr: a contiguous block of rows [row0, row0 +
- * rows) with global column numbers (int64). Its partition (gs_part) gives every rank's first row.
- * The SpMV form (gs_dist_op.h) splits a rank's rows into the diagonal block (its own columns) and
- * the off-diagonal block (halo columns); the setup works on gs_gcsr and products of local
- * compact CSRs (gs_spgemm).
+ * A distributed matrix is, on every rank, a contiguous block of rows [row0, row0 + rows). As
+ * read or generated it is a gs_gcsr (global column numbers, int64, on the host); its partition
+ * (gs_part) gives every rank's first row. The SpMV form (gs_dist_op.h) holds it in compact
+ * columns where the solve runs (its own columns first, then its halo's in ascending global
+ * order), split into the diagonal block and the off-diagonal block. The distributed AMG setup
+ * works in that compact form with the steps of gs_dist_ops.h, and the local products go
+ * through gs_spgemm.
  */
 #ifndef GS_DIST_H
 #define GS_DIST_H
@@ -36,7 +37,7 @@ void gs_part_destroy(gs_part **p);
 int gs_part_owner(const gs_part *p, int64_t g);
 
 /* This rank's rows of a distributed matrix (grows x gcols), global column numbers, each row's
- * columns sorted and unique (after gs_gcsr_from_entries). */
+ * columns sorted and unique. */
 typedef struct gs_gcsr {
     int64_t row0, grows, gcols;
     int32_t rows;
@@ -51,26 +52,6 @@ void gs_gcsr_destroy(gs_gcsr **A);
 /* rows [row0, row0 + A->rows) of a host CSR (every rank holding the whole matrix) */
 gs_status gs_gcsr_from_csr_rows(const gs_csr *A, int64_t row0, int32_t rows, gs_gcsr **out);
 
-/* Entries (ri, ci, v) sent to the owners of their rows by rp; each rank's rows built from what
- * it receives, duplicates summed, columns sorted (the entry exchange the transpose and the
- * Galerkin product use). gcols: the column count. */
-gs_status gs_gcsr_from_entries(int64_t n, const int64_t *ri, const int64_t *ci, const double *v,
-                               const gs_part *rp, int64_t gcols, gs_gcsr **out);
-
-/* The rows gids[0..n) (sorted, unique, owned by other ranks) of B (partitioned by bp), fetched
- * from their owners: out->rows = n, out->row0 = 0, global columns. */
-gs_status gs_dist_fetch_rows(const gs_gcsr *B, const gs_part *bp, int64_t n, const int64_t *gids,
-                             gs_gcsr **out);
-
-/* R = P^T: P's rows partitioned by rp, P's columns by cp (R's rows). */
-gs_status gs_dist_transpose(const gs_gcsr *P, const gs_part *cp, gs_gcsr **R);
-
-/* C = X Y: X's columns index Y's rows (partitioned by yp); the rows of Y that X's columns name on
- * other ranks are fetched, and the local product runs through gs_spgemm at loc (the DCSR
- * row-binned product on the device, the host one on the host). */
-gs_status gs_dist_matmul(const gs_gcsr *X, const gs_gcsr *Y, const gs_part *yp, gs_loc loc,
-                         gs_gcsr **C);
-
 /* The whole matrix on every rank (an allgather; int32 CSR, so below 2^31 rows and nonzeros). */
 gs_status gs_dist_allgather(const gs_gcsr *A, const gs_part *p, gs_csr **out);
 
@@ -84,17 +65,6 @@ gs_status gs_dist_compact(const gs_gcsr *A, int64_t col0, int32_t ncols, gs_csr 
 int64_t gs_dist_unique_i64(int64_t *v, int64_t n);
 /* The place of g in sorted v[0..n) (-1: not there). */
 int64_t gs_dist_find_i64(const int64_t *v, int64_t n, int64_t g);
-
-/* A hash map from global numbers to their places in a list (a column map's inverse). */
-typedef struct gs_dist_map {
-    int64_t *key, *val;
-    uint64_t mask;
-} gs_dist_map;
-/* m: keys[i] -> i, i < n (keys distinct); gs_dist_map_destroy frees it */
-gs_status gs_dist_map_create(const int64_t *keys, int64_t n, gs_dist_map *m);
-/* the place of key (-1: not there) */
-int64_t gs_dist_map_get(const gs_dist_map *m, int64_t key);
-void gs_dist_map_destroy(gs_dist_map *m);
 
 /* Global sums and extremes of a per-rank count. */
 gs_status gs_dist_stats_i64(int64_t mine, int64_t *sum, int64_t *min, int64_t *max);
