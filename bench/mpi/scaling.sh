@@ -9,6 +9,10 @@
 # GPUS: the GPU counts to run (default: 1 2 4, those the node has). REPS processes a point
 # (default 3), the median of setup + solve kept. Needs build-gpu/gsolve built with MPI and mpirun on PATH (MPIRUN
 # overrides: default "mpirun --bind-to none"). Writes OUT/<case>_<gpus>.csv, logs, OUT/table.md.
+# IJ=PATH: hypre's ij driver built with CUDA and MPI (../shared/peers/build-hypre.sh with
+# -DHYPRE_ENABLE_MPI=ON): BoomerAMG-PCG with the peer tables' settings (run-hypre.sh) on the same
+# Poisson grids and GPU counts, one rank a GPU (-n: each rank's block, -P: the ranks along x y z;
+# hypre's second, warm run is kept), into OUT/hypre.md.
 set -uo pipefail
 out=${1:?usage: scaling.sh OUT [GPUS...]}
 shift
@@ -42,6 +46,27 @@ for type in poisson jumps; do
         run "weak_$type" "$g" "$type" $(weak_grid "$g")
     done
 done
+if [ -n "${IJ:-}" ]; then
+    hypre() { # name gpus nx ny nz px py pz
+        local log="$out/hypre_$1_$2.log"
+        timeout 600 $MPIRUN -np "$2" "$IJ" -n "$3" "$4" "$5" -P "$6" "$7" "$8" -pmis -keepT 1 \
+            -rlx 18 -exec_device -mod_rap2 1 -mm_vendor 0 -interptype 6 -Pmx 4 -solver 1 \
+            -tol 1e-8 -rhsisone -benchmark 1 > "$log" 2>&1
+        local its t
+        its=$(grep -m1 'Iterations =' "$log" | awk '{print $3}')
+        t=($(grep 'wall clock time' "$log" | tail -4 | awk '{print $(NF-1)}'))
+        echo "| hypre $1 | $2 | ${its:-failed} | ${t[2]:-?} | ${t[3]:-?} |" \
+            "$(python3 -c "print('%.3f' % (${t[2]:-0} + ${t[3]:-0}))" 2>/dev/null) |"
+    }
+    { echo "| case | GPUs | iterations | setup s | solve s | total s |"
+      echo "| --- | --- | --- | --- | --- | --- |"
+      for g in "${gpus[@]}"; do # strong: 256^3 split along z (then y); weak: 256^3 a rank
+          case $g in 1) hypre strong "$g" 256 256 256 1 1 1; hypre weak "$g" 256 256 256 1 1 1 ;;
+              2) hypre strong "$g" 256 256 128 1 1 2; hypre weak "$g" 256 256 256 1 1 2 ;;
+              4) hypre strong "$g" 256 128 128 1 2 2; hypre weak "$g" 256 256 256 1 2 2 ;;
+          esac
+      done; } > "$out/hypre.md"
+fi
 python3 - "$out" "${gpus[@]}" > "$out/table.md" <<'PY'
 import csv, os, statistics, sys
 out, gpus = sys.argv[1], [int(g) for g in sys.argv[2:]]
@@ -69,3 +94,4 @@ for kind in ("strong", "weak"):
                   100 * share, eff))
 PY
 cat "$out/table.md"
+[ -f "$out/hypre.md" ] && cat "$out/hypre.md"
