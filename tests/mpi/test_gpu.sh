@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# test_gpu.sh GSOLVE MPIEXEC SRCDIR TMPDIR: the distributed solve on the GPU (77 = skipped without
+# one). Ranks take GPU (local rank mod the node's GPUs), so on a one-GPU machine they share it.
+# AMG-PCG with levels across the ranks (the setup in compact columns on the device) on 2 and 3
+# ranks against one process: converged, true residual below rtol, iterations within 20%; on one
+# node the halos go through CUDA IPC (the ranks line says so), and with GSOLVE_MPI_IPC=0 through
+# MPI, to the same iterations; Jacobi-CG within one iteration of one process; the jumping
+# coefficients and 3D elasticity (block AMG) converge on 2 ranks.
+source "$(dirname "$0")/mpi_lib.sh"
+D=(--set run.backend=cuda --set solver.rtol=1e-8 --set amg.gather_rows=500)
+P=("${D[@]}" --set problem.generate.type=poisson --set problem.generate.size=40)
+gs 0 probe "${P[@]}" --set problem.generate.size=8
+if [ "$(cat "$T/probe.rc")" != 0 ]; then
+    echo "skipped: no GPU ($(tail -n 1 "$T/probe.out"))"
+    exit 77
+fi
+gs 0 amg_p "${P[@]}" --set solver.preconditioner=amg
+converged amg_p 1e-8
+for np in 2 3; do
+    gs "$np" "amg_$np" "${P[@]}" --set solver.preconditioner=amg
+    converged "amg_$np" 1e-8 && ranks_is "amg_$np" "$np" && near_its amg_p "amg_$np" 20
+    grep -q 'through CUDA IPC' "$T/amg_$np.out" \
+        || fail "amg_$np: the ranks line does not name CUDA IPC halos: $(grep '^ranks' "$T/amg_$np.out")"
+done
+GSOLVE_MPI_IPC=0 gs 2 amg_2_mpi "${P[@]}" --set solver.preconditioner=amg
+converged amg_2_mpi 1e-8 && same_its amg_2 amg_2_mpi
+grep -q 'through CUDA IPC' "$T/amg_2_mpi.out" && fail "amg_2_mpi: CUDA IPC with GSOLVE_MPI_IPC=0"
+gs 0 jac_p "${P[@]}" --set solver.preconditioner=jacobi
+gs 2 jac_2 "${P[@]}" --set solver.preconditioner=jacobi
+converged jac_p 1e-8 && converged jac_2 1e-8 && near_its jac_p jac_2 0 1
+for t in jumps elasticity; do
+    gs 2 "${t}_2" "${D[@]}" --set problem.generate.type="$t" --set problem.generate.size=32 \
+        --set solver.preconditioner=amg
+    converged "${t}_2" 1e-8
+done
+finish
