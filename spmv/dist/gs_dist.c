@@ -196,48 +196,6 @@ int64_t gs_dist_find_i64(const int64_t *v, int64_t n, int64_t g)
     return -1;
 }
 
-gs_status gs_dist_compact(const gs_gcsr *A, int64_t col0, int32_t ncols, gs_csr **out,
-                          int64_t **halo, int32_t *nhalo)
-{
-    gs_status st = GS_OK;
-    int64_t nnz = A->rowptr[A->rows], nh = 0;
-    int64_t *h = NULL;
-    gs_csr *C = NULL;
-    GS_CHECK(gs_alloc_array((size_t)nnz + 1, sizeof(int64_t), "halo columns", (void **)&h));
-    for (int64_t q = 0; q < nnz; q++)
-        if (A->col[q] < col0 || A->col[q] >= col0 + ncols) h[nh++] = A->col[q];
-    nh = gs_dist_unique_i64(h, nh);
-    if ((int64_t)ncols + nh > GS_MAX_INDEX || nnz > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's block has %lld columns and %lld nonzeros (below "
-                "2^31 each)", (long long)(ncols + nh), (long long)nnz);
-    GS_CHECK(gs_csr_create(A->rows, ncols + nh, nnz, &C));
-    for (int32_t i = 0; i <= A->rows; i++) C->rowptr[i] = (int32_t)A->rowptr[i];
-#pragma omp parallel for schedule(static) if (nnz > 100000)
-    for (int32_t i = 0; i < A->rows; i++) {
-        /* own columns first, then the halo's, each ascending: the row stays sorted when its
-         * own columns are put before its halo ones */
-        int32_t q0 = C->rowptr[i], q1 = C->rowptr[i + 1], k = q0;
-        for (int pass = 0; pass < 2; pass++)
-            for (int32_t q = q0; q < q1; q++) {
-                int64_t g = A->col[q];
-                int own = g >= col0 && g < col0 + ncols;
-                if (own != (pass == 0)) continue;
-                C->colind[k] = own ? (int32_t)(g - col0) : ncols + (int32_t)gs_dist_find_i64(h, nh, g);
-                C->val[k] = A->val[q];
-                k++;
-            }
-    }
-    *out = C;
-    C = NULL;
-    *halo = h;
-    h = NULL;
-    *nhalo = (int32_t)nh;
-done:
-    gs_free(h);
-    gs_csr_destroy(&C);
-    return st;
-}
-
 gs_status gs_dist_allgather(const gs_gcsr *A, const gs_part *p, gs_csr **out)
 {
     gs_status st = GS_OK;

@@ -55,12 +55,6 @@ gs_status gs_gcsr_from_csr_rows(const gs_csr *A, int64_t row0, int32_t rows, gs_
 /* The whole matrix on every rank (an allgather; int32 CSR, so below 2^31 rows and nonzeros). */
 gs_status gs_dist_allgather(const gs_gcsr *A, const gs_part *p, gs_csr **out);
 
-/* A's rows with compact columns: its own [col0, col0 + ncols) first (j - col0), then the other
- * columns it holds in ascending order (ncols + their place); *halo receives those global
- * numbers (gs_free), *nhalo their count. */
-gs_status gs_dist_compact(const gs_gcsr *A, int64_t col0, int32_t ncols, gs_csr **out,
-                          int64_t **halo, int32_t *nhalo);
-
 /* Sorted unique values of v[0..n) in place; their count. */
 int64_t gs_dist_unique_i64(int64_t *v, int64_t n);
 /* The place of g in sorted v[0..n) (-1: not there). */

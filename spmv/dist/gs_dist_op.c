@@ -170,8 +170,6 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
     GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
                                      &D->ex));
 done:
-    D->sidx_h = idx;
-    idx = NULL;
     gs_free(qs);
     gs_free(qr);
     gs_free(req);
@@ -391,7 +389,6 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     gs_free(D->soff);
     gs_free(D->roff);
     gs_buf_destroy(&D->sidx);
-    gs_free(D->sidx_h);
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (D->sdev && be) be->free(D->sdev);
     gs_free(D->shost);
@@ -446,23 +443,33 @@ done:
     return st;
 }
 
+/* y += what a transpose's neighbours sent (recv: D->roff's blocks at loc), added at the own
+ * rows P's plan named, one neighbour at a time: the indices of one are distinct */
+static gs_status add_received(const gs_dist_op *D, const double *recv, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    const gs_dist_ops *ops = dist_ops(D->loc);
+    const int32_t *idx = D->sidx->data;
+    for (int i = 0; i < D->nrecv; i++)
+        if (D->roff[i + 1] > D->roff[i])
+            GS_CHECK(ops->scatter_add(D->roff[i + 1] - D->roff[i], idx + D->roff[i],
+                                      recv + D->roff[i], y->data));
+done:
+    return st;
+}
+
 /* y = R x for a transpose: the rows other ranks own first (their values sent on), the own rows
  * while they travel, then what the neighbours sent added in */
 static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
-    const gs_dist_ops *ops = dist_ops(D->loc);
     const int staged = D->shost != NULL;
     const int64_t nt = D->tr ? D->tr->n : 0, nr = D->roff[D->nrecv];
-    const int32_t *idx = D->sidx->data;
     if (D->ipc_buf) { /* the other ranks' rows copied straight into their owners' buffers */
         if (nt > 0) GS_CHECK(gs_spmat_spmv(D->Mr, x, D->tr));
         GS_CHECK(ipc_exchange(D, nt > 0 ? D->tr->data : D->sdev, D->Md, x, y));
-        for (int i = 0; i < D->nrecv; i++)
-            if (D->roff[i + 1] > D->roff[i])
-                GS_CHECK(ops->scatter_add(D->roff[i + 1] - D->roff[i], idx + D->roff[i],
-                                          (const double *)D->ipc_buf + D->roff[i], y->data));
+        GS_CHECK(add_received(D, D->ipc_buf, y));
         goto done;
     }
     if (nt > 0) {
@@ -483,10 +490,7 @@ static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
             GS_CHECK(be->put(D->sdev, D->rhost, (size_t)nr * sizeof(double)));
             gs_comm_add_seconds(gs_time_now() - t1);
         }
-        for (int i = 0; i < D->nrecv; i++) /* one neighbour at a time: its indices are distinct */
-            if (D->roff[i + 1] > D->roff[i])
-                GS_CHECK(ops->scatter_add(D->roff[i + 1] - D->roff[i], idx + D->roff[i],
-                                          D->sdev + D->roff[i], y->data));
+        GS_CHECK(add_received(D, D->sdev, y));
     }
 done:
     return st;
@@ -644,20 +648,6 @@ done:
     gs_free(rp);
     gs_free(rg);
     gs_free(rv);
-    return st;
-}
-
-gs_status gs_dist_op_halo_host(const gs_dist_op *D, const double *x, double *xh)
-{
-    gs_status st = GS_OK;
-    const int64_t ns = D->soff[D->nsend];
-    double *send = NULL;
-    GS_CHECK(gs_alloc_array((size_t)ns + 1, sizeof *send, "halo values", (void **)&send));
-    for (int64_t i = 0; i < ns; i++) send[i] = x[D->sidx_h[i]];
-    GS_CHECK(gs_comm_exchange_begin(D->ex, send, xh));
-    GS_CHECK(gs_comm_exchange_end(D->ex));
-done:
-    gs_free(send);
     return st;
 }
 

@@ -27,7 +27,7 @@ typedef struct gs_dist_op {
     gs_loc loc;
     int32_t rows, cols, nhalo; /* own rows, own columns, halo columns */
     int64_t row0, col0;
-    gs_csr *compact;           /* at loc: the rows with [own | halo] columns (gs_dist_compact's
+    gs_csr *compact;           /* at loc: the rows with [own | halo] columns (gs_dist_ops.h's compact
                                   form; NULL for a transpose) */
     gs_csr *diag, *offd;       /* at loc (offd NULL without halo) */
     gs_spmat *Md, *Mo;
@@ -44,7 +44,6 @@ typedef struct gs_dist_op {
     int *to, *from;
     int64_t *soff, *roff;
     gs_buf *sidx;              /* own column of every value sent (int32, at loc) */
-    int32_t *sidx_h;           /* the same on the host */
     double *sdev, *shost, *rhost; /* send values at loc; page-locked staging (NULL: not staged) */
     gs_vec *xh, *t;            /* the halo's values and A_offd x_halo, at loc */
     gs_comm_exchange *ex;
@@ -91,9 +90,8 @@ static inline const gs_spmat *gs_dist_op_spmat(const gs_dist_op *D) { return &D-
 /* y = A x: the steps above (x: own columns, y: own rows, both at loc). Collective. */
 gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y);
 
-/* xh = the halo values of the host vector x (own columns), from the neighbours; collective */
-gs_status gs_dist_op_halo_host(const gs_dist_op *D, const double *x, double *xh);
-/* the same for x and xh at D's location (x: D->cols values, xh: D->nhalo) */
+/* xh = the halo values of x (own columns), from the neighbours, both at D's location (x:
+ * D->cols values, xh: D->nhalo); collective */
 gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh);
 
 /* The rows of M that D's halo columns name, from their owners: M at D's location holds this

@@ -3,7 +3,8 @@
  * gs_csr_spmv_host), on every rank's rows:
  *   - gs_part_balanced / gs_part_owner / gs_part_from_count: boundaries, balance, owners;
  *   - gs_gcsr_from_csr_rows, gs_dist_allgather: the whole matrix back on every rank, to the bit;
- *   - gs_dist_compact: own columns first (j - col0), then the halo ascending; the halo list;
+ *   - the host table's compact (gs_dist_ops.h): own columns first (j - col0), then the halo
+ *     ascending; the halo list;
  *   - gs_dist_op_transpose: y = P^T x through the transpose operator (its rows of other ranks
  *     sent to their owners and added in), within 1e-14 of the row's sum |r_ij x_j|;
  *   - gs_dist_op (rq NULL, and the selector forcing csr, cds, cmrs, suraa, auto): y = A x and
@@ -29,10 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_backend.h"
 #include "gs_comm.h"
 #include "gs_csr.h"
 #include "gs_dist.h"
 #include "gs_dist_op.h"
+#include "gs_dist_ops.h"
 #include "gs_gen.h"
 #include "gs_mem.h"
 #include "gs_select.h"
@@ -392,7 +395,8 @@ static void test_compact(const char *what, const gs_gcsr *G, const gs_csr *ref, 
     int64_t *halo = NULL, *eh = malloc(((size_t)ref->cols + 1) * sizeof *eh);
     int32_t nh = -1;
     int32_t enh = expected_halo(ref, G->row0, G->rows, c0, nc, eh);
-    CHECK_OK(gs_dist_compact(G, c0, nc, &C, &halo, &nh));
+    const gs_dist_ops *ops = gs_backend_module(GS_LOC_HOST, GS_MODULE_DIST);
+    CHECK_OK(ops->compact(G->rows, G->rowptr, G->col, G->val, c0, nc, &C, &halo, &nh));
     if (C) {
         if (brk(11, C->nnz > 0)) C->colind[0] ^= 1;
         if (brk(12, nh > 0)) halo[nh - 1]++;

@@ -4,11 +4,11 @@
  * remap with an increasing map (rows stay sorted), row slices (empty ones too), stacking with
  * differing column counts, sums with overlapping, disjoint and cancelling patterns, row lengths,
  * row packing with and without a halo map, the scatter-add, and the compact column form of rows
- * with global columns (against gs_dist_compact, with own-column windows holding some, none or all
- * of the columns), the sorted distinct values of a list (repeats, sorted, empty, one, values
- * above 2^32 and across all 64 bits), global columns to compact ones, and triplets to CSR
- * (against gs_csr_from_coo: duplicates, sums of zero, wide columns); random matrices with empty
- * rows, and zero-row and zero-entry cases throughout.
+ * with global columns (against triplets whose columns are numbered here, with own-column windows
+ * holding some, none or all of the columns), the sorted distinct values of a list (repeats, sorted,
+ * empty, one, values above 2^32 and across all 64 bits), global columns to compact ones, and
+ * triplets to CSR (against gs_csr_from_coo: duplicates, sums of zero, wide columns); random
+ * matrices with empty rows, and zero-row and zero-entry cases throughout.
  *   test_dist_ops [--gpu]   --gpu: the same through the device table, inputs uploaded and
  *   results downloaded (77 without a GPU). */
 #include <stdint.h>
@@ -70,6 +70,22 @@ static void triplets(const gs_csr *A, int32_t **ri, int32_t **ci, double **v)
     for (int32_t i = 0; i < A->rows; i++)
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
             (*ri)[q] = i, (*ci)[q] = A->colind[q], (*v)[q] = A->val[q];
+}
+
+/* A's triplets, then B's with their rows moved down by boff; their count */
+static int32_t both_triplets(const gs_csr *A, const gs_csr *B, int32_t boff, int32_t **ri,
+                             int32_t **ci, double **v)
+{
+    const int32_t n = A->nnz + B->nnz;
+    int32_t *bri, *bci;
+    double *bv;
+    triplets(A, ri, ci, v), triplets(B, &bri, &bci, &bv);
+    *ri = realloc(*ri, (size_t)n * 4 + 4), *ci = realloc(*ci, (size_t)n * 4 + 4);
+    *v = realloc(*v, (size_t)n * 8 + 8);
+    for (int32_t q = 0; q < B->nnz; q++)
+        (*ri)[A->nnz + q] = boff + bri[q], (*ci)[A->nnz + q] = bci[q], (*v)[A->nnz + q] = bv[q];
+    free(bri), free(bci), free(bv);
+    return n;
 }
 
 static gs_csr *up(const gs_csr *A)
@@ -223,39 +239,29 @@ static void check_vcat(int32_t ra, int32_t ca, int32_t rb, int32_t cb, int32_t c
     snprintf(what, sizeof what, "vcat %d x %d over %d x %d -> %d", ra, ca, rb, cb, cols);
     gs_csr *A = random_csr(ra, ca, per_row), *B = random_csr(rb, cb, per_row);
     gs_csr *dA = up(A), *dB = up(B), *C = NULL;
-    int32_t *ari, *aci, *bri, *bci, n = A->nnz + B->nnz;
-    double *av, *bv;
-    triplets(A, &ari, &aci, &av), triplets(B, &bri, &bci, &bv);
-    int32_t *ri = malloc((size_t)n * 4 + 4), *ci = malloc((size_t)n * 4 + 4);
-    double *v = malloc((size_t)n * 8 + 8);
-    for (int32_t q = 0; q < A->nnz; q++) ri[q] = ari[q], ci[q] = aci[q], v[q] = av[q];
-    for (int32_t q = 0; q < B->nnz; q++)
-        ri[A->nnz + q] = ra + bri[q], ci[A->nnz + q] = bci[q], v[A->nnz + q] = bv[q];
+    int32_t *ri, *ci;
+    double *v;
+    const int32_t n = both_triplets(A, B, ra, &ri, &ci, &v);
     gs_csr *R = from_triplets(ra + rb, cols, n, ri, ci, v);
     CHECK_OK(OPS->vcat(dA, dB, cols, &C));
     compare(C, R, what);
     gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&A), gs_csr_destroy(&B);
     gs_csr_destroy(&dA), gs_csr_destroy(&dB);
-    free(ari), free(aci), free(av), free(bri), free(bci), free(bv), free(ri), free(ci), free(v);
+    free(ri), free(ci), free(v);
 }
 
 /* A + B against the triplets of both (gs_csr_from_coo sums the shared ones, keeps zeros) */
 static void check_add_pair(const gs_csr *A, const gs_csr *B, const char *what)
 {
     gs_csr *dA = up(A), *dB = up(B), *C = NULL;
-    int32_t *ari, *aci, *bri, *bci, n = A->nnz + B->nnz;
-    double *av, *bv;
-    triplets(A, &ari, &aci, &av), triplets(B, &bri, &bci, &bv);
-    int32_t *ri = malloc((size_t)n * 4 + 4), *ci = malloc((size_t)n * 4 + 4);
-    double *v = malloc((size_t)n * 8 + 8);
-    for (int32_t q = 0; q < A->nnz; q++) ri[q] = ari[q], ci[q] = aci[q], v[q] = av[q];
-    for (int32_t q = 0; q < B->nnz; q++)
-        ri[A->nnz + q] = bri[q], ci[A->nnz + q] = bci[q], v[A->nnz + q] = bv[q];
+    int32_t *ri, *ci;
+    double *v;
+    const int32_t n = both_triplets(A, B, 0, &ri, &ci, &v);
     gs_csr *R = from_triplets(A->rows, A->cols, n, ri, ci, v);
     CHECK_OK(OPS->add(dA, dB, &C));
     compare(C, R, what);
     gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&dA), gs_csr_destroy(&dB);
-    free(ari), free(aci), free(av), free(bri), free(bci), free(bv), free(ri), free(ci), free(v);
+    free(ri), free(ci), free(v);
 }
 
 /* M with only the entries whose column is even (keep 0) or odd (keep 1) */
@@ -387,7 +393,45 @@ static gs_gcsr *random_gcsr(int32_t rows, int64_t gcols, int per_row)
     return A;
 }
 
-/* compact of A's rows with own columns [col0, col0 + ncols) against gs_dist_compact */
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* the reference compact form: the other columns sorted and made distinct here, every entry
+ * renumbered (own: g - col0, other: ncols + its place) and the rows built from the triplets */
+static gs_csr *ref_compact(const gs_gcsr *A, int64_t col0, int32_t ncols, int64_t **halo,
+                           int32_t *nhalo)
+{
+    const int64_t nnz = A->rowptr[A->rows];
+    int64_t *h = malloc((size_t)nnz * 8 + 8), nh = 0;
+    for (int64_t q = 0; q < nnz; q++)
+        if (A->col[q] < col0 || A->col[q] >= col0 + ncols) h[nh++] = A->col[q];
+    qsort(h, (size_t)nh, 8, cmp_i64);
+    int64_t m = 0;
+    for (int64_t k = 0; k < nh; k++)
+        if (m == 0 || h[k] != h[m - 1]) h[m++] = h[k];
+    int32_t *ri = malloc((size_t)nnz * 4 + 4), *ci = malloc((size_t)nnz * 4 + 4);
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int64_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            const int64_t g = A->col[q];
+            ri[q] = i;
+            if (g >= col0 && g < col0 + ncols) {
+                ci[q] = (int32_t)(g - col0);
+            } else {
+                const int64_t *at = bsearch(&g, h, (size_t)m, 8, cmp_i64);
+                ci[q] = ncols + (int32_t)(at - h);
+            }
+        }
+    gs_csr *R = from_triplets(A->rows, (int64_t)ncols + m, nnz, ri, ci, A->val);
+    free(ri), free(ci);
+    *halo = h;
+    *nhalo = (int32_t)m;
+    return R;
+}
+
+/* compact of A's rows with own columns [col0, col0 + ncols) against ref_compact */
 static void check_compact_of(const gs_gcsr *A, int64_t col0, int32_t ncols)
 {
     char what[128];
@@ -397,7 +441,7 @@ static void check_compact_of(const gs_gcsr *A, int64_t col0, int32_t ncols)
     gs_csr *R = NULL, *C = NULL;
     int64_t *rh = NULL, *hh = NULL;
     int32_t rnh = 0, nh = -1;
-    CHECK_OK(gs_dist_compact(A, col0, ncols, &R, &rh, &rnh));
+    R = ref_compact(A, col0, ncols, &rh, &rnh);
     int64_t *drp = put(A->rowptr, ((size_t)A->rows + 1) * 8), *dcol = put(A->col, (size_t)nnz * 8);
     double *dval = put(A->val, (size_t)nnz * 8);
     CHECK_OK(OPS->compact(A->rows, drp, dcol, dval, col0, ncols, &C, &hh, &nh));
@@ -407,7 +451,7 @@ static void check_compact_of(const gs_gcsr *A, int64_t col0, int32_t ncols)
     for (int32_t k = 0; ok && k < rnh; k++) ok = hh[k] == rh[k];
     CHECK_MSG(ok, "%s: halo columns differ", what);
     drop(drp), drop(dcol), drop(dval);
-    gs_csr_destroy(&R), gs_csr_destroy(&C), gs_free(rh), gs_free(hh);
+    gs_csr_destroy(&R), gs_csr_destroy(&C), free(rh), gs_free(hh);
 }
 
 static void check_compact(int32_t rows, int64_t gcols, int per_row)
@@ -440,12 +484,6 @@ static void check_compact_refusal(void)
     CHECK(C == NULL && hh == NULL && nh == 0);
     drop(drp), drop(dcol), drop(dval);
     gs_gcsr_destroy(&A);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* the sorted distinct values of keys[0..n) (a copy sorted here: the reference) against
