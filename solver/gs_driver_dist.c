@@ -127,7 +127,10 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     GS_CHECK(gs_comm_agree(gs_dist_op_use_ipc(D)));
     if (D->ipc_buf)
         gs_str_copy(run->comm_desc, sizeof run->comm_desc,
-                    "device to device through CUDA IPC (the neighbours' GPU buffers mapped)");
+                    D->dev_signal ? "device to device through CUDA IPC (the neighbours' GPU "
+                                    "buffers mapped), signalled on the GPU"
+                                  : "device to device through CUDA IPC (the neighbours' GPU "
+                                    "buffers mapped), MPI handshakes");
     gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(D->sel.format));
     gs_str_copy(run->res.formats, sizeof run->res.formats, gs_format_name(D->sel.format));
     gs_spmat_describe(D->Md, run->format_desc, sizeof run->format_desc);

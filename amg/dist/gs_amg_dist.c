@@ -351,13 +351,13 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
 {
     gs_status st = GS_OK;
     dlevel *L = &amg->lev[l];
-    const gs_dist_op *D = L->DA, *DP = L->DP;
+    const gs_dist_op *D = L->DA, *DP = L->DP, *DR = L->DR;
     const gs_dist_ops *ops = dops(amg);
     const int R = gs_comm_size();
     const int32_t nc = DP->cols, npm = DP->nhalo;
     const int64_t c0 = DP->col0;
-    gs_csr *Px = NULL, *Ph = NULL, *Pe = NULL, *AP = NULL, *Pt = NULL, *W = NULL, *Wo = NULL,
-           *Wr = NULL, *hWr = NULL, *Wx = NULL, *Rv = NULL, *Ac = NULL;
+    gs_csr *Px = NULL, *Ph = NULL, *Pe = NULL, *AP = NULL, *Wo = NULL, *Wr = NULL, *hWr = NULL,
+           *Wx = NULL, *Rv = NULL, *Ac = NULL;
     int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *sr = NULL, *sc = NULL,
             *rr = NULL, *rc = NULL;
     int32_t *m1 = NULL, *m2 = NULL, *ri = NULL;
@@ -380,15 +380,15 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     GS_CHECK(gs_spgemm(D->compact, Pe, GS_SPGEMM_AUTO, &AP));
     gs_csr_destroy(&Pe);
     trace(amg, l, "  A P");
-    GS_CHECK(gs_spgemm_transpose(DP->compact, &Pt));
-    GS_CHECK(gs_spgemm(Pt, AP, GS_SPGEMM_AUTO, &W));
+    /* P^T (A P) from R's two parts: its own rows (diag) and the rows of other ranks' coarse
+     * points (rem, one a halo column of P), which go to their owners as entries */
+    GS_CHECK(gs_spgemm(DR->diag, AP, GS_SPGEMM_AUTO, &Wo));
+    if (DR->rem)
+        GS_CHECK(gs_spgemm(DR->rem, AP, GS_SPGEMM_AUTO, &Wr));
+    else
+        GS_CHECK(ops->row_slice(Wo, nc, nc, &Wr));
     gs_csr_destroy(&AP);
-    gs_csr_destroy(&Pt);
     trace(amg, l, "  P^T (A P)");
-    /* the rows of other ranks' coarse points to their owners, as entries */
-    GS_CHECK(ops->row_slice(W, 0, nc, &Wo));
-    GS_CHECK(ops->row_slice(W, nc, nc + npm, &Wr));
-    gs_csr_destroy(&W);
     GS_CHECK(gs_csr_download(Wr, &hWr));
     const int64_t ne = hWr->nnz;
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "coarse entries", (void **)&sb));
@@ -439,8 +439,6 @@ done:
     gs_csr_destroy(&Ph);
     gs_csr_destroy(&Pe);
     gs_csr_destroy(&AP);
-    gs_csr_destroy(&Pt);
-    gs_csr_destroy(&W);
     gs_csr_destroy(&Wo);
     gs_csr_destroy(&Wr);
     gs_csr_destroy(&hWr);

@@ -76,6 +76,20 @@ typedef struct gs_backend_ops {
     void (*ipc_free)(void *ptr);
     gs_status (*peer_copy)(void *dst, const void *src, size_t bytes);
     gs_status (*peer_wait)(void);
+    /* Halo signalling on the device (gs_dist_op.c; NULL on the host), so that a distributed
+     * product neither drains the stream nor waits on the host: flag_wait makes the stream
+     * (peer != 0: the peer-copy stream) wait until flags[i] >= v for every i < n (flags at this
+     * backend; a wait that lasts minutes stops the kernel with an error, never hangs);
+     * flag_signal writes v to *addr[i], i < n (addr at this backend: pointers into mapped
+     * buffers) once that stream's earlier work is complete; peer_fork makes the peer-copy stream
+     * wait for what the stream has issued, peer_join the stream for what the peer-copy stream
+     * has issued; ipc_device is the device that the memory at ptr (made by ipc_alloc or mapped
+     * by ipc_open) is on, -1 if unknown. */
+    gs_status (*flag_wait)(int n, const uint64_t *flags, uint64_t v, int peer);
+    gs_status (*flag_signal)(int n, uint64_t *const *addr, uint64_t v, int peer);
+    gs_status (*peer_fork)(void);
+    gs_status (*peer_join)(void);
+    int (*ipc_device)(const void *ptr);
 } gs_backend_ops;
 
 #define GS_IPC_HANDLE_BYTES 64 /* cudaIpcMemHandle_t */

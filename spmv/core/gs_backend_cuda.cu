@@ -588,7 +588,17 @@ done:
 }
 
 /* ---- IPC buffers and peer copies (the distributed SpMV's halo, gs_dist_op.c) ---------------- */
-static cudaStream_t g_peer_stream;
+static cudaStream_t g_peer_stream; /* the halo copies' stream */
+
+static gs_status peer_stream(cudaStream_t *s)
+{
+    gs_status st = GS_OK;
+    if (!g_peer_stream)
+        GS_CUDA_CALL(cudaStreamCreateWithFlags(&g_peer_stream, cudaStreamNonBlocking));
+    *s = g_peer_stream;
+done:
+    return st;
+}
 
 static gs_status cuda_ipc_alloc(size_t bytes, void **ptr, void *handle)
 {
@@ -633,10 +643,9 @@ static void cuda_ipc_free(void *ptr)
 static gs_status cuda_peer_copy(void *dst, const void *src, size_t bytes)
 {
     gs_status st = GS_OK;
-    if (!g_peer_stream)
-        GS_CUDA_CALL(cudaStreamCreateWithFlags(&g_peer_stream, cudaStreamNonBlocking));
-    if (bytes)
-        GS_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, g_peer_stream));
+    cudaStream_t s;
+    GS_CHECK(peer_stream(&s));
+    if (bytes) GS_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
 done:
     return st;
 }
@@ -647,6 +656,109 @@ static gs_status cuda_peer_wait(void)
     if (g_peer_stream) GS_CUDA_CALL(cudaStreamSynchronize(g_peer_stream));
 done:
     return st;
+}
+
+/* ---- halo signalling on the device --------------------------------------------------------- */
+#define FLAG_TIMEOUT_NS 300000000000ull /* 5 minutes: a neighbour that never signals */
+
+static __device__ unsigned long long global_ns(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* spin until every flag has reached v; a neighbour gone for minutes stops the kernel (the
+ * error surfaces at the next synchronisation) rather than hang the run */
+static __global__ void flag_wait_kernel(const unsigned long long *f, int n, unsigned long long v)
+{
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        const volatile unsigned long long *p = f + i;
+        if (*p >= v) continue;
+        const unsigned long long t0 = global_ns();
+        while (*p < v) {
+            __nanosleep(64);
+            if (global_ns() - t0 > FLAG_TIMEOUT_NS) __trap();
+        }
+    }
+    __threadfence_system();
+}
+
+static __global__ void flag_signal_kernel(unsigned long long *const *addr, int n,
+                                          unsigned long long v)
+{
+    __threadfence_system(); /* the stream's earlier writes (the halo copies) before the flag */
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        *(volatile unsigned long long *)addr[i] = v;
+}
+
+static gs_status cuda_flag_wait(int n, const uint64_t *flags, uint64_t v, int peer)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    if (n <= 0) return GS_OK;
+    if (peer) GS_CHECK(peer_stream(&s));
+    flag_wait_kernel<<<1, n < 32 ? 32 : 128, 0, s>>>((const unsigned long long *)flags, n,
+                                                     (unsigned long long)v);
+    GS_CUDA_CALL(cudaGetLastError());
+done:
+    return st;
+}
+
+static gs_status cuda_flag_signal(int n, uint64_t *const *addr, uint64_t v, int peer)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    if (n <= 0) return GS_OK;
+    if (peer) GS_CHECK(peer_stream(&s));
+    flag_signal_kernel<<<1, n < 32 ? 32 : 128, 0, s>>>((unsigned long long *const *)addr, n,
+                                                       (unsigned long long)v);
+    GS_CUDA_CALL(cudaGetLastError());
+done:
+    return st;
+}
+
+static cudaEvent_t g_fork_ev, g_join_ev;
+
+/* one stream waits for what the other has issued so far, on the device */
+static gs_status stream_after(cudaStream_t waiter, cudaStream_t first, cudaEvent_t *ev)
+{
+    gs_status st = GS_OK;
+    if (!*ev) GS_CUDA_CALL(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+    GS_CUDA_CALL(cudaEventRecord(*ev, first));
+    GS_CUDA_CALL(cudaStreamWaitEvent(waiter, *ev, 0));
+done:
+    return st;
+}
+
+static gs_status cuda_peer_fork(void)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s;
+    GS_CHECK(peer_stream(&s));
+    GS_CHECK(stream_after(s, gs_cuda_g.stream, &g_fork_ev));
+done:
+    return st;
+}
+
+static gs_status cuda_peer_join(void)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s;
+    GS_CHECK(peer_stream(&s));
+    GS_CHECK(stream_after(gs_cuda_g.stream, s, &g_join_ev));
+done:
+    return st;
+}
+
+static int cuda_ipc_device(const void *ptr)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return a.type == cudaMemoryTypeDevice ? a.device : -1;
 }
 
 /* wait for everything issued on the stream */
@@ -691,4 +803,9 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_ipc_free,        /* ipc_free */
     cuda_peer_copy,       /* peer_copy */
     cuda_peer_wait,       /* peer_wait */
+    cuda_flag_wait,       /* flag_wait */
+    cuda_flag_signal,     /* flag_signal */
+    cuda_peer_fork,       /* peer_fork */
+    cuda_peer_join,       /* peer_join */
+    cuda_ipc_device,      /* ipc_device */
 };

@@ -15,7 +15,7 @@ static gs_status dist_spmv(const void *D, const gs_vec *x, gs_vec *y)
     return gs_dist_op_spmv(D, x, y);
 }
 
-/* CUDA IPC for the forward halo: every rank on one node, a device backend that has it, and
+/* CUDA IPC for the halos: every rank on one node, a device backend that has it, and
  * GSOLVE_MPI_IPC not 0 (the same on every rank) */
 static int ipc_wanted(const gs_dist_op *D)
 {
@@ -25,13 +25,28 @@ static int ipc_wanted(const gs_dist_op *D)
            gs_comm_local_size() == gs_comm_size() && !(e && strcmp(e, "0") == 0);
 }
 
+/* signals on the device unless GSOLVE_MPI_IPC=host (then MPI handshakes) */
+static int device_signal_wanted(const gs_backend_ops *be)
+{
+    const char *e = getenv("GSOLVE_MPI_IPC");
+    return be->flag_wait && be->flag_signal && be->peer_fork && be->peer_join &&
+           be->ipc_device && !(e && strcmp(e, "host") == 0);
+}
+
 static void ipc_release(gs_dist_op *D)
 {
     const gs_backend_ops *be = gs_backend_get(D->loc);
+    if (D->dev_signal) { /* the neighbours' last "ready" written here before the buffer goes */
+        if (be->flag_wait(D->nsend, D->flags + D->nrecv, D->seq, 0) != GS_OK ||
+            be->peer_join() != GS_OK || be->sync() != GS_OK)
+            gs_error_clear();
+    }
     if (D->peer_base)
-        for (int i = 0; i < D->nsend; i++)
+        for (int i = 0; i < D->nnb; i++)
             if (D->peer_base[i]) be->ipc_close(D->peer_base[i]);
     if (D->ipc_buf) be->ipc_free(D->ipc_buf);
+    if (D->done_at) be->free(D->done_at);
+    if (D->ready_at) be->free(D->ready_at);
     gs_free(D->peer_base);
     gs_free(D->peer);
     gs_free(D->zoff);
@@ -41,50 +56,140 @@ static void ipc_release(gs_dist_op *D)
     D->peer_base = NULL;
     D->peer = NULL;
     D->zoff = NULL;
+    D->done_at = D->ready_at = NULL;
+    D->flags = NULL;
+    D->nnb = 0;
+    D->dev_signal = 0;
 }
 
-/* the IPC halo: this rank's buffer and its handle to the ranks that send to it, theirs mapped;
- * collective; on a failure anywhere every rank keeps the MPI exchange */
+/* what a rank tells each neighbour about its IPC buffer: the handle; where the neighbour's
+ * block of the halo starts (doubles) and the byte offset of the done flag it writes (when the
+ * neighbour sends to this rank, else -1); the byte offset of the ready flag it writes (when
+ * this rank sends to it, else -1) */
+typedef struct ipc_card {
+    unsigned char handle[GS_IPC_HANDLE_BYTES];
+    int64_t halo, done, ready;
+} ipc_card;
+
+/* the neighbours in either direction, ascending: from[] and to[] merged (both ascending) */
+static int merge_ranks(const gs_dist_op *D, int *nb)
+{
+    int n = 0, i = 0, j = 0;
+    while (i < D->nrecv || j < D->nsend) {
+        int r;
+        if (j >= D->nsend || (i < D->nrecv && D->from[i] < D->to[j]))
+            r = D->from[i++];
+        else if (i >= D->nrecv || D->to[j] < D->from[i])
+            r = D->to[j++];
+        else
+            r = D->from[i++], j++;
+        nb[n++] = r;
+    }
+    return n;
+}
+
+static int rank_place(const int *nb, int n, int r)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int m = (lo + hi) / 2;
+        if (nb[m] < r)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+/* the IPC halo: this rank's buffer (the halo, then its flags) and its card to every neighbour,
+ * theirs mapped; collective; on a failure anywhere every rank keeps the MPI exchange */
 static gs_status ipc_setup(gs_dist_op *D)
 {
     gs_status st = GS_OK, lst = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
     const int R = gs_comm_size();
-    const size_t blk = GS_IPC_HANDLE_BYTES + sizeof(int64_t);
-    unsigned char *sbuf = NULL, *rbuf = NULL, handle[GS_IPC_HANDLE_BYTES];
+    const int64_t nd = D->roff[D->nrecv], nflag = (int64_t)D->nrecv + D->nsend;
+    const int64_t fbyte = nd * (int64_t)sizeof(double);
+    unsigned char handle[GS_IPC_HANDLE_BYTES];
+    ipc_card *sc = NULL, *rc = NULL;
     size_t *sb = NULL, *rb = NULL;
+    int *nb = NULL;
+    uint64_t *zero = NULL, **at = NULL;
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "halo plan", (void **)&sb));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "halo plan", (void **)&rb));
-    GS_CHECK(gs_alloc_array((size_t)D->nrecv * blk + 1, 1, "halo plan", (void **)&sbuf));
-    GS_CHECK(gs_alloc_array((size_t)D->nsend * blk + 1, 1, "halo plan", (void **)&rbuf));
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *nb, "halo plan", (void **)&nb));
+    const int nn = merge_ranks(D, nb);
+    GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *sc, "halo plan", (void **)&sc));
+    GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *rc, "halo plan", (void **)&rc));
+    GS_CHECK(gs_alloc_array((size_t)nflag + 1, sizeof *zero, "halo plan", (void **)&zero));
     memset(sb, 0, (size_t)R * sizeof *sb);
     memset(rb, 0, (size_t)R * sizeof *rb);
     memset(handle, 0, sizeof handle);
-    /* the received values: the halo (forward), the sums for the own rows (a transpose) */
-    lst = be->ipc_alloc(((size_t)D->roff[D->nrecv] + 1) * sizeof(double), &D->ipc_buf, handle);
-    for (int i = 0; i < D->nrecv; i++) { /* from[] ascending: blocks in rank order */
-        memcpy(sbuf + (size_t)i * blk, handle, GS_IPC_HANDLE_BYTES);
-        memcpy(sbuf + (size_t)i * blk + GS_IPC_HANDLE_BYTES, &D->roff[i], sizeof(int64_t));
-        sb[D->from[i]] = blk;
+    memset(zero, 0, ((size_t)nflag + 1) * sizeof *zero);
+    /* the received values (the halo, forward; the sums for the own rows, a transpose), then
+     * the flags, zero */
+    lst = be->ipc_alloc((size_t)fbyte + ((size_t)nflag + 1) * sizeof(uint64_t), &D->ipc_buf,
+                        handle);
+    if (lst == GS_OK) {
+        D->flags = (uint64_t *)((char *)D->ipc_buf + fbyte);
+        lst = be->put(D->flags, zero, ((size_t)nflag + 1) * sizeof(uint64_t));
     }
-    for (int i = 0; i < D->nsend; i++) rb[D->to[i]] = blk;
-    GS_CHECK(gs_comm_alltoallv(sbuf, sb, rbuf, rb));
-    GS_CHECK(gs_alloc_array((size_t)D->nsend + 1, sizeof *D->peer_base, "halo plan",
+    for (int q = 0; q < nn; q++) {
+        memcpy(sc[q].handle, handle, GS_IPC_HANDLE_BYTES);
+        sc[q].halo = sc[q].done = sc[q].ready = -1;
+        sb[nb[q]] = rb[nb[q]] = sizeof(ipc_card);
+    }
+    for (int i = 0; i < D->nrecv; i++) {
+        ipc_card *c = &sc[rank_place(nb, nn, D->from[i])];
+        c->halo = D->roff[i];
+        c->done = fbyte + (int64_t)i * (int64_t)sizeof(uint64_t);
+    }
+    for (int i = 0; i < D->nsend; i++)
+        sc[rank_place(nb, nn, D->to[i])].ready =
+            fbyte + ((int64_t)D->nrecv + i) * (int64_t)sizeof(uint64_t);
+    GS_CHECK(gs_comm_alltoallv(sc, sb, rc, rb));
+    GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *D->peer_base, "halo plan",
                             (void **)&D->peer_base));
     GS_CHECK(gs_alloc_array((size_t)D->nsend + 1, sizeof *D->peer, "halo plan",
                             (void **)&D->peer));
-    memset(D->peer_base, 0, ((size_t)D->nsend + 1) * sizeof *D->peer_base);
-    for (int i = 0; i < D->nsend && lst == GS_OK; i++) {
-        int64_t off;
-        memcpy(&off, rbuf + (size_t)i * blk + GS_IPC_HANDLE_BYTES, sizeof off);
-        lst = be->ipc_open(rbuf + (size_t)i * blk, &D->peer_base[i]);
-        if (lst == GS_OK) D->peer[i] = (double *)D->peer_base[i] + off;
+    memset(D->peer_base, 0, ((size_t)nn + 1) * sizeof *D->peer_base);
+    D->nnb = nn;
+    int shared = 0; /* a neighbour on this rank's GPU: its kernels and ours take turns */
+    const int mine = lst == GS_OK && be->ipc_device ? be->ipc_device(D->ipc_buf) : -1;
+    for (int q = 0; q < nn && lst == GS_OK; q++) {
+        lst = be->ipc_open(rc[q].handle, &D->peer_base[q]);
+        if (lst == GS_OK && (mine < 0 || be->ipc_device(D->peer_base[q]) == mine)) shared = 1;
     }
-    int64_t bad = lst != GS_OK;
-    GS_CHECK(gs_comm_max_i64(&bad, 1));
-    if (bad) { /* staged halos instead, on every rank */
+    for (int i = 0; i < D->nsend && lst == GS_OK; i++) {
+        const ipc_card *c = &rc[rank_place(nb, nn, D->to[i])];
+        if (c->halo < 0) lst = GS_ERR_INTERNAL; /* the neighbour's plan does not match */
+        D->peer[i] = (double *)D->peer_base[rank_place(nb, nn, D->to[i])] + c->halo;
+    }
+    int64_t bad[2] = {lst != GS_OK, shared || !device_signal_wanted(be)};
+    GS_CHECK(gs_comm_max_i64(bad, 2));
+    if (bad[0]) { /* staged halos instead, on every rank */
         ipc_release(D);
         gs_error_clear();
+        goto done;
+    }
+    D->xh_ipc = (gs_vec){D->nhalo, D->ipc_buf, D->loc};
+    if (!bad[1]) { /* where this rank's kernels write the neighbours' flags */
+        GS_CHECK(gs_alloc_array((size_t)nflag + 1, sizeof *at, "halo plan", (void **)&at));
+        for (int i = 0; i < D->nsend; i++) {
+            const int q = rank_place(nb, nn, D->to[i]);
+            at[i] = (uint64_t *)((char *)D->peer_base[q] + rc[q].done);
+        }
+        for (int i = 0; i < D->nrecv; i++) {
+            const int q = rank_place(nb, nn, D->from[i]);
+            at[D->nsend + i] = (uint64_t *)((char *)D->peer_base[q] + rc[q].ready);
+        }
+        GS_CHECK(be->alloc(((size_t)D->nsend + 1) * sizeof *at, "halo flags",
+                           (void **)&D->done_at));
+        GS_CHECK(be->alloc(((size_t)D->nrecv + 1) * sizeof *at, "halo flags",
+                           (void **)&D->ready_at));
+        GS_CHECK(be->put(D->done_at, at, ((size_t)D->nsend + 1) * sizeof *at));
+        GS_CHECK(be->put(D->ready_at, at + D->nsend, ((size_t)D->nrecv + 1) * sizeof *at));
+        D->dev_signal = 1;
         goto done;
     }
     GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *D->zoff, "halo plan", (void **)&D->zoff));
@@ -95,12 +200,14 @@ static gs_status ipc_setup(gs_dist_op *D)
                                      &D->done));
     gs_comm_exchange_set_tag(D->ready, 8);
     gs_comm_exchange_set_tag(D->done, 9);
-    D->xh_ipc = (gs_vec){D->nhalo, D->ipc_buf, D->loc};
 done:
     gs_free(sb);
     gs_free(rb);
-    gs_free(sbuf);
-    gs_free(rbuf);
+    gs_free(nb);
+    gs_free(sc);
+    gs_free(rc);
+    gs_free(zero);
+    gs_free(at);
     if (st != GS_OK) ipc_release(D);
     return st;
 }
@@ -401,15 +508,34 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     *Dp = NULL;
 }
 
-/* the exchange through IPC: send (at loc, D->soff's blocks) copied into the neighbours'
- * buffers. The stream drained first (send complete, and this rank's buffer no longer read by
- * the last product), "ready" to the ranks that write here and from those this rank writes to,
- * y = M x launched to run meanwhile, the copies, then "done" both ways. */
+/* the exchange through IPC: send (at loc, D->soff's blocks) copied into the neighbours' buffers
+ * while y = M x runs; on return what this rank received may be read (at loc, in stream order).
+ *  - Device signals: for product k the copy stream waits until each neighbour it writes to has
+ *    said "ready" for k - 1, copies, and writes "done" k into that neighbour's flag; the stream
+ *    runs y = M x and waits until every neighbour that writes here has said "done" k. Nothing
+ *    waits on the host. ipc_finish says "ready" k once the received values are used.
+ *  - MPI handshakes: the stream drained first (send complete, and this rank's buffer no longer
+ *    read by the last product), "ready" to the ranks that write here and from those this rank
+ *    writes to, y = M x launched to run meanwhile, the copies, then "done" both ways. */
 static gs_status ipc_exchange(const gs_dist_op *D, const double *send, const gs_spmat *M,
                               const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
+    if (D->dev_signal) {
+        const uint64_t k = ++((gs_dist_op *)D)->seq;
+        if (D->nsend > 0) {
+            GS_CHECK(be->peer_fork());
+            GS_CHECK(be->flag_wait(D->nsend, D->flags + D->nrecv, k - 1, 1));
+            for (int i = 0; i < D->nsend; i++)
+                GS_CHECK(be->peer_copy(D->peer[i], send + D->soff[i],
+                                       (size_t)(D->soff[i + 1] - D->soff[i]) * sizeof(double)));
+            GS_CHECK(be->flag_signal(D->nsend, D->done_at, k, 1));
+        }
+        GS_CHECK(gs_spmat_spmv(M, x, y));
+        GS_CHECK(be->flag_wait(D->nrecv, D->flags, k, 0));
+        goto done;
+    }
     double t0 = gs_time_now();
     GS_CHECK(be->sync());
     gs_comm_add_seconds(gs_time_now() - t0);
@@ -428,6 +554,19 @@ done:
     return st;
 }
 
+/* the received values used (in stream order): with device signals "ready" k to the ranks that
+ * write here, and the stream after the copies (the send buffer is free again) */
+static gs_status ipc_finish(const gs_dist_op *D)
+{
+    gs_status st = GS_OK;
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    if (!D->dev_signal) return GS_OK;
+    GS_CHECK(be->flag_signal(D->nrecv, D->ready_at, D->seq, 0));
+    if (D->nsend > 0) GS_CHECK(be->peer_join());
+done:
+    return st;
+}
+
 /* y = A x with the halo copied device to device */
 static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
@@ -439,6 +578,7 @@ static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
         GS_CHECK(gs_spmat_spmv(D->Mo, &D->xh_ipc, D->t));
         GS_CHECK(gs_vec_axpy(1.0, D->t, y));
     }
+    GS_CHECK(ipc_finish(D));
 done:
     return st;
 }
@@ -470,6 +610,7 @@ static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
         if (nt > 0) GS_CHECK(gs_spmat_spmv(D->Mr, x, D->tr));
         GS_CHECK(ipc_exchange(D, nt > 0 ? D->tr->data : D->sdev, D->Md, x, y));
         GS_CHECK(add_received(D, D->ipc_buf, y));
+        GS_CHECK(ipc_finish(D));
         goto done;
     }
     if (nt > 0) {

@@ -48,13 +48,22 @@ typedef struct gs_dist_op {
     gs_vec *xh, *t;            /* the halo's values and A_offd x_halo, at loc */
     gs_comm_exchange *ex;
     /* halos through CUDA IPC (every rank on one node; GSOLVE_MPI_IPC=0 turns it off): this
-     * rank's halo buffer, which its neighbours copy into (xh points at it), their buffers
-     * mapped here (peer[i]: where block i goes), and the zero-byte exchanges that say "my
-     * halo buffer is free" (ready) and "your halo has arrived" (done) */
+     * rank's halo buffer, which its neighbours copy into (xh_ipc views it), the buffers of the
+     * nnb neighbours (either direction) mapped here (peer[i]: where send block i goes), and
+     * "my halo buffer is free" (ready) and "your halo has arrived" (done) said either
+     *  - on the device (dev_signal; every rank on its own GPU): counters after the halo in
+     *    ipc_buf, flags[i] (done by from[i]) and flags[nrecv + i] (ready from to[i]), written
+     *    by the neighbours' kernels through done_at[i] (to[i]'s done flag for this rank) and
+     *    ready_at[i] (from[i]'s ready flag for this rank), seq the products so far; or
+     *  - by zero-byte MPI exchanges (ready, done) with the stream drained first. */
     void *ipc_buf;
+    int nnb;
     void **peer_base;
     double **peer;
     gs_vec xh_ipc;
+    int dev_signal;
+    uint64_t *flags, **done_at, **ready_at;
+    uint64_t seq;
     gs_comm_exchange *ready, *done;
     int64_t *zoff;
     double prof_s; /* GSOLVE_DIST_PROFILE: the products' time and count */

@@ -3,8 +3,9 @@
 # one). Ranks take GPU (local rank mod the node's GPUs), so on a one-GPU machine they share it.
 # AMG-PCG with levels across the ranks (the setup in compact columns on the device) on 2 and 3
 # ranks against one process: converged, true residual below rtol, iterations within 20%; on one
-# node the halos go through CUDA IPC (the ranks line says so), and with GSOLVE_MPI_IPC=0 through
-# MPI, to the same iterations; Jacobi-CG within one iteration of one process; the jumping
+# node the halos go through CUDA IPC (the ranks line says so), signalled on the GPU when every
+# rank has its own, with GSOLVE_MPI_IPC=host through MPI handshakes and with GSOLVE_MPI_IPC=0
+# through MPI, to the same iterations; Jacobi-CG within one iteration of one process; the jumping
 # coefficients and 3D elasticity (block AMG) converge on 2 ranks.
 source "$(dirname "$0")/mpi_lib.sh"
 D=(--set run.backend=cuda --set solver.rtol=1e-8 --set amg.gather_rows=500)
@@ -22,6 +23,16 @@ for np in 2 3; do
     grep -q 'through CUDA IPC' "$T/amg_$np.out" \
         || fail "amg_$np: the ranks line does not name CUDA IPC halos: $(grep '^ranks' "$T/amg_$np.out")"
 done
+# each rank on its own GPU: the halo flags on the device; GSOLVE_MPI_IPC=host: MPI handshakes,
+# the same iterations and residual
+if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+    grep -q 'signalled on the GPU' "$T/amg_2.out" \
+        || fail "amg_2: two GPUs, and the ranks line does not name device signals: $(grep '^ranks' "$T/amg_2.out")"
+fi
+GSOLVE_MPI_IPC=host gs 2 amg_2_host "${P[@]}" --set solver.preconditioner=amg
+converged amg_2_host 1e-8 && same_its amg_2 amg_2_host
+grep -q 'MPI handshakes' "$T/amg_2_host.out" \
+    || fail "amg_2_host: GSOLVE_MPI_IPC=host, and the ranks line does not name MPI handshakes"
 GSOLVE_MPI_IPC=0 gs 2 amg_2_mpi "${P[@]}" --set solver.preconditioner=amg
 converged amg_2_mpi 1e-8 && same_its amg_2 amg_2_mpi
 grep -q 'through CUDA IPC' "$T/amg_2_mpi.out" && fail "amg_2_mpi: CUDA IPC with GSOLVE_MPI_IPC=0"
