@@ -83,13 +83,13 @@ typedef struct gs_backend_ops {
      * flag_signal writes v to *addr[i], i < n (addr at this backend: pointers into mapped
      * buffers) once that stream's earlier work is complete; peer_fork makes the peer-copy stream
      * wait for what the stream has issued, peer_join the stream for what the peer-copy stream
-     * has issued; ipc_device is the device that the memory at ptr (made by ipc_alloc or mapped
-     * by ipc_open) is on, -1 if unknown. */
+     * has issued; device_id names this process's GPU (its PCI domain, bus and device: the same
+     * in every process of the node that uses it), -1 if unknown. */
     gs_status (*flag_wait)(int n, const uint64_t *flags, uint64_t v, int peer);
     gs_status (*flag_signal)(int n, uint64_t *const *addr, uint64_t v, int peer);
     gs_status (*peer_fork)(void);
     gs_status (*peer_join)(void);
-    int (*ipc_device)(const void *ptr);
+    int64_t (*device_id)(void);
 } gs_backend_ops;
 
 #define GS_IPC_HANDLE_BYTES 64 /* cudaIpcMemHandle_t */

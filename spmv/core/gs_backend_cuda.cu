@@ -751,14 +751,17 @@ done:
     return st;
 }
 
-static int cuda_ipc_device(const void *ptr)
+static int64_t cuda_device_id(void)
 {
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+    int d, dom = 0, bus = 0, dev = 0;
+    if (cudaGetDevice(&d) != cudaSuccess ||
+        cudaDeviceGetAttribute(&dom, cudaDevAttrPciDomainId, d) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus, cudaDevAttrPciBusId, d) != cudaSuccess ||
+        cudaDeviceGetAttribute(&dev, cudaDevAttrPciDeviceId, d) != cudaSuccess) {
         (void)cudaGetLastError();
         return -1;
     }
-    return a.type == cudaMemoryTypeDevice ? a.device : -1;
+    return ((int64_t)dom << 32) | ((int64_t)bus << 8) | (int64_t)dev;
 }
 
 /* wait for everything issued on the stream */
@@ -807,5 +810,5 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_flag_signal,     /* flag_signal */
     cuda_peer_fork,       /* peer_fork */
     cuda_peer_join,       /* peer_join */
-    cuda_ipc_device,      /* ipc_device */
+    cuda_device_id,       /* device_id */
 };

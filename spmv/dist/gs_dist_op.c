@@ -30,7 +30,7 @@ static int device_signal_wanted(const gs_backend_ops *be)
 {
     const char *e = getenv("GSOLVE_MPI_IPC");
     return be->flag_wait && be->flag_signal && be->peer_fork && be->peer_join &&
-           be->ipc_device && !(e && strcmp(e, "host") == 0);
+           be->device_id && !(e && strcmp(e, "host") == 0);
 }
 
 static void ipc_release(gs_dist_op *D)
@@ -69,6 +69,7 @@ static void ipc_release(gs_dist_op *D)
 typedef struct ipc_card {
     unsigned char handle[GS_IPC_HANDLE_BYTES];
     int64_t halo, done, ready;
+    int64_t gpu; /* the backend's device_id, -1 unknown */
 } ipc_card;
 
 /* the neighbours in either direction, ascending: from[] and to[] merged (both ascending) */
@@ -126,6 +127,7 @@ static gs_status ipc_setup(gs_dist_op *D)
     memset(rb, 0, (size_t)R * sizeof *rb);
     memset(handle, 0, sizeof handle);
     memset(zero, 0, ((size_t)nflag + 1) * sizeof *zero);
+    const int64_t mine = be->device_id ? be->device_id() : -1;
     /* the received values (the halo, forward; the sums for the own rows, a transpose), then
      * the flags, zero */
     lst = be->ipc_alloc((size_t)fbyte + ((size_t)nflag + 1) * sizeof(uint64_t), &D->ipc_buf,
@@ -137,6 +139,7 @@ static gs_status ipc_setup(gs_dist_op *D)
     for (int q = 0; q < nn; q++) {
         memcpy(sc[q].handle, handle, GS_IPC_HANDLE_BYTES);
         sc[q].halo = sc[q].done = sc[q].ready = -1;
+        sc[q].gpu = mine;
         sb[nb[q]] = rb[nb[q]] = sizeof(ipc_card);
     }
     for (int i = 0; i < D->nrecv; i++) {
@@ -154,11 +157,10 @@ static gs_status ipc_setup(gs_dist_op *D)
                             (void **)&D->peer));
     memset(D->peer_base, 0, ((size_t)nn + 1) * sizeof *D->peer_base);
     D->nnb = nn;
-    int shared = 0; /* a neighbour on this rank's GPU: its kernels and ours take turns */
-    const int mine = lst == GS_OK && be->ipc_device ? be->ipc_device(D->ipc_buf) : -1;
+    int shared = mine < 0; /* a neighbour on this rank's GPU: its kernels and ours take turns */
     for (int q = 0; q < nn && lst == GS_OK; q++) {
         lst = be->ipc_open(rc[q].handle, &D->peer_base[q]);
-        if (lst == GS_OK && (mine < 0 || be->ipc_device(D->peer_base[q]) == mine)) shared = 1;
+        if (rc[q].gpu < 0 || rc[q].gpu == mine) shared = 1;
     }
     for (int i = 0; i < D->nsend && lst == GS_OK; i++) {
         const ipc_card *c = &rc[rank_place(nb, nn, D->to[i])];
