@@ -316,6 +316,7 @@ static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **
     const int64_t c0 = cpart->start[gs_comm_rank()];
     if (S) {
         GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &g, &v));
+        trace(amg, l, "   (T's rows fetched)");
         /* other ranks' aggregates only */
         GS_CHECK(other_columns(amg, g, rp[D->nhalo], NULL, 0, c0, nc, &pmap, &npm));
         GS_CHECK(entries_csr(amg, D->nhalo, rp[D->nhalo], NULL, rp, g, v, c0, nc, pmap, npm,
@@ -326,6 +327,7 @@ static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **
         else
             GS_CHECK(gs_spgemm(S, Te, GS_SPGEMM_AUTO, &P));
         gs_csr_destroy(T);
+        trace(amg, l, "   (S T)");
     } else {
         P = *T;
         *T = NULL;
@@ -368,6 +370,7 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     GS_CHECK(amg->be->alloc(((size_t)npm + 1) * sizeof *gm, "coarse columns", (void **)&gm));
     if (npm > 0) GS_CHECK(amg->be->put(gm, DP->halo, (size_t)npm * sizeof *gm));
     GS_CHECK(gs_dist_op_fetch_rows(D, DP->compact, c0, nc, gm, &rp, &g, &v));
+    trace(amg, l, "   (fetch)");
     /* X: own coarse columns, then the others P and those rows hold, ascending */
     GS_CHECK(other_columns(amg, DP->halo, npm, g, rp[D->nhalo], c0, nc, &xmap, &nx));
     GS_CHECK(map_places(amg, DP->halo, npm, xmap, nx, nc, &m1));
@@ -407,6 +410,7 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
         }
         sb[r] += (size_t)(hWr->rowptr[i + 1] - hWr->rowptr[i]) * sizeof(int64_t);
     }
+    trace(amg, l, "   (download, triplets)");
     GS_CHECK(gs_comm_alltoall_sizes(sb, rb));
     int64_t nr = 0;
     for (int r = 0; r < R; r++) nr += (int64_t)(rb[r] / sizeof(int64_t));
@@ -416,17 +420,20 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     GS_CHECK(gs_comm_alltoallv(sr, sb, rr, rb));
     GS_CHECK(gs_comm_alltoallv(sc, sb, rc, rb));
     GS_CHECK(gs_comm_alltoallv(sv, sb, rv, rb));
+    trace(amg, l, "   (MPI)");
     /* the coarse level's halo: X's columns and the received ones that are not its own */
     GS_CHECK(other_columns(amg, xmap, nx, rc, nr, c0, nc, &hc, &nh));
     if ((int64_t)nc + nh > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's coarse block has %lld columns (below 2^31)",
                 (long long)(nc + nh));
     GS_CHECK(map_places(amg, xmap, nx, hc, nh, nc, &m2));
+    trace(amg, l, "   (halo columns)");
     GS_CHECK(ops->remap_cols(Wo, nc, m2, (int32_t)(nc + nh), &Wx));
     gs_csr_destroy(&Wo);
     GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ri, "coarse entries", (void **)&ri));
     for (int64_t q = 0; q < nr; q++) ri[q] = (int32_t)(rr[q] - c0);
     GS_CHECK(entries_csr(amg, nc, nr, ri, NULL, rc, rv, c0, nc, hc, nh, &Rv));
+    trace(amg, l, "   (remap, entries)");
     GS_CHECK(ops->add(Wx, Rv, &Ac));
     trace(amg, l, "  coarse rows exchanged");
     GS_CHECK(gs_dist_op_from_compact(&Ac, &hc, (int32_t)nh, c0, cpart, amg->loc, amg->p.select,
