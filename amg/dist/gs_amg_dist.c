@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gs_amg_internal.h"
@@ -38,6 +39,12 @@ struct gs_amg_dist {
     gs_csr *tailA;          /* the gathered level, at loc */
     gs_amg *tail;           /* its hierarchy (every rank the same) */
     gs_vec *tb, *tx;        /* the whole gathered level's vectors, at loc */
+    /* the V cycle's distributed levels recorded as two CUDA graphs (down: the pre-smoothing
+     * and restrictions; up: the prolongations and post-smoothing), the gathered tail between
+     * them, for the vectors graph_r, graph_z */
+    void *gdown, *gup;
+    const double *graph_r, *graph_z;
+    int graph_captures, graph_off;
     double *hb, *hx, *hpart;/* host staging: whole b, whole x, this rank's part */
     size_t *gbytes;         /* every rank's part of the gathered level, in bytes */
     gs_amg_report rep;
@@ -783,6 +790,10 @@ void gs_amg_dist_destroy(gs_amg_dist **pa)
         gs_vec_destroy(&L->y);
         gs_vec_destroy(&L->d);
     }
+    if (amg->ops && amg->ops->graph_destroy) {
+        amg->ops->graph_destroy(amg->gdown);
+        amg->ops->graph_destroy(amg->gup);
+    }
     gs_amg_destroy(&amg->tail);
     gs_csr_destroy(&amg->tailA);
     gs_vec_destroy(&amg->tb);
@@ -817,14 +828,14 @@ done:
     return st;
 }
 
-static gs_status cycle(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
+/* level l's pre-smoothing of x (zero on entry when x_zero) and the restriction of its residual
+ * into the next level's b */
+static gs_status down_ex(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
 {
     gs_status st = GS_OK;
-    dlevel *L = &amg->lev[l];
-    if (l == amg->nd) return tail_cycle(amg, b, x);
-    dlevel *C = &amg->lev[l + 1];
+    dlevel *L = &amg->lev[l], *C = &amg->lev[l + 1];
     const gs_smoother *sm = amg->p.smoother;
-    int pre = amg->p.presweeps;
+    const int pre = amg->p.presweeps;
     for (int s = 0; s < pre; s++, x_zero = 0) GS_CHECK(sm->apply(L->smooth, &L->sl, b, x, x_zero));
     if (pre == 0 && x_zero) {
         GS_CHECK(gs_spmat_spmv(gs_dist_op_spmat(L->DR), b, C->b));
@@ -833,10 +844,24 @@ static gs_status cycle(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int 
         GS_CHECK(gs_vec_axpby(1.0, b, -1.0, L->r));
         GS_CHECK(gs_spmat_spmv(gs_dist_op_spmat(L->DR), L->r, C->b));
     }
-    GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
-    if (amg->p.cycle_w && l + 1 < amg->nd) GS_CHECK(cycle(amg, l + 1, C->b, C->x, 0));
+done:
+    return st;
+}
+
+static gs_status down(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x)
+{
+    return down_ex(amg, l, b, x, 1);
+}
+
+/* the next level's correction prolongated into x (x_zero: x was zero when level l began, and
+ * no pre-smoothing changed it) and the post-smoothing */
+static gs_status up(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    dlevel *L = &amg->lev[l], *C = &amg->lev[l + 1];
+    const gs_smoother *sm = amg->p.smoother;
     GS_CHECK(gs_spmat_spmv(gs_dist_op_spmat(L->DP), C->x, L->y));
-    if (pre == 0 && x_zero)
+    if (amg->p.presweeps == 0 && x_zero)
         GS_CHECK(gs_vec_copy(L->y, x));
     else
         GS_CHECK(gs_vec_axpy(1.0, L->y, x));
@@ -845,9 +870,110 @@ done:
     return st;
 }
 
+static gs_status cycle(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    if (l == amg->nd) return tail_cycle(amg, b, x);
+    dlevel *C = &amg->lev[l + 1];
+    GS_CHECK(down_ex(amg, l, b, x, x_zero));
+    GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
+    if (amg->p.cycle_w && l + 1 < amg->nd) GS_CHECK(cycle(amg, l + 1, C->b, C->x, 0));
+    GS_CHECK(up(amg, l, b, x, x_zero));
+done:
+    return st;
+}
+
+/* the V cycle's way down the distributed levels (each x starts at zero), and back up */
+static gs_status down_all(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
+{
+    gs_status st = GS_OK;
+    for (int l = 0; l < amg->nd; l++)
+        GS_CHECK(down(amg, l, l ? amg->lev[l].b : r, l ? amg->lev[l].x : z));
+done:
+    return st;
+}
+
+static gs_status up_all(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
+{
+    gs_status st = GS_OK;
+    for (int l = amg->nd - 1; l >= 0; l--)
+        GS_CHECK(up(amg, l, l ? amg->lev[l].b : r, l ? amg->lev[l].x : z, 1));
+done:
+    return st;
+}
+
+#define GRAPH_MAX_CAPTURES 3 /* vector pairs recorded before the plain cycle is kept */
+
+/* a V cycle whose every distributed product is signalled on the device (GSOLVE_DIST_GRAPH=0:
+ * never) */
+static int graph_wanted(const gs_amg_dist *amg)
+{
+    const char *e = getenv("GSOLVE_DIST_GRAPH");
+    if (amg->graph_off || amg->p.cycle_w || amg->nd < 1 || !amg->ops->graph_begin ||
+        (e && strcmp(e, "0") == 0))
+        return 0;
+    for (int l = 0; l < amg->nd; l++)
+        if (!gs_dist_op_graph_safe(amg->lev[l].DA) || !gs_dist_op_graph_safe(amg->lev[l].DP) ||
+            !gs_dist_op_graph_safe(amg->lev[l].DR))
+            return 0;
+    return 1;
+}
+
+/* record part (down_all or up_all) into *g; nothing runs while recording */
+static gs_status record(gs_amg_dist *amg, gs_status (*part)(gs_amg_dist *, const gs_vec *,
+                                                            gs_vec *),
+                        const gs_vec *r, gs_vec *z, void **g)
+{
+    gs_status st = amg->ops->graph_begin();
+    if (st == GS_OK) {
+        gs_status sc = part(amg, r, z);
+        st = amg->ops->graph_end(g);
+        if (sc != GS_OK) st = sc;
+    }
+    return st;
+}
+
+/* the V cycle as two graph launches around the gathered tail. The products' counters and
+ * flags live on the device, so a rank that records and one that does not stay in step. */
+static gs_status graph_cycle(gs_amg_dist *amg, const gs_vec *r, gs_vec *z, int *ran)
+{
+    gs_status st = GS_OK;
+    const gs_amg_ops *ops = amg->ops;
+    *ran = 0;
+    if (!amg->gdown || amg->graph_r != r->data || amg->graph_z != z->data) {
+        ops->graph_destroy(amg->gdown);
+        ops->graph_destroy(amg->gup);
+        amg->gdown = amg->gup = NULL;
+        if (++amg->graph_captures > GRAPH_MAX_CAPTURES) {
+            amg->graph_off = 1;
+            return GS_OK;
+        }
+        if (record(amg, down_all, r, z, &amg->gdown) != GS_OK ||
+            record(amg, up_all, r, z, &amg->gup) != GS_OK) { /* the plain cycle from now on */
+            gs_error_clear();
+            ops->graph_destroy(amg->gdown);
+            ops->graph_destroy(amg->gup);
+            amg->gdown = amg->gup = NULL;
+            amg->graph_off = 1;
+            return GS_OK;
+        }
+        amg->graph_r = r->data;
+        amg->graph_z = z->data;
+    }
+    *ran = 1;
+    GS_CHECK(ops->graph_launch(amg->gdown));
+    GS_CHECK(tail_cycle(amg, amg->lev[amg->nd].b, amg->lev[amg->nd].x));
+    GS_CHECK(ops->graph_launch(amg->gup));
+done:
+    return st;
+}
+
 gs_status gs_amg_dist_apply(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
 {
-    gs_status st = cycle(amg, 0, r, z, 1);
+    gs_status st = GS_OK;
+    int ran = 0;
+    if (graph_wanted(amg)) st = graph_cycle(amg, r, z, &ran);
+    if (st == GS_OK && !ran) st = cycle(amg, 0, r, z, 1);
     if (st != GS_OK) gs_comm_abort(st); /* the other ranks wait in this cycle's exchanges */
     return st;
 }

@@ -77,16 +77,25 @@ typedef struct gs_backend_ops {
     gs_status (*peer_copy)(void *dst, const void *src, size_t bytes);
     gs_status (*peer_wait)(void);
     /* Halo signalling on the device (gs_dist_op.c; NULL on the host), so that a distributed
-     * product neither drains the stream nor waits on the host: flag_wait makes the stream
-     * (peer != 0: the peer-copy stream) wait until flags[i] >= v for every i < n (flags at this
-     * backend; a wait that lasts minutes stops the kernel with an error, never hangs);
-     * flag_signal writes v to *addr[i], i < n (addr at this backend: pointers into mapped
-     * buffers) once that stream's earlier work is complete; peer_fork makes the peer-copy stream
-     * wait for what the stream has issued, peer_join the stream for what the peer-copy stream
-     * has issued; device_id names this process's GPU (its PCI domain, bus and device: the same
-     * in every process of the node that uses it), -1 if unknown. */
-    gs_status (*flag_wait)(int n, const uint64_t *flags, uint64_t v, int peer);
-    gs_status (*flag_signal)(int n, uint64_t *const *addr, uint64_t v, int peer);
+     * product neither drains the stream nor waits on the host, and can be recorded into a CUDA
+     * graph: seq (at this backend) counts an operator's products; seq_bump adds one on the
+     * stream; halo_send, on the peer-copy stream and as one kernel, waits until ready[i] >= *seq
+     * - 1 for i < n (the neighbour has used the last product's values), copies the n blocks of
+     * src (block i: off[i] .. off[i + 1]) to dst[i] and then writes *seq to *done_at[i] (count:
+     * a zero unsigned of scratch at this backend); flag_wait makes the stream (peer != 0: the
+     * peer-copy stream) wait until flags[i] >= *seq for i < n; flag_signal writes *seq to
+     * *addr[i] once that stream's earlier work is complete; every array at this backend. A wait
+     * that lasts minutes stops its kernel with an error (it surfaces at the next
+     * synchronisation) rather than hang. peer_fork makes the peer-copy stream wait for what the
+     * stream has issued, peer_join the stream for what the peer-copy stream has issued;
+     * device_id names this process's GPU (its PCI domain, bus and device: the same in every
+     * process of the node that uses it), -1 if unknown. */
+    gs_status (*seq_bump)(uint64_t *seq);
+    gs_status (*halo_send)(int n, double *const *dst, const int64_t *off, const double *src,
+                           const uint64_t *ready, uint64_t *const *done_at, const uint64_t *seq,
+                           unsigned *count);
+    gs_status (*flag_wait)(int n, const uint64_t *flags, const uint64_t *seq, int peer);
+    gs_status (*flag_signal)(int n, uint64_t *const *addr, const uint64_t *seq, int peer);
     gs_status (*peer_fork)(void);
     gs_status (*peer_join)(void);
     int64_t (*device_id)(void);

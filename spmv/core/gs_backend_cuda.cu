@@ -249,6 +249,7 @@ extern "C" gs_status gs_cuda_init(int device, char *desc, size_t desc_len)
     snprintf(g->desc, sizeof g->desc, "%s (sm_%d%d, %zu GiB)", prop.name, prop.major, prop.minor,
              (size_t)(prop.totalGlobalMem >> 30));
     g->device = device;
+    g->sms = prop.multiProcessorCount;
     g->ready = 1;
     gs_mem_set_pinned(pinned_alloc, pinned_free); /* host matrices made from now on */
     /* the context lives until the process ends; freeing it then keeps leak checkers
@@ -668,51 +669,118 @@ static __device__ unsigned long long global_ns(void)
     return t;
 }
 
-/* spin until every flag has reached v; a neighbour gone for minutes stops the kernel (the
- * error surfaces at the next synchronisation) rather than hang the run */
-static __global__ void flag_wait_kernel(const unsigned long long *f, int n, unsigned long long v)
+typedef unsigned long long ull;
+
+/* spin until *f >= v; a neighbour gone for minutes stops the kernel (the error surfaces at the
+ * next synchronisation) rather than hang the run */
+static __device__ void spin_until(const ull *f, ull v)
 {
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
-        const volatile unsigned long long *p = f + i;
-        if (*p >= v) continue;
-        const unsigned long long t0 = global_ns();
-        while (*p < v) {
-            __nanosleep(64);
-            if (global_ns() - t0 > FLAG_TIMEOUT_NS) __trap();
-        }
+    const volatile ull *p = f;
+    if (*p >= v) return;
+    const ull t0 = global_ns();
+    while (*p < v) {
+        __nanosleep(64);
+        if (global_ns() - t0 > FLAG_TIMEOUT_NS) __trap();
     }
+}
+
+static __global__ void seq_bump_kernel(ull *seq) { *seq += 1; }
+
+static __global__ void flag_wait_kernel(const ull *f, int n, const ull *seq)
+{
+    const ull v = *(const volatile ull *)seq;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) spin_until(f + i, v);
     __threadfence_system();
 }
 
-static __global__ void flag_signal_kernel(unsigned long long *const *addr, int n,
-                                          unsigned long long v)
+static __global__ void flag_signal_kernel(ull *const *addr, int n, const ull *seq)
 {
-    __threadfence_system(); /* the stream's earlier writes (the halo copies) before the flag */
-    for (int i = threadIdx.x; i < n; i += blockDim.x)
-        *(volatile unsigned long long *)addr[i] = v;
+    const ull v = *(const volatile ull *)seq;
+    __threadfence_system(); /* the stream's earlier writes before the flag */
+    for (int i = threadIdx.x; i < n; i += blockDim.x) *(volatile ull *)addr[i] = v;
 }
 
-static gs_status cuda_flag_wait(int n, const uint64_t *flags, uint64_t v, int peer)
+/* every block: the neighbours ready, its share of the copies, a system fence, one count; the
+ * last block to count writes the done flags */
+static __global__ void halo_send_kernel(int n, double *const *dst, const int64_t *off,
+                                        const double *src, const ull *ready, ull *const *done_at,
+                                        const ull *seq, unsigned *count)
+{
+    __shared__ ull k;
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        k = *(const volatile ull *)seq;
+        for (int i = 0; i < n; i++) spin_until(ready + i, k - 1);
+    }
+    __syncthreads();
+    const int64_t total = off[n];
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        int lo = 0, hi = n - 1; /* the block holding e: the last i with off[i] <= e */
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (off[mid] <= e)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        dst[lo][e - off[lo]] = src[e];
+    }
+    __threadfence_system();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        *count = 0;
+        __threadfence_system();
+        for (int i = 0; i < n; i++) *(volatile ull *)done_at[i] = k;
+    }
+}
+
+static gs_status cuda_seq_bump(uint64_t *seq)
 {
     gs_status st = GS_OK;
-    cudaStream_t s = gs_cuda_g.stream;
-    if (n <= 0) return GS_OK;
-    if (peer) GS_CHECK(peer_stream(&s));
-    flag_wait_kernel<<<1, n < 32 ? 32 : 128, 0, s>>>((const unsigned long long *)flags, n,
-                                                     (unsigned long long)v);
+    seq_bump_kernel<<<1, 1, 0, gs_cuda_g.stream>>>((ull *)seq);
     GS_CUDA_CALL(cudaGetLastError());
 done:
     return st;
 }
 
-static gs_status cuda_flag_signal(int n, uint64_t *const *addr, uint64_t v, int peer)
+static gs_status cuda_halo_send(int n, double *const *dst, const int64_t *off, const double *src,
+                                const uint64_t *ready, uint64_t *const *done_at,
+                                const uint64_t *seq, unsigned *count)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s;
+    if (n <= 0) return GS_OK;
+    GS_CHECK(peer_stream(&s));
+    /* the total is on the device: enough blocks for a halo of a few million values */
+    halo_send_kernel<<<gs_cuda_g.sms > 0 ? 2 * gs_cuda_g.sms : 128, 256, 0, s>>>(
+        n, dst, off, src, (const ull *)ready, (ull *const *)done_at, (const ull *)seq, count);
+    GS_CUDA_CALL(cudaGetLastError());
+done:
+    return st;
+}
+
+static gs_status cuda_flag_wait(int n, const uint64_t *flags, const uint64_t *seq, int peer)
 {
     gs_status st = GS_OK;
     cudaStream_t s = gs_cuda_g.stream;
     if (n <= 0) return GS_OK;
     if (peer) GS_CHECK(peer_stream(&s));
-    flag_signal_kernel<<<1, n < 32 ? 32 : 128, 0, s>>>((unsigned long long *const *)addr, n,
-                                                       (unsigned long long)v);
+    flag_wait_kernel<<<1, 32, 0, s>>>((const ull *)flags, n, (const ull *)seq);
+    GS_CUDA_CALL(cudaGetLastError());
+done:
+    return st;
+}
+
+static gs_status cuda_flag_signal(int n, uint64_t *const *addr, const uint64_t *seq, int peer)
+{
+    gs_status st = GS_OK;
+    cudaStream_t s = gs_cuda_g.stream;
+    if (n <= 0) return GS_OK;
+    if (peer) GS_CHECK(peer_stream(&s));
+    flag_signal_kernel<<<1, 32, 0, s>>>((ull *const *)addr, n, (const ull *)seq);
     GS_CUDA_CALL(cudaGetLastError());
 done:
     return st;
@@ -806,6 +874,8 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_ipc_free,        /* ipc_free */
     cuda_peer_copy,       /* peer_copy */
     cuda_peer_wait,       /* peer_wait */
+    cuda_seq_bump,        /* seq_bump */
+    cuda_halo_send,       /* halo_send */
     cuda_flag_wait,       /* flag_wait */
     cuda_flag_signal,     /* flag_signal */
     cuda_peer_fork,       /* peer_fork */

@@ -29,7 +29,7 @@
 #define GS_CUDA_SEL_BYTES (GS_CUDA_SEL_STATS + 64)
 
 typedef struct gs_cuda_ctx {
-    int ready, device;
+    int ready, device, sms; /* sms: the device's multiprocessors */
     cudaStream_t stream;
     cusparseHandle_t sparse;
     cublasHandle_t blas;

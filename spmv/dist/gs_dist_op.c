@@ -29,8 +29,8 @@ static int ipc_wanted(const gs_dist_op *D)
 static int device_signal_wanted(const gs_backend_ops *be)
 {
     const char *e = getenv("GSOLVE_MPI_IPC");
-    return be->flag_wait && be->flag_signal && be->peer_fork && be->peer_join &&
-           be->device_id && !(e && strcmp(e, "host") == 0);
+    return be->seq_bump && be->halo_send && be->flag_wait && be->flag_signal && be->peer_fork &&
+           be->peer_join && be->device_id && !(e && strcmp(e, "host") == 0);
 }
 
 static void ipc_release(gs_dist_op *D)
@@ -47,6 +47,9 @@ static void ipc_release(gs_dist_op *D)
     if (D->ipc_buf) be->ipc_free(D->ipc_buf);
     if (D->done_at) be->free(D->done_at);
     if (D->ready_at) be->free(D->ready_at);
+    if (D->seq) be->free(D->seq);
+    if (D->dpeer) be->free(D->dpeer);
+    if (D->dsoff) be->free(D->dsoff);
     gs_free(D->peer_base);
     gs_free(D->peer);
     gs_free(D->zoff);
@@ -57,6 +60,9 @@ static void ipc_release(gs_dist_op *D)
     D->peer = NULL;
     D->zoff = NULL;
     D->done_at = D->ready_at = NULL;
+    D->seq = NULL;
+    D->dpeer = NULL;
+    D->dsoff = NULL;
     D->flags = NULL;
     D->nnb = 0;
     D->dev_signal = 0;
@@ -122,11 +128,11 @@ static gs_status ipc_setup(gs_dist_op *D)
     const int nn = merge_ranks(D, nb);
     GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *sc, "halo plan", (void **)&sc));
     GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *rc, "halo plan", (void **)&rc));
-    GS_CHECK(gs_alloc_array((size_t)nflag + 1, sizeof *zero, "halo plan", (void **)&zero));
+    GS_CHECK(gs_alloc_array((size_t)nflag + 2, sizeof *zero, "halo plan", (void **)&zero));
     memset(sb, 0, (size_t)R * sizeof *sb);
     memset(rb, 0, (size_t)R * sizeof *rb);
     memset(handle, 0, sizeof handle);
-    memset(zero, 0, ((size_t)nflag + 1) * sizeof *zero);
+    memset(zero, 0, ((size_t)nflag + 2) * sizeof *zero);
     const int64_t mine = be->device_id ? be->device_id() : -1;
     /* the received values (the halo, forward; the sums for the own rows, a transpose), then
      * the flags, zero */
@@ -191,6 +197,14 @@ static gs_status ipc_setup(gs_dist_op *D)
                            (void **)&D->ready_at));
         GS_CHECK(be->put(D->done_at, at, ((size_t)D->nsend + 1) * sizeof *at));
         GS_CHECK(be->put(D->ready_at, at + D->nsend, ((size_t)D->nrecv + 1) * sizeof *at));
+        GS_CHECK(be->alloc(2 * sizeof *D->seq, "halo flags", (void **)&D->seq));
+        GS_CHECK(be->put(D->seq, zero, 2 * sizeof *D->seq));
+        GS_CHECK(be->alloc(((size_t)D->nsend + 1) * sizeof *D->dpeer, "halo plan",
+                           (void **)&D->dpeer));
+        GS_CHECK(be->put(D->dpeer, D->peer, ((size_t)D->nsend + 1) * sizeof *D->dpeer));
+        GS_CHECK(be->alloc(((size_t)D->nsend + 1) * sizeof *D->dsoff, "halo plan",
+                           (void **)&D->dsoff));
+        GS_CHECK(be->put(D->dsoff, D->soff, ((size_t)D->nsend + 1) * sizeof *D->dsoff));
         D->dev_signal = 1;
         goto done;
     }
@@ -361,6 +375,8 @@ static int prof_on(void)
     return on;
 }
 
+int gs_dist_op_graph_safe(const gs_dist_op *D) { return D && D->dev_signal && !prof_on(); }
+
 gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
                             const gs_select_request *rq, int level, gs_dist_op **out)
 {
@@ -512,10 +528,11 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
 
 /* the exchange through IPC: send (at loc, D->soff's blocks) copied into the neighbours' buffers
  * while y = M x runs; on return what this rank received may be read (at loc, in stream order).
- *  - Device signals: for product k the copy stream waits until each neighbour it writes to has
- *    said "ready" for k - 1, copies, and writes "done" k into that neighbour's flag; the stream
- *    runs y = M x and waits until every neighbour that writes here has said "done" k. Nothing
- *    waits on the host. ipc_finish says "ready" k once the received values are used.
+ *  - Device signals: the product count (at loc) goes to k; one kernel on the copy stream waits
+ *    until each neighbour it writes to has said "ready" for k - 1, copies, and writes "done" k
+ *    into that neighbour's flag; the stream runs y = M x and waits until every neighbour that
+ *    writes here has said "done" k. Nothing waits on the host, and a CUDA graph can record
+ *    it. ipc_finish says "ready" k once the received values are used.
  *  - MPI handshakes: the stream drained first (send complete, and this rank's buffer no longer
  *    read by the last product), "ready" to the ranks that write here and from those this rank
  *    writes to, y = M x launched to run meanwhile, the copies, then "done" both ways. */
@@ -525,17 +542,14 @@ static gs_status ipc_exchange(const gs_dist_op *D, const double *send, const gs_
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (D->dev_signal) {
-        const uint64_t k = ++((gs_dist_op *)D)->seq;
+        GS_CHECK(be->seq_bump(D->seq));
         if (D->nsend > 0) {
             GS_CHECK(be->peer_fork());
-            GS_CHECK(be->flag_wait(D->nsend, D->flags + D->nrecv, k - 1, 1));
-            for (int i = 0; i < D->nsend; i++)
-                GS_CHECK(be->peer_copy(D->peer[i], send + D->soff[i],
-                                       (size_t)(D->soff[i + 1] - D->soff[i]) * sizeof(double)));
-            GS_CHECK(be->flag_signal(D->nsend, D->done_at, k, 1));
+            GS_CHECK(be->halo_send(D->nsend, D->dpeer, D->dsoff, send, D->flags + D->nrecv,
+                                   D->done_at, D->seq, (unsigned *)(D->seq + 1)));
         }
         GS_CHECK(gs_spmat_spmv(M, x, y));
-        GS_CHECK(be->flag_wait(D->nrecv, D->flags, k, 0));
+        GS_CHECK(be->flag_wait(D->nrecv, D->flags, D->seq, 0));
         goto done;
     }
     double t0 = gs_time_now();

@@ -54,16 +54,17 @@ typedef struct gs_dist_op {
      *  - on the device (dev_signal; every rank on its own GPU): counters after the halo in
      *    ipc_buf, flags[i] (done by from[i]) and flags[nrecv + i] (ready from to[i]), written
      *    by the neighbours' kernels through done_at[i] (to[i]'s done flag for this rank) and
-     *    ready_at[i] (from[i]'s ready flag for this rank), seq the products so far; or
+     *    ready_at[i] (from[i]'s ready flag for this rank); seq[0] the products so far, seq[1]
+     *    the send kernel's scratch; dpeer and dsoff: peer and soff at loc; or
      *  - by zero-byte MPI exchanges (ready, done) with the stream drained first. */
     void *ipc_buf;
     int nnb;
     void **peer_base;
-    double **peer;
+    double **peer, **dpeer;
     gs_vec xh_ipc;
     int dev_signal;
-    uint64_t *flags, **done_at, **ready_at;
-    uint64_t seq;
+    uint64_t *flags, **done_at, **ready_at, *seq;
+    int64_t *dsoff;
     gs_comm_exchange *ready, *done;
     int64_t *zoff;
     double prof_s; /* GSOLVE_DIST_PROFILE: the products' time and count */
@@ -92,6 +93,9 @@ void gs_dist_op_destroy(gs_dist_op **D);
  * mapping fails on any rank, nothing changes. For the operators a solve uses (the set-up takes
  * a buffer and a mapping per neighbour). Collective. */
 gs_status gs_dist_op_use_ipc(gs_dist_op *D);
+/* 1 when D's products can be recorded into a CUDA graph: halos through CUDA IPC signalled on
+ * the device (nothing on the host) and GSOLVE_DIST_PROFILE unset */
+int gs_dist_op_graph_safe(const gs_dist_op *D);
 
 /* The operator as a gs_spmat (borrowed from D). */
 static inline const gs_spmat *gs_dist_op_spmat(const gs_dist_op *D) { return &D->view; }
