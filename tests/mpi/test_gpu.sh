@@ -4,8 +4,9 @@
 # AMG-PCG with levels across the ranks (the setup in compact columns on the device) on 2 and 3
 # ranks against one process: converged, true residual below rtol, iterations within 20%; on one
 # node the halos go through CUDA IPC (the ranks line says so), signalled on the GPU when every
-# rank has its own, with GSOLVE_MPI_IPC=host through MPI handshakes and with GSOLVE_MPI_IPC=0
-# through MPI, to the same iterations; Jacobi-CG within one iteration of one process; the jumping
+# rank has its own (the V cycle then replayed as CUDA graphs; GSOLVE_DIST_GRAPH=0 without),
+# with GSOLVE_MPI_IPC=host through MPI handshakes and with GSOLVE_MPI_IPC=0 through MPI, to the
+# same iterations; Jacobi-CG within one iteration of one process; the jumping
 # coefficients and 3D elasticity (block AMG) converge on 2 ranks.
 source "$(dirname "$0")/mpi_lib.sh"
 D=(--set run.backend=cuda --set solver.rtol=1e-8 --set amg.gather_rows=500)
@@ -29,6 +30,8 @@ if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
     grep -q 'signalled on the GPU' "$T/amg_2.out" \
         || fail "amg_2: two GPUs, and the ranks line does not name device signals: $(grep '^ranks' "$T/amg_2.out")"
 fi
+GSOLVE_DIST_GRAPH=0 gs 2 amg_2_nograph "${P[@]}" --set solver.preconditioner=amg
+converged amg_2_nograph 1e-8 && same_its amg_2 amg_2_nograph
 GSOLVE_MPI_IPC=host gs 2 amg_2_host "${P[@]}" --set solver.preconditioner=amg
 converged amg_2_host 1e-8 && same_its amg_2 amg_2_host
 grep -q 'MPI handshakes' "$T/amg_2_host.out" \
