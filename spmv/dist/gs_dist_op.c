@@ -15,6 +15,13 @@ static gs_status dist_spmv(const void *D, const gs_vec *x, gs_vec *y)
     return gs_dist_op_spmv(D, x, y);
 }
 
+static int prof_on(void)
+{
+    static int on = -1;
+    if (on < 0) on = getenv("GSOLVE_DIST_PROFILE") != NULL;
+    return on;
+}
+
 /* CUDA IPC for the halos: every rank on one node, a device backend that has it, and
  * GSOLVE_MPI_IPC not 0 (the same on every rank) */
 static int ipc_wanted(const gs_dist_op *D)
@@ -303,7 +310,12 @@ done:
 gs_status gs_dist_op_use_ipc(gs_dist_op *D)
 {
     if (!D || D->ipc_buf || !ipc_wanted(D)) return GS_OK;
-    return ipc_setup(D);
+    const double t0 = prof_on() ? gs_time_now() : 0;
+    gs_status st = ipc_setup(D);
+    if (prof_on() && gs_comm_rank() == 0)
+        fprintf(stderr, "dist profile: IPC set-up of a %d x %d operator: %.3f ms\n", D->rows,
+                D->cols, 1e3 * (gs_time_now() - t0));
+    return st;
 }
 
 static const gs_dist_ops *dist_ops(gs_loc loc)
@@ -368,12 +380,6 @@ done:
 
 /* GSOLVE_DIST_PROFILE=1: every operator's products timed (waiting for the device each time) and
  * listed on rank 0's stderr when it is destroyed */
-static int prof_on(void)
-{
-    static int on = -1;
-    if (on < 0) on = getenv("GSOLVE_DIST_PROFILE") != NULL;
-    return on;
-}
 
 int gs_dist_op_graph_safe(const gs_dist_op *D) { return D && D->dev_signal && !prof_on(); }
 
