@@ -46,7 +46,7 @@ typedef struct gs_run {
     /* under MPI (res.ranks > 1): the least and most rows and nonzeros of one rank, and how halos
      * travel ("page-locked host staging" or "CUDA-aware MPI"; "" on the host) */
     int64_t rank_rows[2], rank_nnz[2];
-    char comm_desc[96];
+    char comm_desc[160];
 } gs_run;
 
 /* Solve problem p as c says; run->res is filled (non-convergence is a result, not an error).

@@ -127,10 +127,9 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     GS_CHECK(gs_comm_agree(gs_dist_op_use_ipc(D)));
     if (D->ipc_buf)
         gs_str_copy(run->comm_desc, sizeof run->comm_desc,
-                    D->dev_signal ? "device to device through CUDA IPC (the neighbours' GPU "
-                                    "buffers mapped), signalled on the GPU"
-                                  : "device to device through CUDA IPC (the neighbours' GPU "
-                                    "buffers mapped), MPI handshakes");
+                    D->dev_signal ? "device to device through CUDA IPC, signalled on the GPU "
+                                    "(overlapped; not in the communication time)"
+                                  : "device to device through CUDA IPC, MPI handshakes");
     gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(D->sel.format));
     gs_str_copy(run->res.formats, sizeof run->res.formats, gs_format_name(D->sel.format));
     gs_spmat_describe(D->Md, run->format_desc, sizeof run->format_desc);

@@ -9,6 +9,10 @@
 # GPUS: the GPU counts to run (default: 1 2 4, those the node has). REPS processes a point
 # (default 3), the median of setup + solve kept. Needs build-gpu/gsolve built with MPI and mpirun on PATH (MPIRUN
 # overrides: default "mpirun --bind-to none"). Writes OUT/<case>_<gpus>.csv, logs, OUT/table.md.
+# The default halos (CUDA IPC, signalled on the GPU) are overlapped and not timed, so the
+# table's host MPI share is the reductions and the gathered tail only; each multi-GPU point runs
+# once more with GSOLVE_MPI_IPC=host (MPI handshakes, each exchange timed with the stream
+# drained first) for the communication share (OUT/<case>_<gpus>_hs.csv).
 # IJ=PATH: hypre's ij driver built with CUDA and MPI (../shared/peers/build-hypre.sh with
 # -DHYPRE_ENABLE_MPI=ON): BoomerAMG-PCG with the peer tables' settings (run-hypre.sh) on the same
 # Poisson grids and GPU counts, one rank a GPU (-n: each rank's block, -P: the ranks along x y z;
@@ -38,6 +42,16 @@ run() { # name gpus type nx ny nz
             --set solver.preconditioner=amg --set solver.max_iters=1000 \
             --set output.csv="$out/${name}_$g.csv" > "$out/${name}_$g.log" 2>&1
     done
+    # the default halos are signalled on the GPU, overlapped and not timed; one run with MPI
+    # handshakes (GSOLVE_MPI_IPC=host: the stream drained, each exchange timed on the host)
+    # gives the communication share
+    [ "$g" -gt 1 ] && rm -f "$out/${name}_${g}_hs.csv" &&
+        GSOLVE_MPI_IPC=host timeout 600 $MPIRUN -np "$g" "$gs" "$here/configs/quickstart.cfg" \
+            --set problem.generate.type="$type" --set problem.generate.size=256 \
+            --set problem.generate.nx="$nx" --set problem.generate.ny="$ny" \
+            --set problem.generate.nz="$nz" \
+            --set solver.preconditioner=amg --set solver.max_iters=1000 \
+            --set output.csv="$out/${name}_${g}_hs.csv" > "$out/${name}_${g}_hs.log" 2>&1
 }
 for type in poisson jumps; do
     for g in "${gpus[@]}"; do
@@ -76,22 +90,27 @@ def point(name, g):
     if not rs: return None
     rs.sort(key=lambda r: float(r["setup_s"]) + float(r["solve_s"]))
     return rs[len(rs) // 2]
-print("| case | GPUs | rows | iterations | setup s | solve s | total s | comm solve share | efficiency |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+def share(p):
+    rs = list(csv.DictReader(open(p))) if os.path.exists(p) else []
+    if not rs or not float(rs[0]["solve_s"]): return "-"
+    return "%.0f%%" % (100 * float(rs[0].get("comm_solve_s") or 0) / float(rs[0]["solve_s"]))
+print("| case | GPUs | rows | iterations | setup s | solve s | total s | host MPI share of solve | comm share, handshake run | efficiency |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for kind in ("strong", "weak"):
     for t in ("poisson", "jumps"):
         base = None
         for g in gpus:
             m = point("%s_%s" % (kind, t), g)
             if not m:
-                print("| %s %s | %d | failed | | | | | | |" % (kind, t, g)); continue
+                print("| %s %s | %d | failed | | | | | | | |" % (kind, t, g)); continue
             tot = float(m["setup_s"]) + float(m["solve_s"])
             if base is None: base = tot * (g if kind == "strong" else 1)
             eff = base / (tot * g) if kind == "strong" else base / tot
-            share = float(m.get("comm_solve_s") or 0) / float(m["solve_s"]) if float(m["solve_s"]) else 0
-            print("| %s %s | %d | %s | %s | %.3f | %.3f | %.3f | %.0f%% | %.2f |" % (kind, t, g,
-                  m["rows"], m["iterations"], float(m["setup_s"]), float(m["solve_s"]), tot,
-                  100 * share, eff))
+            sh = float(m.get("comm_solve_s") or 0) / float(m["solve_s"]) if float(m["solve_s"]) else 0
+            hs = share(os.path.join(out, "%s_%s_%d_hs.csv" % (kind, t, g))) if g > 1 else "-"
+            print("| %s %s | %d | %s | %s | %.3f | %.3f | %.3f | %.0f%% | %s | %.2f |" % (kind, t,
+                  g, m["rows"], m["iterations"], float(m["setup_s"]), float(m["solve_s"]), tot,
+                  100 * sh, hs, eff))
 PY
 cat "$out/table.md"
 [ -f "$out/hypre.md" ] && cat "$out/hypre.md"
