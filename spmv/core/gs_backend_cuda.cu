@@ -746,17 +746,23 @@ done:
     return st;
 }
 
-static gs_status cuda_halo_send(int n, double *const *dst, const int64_t *off, const double *src,
-                                const uint64_t *ready, uint64_t *const *done_at,
-                                const uint64_t *seq, unsigned *count)
+static gs_status cuda_halo_send(int n, double *const *dst, const int64_t *off, int64_t total,
+                                const double *src, const uint64_t *ready,
+                                uint64_t *const *done_at, const uint64_t *seq, unsigned *count)
 {
     gs_status st = GS_OK;
     cudaStream_t s;
+    /* a block a 1024 values (every block waits for the neighbours first: few of them), at most
+     * two a multiprocessor */
+    const int64_t most = gs_cuda_g.sms > 0 ? 2 * (int64_t)gs_cuda_g.sms : 128;
+    int64_t blocks = (total + 1023) / 1024;
+    if (blocks < 1) blocks = 1;
+    if (blocks > most) blocks = most;
     if (n <= 0) return GS_OK;
     GS_CHECK(peer_stream(&s));
-    /* the total is on the device: enough blocks for a halo of a few million values */
-    halo_send_kernel<<<gs_cuda_g.sms > 0 ? 2 * gs_cuda_g.sms : 128, 256, 0, s>>>(
-        n, dst, off, src, (const ull *)ready, (ull *const *)done_at, (const ull *)seq, count);
+    halo_send_kernel<<<(unsigned)blocks, 256, 0, s>>>(n, dst, off, src, (const ull *)ready,
+                                                     (ull *const *)done_at, (const ull *)seq,
+                                                     count);
     GS_CUDA_CALL(cudaGetLastError());
 done:
     return st;

@@ -551,8 +551,9 @@ static gs_status ipc_exchange(const gs_dist_op *D, const double *send, const gs_
         GS_CHECK(be->seq_bump(D->seq));
         if (D->nsend > 0) {
             GS_CHECK(be->peer_fork());
-            GS_CHECK(be->halo_send(D->nsend, D->dpeer, D->dsoff, send, D->flags + D->nrecv,
-                                   D->done_at, D->seq, (unsigned *)(D->seq + 1)));
+            GS_CHECK(be->halo_send(D->nsend, D->dpeer, D->dsoff, D->soff[D->nsend], send,
+                                   D->flags + D->nrecv, D->done_at, D->seq,
+                                   (unsigned *)(D->seq + 1)));
         }
         GS_CHECK(gs_spmat_spmv(M, x, y));
         GS_CHECK(be->flag_wait(D->nrecv, D->flags, D->seq, 0));
