@@ -169,6 +169,7 @@ static gs_status ipc_setup(gs_dist_op *D)
     GS_CHECK(gs_alloc_array((size_t)D->nsend + 1, sizeof *D->peer, "halo plan",
                             (void **)&D->peer));
     memset(D->peer_base, 0, ((size_t)nn + 1) * sizeof *D->peer_base);
+    memset(D->peer, 0, ((size_t)D->nsend + 1) * sizeof *D->peer);
     D->nnb = nn;
     int shared = mine < 0; /* a neighbour on this rank's GPU: its kernels and ours take turns */
     for (int q = 0; q < nn && lst == GS_OK; q++) {
@@ -177,8 +178,10 @@ static gs_status ipc_setup(gs_dist_op *D)
     }
     for (int i = 0; i < D->nsend && lst == GS_OK; i++) {
         const ipc_card *c = &rc[rank_place(nb, nn, D->to[i])];
-        if (c->halo < 0) lst = GS_ERR_INTERNAL; /* the neighbour's plan does not match */
-        D->peer[i] = (double *)D->peer_base[rank_place(nb, nn, D->to[i])] + c->halo;
+        if (c->halo < 0)
+            lst = GS_ERR_INTERNAL; /* the neighbour's plan does not match */
+        else
+            D->peer[i] = (double *)D->peer_base[rank_place(nb, nn, D->to[i])] + c->halo;
     }
     int64_t bad[2] = {lst != GS_OK, shared || !device_signal_wanted(be)};
     GS_CHECK(gs_comm_max_i64(bad, 2));
@@ -190,6 +193,7 @@ static gs_status ipc_setup(gs_dist_op *D)
     D->xh_ipc = (gs_vec){D->nhalo, D->ipc_buf, D->loc};
     if (!bad[1]) { /* where this rank's kernels write the neighbours' flags */
         GS_CHECK(gs_alloc_array((size_t)nflag + 1, sizeof *at, "halo plan", (void **)&at));
+        memset(at, 0, ((size_t)nflag + 1) * sizeof *at);
         for (int i = 0; i < D->nsend; i++) {
             const int q = rank_place(nb, nn, D->to[i]);
             at[i] = (uint64_t *)((char *)D->peer_base[q] + rc[q].done);
