@@ -199,6 +199,7 @@ static gs_status coarsen(gs_amg_dist *amg, int l, int b, double **B, gs_loc *B_l
     int32_t nagg = 0;
     *one = 0;
     S->A = L->DA->diag; /* strength and aggregates on the rank's diagonal block */
+    gs_amg_trace(amg->shell, l, NULL); /* its trace's clock from here */
     GS_CHECK(gs_amg_coarsen(amg->shell, l, b, B, B_loc, k, T, &nagg, one, ph));
     gs_buf_destroy(&S->agg);
     if (!*T) { /* no aggregate here: no columns */
@@ -547,6 +548,7 @@ static gs_status gather_tail(gs_amg_dist *amg, const gs_gcsr *A, const gs_part *
     const int R = part->nranks;
     const int64_t n = part->start[R];
     gs_amg_params tp = amg->p;
+    tp.trace = amg->p.trace && gs_comm_rank() == 0; /* every rank builds the same: one trace */
     GS_CHECK(gs_dist_allgather(A, part, &H));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof(size_t), "gather", (void **)&amg->gbytes));
     for (int r = 0; r < R; r++)
@@ -640,6 +642,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     GS_CHECK(gs_alloc_array(1, sizeof *amg->shell, "AMG hierarchy", (void **)&amg->shell));
     memset(amg->shell, 0, sizeof *amg->shell);
     amg->shell->p = amg->p;
+    amg->shell->p.trace = amg->p.trace && gs_comm_rank() == 0; /* its steps once, on rank 0 */
     amg->shell->loc = loc;
     amg->shell->be = amg->be;
     amg->shell->ops = amg->ops;
