@@ -257,6 +257,20 @@ static void marker_write(const char *path, const gs_config *cc, int64_t ci, cons
     fclose(f);
 }
 
+/* The marker of a run whose row is already in: a process killed between recording the row
+ * and removing its marker left it (the case's lock is held, so no run of it is under way). */
+static void clear_stale_marker(const char *res, int64_t ci, const char *fmt, int rep)
+{
+    char marker[PATH_LEN + 200];
+    if (rep < 0)
+        snprintf(marker, sizeof marker, "%s/case-%03lld/%s-w%d.running", res, (long long)ci, fmt,
+                 -rep);
+    else
+        snprintf(marker, sizeof marker, "%s/case-%03lld/%s-%d.running", res, (long long)ci, fmt,
+                 rep);
+    (void)unlink(marker);
+}
+
 /* Run one (case, format, repeat) on problem p (NULL: it could not be loaded, load_err says
  * why), record it and print the progress line. rep < 0: warmup run -rep (not counted). */
 static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, const char *load_err,
@@ -399,10 +413,14 @@ static gs_status run_case(batch *b, int64_t ci)
         for (int rep = -b->warmup; rep <= b->base.batch.repeats && !gs_host_signal(); rep++) {
             if (rep == 0) continue;
             b->k++;
-            if (rep < 0 && !pending) continue;
+            if (rep < 0 && !pending) {
+                clear_stale_marker(res, ci, fmt, rep);
+                continue;
+            }
             const char *prev =
                 b->o->force || rep < 0 ? NULL : recorded(t, cc->problem.name, fmt, rep);
             if (prev) {
+                clear_stale_marker(res, ci, fmt, rep);
                 skipped++;
                 b->n_prev_bad += strcmp(prev, "converged") != 0;
                 continue;

@@ -180,7 +180,8 @@ static int case_running(const char *dir, int64_t ci)
 }
 
 /* The marker RES/case-NNN/NAME.running left by a run that never recorded its row: a crash (or
- * a kill) during the run, drawn as failed with what the marker tells. */
+ * a kill) during the run, drawn as failed with what the marker tells. A marker whose run has a
+ * row (the process was killed between the two) tells nothing; the next batch run removes it. */
 static gs_status load_marker(gs_report *r, const char *path)
 {
     gs_status st = GS_OK;
@@ -202,6 +203,10 @@ static gs_status load_marker(gs_report *r, const char *path)
              "crashed: the run started %.32s (pid %.16s on %.64s) ended without a result",
              GET("started"), GET("pid"), GET("host"));
 #undef GET
+    for (int64_t k = 0; k < r->n; k++) /* its row is in: killed after recording it (stale) */
+        if (!strcmp(r->runs[k].case_name, w.case_name) && !strcmp(r->runs[k].req, w.req) &&
+            r->runs[k].rep == w.rep)
+            goto done;
     GS_CHECK(add_run(r, &w));
 done:
     gs_csv_table_destroy(&t);
