@@ -257,17 +257,22 @@ static void marker_write(const char *path, const gs_config *cc, int64_t ci, cons
     fclose(f);
 }
 
+/* A run's name under RES: case-NNN/FORMAT-R, or case-NNN/FORMAT-wW for warmup W (rep = -W) */
+static void run_stem(int64_t ci, const char *fmt, int rep, char *stem, size_t len)
+{
+    if (rep < 0)
+        snprintf(stem, len, "case-%03lld/%s-w%d", (long long)ci, fmt, -rep);
+    else
+        snprintf(stem, len, "case-%03lld/%s-%d", (long long)ci, fmt, rep);
+}
+
 /* The marker of a run whose row is already in: a process killed between recording the row
  * and removing its marker left it (the case's lock is held, so no run of it is under way). */
 static void clear_stale_marker(const char *res, int64_t ci, const char *fmt, int rep)
 {
-    char marker[PATH_LEN + 200];
-    if (rep < 0)
-        snprintf(marker, sizeof marker, "%s/case-%03lld/%s-w%d.running", res, (long long)ci, fmt,
-                 -rep);
-    else
-        snprintf(marker, sizeof marker, "%s/case-%03lld/%s-%d.running", res, (long long)ci, fmt,
-                 rep);
+    char stem[160], marker[PATH_LEN + 200];
+    run_stem(ci, fmt, rep, stem, sizeof stem);
+    snprintf(marker, sizeof marker, "%s/%s.running", res, stem);
     (void)unlink(marker);
 }
 
@@ -287,10 +292,7 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
     gs_str_copy(rc->spmv.format, sizeof rc->spmv.format, fmt);
     rc->output.csv[0] = rc->output.hdf5[0] = rc->output.history[0] = rc->output.solution[0] = 0;
     if (b->host_note) gs_str_copy(rc->run.backend, sizeof rc->run.backend, "host");
-    if (rep < 0)
-        snprintf(stem, sizeof stem, "case-%03lld/%s-w%d", (long long)ci, fmt, -rep);
-    else
-        snprintf(stem, sizeof stem, "case-%03lld/%s-%d", (long long)ci, fmt, rep);
+    run_stem(ci, fmt, rep, stem, sizeof stem);
     snprintf(marker, sizeof marker, "%s/%s.running", b->base.batch.results, stem);
     marker_write(marker, cc, ci, fmt, rep);
     gs_error_clear();

@@ -85,15 +85,24 @@ static void spread(double *v, int n, double out[3])
     out[GS_MAX] = v[n - 1];
 }
 
-/* Add w, replacing an earlier run of the same (case, format, repeat): the latest wins. */
-static gs_status add_run(gs_report *r, const gs_report_run *w)
+/* the run of r with w's case, requested format and repeat, or NULL */
+static gs_report_run *find_run(const gs_report *r, const gs_report_run *w)
 {
     for (int64_t k = 0; k < r->n; k++)
         if (!strcmp(r->runs[k].case_name, w->case_name) && !strcmp(r->runs[k].req, w->req) &&
-            r->runs[k].rep == w->rep) {
-            r->runs[k] = *w;
-            return GS_OK;
-        }
+            r->runs[k].rep == w->rep)
+            return &r->runs[k];
+    return NULL;
+}
+
+/* Add w, replacing an earlier run of the same (case, format, repeat): the latest wins. */
+static gs_status add_run(gs_report *r, const gs_report_run *w)
+{
+    gs_report_run *same = find_run(r, w);
+    if (same) {
+        *same = *w;
+        return GS_OK;
+    }
     if (r->n == r->cap) {
         int64_t cap = r->cap ? 2 * r->cap : 64;
         gs_report_run *p = gs_realloc(r->runs, (size_t)cap * sizeof *p);
@@ -203,11 +212,8 @@ static gs_status load_marker(gs_report *r, const char *path)
              "crashed: the run started %.32s (pid %.16s on %.64s) ended without a result",
              GET("started"), GET("pid"), GET("host"));
 #undef GET
-    for (int64_t k = 0; k < r->n; k++) /* its row is in: killed after recording it (stale) */
-        if (!strcmp(r->runs[k].case_name, w.case_name) && !strcmp(r->runs[k].req, w.req) &&
-            r->runs[k].rep == w.rep)
-            goto done;
-    GS_CHECK(add_run(r, &w));
+    if (!find_run(r, &w)) /* else its row is in: killed after recording it (stale) */
+        GS_CHECK(add_run(r, &w));
 done:
     gs_csv_table_destroy(&t);
     return st;

@@ -833,7 +833,7 @@ done:
 
 /* level l's pre-smoothing of x (zero on entry when x_zero) and the restriction of its residual
  * into the next level's b */
-static gs_status down_ex(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
+static gs_status down(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
 {
     gs_status st = GS_OK;
     dlevel *L = &amg->lev[l], *C = &amg->lev[l + 1];
@@ -849,11 +849,6 @@ static gs_status down_ex(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, in
     }
 done:
     return st;
-}
-
-static gs_status down(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x)
-{
-    return down_ex(amg, l, b, x, 1);
 }
 
 /* the next level's correction prolongated into x (x_zero: x was zero when level l began, and
@@ -878,7 +873,7 @@ static gs_status cycle(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int 
     gs_status st = GS_OK;
     if (l == amg->nd) return tail_cycle(amg, b, x);
     dlevel *C = &amg->lev[l + 1];
-    GS_CHECK(down_ex(amg, l, b, x, x_zero));
+    GS_CHECK(down(amg, l, b, x, x_zero));
     GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
     if (amg->p.cycle_w && l + 1 < amg->nd) GS_CHECK(cycle(amg, l + 1, C->b, C->x, 0));
     GS_CHECK(up(amg, l, b, x, x_zero));
@@ -891,7 +886,7 @@ static gs_status down_all(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
 {
     gs_status st = GS_OK;
     for (int l = 0; l < amg->nd; l++)
-        GS_CHECK(down(amg, l, l ? amg->lev[l].b : r, l ? amg->lev[l].x : z));
+        GS_CHECK(down(amg, l, l ? amg->lev[l].b : r, l ? amg->lev[l].x : z, 1));
 done:
     return st;
 }

@@ -32,27 +32,24 @@ out=$(cd "$out" && pwd)
 # the weak grid of a GPU count: "nx ny nz"
 weak_grid() { case $1 in 1) echo 256 256 256 ;; 2) echo 256 256 512 ;; 4) echo 256 512 512 ;;
     *) echo 256 256 256 ;; esac; }
+solve() { # csv-and-log-stem gpus type nx ny nz: one gsolve process (the environment passed on)
+    timeout 600 $MPIRUN -np "$2" "$gs" "$here/configs/quickstart.cfg" \
+        --set problem.generate.type="$3" --set problem.generate.size=256 \
+        --set problem.generate.nx="$4" --set problem.generate.ny="$5" \
+        --set problem.generate.nz="$6" \
+        --set solver.preconditioner=amg --set solver.max_iters=1000 \
+        --set output.csv="$out/$1.csv" > "$out/$1.log" 2>&1
+}
 run() { # name gpus type nx ny nz
-    local name=$1 g=$2 type=$3 nx=$4 ny=$5 nz=$6
+    local name=$1 g=$2
+    shift 2
     rm -f "$out/${name}_$g.csv"
-    for r in $(seq "${REPS:-3}"); do
-        timeout 600 $MPIRUN -np "$g" "$gs" "$here/configs/quickstart.cfg" \
-            --set problem.generate.type="$type" --set problem.generate.size=256 \
-            --set problem.generate.nx="$nx" --set problem.generate.ny="$ny" \
-            --set problem.generate.nz="$nz" \
-            --set solver.preconditioner=amg --set solver.max_iters=1000 \
-            --set output.csv="$out/${name}_$g.csv" > "$out/${name}_$g.log" 2>&1
-    done
+    for r in $(seq "${REPS:-3}"); do solve "${name}_$g" "$g" "$@"; done
     # the default halos are signalled on the GPU, overlapped and not timed; one run with MPI
     # handshakes (GSOLVE_MPI_IPC=host: the stream drained, each exchange timed on the host)
     # gives the communication share
     [ "$g" -gt 1 ] && rm -f "$out/${name}_${g}_hs.csv" &&
-        GSOLVE_MPI_IPC=host timeout 600 $MPIRUN -np "$g" "$gs" "$here/configs/quickstart.cfg" \
-            --set problem.generate.type="$type" --set problem.generate.size=256 \
-            --set problem.generate.nx="$nx" --set problem.generate.ny="$ny" \
-            --set problem.generate.nz="$nz" \
-            --set solver.preconditioner=amg --set solver.max_iters=1000 \
-            --set output.csv="$out/${name}_${g}_hs.csv" > "$out/${name}_${g}_hs.log" 2>&1
+        GSOLVE_MPI_IPC=host solve "${name}_${g}_hs" "$g" "$@"
 }
 for type in poisson jumps; do
     for g in "${gpus[@]}"; do

@@ -82,10 +82,10 @@ typedef struct gs_backend_ops {
      * stream; halo_send, on the peer-copy stream and as one kernel, waits until ready[i] >= *seq
      * - 1 for i < n (the neighbour has used the last product's values), copies the n blocks of
      * src (block i: off[i] .. off[i + 1]; total = off[n], known on the host: it sizes the
-     * launch) to dst[i] and then writes *seq to *done_at[i] (count:
-     * a zero unsigned of scratch at this backend); flag_wait makes the stream (peer != 0: the
-     * peer-copy stream) wait until flags[i] >= *seq for i < n; flag_signal writes *seq to
-     * *addr[i] once that stream's earlier work is complete; every array at this backend. A wait
+     * launch) to dst[i] and then writes *seq to *done_at[i] (count: a zero unsigned of scratch
+     * at this backend); flag_wait makes the stream wait until flags[i] >= *seq for i < n;
+     * flag_signal writes *seq to *addr[i] once the stream's earlier work is complete; every
+     * array at this backend. A wait
      * that lasts minutes stops its kernel with an error (it surfaces at the next
      * synchronisation) rather than hang. peer_fork makes the peer-copy stream wait for what the
      * stream has issued, peer_join the stream for what the peer-copy stream has issued;
@@ -95,8 +95,8 @@ typedef struct gs_backend_ops {
     gs_status (*halo_send)(int n, double *const *dst, const int64_t *off, int64_t total,
                            const double *src, const uint64_t *ready, uint64_t *const *done_at,
                            const uint64_t *seq, unsigned *count);
-    gs_status (*flag_wait)(int n, const uint64_t *flags, const uint64_t *seq, int peer);
-    gs_status (*flag_signal)(int n, uint64_t *const *addr, const uint64_t *seq, int peer);
+    gs_status (*flag_wait)(int n, const uint64_t *flags, const uint64_t *seq);
+    gs_status (*flag_signal)(int n, uint64_t *const *addr, const uint64_t *seq);
     gs_status (*peer_fork)(void);
     gs_status (*peer_join)(void);
     int64_t (*device_id)(void);

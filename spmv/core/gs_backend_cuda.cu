@@ -768,25 +768,21 @@ done:
     return st;
 }
 
-static gs_status cuda_flag_wait(int n, const uint64_t *flags, const uint64_t *seq, int peer)
+static gs_status cuda_flag_wait(int n, const uint64_t *flags, const uint64_t *seq)
 {
     gs_status st = GS_OK;
-    cudaStream_t s = gs_cuda_g.stream;
     if (n <= 0) return GS_OK;
-    if (peer) GS_CHECK(peer_stream(&s));
-    flag_wait_kernel<<<1, 32, 0, s>>>((const ull *)flags, n, (const ull *)seq);
+    flag_wait_kernel<<<1, 32, 0, gs_cuda_g.stream>>>((const ull *)flags, n, (const ull *)seq);
     GS_CUDA_CALL(cudaGetLastError());
 done:
     return st;
 }
 
-static gs_status cuda_flag_signal(int n, uint64_t *const *addr, const uint64_t *seq, int peer)
+static gs_status cuda_flag_signal(int n, uint64_t *const *addr, const uint64_t *seq)
 {
     gs_status st = GS_OK;
-    cudaStream_t s = gs_cuda_g.stream;
     if (n <= 0) return GS_OK;
-    if (peer) GS_CHECK(peer_stream(&s));
-    flag_signal_kernel<<<1, 32, 0, s>>>((ull *const *)addr, n, (const ull *)seq);
+    flag_signal_kernel<<<1, 32, 0, gs_cuda_g.stream>>>((ull *const *)addr, n, (const ull *)seq);
     GS_CUDA_CALL(cudaGetLastError());
 done:
     return st;

@@ -44,7 +44,7 @@ static void ipc_release(gs_dist_op *D)
 {
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (D->dev_signal) { /* the neighbours' last "ready" written here before the buffer goes */
-        if (be->flag_wait(D->nsend, D->flags + D->nrecv, D->seq, 0) != GS_OK ||
+        if (be->flag_wait(D->nsend, D->flags + D->nrecv, D->seq) != GS_OK ||
             be->peer_join() != GS_OK || be->sync() != GS_OK)
             gs_error_clear();
     }
@@ -560,7 +560,7 @@ static gs_status ipc_exchange(const gs_dist_op *D, const double *send, const gs_
                                    (unsigned *)(D->seq + 1)));
         }
         GS_CHECK(gs_spmat_spmv(M, x, y));
-        GS_CHECK(be->flag_wait(D->nrecv, D->flags, D->seq, 0));
+        GS_CHECK(be->flag_wait(D->nrecv, D->flags, D->seq));
         goto done;
     }
     GS_CHECK(be->sync()); /* this rank's own work: not communication */
@@ -586,7 +586,7 @@ static gs_status ipc_finish(const gs_dist_op *D)
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (!D->dev_signal) return GS_OK;
-    GS_CHECK(be->flag_signal(D->nrecv, D->ready_at, D->seq, 0));
+    GS_CHECK(be->flag_signal(D->nrecv, D->ready_at, D->seq));
     if (D->nsend > 0) GS_CHECK(be->peer_join());
 done:
     return st;
