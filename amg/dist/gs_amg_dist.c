@@ -50,17 +50,32 @@ struct gs_amg_dist {
     gs_amg_report rep;
 };
 
-/* amg.trace (verbosity 3): each setup step's time on rank 0's stderr */
+/* amg.trace (verbosity 3): each setup step's time on rank 0's stderr, the slowest rank's (and
+ * which) and the fastest's. Every rank calls it at the same points; the ranks wait for each
+ * other there (only when tracing), so each step starts together and its time is the rank's own
+ * work and its waits inside the step. */
+#define GS_TRACE_RANKS 64 /* ranks whose step times are gathered (more: rank 0's only) */
 static double g_trace_t;
 static void trace(const gs_amg_dist *amg, int l, const char *what)
 {
     if (!amg->p.trace) return;
     (void)amg->be->sync();
-    double t = gs_time_now();
-    if (what && gs_comm_rank() == 0)
-        fprintf(stderr, "amg setup (rank 0): level %d %-22s %8.3f ms\n", l, what,
-                1e3 * (t - g_trace_t));
-    g_trace_t = t;
+    const int R = gs_comm_size();
+    int64_t us = (int64_t)(1e6 * (gs_time_now() - g_trace_t)), all[GS_TRACE_RANKS];
+    if (R <= GS_TRACE_RANKS && gs_comm_allgather_i64(us, all) == GS_OK && what &&
+        gs_comm_rank() == 0) {
+        int hi = 0, lo = 0;
+        for (int r = 1; r < R; r++) {
+            if (all[r] > all[hi]) hi = r;
+            if (all[r] < all[lo]) lo = r;
+        }
+        fprintf(stderr, "amg setup: level %d %-24s rank 0 %8.3f ms, slowest rank %d %8.3f ms, "
+                "fastest %8.3f ms\n", l, what, 1e-3 * (double)all[0], hi, 1e-3 * (double)all[hi],
+                1e-3 * (double)all[lo]);
+    } else if (what && gs_comm_rank() == 0) {
+        fprintf(stderr, "amg setup (rank 0): level %d %-22s %8.3f ms\n", l, what, 1e-3 * (double)us);
+    }
+    g_trace_t = gs_time_now();
 }
 
 static gs_status sync_now(const gs_amg_dist *amg, double *t)
