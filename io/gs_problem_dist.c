@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gs_comm.h"
+#include "gs_dist_ops.h"
 #include "gs_gen.h"
 #include "gs_h5.h"
 #include "gs_mem.h"
@@ -441,6 +442,16 @@ done:
     return st;
 }
 
+/* d->C, d->halo: this rank's rows in compact columns (the host table's compact step) */
+static gs_status compact_rows(gs_dproblem *d)
+{
+    const int me = gs_comm_rank();
+    const int64_t col0 = d->part->start[me];
+    return gs_dist_host_ops.compact(d->A->rows, d->A->rowptr, d->A->col, d->A->val, col0,
+                                    (int32_t)(d->part->start[me + 1] - col0), &d->C, &d->halo,
+                                    &d->nhalo);
+}
+
 gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem **d)
 {
     gs_status st = GS_OK;
@@ -456,6 +467,7 @@ gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem *
     GS_CHECK(plan(c, &rs, &g, desc, sizeof desc, &info, &ptr));
     if (rs.mode != LOAD_WHOLE) {
         st = load_rows(c, &rs, g, &info, ptr, p, d);
+        if (st == GS_OK) st = gs_comm_agree(compact_rows(*d));
         if (st != GS_OK) gs_problem_destroy(p);
         if (st == GS_OK && *p) (*p)->read_s = gs_time_now() - t0;
         goto done;
@@ -468,6 +480,9 @@ gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem *
         (*p)->block_size = (int)c->amg.block_size;
     GS_CHECK(gs_comm_agree(st));
     GS_CHECK(gs_comm_agree(gs_problem_scatter(*p, d)));
+    t0 = gs_time_now();
+    GS_CHECK(gs_comm_agree(compact_rows(*d)));
+    if (*p) (*p)->read_s += gs_time_now() - t0;
 done:
     gs_gen_rows_close(&g);
     gs_free(ptr);
@@ -480,6 +495,8 @@ void gs_dproblem_destroy(gs_dproblem **dp)
     gs_dproblem *d = *dp;
     gs_part_destroy(&d->part);
     gs_gcsr_destroy(&d->A);
+    gs_csr_destroy(&d->C);
+    gs_free(d->halo);
     gs_free(d->b);
     gs_free(d->x0);
     gs_free(d->x_exact);

@@ -25,6 +25,13 @@ extern "C" {
 typedef struct gs_dproblem {
     gs_part *part;     /* the rows of every rank */
     gs_gcsr *A;        /* this rank's rows, global columns */
+    /* the same rows in compact columns (gs_dist.h: own, then the halo's in ascending global
+     * order; host memory, page-locked when a device backend runs), made as the rows are read,
+     * as a ParCSR assembly makes its diagonal and off-diagonal parts: the set-up uploads these
+     * 32-bit columns; halo: the nhalo halo columns' global numbers */
+    gs_csr *C;
+    int64_t *halo;
+    int32_t nhalo;
     double *b, *x0;    /* this rank's rows */
     double *x_exact;   /* this rank's rows of the exact solution, or NULL */
     double *nullspace; /* this rank's rows x nullspace_k, column-major, or NULL */

@@ -123,7 +123,14 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     gs_comm_reset_seconds();
     double t0 = gs_time_now();
     gs_select_request rq = gs_driver_select_request(c);
-    GS_CHECK(gs_comm_agree(gs_dist_op_create(d->A, d->part, loc, &rq, 0, &D)));
+    const double h0 = gs_backend_h2d_seconds();
+    GS_CHECK(gs_comm_agree(gs_dist_op_create_compact(d->C, d->halo, d->nhalo, d->A->row0,
+                                                     d->part, loc, &rq, 0, &D)));
+    if (loc != GS_LOC_HOST) { /* the rows' upload and their SpMV form, the slowest rank's */
+        double up[2] = {gs_time_now() - t0, gs_backend_h2d_seconds() - h0};
+        GS_CHECK(gs_comm_max(up, 2));
+        run->upload_s = up[0], run->transfer_s = up[1];
+    }
     GS_CHECK(gs_comm_agree(gs_dist_op_use_ipc(D)));
     if (D->ipc_buf)
         gs_str_copy(run->comm_desc, sizeof run->comm_desc,

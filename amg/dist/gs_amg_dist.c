@@ -122,16 +122,6 @@ done:
     return st;
 }
 
-/* a host copy of the nhalo global numbers in halo (NULL when there are none) */
-static gs_status copy_halo(const int64_t *halo, int32_t nhalo, int64_t **out)
-{
-    gs_status st = GS_OK;
-    GS_CHECK(gs_alloc_array((size_t)nhalo + 1, sizeof(int64_t), "halo columns", (void **)out));
-    if (nhalo > 0) memcpy(*out, halo, (size_t)nhalo * sizeof(int64_t));
-done:
-    return st;
-}
-
 /* S = I - omega / rho D_F^-1 F on level l's rows, compact columns at loc (A's: own, then its
  * halo), F the filtered A (its own diagonal and rho) where filtering applies, else A; B: this
  * rank's near-nullspace at B_loc */
@@ -174,7 +164,7 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
     if (anyF) {
         int64_t bad, first;
         if (!F) GS_CHECK(dops(amg)->row_slice(D->compact, 0, D->rows, &F)); /* a copy */
-        GS_CHECK(copy_halo(D->halo, D->nhalo, &halo));
+        GS_CHECK(gs_dist_copy_i64(D->halo, D->nhalo, &halo));
         GS_CHECK(gs_dist_op_from_compact(&F, &halo, D->nhalo, D->row0, L->part, amg->loc, NULL, l,
                                          &DF));
         GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",

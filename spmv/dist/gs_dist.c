@@ -182,6 +182,15 @@ int64_t gs_dist_unique_i64(int64_t *v, int64_t n)
     return m;
 }
 
+gs_status gs_dist_copy_i64(const int64_t *v, int64_t n, int64_t **out)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof(int64_t), "halo columns", (void **)out));
+    if (n > 0) memcpy(*out, v, (size_t)n * sizeof(int64_t));
+done:
+    return st;
+}
+
 int64_t gs_dist_find_i64(const int64_t *v, int64_t n, int64_t g)
 {
     int64_t lo = 0, hi = n - 1;

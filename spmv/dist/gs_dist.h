@@ -57,6 +57,8 @@ gs_status gs_dist_allgather(const gs_gcsr *A, const gs_part *p, gs_csr **out);
 
 /* Sorted unique values of v[0..n) in place; their count. */
 int64_t gs_dist_unique_i64(int64_t *v, int64_t n);
+/* *out = a host copy of v[0..n) (gs_alloc_array, at least one element; gs_free). */
+gs_status gs_dist_copy_i64(const int64_t *v, int64_t n, int64_t **out);
 /* The place of g in sorted v[0..n) (-1: not there). */
 int64_t gs_dist_find_i64(const int64_t *v, int64_t n, int64_t g);
 

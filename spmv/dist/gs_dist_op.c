@@ -387,6 +387,36 @@ done:
 
 int gs_dist_op_graph_safe(const gs_dist_op *D) { return D && D->dev_signal && !prof_on(); }
 
+gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_t nhalo,
+                                    int64_t row0, const gs_part *cp, gs_loc loc,
+                                    const gs_select_request *rq, int level, gs_dist_op **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *Cl = NULL;
+    int64_t *h = NULL;
+    const double t0 = prof_on() ? gs_time_now() : 0;
+    if (C->loc != GS_LOC_HOST)
+        GS_FAIL(GS_ERR_INTERNAL, "distributed operator: the compact rows are not on the host");
+    GS_CHECK(gs_csr_upload(C, loc, &Cl));
+    GS_CHECK(gs_dist_copy_i64(halo, nhalo, &h));
+    if (prof_on() && gs_comm_rank() == 0) {
+        GS_CHECK(gs_backend_get(loc)->sync());
+        fprintf(stderr, "dist profile: level %d compact rows: upload %.3f ms\n", level,
+                1e3 * (gs_time_now() - t0));
+    }
+    const double tf = prof_on() ? gs_time_now() : 0;
+    GS_CHECK(gs_dist_op_from_compact(&Cl, &h, nhalo, row0, cp, loc, rq, level, out));
+    if (prof_on() && gs_comm_rank() == 0) {
+        GS_CHECK(gs_backend_get(loc)->sync());
+        fprintf(stderr, "dist profile: level %d split, plan, format: %.3f ms\n", level,
+                1e3 * (gs_time_now() - tf));
+    }
+done:
+    gs_csr_destroy(&Cl);
+    gs_free(h);
+    return st;
+}
+
 gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
                             const gs_select_request *rq, int level, gs_dist_op **out)
 {

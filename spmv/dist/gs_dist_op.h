@@ -76,6 +76,12 @@ typedef struct gs_dist_op {
  * at `level` (rq NULL: gsolve's CSR kernel). Collective. */
 gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
                             const gs_select_request *rq, int level, gs_dist_op **out);
+/* The same from this rank's rows in compact form on the host (C: columns [own | halo], halo
+ * the nhalo halo columns' global numbers, ascending; neither taken over): C copied to loc (a
+ * device: one upload of its 32-bit columns), then as gs_dist_op_from_compact. Collective. */
+gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_t nhalo,
+                                    int64_t row0, const gs_part *cp, gs_loc loc,
+                                    const gs_select_request *rq, int level, gs_dist_op **out);
 /* The same from rows already in compact form at loc: *C (taken over, also on failure) with
  * columns [own | halo], *halo (host, ascending; taken over) the nhalo halo columns' global
  * numbers, row0 the first row's global number. Collective. */
