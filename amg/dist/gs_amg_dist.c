@@ -233,9 +233,9 @@ done:
     return st;
 }
 
-/* the distinct values of a[0..na) and b[0..nb) (host) outside [c0, c0 + nc), ascending, into
- * *out (host) and *m: the other ranks' columns a level's rows name (sorted where the matrices
- * live) */
+/* the distinct values of a[0..na) (host) and b[0..nb) (at loc) outside [c0, c0 + nc),
+ * ascending, into *out (host) and *m: the other ranks' columns a level's rows name (sorted where
+ * the matrices live) */
 static gs_status other_columns(const gs_amg_dist *amg, const int64_t *a, int64_t na,
                                const int64_t *b, int64_t nb, int64_t c0, int32_t nc,
                                int64_t **out, int64_t *m)
@@ -245,7 +245,7 @@ static gs_status other_columns(const gs_amg_dist *amg, const int64_t *a, int64_t
     *out = NULL;
     GS_CHECK(amg->be->alloc(((size_t)(na + nb) + 1) * sizeof *d, "columns", (void **)&d));
     if (na > 0) GS_CHECK(amg->be->put(d, a, (size_t)na * sizeof *d));
-    if (nb > 0) GS_CHECK(amg->be->put(d + na, b, (size_t)nb * sizeof *d));
+    if (nb > 0) GS_CHECK(amg->be->move(d + na, b, (size_t)nb * sizeof *d));
     GS_CHECK(dops(amg)->sort_unique(d, na + nb, &u, &nu));
     /* the own ones are one run of the sorted list: cut it out */
     int64_t lo = 0, hi;
@@ -263,8 +263,8 @@ done:
 }
 
 /* the CSR at loc of entries given by row (ri: host, or rp: row offsets, host) with global
- * columns g and values v (host), in the column space [own (c0 .. c0 + nc) | the ascending
- * global numbers of map (host)]: rows sorted, duplicates summed */
+ * columns g and values v (both at loc), in the column space [own (c0 .. c0 + nc) | the
+ * ascending global numbers of map (host)]: rows sorted, duplicates summed */
 static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne,
                              const int32_t *ri, const int64_t *rp, const int64_t *g,
                              const double *v, int64_t c0, int32_t nc, const int64_t *map,
@@ -272,8 +272,7 @@ static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne,
 {
     gs_status st = GS_OK;
     int32_t *hr = NULL, *dr = NULL, *dc = NULL;
-    int64_t *dg = NULL, *dm = NULL;
-    double *dv = NULL;
+    int64_t *dm = NULL;
     if (!ri) { /* each entry's row from the offsets */
         GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *hr, "entries", (void **)&hr));
         for (int32_t i = 0; i < rows; i++)
@@ -281,19 +280,15 @@ static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne,
         ri = hr;
     }
     GS_CHECK(to_loc(amg, ri, ne, sizeof *ri, "entries", (void **)&dr));
-    GS_CHECK(to_loc(amg, g, ne, sizeof *g, "entries", (void **)&dg));
-    GS_CHECK(to_loc(amg, v, ne, sizeof *v, "entries", (void **)&dv));
     GS_CHECK(to_loc(amg, map, nmap, sizeof *map, "entries", (void **)&dm));
     GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dc, "entries", (void **)&dc));
-    GS_CHECK(dops(amg)->map_cols(dg, ne, c0, nc, dm, nmap, dc));
-    GS_CHECK(dops(amg)->coo_csr(rows, (int32_t)(nc + nmap), ne, dr, dc, dv, out));
+    GS_CHECK(dops(amg)->map_cols(g, ne, c0, nc, dm, nmap, dc));
+    GS_CHECK(dops(amg)->coo_csr(rows, (int32_t)(nc + nmap), ne, dr, dc, v, out));
 done:
     gs_free(hr);
     if (dr) amg->be->free(dr);
     if (dc) amg->be->free(dc);
-    if (dg) amg->be->free(dg);
     if (dm) amg->be->free(dm);
-    if (dv) amg->be->free(dv);
     return st;
 }
 
@@ -331,7 +326,7 @@ static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **
         GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &g, &v));
         trace(amg, l, "   (T's rows fetched)");
         /* other ranks' aggregates only */
-        GS_CHECK(other_columns(amg, g, rp[D->nhalo], NULL, 0, c0, nc, &pmap, &npm));
+        GS_CHECK(other_columns(amg, NULL, 0, g, rp[D->nhalo], c0, nc, &pmap, &npm));
         GS_CHECK(entries_csr(amg, D->nhalo, rp[D->nhalo], NULL, rp, g, v, c0, nc, pmap, npm,
                              &Th));
         GS_CHECK(dops(amg)->vcat(*T, Th, (int32_t)(nc + npm), &Te));
@@ -353,8 +348,8 @@ done:
     gs_csr_destroy(&Th);
     gs_csr_destroy(&Te);
     gs_free(rp);
-    gs_free(g);
-    gs_free(v);
+    if (g) amg->be->free(g);
+    if (v) amg->be->free(v);
     gs_free(pmap);
     return st;
 }
@@ -371,13 +366,13 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     const int R = gs_comm_size();
     const int32_t nc = DP->cols, npm = DP->nhalo;
     const int64_t c0 = DP->col0;
-    gs_csr *Px = NULL, *Ph = NULL, *Pe = NULL, *AP = NULL, *Wo = NULL, *Wr = NULL, *hWr = NULL,
-           *Wx = NULL, *Rv = NULL, *Ac = NULL;
-    int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *sr = NULL, *sc = NULL,
-            *rr = NULL, *rc = NULL;
-    int32_t *m1 = NULL, *m2 = NULL, *ri = NULL;
-    double *v = NULL, *sv = NULL, *rv = NULL;
-    size_t *sb = NULL, *rb = NULL;
+    gs_csr *Px = NULL, *Ph = NULL, *Pe = NULL, *AP = NULL, *Wo = NULL, *Wr = NULL, *Wx = NULL,
+           *Rv = NULL, *Ac = NULL;
+    int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *hoff = NULL,
+            *sinfo = NULL, *rinfo = NULL, *doff = NULL, *dxm = NULL, *dsc = NULL, *drc = NULL;
+    int32_t *m1 = NULL, *m2 = NULL, *ri = NULL, *hrp = NULL, *hid = NULL, *did = NULL;
+    double *v = NULL, *dsv = NULL, *drv = NULL;
+    size_t *sb = NULL, *rb = NULL, *isb = NULL, *irb = NULL;
     int64_t nx = 0, nh = 0;
     /* P's rows at A's halo, their columns as global numbers */
     GS_CHECK(amg->be->alloc(((size_t)npm + 1) * sizeof *gm, "coarse columns", (void **)&gm));
@@ -405,37 +400,62 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
         GS_CHECK(ops->row_slice(Wo, nc, nc, &Wr));
     gs_csr_destroy(&AP);
     trace(amg, l, "  P^T (A P)");
-    GS_CHECK(gs_csr_download(Wr, &hWr));
-    const int64_t ne = hWr->nnz;
+    /* Wr's rows go to their owners where the matrices live (global columns, values); each
+     * owner learns which of its rows and how long from a short host list (row, length) */
+    GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *hrp, "coarse entries", (void **)&hrp));
+    GS_CHECK(amg->be->get(hrp, Wr->rowptr, ((size_t)npm + 1) * sizeof *hrp));
+    GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *hoff, "coarse entries", (void **)&hoff));
+    GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *hid, "coarse entries", (void **)&hid));
+    GS_CHECK(gs_alloc_array(2 * (size_t)npm + 1, sizeof *sinfo, "coarse entries",
+                            (void **)&sinfo));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "coarse entries", (void **)&sb));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "coarse entries", (void **)&rb));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *isb, "coarse entries", (void **)&isb));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *irb, "coarse entries", (void **)&irb));
     memset(sb, 0, (size_t)R * sizeof *sb);
-    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sr, "coarse entries", (void **)&sr));
-    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sc, "coarse entries", (void **)&sc));
-    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sv, "coarse entries", (void **)&sv));
+    memset(rb, 0, (size_t)R * sizeof *rb);
+    memset(isb, 0, (size_t)R * sizeof *isb);
+    for (int32_t i = 0; i <= npm; i++) hoff[i] = hrp[i];
     for (int32_t i = 0; i < npm; i++) { /* DP->halo ascending: grouped by owner */
-        int r = gs_part_owner(cpart, DP->halo[i]);
-        for (int32_t q = hWr->rowptr[i]; q < hWr->rowptr[i + 1]; q++) {
-            int32_t j = hWr->colind[q];
-            sr[q] = DP->halo[i];
-            sc[q] = j < nc ? c0 + j : xmap[j - nc];
-            sv[q] = hWr->val[q];
-        }
-        sb[r] += (size_t)(hWr->rowptr[i + 1] - hWr->rowptr[i]) * sizeof(int64_t);
+        const int r = gs_part_owner(cpart, DP->halo[i]);
+        hid[i] = i;
+        sinfo[2 * i] = DP->halo[i] - cpart->start[r];
+        sinfo[2 * i + 1] = hrp[i + 1] - hrp[i];
+        sb[r] += (size_t)(hrp[i + 1] - hrp[i]) * sizeof(int64_t);
+        isb[r] += 2 * sizeof(int64_t);
     }
-    trace(amg, l, "   (download, triplets)");
-    GS_CHECK(gs_comm_alltoall_sizes(sb, rb));
+    const int64_t ne = hrp[npm];
+    GS_CHECK(to_loc(amg, hid, npm, sizeof *hid, "coarse entries", (void **)&did));
+    GS_CHECK(to_loc(amg, hoff, npm + 1, sizeof *hoff, "coarse entries", (void **)&doff));
+    GS_CHECK(to_loc(amg, xmap, nx, sizeof *xmap, "coarse entries", (void **)&dxm));
+    GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dsc, "coarse entries", (void **)&dsc));
+    GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dsv, "coarse entries", (void **)&dsv));
+    if (ne > 0) GS_CHECK(ops->pack_rows(Wr, npm, did, doff, c0, nc, dxm, dsc, dsv));
+    trace(amg, l, "   (pack)");
+    GS_CHECK(gs_comm_alltoall_sizes(isb, irb));
+    int64_t ni = 0;
+    for (int r = 0; r < R; r++) ni += (int64_t)(irb[r] / sizeof(int64_t));
+    GS_CHECK(gs_alloc_array((size_t)ni + 1, sizeof *rinfo, "coarse entries", (void **)&rinfo));
+    GS_CHECK(gs_comm_alltoallv(sinfo, isb, rinfo, irb));
     int64_t nr = 0;
-    for (int r = 0; r < R; r++) nr += (int64_t)(rb[r] / sizeof(int64_t));
-    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *rr, "coarse entries", (void **)&rr));
-    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *rc, "coarse entries", (void **)&rc));
-    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *rv, "coarse entries", (void **)&rv));
-    GS_CHECK(gs_comm_alltoallv(sr, sb, rr, rb));
-    GS_CHECK(gs_comm_alltoallv(sc, sb, rc, rb));
-    GS_CHECK(gs_comm_alltoallv(sv, sb, rv, rb));
-    trace(amg, l, "   (MPI)");
+    for (int r = 0, q = 0; r < R; r++) /* rinfo: the senders' (row, length) pairs, by rank */
+        for (size_t k = 0; k < irb[r] / (2 * sizeof(int64_t)); k++, q++) {
+            rb[r] += (size_t)rinfo[2 * q + 1] * sizeof(int64_t);
+            nr += rinfo[2 * q + 1];
+        }
+    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ri, "coarse entries", (void **)&ri));
+    for (int64_t q = 0, p = 0; q < ni / 2; q++)
+        for (int64_t e = 0; e < rinfo[2 * q + 1]; e++) ri[p++] = (int32_t)rinfo[2 * q];
+    GS_CHECK(amg->be->alloc(((size_t)nr + 1) * sizeof *drc, "coarse entries", (void **)&drc));
+    GS_CHECK(amg->be->alloc(((size_t)nr + 1) * sizeof *drv, "coarse entries", (void **)&drv));
+    { /* columns and values (doubles: the same byte counts) in one exchange */
+        const void *snd[2] = {dsc, dsv};
+        void *rcv[2] = {drc, drv};
+        GS_CHECK(gs_dist_alltoallv_at(amg->loc, 2, snd, sb, rcv, rb));
+    }
+    trace(amg, l, "   (exchange)");
     /* the coarse level's halo: X's columns and the received ones that are not its own */
-    GS_CHECK(other_columns(amg, xmap, nx, rc, nr, c0, nc, &hc, &nh));
+    GS_CHECK(other_columns(amg, xmap, nx, drc, nr, c0, nc, &hc, &nh));
     if ((int64_t)nc + nh > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's coarse block has %lld columns (below 2^31)",
                 (long long)(nc + nh));
@@ -443,9 +463,7 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     trace(amg, l, "   (halo columns)");
     GS_CHECK(ops->remap_cols(Wo, nc, m2, (int32_t)(nc + nh), &Wx));
     gs_csr_destroy(&Wo);
-    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ri, "coarse entries", (void **)&ri));
-    for (int64_t q = 0; q < nr; q++) ri[q] = (int32_t)(rr[q] - c0);
-    GS_CHECK(entries_csr(amg, nc, nr, ri, NULL, rc, rv, c0, nc, hc, nh, &Rv));
+    GS_CHECK(entries_csr(amg, nc, nr, ri, NULL, drc, drv, c0, nc, hc, nh, &Rv));
     trace(amg, l, "   (remap, entries)");
     GS_CHECK(ops->add(Wx, Rv, &Ac));
     trace(amg, l, "  coarse rows exchanged");
@@ -461,24 +479,31 @@ done:
     gs_csr_destroy(&AP);
     gs_csr_destroy(&Wo);
     gs_csr_destroy(&Wr);
-    gs_csr_destroy(&hWr);
     gs_csr_destroy(&Wx);
     gs_csr_destroy(&Rv);
     gs_csr_destroy(&Ac);
     gs_free(rp);
-    gs_free(g);
-    gs_free(v);
+    if (g) amg->be->free(g);
+    if (v) amg->be->free(v);
+    if (did) amg->be->free(did);
+    if (doff) amg->be->free(doff);
+    if (dxm) amg->be->free(dxm);
+    if (dsc) amg->be->free(dsc);
+    if (dsv) amg->be->free(dsv);
+    if (drc) amg->be->free(drc);
+    if (drv) amg->be->free(drv);
     gs_free(xmap);
     gs_free(hc);
-    gs_free(sr);
-    gs_free(sc);
-    gs_free(sv);
-    gs_free(rr);
-    gs_free(rc);
-    gs_free(rv);
+    gs_free(hrp);
+    gs_free(hoff);
+    gs_free(hid);
+    gs_free(sinfo);
+    gs_free(rinfo);
     gs_free(ri);
     gs_free(sb);
     gs_free(rb);
+    gs_free(isb);
+    gs_free(irb);
     return st;
 }
 

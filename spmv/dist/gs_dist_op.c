@@ -24,13 +24,15 @@ static int prof_on(void)
 
 /* CUDA IPC for the halos: every rank on one node, a device backend that has it, and
  * GSOLVE_MPI_IPC not 0 (the same on every rank) */
-static int ipc_wanted(const gs_dist_op *D)
+static int ipc_wanted_at(gs_loc loc)
 {
     const char *e = getenv("GSOLVE_MPI_IPC");
-    const gs_backend_ops *be = gs_backend_get(D->loc);
-    return D->loc != GS_LOC_HOST && be && be->ipc_alloc && gs_comm_size() > 1 &&
+    const gs_backend_ops *be = gs_backend_get(loc);
+    return loc != GS_LOC_HOST && be && be->ipc_alloc && gs_comm_size() > 1 &&
            gs_comm_local_size() == gs_comm_size() && !(e && strcmp(e, "0") == 0);
 }
+
+static int ipc_wanted(const gs_dist_op *D) { return ipc_wanted_at(D->loc); }
 
 /* signals on the device unless GSOLVE_MPI_IPC=host (then MPI handshakes) */
 static int device_signal_wanted(const gs_backend_ops *be)
@@ -236,6 +238,126 @@ done:
     gs_free(zero);
     gs_free(at);
     if (st != GS_OK) ipc_release(D);
+    return st;
+}
+
+/* ---- rank to rank for arrays at a location */
+
+/* what a rank tells a rank that sends to it: its receive window and where that sender's block
+ * starts in each of the window's k regions */
+typedef struct a2a_card {
+    unsigned char handle[GS_IPC_HANDLE_BYTES];
+    int64_t off;
+} a2a_card;
+
+/* through CUDA IPC; *fell_back = 1 (on every rank) when a window could not be made or mapped
+ * somewhere, nothing received */
+static gs_status a2a_ipc(gs_loc loc, int k, const void *const *send, const size_t *sb,
+                         void *const *recv, const size_t *rb, const size_t *soff,
+                         const size_t *roff, int *fell_back)
+{
+    gs_status st = GS_OK, lst = GS_OK;
+    const gs_backend_ops *be = gs_backend_get(loc);
+    const int R = gs_comm_size(), me = gs_comm_rank();
+    const size_t total = roff[R];
+    unsigned char handle[GS_IPC_HANDLE_BYTES];
+    void *win = NULL, **base = NULL;
+    a2a_card *sc = NULL, *rc = NULL;
+    size_t *cs = NULL, *cr = NULL;
+    *fell_back = 0;
+    memset(handle, 0, sizeof handle);
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *sc, "rank to rank", (void **)&sc));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *rc, "rank to rank", (void **)&rc));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *cs, "rank to rank", (void **)&cs));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *cr, "rank to rank", (void **)&cr));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *base, "rank to rank", (void **)&base));
+    memset(base, 0, (size_t)R * sizeof *base);
+    lst = be->ipc_alloc(total * (size_t)k + 8, &win, handle);
+    int64_t bad = lst != GS_OK;
+    GS_CHECK(gs_comm_max_i64(&bad, 1));
+    if (bad) goto fall_back;
+    /* a card to every rank that sends here (packed: the cards for ranks 0.. in order), one
+     * from every rank this one sends to */
+    size_t nc = 0;
+    for (int r = 0; r < R; r++) {
+        cs[r] = rb[r] > 0 && r != me ? sizeof(a2a_card) : 0;
+        cr[r] = sb[r] > 0 && r != me ? sizeof(a2a_card) : 0;
+        if (cs[r]) {
+            memcpy(sc[nc].handle, handle, sizeof handle);
+            sc[nc++].off = (int64_t)roff[r];
+        }
+    }
+    GS_CHECK(gs_comm_alltoallv(sc, cs, rc, cr));
+    GS_CHECK(be->sync()); /* the blocks to send are complete */
+    for (int r = 0, q = 0; r < R && lst == GS_OK; r++) {
+        if (!cr[r]) continue;
+        lst = be->ipc_open(rc[q].handle, &base[r]);
+        for (int j = 0; j < k && lst == GS_OK; j++)
+            lst = be->peer_copy((char *)base[r] + (size_t)j * total + (size_t)rc[q].off,
+                                (const char *)send[j] + soff[r], sb[r]);
+        q++;
+    }
+    if (lst == GS_OK) lst = be->peer_wait();
+    for (int r = 0; r < R; r++)
+        if (base[r]) be->ipc_close(base[r]);
+    bad = lst != GS_OK;
+    GS_CHECK(gs_comm_max_i64(&bad, 1)); /* also: every rank's copies into this window are done */
+    if (bad) goto fall_back;
+    for (int j = 0; j < k; j++) {
+        if (sb[me]) GS_CHECK(be->move((char *)recv[j] + roff[me], (const char *)send[j] + soff[me],
+                                      sb[me]));
+        for (int r = 0; r < R; r++)
+            if (r != me && rb[r])
+                GS_CHECK(be->move((char *)recv[j] + roff[r], (char *)win + (size_t)j * total +
+                                  roff[r], rb[r]));
+    }
+    GS_CHECK(be->sync()); /* before the window goes */
+    goto done;
+fall_back:
+    gs_error_clear();
+    *fell_back = 1;
+done:
+    if (win) be->ipc_free(win);
+    gs_free(sc);
+    gs_free(rc);
+    gs_free(cs);
+    gs_free(cr);
+    gs_free(base);
+    return st;
+}
+
+gs_status gs_dist_alltoallv_at(gs_loc loc, int k, const void *const *send, const size_t *sb,
+                               void *const *recv, const size_t *rb)
+{
+    gs_status st = GS_OK;
+    const gs_backend_ops *be = gs_backend_get(loc);
+    const int R = gs_comm_size();
+    size_t *soff = NULL, *roff = NULL;
+    void *hs = NULL, *hr = NULL;
+    int fell_back = 1;
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *soff, "rank to rank", (void **)&soff));
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *roff, "rank to rank", (void **)&roff));
+    soff[0] = roff[0] = 0;
+    for (int r = 0; r < R; r++) soff[r + 1] = soff[r] + sb[r], roff[r + 1] = roff[r] + rb[r];
+    if (loc == GS_LOC_HOST || gs_comm_device_aware()) {
+        for (int j = 0; j < k; j++) GS_CHECK(gs_comm_alltoallv(send[j], sb, recv[j], rb));
+        goto done;
+    }
+    if (ipc_wanted_at(loc)) GS_CHECK(a2a_ipc(loc, k, send, sb, recv, rb, soff, roff, &fell_back));
+    if (!fell_back) goto done;
+    /* staged through host memory */
+    GS_CHECK(gs_alloc_array(soff[R] + 1, 1, "rank to rank", &hs));
+    GS_CHECK(gs_alloc_array(roff[R] + 1, 1, "rank to rank", &hr));
+    for (int j = 0; j < k; j++) {
+        if (soff[R]) GS_CHECK(be->get(hs, send[j], soff[R]));
+        GS_CHECK(gs_comm_alltoallv(hs, sb, hr, rb));
+        if (roff[R]) GS_CHECK(be->put(recv[j], hr, roff[R]));
+    }
+done:
+    gs_free(soff);
+    gs_free(roff);
+    gs_free(hs);
+    gs_free(hr);
     return st;
 }
 
@@ -775,8 +897,8 @@ gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t ba
     const int R = gs_comm_size();
     const int64_t ns = D->soff[D->nsend], nh = D->nhalo;
     int32_t *len = NULL, *hlen = NULL;
-    int64_t *off = NULL, *hoff = NULL, *sg = NULL, *dg = NULL, *rp = NULL, *rg = NULL;
-    double *sv = NULL, *dv = NULL, *rv = NULL, *lsend = NULL, *lrecv = NULL;
+    int64_t *off = NULL, *hoff = NULL, *dg = NULL, *rp = NULL, *rg = NULL;
+    double *dv = NULL, *rv = NULL, *lsend = NULL, *lrecv = NULL;
     size_t *sb = NULL, *rb = NULL;
     *rowptr = NULL, *gcol = NULL, *val = NULL;
     if (M->rows != D->cols)
@@ -793,16 +915,12 @@ gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t ba
     hoff[0] = 0;
     for (int64_t i = 0; i < ns; i++) hoff[i + 1] = hoff[i] + hlen[i];
     const int64_t ne = hoff[ns];
-    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sg, "row fetch", (void **)&sg));
-    GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *sv, "row fetch", (void **)&sv));
+    GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dg, "row fetch", (void **)&dg));
+    GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dv, "row fetch", (void **)&dv));
     if (ne > 0) {
         GS_CHECK(be->alloc(((size_t)ns + 1) * sizeof *off, "row fetch", (void **)&off));
-        GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dg, "row fetch", (void **)&dg));
-        GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dv, "row fetch", (void **)&dv));
         GS_CHECK(be->put(off, hoff, ((size_t)ns + 1) * sizeof *off));
         GS_CHECK(ops->pack_rows(M, ns, D->sidx->data, off, base, nown, gmap, dg, dv));
-        GS_CHECK(be->get(sg, dg, (size_t)ne * sizeof *sg));
-        GS_CHECK(be->get(sv, dv, (size_t)ne * sizeof *sv));
     }
     /* the lengths through the halo exchange (as doubles), then the entries rank to rank */
     GS_CHECK(gs_alloc_array((size_t)ns + 1, sizeof *lsend, "row fetch", (void **)&lsend));
@@ -818,14 +936,16 @@ gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t ba
     memset(sb, 0, (size_t)R * sizeof *sb);
     memset(rb, 0, (size_t)R * sizeof *rb);
     for (int i = 0; i < D->nsend; i++)
-        sb[D->to[i]] = (size_t)(hoff[D->soff[i + 1]] - hoff[D->soff[i]]);
+        sb[D->to[i]] = (size_t)(hoff[D->soff[i + 1]] - hoff[D->soff[i]]) * sizeof(int64_t);
     for (int i = 0; i < D->nrecv; i++)
-        rb[D->from[i]] = (size_t)(rp[D->roff[i + 1]] - rp[D->roff[i]]);
-    GS_CHECK(gs_alloc_array((size_t)rp[nh] + 1, sizeof *rg, "row fetch", (void **)&rg));
-    GS_CHECK(gs_alloc_array((size_t)rp[nh] + 1, sizeof *rv, "row fetch", (void **)&rv));
-    for (int r = 0; r < R; r++) sb[r] *= sizeof(int64_t), rb[r] *= sizeof(int64_t);
-    GS_CHECK(gs_comm_alltoallv(sg, sb, rg, rb));
-    GS_CHECK(gs_comm_alltoallv(sv, sb, rv, rb)); /* doubles: the same byte counts */
+        rb[D->from[i]] = (size_t)(rp[D->roff[i + 1]] - rp[D->roff[i]]) * sizeof(int64_t);
+    GS_CHECK(be->alloc(((size_t)rp[nh] + 1) * sizeof *rg, "row fetch", (void **)&rg));
+    GS_CHECK(be->alloc(((size_t)rp[nh] + 1) * sizeof *rv, "row fetch", (void **)&rv));
+    { /* columns and values (doubles: the same byte counts) in one exchange */
+        const void *snd[2] = {dg, dv};
+        void *rcv[2] = {rg, rv};
+        GS_CHECK(gs_dist_alltoallv_at(D->loc, 2, snd, sb, rcv, rb));
+    }
     *rowptr = rp, *gcol = rg, *val = rv;
     rp = NULL, rg = NULL, rv = NULL;
 done:
@@ -833,17 +953,15 @@ done:
     if (off) be->free(off);
     if (dg) be->free(dg);
     if (dv) be->free(dv);
+    if (rg) be->free(rg);
+    if (rv) be->free(rv);
     gs_free(hlen);
     gs_free(hoff);
-    gs_free(sg);
-    gs_free(sv);
     gs_free(lsend);
     gs_free(lrecv);
     gs_free(sb);
     gs_free(rb);
     gs_free(rp);
-    gs_free(rg);
-    gs_free(rv);
     return st;
 }
 

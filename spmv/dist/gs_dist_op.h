@@ -109,6 +109,14 @@ static inline const gs_spmat *gs_dist_op_spmat(const gs_dist_op *D) { return &D-
 /* y = A x: the steps above (x: own columns, y: own rows, both at loc). Collective. */
 gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y);
 
+/* Rank to rank, for arrays at loc: k arrays send[j] (the bytes for rank r at the prefix of
+ * sb[0..r), packed by rank) into recv[j] (the bytes from rank r at the prefix of rb[0..r)), the
+ * same counts for every array. Device to device through CUDA IPC where every rank is on one node
+ * (GSOLVE_MPI_IPC not 0): each rank maps the others' receive windows and copies its blocks in;
+ * otherwise through host memory and MPI. Collective. */
+gs_status gs_dist_alltoallv_at(gs_loc loc, int k, const void *const *send, const size_t *sb,
+                               void *const *recv, const size_t *rb);
+
 /* xh = the halo values of x (own columns), from the neighbours, both at D's location (x:
  * D->cols values, xh: D->nhalo); collective */
 gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh);
@@ -116,9 +124,9 @@ gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh);
 /* The rows of M that D's halo columns name, from their owners: M at D's location holds this
  * rank's rows of a matrix whose rows are D's columns (D->cols of them), its column j < nown
  * standing for global column base + j and j >= nown for gmap[j - nown] (gmap at loc, may be
- * NULL when nown covers every column). Out, on the host: D->nhalo rows in D->halo's order,
- * (*rowptr)[h]..(*rowptr)[h + 1] of *gcol (global columns, the owner's order) and *val.
- * Collective. */
+ * NULL when nown covers every column). Out: D->nhalo rows in D->halo's order,
+ * (*rowptr)[h]..(*rowptr)[h + 1] (host, gs_free) of *gcol (global columns, the owner's order)
+ * and *val, both at D's location (its backend's free; at least one element). Collective. */
 gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t base, int32_t nown,
                                 const int64_t *gmap, int64_t **rowptr, int64_t **gcol,
                                 double **val);
