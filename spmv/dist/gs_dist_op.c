@@ -243,11 +243,11 @@ done:
 
 /* ---- rank to rank for arrays at a location */
 
-/* what a rank tells a rank that sends to it: its receive window and where that sender's block
- * starts in each of the window's k regions */
+/* what a rank tells a rank that sends to it: its receive window, the bytes of each of the
+ * window's k regions (this rank's receive total) and where that sender's block starts in each */
 typedef struct a2a_card {
     unsigned char handle[GS_IPC_HANDLE_BYTES];
-    int64_t off;
+    int64_t region, off;
 } a2a_card;
 
 /* through CUDA IPC; *fell_back = 1 (on every rank) when a window could not be made or mapped
@@ -284,6 +284,7 @@ static gs_status a2a_ipc(gs_loc loc, int k, const void *const *send, const size_
         cr[r] = sb[r] > 0 && r != me ? sizeof(a2a_card) : 0;
         if (cs[r]) {
             memcpy(sc[nc].handle, handle, sizeof handle);
+            sc[nc].region = (int64_t)total;
             sc[nc++].off = (int64_t)roff[r];
         }
     }
@@ -291,9 +292,13 @@ static gs_status a2a_ipc(gs_loc loc, int k, const void *const *send, const size_
     GS_CHECK(be->sync()); /* the blocks to send are complete */
     for (int r = 0, q = 0; r < R && lst == GS_OK; r++) {
         if (!cr[r]) continue;
-        lst = be->ipc_open(rc[q].handle, &base[r]);
+        if (rc[q].off < 0 || (size_t)rc[q].off + sb[r] > (size_t)rc[q].region)
+            lst = GS_ERR_INTERNAL; /* the receiver expects other counts */
+        else
+            lst = be->ipc_open(rc[q].handle, &base[r]);
         for (int j = 0; j < k && lst == GS_OK; j++)
-            lst = be->peer_copy((char *)base[r] + (size_t)j * total + (size_t)rc[q].off,
+            lst = be->peer_copy((char *)base[r] + (size_t)j * (size_t)rc[q].region +
+                                    (size_t)rc[q].off,
                                 (const char *)send[j] + soff[r], sb[r]);
         q++;
     }
