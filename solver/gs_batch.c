@@ -238,12 +238,14 @@ done:
 }
 
 /* RES/STEM.running: which run is under way, since when and where (a small CSV the report
- * reads when a crash leaves it behind). */
+ * reads when a crash leaves it behind). Written beside it and renamed into place, so that a kill
+ * while it is written leaves no marker rather than an empty one the report cannot read. */
 static void marker_write(const char *path, const gs_config *cc, int64_t ci, const char *fmt,
                          int rep)
 {
-    char when[32], host[256] = "";
-    FILE *f = fopen(path, "w");
+    char when[32], host[256] = "", tmp[PATH_LEN + 220];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
     if (!f) return; /* the marker only serves the report's account of a crash */
     gs_results_timestamp(when, sizeof when);
     if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
@@ -254,7 +256,7 @@ static void marker_write(const char *path, const gs_config *cc, int64_t ci, cons
     for (const char *q = cc->problem.name; *q; q++) fprintf(f, *q == '"' ? "\"\"" : "%c", *q);
     fprintf(f, "\",%lld,%s,%d,%d,%s,%ld,%s\n", (long long)ci, fmt, rep, rep < 0, when,
             (long)getpid(), host);
-    fclose(f);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) (void)unlink(tmp);
 }
 
 /* A run's name under RES: case-NNN/FORMAT-R, or case-NNN/FORMAT-wW for warmup W (rep = -W) */
