@@ -9,7 +9,9 @@
  *     sent to their owners and added in), within 1e-14 of the row's sum |r_ij x_j|;
  *   - gs_dist_op (rq NULL, and the selector forcing csr, cds, cmrs, suraa, auto): y = A x and
  *     y = P x on this rank's rows within 1e-14 of the row's sum |a_ij x_j| (exactly 0 for an
- *     empty row), through gs_dist_op_spmv and gs_spmat_spmv(gs_dist_op_spmat(D)).
+ *     empty row), through gs_dist_op_spmv and gs_spmat_spmv(gs_dist_op_spmat(D));
+ *   - gs_dist_op_fetch_rows: the rows of P at A's halo, to the bit;
+ *   - gs_dist_alltoallv_at (host): two arrays, uneven blocks, one to the rank itself.
  * Two matrix pairs: a hand-made 41 x 41 A with empty rows, a random long-range pattern and
  * non-dyadic values, with a 41 x 13 P (0..4 entries a row spread over all columns, empty rows);
  * and the 7 x 7 2D Poisson matrix (gs_gen_matrix) with a 49 x 10 P. Every rank builds them whole
@@ -20,7 +22,7 @@
  * build is called before MPI_Init, which Open MPI answers by aborting the process).
  *
  * Runs on one process and under mpirun (3 and 4 ranks). Every check can be made to fail:
- * GS_DIST_TEST_BREAK=k (1..24) spoils what the k-th kind of check looks at on one rank (see
+ * GS_DIST_TEST_BREAK=k (1..26) spoils what the k-th kind of check looks at on one rank (see
  * brk()); the test must then fail. The transpose only moves values, so R = P^T is checked to
  * the bit; a product's entry is checked against the sum of its terms' sizes (|X| |Y|), not
  * against itself, which may have cancelled to near 0. */
@@ -583,6 +585,77 @@ static void test_transpose_op(const gs_gcsr *Pg, const gs_part *cp, const gs_csr
     free(y);
 }
 
+/* gs_dist_op_fetch_rows: the rows of P that A's halo names, fetched from their owners (P's rows
+ * in compact columns, their global numbers sent), against P's rows in the whole matrix: each
+ * row's global columns and values (moved, so to the bit), in any order */
+static void test_fetch(const gs_gcsr *Ag, const gs_part *rp, const gs_gcsr *Pg,
+                       const gs_part *cp, const gs_csr *P)
+{
+    gs_dist_op *DA = NULL, *DP = NULL;
+    int64_t *frp = NULL, *fg = NULL;
+    double *fv = NULL;
+    CHECK_OK(gs_dist_op_create(Ag, rp, GS_LOC_HOST, NULL, 0, &DA));
+    CHECK_OK(gs_dist_op_create(Pg, cp, GS_LOC_HOST, NULL, 0, &DP));
+    if (DA && DP)
+        CHECK_OK(gs_dist_op_fetch_rows(DA, DP->compact, DP->col0, DP->cols, DP->halo, &frp, &fg,
+                                       &fv));
+    if (frp && fg && fv) {
+        if (brk(25, frp[DA->nhalo] > 0)) fv[frp[DA->nhalo] - 1] += 1e-12;
+        int bad = 0;
+        for (int32_t h = 0; h < DA->nhalo; h++) {
+            const int64_t g = DA->halo[h];
+            const int32_t q0 = P->rowptr[g], q1 = P->rowptr[g + 1];
+            int ok = frp[h + 1] - frp[h] == q1 - q0;
+            for (int64_t e = frp[h]; ok && e < frp[h + 1]; e++) {
+                int found = 0;
+                for (int32_t q = q0; q < q1 && !found; q++)
+                    found = P->colind[q] == fg[e] && P->val[q] == fv[e];
+                ok = found;
+            }
+            if (!ok && bad++ < 3)
+                fprintf(stderr, "[rank %d, %s] fetched row %lld differs from P's\n", g_me, g_case,
+                        (long long)g);
+        }
+        RCHECK(bad == 0, "row fetch: %d of %d rows differ", bad, DA->nhalo);
+    }
+    gs_free(frp);
+    gs_free(fg);
+    gs_free(fv);
+    gs_dist_op_destroy(&DA);
+    gs_dist_op_destroy(&DP);
+}
+
+/* gs_dist_alltoallv_at on the host: two arrays; rank s sends rank r (s + 2 r) % 3 values (a
+ * block to itself too), value s * 1e4 + r * 1e2 + i in the first, its negative in the second */
+static void test_alltoallv(void)
+{
+    size_t *sb = calloc((size_t)g_R, sizeof *sb), *rb = calloc((size_t)g_R, sizeof *rb);
+    int64_t ns = 0, nr = 0;
+    for (int r = 0; r < g_R; r++) {
+        sb[r] = (size_t)((g_me + 2 * r) % 3) * sizeof(double);
+        rb[r] = (size_t)((r + 2 * g_me) % 3) * sizeof(double);
+        ns += (int64_t)(sb[r] / sizeof(double)), nr += (int64_t)(rb[r] / sizeof(double));
+    }
+    double *s0 = malloc(((size_t)ns + 1) * sizeof *s0), *s1 = malloc(((size_t)ns + 1) * sizeof *s1);
+    double *r0 = malloc(((size_t)nr + 1) * sizeof *r0), *r1 = malloc(((size_t)nr + 1) * sizeof *r1);
+    for (int r = 0, k = 0; r < g_R; r++)
+        for (size_t i = 0; i < sb[r] / sizeof(double); i++, k++)
+            s0[k] = g_me * 1e4 + r * 1e2 + (double)i, s1[k] = -s0[k];
+    const void *snd[2] = {s0, s1};
+    void *rcv[2] = {r0, r1};
+    snprintf(g_case, sizeof g_case, "alltoallv at the host");
+    CHECK_OK(gs_dist_alltoallv_at(GS_LOC_HOST, 2, snd, sb, rcv, rb));
+    if (brk(26, nr > 0)) r1[nr - 1] += 1.0;
+    int bad = 0;
+    for (int r = 0, k = 0; r < g_R; r++)
+        for (size_t i = 0; i < rb[r] / sizeof(double); i++, k++) {
+            const double want = r * 1e4 + g_me * 1e2 + (double)i;
+            bad += r0[k] != want || r1[k] != -want;
+        }
+    RCHECK(bad == 0, "alltoallv: %d of %lld values wrong", bad, (long long)nr);
+    free(sb), free(rb), free(s0), free(s1), free(r0), free(r1);
+}
+
 /* ---- one matrix pair under one pair of partitions */
 
 /* the SpMV checks run in a second pass (g_ops), after all the others */
@@ -624,6 +697,8 @@ ops:
     test_op("A csr kernel", Ag, rp, A, NULL, 13);
     test_op("P csr kernel", Pg, cp, P, NULL, 14);
     test_transpose_op(Pg, cp, RT);
+    /* 8. the rows of P at A's halo, fetched */
+    test_fetch(Ag, rp, Pg, cp, P);
     {
         const char *fmts[] = {"csr", "cds", "cmrs", "suraa", "auto"};
         for (int f = 0; f < 5; f++) {
@@ -689,6 +764,7 @@ int main(int argc, char **argv)
             run_pair("A41 P41x13", A, P);
             run_pair("poisson7 P49x10", A2, P2);
         }
+        if (g_ops) test_alltoallv(); /* 9. */
     }
     gs_csr_destroy(&A);
     gs_csr_destroy(&P);
