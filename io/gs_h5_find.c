@@ -3,8 +3,10 @@
  * file; the listing --inspect prints; a dense dataset read as a block of vectors.
  *
  * The walk uses only H5Gget_info, H5Lget_name_by_idx and H5Oopen (the same in HDF5 1.10 and
- * later), goes at most MAX_DEPTH groups deep and skips MATLAB's bookkeeping groups ("#refs#",
- * "#subsystem#"). Every id is closed before the walk goes on. */
+ * later), goes at most MAX_DEPTH groups deep, opens at most MAX_VISITS objects (hard links can
+ * make a group hold itself or its parent: the walk would branch at every level) and skips
+ * MATLAB's bookkeeping groups ("#refs#", "#subsystem#"). Every id is closed before the walk
+ * goes on. */
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 
 #define MAX_DEPTH 16
 #define MAX_ENTRIES 256
+#define MAX_VISITS 4096
 
 /* One thing found in the file. */
 typedef struct entry {
@@ -29,6 +32,7 @@ typedef struct entry {
 typedef struct walk {
     entry *e;
     int n, total; /* stored, and found (total may exceed MAX_ENTRIES) */
+    int visits;   /* objects opened; the walk stops at MAX_VISITS */
 } walk;
 
 int gs_h5_is_sparse_group(hid_t g)
@@ -108,6 +112,7 @@ static void walk_group(hid_t file, hid_t g, const char *path, int depth, int in_
             name[0] == '#' || (in_matrix && matrix_array(name)))
             continue;
         snprintf(child, sizeof child, "%s/%s", strcmp(path, "/") ? path : "", name);
+        if (++w->visits > MAX_VISITS) return;
         hid_t o = H5Oopen(file, child, H5P_DEFAULT);
         if (o < 0) { /* a dangling or external link */
             H5Eclear2(H5E_DEFAULT);
@@ -231,6 +236,9 @@ gs_status gs_h5_list_matrices(const char *path, FILE *out, int *n)
                     (long long)e->dims[1]);
     }
     if (w.total > w.n) fprintf(out, "  ... and %d more\n", w.total - w.n);
+    if (w.visits > MAX_VISITS)
+        fprintf(out, "  (the listing stopped after %d objects: links lead back into the file's "
+                "groups)\n", MAX_VISITS);
 done:
     gs_free(w.e);
     return st;
