@@ -128,8 +128,8 @@ echo "$out" | grep -Eq '^  csr +2/2 ' || fail "old file after --force: $out"
 cat > crash.cfg <<'CFG'
 run = { threads = 1; backend = "host"; };
 solver = { rtol = 1e-10; };
-batch = { formats = ["csr"]; repeats = 40; results = "crash";
-  cases = ( { name = "p30"; generate = { type = "poisson"; size = 30; }; } ); };
+batch = { formats = ["csr"]; repeats = 12; results = "crash";
+  cases = ( { name = "p40"; generate = { type = "poisson"; size = 40; }; } ); };
 CFG
 killed=0
 for try in $(seq 1 10); do
@@ -161,14 +161,14 @@ out=$("$G" crash.cfg 2>&1); code=$?
 ls crash/case-000/*.running > /dev/null 2>&1 && fail "a run marker is left after the rerun"
 out=$("$G" report crash --no-plots 2>&1) || fail "report after the rerun"
 echo "$out" | grep -q crashed && fail "the crash is still reported after the rerun: $out"
-echo "$out" | grep -Eq '^  csr +40/40 ' || fail "after the rerun: $out"
+echo "$out" | grep -Eq '^  csr +12/12 ' || fail "after the rerun: $out"
 # a stale marker (the process killed after its run's row was in): not a crash, and the next
 # batch run removes it
-printf 'case,case_index,requested_format,repeat,warmup,started,pid,host\n"p30",0,csr,5,0,2026-01-01T00:00:00Z,1,h\n' \
+printf 'case,case_index,requested_format,repeat,warmup,started,pid,host\n"p40",0,csr,5,0,2026-01-01T00:00:00Z,1,h\n' \
     > crash/case-000/csr-5.running
 out=$("$G" report crash --no-plots 2>&1) || fail "report with a stale marker"
 echo "$out" | grep -q crashed && fail "a stale marker reported as a crash: $out"
-echo "$out" | grep -Eq '^  csr +40/40 ' || fail "with a stale marker: $out"
+echo "$out" | grep -Eq '^  csr +12/12 ' || fail "with a stale marker: $out"
 "$G" crash.cfg > /dev/null 2>&1 || fail "batch run with a stale marker"
 [ -e crash/case-000/csr-5.running ] && fail "the stale marker is left after a batch run"
 echo "ok"
