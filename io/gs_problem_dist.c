@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "gs_comm.h"
-#include "gs_dist_ops.h"
+#include "gs_dist_op.h"
 #include "gs_gen.h"
 #include "gs_h5.h"
 #include "gs_mem.h"
@@ -442,16 +442,6 @@ done:
     return st;
 }
 
-/* d->C, d->halo: this rank's rows in compact columns (the host table's compact step) */
-static gs_status compact_rows(gs_dproblem *d)
-{
-    const int me = gs_comm_rank();
-    const int64_t col0 = d->part->start[me];
-    return gs_dist_host_ops.compact(d->A->rows, d->A->rowptr, d->A->col, d->A->val, col0,
-                                    (int32_t)(d->part->start[me + 1] - col0), &d->C, &d->halo,
-                                    &d->nhalo);
-}
-
 gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem **d)
 {
     gs_status st = GS_OK;
@@ -467,7 +457,9 @@ gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem *
     GS_CHECK(plan(c, &rs, &g, desc, sizeof desc, &info, &ptr));
     if (rs.mode != LOAD_WHOLE) {
         st = load_rows(c, &rs, g, &info, ptr, p, d);
-        if (st == GS_OK) st = gs_comm_agree(compact_rows(*d));
+        if (st == GS_OK) /* the rows in compact columns too (gs_dproblem.C) */
+            st = gs_comm_agree(
+                gs_dist_compact_host((*d)->A, (*d)->part, &(*d)->C, &(*d)->halo, &(*d)->nhalo));
         if (st != GS_OK) gs_problem_destroy(p);
         if (st == GS_OK && *p) (*p)->read_s = gs_time_now() - t0;
         goto done;
@@ -481,7 +473,8 @@ gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem *
     GS_CHECK(gs_comm_agree(st));
     GS_CHECK(gs_comm_agree(gs_problem_scatter(*p, d)));
     t0 = gs_time_now();
-    GS_CHECK(gs_comm_agree(compact_rows(*d)));
+    GS_CHECK(gs_comm_agree(
+        gs_dist_compact_host((*d)->A, (*d)->part, &(*d)->C, &(*d)->halo, &(*d)->nhalo)));
     if (*p) (*p)->read_s += gs_time_now() - t0;
 done:
     gs_gen_rows_close(&g);

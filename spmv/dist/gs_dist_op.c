@@ -544,57 +544,25 @@ done:
     return st;
 }
 
+gs_status gs_dist_compact_host(const gs_gcsr *A, const gs_part *cp, gs_csr **C, int64_t **halo,
+                               int32_t *nhalo)
+{
+    const int me = gs_comm_rank();
+    const int64_t col0 = cp->start[me];
+    return gs_dist_host_ops.compact(A->rows, A->rowptr, A->col, A->val, col0,
+                                    (int32_t)(cp->start[me + 1] - col0), C, halo, nhalo);
+}
+
 gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
                             const gs_select_request *rq, int level, gs_dist_op **out)
 {
     gs_status st = GS_OK;
     gs_csr *C = NULL;
-    int64_t *halo = NULL, *rp = NULL, *col = NULL;
-    double *val = NULL;
+    int64_t *halo = NULL;
     int32_t nhalo = 0;
-    const int me = gs_comm_rank();
-    const int64_t col0 = cp->start[me], nnz = A->rowptr[A->rows];
-    const gs_backend_ops *be = gs_backend_get(loc);
-    const gs_dist_ops *ops = dist_ops(loc);
-    if (!ops) GS_FAIL(GS_ERR_INTERNAL, "distributed operator: no backend at this location");
-    if (loc == GS_LOC_HOST) {
-        GS_CHECK(ops->compact(A->rows, A->rowptr, A->col, A->val, col0,
-                              (int32_t)(cp->start[me + 1] - col0), &C, &halo, &nhalo));
-    } else { /* the rows as they are, then their compact form there */
-        double tp[3] = {prof_on() ? gs_time_now() : 0, 0, 0};
-        GS_CHECK(be->alloc(((size_t)A->rows + 1) * sizeof *rp, "distributed matrix", (void **)&rp));
-        GS_CHECK(be->alloc(((size_t)nnz + 1) * sizeof *col, "distributed matrix", (void **)&col));
-        GS_CHECK(be->alloc(((size_t)nnz + 1) * sizeof *val, "distributed matrix", (void **)&val));
-        GS_CHECK(be->put(rp, A->rowptr, ((size_t)A->rows + 1) * sizeof *rp));
-        if (nnz > 0) {
-            GS_CHECK(be->put(col, A->col, (size_t)nnz * sizeof *col));
-            GS_CHECK(be->put(val, A->val, (size_t)nnz * sizeof *val));
-        }
-        if (prof_on()) {
-            GS_CHECK(be->sync());
-            tp[1] = gs_time_now();
-        }
-        GS_CHECK(ops->compact(A->rows, rp, col, val, col0, (int32_t)(cp->start[me + 1] - col0),
-                              &C, &halo, &nhalo));
-        if (prof_on()) {
-            GS_CHECK(be->sync());
-            tp[2] = gs_time_now();
-            if (me == 0)
-                fprintf(stderr, "dist profile: level %d rows: upload %.3f ms, compact %.3f ms\n",
-                        level, 1e3 * (tp[1] - tp[0]), 1e3 * (tp[2] - tp[1]));
-        }
-    }
-    double tf = prof_on() ? gs_time_now() : 0;
-    GS_CHECK(gs_dist_op_from_compact(&C, &halo, nhalo, A->row0, cp, loc, rq, level, out));
-    if (prof_on() && me == 0) {
-        GS_CHECK(be->sync());
-        fprintf(stderr, "dist profile: level %d split, plan, format: %.3f ms\n", level,
-                1e3 * (gs_time_now() - tf));
-    }
+    GS_CHECK(gs_dist_compact_host(A, cp, &C, &halo, &nhalo));
+    GS_CHECK(gs_dist_op_create_compact(C, halo, nhalo, A->row0, cp, loc, rq, level, out));
 done:
-    if (rp) be->free(rp);
-    if (col) be->free(col);
-    if (val) be->free(val);
     gs_csr_destroy(&C);
     gs_free(halo);
     return st;

@@ -71,9 +71,15 @@ typedef struct gs_dist_op {
     long prof_n;
 } gs_dist_op;
 
+/* This rank's rows of A (global columns) in compact form on the host, its own columns those cp
+ * gives it: the host table's compact step (gs_dist_ops.h; *C page-locked when a device backend
+ * runs; *halo from gs_alloc_array). */
+gs_status gs_dist_compact_host(const gs_gcsr *A, const gs_part *cp, gs_csr **C, int64_t **halo,
+                               int32_t *nhalo);
 /* The SpMV form of the distributed matrix A (this rank's rows; its columns partitioned by cp,
  * A's own rows' partition for a square matrix) at loc; the diagonal block's format chosen by rq
- * at `level` (rq NULL: gsolve's CSR kernel). Collective. */
+ * at `level` (rq NULL: gsolve's CSR kernel): gs_dist_compact_host, then
+ * gs_dist_op_create_compact. Collective. */
 gs_status gs_dist_op_create(const gs_gcsr *A, const gs_part *cp, gs_loc loc,
                             const gs_select_request *rq, int level, gs_dist_op **out);
 /* The same from this rank's rows in compact form on the host (C: columns [own | halo], halo
