@@ -9,6 +9,7 @@
 #include "gs_amg.h"
 #include "gs_backend.h"
 #include "gs_comm.h"
+#include "gs_dist_op.h"
 #include "gs_host.h"
 #include "gs_jacobi.h"
 #include "gs_krylov.h"
@@ -630,6 +631,9 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
                 (long long)run->rank_nnz[0], (long long)run->rank_nnz[1], r->comm_setup_s,
                 r->comm_solve_s, r->solve_s > 0 ? 100.0 * r->comm_solve_s / r->solve_s : 0.0,
                 run->comm_desc[0] ? "; halos: " : "", run->comm_desc);
+        if (gs_dist_peers_seconds() > 0)
+            fprintf(out, "          the GPUs mapped into each other's address space at the start "
+                    "(%.2f ms, before the setup's clock)\n", 1e3 * gs_dist_peers_seconds());
     }
     if (run->format_desc[0] || run->convert_s > 0)
         fprintf(out, "format    %s: %s  choice and conversion %.2f ms, part of setup\n",

@@ -119,6 +119,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
         gs_str_copy(run->comm_desc, sizeof run->comm_desc,
                     gs_comm_device_aware() ? "CUDA-aware MPI (device buffers)"
                                            : "staged through page-locked host buffers");
+    GS_CHECK(gs_comm_agree(gs_dist_peers_connect(loc))); /* before the clock: like MPI's start */
     GS_CHECK(gs_comm_barrier());
     gs_comm_reset_seconds();
     double t0 = gs_time_now();

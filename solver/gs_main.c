@@ -22,6 +22,7 @@
 #include "gs_backend.h"
 #include "gs_batch.h"
 #include "gs_comm.h"
+#include "gs_dist_op.h"
 #include "gs_config.h"
 #include "gs_driver.h"
 #include "gs_h5.h"
@@ -225,6 +226,7 @@ static int solve_dist(const gs_config *c0)
     fflush(stdout);
     if (me == 0) st = gs_driver_write_outputs(c, &run);
     st = gs_comm_agree(st);
+    gs_dist_peers_release(GS_LOC_DEVICE); /* every rank here, in step */
     int code = st != GS_OK ? fail(st, verbosity) : run.res.converged ? 0 : EXIT_NOT_CONVERGED;
     if (code == EXIT_NOT_CONVERGED && me == 0) {
         fprintf(stderr, "gsolve: %s\n", run.res.reason_text);

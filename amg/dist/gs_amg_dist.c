@@ -109,8 +109,10 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
                       "nonzero diagonal", where, (long long)(D->row0 + first + 1),
                       (long long)bad);
     GS_CHECK(gs_comm_agree(st));
+    trace(amg, l, "   (diagonal)");
     amg->shell->rho_rows = L->part->start[L->part->nranks];
     GS_CHECK(gs_amg_estimate_rho(amg->shell, D->diag, gs_dist_op_spmat(D), sq, &L->rho));
+    trace(amg, l, "   (rho)");
     if (strcmp(amg->p.smoother->name, "l1jacobi") == 0) /* row sums over the whole rows */
         L->Al1 = D->compact;
     L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,

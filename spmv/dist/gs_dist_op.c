@@ -143,6 +143,7 @@ static gs_status ipc_setup(gs_dist_op *D)
     memset(handle, 0, sizeof handle);
     memset(zero, 0, ((size_t)nflag + 2) * sizeof *zero);
     const int64_t mine = be->device_id ? be->device_id() : -1;
+    double tp[4] = {prof_on() ? gs_time_now() : 0, 0, 0, 0};
     /* the received values (the halo, forward; the sums for the own rows, a transpose), then
      * the flags, zero */
     lst = be->ipc_alloc((size_t)fbyte + ((size_t)nflag + 1) * sizeof(uint64_t), &D->ipc_buf,
@@ -165,7 +166,9 @@ static gs_status ipc_setup(gs_dist_op *D)
     for (int i = 0; i < D->nsend; i++)
         sc[rank_place(nb, nn, D->to[i])].ready =
             fbyte + ((int64_t)D->nrecv + i) * (int64_t)sizeof(uint64_t);
+    if (prof_on()) tp[1] = gs_time_now();
     GS_CHECK(gs_comm_alltoallv(sc, sb, rc, rb));
+    if (prof_on()) tp[2] = gs_time_now();
     GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *D->peer_base, "halo plan",
                             (void **)&D->peer_base));
     GS_CHECK(gs_alloc_array((size_t)D->nsend + 1, sizeof *D->peer, "halo plan",
@@ -184,6 +187,13 @@ static gs_status ipc_setup(gs_dist_op *D)
             lst = GS_ERR_INTERNAL; /* the neighbour's plan does not match */
         else
             D->peer[i] = (double *)D->peer_base[rank_place(nb, nn, D->to[i])] + c->halo;
+    }
+    if (prof_on()) {
+        tp[3] = gs_time_now();
+        if (gs_comm_rank() == 0)
+            fprintf(stderr, "dist profile: IPC buffer %.3f ms, cards %.3f ms, %d mappings %.3f "
+                    "ms\n", 1e3 * (tp[1] - tp[0]), 1e3 * (tp[2] - tp[1]), nn,
+                    1e3 * (tp[3] - tp[2]));
     }
     int64_t bad[2] = {lst != GS_OK, shared || !device_signal_wanted(be)};
     GS_CHECK(gs_comm_max_i64(bad, 2));
@@ -240,6 +250,74 @@ done:
     if (st != GS_OK) ipc_release(D);
     return st;
 }
+
+/* ---- the peers' devices, mapped once */
+
+/* a small buffer of every other rank's, mapped here from the start to the end of the run (see
+ * gs_dist_peers_connect) */
+static struct {
+    void *buf;   /* this rank's */
+    void **peer; /* the others', mapped (NULL: this rank, or none) */
+    int n;
+    double seconds;
+} g_peers;
+
+void gs_dist_peers_release(gs_loc loc)
+{
+    const gs_backend_ops *be = gs_backend_get(loc);
+    if (!g_peers.buf || !be) return;
+    for (int r = 0; r < g_peers.n; r++)
+        if (g_peers.peer[r]) be->ipc_close(g_peers.peer[r]);
+    (void)gs_comm_barrier(); /* every mapping of this rank's buffer closed before it goes */
+    gs_error_clear();
+    be->ipc_free(g_peers.buf);
+    gs_free(g_peers.peer);
+    g_peers.buf = NULL;
+    g_peers.peer = NULL;
+    g_peers.n = 0;
+}
+
+gs_status gs_dist_peers_connect(gs_loc loc)
+{
+    gs_status st = GS_OK, lst = GS_OK;
+    const char *e = getenv("GSOLVE_IPC_CONNECT");
+    const int R = gs_comm_size(), me = gs_comm_rank();
+    unsigned char handle[GS_IPC_HANDLE_BYTES], *sc = NULL, *rc = NULL;
+    size_t *sb = NULL;
+    if (g_peers.buf || !ipc_wanted_at(loc) || (e && strcmp(e, "0") == 0)) return GS_OK;
+    const gs_backend_ops *be = gs_backend_get(loc);
+    const double t0 = gs_time_now();
+    memset(handle, 0, sizeof handle);
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "peer mappings", (void **)&sb));
+    GS_CHECK(gs_alloc_array((size_t)R * GS_IPC_HANDLE_BYTES, 1, "peer mappings", (void **)&sc));
+    GS_CHECK(gs_alloc_array((size_t)R * GS_IPC_HANDLE_BYTES, 1, "peer mappings", (void **)&rc));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *g_peers.peer, "peer mappings",
+                            (void **)&g_peers.peer));
+    memset(g_peers.peer, 0, (size_t)R * sizeof *g_peers.peer);
+    g_peers.n = R;
+    lst = be->ipc_alloc(256, &g_peers.buf, handle);
+    for (int r = 0, q = 0; r < R; r++) {
+        sb[r] = r != me ? GS_IPC_HANDLE_BYTES : 0;
+        if (r != me) memcpy(sc + (size_t)q++ * GS_IPC_HANDLE_BYTES, handle, sizeof handle);
+    }
+    GS_CHECK(gs_comm_alltoallv(sc, sb, rc, sb));
+    for (int r = 0, q = 0; r < R && lst == GS_OK; r++)
+        if (r != me) lst = be->ipc_open(rc + (size_t)q++ * GS_IPC_HANDLE_BYTES, &g_peers.peer[r]);
+    int64_t bad = lst != GS_OK;
+    GS_CHECK(gs_comm_max_i64(&bad, 1));
+    if (bad) { /* the operators' own set-up decides, as without this */
+        gs_error_clear();
+        gs_dist_peers_release(loc);
+    }
+    g_peers.seconds = gs_time_now() - t0;
+done:
+    gs_free(sb);
+    gs_free(sc);
+    gs_free(rc);
+    return st;
+}
+
+double gs_dist_peers_seconds(void) { return g_peers.buf ? g_peers.seconds : 0.0; }
 
 /* ---- rank to rank for arrays at a location */
 
@@ -493,10 +571,20 @@ gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int
     D->row0 = row0;
     D->col0 = cp->start[me];
     D->cols = (int32_t)(cp->start[me + 1] - D->col0);
+    double tp[4] = {prof_on() ? gs_time_now() : 0, 0, 0, 0};
     GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd));
+    if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[1] = gs_time_now();
     GS_CHECK(plan(D, cp));
+    if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[2] = gs_time_now();
     GS_CHECK(diag_spmat(D, rq, level));
     if (D->offd) GS_CHECK(gs_spmat_create(D->offd, GS_FORMAT_CSR, NULL, &D->Mo));
+    if (prof_on()) {
+        (void)gs_backend_get(loc)->sync(), tp[3] = gs_time_now();
+        if (me == 0)
+            fprintf(stderr, "dist profile: level %d %d x %d operator: split %.3f ms, plan %.3f "
+                    "ms, format %.3f ms\n", level, D->rows, D->cols, 1e3 * (tp[1] - tp[0]),
+                    1e3 * (tp[2] - tp[1]), 1e3 * (tp[3] - tp[2]));
+    }
     D->view.nnz = D->compact->nnz;
     D->view.cols = D->cols;
     *out = D;

@@ -115,6 +115,16 @@ static inline const gs_spmat *gs_dist_op_spmat(const gs_dist_op *D) { return &D-
 /* y = A x: the steps above (x: own columns, y: own rows, both at loc). Collective. */
 gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y);
 
+/* Every other rank's device mapped into this rank's once, when the ranks start, where the
+ * halos go through CUDA IPC (see gs_dist_op_use_ipc; GSOLVE_IPC_CONNECT=0: not): the driver
+ * makes the first mapping of each pair of GPUs, whose cost (about 10 ms, growing with the memory
+ * already allocated) the operators' set-ups then no longer pay. A failure leaves everything as
+ * without it. Collective; gs_dist_peers_release (collective) undoes it, and
+ * gs_dist_peers_seconds says how long it took (0: not made). */
+gs_status gs_dist_peers_connect(gs_loc loc);
+void gs_dist_peers_release(gs_loc loc);
+double gs_dist_peers_seconds(void);
+
 /* Rank to rank, for arrays at loc: k arrays send[j] (the bytes for rank r at the prefix of
  * sb[0..r), packed by rank) into recv[j] (the bytes from rank r at the prefix of rb[0..r)), the
  * same counts for every array. Device to device through CUDA IPC where every rank is on one node
