@@ -480,10 +480,6 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
                 "is on the host");
 
     double t0 = gs_time_now();
-    if (loc != GS_LOC_HOST && getenv("GSOLVE_POOL_RESERVE_MB")) { /* experiment */
-        gs_backend_pool_reserve((size_t)atoll(getenv("GSOLVE_POOL_RESERVE_MB")) << 20);
-        fprintf(stderr, "pool reserve: %.3f ms\n", 1e3 * (gs_time_now() - t0));
-    }
     if (loc != GS_LOC_HOST) {
         double h0 = gs_backend_h2d_seconds();
         GS_CHECK(gs_csr_upload(A, loc, &dA));

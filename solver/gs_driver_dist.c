@@ -123,12 +123,6 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     GS_CHECK(gs_comm_barrier());
     gs_comm_reset_seconds();
     double t0 = gs_time_now();
-    if (loc != GS_LOC_HOST && getenv("GSOLVE_POOL_RESERVE_MB")) { /* experiment */
-        gs_backend_pool_reserve((size_t)atoll(getenv("GSOLVE_POOL_RESERVE_MB")) << 20);
-        double r = gs_time_now() - t0;
-        GS_CHECK(gs_comm_max(&r, 1));
-        if (gs_comm_rank() == 0) fprintf(stderr, "pool reserve: %.3f ms\n", 1e3 * r);
-    }
     gs_select_request rq = gs_driver_select_request(c);
     const double h0 = gs_backend_h2d_seconds();
     GS_CHECK(gs_comm_agree(gs_dist_op_create_compact(d->C, d->halo, d->nhalo, d->A->row0,

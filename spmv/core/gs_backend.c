@@ -31,7 +31,6 @@ int gs_cuda_device_count(const char **why);
 gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
 double gs_cuda_h2d_seconds(void);
-void gs_cuda_pool_reserve(size_t bytes);
 void gs_cuda_fail_at(long k);
 long gs_cuda_alloc_count(void);
 long gs_cuda_alloc_live(void);
@@ -144,15 +143,6 @@ long gs_backend_cuda_live(void)
     return gs_cuda_alloc_live();
 #else
     return 0;
-#endif
-}
-
-void gs_backend_pool_reserve(size_t bytes)
-{
-#ifdef GS_HAVE_CUDA
-    gs_cuda_pool_reserve(bytes);
-#else
-    (void)bytes;
 #endif
 }
 

@@ -139,10 +139,6 @@ gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len);
  * backend choice that follows meets it again and says why. 1 when the backend runs. */
 int gs_backend_cuda_start(const char *backend, int device);
 
-/* The device's memory pool grown at once to hold `bytes` (then kept for the allocations that
- * follow); nothing without CUDA or when the device has no room. */
-void gs_backend_pool_reserve(size_t bytes);
-
 /* Seconds this process has spent copying host arrays to the device (the transfers alone, not
  * the device-side set-up around them); 0 without CUDA. */
 double gs_backend_h2d_seconds(void);

@@ -465,19 +465,6 @@ static double g_h2d_s; /* seconds spent in gs_cuda_h2d so far */
 
 extern "C" double gs_cuda_h2d_seconds(void) { return g_h2d_s; }
 
-/* the device's pool grown to hold at least `bytes` at once (one allocation, freed into the
- * pool, which keeps it); a failure is not an error (the pool grows as before) */
-extern "C" void gs_cuda_pool_reserve(size_t bytes)
-{
-    void *p = NULL;
-    if (bytes == 0) return;
-    if (cudaMallocAsync(&p, bytes, gs_cuda_g.stream) == cudaSuccess) {
-        (void)cudaFreeAsync(p, gs_cuda_g.stream);
-        (void)cudaStreamSynchronize(gs_cuda_g.stream);
-    }
-    (void)cudaGetLastError();
-}
-
 extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
 {
     gs_status st = GS_OK;
