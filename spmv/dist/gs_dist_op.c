@@ -505,7 +505,7 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
                                  (void **)&D->rhost));
     }
     GS_CHECK(gs_vec_create(D->nhalo, D->loc, &D->xh));
-    GS_CHECK(gs_vec_create(D->rows, D->loc, &D->t));
+    GS_CHECK(gs_vec_create(D->nor, D->loc, &D->t));
     GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
                                      &D->ex));
 done:
@@ -573,6 +573,12 @@ gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int
     D->cols = (int32_t)(cp->start[me + 1] - D->col0);
     double tp[4] = {prof_on() ? gs_time_now() : 0, 0, 0, 0};
     GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd));
+    if (D->offd) { /* the rows with halo entries alone: a product touches only them */
+        gs_csr *O = NULL;
+        GS_CHECK(ops->nonempty_rows(D->offd, &D->nor, &D->orow, &O));
+        gs_csr_destroy(&D->offd);
+        D->offd = O;
+    }
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[1] = gs_time_now();
     GS_CHECK(plan(D, cp));
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[2] = gs_time_now();
@@ -730,6 +736,7 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     gs_vec_destroy(&D->tr);
     gs_csr_destroy(&D->diag);
     gs_csr_destroy(&D->offd);
+    if (D->orow) gs_backend_get(D->loc)->free(D->orow);
     gs_csr_destroy(&D->compact);
     gs_free(D->halo);
     gs_free(D->to);
@@ -814,7 +821,7 @@ static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
     GS_CHECK(ipc_exchange(D, D->sdev, D->Md, x, y));
     if (D->nhalo > 0) {
         GS_CHECK(gs_spmat_spmv(D->Mo, &D->xh_ipc, D->t));
-        GS_CHECK(gs_vec_axpy(1.0, D->t, y));
+        GS_CHECK(dist_ops(D->loc)->scatter_add(D->nor, D->orow, D->t->data, y->data));
     }
     GS_CHECK(ipc_finish(D));
 done:
@@ -927,7 +934,7 @@ gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
     GS_CHECK(halo_end(D, D->xh->data));
     if (D->nhalo > 0) {
         GS_CHECK(gs_spmat_spmv(D->Mo, D->xh, D->t));
-        GS_CHECK(gs_vec_axpy(1.0, D->t, y));
+        GS_CHECK(dist_ops(D->loc)->scatter_add(D->nor, D->orow, D->t->data, y->data));
     }
 done:
     if (prof_on()) {

@@ -29,7 +29,9 @@ typedef struct gs_dist_op {
     int64_t row0, col0;
     gs_csr *compact;           /* at loc: the rows with [own | halo] columns (gs_dist_ops.h's compact
                                   form; NULL for a transpose) */
-    gs_csr *diag, *offd;       /* at loc (offd NULL without halo) */
+    gs_csr *diag, *offd;       /* at loc (offd NULL without halo): offd holds only the rows
+                                  with halo entries, nor of them, own rows orow[0..nor) (at loc) */
+    int32_t nor, *orow;
     gs_spmat *Md, *Mo;
     /* a transpose (gs_dist_op_transpose): the rows of P^T that other ranks own (rem, at loc,
      * one a halo column of P), multiplied first and sent to their owners, who add them into
@@ -45,7 +47,7 @@ typedef struct gs_dist_op {
     int64_t *soff, *roff;
     gs_buf *sidx;              /* own column of every value sent (int32, at loc) */
     double *sdev, *shost, *rhost; /* send values at loc; page-locked staging (NULL: not staged) */
-    gs_vec *xh, *t;            /* the halo's values and A_offd x_halo, at loc */
+    gs_vec *xh, *t;            /* the halo's values and A_offd x_halo (nor values), at loc */
     gs_comm_exchange *ex;
     /* halos through CUDA IPC (every rank on one node; GSOLVE_MPI_IPC=0 turns it off): this
      * rank's halo buffer, which its neighbours copy into (xh_ipc views it), the buffers of the

@@ -43,6 +43,10 @@ typedef struct gs_dist_ops {
     gs_status (*pack_rows)(const gs_csr *A, int64_t n, const int32_t *idx, const int64_t *off,
                            int64_t base, int32_t nown, const int64_t *gmap, int64_t *gcol,
                            double *val);
+    /* the rows of A with at least one entry: *n of them, their indices ascending into *idx (at
+     * the table's location, the backend's free; at least one element) and those rows alone,
+     * in that order, into *out (*n x A->cols) */
+    gs_status (*nonempty_rows)(const gs_csr *A, int32_t *n, int32_t **idx, gs_csr **out);
     /* y[idx[i]] += x[i], i < n (the indices of one call are distinct) */
     gs_status (*scatter_add)(int64_t n, const int32_t *idx, const double *x, double *y);
     /* C = a rank's rows with global columns in compact form: rows rows, row i's entries at

@@ -388,6 +388,60 @@ done:
     return st;
 }
 
+static __global__ void nonempty_flag_kernel(int32_t rows, const int32_t *rp, int32_t *flag)
+{
+    FOR_EACH(i, (int64_t)rows + 1)
+    {
+        flag[i] = i < rows && rp[i + 1] > rp[i];
+    }
+}
+
+static __global__ void nonempty_fill_kernel(int32_t rows, const int32_t *rp, const int32_t *pos,
+                                            int32_t *idx, int32_t *crp)
+{
+    FOR_EACH(i, (int64_t)rows + 1)
+    {
+        if (i == rows)
+            crp[pos[i]] = rp[i];
+        else if (rp[i + 1] > rp[i])
+            idx[pos[i]] = (int32_t)i, crp[pos[i]] = rp[i];
+    }
+}
+
+/* the non-empty rows: a flag a row, its prefix sum, one read of the count, a fill; the entries
+ * are the same, in the same order (empty rows hold none) */
+static gs_status cuda_nonempty_rows(const gs_csr *A, int32_t *n, int32_t **idx, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    const int32_t rows = A->rows;
+    int32_t *pos = NULL, *ix = NULL, *rp = NULL, *ci = NULL, cnt = 0;
+    double *v = NULL;
+    cudaStream_t s = gs_cuda_g.stream;
+    *n = 0, *idx = NULL, *out = NULL;
+    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "non-empty rows", (void **)&pos));
+    LAUNCH(nonempty_flag_kernel, (int64_t)rows + 1, rows, A->rowptr, pos);
+    GS_CHECK(gs_cuda_exclusive_sum(pos, pos, (int64_t)rows + 1, "non-empty rows scan"));
+    GS_CHECK(gs_cuda_d2h(&cnt, pos + rows, sizeof cnt));
+    GS_CHECK(gs_cuda_alloc(((size_t)cnt + 1) * sizeof(int32_t), "non-empty rows", (void **)&ix));
+    GS_CHECK(alloc_csr_arrays(cnt, A->nnz, &rp, &ci, &v));
+    LAUNCH(nonempty_fill_kernel, (int64_t)rows + 1, rows, A->rowptr, pos, ix, rp);
+    if (A->nnz > 0) {
+        GS_CUDA_CALL(cudaMemcpyAsync(ci, A->colind, (size_t)A->nnz * sizeof(int32_t),
+                                     cudaMemcpyDeviceToDevice, s));
+        GS_CUDA_CALL(cudaMemcpyAsync(v, A->val, (size_t)A->nnz * sizeof(double),
+                                     cudaMemcpyDeviceToDevice, s));
+    }
+    st = gs_cuda_csr_adopt(cnt, A->cols, A->nnz, rp, ci, v, out);
+    rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
+    if (st != GS_OK) goto done;
+    *n = cnt, *idx = ix, ix = NULL;
+done:
+    free_csr_arrays(rp, ci, v);
+    gs_cuda_free(ix);
+    gs_cuda_free(pos);
+    return st;
+}
+
 static __global__ void scatter_add_kernel(int64_t n, const int32_t *idx, const double *x, double *y)
 {
     FOR_EACH(i, n)
@@ -728,6 +782,7 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_add,         /* add */
     cuda_row_lengths, /* row_lengths */
     cuda_pack_rows,   /* pack_rows */
+    cuda_nonempty_rows, /* nonempty_rows */
     cuda_scatter_add, /* scatter_add */
     cuda_compact,     /* compact */
     cuda_sort_unique, /* sort_unique */

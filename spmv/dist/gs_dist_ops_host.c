@@ -210,6 +210,30 @@ static gs_status host_pack_rows(const gs_csr *A, int64_t n, const int32_t *idx, 
 }
 
 /* y[idx[i]] += x[i] */
+static gs_status host_nonempty_rows(const gs_csr *A, int32_t *n, int32_t **idx, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    int32_t cnt = 0, *ix = NULL;
+    gs_csr *O = NULL;
+    *n = 0, *idx = NULL, *out = NULL;
+    for (int32_t i = 0; i < A->rows; i++) cnt += A->rowptr[i + 1] > A->rowptr[i];
+    GS_CHECK(gs_alloc_array((size_t)cnt + 1, sizeof *ix, "non-empty rows", (void **)&ix));
+    GS_CHECK(gs_csr_create(cnt, A->cols, A->nnz, &O));
+    for (int32_t i = 0, k = 0; i < A->rows; i++)
+        if (A->rowptr[i + 1] > A->rowptr[i]) ix[k] = i, O->rowptr[k++] = A->rowptr[i];
+    O->rowptr[cnt] = (int32_t)A->nnz;
+    if (A->nnz > 0) {
+        memcpy(O->colind, A->colind, (size_t)A->nnz * sizeof *O->colind);
+        memcpy(O->val, A->val, (size_t)A->nnz * sizeof *O->val);
+    }
+    *n = cnt, *idx = ix, *out = O;
+    ix = NULL, O = NULL;
+done:
+    gs_free(ix);
+    gs_csr_destroy(&O);
+    return st;
+}
+
 static gs_status host_scatter_add(int64_t n, const int32_t *idx, const double *x, double *y)
 {
 #pragma omp parallel for schedule(static) if (n > OMP_MIN)
@@ -345,6 +369,7 @@ const gs_dist_ops gs_dist_host_ops = {
     host_add,         /* add */
     host_row_lengths, /* row_lengths */
     host_pack_rows,   /* pack_rows */
+    host_nonempty_rows, /* nonempty_rows */
     host_scatter_add, /* scatter_add */
     host_compact,     /* compact */
     host_sort_unique, /* sort_unique */

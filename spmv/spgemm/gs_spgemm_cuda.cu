@@ -104,11 +104,16 @@ static int64_t bound_max(void)
     return v < GS_MAX_INDEX - 1024 ? v : GS_MAX_INDEX - 1024; /* DCSR offsets are 32-bit */
 }
 
-/* Bounded mode also needs short rows (at most this many products a row on average) or a small
- * product: rows of many products mostly sum many into few entries (a Galerkin R (A P): 320
- * products, 34 entries), and reserving their products costs more (a 6 GB allocation, 3 ms at
- * 256^3) than the sampled estimate (0.7 ms) */
-#define RESERVE_PER_ROW 128
+/* Bounded mode also needs a small product (at most RESERVE_ALWAYS products: 768 MB reserved)
+ * or very short rows (at most RESERVE_PER_ROW products a row, so at most that many slots a row
+ * go unused). Rows of more products mostly sum many into fewer entries (a Galerkin R (A P):
+ * 320 products, 34 entries; 7-point A P: 24 products, 8 entries), and reserving their products
+ * costs more than the sampled estimate (0.1-0.7 ms): a fresh allocation grows the device's
+ * pool at about 0.7 GB/ms, and when several ranks share a node their pools grow one after the
+ * other (7-point A P at 16.8M rows a rank: 4.9 GB bounded, 6.9 ms alone and 26-33 ms with four
+ * ranks at once; sampled, 1.7 GB). Measured on 4 x H200: the setup of 256^3 on one GPU 0.159 ->
+ * 0.145 s, of 256 x 512 x 512 on four 0.347 -> 0.327 s (bench/results/mpi_scaling_*). */
+#define RESERVE_PER_ROW 8
 #define RESERVE_ALWAYS ((int64_t)64 << 20)
 
 #define SAMPLED_BINS 8 /* bins 1-7 are sampled; the rows of 2049+ products take their products */

@@ -3,7 +3,7 @@
  * (gs_csr_from_coo) and plain loops, pattern and values exact: split of a compact matrix, column
  * remap with an increasing map (rows stay sorted), row slices (empty ones too), stacking with
  * differing column counts, sums with overlapping, disjoint and cancelling patterns, row lengths,
- * row packing with and without a halo map, the scatter-add, and the compact column form of rows
+ * row packing with and without a halo map, the non-empty rows, the scatter-add, and the compact column form of rows
  * with global columns (against triplets whose columns are numbered here, with own-column windows
  * holding some, none or all of the columns), the sorted distinct values of a list (repeats, sorted,
  * empty, one, values above 2^32 and across all 64 bits), global columns to compact ones, and
@@ -341,6 +341,37 @@ static void check_pack(int32_t rows, int32_t nown, int32_t nhalo, int64_t n, int
     gs_csr_destroy(&A), gs_csr_destroy(&dA);
 }
 
+/* the non-empty rows of a random matrix (every fifth row empty, others by chance): their
+ * indices, and those rows alone against triplets renumbered here */
+static void check_nonempty(int32_t rows, int32_t cols, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "non-empty rows of %d x %d, %d a row", rows, cols, per_row);
+    gs_csr *A = random_csr(rows, cols, per_row), *dA = up(A), *B = NULL;
+    int32_t *ri, *ci, *want = malloc((size_t)rows * 4 + 4), *place = malloc((size_t)rows * 4 + 4);
+    int32_t n = 0, got_n = -1, *didx = NULL;
+    double *v;
+    for (int32_t i = 0; i < rows; i++)
+        if (A->rowptr[i + 1] > A->rowptr[i]) place[i] = n, want[n++] = i;
+    triplets(A, &ri, &ci, &v);
+    for (int32_t q = 0; q < A->nnz; q++) ri[q] = place[ri[q]];
+    gs_csr *R = from_triplets(n, cols, A->nnz, ri, ci, v);
+    CHECK_OK(OPS->nonempty_rows(dA, &got_n, &didx, &B));
+    CHECK_MSG(got_n == n, "%s: %d rows, expected %d", what, got_n, n);
+    if (got_n == n && didx) {
+        int32_t *idx = malloc((size_t)n * 4 + 4);
+        get(idx, didx, (size_t)n * 4);
+        int ok = 1;
+        for (int32_t k = 0; k < n; k++) ok = ok && idx[k] == want[k];
+        CHECK_MSG(ok, "%s: row indices differ", what);
+        free(idx);
+        compare(B, R, what);
+    }
+    if (didx) drop(didx);
+    gs_csr_destroy(&A), gs_csr_destroy(&dA), gs_csr_destroy(&B), gs_csr_destroy(&R);
+    free(ri), free(ci), free(v), free(want), free(place);
+}
+
 /* y[idx[i]] += x[i] for n distinct indices below m */
 static void check_scatter(int64_t m, int64_t n)
 {
@@ -631,6 +662,12 @@ int main(int argc, char **argv)
     check_pack(300, 200, 60, 0, 5); /* no rows asked for */
     check_pack(40, 20, 10, 25, 0);  /* empty rows */
     check_pack(5000, 3000, 900, 4000, 8);
+
+    check_nonempty(300, 120, 4);
+    check_nonempty(300, 120, 1);   /* many empty rows */
+    check_nonempty(50, 10, 0);     /* all empty */
+    check_nonempty(0, 10, 3);      /* no rows */
+    check_nonempty(200000, 5000, 2); /* large */
 
     check_scatter(1000, 300);
     check_scatter(1000, 1000);
