@@ -70,8 +70,10 @@ static void trace(const gs_amg_dist *amg, int l, const char *what)
             if (all[r] < all[lo]) lo = r;
         }
         fprintf(stderr, "amg setup: level %d %-24s rank 0 %8.3f ms, slowest rank %d %8.3f ms, "
-                "fastest %8.3f ms\n", l, what, 1e-3 * (double)all[0], hi, 1e-3 * (double)all[hi],
+                "fastest %8.3f ms", l, what, 1e-3 * (double)all[0], hi, 1e-3 * (double)all[hi],
                 1e-3 * (double)all[lo]);
+        if (amg->loc != GS_LOC_HOST) fprintf(stderr, "; pool %.2f GB", gs_backend_pool_gb());
+        fputc('\n', stderr);
     } else if (what && gs_comm_rank() == 0) {
         fprintf(stderr, "amg setup (rank 0): level %d %-22s %8.3f ms\n", l, what, 1e-3 * (double)us);
     }

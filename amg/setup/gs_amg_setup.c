@@ -44,8 +44,11 @@ void gs_amg_trace(gs_amg *amg, int l, const char *what)
     double t;
     if (!amg->p.trace) return;
     (void)gs_amg_sync(amg, &t);
-    if (what)
-        fprintf(stderr, "amg setup: level %d %-22s %8.3f ms\n", l, what, 1e3 * (t - amg->trace_t));
+    if (what) {
+        fprintf(stderr, "amg setup: level %d %-22s %8.3f ms", l, what, 1e3 * (t - amg->trace_t));
+        if (amg->loc != GS_LOC_HOST) fprintf(stderr, "; pool %.2f GB", gs_backend_pool_gb());
+        fputc('\n', stderr);
+    }
     amg->trace_t = t;
 }
 

@@ -31,6 +31,7 @@ int gs_cuda_device_count(const char **why);
 gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
 double gs_cuda_h2d_seconds(void);
+void gs_cuda_pool_bytes(size_t *reserved, size_t *high);
 void gs_cuda_fail_at(long k);
 long gs_cuda_alloc_count(void);
 long gs_cuda_alloc_live(void);
@@ -143,6 +144,17 @@ long gs_backend_cuda_live(void)
     return gs_cuda_alloc_live();
 #else
     return 0;
+#endif
+}
+
+double gs_backend_pool_gb(void)
+{
+#ifdef GS_HAVE_CUDA
+    size_t r = 0, h = 0;
+    gs_cuda_pool_bytes(&r, &h);
+    return (double)r / 1e9;
+#else
+    return 0.0;
 #endif
 }
 

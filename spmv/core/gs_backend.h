@@ -139,6 +139,10 @@ gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len);
  * backend choice that follows meets it again and says why. 1 when the backend runs. */
 int gs_backend_cuda_start(const char *backend, int device);
 
+/* The gigabytes of device memory the CUDA backend's pool holds now (what the setup has grown it
+ * to: the pool keeps freed blocks); 0 without CUDA. For the setup traces. */
+double gs_backend_pool_gb(void);
+
 /* Seconds this process has spent copying host arrays to the device (the transfers alone, not
  * the device-side set-up around them); 0 without CUDA. */
 double gs_backend_h2d_seconds(void);

@@ -465,6 +465,20 @@ static double g_h2d_s; /* seconds spent in gs_cuda_h2d so far */
 
 extern "C" double gs_cuda_h2d_seconds(void) { return g_h2d_s; }
 
+/* the bytes the device's pool holds (reserved from the driver) and the most it has held */
+extern "C" void gs_cuda_pool_bytes(size_t *reserved, size_t *high)
+{
+    cudaMemPool_t pool;
+    int dev = 0;
+    uint64_t r = 0, h = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+        (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
+        (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &h);
+    }
+    (void)cudaGetLastError();
+    *reserved = (size_t)r, *high = (size_t)h;
+}
+
 extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
 {
     gs_status st = GS_OK;
