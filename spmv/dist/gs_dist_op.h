@@ -118,11 +118,12 @@ static inline const gs_spmat *gs_dist_op_spmat(const gs_dist_op *D) { return &D-
 gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y);
 
 /* Every other rank's device mapped into this rank's once, when the ranks start, where the
- * halos go through CUDA IPC (see gs_dist_op_use_ipc; GSOLVE_IPC_CONNECT=0: not): the driver
- * makes the first mapping of each pair of GPUs, whose cost (about 10 ms, growing with the memory
- * already allocated) the operators' set-ups then no longer pay. A failure leaves everything as
- * without it. Collective; gs_dist_peers_release (collective) undoes it, and
- * gs_dist_peers_seconds says how long it took (0: not made). */
+ * halos go through CUDA IPC (see gs_dist_op_use_ipc; GSOLVE_IPC_CONNECT=0: not): the first
+ * mapping between two GPUs costs about 8 ms (25 ms for 4 ranks on 4 x H200), which the first
+ * operator's set-up paid inside the setup before. A failure leaves everything as without it.
+ * Collective; gs_dist_peers_seconds says how long it took (0: not made).
+ * gs_dist_peers_release (collective, every rank in step) undoes it and frees the receive
+ * windows gs_dist_alltoallv_at keeps. */
 gs_status gs_dist_peers_connect(gs_loc loc);
 void gs_dist_peers_release(gs_loc loc);
 double gs_dist_peers_seconds(void);
@@ -130,8 +131,10 @@ double gs_dist_peers_seconds(void);
 /* Rank to rank, for arrays at loc: k arrays send[j] (the bytes for rank r at the prefix of
  * sb[0..r), packed by rank) into recv[j] (the bytes from rank r at the prefix of rb[0..r)), the
  * same counts for every array. Device to device through CUDA IPC where every rank is on one node
- * (GSOLVE_MPI_IPC not 0): each rank maps the others' receive windows and copies its blocks in;
- * otherwise through host memory and MPI. Collective. */
+ * (GSOLVE_MPI_IPC not 0): each rank maps the others' receive windows and copies its blocks in
+ * (a rank's window and the others' mappings of it are kept from one exchange to the next, grown
+ * when an exchange needs more, until gs_dist_peers_release); otherwise through host memory and
+ * MPI. Collective. */
 gs_status gs_dist_alltoallv_at(gs_loc loc, int k, const void *const *send, const size_t *sb,
                                void *const *recv, const size_t *rb);
 

@@ -19,6 +19,14 @@ if(TARGET MPI::MPI_C)
     set_tests_properties(test_dist_mpi${np} PROPERTIES LABELS "cpu;mpi" TIMEOUT 120
                          ENVIRONMENT "${GS_DIST_MPI_ENV}")
   endforeach()
+  if(GS_HAVE_CUDA) # the rank-to-rank exchange through device arrays (CUDA IPC on one node)
+    foreach(np 2 3)
+      add_test(NAME test_dist_gpu_mpi${np}
+               COMMAND ${MPIEXEC_EXECUTABLE} --oversubscribe -np ${np} $<TARGET_FILE:test_dist> --gpu)
+      set_tests_properties(test_dist_gpu_mpi${np} PROPERTIES LABELS "gpu;mpi" TIMEOUT 120
+                           SKIP_RETURN_CODE 77 ENVIRONMENT "${GS_DIST_MPI_ENV}")
+    endforeach()
+  endif()
 endif()
 # gs_dist_ops (the distributed setup's data-parallel steps): the host table against references
 # built in the test; the device table against the same in CUDA builds

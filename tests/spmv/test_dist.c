@@ -625,35 +625,66 @@ static void test_fetch(const gs_gcsr *Ag, const gs_part *rp, const gs_gcsr *Pg,
     gs_dist_op_destroy(&DP);
 }
 
-/* gs_dist_alltoallv_at on the host: two arrays; rank s sends rank r (s + 2 r) % 3 values (a
- * block to itself too), value s * 1e4 + r * 1e2 + i in the first, its negative in the second */
-static void test_alltoallv(void)
+/* gs_dist_alltoallv_at at loc: two arrays; rank s sends rank r ((s + 2 r) % 3) * scale values
+ * (a block to itself too), value s * 1e4 + r * 1e2 + i in the first, its negative in the
+ * second */
+static void test_alltoallv_at(gs_loc loc, size_t scale)
 {
+    const gs_backend_ops *be = gs_backend_get(loc);
     size_t *sb = calloc((size_t)g_R, sizeof *sb), *rb = calloc((size_t)g_R, sizeof *rb);
     int64_t ns = 0, nr = 0;
     for (int r = 0; r < g_R; r++) {
-        sb[r] = (size_t)((g_me + 2 * r) % 3) * sizeof(double);
-        rb[r] = (size_t)((r + 2 * g_me) % 3) * sizeof(double);
+        sb[r] = (size_t)((g_me + 2 * r) % 3) * scale * sizeof(double);
+        rb[r] = (size_t)((r + 2 * g_me) % 3) * scale * sizeof(double);
         ns += (int64_t)(sb[r] / sizeof(double)), nr += (int64_t)(rb[r] / sizeof(double));
     }
     double *s0 = malloc(((size_t)ns + 1) * sizeof *s0), *s1 = malloc(((size_t)ns + 1) * sizeof *s1);
     double *r0 = malloc(((size_t)nr + 1) * sizeof *r0), *r1 = malloc(((size_t)nr + 1) * sizeof *r1);
+    void *d[4] = {NULL, NULL, NULL, NULL};
     for (int r = 0, k = 0; r < g_R; r++)
         for (size_t i = 0; i < sb[r] / sizeof(double); i++, k++)
             s0[k] = g_me * 1e4 + r * 1e2 + (double)i, s1[k] = -s0[k];
+    snprintf(g_case, sizeof g_case, "alltoallv at the %s, %zu a block", loc == GS_LOC_HOST ?
+             "host" : "device", scale);
     const void *snd[2] = {s0, s1};
     void *rcv[2] = {r0, r1};
-    snprintf(g_case, sizeof g_case, "alltoallv at the host");
-    CHECK_OK(gs_dist_alltoallv_at(GS_LOC_HOST, 2, snd, sb, rcv, rb));
+    if (loc != GS_LOC_HOST) { /* the same through device arrays */
+        for (int j = 0; j < 4; j++)
+            CHECK_OK(be->alloc(((size_t)(j < 2 ? ns : nr) + 1) * sizeof(double), "test", &d[j]));
+        CHECK_OK(be->put(d[0], s0, (size_t)ns * sizeof(double)));
+        CHECK_OK(be->put(d[1], s1, (size_t)ns * sizeof(double)));
+        snd[0] = d[0], snd[1] = d[1], rcv[0] = d[2], rcv[1] = d[3];
+    }
+    CHECK_OK(gs_dist_alltoallv_at(loc, 2, snd, sb, rcv, rb));
+    if (loc != GS_LOC_HOST) {
+        CHECK_OK(be->get(r0, d[2], (size_t)nr * sizeof(double)));
+        CHECK_OK(be->get(r1, d[3], (size_t)nr * sizeof(double)));
+        for (int j = 0; j < 4; j++) be->free(d[j]);
+    }
     if (brk(26, nr > 0)) r1[nr - 1] += 1.0;
-    int bad = 0;
+    int64_t bad = 0;
     for (int r = 0, k = 0; r < g_R; r++)
         for (size_t i = 0; i < rb[r] / sizeof(double); i++, k++) {
             const double want = r * 1e4 + g_me * 1e2 + (double)i;
             bad += r0[k] != want || r1[k] != -want;
         }
-    RCHECK(bad == 0, "alltoallv: %d of %lld values wrong", bad, (long long)nr);
+    RCHECK(bad == 0, "alltoallv: %lld of %lld values wrong", (long long)bad, (long long)nr);
     free(sb), free(rb), free(s0), free(s1), free(r0), free(r1);
+}
+
+static void test_alltoallv(void)
+{
+    test_alltoallv_at(GS_LOC_HOST, 1);
+}
+
+/* --gpu: the exchange through device arrays (CUDA IPC where the ranks share a node): small, then
+ * past the first receive window (16 MB: it grows), small again (the grown window kept), large
+ * again; the windows released at the end */
+static void test_alltoallv_gpu(void)
+{
+    const size_t scale[4] = {5, (size_t)1 << 20, 3, (size_t)3 << 19};
+    for (int t = 0; t < 4; t++) test_alltoallv_at(GS_LOC_DEVICE, scale[t]);
+    gs_dist_peers_release(GS_LOC_DEVICE);
 }
 
 /* ---- one matrix pair under one pair of partitions */
@@ -743,6 +774,22 @@ int main(int argc, char **argv)
     int started = gs_comm_init(&argc, &argv);
     g_me = gs_comm_rank();
     g_R = gs_comm_size();
+    if (argc > 1 && strcmp(argv[1], "--gpu") == 0) { /* the device exchange alone */
+        int ndev = gs_backend_cuda_devices(NULL);
+        int64_t none = ndev <= 0;
+        CHECK_OK(gs_comm_max_i64(&none, 1));
+        if (none) {
+            gs_comm_finalize();
+            return 77;
+        }
+        CHECK_OK(gs_backend_cuda_init(gs_comm_local_rank() % ndev, NULL, 0));
+        test_alltoallv_gpu();
+        double fails = gs_test_failures;
+        gs_comm_sum(&fails, 1);
+        int code = gs_test_result("test_dist --gpu");
+        gs_comm_finalize();
+        return fails > 0 ? 1 : code;
+    }
     const char *b = getenv("GS_DIST_TEST_BREAK");
     g_break = b ? atoi(b) : 0;
     long live0 = gs_mem_live();
