@@ -13,7 +13,9 @@
 # table's host MPI share is the reductions and the gathered tail only; each multi-GPU point runs
 # once more with GSOLVE_MPI_IPC=host (MPI handshakes: the stream drained first, untimed, then
 # the handshakes and copies timed on the host) for the communication share
-# (OUT/<case>_<gpus>_hs.csv). Communication times include waiting for the slowest rank.
+# (OUT/<case>_<gpus>_hs.csv). Communication times include waiting for the slowest rank. The last
+# column: the ranks line's mapping of the GPUs into each other's address space at start-up
+# (gs_dist_peers_connect), before the setup's clock, from the point's last process.
 # IJ=PATH: hypre's ij driver built with CUDA and MPI (../shared/peers/build-hypre.sh with
 # -DHYPRE_ENABLE_MPI=ON): BoomerAMG-PCG with the peer tables' settings (run-hypre.sh) on the same
 # Poisson grids and GPU counts, one rank a GPU (-n: each rank's block, -P: the ranks along x y z;
@@ -80,7 +82,7 @@ if [ -n "${IJ:-}" ]; then
       done; } > "$out/hypre.md"
 fi
 python3 - "$out" "${gpus[@]}" > "$out/table.md" <<'PY'
-import csv, os, statistics, sys
+import csv, os, re, statistics, sys
 out, gpus = sys.argv[1], [int(g) for g in sys.argv[2:]]
 def point(name, g):
     p = os.path.join(out, "%s_%d.csv" % (name, g))
@@ -92,24 +94,30 @@ def share(p):
     rs = list(csv.DictReader(open(p))) if os.path.exists(p) else []
     if not rs or not float(rs[0]["solve_s"]): return "-"
     return "%.0f%%" % (100 * float(rs[0].get("comm_solve_s") or 0) / float(rs[0]["solve_s"]))
-print("| case | GPUs | rows | iterations | setup s | solve s | total s | comm share of setup | host MPI share of solve | comm share of solve, handshake run | efficiency |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+def mapping_ms(name, g):
+    # the ranks line's start-up mapping of the GPUs (the log holds the point's last process)
+    p = os.path.join(out, "%s_%d.log" % (name, g))
+    if g < 2 or not os.path.exists(p): return "-"
+    m = re.search(r"address space at the start \(([0-9.]+) ms", open(p, errors="replace").read())
+    return m.group(1) if m else "-"
+print("| case | GPUs | rows | iterations | setup s | solve s | total s | comm share of setup | host MPI share of solve | comm share of solve, handshake run | efficiency | GPUs mapped at start-up, ms (not in setup) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for kind in ("strong", "weak"):
     for t in ("poisson", "jumps"):
         base = None
         for g in gpus:
             m = point("%s_%s" % (kind, t), g)
             if not m:
-                print("| %s %s | %d | failed | | | | | | | | |" % (kind, t, g)); continue
+                print("| %s %s | %d | failed | | | | | | | | | |" % (kind, t, g)); continue
             tot = float(m["setup_s"]) + float(m["solve_s"])
             if base is None: base = tot * (g if kind == "strong" else 1)
             eff = base / (tot * g) if kind == "strong" else base / tot
             sh = float(m.get("comm_solve_s") or 0) / float(m["solve_s"]) if float(m["solve_s"]) else 0
             hs = share(os.path.join(out, "%s_%s_%d_hs.csv" % (kind, t, g))) if g > 1 else "-"
             ss = float(m.get("comm_setup_s") or 0) / float(m["setup_s"]) if float(m["setup_s"]) else 0
-            print("| %s %s | %d | %s | %s | %.3f | %.3f | %.3f | %.0f%% | %.0f%% | %s | %.2f |" % (
+            print("| %s %s | %d | %s | %s | %.3f | %.3f | %.3f | %.0f%% | %.0f%% | %s | %.2f | %s |" % (
                   kind, t, g, m["rows"], m["iterations"], float(m["setup_s"]), float(m["solve_s"]),
-                  tot, 100 * ss, 100 * sh, hs, eff))
+                  tot, 100 * ss, 100 * sh, hs, eff, mapping_ms("%s_%s" % (kind, t), g)))
 PY
 cat "$out/table.md"
 [ -f "$out/hypre.md" ] && cat "$out/hypre.md"
