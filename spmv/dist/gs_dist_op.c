@@ -269,12 +269,14 @@ void gs_dist_peers_release(gs_loc loc)
     const gs_backend_ops *be = gs_backend_get(loc);
     if (!be || loc == GS_LOC_HOST) return;
     a2a_release(be);
-    if (!g_peers.buf) return;
+    if (g_peers.n == 0) return; /* not connected (the same on every rank) */
     for (int r = 0; r < g_peers.n; r++)
         if (g_peers.peer[r]) be->ipc_close(g_peers.peer[r]);
-    (void)gs_comm_barrier(); /* every mapping of this rank's buffer closed before it goes */
+    /* every mapping of this rank's buffer closed before it goes; every rank that tried to
+     * connect comes here, also one whose buffer could not be made */
+    (void)gs_comm_barrier();
     gs_error_clear();
-    be->ipc_free(g_peers.buf);
+    if (g_peers.buf) be->ipc_free(g_peers.buf);
     gs_free(g_peers.peer);
     g_peers.buf = NULL;
     g_peers.peer = NULL;
