@@ -31,7 +31,7 @@ int gs_cuda_device_count(const char **why);
 gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
 double gs_cuda_h2d_seconds(void);
-void gs_cuda_pool_bytes(size_t *reserved, size_t *high);
+size_t gs_cuda_pool_bytes(void);
 void gs_cuda_fail_at(long k);
 long gs_cuda_alloc_count(void);
 long gs_cuda_alloc_live(void);
@@ -150,9 +150,7 @@ long gs_backend_cuda_live(void)
 double gs_backend_pool_gb(void)
 {
 #ifdef GS_HAVE_CUDA
-    size_t r = 0, h = 0;
-    gs_cuda_pool_bytes(&r, &h);
-    return (double)r / 1e9;
+    return (double)gs_cuda_pool_bytes() / 1e9;
 #else
     return 0.0;
 #endif

@@ -465,18 +465,16 @@ static double g_h2d_s; /* seconds spent in gs_cuda_h2d so far */
 
 extern "C" double gs_cuda_h2d_seconds(void) { return g_h2d_s; }
 
-/* the bytes the device's pool holds (reserved from the driver) and the most it has held */
-extern "C" void gs_cuda_pool_bytes(size_t *reserved, size_t *high)
+/* the bytes the device's pool holds (reserved from the driver) */
+extern "C" size_t gs_cuda_pool_bytes(void)
 {
     cudaMemPool_t pool;
     int dev = 0;
-    uint64_t r = 0, h = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+    uint64_t r = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
         (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
-        (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &h);
-    }
     (void)cudaGetLastError();
-    *reserved = (size_t)r, *high = (size_t)h;
+    return (size_t)r;
 }
 
 extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)

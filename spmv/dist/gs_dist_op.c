@@ -705,13 +705,7 @@ gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_
         fprintf(stderr, "dist profile: level %d compact rows: upload %.3f ms\n", level,
                 1e3 * (gs_time_now() - t0));
     }
-    const double tf = prof_on() ? gs_time_now() : 0;
     GS_CHECK(gs_dist_op_from_compact(&Cl, &h, nhalo, row0, cp, loc, rq, level, out));
-    if (prof_on() && gs_comm_rank() == 0) {
-        GS_CHECK(gs_backend_get(loc)->sync());
-        fprintf(stderr, "dist profile: level %d split, plan, format: %.3f ms\n", level,
-                1e3 * (gs_time_now() - tf));
-    }
 done:
     gs_csr_destroy(&Cl);
     gs_free(h);
@@ -893,6 +887,16 @@ done:
 }
 
 /* y = A x with the halo copied device to device */
+/* y += A_offd xh: the product over the rows with halo entries, added into those rows */
+static gs_status add_offd(const gs_dist_op *D, const gs_vec *xh, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(gs_spmat_spmv(D->Mo, xh, D->t));
+    GS_CHECK(dist_ops(D->loc)->scatter_add(D->nor, D->orow, D->t->data, y->data));
+done:
+    return st;
+}
+
 static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
@@ -900,8 +904,7 @@ static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
     if (ns > 0) GS_CHECK(gs_backend_get(D->loc)->gather(ns, D->sidx->data, x->data, D->sdev));
     GS_CHECK(ipc_exchange(D, D->sdev, D->Md, x, y));
     if (D->nhalo > 0) {
-        GS_CHECK(gs_spmat_spmv(D->Mo, &D->xh_ipc, D->t));
-        GS_CHECK(dist_ops(D->loc)->scatter_add(D->nor, D->orow, D->t->data, y->data));
+        GS_CHECK(add_offd(D, &D->xh_ipc, y));
     }
     GS_CHECK(ipc_finish(D));
 done:
@@ -1013,8 +1016,7 @@ gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
     GS_CHECK(gs_spmat_spmv(D->Md, x, y)); /* runs while the messages travel */
     GS_CHECK(halo_end(D, D->xh->data));
     if (D->nhalo > 0) {
-        GS_CHECK(gs_spmat_spmv(D->Mo, D->xh, D->t));
-        GS_CHECK(dist_ops(D->loc)->scatter_add(D->nor, D->orow, D->t->data, y->data));
+        GS_CHECK(add_offd(D, D->xh, y));
     }
 done:
     if (prof_on()) {

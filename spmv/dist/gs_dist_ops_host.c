@@ -209,7 +209,7 @@ static gs_status host_pack_rows(const gs_csr *A, int64_t n, const int32_t *idx, 
     return GS_OK;
 }
 
-/* y[idx[i]] += x[i] */
+/* the rows with entries, their indices and the rows alone (their entries in A's order) */
 static gs_status host_nonempty_rows(const gs_csr *A, int32_t *n, int32_t **idx, gs_csr **out)
 {
     gs_status st = GS_OK;
@@ -234,6 +234,7 @@ done:
     return st;
 }
 
+/* y[idx[i]] += x[i] */
 static gs_status host_scatter_add(int64_t n, const int32_t *idx, const double *x, double *y)
 {
 #pragma omp parallel for schedule(static) if (n > OMP_MIN)
