@@ -8,6 +8,7 @@
 
 #include "gs_gen_impl.h"
 #include "gs_mem.h"
+#include "gs_problem.h"
 
 void gs_gen_rows_free(gs_gen_rows *g)
 {
@@ -168,6 +169,7 @@ gs_status gs_gen_rows_whole(gs_gen_rows *g, const char *desc, gs_csr **out, doub
     gs_status st = GS_OK;
     gs_csr *A = NULL;
     double *modes = NULL;
+    gs_problem_sized(g->rows, g->nnz); /* before the rows are built */
     GS_CHECK(gs_csr_create(g->rows, g->rows, g->nnz, &A));
     gs_gen_out o = {.r0 = 0, .rp32 = A->rowptr, .col32 = A->colind, .val = A->val};
     GS_CHECK(build_out(g, 0, g->rows, g->nnz, &o, desc));

@@ -8,6 +8,7 @@
  * summed by gs_csr_from_coo. In array format exact zeros are not stored in the CSR.
  */
 #include "gs_mm.h"
+#include "gs_problem.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -764,6 +765,9 @@ gs_status gs_mm_read(const char *path, gs_csr **A, gs_mm_info *info)
     if (!path || !A) return GS_ERROR(GS_ERR_ARG, "gs_mm_read: path and A must not be NULL");
     *A = NULL;
     GS_CHECK(mm_open(path, &f));
+    /* the header's size, before the entries are parsed (a symmetric file's about twice) */
+    gs_problem_sized(f.rows, f.format == FMT_COORD && f.sym != SYM_GENERAL ? 2 * f.entries
+                                                                            : f.entries);
     if (f.format == FMT_COORD) {
         GS_CHECK(read_coord(&f, &ri, &ci, &v, &nnz));
         gs_free(f.buf), f.buf = NULL;

@@ -508,6 +508,20 @@ done:
     return st;
 }
 
+static gs_problem_sized_fn g_sized; /* gs_problem_set_sized_hook */
+
+gs_problem_sized_fn gs_problem_set_sized_hook(gs_problem_sized_fn fn)
+{
+    gs_problem_sized_fn old = g_sized;
+    g_sized = fn;
+    return old;
+}
+
+void gs_problem_sized(int64_t rows, int64_t nnz)
+{
+    if (g_sized && rows > 0 && nnz >= 0) g_sized(rows, nnz);
+}
+
 gs_status gs_problem_load(const gs_config *c, gs_problem **out)
 {
     gs_status st = GS_OK;
@@ -527,6 +541,7 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
     } else {
         GS_CHECK(load_generated(c, p));
     }
+    gs_problem_sized(p->A->rows, p->A->nnz); /* readers that could not say so earlier */
     if (c->problem.name[0]) gs_str_copy(p->name, sizeof p->name, c->problem.name);
     GS_CHECK(load_rhs(c, p));
     GS_CHECK(load_x0(c, p));

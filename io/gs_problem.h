@@ -51,6 +51,16 @@ gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char f
 gs_status gs_problem_read_vectors(const gs_config *c, const char *spec, const char *what, int64_t n,
                                   int max_k, double **out, int *k, char *desc, size_t desc_len);
 
+/* The size of the matrix this process is about to hold (its rows and entries), told as soon as
+ * a reader or generator knows it, before it builds or reads the entries: the run can start what
+ * it can do meanwhile (gsolve grows the device's memory pool ahead of the setup,
+ * gs_backend_pool_prepare). The hook is the process's (NULL, the default: nothing);
+ * gs_problem_set_sized_hook returns the one before. The readers call gs_problem_sized; it may
+ * come more than once for one matrix (a late one, after the whole read, too). */
+typedef void (*gs_problem_sized_fn)(int64_t rows, int64_t nnz);
+gs_problem_sized_fn gs_problem_set_sized_hook(gs_problem_sized_fn fn);
+void gs_problem_sized(int64_t rows, int64_t nnz);
+
 /* Build the problem the configuration describes. */
 gs_status gs_problem_load(const gs_config *c, gs_problem **out);
 void gs_problem_destroy(gs_problem **p);

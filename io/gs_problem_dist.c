@@ -93,6 +93,7 @@ gs_status gs_problem_scatter(const gs_problem *p, gs_dproblem **out)
     }
     int64_t nnz = 0;
     for (int32_t i = 0; i < rows; i++) nnz += len[i];
+    gs_problem_sized(rows, nnz); /* this rank's block, before it arrives */
     GS_CHECK(gs_gcsr_create(row0, rows, m.rows, m.cols, nnz, &d->A));
     for (int32_t i = 0; i < rows; i++) d->A->rowptr[i + 1] = d->A->rowptr[i] + len[i];
     /* columns and values: each rank's block is contiguous in rank 0's arrays */
@@ -345,12 +346,14 @@ static gs_status local_rows(const rows_src *rs, gs_gen_rows *g, gs_dproblem *d)
     double *val = NULL;
     if (rs->mode == LOAD_GEN) {
         int64_t nnz = gs_gen_rows_prefix(g, r1) - gs_gen_rows_prefix(g, r0);
+        gs_problem_sized(r1 - r0, nnz); /* this rank's rows, before they are built */
         GS_CHECK(gs_gcsr_create(r0, (int32_t)(r1 - r0), rs->rows, rs->cols, nnz, &d->A));
         GS_CHECK(gs_gen_rows_build(g, r0, r1, d->A->rowptr, d->A->col, d->A->val));
         d->nnz = rs->nnz;
         goto done;
     }
     GS_CHECK(gs_h5_read_rows(rs->file, rs->group, r0, r1, &rp, &col, &val));
+    gs_problem_sized(r1 - r0, rp[r1 - r0]);
     GS_CHECK(gs_gcsr_create(r0, (int32_t)(r1 - r0), rs->rows, rs->cols, rp[r1 - r0], &d->A));
     memcpy(d->A->rowptr, rp, (size_t)(r1 - r0 + 1) * sizeof *rp);
     memcpy(d->A->col, col, (size_t)rp[r1 - r0] * sizeof *col);
@@ -466,7 +469,11 @@ gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem *
     }
     /* Matrix Market, .npy, dense datasets, CSC and MATLAB files, powerlaw: rank 0 reads or
      * generates the whole problem and scatters it */
-    if (gs_comm_rank() == 0) st = gs_problem_load(c, p);
+    if (gs_comm_rank() == 0) { /* the whole matrix: not this rank's size (the scatter says it) */
+        gs_problem_sized_fn hook = gs_problem_set_sized_hook(NULL);
+        st = gs_problem_load(c, p);
+        gs_problem_set_sized_hook(hook);
+    }
     /* amg.block_size names the grid points of a file's matrix: the ranks' blocks hold whole ones */
     if (st == GS_OK && *p && c->amg.block_size > 1 && (*p)->A->rows % c->amg.block_size == 0)
         (*p)->block_size = (int)c->amg.block_size;

@@ -481,6 +481,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
 
     double t0 = gs_time_now();
     if (loc != GS_LOC_HOST) {
+        run->pool_wait_s = gs_backend_pool_wait(); /* in the setup's time: mostly 0 */
         double h0 = gs_backend_h2d_seconds();
         GS_CHECK(gs_csr_upload(A, loc, &dA));
         GS_CHECK(gs_backend_get(loc)->sync());
@@ -654,7 +655,21 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
                 "set-up %.2f ms, part of setup\n", mb, 1e3 * run->upload_s, 1e3 * run->transfer_s,
                 mb / 1e3 / run->transfer_s, 1e3 * (run->upload_s - run->transfer_s));
     }
+    double took = 0.0;
+    const size_t grown = gs_backend_pool_prepared(&took, NULL);
+    if (grown && run->upload_s > 0)
+        fprintf(out, "memory    device pool grown by %.2f GB%s while the problem was read (%.2f "
+                "ms); the setup waited %.2f ms for it%s\n", (double)grown / 1e9,
+                r->ranks > 1 ? " on rank 0" : "", 1e3 * took, 1e3 * run->pool_wait_s,
+                r->ranks > 1 ? " (the slowest rank)" : "");
     print_hints(run, out);
+}
+
+size_t gs_driver_pool_estimate(const gs_config *c, int64_t rows, int64_t nnz, int ranks)
+{
+    const double csr = 12.0 * (double)nnz + 4.0 * (double)(rows + 1);
+    const double k = strcmp(c->solver.preconditioner, "amg") != 0 ? 2.0 : ranks > 1 ? 7.5 : 5.0;
+    return (size_t)(k * csr);
 }
 
 gs_status gs_driver_write_outputs(const gs_config *c, const gs_run *run)

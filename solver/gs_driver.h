@@ -25,6 +25,8 @@ typedef struct gs_run {
     double t_solve0;
     double upload_s;         /* host -> device copy of A, part of setup_s */
     double transfer_s;       /* the copy alone within upload_s */
+    double pool_wait_s;      /* the setup's wait for the device pool grown ahead (the slowest
+                              * rank's), part of setup_s */
     double convert_s;        /* conversion of A into the SpMV format, part of setup_s */
     char format_desc[160];   /* the format's description of the stored matrix */
     char format_reason[160]; /* why the selector chose it */
@@ -56,6 +58,14 @@ typedef struct gs_run {
  * caught by gs_host_catch_signals stops the iterations: reason "interrupted", x and the history
  * as far as they got. */
 gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out);
+
+/* The device memory (bytes) the setup of a matrix of `rows` rows and `nnz` entries on this
+ * process is expected to hold at its peak, under configuration c with `ranks` ranks: what
+ * gsolve grows the device pool to while the problem is read (gs_backend_pool_prepare). A
+ * multiple of the matrix's CSR bytes measured on the high-water marks of 3D Poisson's AMG setup
+ * (one GPU 5.4x, four ranks 8.2x: bench/results/mpi_scaling_h200x4_2026-11-26b.md); without
+ * AMG the SpMV form and the vectors (2x). Taken a little under: the setup grows the rest. */
+size_t gs_driver_pool_estimate(const gs_config *c, int64_t rows, int64_t nnz, int ranks);
 
 /* The same solve across the MPI ranks (gs_comm.h, more than one): d holds this rank's rows, p
  * the problem's description on rank 0 (NULL on the others; p->A may be NULL), as

@@ -123,6 +123,10 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     GS_CHECK(gs_comm_barrier());
     gs_comm_reset_seconds();
     double t0 = gs_time_now();
+    if (loc != GS_LOC_HOST) { /* the device pool grown while the problem was read: mostly 0 */
+        run->pool_wait_s = gs_backend_pool_wait();
+        GS_CHECK(gs_comm_max(&run->pool_wait_s, 1));
+    }
     gs_select_request rq = gs_driver_select_request(c);
     const double h0 = gs_backend_h2d_seconds();
     GS_CHECK(gs_comm_agree(gs_dist_op_create_compact(d->C, d->halo, d->nhalo, d->A->row0,

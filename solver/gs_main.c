@@ -137,6 +137,17 @@ static int export_problem(const gs_config *c, const char *path)
 /* Solve with the configuration: the header before the iterations, the summary after; write
  * the outputs. A caught SIGINT/SIGTERM stops the solve, which is still summarised and recorded;
  * the exit code is then 128 + the signal. */
+/* The run's configuration while its problem is read: the sized hook's (pool_ahead) */
+static const gs_config *g_loading;
+
+/* gs_problem_sized's hook: the device pool grown toward what the setup will want while the
+ * rest of the problem is read (gs_driver_pool_estimate, gs_backend_pool_prepare) */
+static void pool_ahead(int64_t rows, int64_t nnz)
+{
+    if (g_loading && strcmp(g_loading->run.backend, "host") != 0)
+        gs_backend_pool_prepare(gs_driver_pool_estimate(g_loading, rows, nnz, gs_comm_size()));
+}
+
 static int solve(const gs_config *c)
 {
     gs_problem *p = NULL;
@@ -148,7 +159,11 @@ static int solve(const gs_config *c)
     /* the GPU first: the matrix is then read into page-locked memory (one direct upload) */
     if (st == GS_OK) gs_backend_cuda_start(c->run.backend, (int)c->run.device);
     if (st == GS_OK) gs_host_threads(c->run.threads, 0, why, sizeof why);
+    g_loading = c;
+    gs_problem_set_sized_hook(pool_ahead);
     if (st == GS_OK) st = gs_problem_load(c, &p);
+    gs_problem_set_sized_hook(NULL);
+    g_loading = NULL;
     if (st == GS_OK) gs_host_catch_signals();
     if (st == GS_OK) st = gs_driver_solve(c, p, &run, stdout);
     if (st != GS_OK) {
@@ -211,7 +226,11 @@ static int solve_dist(const gs_config *c0)
     }
     if (st == GS_OK) gs_host_threads(c->run.threads, 0, why, sizeof why);
     st = gs_comm_agree(st);
+    g_loading = c;
+    gs_problem_set_sized_hook(pool_ahead);
     if (st == GS_OK) st = gs_problem_load_dist(c, &p, &d);
+    gs_problem_set_sized_hook(NULL);
+    g_loading = NULL;
     if (st == GS_OK) gs_host_catch_signals();
     if (st == GS_OK) st = gs_driver_solve_dist(c, p, d, &run, stdout);
     if (st != GS_OK) {

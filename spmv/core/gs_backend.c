@@ -32,6 +32,9 @@ gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
 double gs_cuda_h2d_seconds(void);
 size_t gs_cuda_pool_bytes(void);
+void gs_cuda_pool_prepare(size_t bytes);
+double gs_cuda_pool_wait(void);
+size_t gs_cuda_pool_prepared(double *took_s, double *waited_s);
 void gs_cuda_fail_at(long k);
 long gs_cuda_alloc_count(void);
 long gs_cuda_alloc_live(void);
@@ -153,6 +156,35 @@ double gs_backend_pool_gb(void)
     return (double)gs_cuda_pool_bytes() / 1e9;
 #else
     return 0.0;
+#endif
+}
+
+void gs_backend_pool_prepare(size_t bytes)
+{
+#ifdef GS_HAVE_CUDA
+    if (g_device_ready) gs_cuda_pool_prepare(bytes);
+#else
+    (void)bytes;
+#endif
+}
+
+double gs_backend_pool_wait(void)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_pool_wait();
+#else
+    return 0.0;
+#endif
+}
+
+size_t gs_backend_pool_prepared(double *took_s, double *waited_s)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_pool_prepared(took_s, waited_s);
+#else
+    if (took_s) *took_s = 0.0;
+    if (waited_s) *waited_s = 0.0;
+    return 0;
 #endif
 }
 

@@ -143,6 +143,23 @@ int gs_backend_cuda_start(const char *backend, int device);
  * to: the pool keeps freed blocks); 0 without CUDA. For the setup traces. */
 double gs_backend_pool_gb(void);
 
+/* Grow the CUDA backend's device pool by about `bytes` in the background (a thread of its own),
+ * ahead of a setup that will want that much: called while the problem is still being read, so
+ * that the driver's slow growth of the pool (one process at a time on a node: 6 to 8 ms a GB
+ * each with four ranks) overlaps the read instead of the setup's clock. What the pool already
+ * holds is taken off; at most half the device's free memory. Nothing without the CUDA backend,
+ * for less than 256 MB, under GSOLVE_DEVICE_MEMORY_LIMIT or device failure injection (which test
+ * the growth itself), or with GSOLVE_POOL_PREPARE=0. */
+void gs_backend_pool_prepare(size_t bytes);
+
+/* Wait for gs_backend_pool_prepare's growth to end; the seconds waited (0 when none runs). The
+ * next device allocation waits for it too. */
+double gs_backend_pool_wait(void);
+
+/* The bytes the last growth ahead added to the pool (0: none, refused, or still running), the
+ * seconds it took and the seconds callers have waited for growths so far (either may be NULL). */
+size_t gs_backend_pool_prepared(double *took_s, double *waited_s);
+
 /* Seconds this process has spent copying host arrays to the device (the transfers alone, not
  * the device-side set-up around them); 0 without CUDA. */
 double gs_backend_h2d_seconds(void);

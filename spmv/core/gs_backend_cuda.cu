@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,10 +108,13 @@ static void cap_remove(void *p)
         }
 }
 
+extern "C" double gs_cuda_pool_wait(void);
+
 /* Free whatever the context holds (a partly made one included) and mark it not ready. */
 static void ctx_release(void)
 {
     gs_cuda_ctx *g = &gs_cuda_g;
+    (void)gs_cuda_pool_wait(); /* a growth of the pool still under way ends first */
     gs_mem_set_pinned(NULL, NULL); /* blocks still live keep their own release function */
     /* errors are ignored here: this runs on a failure path whose status is already set */
     for (int i = 0; i < 2; i++) {
@@ -338,6 +342,7 @@ extern "C" gs_status gs_cuda_alloc(size_t bytes, const char *what, void **out)
 {
     void *p = NULL;
     *out = NULL;
+    (void)gs_cuda_pool_wait(); /* the pool's growth ahead (gs_cuda_pool_prepare) done first */
     if (gs_cuda_g.capturing) /* a graph's allocation node: its next launch would fail */
         return GS_ERROR(GS_ERR_UNSUPPORTED,
                         "device allocation of %zu bytes for %s while a CUDA graph is recorded",
@@ -475,6 +480,87 @@ extern "C" size_t gs_cuda_pool_bytes(void)
         (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
     (void)cudaGetLastError();
     return (size_t)r;
+}
+
+/* ---- the pool grown ahead of a setup (gs_backend_pool_prepare)
+ *
+ * The driver grows a pool slowly and, for processes sharing a node, one process at a time:
+ * about 1.5 ms a GB alone on an H200 and 6 to 8 ms a GB each with four ranks growing at once
+ * (bench/results/mpi_scaling_h200x4_2026-11-26b.md, "tried and dropped"). A setup that grows
+ * its pool as it goes pays that inside its clock; one grown ahead, while the problem is still
+ * being read on the host, does not. A thread of its own makes one block of the size asked on a
+ * stream of its own and frees it into the pool (which keeps it: cudaMemPoolAttrReleaseThreshold
+ * in ctx_create); the allocations that follow are served from it. */
+static struct {
+    pthread_t thread;
+    int running;     /* a thread to join */
+    int device;      /* the context's device (the thread binds to it) */
+    size_t want;     /* bytes asked of the pool */
+    size_t got;      /* bytes it grew by (0: none, or refused) */
+    double took_s;   /* the thread's time */
+    double waited_s; /* time callers waited for it, all growths together */
+} g_prep;
+
+#define PREP_MIN ((size_t)256 << 20) /* smaller growths are left to the setup: quick anyway */
+
+static void *prep_main(void *arg)
+{
+    (void)arg;
+    const double t0 = gs_time_now();
+    cudaStream_t s = NULL;
+    void *p = NULL;
+    if (cudaSetDevice(g_prep.device) == cudaSuccess &&
+        cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess) {
+        if (cudaMallocAsync(&p, g_prep.want, s) == cudaSuccess) {
+            (void)cudaFreeAsync(p, s);
+            if (cudaStreamSynchronize(s) == cudaSuccess) g_prep.got = g_prep.want;
+        }
+        (void)cudaStreamDestroy(s);
+    }
+    (void)cudaGetLastError(); /* this thread's: a refusal is not an error */
+    g_prep.took_s = gs_time_now() - t0;
+    return NULL;
+}
+
+extern "C" void gs_cuda_pool_prepare(size_t bytes)
+{
+    const char *e = getenv("GSOLVE_POOL_PREPARE");
+    size_t free_b = 0, total_b = 0, have = 0;
+    if (!gs_cuda_g.ready || g_prep.running || (e && strcmp(e, "0") == 0)) return;
+    if (!g_cap.read) cap_read();
+    if (g_cap.limit || g_cap.fail_at) return; /* those test the pool's growth itself */
+    have = gs_cuda_pool_bytes();              /* a batch's earlier case grew it already */
+    if (bytes <= have + PREP_MIN) return;
+    bytes -= have;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (bytes > free_b / 2) bytes = free_b / 2; /* room left for whatever else runs here */
+    if (bytes < PREP_MIN) return;
+    g_prep.want = bytes;
+    g_prep.got = 0;
+    g_prep.took_s = 0.0;
+    g_prep.device = gs_cuda_g.device;
+    g_prep.running = pthread_create(&g_prep.thread, NULL, prep_main, NULL) == 0;
+}
+
+extern "C" double gs_cuda_pool_wait(void)
+{
+    if (!g_prep.running) return 0.0;
+    const double t0 = gs_time_now();
+    (void)pthread_join(g_prep.thread, NULL);
+    g_prep.running = 0;
+    const double w = gs_time_now() - t0;
+    g_prep.waited_s += w;
+    return w;
+}
+
+extern "C" size_t gs_cuda_pool_prepared(double *took_s, double *waited_s)
+{
+    if (took_s) *took_s = g_prep.running ? 0.0 : g_prep.took_s;
+    if (waited_s) *waited_s = g_prep.waited_s;
+    return g_prep.running ? 0 : g_prep.got;
 }
 
 extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
