@@ -668,7 +668,7 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
 size_t gs_driver_pool_estimate(const gs_config *c, int64_t rows, int64_t nnz, int ranks)
 {
     const double csr = 12.0 * (double)nnz + 4.0 * (double)(rows + 1);
-    const double k = strcmp(c->solver.preconditioner, "amg") != 0 ? 2.0 : ranks > 1 ? 7.5 : 5.0;
+    const double k = strcmp(c->solver.preconditioner, "amg") != 0 ? 2.0 : ranks > 1 ? 8.3 : 5.5;
     return (size_t)(k * csr);
 }
 
