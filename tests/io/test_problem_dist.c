@@ -33,6 +33,17 @@ static int same_vec(const double *a, const double *b, int64_t n)
     return n == 0 || memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
+/* ---- the sized hook (gs_problem_set_sized_hook): the first size a load tells */
+static int g_sized_calls;
+static int64_t g_sized_rows, g_sized_nnz;
+
+static void sized_first(int64_t rows, int64_t nnz)
+{
+    if (g_sized_calls++ == 0) g_sized_rows = rows, g_sized_nnz = nnz;
+}
+
+static void sized_reset(void) { g_sized_calls = 0, g_sized_rows = g_sized_nnz = -1; }
+
 /* The whole problem's rows of this rank in d's partition (what a scatter of the whole problem
  * by that partition gives), and in *want the partition gs_part_balanced makes of the whole
  * matrix (the scatter's). */
@@ -147,10 +158,33 @@ static void run_case(const char *sets, int flags)
     gs_dproblem *d = NULL, *e = NULL;
     gs_part *want = NULL;
     config(&c, sets);
+    sized_reset();
+    CHECK(gs_problem_set_sized_hook(sized_first) == NULL);
     gs_status st = gs_problem_load_dist(&c, &p, &d);
     CHECK_MSG(st == GS_OK, "%s: %s", sets, gs_error_message());
     gs_error_clear();
+    /* the hook told this rank's rows and entries first (rank 0 loading the whole matrix for a
+     * scatter does not tell the whole one's); nothing for a rank without rows */
+    if (st == GS_OK)
+        CHECK_MSG(d->A->rows == 0 ? g_sized_calls == 0
+                                  : g_sized_calls >= 1 && g_sized_rows == d->A->rows &&
+                                        g_sized_nnz == d->A->rowptr[d->A->rows],
+                  "%s: the sized hook told %d times, first %lld rows %lld entries; this rank's "
+                  "block has %lld and %lld", sets, g_sized_calls, (long long)g_sized_rows,
+                  (long long)g_sized_nnz, (long long)d->A->rows,
+                  (long long)d->A->rowptr[d->A->rows]);
+    sized_reset();
     gs_status sr = gs_problem_load(&c, &q);
+    CHECK(gs_problem_set_sized_hook(NULL) == sized_first);
+    /* loaded whole: the whole matrix's rows, and its entries as the generator or the file's
+     * header counts them (a symmetric Matrix Market file's stored half twice: at most 2 nnz) */
+    if (sr == GS_OK)
+        CHECK_MSG(g_sized_calls >= 1 && g_sized_rows == q->A->rows &&
+                      g_sized_nnz >= q->A->nnz &&
+                      ((flags & DUPLICATES) || g_sized_nnz <= 2 * (int64_t)q->A->nnz),
+                  "%s (whole): the sized hook told %d times, first %lld rows %lld entries; the "
+                  "matrix has %lld and %lld", sets, g_sized_calls, (long long)g_sized_rows,
+                  (long long)g_sized_nnz, (long long)q->A->rows, (long long)q->A->nnz);
     if (sr == GS_OK && st == GS_OK) sr = slice_whole(q, d->part, &e, &want);
     CHECK_MSG(sr == GS_OK, "%s (whole): %s", sets, gs_error_message());
     gs_error_clear();

@@ -7,7 +7,8 @@
 # rank has its own (the V cycle then replayed as CUDA graphs; GSOLVE_DIST_GRAPH=0 without),
 # with GSOLVE_MPI_IPC=host through MPI handshakes and with GSOLVE_MPI_IPC=0 through MPI, to the
 # same iterations; Jacobi-CG within one iteration of one process; the jumping
-# coefficients and 3D elasticity (block AMG) converge on 2 ranks.
+# coefficients and 3D elasticity (block AMG) converge on 2 ranks; the device pool is grown
+# while the rows are built (the memory line says so).
 source "$(dirname "$0")/mpi_lib.sh"
 D=(--set run.backend=cuda --set solver.rtol=1e-8 --set amg.gather_rows=500)
 P=("${D[@]}" --set problem.generate.type=poisson --set problem.generate.size=40)
@@ -42,6 +43,12 @@ grep -q 'through CUDA IPC' "$T/amg_2_mpi.out" && fail "amg_2_mpi: CUDA IPC with 
 gs 0 jac_p "${P[@]}" --set solver.preconditioner=jacobi
 gs 2 jac_2 "${P[@]}" --set solver.preconditioner=jacobi
 converged jac_p 1e-8 && converged jac_2 1e-8 && near_its jac_p jac_2 0 1
+# the device pool grown on each rank while its rows are built (96^3: about 0.3 GB a rank ahead)
+gs 2 pool_2 "${D[@]}" --set problem.generate.type=poisson --set problem.generate.size=96 \
+    --set solver.preconditioner=amg
+converged pool_2 1e-8
+grep -q '^memory  *device pool grown by .* on rank 0 while the problem was read' "$T/pool_2.out" \
+    || fail "pool_2: no line says the device pool was grown while the problem was read"
 for t in jumps elasticity; do
     gs 2 "${t}_2" "${D[@]}" --set problem.generate.type="$t" --set problem.generate.size=32 \
         --set solver.preconditioner=amg
