@@ -312,6 +312,55 @@ done:
     return st;
 }
 
+/* The rows of a tentative prolongator T with at most one entry a row that the halo of D names,
+ * as gs_dist_op_fetch_rows gives them (*rp: host offsets, *g global columns and *v values at
+ * loc): two halo exchanges of D carry each row's aggregate (as a double, exact below 2^53) and
+ * value instead of a row fetch (row lengths, offsets, packing, the entries rank to rank). */
+static gs_status tentative_halo(const gs_amg_dist *amg, const gs_dist_op *D, const gs_csr *T,
+                                int64_t c0, int64_t **rp, int64_t **g, double **v)
+{
+    gs_status st = GS_OK;
+    const int64_t nc = D->cols, nh = D->nhalo;
+    gs_vec *x = NULL;
+    double *h = NULL, *hv = NULL;
+    int64_t *hg = NULL, ne = 0;
+    *rp = NULL, *g = NULL, *v = NULL;
+    if (T->rows != D->cols)
+        GS_FAIL(GS_ERR_INTERNAL, "tentative halo: %d rows, the operator has %d columns", T->rows,
+                D->cols);
+    GS_CHECK(gs_vec_create(2 * (nc + nh), amg->loc, &x));
+    double *xg = x->data, *xv = x->data + nc + nh; /* own rows, then the halo's */
+    GS_CHECK(dops(amg)->first_entry(T, c0, xg, xv));
+    GS_CHECK(gs_dist_op_halo(D, xg, xg + nc));
+    GS_CHECK(gs_dist_op_halo(D, xv, xv + nc));
+    GS_CHECK(gs_alloc_array(2 * (size_t)nh + 1, sizeof *h, "tentative halo", (void **)&h));
+    if (nh > 0) {
+        GS_CHECK(amg->be->get(h, xg + nc, (size_t)nh * sizeof *h));
+        GS_CHECK(amg->be->get(h + nh, xv + nc, (size_t)nh * sizeof *h));
+    }
+    GS_CHECK(gs_alloc_array((size_t)nh + 2, sizeof **rp, "tentative halo", (void **)rp));
+    GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *hg, "tentative halo", (void **)&hg));
+    GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *hv, "tentative halo", (void **)&hv));
+    (*rp)[0] = 0;
+    for (int64_t i = 0; i < nh; i++) {
+        if (h[i] >= 0) hg[ne] = (int64_t)h[i], hv[ne++] = h[nh + i];
+        (*rp)[i + 1] = ne;
+    }
+    GS_CHECK(to_loc(amg, hg, ne, sizeof *hg, "tentative halo", (void **)g));
+    GS_CHECK(to_loc(amg, hv, ne, sizeof *hv, "tentative halo", (void **)v));
+done:
+    if (st != GS_OK) {
+        gs_free(*rp);
+        if (*g) amg->be->free(*g);
+        *rp = NULL, *g = NULL;
+    }
+    gs_vec_destroy(&x);
+    gs_free(h);
+    gs_free(hg);
+    gs_free(hv);
+    return st;
+}
+
 /* P = S T at loc in compact columns (own aggregates, then the other ranks' aggregates that the
  * halo's tentative rows name), and its SpMV form; S NULL: P = T (taken over) */
 static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **T, int one,
@@ -327,7 +376,10 @@ static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **
     const int32_t nc = (*T)->cols;
     const int64_t c0 = cpart->start[gs_comm_rank()];
     if (S) {
-        GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &g, &v));
+        if (one && (*T)->nnz <= (*T)->rows) /* one entry a row at most: the halo exchange */
+            GS_CHECK(tentative_halo(amg, D, *T, c0, &rp, &g, &v));
+        else
+            GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &g, &v));
         trace(amg, l, "   (T's rows fetched)");
         /* other ranks' aggregates only */
         GS_CHECK(other_columns(amg, NULL, 0, g, rp[D->nhalo], c0, nc, &pmap, &npm));

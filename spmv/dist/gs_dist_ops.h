@@ -47,6 +47,10 @@ typedef struct gs_dist_ops {
      * the table's location, the backend's free; at least one element) and those rows alone,
      * in that order, into *out (*n x A->cols) */
     gs_status (*nonempty_rows)(const gs_csr *A, int32_t *n, int32_t **idx, gs_csr **out);
+    /* each row's first entry as doubles: g[i] = base + its column and v[i] = its value, or -1
+     * and 0 for an empty row, i < A->rows (g and v at the table's location): the rows of a
+     * tentative prolongator (one entry a row at most) in a form the halo exchange carries */
+    gs_status (*first_entry)(const gs_csr *A, int64_t base, double *g, double *v);
     /* y[idx[i]] += x[i], i < n (the indices of one call are distinct) */
     gs_status (*scatter_add)(int64_t n, const int32_t *idx, const double *x, double *y);
     /* C = a rank's rows with global columns in compact form: rows rows, row i's entries at

@@ -388,6 +388,27 @@ done:
     return st;
 }
 
+static __global__ void first_entry_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
+                                          const double *val, int64_t base, double *g, double *v)
+{
+    FOR_EACH(i, rows)
+    {
+        const int32_t q = rp[i];
+        const bool has = rp[i + 1] > q;
+        g[i] = has ? (double)(base + ci[q]) : -1.0;
+        v[i] = has ? val[q] : 0.0;
+    }
+}
+
+static gs_status cuda_first_entry(const gs_csr *A, int64_t base, double *g, double *v)
+{
+    gs_status st = GS_OK;
+    if (A->rows > 0) LAUNCH(first_entry_kernel, A->rows, A->rows, A->rowptr, A->colind, A->val,
+                            base, g, v);
+done:
+    return st;
+}
+
 static __global__ void nonempty_flag_kernel(int32_t rows, const int32_t *rp, int32_t *flag)
 {
     FOR_EACH(i, (int64_t)rows + 1)
@@ -783,6 +804,7 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_row_lengths, /* row_lengths */
     cuda_pack_rows,   /* pack_rows */
     cuda_nonempty_rows, /* nonempty_rows */
+    cuda_first_entry, /* first_entry */
     cuda_scatter_add, /* scatter_add */
     cuda_compact,     /* compact */
     cuda_sort_unique, /* sort_unique */

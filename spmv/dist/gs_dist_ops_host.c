@@ -234,6 +234,18 @@ done:
     return st;
 }
 
+static gs_status host_first_entry(const gs_csr *A, int64_t base, double *g, double *v)
+{
+#pragma omp parallel for schedule(static) if (A->rows > OMP_MIN)
+    for (int32_t i = 0; i < A->rows; i++) {
+        const int32_t q = A->rowptr[i];
+        const int has = A->rowptr[i + 1] > q;
+        g[i] = has ? (double)(base + A->colind[q]) : -1.0;
+        v[i] = has ? A->val[q] : 0.0;
+    }
+    return GS_OK;
+}
+
 /* y[idx[i]] += x[i] */
 static gs_status host_scatter_add(int64_t n, const int32_t *idx, const double *x, double *y)
 {
@@ -371,6 +383,7 @@ const gs_dist_ops gs_dist_host_ops = {
     host_row_lengths, /* row_lengths */
     host_pack_rows,   /* pack_rows */
     host_nonempty_rows, /* nonempty_rows */
+    host_first_entry, /* first_entry */
     host_scatter_add, /* scatter_add */
     host_compact,     /* compact */
     host_sort_unique, /* sort_unique */

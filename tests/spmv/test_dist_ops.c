@@ -372,6 +372,37 @@ static void check_nonempty(int32_t rows, int32_t cols, int per_row)
     free(ri), free(ci), free(v), free(want), free(place);
 }
 
+/* a tentative prolongator's rows (one entry a row, every fourth row empty) as the halo
+ * exchange carries them: base + column (exactly, as a double) and value, -1 and 0 when empty */
+static void check_first_entry(int32_t rows, int32_t cols, int64_t base)
+{
+    gs_csr *T = NULL;
+    int32_t nnz = 0;
+    for (int32_t i = 0; i < rows; i++) nnz += i % 4 != 1;
+    CHECK_OK(gs_csr_create(rows, cols, nnz, &T));
+    if (!T) return;
+    T->rowptr[0] = 0;
+    for (int32_t i = 0, q = 0; i < rows; i++) {
+        if (i % 4 != 1) T->colind[q] = (int32_t)(next_u64() % (uint64_t)cols), T->val[q++] = rand_val();
+        T->rowptr[i + 1] = q;
+    }
+    gs_csr *dT = up(T);
+    double *g = calloc((size_t)rows + 1, 8), *v = calloc((size_t)rows + 1, 8);
+    double *dg = put(g, (size_t)rows * 8 + 8), *dv = put(v, (size_t)rows * 8 + 8);
+    CHECK_OK(OPS->first_entry(dT, base, dg, dv));
+    get(g, dg, (size_t)rows * 8), get(v, dv, (size_t)rows * 8);
+    int ok = 1;
+    for (int32_t i = 0; i < rows; i++) {
+        const int32_t q = T->rowptr[i];
+        ok = ok && (i % 4 == 1 ? g[i] == -1.0 && v[i] == 0.0
+                               : g[i] == (double)(base + T->colind[q]) && v[i] == T->val[q]);
+    }
+    CHECK_MSG(ok, "first_entry of %d rows, base %lld: values differ", rows, (long long)base);
+    drop(dg), drop(dv);
+    free(g), free(v);
+    gs_csr_destroy(&T), gs_csr_destroy(&dT);
+}
+
 /* y[idx[i]] += x[i] for n distinct indices below m */
 static void check_scatter(int64_t m, int64_t n)
 {
@@ -634,6 +665,9 @@ int main(int argc, char **argv)
     check_split(50, 10, 5, 0);  /* no entries */
     check_split(3000, 2500, 700, 6);
     check_split_refusal();
+    check_first_entry(1000, 300, 0);
+    check_first_entry(250000, 60000, 3000000000LL); /* global columns beyond 2^31 */
+    check_first_entry(0, 10, 5);
 
     check_remap(200, 150, 37, 5000, 4);
     check_remap(200, 150, 37, 187, 4); /* the identity map */
