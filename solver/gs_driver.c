@@ -656,7 +656,7 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
                 mb / 1e3 / run->transfer_s, 1e3 * (run->upload_s - run->transfer_s));
     }
     double took = 0.0;
-    const size_t grown = gs_backend_pool_prepared(&took, NULL);
+    const size_t grown = gs_backend_pool_prepared(&took);
     if (grown && run->upload_s > 0)
         fprintf(out, "memory    device pool grown by %.2f GB%s while the problem was read (%.2f "
                 "ms); the setup waited %.2f ms for it%s\n", (double)grown / 1e9,

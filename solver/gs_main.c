@@ -134,9 +134,6 @@ static int export_problem(const gs_config *c, const char *path)
     return st == GS_OK ? 0 : fail(st, (int)c->output.verbosity);
 }
 
-/* Solve with the configuration: the header before the iterations, the summary after; write
- * the outputs. A caught SIGINT/SIGTERM stops the solve, which is still summarised and recorded;
- * the exit code is then 128 + the signal. */
 /* The run's configuration while its problem is read: the sized hook's (pool_ahead) */
 static const gs_config *g_loading;
 
@@ -148,6 +145,9 @@ static void pool_ahead(int64_t rows, int64_t nnz)
         gs_backend_pool_prepare(gs_driver_pool_estimate(g_loading, rows, nnz, gs_comm_size()));
 }
 
+/* Solve with the configuration: the header before the iterations, the summary after; write
+ * the outputs. A caught SIGINT/SIGTERM stops the solve, which is still summarised and recorded;
+ * the exit code is then 128 + the signal. */
 static int solve(const gs_config *c)
 {
     gs_problem *p = NULL;

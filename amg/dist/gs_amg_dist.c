@@ -352,7 +352,8 @@ done:
     if (st != GS_OK) {
         gs_free(*rp);
         if (*g) amg->be->free(*g);
-        *rp = NULL, *g = NULL;
+        if (*v) amg->be->free(*v);
+        *rp = NULL, *g = NULL, *v = NULL;
     }
     gs_vec_destroy(&x);
     gs_free(h);

@@ -34,7 +34,7 @@ double gs_cuda_h2d_seconds(void);
 size_t gs_cuda_pool_bytes(void);
 void gs_cuda_pool_prepare(size_t bytes);
 double gs_cuda_pool_wait(void);
-size_t gs_cuda_pool_prepared(double *took_s, double *waited_s);
+size_t gs_cuda_pool_prepared(double *took_s);
 void gs_cuda_fail_at(long k);
 long gs_cuda_alloc_count(void);
 long gs_cuda_alloc_live(void);
@@ -177,13 +177,12 @@ double gs_backend_pool_wait(void)
 #endif
 }
 
-size_t gs_backend_pool_prepared(double *took_s, double *waited_s)
+size_t gs_backend_pool_prepared(double *took_s)
 {
 #ifdef GS_HAVE_CUDA
-    return gs_cuda_pool_prepared(took_s, waited_s);
+    return gs_cuda_pool_prepared(took_s);
 #else
     if (took_s) *took_s = 0.0;
-    if (waited_s) *waited_s = 0.0;
     return 0;
 #endif
 }

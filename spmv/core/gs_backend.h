@@ -156,9 +156,9 @@ void gs_backend_pool_prepare(size_t bytes);
  * next device allocation waits for it too. */
 double gs_backend_pool_wait(void);
 
-/* The bytes the last growth ahead added to the pool (0: none, refused, or still running), the
- * seconds it took and the seconds callers have waited for growths so far (either may be NULL). */
-size_t gs_backend_pool_prepared(double *took_s, double *waited_s);
+/* The bytes the last growth ahead added to the pool (0: none, refused, or still running) and
+ * the seconds it took (took_s may be NULL). */
+size_t gs_backend_pool_prepared(double *took_s);
 
 /* Seconds this process has spent copying host arrays to the device (the transfers alone, not
  * the device-side set-up around them); 0 without CUDA. */

@@ -486,7 +486,7 @@ extern "C" size_t gs_cuda_pool_bytes(void)
  *
  * The driver grows a pool slowly and, for processes sharing a node, one process at a time:
  * about 1.5 ms a GB alone on an H200 and 6 to 8 ms a GB each with four ranks growing at once
- * (bench/results/mpi_scaling_h200x4_2026-11-26b.md, "tried and dropped"). A setup that grows
+ * (bench/results/archive/mpi_scaling_h200x4_2026-11-26b.md, "tried and dropped"). A setup that grows
  * its pool as it goes pays that inside its clock; one grown ahead, while the problem is still
  * being read on the host, does not. A thread of its own makes one block of the size asked on a
  * stream of its own and frees it into the pool (which keeps it: cudaMemPoolAttrReleaseThreshold
@@ -498,7 +498,6 @@ static struct {
     size_t want;     /* bytes asked of the pool */
     size_t got;      /* bytes it grew by (0: none, or refused) */
     double took_s;   /* the thread's time */
-    double waited_s; /* time callers waited for it, all growths together */
 } g_prep;
 
 #define PREP_MIN ((size_t)256 << 20) /* smaller growths are left to the setup: quick anyway */
@@ -551,15 +550,12 @@ extern "C" double gs_cuda_pool_wait(void)
     const double t0 = gs_time_now();
     (void)pthread_join(g_prep.thread, NULL);
     g_prep.running = 0;
-    const double w = gs_time_now() - t0;
-    g_prep.waited_s += w;
-    return w;
+    return gs_time_now() - t0;
 }
 
-extern "C" size_t gs_cuda_pool_prepared(double *took_s, double *waited_s)
+extern "C" size_t gs_cuda_pool_prepared(double *took_s)
 {
     if (took_s) *took_s = g_prep.running ? 0.0 : g_prep.took_s;
-    if (waited_s) *waited_s = g_prep.waited_s;
     return g_prep.running ? 0 : g_prep.got;
 }
 

@@ -889,7 +889,6 @@ done:
     return st;
 }
 
-/* y = A x with the halo copied device to device */
 /* y += A_offd xh: the product over the rows with halo entries, added into those rows */
 static gs_status add_offd(const gs_dist_op *D, const gs_vec *xh, gs_vec *y)
 {
@@ -900,6 +899,7 @@ done:
     return st;
 }
 
+/* y = A x with the halo copied device to device */
 static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;

@@ -113,7 +113,7 @@ static int64_t bound_max(void)
  * other (7-point A P at 16.8M rows a rank: 4.9 GB bounded, 6.9 ms alone and 26-33 ms with four
  * ranks at once; sampled, 1.7 GB). Measured on 4 x H200 with these products sampled: the setup
  * of 256^3 on one GPU 0.159 -> 0.145 s, of 256 x 512 x 512 on four 0.347 -> 0.327 s
- * (bench/results/mpi_scaling_h200x4_2026-11-26b.md, item 2). */
+ * (bench/results/archive/mpi_scaling_h200x4_2026-11-26b.md, item 2). */
 #define RESERVE_PER_ROW 8
 #define RESERVE_ALWAYS ((int64_t)64 << 20)
 
