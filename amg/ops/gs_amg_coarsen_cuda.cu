@@ -29,20 +29,25 @@ static __global__ void diag_kernel(int32_t n, const int32_t *rp, const int32_t *
     }
 }
 
-/* a thread a row: d[i] = a_ii and mx[i] = the largest coupling size of row i (0 when none is
- * positive) */
+/* d[i] = a_ii and mx[i] = the largest coupling size of row i (0 when none is positive), a
+ * group of G lanes a row (a maximum: the same in any order) */
+template <int G>
 static __global__ void rowmax_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                      const double *v, int sign, double *d, double *mx)
 {
-    FOR_I(n)
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
     {
+        const int32_t e = rp[i + 1];
         double di = 0.0, x = 0.0;
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++)
+        for (int32_t q = rp[i] + lane; q < e; q += G)
             if (ci[q] == i) di = v[q];
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++)
+        di = group_sum<G>(di, m); /* one lane holds it, the others 0 */
+        for (int32_t q = rp[i] + lane; q < e; q += G)
             if (ci[q] != i) x = fmax(x, gs_amg_coupling(v[q], di, sign));
-        d[i] = di;
-        mx[i] = x;
+        x = group_fmax<G>(x, m);
+        if (lane == 0) d[i] = di, mx[i] = x;
     }
 }
 
@@ -148,8 +153,7 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
         if (measure == GS_STRENGTH_ROWMAX)
             GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *mx, "strength", (void **)&mx));
         if (n > 0 && b == 1 && mx) {
-            rowmax_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, 1, d, mx);
-            GS_CUDA_LAUNCHED("rowmax_kernel");
+            LAUNCH_G(g, n, rowmax_kernel, n, A->rowptr, A->colind, A->val, 1, d, mx);
         } else if (n > 0 && b == 1) {
             LAUNCH_G(g, n, diag_kernel, n, A->rowptr, A->colind, A->val, d);
         } else if (n > 0) { /* block norms: unsigned */
@@ -191,24 +195,41 @@ done:
 
 /* ---- filtered matrix ----------------------------------------------------------------------- */
 
-/* a thread a row (a setup step run once a level): count (cnt) or write (fci, fv at frp) the
- * entries kept, the dropped ones lumped to the diagonal as the host does */
+/* A group of G lanes a row: count (cnt) or write (fci, fv at frp) the entries kept, the dropped
+ * ones lumped to the diagonal as the host does. The weak sum is added in column order (lane 0
+ * takes each chunk's terms by shuffle), so the lumped diagonal is the host's to the bit; a
+ * ballot places the kept entries. */
+template <int G>
 static __global__ void filter_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                      const double *v, const double *d, const double *mx,
                                      double theta, int sign, const double *w, const int32_t *frp,
                                      int32_t *cnt, int32_t *fci, double *fv)
 {
-    FOR_I(n)
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
+    const int first = (threadIdx.x & 31) & ~(G - 1); /* the group's first lane in the warp */
+    FOR_ROW_G(G, n)
     {
         const double di = d[i], lim = theta * mx[i];
+        const int32_t b0 = rp[i], e = rp[i + 1];
         double weak = 0.0, lumped = di;
         bool dropped = false;
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
-            const int32_t j = ci[q];
-            if (j != i && !(gs_amg_coupling(v[q], di, sign) > lim)) {
-                weak += v[q] * (w ? w[j] : 1.0);
-                dropped = true;
+        for (int32_t base = b0; base < e; base += G) {
+            const int32_t q = base + lane;
+            bool drop = false;
+            double t = 0.0;
+            if (q < e) {
+                const int32_t j = ci[q];
+                drop = j != i && !(gs_amg_coupling(v[q], di, sign) > lim);
+                if (drop) t = v[q] * (w ? w[j] : 1.0);
             }
+            const unsigned bal = __ballot_sync(m, drop) & m;
+            for (int k = 0; k < G; k++) { /* in column order, as the host adds */
+                const double tk = __shfl_sync(m, t, first + k);
+                if (bal >> (first + k) & 1u) weak += tk;
+            }
+            dropped = dropped || bal != 0;
         }
         /* as the host's filter_row: drop only when the lumped diagonal keeps its sign and at
          * least half its size */
@@ -223,17 +244,23 @@ static __global__ void filter_kernel(int32_t n, const int32_t *rp, const int32_t
         }
         int32_t c = 0;
         const int32_t o = frp ? frp[i] : 0;
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
-            const int32_t j = ci[q];
-            if (!f || j == i || gs_amg_coupling(v[q], di, sign) > lim) {
-                if (fci) {
-                    fci[o + c] = j;
-                    fv[o + c] = j == i && f ? lumped : v[q];
-                }
-                c++;
+        for (int32_t base = b0; base < e; base += G) {
+            const int32_t q = base + lane;
+            bool keep = false;
+            int32_t j = 0;
+            if (q < e) {
+                j = ci[q];
+                keep = !f || j == i || gs_amg_coupling(v[q], di, sign) > lim;
             }
+            const unsigned bal = __ballot_sync(m, keep) & m;
+            if (keep && fci) {
+                const int32_t p = o + c + __popc(bal & below);
+                fci[p] = j;
+                fv[p] = j == i && f ? lumped : v[q];
+            }
+            c += __popc(bal);
         }
-        if (cnt) cnt[i] = c;
+        if (cnt && lane == 0) cnt[i] = c;
     }
 }
 
@@ -243,17 +270,15 @@ gs_status gs_amg_cuda_filter(const gs_csr *A, double theta, int measure, const d
     gs_status st = GS_OK;
     int32_t n = A->rows, *cnt = NULL, *frp = NULL, *fci = NULL, nnz = 0;
     double *d = NULL, *mx = NULL, *fv = NULL;
-    const int sign = measure == GS_STRENGTH_ROWMAX;
+    const int sign = measure == GS_STRENGTH_ROWMAX, g = row_group(A->nnz, A->rows);
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "filtered matrix", (void **)&d));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *mx, "filtered matrix", (void **)&mx));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "filtered matrix", (void **)&cnt));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *frp, "filtered matrix", (void **)&frp));
     if (n > 0) {
-        rowmax_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, sign, d, mx);
-        GS_CUDA_LAUNCHED("rowmax_kernel");
-        filter_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, mx, theta, sign, w, NULL,
-                                   cnt, NULL, NULL);
-        GS_CUDA_LAUNCHED("filter_kernel");
+        LAUNCH_G(g, n, rowmax_kernel, n, A->rowptr, A->colind, A->val, sign, d, mx);
+        LAUNCH_G(g, n, filter_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, sign, w,
+                 (const int32_t *)NULL, cnt, (int32_t *)NULL, (double *)NULL);
     }
     GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
     GS_CHECK(scan_counts(cnt, frp, n, &nnz));
@@ -262,9 +287,8 @@ gs_status gs_amg_cuda_filter(const gs_csr *A, double theta, int measure, const d
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *fci, "filtered matrix", (void **)&fci));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *fv, "filtered matrix", (void **)&fv));
     if (n > 0) {
-        filter_kernel<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, d, mx, theta, sign, w, frp,
-                                   NULL, fci, fv);
-        GS_CUDA_LAUNCHED("filter_kernel");
+        LAUNCH_G(g, n, filter_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, sign, w,
+                 (const int32_t *)frp, (int32_t *)NULL, fci, fv);
     }
     GS_CHECK(wrap_device_csr(n, A->cols, nnz, &frp, &fci, &fv, "filtered matrix", F));
 done:

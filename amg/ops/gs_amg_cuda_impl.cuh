@@ -1,7 +1,7 @@
 /* gs_amg_cuda_impl.cuh: what the AMG's device files share (amg/ops/gs_amg_cuda.cu: diagonals,
  * smoothing, Lanczos, the table; amg/ops/gs_amg_coarsen_cuda.cu: strength, filter, MIS(2),
- * tentative prolongators): launch helpers, the row-group reductions, the MIS key, the count
- * scan, and the coarsening steps the table lists. Not a public header. */
+ * tentative prolongators): launch helpers, the MIS key, the count scan, and the coarsening
+ * steps the table lists (the row groups: gs_cuda_rows.cuh). Not a public header. */
 #ifndef GS_AMG_CUDA_IMPL_CUH
 #define GS_AMG_CUDA_IMPL_CUH
 
@@ -14,66 +14,13 @@
 #include "gs_amg_ops.h"
 #include "gs_cuda_impl.h"
 #include "gs_cuda_reduce.cuh"
+#include "gs_cuda_rows.cuh"
 #include "gs_cuda_scan.cuh"
 
 #define GRID(n) gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream
 #define FOR_I(n)                                                                                  \
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);                    \
          i += (int64_t)gridDim.x * blockDim.x)
-
-/* Rows of the setup matrices go to groups of G lanes (a power of two, 1..32: the smallest
- * with at most about four entries per lane, the rule the own CSR SpMV kernel measured best),
- * so a long row's entries are read coalesced and its sums are shuffles. All lanes of a group
- * run the same iterations. */
-#define FOR_ROW_G(G, n)                                                                           \
-    for (int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / (G); i < (n);          \
-         i += (int64_t)gridDim.x * blockDim.x / (G))
-
-static inline int row_group(int64_t nnz, int64_t rows)
-{
-    const double mean = rows > 0 ? (double)nnz / (double)rows : 0.0;
-    int g = 1;
-    while (g < 32 && 4.0 * g < mean) g *= 2;
-    return g;
-}
-
-/* the mask of this thread's group of G lanes within its warp */
-template <int G> static __device__ __forceinline__ unsigned group_mask()
-{
-    return G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1));
-}
-
-template <int G> static __device__ __forceinline__ double group_sum(double v, unsigned m)
-{
-#pragma unroll
-    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(m, v, off, G);
-    return v;
-}
-
-template <int G> static __device__ __forceinline__ uint64_t group_max(uint64_t v, unsigned m)
-{
-#pragma unroll
-    for (int off = G / 2; off > 0; off >>= 1) {
-        const uint64_t o = __shfl_xor_sync(m, v, off, G);
-        v = o > v ? o : v;
-    }
-    return v;
-}
-
-/* launch KERNEL<G> with G from g, over n rows (n * G threads) */
-#define LAUNCH_G(g, n, KERNEL, ...)                                                               \
-    do {                                                                                          \
-        const int64_t t_ = (int64_t)(n) * (g);                                                    \
-        switch (g) {                                                                              \
-        case 1: KERNEL<1><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
-        case 2: KERNEL<2><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
-        case 4: KERNEL<4><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
-        case 8: KERNEL<8><<<GRID(t_)>>>(__VA_ARGS__); break;                                      \
-        case 16: KERNEL<16><<<GRID(t_)>>>(__VA_ARGS__); break;                                    \
-        default: KERNEL<32><<<GRID(t_)>>>(__VA_ARGS__); break;                                    \
-        }                                                                                         \
-        GS_CUDA_LAUNCHED(#KERNEL);                                                                \
-    } while (0)
 
 static __device__ __forceinline__ uint64_t d_key(int state, int32_t i)
 {

@@ -1,6 +1,8 @@
 /* gs_dist_ops_cuda.cu: the data-parallel steps of the distributed setup on the device (the table
- * gs_dist_cuda_ops of gs_dist_ops.h), one-for-one with gs_dist_ops_host.c. A thread per row (the
- * rows of a rank's AMG matrices are short); a result whose size is not known beforehand is a
+ * gs_dist_cuda_ops of gs_dist_ops.h), one-for-one with gs_dist_ops_host.c. The steps that copy
+ * rows (split, sum, packing) give each row a group of lanes (gs_cuda_rows.cuh: a coarse level's
+ * rows hold 20 to 60 entries, which a thread a row reads far apart), the others a thread a row
+ * or an entry; a result whose size is not known beforehand is a
  * count kernel, a CUB prefix sum and a fill kernel, with one read of the total in between (the
  * compact form's halo list and the sorted distinct values: CUB's select, sort and unique; the
  * triplets' CSR: CUB's radix sort and reduce by key). All on gs_cuda_g.stream. */
@@ -12,6 +14,7 @@
 #include <cuda/std/functional>
 
 #include "gs_cuda_impl.h"
+#include "gs_cuda_rows.cuh"
 #include "gs_cuda_scan.cuh"
 #include "gs_dist_ops.h"
 #include "gs_mem.h"
@@ -48,43 +51,44 @@ static void free_csr_arrays(int32_t *rp, int32_t *ci, double *v)
 
 /* ---- split ------------------------------------------------------------------------------- */
 
-/* len[i] = the entries of row i below column ncols (sorted rows: binary search); len[rows] = 0 */
+/* len[i] = the entries of row i below column ncols; len[rows] = 0 */
+template <int G>
 static __global__ void split_count_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
                                           int32_t ncols, int32_t *len)
 {
-    FOR_EACH(i, (int64_t)rows + 1)
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, (int64_t)rows + 1)
     {
-        if (i == rows) {
-            len[i] = 0;
-            continue;
-        }
-        int32_t lo = rp[i], hi = rp[i + 1];
-        while (lo < hi) {
-            const int32_t mid = lo + (hi - lo) / 2;
-            if (ci[mid] < ncols)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        len[i] = lo - rp[i];
+        int32_t c = 0;
+        if (i < rows)
+            for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) c += ci[q] < ncols;
+        c = group_isum<G>(c, m);
+        if (lane == 0) len[i] = c;
     }
 }
 
-/* drp: diag's row pointers; orp (when given) = rp - drp; entries copied to their halves */
+/* drp: diag's row pointers; orp (when given) = rp - drp; each row's entries (sorted: the own
+ * columns first) copied to their halves by its group */
+template <int G>
 static __global__ void split_fill_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
                                          const double *v, int32_t ncols, const int32_t *drp,
                                          int32_t *dci, double *dv, int32_t *orp, int32_t *oci,
                                          double *ov)
 {
-    FOR_EACH(i, (int64_t)rows + 1)
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, (int64_t)rows + 1)
     {
-        if (orp) orp[i] = rp[i] - drp[i];
+        if (orp && lane == 0) orp[i] = rp[i] - drp[i];
         if (i == rows) continue;
-        const int32_t q0 = rp[i], s = q0 + (drp[i + 1] - drp[i]), d0 = drp[i];
-        for (int32_t q = q0; q < s; q++) dci[d0 + q - q0] = ci[q], dv[d0 + q - q0] = v[q];
+        const int32_t q0 = rp[i], e = rp[i + 1], s = q0 + (drp[i + 1] - drp[i]), d0 = drp[i];
         const int32_t o0 = q0 - d0; /* orp[i] */
-        for (int32_t q = s; q < rp[i + 1]; q++)
-            oci[o0 + q - s] = ci[q] - ncols, ov[o0 + q - s] = v[q];
+        for (int32_t q = q0 + lane; q < e; q += G) {
+            if (q < s)
+                dci[d0 + q - q0] = ci[q], dv[d0 + q - q0] = v[q];
+            else
+                oci[o0 + q - s] = ci[q] - ncols, ov[o0 + q - s] = v[q];
+        }
     }
 }
 
@@ -94,6 +98,7 @@ static gs_status cuda_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_cs
 {
     gs_status st = GS_OK;
     const int32_t rows = C->rows;
+    const int g = row_group(C->nnz, C->rows);
     int32_t *drp = NULL, *dci = NULL, *orp = NULL, *oci = NULL, dnnz = 0;
     double *dv = NULL, *ov = NULL;
     gs_csr *D = NULL;
@@ -103,7 +108,7 @@ static gs_status cuda_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_cs
         GS_FAIL(GS_ERR_ARG, "split: bad columns %d + halo %d", (int)ncols, (int)nhalo);
     GS_CHECK(
         gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "split row pointers", (void **)&drp));
-    LAUNCH(split_count_kernel, (int64_t)rows + 1, rows, C->rowptr, C->colind, ncols, drp);
+    LAUNCH_G(g, (int64_t)rows + 1, split_count_kernel, rows, C->rowptr, C->colind, ncols, drp);
     GS_CHECK(gs_cuda_exclusive_sum(drp, drp, (int64_t)rows + 1, "split scan"));
     GS_CHECK(gs_cuda_d2h(&dnnz, drp + rows, sizeof dnnz));
     if (nhalo == 0 && C->nnz > dnnz)
@@ -115,8 +120,8 @@ static gs_status cuda_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_cs
         GS_CHECK(gs_cuda_alloc(dn * sizeof(double), "split values", (void **)&dv));
         if (nhalo > 0) GS_CHECK(alloc_csr_arrays(rows, (int64_t)on, &orp, &oci, &ov));
     }
-    LAUNCH(split_fill_kernel, (int64_t)rows + 1, rows, C->rowptr, C->colind, C->val, ncols, drp,
-           dci, dv, orp, oci, ov);
+    LAUNCH_G(g, (int64_t)rows + 1, split_fill_kernel, rows, C->rowptr, C->colind, C->val, ncols,
+             (const int32_t *)drp, dci, dv, orp, oci, ov);
     st = gs_cuda_csr_adopt(rows, ncols, dnnz, drp, dci, dv, &D);
     drp = NULL, dci = NULL, dv = NULL; /* adopted, or freed by the failed adopt */
     if (st != GS_OK) goto done;
@@ -286,24 +291,42 @@ static __device__ int32_t merge_row(int32_t i, const int32_t *arp, const int32_t
     return n;
 }
 
-/* len[i] = the length of row i of A + B; len[rows] = 0 */
+/* len[i] = the length of row i of A + B; len[rows] = 0 (a row of one of them: its length) */
 static __global__ void add_count_kernel(int32_t rows, const int32_t *arp, const int32_t *aci,
                                         const int32_t *brp, const int32_t *bci, int32_t *len)
 {
     FOR_EACH(i, (int64_t)rows + 1)
     {
-        len[i] = i == rows ? 0 : merge_row(i, arp, aci, NULL, brp, bci, NULL, NULL, NULL, 0);
+        if (i == rows)
+            len[i] = 0;
+        else if (brp[i + 1] == brp[i] || arp[i + 1] == arp[i])
+            len[i] = arp[i + 1] - arp[i] + brp[i + 1] - brp[i];
+        else
+            len[i] = merge_row(i, arp, aci, NULL, brp, bci, NULL, NULL, NULL, 0);
     }
 }
 
+/* a group of G lanes a row: a row of A alone or of B alone copied side by side (the received
+ * entries of other ranks touch few rows), a row of both merged by the group's first lane */
+template <int G>
 static __global__ void add_fill_kernel(int32_t rows, const int32_t *arp, const int32_t *aci,
                                        const double *av, const int32_t *brp, const int32_t *bci,
                                        const double *bv, const int32_t *rp, int32_t *oci,
                                        double *ov)
 {
-    FOR_EACH(i, rows)
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, rows)
     {
-        (void)merge_row(i, arp, aci, av, brp, bci, bv, oci, ov, rp[i]);
+        const int32_t a0 = arp[i], a1 = arp[i + 1], b0 = brp[i], b1 = brp[i + 1], o = rp[i];
+        if (b1 == b0) {
+            for (int32_t q = a0 + lane; q < a1; q += G)
+                oci[o + q - a0] = aci[q], ov[o + q - a0] = av[q];
+        } else if (a1 == a0) {
+            for (int32_t q = b0 + lane; q < b1; q += G)
+                oci[o + q - b0] = bci[q], ov[o + q - b0] = bv[q];
+        } else if (lane == 0) {
+            (void)merge_row((int32_t)i, arp, aci, av, brp, bci, bv, oci, ov, o);
+        }
     }
 }
 
@@ -329,8 +352,8 @@ static gs_status cuda_add(const gs_csr *A, const gs_csr *B, gs_csr **out)
         GS_CHECK(gs_cuda_alloc(n * sizeof(double), "sum values", (void **)&v));
     }
     if (rows > 0)
-        LAUNCH(add_fill_kernel, rows, rows, A->rowptr, A->colind, A->val, B->rowptr, B->colind,
-               B->val, rp, ci, v);
+        LAUNCH_G(row_group(A->nnz, rows), rows, add_fill_kernel, rows, A->rowptr, A->colind,
+                 A->val, B->rowptr, B->colind, B->val, (const int32_t *)rp, ci, v);
     st = gs_cuda_csr_adopt(rows, A->cols, nnz, rp, ci, v, out);
     rp = NULL, ci = NULL, v = NULL;
 done:
@@ -358,19 +381,21 @@ done:
     return st;
 }
 
+template <int G>
 static __global__ void pack_rows_kernel(int64_t n, const int32_t *rp, const int32_t *ci,
                                         const double *v, const int32_t *idx, const int64_t *off,
                                         int64_t base, int32_t nown, const int64_t *gmap,
                                         int64_t *gcol, double *val)
 {
-    FOR_EACH(i, n)
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
     {
         const int32_t q0 = rp[idx[i]], q1 = rp[idx[i] + 1];
-        int64_t p = off[i];
-        for (int32_t q = q0; q < q1; q++, p++) {
+        const int64_t p0 = off[i];
+        for (int32_t q = q0 + lane; q < q1; q += G) {
             const int32_t j = ci[q];
-            gcol[p] = j < nown ? base + j : gmap[j - nown];
-            val[p] = v[q];
+            gcol[p0 + q - q0] = j < nown ? base + j : gmap[j - nown];
+            val[p0 + q - q0] = v[q];
         }
     }
 }
@@ -382,8 +407,8 @@ static gs_status cuda_pack_rows(const gs_csr *A, int64_t n, const int32_t *idx, 
 {
     gs_status st = GS_OK;
     if (n > 0)
-        LAUNCH(pack_rows_kernel, n, n, A->rowptr, A->colind, A->val, idx, off, base, nown, gmap,
-               gcol, val);
+        LAUNCH_G(row_group(A->nnz, A->rows), n, pack_rows_kernel, n, A->rowptr, A->colind, A->val,
+                 idx, off, base, nown, gmap, gcol, val);
 done:
     return st;
 }

@@ -607,6 +607,77 @@ out:
     gs_csr_destroy(&A);
 }
 
+/* X and Y the same matrix to the bit: pattern and values */
+static int csr_same(const gs_csr *X, const gs_csr *Y)
+{
+    return X && Y && X->rows == Y->rows && X->cols == Y->cols && X->nnz == Y->nnz &&
+           memcmp(X->rowptr, Y->rowptr, ((size_t)X->rows + 1) * sizeof *X->rowptr) == 0 &&
+           memcmp(X->colind, Y->colind, (size_t)X->nnz * sizeof *X->colind) == 0 &&
+           (!X->val || memcmp(X->val, Y->val, (size_t)X->nnz * sizeof *X->val) == 0);
+}
+
+/* The device's filtered matrix and rowmax strength graph against the host's, to the bit, on A
+ * (its rows spread over groups of lanes by their mean length: 9 entries and A^3's 49 take
+ * different group sizes), with and without a near-nullspace w */
+static void test_gpu_filter_of(const gs_csr *A, const char *name)
+{
+    const gs_amg_ops *dev = (const gs_amg_ops *)gs_backend_module(GS_LOC_DEVICE, GS_MODULE_AMG);
+    const gs_amg_ops *host = (const gs_amg_ops *)gs_backend_module(GS_LOC_HOST, GS_MODULE_AMG);
+    gs_csr *dA = NULL;
+    double *w = malloc(((size_t)A->cols + 1) * sizeof *w), *dw = NULL;
+    for (int32_t i = 0; i < A->cols; i++) w[i] = 0.5 + 0.001 * (double)((i * 37) % 1000);
+    CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+    CHECK_OK(gs_backend_get(GS_LOC_DEVICE)->alloc(((size_t)A->cols + 1) * sizeof *dw, "w",
+                                                   (void **)&dw));
+    CHECK_OK(gs_backend_get(GS_LOC_DEVICE)->put(dw, w, (size_t)A->cols * sizeof *dw));
+    const double thetas[] = {0.1, 0.25, 0.5};
+    for (int t = 0; t < 3 && dA; t++) {
+        for (int withw = 0; withw < 2; withw++) {
+            gs_csr *Fh = NULL, *Fd = NULL, *Fdh = NULL;
+            CHECK_OK(host->filter(A, thetas[t], GS_STRENGTH_ROWMAX, withw ? w : NULL, &Fh));
+            CHECK_OK(dev->filter(dA, thetas[t], GS_STRENGTH_ROWMAX, withw ? dw : NULL, &Fd));
+            CHECK_MSG((Fh == NULL) == (Fd == NULL), "%s theta %g%s: the filter dropped entries "
+                      "on one side only", name, thetas[t], withw ? " (w)" : "");
+            if (Fd) CHECK_OK(gs_csr_download(Fd, &Fdh));
+            if (Fh && Fdh)
+                CHECK_MSG(csr_same(Fdh, Fh), "%s theta %g%s: the device's filtered matrix (%d "
+                          "entries) differs from the host's (%d)", name, thetas[t],
+                          withw ? " (w)" : "", Fdh->nnz, Fh->nnz);
+            gs_csr_destroy(&Fh), gs_csr_destroy(&Fd), gs_csr_destroy(&Fdh);
+        }
+        gs_csr *Sh = NULL, *Sd = NULL; /* patterns only */
+        CHECK_OK(host->strength(A, thetas[t], 1, GS_STRENGTH_ROWMAX, &Sh));
+        CHECK_OK(dev->strength(dA, thetas[t], 1, GS_STRENGTH_ROWMAX, &Sd));
+        int same = Sh && Sd && Sh->rows == Sd->rows && Sh->nnz == Sd->nnz;
+        if (same) {
+            int32_t *rp = malloc(((size_t)Sd->rows + 1) * sizeof *rp);
+            int32_t *ci = malloc(((size_t)Sd->nnz + 1) * sizeof *ci);
+            const gs_backend_ops *be = gs_backend_get(GS_LOC_DEVICE);
+            CHECK_OK(be->get(rp, Sd->rowptr, ((size_t)Sd->rows + 1) * sizeof *rp));
+            if (Sd->nnz > 0) CHECK_OK(be->get(ci, Sd->colind, (size_t)Sd->nnz * sizeof *ci));
+            same = memcmp(rp, Sh->rowptr, ((size_t)Sd->rows + 1) * sizeof *rp) == 0 &&
+                   memcmp(ci, Sh->colind, (size_t)Sd->nnz * sizeof *ci) == 0;
+            free(rp), free(ci);
+        }
+        CHECK_MSG(same, "%s theta %g: the device's strength graph (%d entries) differs from the "
+                  "host's (%d)", name, thetas[t], Sd ? Sd->nnz : -1, Sh ? Sh->nnz : -1);
+        gs_csr_destroy(&Sh), gs_csr_destroy(&Sd);
+    }
+    if (dw) gs_backend_get(GS_LOC_DEVICE)->free(dw);
+    free(w);
+    gs_csr_destroy(&dA);
+}
+
+static void test_gpu_filter(void)
+{
+    gs_csr *A = generate("rotated", 60, 9, 1), *A2 = NULL, *A3 = NULL;
+    CHECK_OK(gs_spgemm(A, A, GS_SPGEMM_HOST, &A2));
+    if (A2) CHECK_OK(gs_spgemm(A2, A, GS_SPGEMM_HOST, &A3));
+    test_gpu_filter_of(A, "rotated 9-point 60^2");
+    if (A3) test_gpu_filter_of(A3, "rotated 9-point 60^2, cubed");
+    gs_csr_destroy(&A), gs_csr_destroy(&A2), gs_csr_destroy(&A3);
+}
+
 /* 3D 7-point -div(k grad u), k = 1 or 1e3 on a checkerboard of 8^3 blocks: at theta = 0.25
  * only couplings across the jumps are strong, so most rows of P are empty (std > mean: the GPU
  * rule table picks cuSPARSE for P) */
@@ -691,6 +762,7 @@ int main(int argc, char **argv)
             printf("skipped: %s\n", why ? why : gs_error_message());
             return 77;
         }
+        test_gpu_filter();
         test_gpu_parity("poisson", 40, 7, 1);
         test_gpu_parity("poisson", 24, 27, 1);
         test_gpu_parity("anisotropic", 60, 5, 1);

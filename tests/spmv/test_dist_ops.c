@@ -664,6 +664,8 @@ int main(int argc, char **argv)
     check_split(0, 10, 5, 3);   /* no rows */
     check_split(50, 10, 5, 0);  /* no entries */
     check_split(3000, 2500, 700, 6);
+    check_split(1000, 3000, 900, 40); /* long rows: groups of 16 and 32 lanes a row */
+    check_split(400, 5000, 2000, 90);
     check_split_refusal();
     check_first_entry(1000, 300, 0);
     check_first_entry(250000, 60000, 3000000000LL); /* global columns beyond 2^31 */
@@ -688,6 +690,8 @@ int main(int argc, char **argv)
 
     check_add(300, 200, 5);
     check_add(2000, 1500, 12);
+    check_add(1000, 4000, 40); /* long rows */
+    check_add(300, 9000, 90);
     check_add(0, 10, 3);
     check_add(40, 30, 0);
 
@@ -696,6 +700,7 @@ int main(int argc, char **argv)
     check_pack(300, 200, 60, 0, 5); /* no rows asked for */
     check_pack(40, 20, 10, 25, 0);  /* empty rows */
     check_pack(5000, 3000, 900, 4000, 8);
+    check_pack(1500, 4000, 1200, 2000, 45); /* long rows */
 
     check_nonempty(300, 120, 4);
     check_nonempty(300, 120, 1);   /* many empty rows */
