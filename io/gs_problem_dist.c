@@ -107,8 +107,9 @@ gs_status gs_problem_scatter(const gs_problem *p, gs_dproblem **out)
                               (size_t)nnz * sizeof(double), 0));
     /* b, x0 and the near-nullspace's columns, by rows */
     if (me == 0) block_bytes(d->part, A, sizeof(double), 0, bytes);
-    GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof(double), "right-hand side", (void **)&d->b));
-    GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof(double), "initial guess", (void **)&d->x0));
+    /* page-locked once a device backend runs, as the matrix's rows: the setup uploads them */
+    GS_CHECK(gs_alloc_pinned((size_t)rows + 1, sizeof(double), "right-hand side", (void **)&d->b));
+    GS_CHECK(gs_alloc_pinned((size_t)rows + 1, sizeof(double), "initial guess", (void **)&d->x0));
     GS_CHECK(gs_comm_scatterv(me == 0 ? p->b : NULL, bytes, d->b, (size_t)rows * sizeof(double),
                               0));
     GS_CHECK(gs_comm_scatterv(me == 0 ? p->x0 : NULL, bytes, d->x0,
@@ -229,8 +230,8 @@ static gs_status load_vector(const gs_config *c, const rows_src *rs, const gs_dp
     int ax = rhs && strcmp(r, "Ax") == 0;
     if (strcmp(r, "ones") == 0 || strcmp(r, "random") == 0 || ax ||
         (!rhs && strcmp(r, "zero") == 0)) {
-        st = gs_alloc_array((size_t)nl + 1, sizeof(double),
-                            rhs ? "right-hand side" : "initial guess", (void **)&v);
+        st = gs_alloc_pinned((size_t)nl + 1, sizeof(double), /* uploaded by the setup */
+                             rhs ? "right-hand side" : "initial guess", (void **)&v);
         if (st == GS_OK && strcmp(r, "random") == 0)
             gs_gen_random_slice((uint64_t)c->problem.generate.seed + (rhs ? 0 : 1), v, r0, nl);
         for (int64_t i = 0; st == GS_OK && ax && i < nl; i++) {

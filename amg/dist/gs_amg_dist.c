@@ -266,7 +266,7 @@ done:
     return st;
 }
 
-/* the CSR at loc of entries given by row (ri: host, or rp: row offsets, host) with global
+/* the CSR at loc of entries given by row (ri: host, or rp: row offsets at loc) with global
  * columns g and values v (both at loc), in the column space [own (c0 .. c0 + nc) | the
  * ascending global numbers of map (host)]: rows sorted, duplicates summed */
 static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne,
@@ -275,21 +275,19 @@ static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne,
                              int64_t nmap, gs_csr **out)
 {
     gs_status st = GS_OK;
-    int32_t *hr = NULL, *dr = NULL, *dc = NULL;
+    int32_t *dr = NULL, *dc = NULL;
     int64_t *dm = NULL;
-    if (!ri) { /* each entry's row from the offsets */
-        GS_CHECK(gs_alloc_array((size_t)ne + 1, sizeof *hr, "entries", (void **)&hr));
-        for (int32_t i = 0; i < rows; i++)
-            for (int64_t q = rp[i]; q < rp[i + 1]; q++) hr[q] = i;
-        ri = hr;
+    if (ri) {
+        GS_CHECK(to_loc(amg, ri, ne, sizeof *ri, "entries", (void **)&dr));
+    } else { /* each entry's row from the offsets, where they live */
+        GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dr, "entries", (void **)&dr));
+        GS_CHECK(dops(amg)->row_index(rows, rp, dr));
     }
-    GS_CHECK(to_loc(amg, ri, ne, sizeof *ri, "entries", (void **)&dr));
     GS_CHECK(to_loc(amg, map, nmap, sizeof *map, "entries", (void **)&dm));
     GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dc, "entries", (void **)&dc));
     GS_CHECK(dops(amg)->map_cols(g, ne, c0, nc, dm, nmap, dc));
     GS_CHECK(dops(amg)->coo_csr(rows, (int32_t)(nc + nmap), ne, dr, dc, v, out));
 done:
-    gs_free(hr);
     if (dr) amg->be->free(dr);
     if (dc) amg->be->free(dc);
     if (dm) amg->be->free(dm);
@@ -313,18 +311,17 @@ done:
 }
 
 /* The rows of a tentative prolongator T with at most one entry a row that the halo of D names,
- * as gs_dist_op_fetch_rows gives them (*rp: host offsets, *g global columns and *v values at
- * loc): two halo exchanges of D carry each row's aggregate (as a double, exact below 2^53) and
- * value instead of a row fetch (row lengths, offsets, packing, the entries rank to rank). */
+ * as gs_dist_op_fetch_rows gives them (*rp offsets, *g global columns and *v values, all at
+ * loc; *ne entries): two halo exchanges of D carry each row's aggregate (as a double, exact
+ * below 2^53) and value instead of a row fetch (row lengths, offsets, packing, the entries
+ * rank to rank), and the rows' entries are gathered where they live. */
 static gs_status tentative_halo(const gs_amg_dist *amg, const gs_dist_op *D, const gs_csr *T,
-                                int64_t c0, int64_t **rp, int64_t **g, double **v)
+                                int64_t c0, int64_t **rp, int64_t *ne, int64_t **g, double **v)
 {
     gs_status st = GS_OK;
     const int64_t nc = D->cols, nh = D->nhalo;
     gs_vec *x = NULL;
-    double *h = NULL, *hv = NULL;
-    int64_t *hg = NULL, ne = 0;
-    *rp = NULL, *g = NULL, *v = NULL;
+    *rp = NULL, *ne = 0, *g = NULL, *v = NULL;
     if (T->rows != D->cols)
         GS_FAIL(GS_ERR_INTERNAL, "tentative halo: %d rows, the operator has %d columns", T->rows,
                 D->cols);
@@ -333,32 +330,19 @@ static gs_status tentative_halo(const gs_amg_dist *amg, const gs_dist_op *D, con
     GS_CHECK(dops(amg)->first_entry(T, c0, xg, xv));
     GS_CHECK(gs_dist_op_halo(D, xg, xg + nc));
     GS_CHECK(gs_dist_op_halo(D, xv, xv + nc));
-    GS_CHECK(gs_alloc_array(2 * (size_t)nh + 1, sizeof *h, "tentative halo", (void **)&h));
-    if (nh > 0) {
-        GS_CHECK(amg->be->get(h, xg + nc, (size_t)nh * sizeof *h));
-        GS_CHECK(amg->be->get(h + nh, xv + nc, (size_t)nh * sizeof *h));
-    }
-    GS_CHECK(gs_alloc_array((size_t)nh + 2, sizeof **rp, "tentative halo", (void **)rp));
-    GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *hg, "tentative halo", (void **)&hg));
-    GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *hv, "tentative halo", (void **)&hv));
-    (*rp)[0] = 0;
-    for (int64_t i = 0; i < nh; i++) {
-        if (h[i] >= 0) hg[ne] = (int64_t)h[i], hv[ne++] = h[nh + i];
-        (*rp)[i + 1] = ne;
-    }
-    GS_CHECK(to_loc(amg, hg, ne, sizeof *hg, "tentative halo", (void **)g));
-    GS_CHECK(to_loc(amg, hv, ne, sizeof *hv, "tentative halo", (void **)v));
+    GS_CHECK(amg->be->alloc(((size_t)nh + 1) * sizeof **rp, "tentative halo", (void **)rp));
+    GS_CHECK(amg->be->alloc(((size_t)nh + 1) * sizeof **g, "tentative halo", (void **)g));
+    GS_CHECK(amg->be->alloc(((size_t)nh + 1) * sizeof **v, "tentative halo", (void **)v));
+    GS_CHECK(dops(amg)->first_entry_rows(nh, xg + nc, xv + nc, *rp, *g, *v));
+    GS_CHECK(amg->be->get(ne, *rp + nh, sizeof *ne));
 done:
     if (st != GS_OK) {
-        gs_free(*rp);
+        if (*rp) amg->be->free(*rp);
         if (*g) amg->be->free(*g);
         if (*v) amg->be->free(*v);
         *rp = NULL, *g = NULL, *v = NULL;
     }
     gs_vec_destroy(&x);
-    gs_free(h);
-    gs_free(hg);
-    gs_free(hv);
     return st;
 }
 
@@ -373,19 +357,18 @@ static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **
     gs_csr *P = NULL, *Th = NULL, *Te = NULL;
     int64_t *rp = NULL, *g = NULL, *pmap = NULL;
     double *v = NULL;
-    int64_t npm = 0;
+    int64_t npm = 0, ne = 0;
     const int32_t nc = (*T)->cols;
     const int64_t c0 = cpart->start[gs_comm_rank()];
     if (S) {
         if (one && (*T)->nnz <= (*T)->rows) /* one entry a row at most: the halo exchange */
-            GS_CHECK(tentative_halo(amg, D, *T, c0, &rp, &g, &v));
+            GS_CHECK(tentative_halo(amg, D, *T, c0, &rp, &ne, &g, &v));
         else
-            GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &g, &v));
+            GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &ne, &g, &v));
         trace(amg, l, "   (T's rows fetched)");
         /* other ranks' aggregates only */
-        GS_CHECK(other_columns(amg, NULL, 0, g, rp[D->nhalo], c0, nc, &pmap, &npm));
-        GS_CHECK(entries_csr(amg, D->nhalo, rp[D->nhalo], NULL, rp, g, v, c0, nc, pmap, npm,
-                             &Th));
+        GS_CHECK(other_columns(amg, NULL, 0, g, ne, c0, nc, &pmap, &npm));
+        GS_CHECK(entries_csr(amg, D->nhalo, ne, NULL, rp, g, v, c0, nc, pmap, npm, &Th));
         GS_CHECK(dops(amg)->vcat(*T, Th, (int32_t)(nc + npm), &Te));
         if (one)
             GS_CHECK(amg->ops->times_tentative(S, Te, &P));
@@ -404,7 +387,7 @@ done:
     gs_csr_destroy(&P);
     gs_csr_destroy(&Th);
     gs_csr_destroy(&Te);
-    gs_free(rp);
+    if (rp) amg->be->free(rp);
     if (g) amg->be->free(g);
     if (v) amg->be->free(v);
     gs_free(pmap);
@@ -430,17 +413,17 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     int32_t *m1 = NULL, *m2 = NULL, *ri = NULL, *hrp = NULL, *hid = NULL, *did = NULL;
     double *v = NULL, *dsv = NULL, *drv = NULL;
     size_t *sb = NULL, *rb = NULL, *isb = NULL, *irb = NULL;
-    int64_t nx = 0, nh = 0;
+    int64_t nx = 0, nh = 0, nf = 0;
     /* P's rows at A's halo, their columns as global numbers */
     GS_CHECK(amg->be->alloc(((size_t)npm + 1) * sizeof *gm, "coarse columns", (void **)&gm));
     if (npm > 0) GS_CHECK(amg->be->put(gm, DP->halo, (size_t)npm * sizeof *gm));
-    GS_CHECK(gs_dist_op_fetch_rows(D, DP->compact, c0, nc, gm, &rp, &g, &v));
+    GS_CHECK(gs_dist_op_fetch_rows(D, DP->compact, c0, nc, gm, &rp, &nf, &g, &v));
     trace(amg, l, "   (fetch)");
     /* X: own coarse columns, then the others P and those rows hold, ascending */
-    GS_CHECK(other_columns(amg, DP->halo, npm, g, rp[D->nhalo], c0, nc, &xmap, &nx));
+    GS_CHECK(other_columns(amg, DP->halo, npm, g, nf, c0, nc, &xmap, &nx));
     GS_CHECK(map_places(amg, DP->halo, npm, xmap, nx, nc, &m1));
     GS_CHECK(ops->remap_cols(DP->compact, nc, m1, (int32_t)(nc + nx), &Px));
-    GS_CHECK(entries_csr(amg, D->nhalo, rp[D->nhalo], NULL, rp, g, v, c0, nc, xmap, nx, &Ph));
+    GS_CHECK(entries_csr(amg, D->nhalo, nf, NULL, rp, g, v, c0, nc, xmap, nx, &Ph));
     GS_CHECK(ops->vcat(Px, Ph, (int32_t)(nc + nx), &Pe));
     gs_csr_destroy(&Px);
     gs_csr_destroy(&Ph);
@@ -539,7 +522,7 @@ done:
     gs_csr_destroy(&Wx);
     gs_csr_destroy(&Rv);
     gs_csr_destroy(&Ac);
-    gs_free(rp);
+    if (rp) amg->be->free(rp);
     if (g) amg->be->free(g);
     if (v) amg->be->free(v);
     if (did) amg->be->free(did);

@@ -196,9 +196,9 @@ done:
 /* ---- filtered matrix ----------------------------------------------------------------------- */
 
 /* A group of G lanes a row: count (cnt) or write (fci, fv at frp) the entries kept, the dropped
- * ones lumped to the diagonal as the host does. The weak sum is added in column order (lane 0
- * takes each chunk's terms by shuffle), so the lumped diagonal is the host's to the bit; a
- * ballot places the kept entries. */
+ * ones lumped to the diagonal as the host does. The weak sum is added in column order (every
+ * lane takes each dropped term of a chunk by shuffle, none when the chunk drops none), so the
+ * lumped diagonal is the host's to the bit; a ballot places the kept entries. */
 template <int G>
 static __global__ void filter_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                      const double *v, const double *d, const double *mx,
@@ -208,7 +208,6 @@ static __global__ void filter_kernel(int32_t n, const int32_t *rp, const int32_t
     const unsigned m = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
     const unsigned below = (1u << (threadIdx.x & 31)) - 1u;
-    const int first = (threadIdx.x & 31) & ~(G - 1); /* the group's first lane in the warp */
     FOR_ROW_G(G, n)
     {
         const double di = d[i], lim = theta * mx[i];
@@ -224,12 +223,12 @@ static __global__ void filter_kernel(int32_t n, const int32_t *rp, const int32_t
                 drop = j != i && !(gs_amg_coupling(v[q], di, sign) > lim);
                 if (drop) t = v[q] * (w ? w[j] : 1.0);
             }
-            const unsigned bal = __ballot_sync(m, drop) & m;
-            for (int k = 0; k < G; k++) { /* in column order, as the host adds */
-                const double tk = __shfl_sync(m, t, first + k);
-                if (bal >> (first + k) & 1u) weak += tk;
+            /* the dropped ones in column order, as the host adds (the ballot is the group's
+             * own: every lane walks the same bits) */
+            for (unsigned bal = __ballot_sync(m, drop) & m; bal; bal &= bal - 1u) {
+                weak += __shfl_sync(m, t, __ffs(bal) - 1);
+                dropped = true;
             }
-            dropped = dropped || bal != 0;
         }
         /* as the host's filter_row: drop only when the lumped diagonal keeps its sign and at
          * least half its size */

@@ -1040,81 +1040,82 @@ done:
     return st;
 }
 
+/* a[i] (at loc) */
+static gs_status get_i64(const gs_backend_ops *be, const int64_t *a, int64_t i, int64_t *out)
+{
+    return be->get(out, a + i, sizeof *out);
+}
+
 gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t base, int32_t nown,
-                                const int64_t *gmap, int64_t **rowptr, int64_t **gcol,
-                                double **val)
+                                const int64_t *gmap, int64_t **rowptr, int64_t *nent,
+                                int64_t **gcol, double **val)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
     const gs_dist_ops *ops = dist_ops(D->loc);
     const int R = gs_comm_size();
     const int64_t ns = D->soff[D->nsend], nh = D->nhalo;
-    int32_t *len = NULL, *hlen = NULL;
-    int64_t *off = NULL, *hoff = NULL, *dg = NULL, *rp = NULL, *rg = NULL;
-    double *dv = NULL, *rv = NULL, *lsend = NULL, *lrecv = NULL;
+    int32_t *len = NULL;
+    int64_t *off = NULL, *dg = NULL, *rp = NULL, *rg = NULL, lo, hi, ne = 0, nr = 0;
+    double *dv = NULL, *rv = NULL;
+    gs_vec *x = NULL;
     size_t *sb = NULL, *rb = NULL;
-    *rowptr = NULL, *gcol = NULL, *val = NULL;
+    *rowptr = NULL, *nent = 0, *gcol = NULL, *val = NULL;
     if (M->rows != D->cols)
         GS_FAIL(GS_ERR_INTERNAL, "row fetch: %d rows, the operator has %d columns", M->rows,
                 D->cols);
-    /* the lengths of the rows asked for, then the rows packed with global columns */
-    GS_CHECK(gs_alloc_array((size_t)ns + 1, sizeof *hlen, "row fetch", (void **)&hlen));
-    GS_CHECK(gs_alloc_array((size_t)ns + 2, sizeof *hoff, "row fetch", (void **)&hoff));
-    if (ns > 0) {
-        GS_CHECK(be->alloc(((size_t)ns + 1) * sizeof *len, "row fetch", (void **)&len));
-        GS_CHECK(ops->row_lengths(M, ns, D->sidx->data, len));
-        GS_CHECK(be->get(hlen, len, (size_t)ns * sizeof *hlen));
-    }
-    hoff[0] = 0;
-    for (int64_t i = 0; i < ns; i++) hoff[i + 1] = hoff[i] + hlen[i];
-    const int64_t ne = hoff[ns];
-    GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dg, "row fetch", (void **)&dg));
-    GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dv, "row fetch", (void **)&dv));
-    if (ne > 0) {
-        GS_CHECK(be->alloc(((size_t)ns + 1) * sizeof *off, "row fetch", (void **)&off));
-        GS_CHECK(be->put(off, hoff, ((size_t)ns + 1) * sizeof *off));
-        GS_CHECK(ops->pack_rows(M, ns, D->sidx->data, off, base, nown, gmap, dg, dv));
-    }
-    /* the lengths through the halo exchange (as doubles), then the entries rank to rank */
-    GS_CHECK(gs_alloc_array((size_t)ns + 1, sizeof *lsend, "row fetch", (void **)&lsend));
-    GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *lrecv, "row fetch", (void **)&lrecv));
-    for (int64_t i = 0; i < ns; i++) lsend[i] = (double)hlen[i];
-    GS_CHECK(gs_comm_exchange_begin(D->ex, lsend, lrecv));
-    GS_CHECK(gs_comm_exchange_end(D->ex));
-    GS_CHECK(gs_alloc_array((size_t)nh + 2, sizeof *rp, "row fetch", (void **)&rp));
-    rp[0] = 0;
-    for (int64_t h = 0; h < nh; h++) rp[h + 1] = rp[h] + (int64_t)lrecv[h];
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "row fetch", (void **)&sb));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "row fetch", (void **)&rb));
     memset(sb, 0, (size_t)R * sizeof *sb);
     memset(rb, 0, (size_t)R * sizeof *rb);
-    for (int i = 0; i < D->nsend; i++)
-        sb[D->to[i]] = (size_t)(hoff[D->soff[i + 1]] - hoff[D->soff[i]]) * sizeof(int64_t);
-    for (int i = 0; i < D->nrecv; i++)
-        rb[D->from[i]] = (size_t)(rp[D->roff[i + 1]] - rp[D->roff[i]]) * sizeof(int64_t);
-    GS_CHECK(be->alloc(((size_t)rp[nh] + 1) * sizeof *rg, "row fetch", (void **)&rg));
-    GS_CHECK(be->alloc(((size_t)rp[nh] + 1) * sizeof *rv, "row fetch", (void **)&rv));
+    /* the rows asked for, packed with global columns where the matrices live; the host reads
+     * only each neighbour's block bounds */
+    GS_CHECK(be->alloc(((size_t)ns + 1) * sizeof *len, "row fetch", (void **)&len));
+    GS_CHECK(be->alloc(((size_t)ns + 1) * sizeof *off, "row fetch", (void **)&off));
+    if (ns > 0) GS_CHECK(ops->row_lengths(M, ns, D->sidx->data, len));
+    GS_CHECK(ops->offsets(ns, len, NULL, off));
+    for (int i = 0; i < D->nsend; i++) {
+        GS_CHECK(get_i64(be, off, D->soff[i], &lo));
+        GS_CHECK(get_i64(be, off, D->soff[i + 1], &hi));
+        sb[D->to[i]] = (size_t)(hi - lo) * sizeof(int64_t);
+    }
+    GS_CHECK(get_i64(be, off, ns, &ne));
+    GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dg, "row fetch", (void **)&dg));
+    GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dv, "row fetch", (void **)&dv));
+    if (ne > 0) GS_CHECK(ops->pack_rows(M, ns, D->sidx->data, off, base, nown, gmap, dg, dv));
+    /* every row's length through the halo exchange (as doubles), their offsets, then the
+     * entries rank to rank */
+    GS_CHECK(gs_vec_create((int64_t)D->cols + nh, D->loc, &x));
+    GS_CHECK(ops->lengths(M, x->data));
+    GS_CHECK(gs_dist_op_halo(D, x->data, x->data + D->cols));
+    GS_CHECK(be->alloc(((size_t)nh + 1) * sizeof *rp, "row fetch", (void **)&rp));
+    GS_CHECK(ops->offsets(nh, NULL, x->data + D->cols, rp));
+    for (int i = 0; i < D->nrecv; i++) {
+        GS_CHECK(get_i64(be, rp, D->roff[i], &lo));
+        GS_CHECK(get_i64(be, rp, D->roff[i + 1], &hi));
+        rb[D->from[i]] = (size_t)(hi - lo) * sizeof(int64_t);
+    }
+    GS_CHECK(get_i64(be, rp, nh, &nr));
+    GS_CHECK(be->alloc(((size_t)nr + 1) * sizeof *rg, "row fetch", (void **)&rg));
+    GS_CHECK(be->alloc(((size_t)nr + 1) * sizeof *rv, "row fetch", (void **)&rv));
     { /* columns and values (doubles: the same byte counts) in one exchange */
         const void *snd[2] = {dg, dv};
         void *rcv[2] = {rg, rv};
         GS_CHECK(gs_dist_alltoallv_at(D->loc, 2, snd, sb, rcv, rb));
     }
-    *rowptr = rp, *gcol = rg, *val = rv;
+    *rowptr = rp, *nent = nr, *gcol = rg, *val = rv;
     rp = NULL, rg = NULL, rv = NULL;
 done:
     if (len) be->free(len);
     if (off) be->free(off);
     if (dg) be->free(dg);
     if (dv) be->free(dv);
+    if (rp) be->free(rp);
     if (rg) be->free(rg);
     if (rv) be->free(rv);
-    gs_free(hlen);
-    gs_free(hoff);
-    gs_free(lsend);
-    gs_free(lrecv);
+    gs_vec_destroy(&x);
     gs_free(sb);
     gs_free(rb);
-    gs_free(rp);
     return st;
 }
 

@@ -145,12 +145,14 @@ gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh);
 /* The rows of M that D's halo columns name, from their owners: M at D's location holds this
  * rank's rows of a matrix whose rows are D's columns (D->cols of them), its column j < nown
  * standing for global column base + j and j >= nown for gmap[j - nown] (gmap at loc, may be
- * NULL when nown covers every column). Out: D->nhalo rows in D->halo's order,
- * (*rowptr)[h]..(*rowptr)[h + 1] (host, gs_free) of *gcol (global columns, the owner's order)
- * and *val, both at D's location (its backend's free; at least one element). Collective. */
+ * NULL when nown covers every column). Out: D->nhalo rows in D->halo's order, entries
+ * (*rowptr)[h]..(*rowptr)[h + 1] of *gcol (global columns, the owner's order) and *val, *nent
+ * of them; the three arrays at D's location (its backend's free; at least one element): the
+ * lengths go through the halo exchange, and the host reads only each neighbour's bounds.
+ * Collective. */
 gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t base, int32_t nown,
-                                const int64_t *gmap, int64_t **rowptr, int64_t **gcol,
-                                double **val);
+                                const int64_t *gmap, int64_t **rowptr, int64_t *nent,
+                                int64_t **gcol, double **val);
 
 /* The diagonal block on the host (a copy; the Jacobi preconditioner's input). */
 gs_status gs_dist_op_host_diag(const gs_dist_op *D, gs_csr **out);

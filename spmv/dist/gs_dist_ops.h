@@ -77,6 +77,21 @@ typedef struct gs_dist_ops {
      * when n reaches 2^31. */
     gs_status (*coo_csr)(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
                          const int32_t *ci, const double *v, gs_csr **C);
+    /* len[i] = the entries of row i of A as a double (the form the halo exchange carries),
+     * i < A->rows */
+    gs_status (*lengths)(const gs_csr *A, double *len);
+    /* off[0..n] = the exclusive prefix sums of n row lengths, ilen (int32) or, when ilen is
+     * NULL, dlen (whole numbers held as doubles): off[0] = 0, off[n] the total; all at the
+     * table's location */
+    gs_status (*offsets)(int64_t n, const int32_t *ilen, const double *dlen, int64_t *off);
+    /* ri[q] = i for rowptr[i] <= q < rowptr[i + 1], i < rows (rowptr: rows + 1 offsets from
+     * 0); all at the table's location */
+    gs_status (*row_index)(int32_t rows, const int64_t *rowptr, int32_t *ri);
+    /* rows of one entry at most as first_entry gives them: row i holds global column g[i] and
+     * value v[i] when g[i] >= 0, nothing when g[i] < 0, i < n. Out: rowptr (n + 1 offsets) and
+     * the entries in row order in gcol and val (room for n); all at the table's location */
+    gs_status (*first_entry_rows)(int64_t n, const double *g, const double *v, int64_t *rowptr,
+                                  int64_t *gcol, double *val);
 } gs_dist_ops;
 
 extern const gs_dist_ops gs_dist_host_ops;

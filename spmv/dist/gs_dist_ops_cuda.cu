@@ -820,6 +820,87 @@ done:
     return st;
 }
 
+/* ---- lengths and offsets of fetched rows --------------------------------------------------- */
+
+static __global__ void lengths_kernel(int32_t rows, const int32_t *rp, double *len)
+{
+    FOR_EACH(i, rows)
+    {
+        len[i] = (double)(rp[i + 1] - rp[i]);
+    }
+}
+
+static gs_status cuda_lengths(const gs_csr *A, double *len)
+{
+    gs_status st = GS_OK;
+    if (A->rows > 0) LAUNCH(lengths_kernel, A->rows, A->rows, A->rowptr, len);
+done:
+    return st;
+}
+
+/* off[i] = the length of item i, off[n] = 0 (then scanned in place) */
+static __global__ void lengths_i64_kernel(int64_t n, const int32_t *ilen, const double *dlen,
+                                          int64_t *off)
+{
+    FOR_EACH(i, n + 1)
+    {
+        off[i] = i == n ? 0 : ilen ? (int64_t)ilen[i] : (int64_t)dlen[i];
+    }
+}
+
+static gs_status cuda_offsets(int64_t n, const int32_t *ilen, const double *dlen, int64_t *off)
+{
+    gs_status st = GS_OK;
+    LAUNCH(lengths_i64_kernel, n + 1, n, ilen, dlen, off);
+    GS_CHECK(gs_cuda_exclusive_sum(off, off, n + 1, "offsets scan"));
+done:
+    return st;
+}
+
+static __global__ void row_index_kernel(int32_t rows, const int64_t *rp, int32_t *ri)
+{
+    FOR_EACH(i, rows)
+    {
+        for (int64_t q = rp[i]; q < rp[i + 1]; q++) ri[q] = (int32_t)i;
+    }
+}
+
+static gs_status cuda_row_index(int32_t rows, const int64_t *rowptr, int32_t *ri)
+{
+    gs_status st = GS_OK;
+    if (rows > 0) LAUNCH(row_index_kernel, rows, rows, rowptr, ri);
+done:
+    return st;
+}
+
+static __global__ void has_entry_kernel(int64_t n, const double *g, int64_t *off)
+{
+    FOR_EACH(i, n + 1)
+    {
+        off[i] = i < n && g[i] >= 0 ? 1 : 0;
+    }
+}
+
+static __global__ void first_fill_kernel(int64_t n, const double *g, const double *v,
+                                         const int64_t *off, int64_t *gcol, double *val)
+{
+    FOR_EACH(i, n)
+    {
+        if (g[i] >= 0) gcol[off[i]] = (int64_t)g[i], val[off[i]] = v[i];
+    }
+}
+
+static gs_status cuda_first_entry_rows(int64_t n, const double *g, const double *v,
+                                       int64_t *rowptr, int64_t *gcol, double *val)
+{
+    gs_status st = GS_OK;
+    LAUNCH(has_entry_kernel, n + 1, n, g, rowptr);
+    GS_CHECK(gs_cuda_exclusive_sum(rowptr, rowptr, n + 1, "entries scan"));
+    if (n > 0) LAUNCH(first_fill_kernel, n, n, g, v, rowptr, gcol, val);
+done:
+    return st;
+}
+
 extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_split,       /* split */
     cuda_remap_cols,  /* remap_cols */
@@ -835,4 +916,8 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_sort_unique, /* sort_unique */
     cuda_map_cols,    /* map_cols */
     cuda_coo_csr,     /* coo_csr */
+    cuda_lengths,     /* lengths */
+    cuda_offsets,     /* offsets */
+    cuda_row_index,   /* row_index */
+    cuda_first_entry_rows, /* first_entry_rows */
 };

@@ -374,6 +374,40 @@ static gs_status host_coo_csr(int32_t rows, int32_t cols, int64_t n, const int32
     return gs_csr_from_coo(rows, cols, n, ri, ci, v, C);
 }
 
+static gs_status host_lengths(const gs_csr *A, double *len)
+{
+#pragma omp parallel for schedule(static) if (A->rows > OMP_MIN)
+    for (int32_t i = 0; i < A->rows; i++) len[i] = (double)(A->rowptr[i + 1] - A->rowptr[i]);
+    return GS_OK;
+}
+
+static gs_status host_offsets(int64_t n, const int32_t *ilen, const double *dlen, int64_t *off)
+{
+    off[0] = 0;
+    for (int64_t i = 0; i < n; i++) off[i + 1] = off[i] + (ilen ? ilen[i] : (int64_t)dlen[i]);
+    return GS_OK;
+}
+
+static gs_status host_row_index(int32_t rows, const int64_t *rowptr, int32_t *ri)
+{
+#pragma omp parallel for schedule(static) if (rows > OMP_MIN)
+    for (int32_t i = 0; i < rows; i++)
+        for (int64_t q = rowptr[i]; q < rowptr[i + 1]; q++) ri[q] = i;
+    return GS_OK;
+}
+
+static gs_status host_first_entry_rows(int64_t n, const double *g, const double *v,
+                                       int64_t *rowptr, int64_t *gcol, double *val)
+{
+    int64_t ne = 0;
+    rowptr[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (g[i] >= 0) gcol[ne] = (int64_t)g[i], val[ne++] = v[i];
+        rowptr[i + 1] = ne;
+    }
+    return GS_OK;
+}
+
 const gs_dist_ops gs_dist_host_ops = {
     host_split,       /* split */
     host_remap_cols,  /* remap_cols */
@@ -389,4 +423,8 @@ const gs_dist_ops gs_dist_host_ops = {
     host_sort_unique, /* sort_unique */
     host_map_cols,    /* map_cols */
     host_coo_csr,     /* coo_csr */
+    host_lengths,     /* lengths */
+    host_offsets,     /* offsets */
+    host_row_index,   /* row_index */
+    host_first_entry_rows, /* first_entry_rows */
 };

@@ -592,14 +592,16 @@ static void test_fetch(const gs_gcsr *Ag, const gs_part *rp, const gs_gcsr *Pg,
                        const gs_part *cp, const gs_csr *P)
 {
     gs_dist_op *DA = NULL, *DP = NULL;
-    int64_t *frp = NULL, *fg = NULL;
+    int64_t *frp = NULL, *fg = NULL, nf = -1;
     double *fv = NULL;
     CHECK_OK(gs_dist_op_create(Ag, rp, GS_LOC_HOST, NULL, 0, &DA));
     CHECK_OK(gs_dist_op_create(Pg, cp, GS_LOC_HOST, NULL, 0, &DP));
     if (DA && DP)
-        CHECK_OK(gs_dist_op_fetch_rows(DA, DP->compact, DP->col0, DP->cols, DP->halo, &frp, &fg,
-                                       &fv));
+        CHECK_OK(gs_dist_op_fetch_rows(DA, DP->compact, DP->col0, DP->cols, DP->halo, &frp, &nf,
+                                       &fg, &fv));
     if (frp && fg && fv) {
+        RCHECK(frp[0] == 0 && frp[DA->nhalo] == nf, "row fetch: %lld entries told, the offsets "
+               "end at %lld", (long long)nf, (long long)frp[DA->nhalo]);
         if (brk(25, frp[DA->nhalo] > 0)) fv[frp[DA->nhalo] - 1] += 1e-12;
         int bad = 0;
         for (int32_t h = 0; h < DA->nhalo; h++) {

@@ -403,6 +403,69 @@ static void check_first_entry(int32_t rows, int32_t cols, int64_t base)
     gs_csr_destroy(&T), gs_csr_destroy(&dT);
 }
 
+/* lengths of a random rows x cols matrix, their offsets from int32 and double lengths, each
+ * entry's row from the offsets; first_entry_rows of n rows, every third one empty */
+static void check_offsets(int32_t rows, int32_t cols, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "lengths, offsets and row index of %d rows", rows);
+    gs_csr *A = random_csr(rows, cols, per_row), *dA = up(A);
+    double *len = malloc((size_t)rows * 8 + 8), *dlen = room((size_t)rows * 8 + 8);
+    int32_t *il = malloc((size_t)rows * 4 + 4), *ri = malloc((size_t)A->nnz * 4 + 4);
+    int64_t *o1 = malloc((size_t)rows * 8 + 8), *o2 = malloc((size_t)rows * 8 + 8);
+    int64_t *do1 = room((size_t)rows * 8 + 8), *do2 = room((size_t)rows * 8 + 8);
+    int32_t *dri = room((size_t)A->nnz * 4 + 4);
+    CHECK_OK(OPS->lengths(dA, dlen));
+    get(len, dlen, (size_t)rows * 8);
+    int ok = 1;
+    for (int32_t i = 0; i < rows; i++) {
+        il[i] = A->rowptr[i + 1] - A->rowptr[i];
+        ok = ok && len[i] == (double)il[i];
+    }
+    CHECK_MSG(ok, "%s: lengths differ", what);
+    int32_t *dil = put(il, (size_t)rows * 4);
+    CHECK_OK(OPS->offsets(rows, dil, NULL, do1));
+    CHECK_OK(OPS->offsets(rows, NULL, dlen, do2));
+    get(o1, do1, (size_t)rows * 8 + 8), get(o2, do2, (size_t)rows * 8 + 8);
+    for (int32_t i = 0; ok && i <= rows; i++) ok = o1[i] == A->rowptr[i] && o2[i] == A->rowptr[i];
+    CHECK_MSG(ok, "%s: offsets differ", what);
+    CHECK_OK(OPS->row_index(rows, do1, dri));
+    get(ri, dri, (size_t)A->nnz * 4);
+    for (int32_t i = 0; ok && i < rows; i++)
+        for (int32_t q = A->rowptr[i]; ok && q < A->rowptr[i + 1]; q++) ok = ri[q] == i;
+    CHECK_MSG(ok, "%s: rows of the entries differ", what);
+    drop(dlen), drop(dil), drop(do1), drop(do2), drop(dri);
+    free(len), free(il), free(ri), free(o1), free(o2);
+    gs_csr_destroy(&A), gs_csr_destroy(&dA);
+}
+
+static void check_first_entry_rows(int64_t n, int64_t base)
+{
+    double *g = malloc((size_t)n * 8 + 8), *v = malloc((size_t)n * 8 + 8);
+    int64_t *rp = malloc((size_t)n * 8 + 8), *gc = malloc((size_t)n * 8 + 8), ne = 0;
+    double *val = malloc((size_t)n * 8 + 8);
+    for (int64_t i = 0; i < n; i++) {
+        g[i] = i % 3 == 2 ? -1.0 : (double)(base + (int64_t)(next_u64() % 100000));
+        v[i] = rand_val();
+    }
+    double *dg = put(g, (size_t)n * 8), *dv = put(v, (size_t)n * 8);
+    int64_t *drp = room((size_t)n * 8 + 8), *dgc = room((size_t)n * 8 + 8);
+    double *dval = room((size_t)n * 8 + 8);
+    CHECK_OK(OPS->first_entry_rows(n, dg, dv, drp, dgc, dval));
+    get(rp, drp, (size_t)n * 8 + 8);
+    ne = rp[n];
+    get(gc, dgc, (size_t)ne * 8), get(val, dval, (size_t)ne * 8);
+    int ok = rp[0] == 0;
+    for (int64_t i = 0, e = 0; ok && i < n; i++) {
+        if (g[i] >= 0) ok = rp[i + 1] == e + 1 && gc[e] == (int64_t)g[i] && val[e] == v[i], e++;
+        else ok = rp[i + 1] == e;
+    }
+    CHECK_MSG(ok, "first_entry_rows of %lld rows, base %lld: rows differ", (long long)n,
+              (long long)base);
+    drop(dg), drop(dv), drop(drp), drop(dgc), drop(dval);
+    free(g), free(v), free(rp), free(gc), free(val);
+}
+
 /* y[idx[i]] += x[i] for n distinct indices below m */
 static void check_scatter(int64_t m, int64_t n)
 {
@@ -670,6 +733,13 @@ int main(int argc, char **argv)
     check_first_entry(1000, 300, 0);
     check_first_entry(250000, 60000, 3000000000LL); /* global columns beyond 2^31 */
     check_first_entry(0, 10, 5);
+    check_offsets(300, 200, 5);
+    check_offsets(0, 10, 3);
+    check_offsets(40, 30, 0);
+    check_offsets(200000, 50000, 6); /* above the host's OpenMP threshold */
+    check_first_entry_rows(1000, 0);
+    check_first_entry_rows(300000, 3000000000LL); /* global columns beyond 2^31 */
+    check_first_entry_rows(0, 5);
 
     check_remap(200, 150, 37, 5000, 4);
     check_remap(200, 150, 37, 187, 4); /* the identity map */
