@@ -29,6 +29,16 @@ static __global__ void diag_kernel(int32_t n, const int32_t *rp, const int32_t *
     }
 }
 
+/* the group size of the row maxima and the filter: groups of lanes pay on long rows (a coarse
+ * level's 30 to 100 entries: on 1.5M rows of 34, the filtered matrix and its rho went from 11.7
+ * to 6.7 ms), but on a short row the two passes and the shuffles between them cost more than a
+ * thread a row (16.8M 7-point rows, with the smoothing matrix: 3.8 ms in groups of 2, 2.4 ms a
+ * thread a row; H200) */
+static inline int walk_group(int64_t nnz, int64_t rows)
+{
+    return nnz < 12 * rows ? 1 : row_group(nnz, rows);
+}
+
 /* d[i] = a_ii and mx[i] = the largest coupling size of row i (0 when none is positive), a
  * group of G lanes a row (a maximum: the same in any order) */
 template <int G>
@@ -153,7 +163,8 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
         if (measure == GS_STRENGTH_ROWMAX)
             GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *mx, "strength", (void **)&mx));
         if (n > 0 && b == 1 && mx) {
-            LAUNCH_G(g, n, rowmax_kernel, n, A->rowptr, A->colind, A->val, 1, d, mx);
+            LAUNCH_G(walk_group(A->nnz, n), n, rowmax_kernel, n, A->rowptr, A->colind, A->val, 1,
+                     d, mx);
         } else if (n > 0 && b == 1) {
             LAUNCH_G(g, n, diag_kernel, n, A->rowptr, A->colind, A->val, d);
         } else if (n > 0) { /* block norms: unsigned */
@@ -269,7 +280,7 @@ gs_status gs_amg_cuda_filter(const gs_csr *A, double theta, int measure, const d
     gs_status st = GS_OK;
     int32_t n = A->rows, *cnt = NULL, *frp = NULL, *fci = NULL, nnz = 0;
     double *d = NULL, *mx = NULL, *fv = NULL;
-    const int sign = measure == GS_STRENGTH_ROWMAX, g = row_group(A->nnz, A->rows);
+    const int sign = measure == GS_STRENGTH_ROWMAX, g = walk_group(A->nnz, A->rows);
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "filtered matrix", (void **)&d));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *mx, "filtered matrix", (void **)&mx));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "filtered matrix", (void **)&cnt));
