@@ -234,6 +234,10 @@ static __global__ void filter_kernel(int32_t n, const int32_t *rp, const int32_t
                 drop = j != i && !(gs_amg_coupling(v[q], di, sign) > lim);
                 if (drop) t = v[q] * (w ? w[j] : 1.0);
             }
+            if (G == 1) { /* a thread a row: no ballot, no shuffle */
+                if (drop) weak += t, dropped = true;
+                continue;
+            }
             /* the dropped ones in column order, as the host adds (the ballot is the group's
              * own: every lane walks the same bits) */
             for (unsigned bal = __ballot_sync(m, drop) & m; bal; bal &= bal - 1u) {
@@ -261,6 +265,11 @@ static __global__ void filter_kernel(int32_t n, const int32_t *rp, const int32_t
             if (q < e) {
                 j = ci[q];
                 keep = !f || j == i || gs_amg_coupling(v[q], di, sign) > lim;
+            }
+            if (G == 1) {
+                if (keep && fci) fci[o + c] = j, fv[o + c] = j == i && f ? lumped : v[q];
+                c += keep;
+                continue;
             }
             const unsigned bal = __ballot_sync(m, keep) & m;
             if (keep && fci) {
