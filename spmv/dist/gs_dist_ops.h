@@ -2,8 +2,8 @@
  * (gs_dist_ops_host.c, gs_dist_ops_cuda.cu), reached through gs_backend_module(loc,
  * GS_MODULE_DIST). They work on a rank's rows in compact column form (gs_dist.h: its own columns
  * first, then its halo columns in ascending global order) so that the O(rows) work of the
- * distributed AMG setup stays where the matrices live; only halo-sized arrays (row lengths,
- * packed halo rows, column maps) cross to the host for MPI.
+ * distributed AMG setup stays where the matrices live; only halo-sized lists (the column maps,
+ * the coarse entries' (row, length) lists) and each neighbour's bounds cross to the host.
  *
  * Every matrix and array is at the table's location. Results are new matrices (the device ones
  * ready for SpMV); inputs are not changed. Zero rows, columns or entries are allowed everywhere.
