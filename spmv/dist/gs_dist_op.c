@@ -1040,10 +1040,20 @@ done:
     return st;
 }
 
-/* a[i] (at loc) */
-static gs_status get_i64(const gs_backend_ops *be, const int64_t *a, int64_t i, int64_t *out)
+/* bytes[rank[i]] = the int64 entries of the items blocks[i] .. blocks[i + 1] - 1 (by their
+ * offsets off, at loc: read one bound at a time), i < n */
+static gs_status block_bytes(const gs_backend_ops *be, const int64_t *off, int n,
+                             const int64_t *blocks, const int *rank, size_t *bytes)
 {
-    return be->get(out, a + i, sizeof *out);
+    gs_status st = GS_OK;
+    int64_t lo, hi;
+    for (int i = 0; i < n; i++) {
+        GS_CHECK(be->get(&lo, off + blocks[i], sizeof lo));
+        GS_CHECK(be->get(&hi, off + blocks[i + 1], sizeof hi));
+        bytes[rank[i]] = (size_t)(hi - lo) * sizeof(int64_t);
+    }
+done:
+    return st;
 }
 
 gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t base, int32_t nown,
@@ -1056,7 +1066,7 @@ gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t ba
     const int R = gs_comm_size();
     const int64_t ns = D->soff[D->nsend], nh = D->nhalo;
     int32_t *len = NULL;
-    int64_t *off = NULL, *dg = NULL, *rp = NULL, *rg = NULL, lo, hi, ne = 0, nr = 0;
+    int64_t *off = NULL, *dg = NULL, *rp = NULL, *rg = NULL, ne = 0, nr = 0;
     double *dv = NULL, *rv = NULL;
     gs_vec *x = NULL;
     size_t *sb = NULL, *rb = NULL;
@@ -1074,12 +1084,8 @@ gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t ba
     GS_CHECK(be->alloc(((size_t)ns + 1) * sizeof *off, "row fetch", (void **)&off));
     if (ns > 0) GS_CHECK(ops->row_lengths(M, ns, D->sidx->data, len));
     GS_CHECK(ops->offsets(ns, len, NULL, off));
-    for (int i = 0; i < D->nsend; i++) {
-        GS_CHECK(get_i64(be, off, D->soff[i], &lo));
-        GS_CHECK(get_i64(be, off, D->soff[i + 1], &hi));
-        sb[D->to[i]] = (size_t)(hi - lo) * sizeof(int64_t);
-    }
-    GS_CHECK(get_i64(be, off, ns, &ne));
+    GS_CHECK(block_bytes(be, off, D->nsend, D->soff, D->to, sb));
+    GS_CHECK(be->get(&ne, off + ns, sizeof ne));
     GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dg, "row fetch", (void **)&dg));
     GS_CHECK(be->alloc(((size_t)ne + 1) * sizeof *dv, "row fetch", (void **)&dv));
     if (ne > 0) GS_CHECK(ops->pack_rows(M, ns, D->sidx->data, off, base, nown, gmap, dg, dv));
@@ -1090,12 +1096,8 @@ gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t ba
     GS_CHECK(gs_dist_op_halo(D, x->data, x->data + D->cols));
     GS_CHECK(be->alloc(((size_t)nh + 1) * sizeof *rp, "row fetch", (void **)&rp));
     GS_CHECK(ops->offsets(nh, NULL, x->data + D->cols, rp));
-    for (int i = 0; i < D->nrecv; i++) {
-        GS_CHECK(get_i64(be, rp, D->roff[i], &lo));
-        GS_CHECK(get_i64(be, rp, D->roff[i + 1], &hi));
-        rb[D->from[i]] = (size_t)(hi - lo) * sizeof(int64_t);
-    }
-    GS_CHECK(get_i64(be, rp, nh, &nr));
+    GS_CHECK(block_bytes(be, rp, D->nrecv, D->roff, D->from, rb));
+    GS_CHECK(be->get(&nr, rp + nh, sizeof nr));
     GS_CHECK(be->alloc(((size_t)nr + 1) * sizeof *rg, "row fetch", (void **)&rg));
     GS_CHECK(be->alloc(((size_t)nr + 1) * sizeof *rv, "row fetch", (void **)&rv));
     { /* columns and values (doubles: the same byte counts) in one exchange */
