@@ -29,15 +29,8 @@ template <int G> static __device__ __forceinline__ unsigned group_mask()
     return G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1));
 }
 
-/* sums and maxima over the group, in every lane (a butterfly) */
-template <int G> static __device__ __forceinline__ double group_sum(double v, unsigned m)
-{
-#pragma unroll
-    for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(m, v, off, G);
-    return v;
-}
-
-template <int G> static __device__ __forceinline__ int32_t group_isum(int32_t v, unsigned m)
+/* sums (of doubles or counts) and maxima over the group, in every lane (a butterfly) */
+template <int G, typename T> static __device__ __forceinline__ T group_sum(T v, unsigned m)
 {
 #pragma unroll
     for (int off = G / 2; off > 0; off >>= 1) v += __shfl_xor_sync(m, v, off, G);

@@ -63,7 +63,7 @@ static __global__ void split_count_kernel(int32_t rows, const int32_t *rp, const
         int32_t c = 0;
         if (i < rows)
             for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) c += ci[q] < ncols;
-        c = group_isum<G>(c, m);
+        c = group_sum<G>(c, m);
         if (lane == 0) len[i] = c;
     }
 }
