@@ -139,7 +139,6 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
     gs_csr *F = NULL;
     gs_dist_op *DF = NULL;
     gs_vec *w = NULL;
-    int64_t *halo = NULL;
     double *dF = NULL, *sqF = NULL, rho = L->rho;
     const int64_t grows = L->part->start[L->part->nranks];
     int filtered = p->filter && p->theta > 0 && b == 1 && k == 1;
@@ -168,9 +167,10 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
     if (anyF) {
         int64_t bad, first;
         if (!F) GS_CHECK(dops(amg)->row_slice(D->compact, 0, D->rows, &F)); /* a copy */
-        GS_CHECK(gs_dist_copy_i64(D->halo, D->nhalo, &halo));
-        GS_CHECK(gs_dist_op_from_compact(&F, &halo, D->nhalo, D->row0, L->part, amg->loc, NULL, l,
-                                         &DF));
+        /* A's columns and halo: its plan copied; its halos through CUDA IPC like A's (rho's
+         * twelve products) */
+        GS_CHECK(gs_dist_op_from_compact_like(&F, D, NULL, l, &DF));
+        GS_CHECK(gs_dist_op_use_ipc(DF));
         GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
                                 (void **)&dF));
         GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
@@ -190,7 +190,6 @@ done:
     gs_csr_destroy(&F);
     gs_dist_op_destroy(&DF);
     gs_vec_destroy(&w);
-    gs_free(halo);
     if (dF) amg->be->free(dF);
     if (sqF) amg->be->free(sqF);
     return st;
@@ -237,76 +236,57 @@ done:
     return st;
 }
 
-/* the distinct values of a[0..na) (host) and b[0..nb) (at loc) outside [c0, c0 + nc),
- * ascending, into *out (host) and *m: the other ranks' columns a level's rows name (sorted where
- * the matrices live) */
+/* the distinct values of a[0..na) and b[0..nb) (both at loc, each below bound) outside
+ * [c0, c0 + nc), ascending, into *out (host) and *dout (at loc), their count into *m: the other
+ * ranks' columns a level's rows name (selected, sorted and made unique where the matrices
+ * live) */
 static gs_status other_columns(const gs_amg_dist *amg, const int64_t *a, int64_t na,
                                const int64_t *b, int64_t nb, int64_t c0, int32_t nc,
-                               int64_t **out, int64_t *m)
+                               int64_t bound, int64_t **out, int64_t **dout, int64_t *m)
 {
     gs_status st = GS_OK;
-    int64_t *d = NULL, *u = NULL, nu = 0;
-    *out = NULL;
+    int64_t *d = NULL;
     GS_CHECK(amg->be->alloc(((size_t)(na + nb) + 1) * sizeof *d, "columns", (void **)&d));
-    if (na > 0) GS_CHECK(amg->be->put(d, a, (size_t)na * sizeof *d));
+    if (na > 0) GS_CHECK(amg->be->move(d, a, (size_t)na * sizeof *d));
     if (nb > 0) GS_CHECK(amg->be->move(d + na, b, (size_t)nb * sizeof *d));
-    GS_CHECK(dops(amg)->sort_unique(d, na + nb, &u, &nu));
-    /* the own ones are one run of the sorted list: cut it out */
-    int64_t lo = 0, hi;
-    while (lo < nu && u[lo] < c0) lo++;
-    hi = lo;
-    while (hi < nu && u[hi] < c0 + nc) hi++;
-    memmove(u + lo, u + hi, (size_t)(nu - hi) * sizeof *u);
-    *m = nu - (hi - lo);
-    *out = u;
-    u = NULL;
+    GS_CHECK(dops(amg)->sort_unique(d, na + nb, c0, nc, bound, out, dout, m));
 done:
     if (d) amg->be->free(d);
-    gs_free(u);
     return st;
 }
 
-/* the CSR at loc of entries given by row (ri: host, or rp: row offsets at loc) with global
- * columns g and values v (both at loc), in the column space [own (c0 .. c0 + nc) | the
- * ascending global numbers of map (host)]: rows sorted, duplicates summed */
-static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne,
-                             const int32_t *ri, const int64_t *rp, const int64_t *g,
-                             const double *v, int64_t c0, int32_t nc, const int64_t *map,
+/* the CSR at loc of ne entries with global columns g and values v (all at loc) whose rows come
+ * from offsets rp (nrp + 1 of them, at loc: entry q of block i is in row i, or rmap[i] when
+ * rmap (at loc) is given), in the column space [own (c0 .. c0 + nc) | the ascending global
+ * numbers of dmap (at loc, nmap of them)]: rows sorted, duplicates summed */
+static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne, int32_t nrp,
+                             const int64_t *rp, const int32_t *rmap, const int64_t *g,
+                             const double *v, int64_t c0, int32_t nc, const int64_t *dmap,
                              int64_t nmap, gs_csr **out)
 {
     gs_status st = GS_OK;
     int32_t *dr = NULL, *dc = NULL;
-    int64_t *dm = NULL;
-    if (ri) {
-        GS_CHECK(to_loc(amg, ri, ne, sizeof *ri, "entries", (void **)&dr));
-    } else { /* each entry's row from the offsets, where they live */
-        GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dr, "entries", (void **)&dr));
-        GS_CHECK(dops(amg)->row_index(rows, rp, dr));
-    }
-    GS_CHECK(to_loc(amg, map, nmap, sizeof *map, "entries", (void **)&dm));
+    GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dr, "entries", (void **)&dr));
+    GS_CHECK(dops(amg)->row_index(nrp, rp, rmap, dr));
     GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dc, "entries", (void **)&dc));
-    GS_CHECK(dops(amg)->map_cols(g, ne, c0, nc, dm, nmap, dc));
+    GS_CHECK(dops(amg)->map_cols(g, ne, c0, nc, dmap, nmap, dc));
     GS_CHECK(dops(amg)->coo_csr(rows, (int32_t)(nc + nmap), ne, dr, dc, v, out));
 done:
     if (dr) amg->be->free(dr);
     if (dc) amg->be->free(dc);
-    if (dm) amg->be->free(dm);
     return st;
 }
 
-/* the columns base + (the place of v[i] in the ascending map), i < n, uploaded to loc */
-static gs_status map_places(const gs_amg_dist *amg, const int64_t *v, int64_t n,
-                            const int64_t *map, int64_t nmap, int32_t base, int32_t **out)
+/* out (at loc) = base + the place of each of v[0..n) (at loc, none in [c0, c0 + base)) in the
+ * ascending dmap (at loc) */
+static gs_status map_places(const gs_amg_dist *amg, const int64_t *v, int64_t n, int64_t c0,
+                            int32_t base, const int64_t *dmap, int64_t nmap, int32_t **out)
 {
     gs_status st = GS_OK;
-    int32_t *h = NULL;
     *out = NULL;
-    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *h, "column map", (void **)&h));
-    for (int64_t i = 0; i < n; i++) h[i] = base + (int32_t)gs_dist_find_i64(map, nmap, v[i]);
-    GS_CHECK(amg->be->alloc(((size_t)n + 1) * sizeof *h, "column map", (void **)out));
-    if (n > 0) GS_CHECK(amg->be->put(*out, h, (size_t)n * sizeof *h));
+    GS_CHECK(amg->be->alloc(((size_t)n + 1) * sizeof **out, "column map", (void **)out));
+    GS_CHECK(dops(amg)->map_cols(v, n, c0, base, dmap, nmap, *out));
 done:
-    gs_free(h);
     return st;
 }
 
@@ -355,7 +335,7 @@ static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **
     dlevel *L = &amg->lev[l];
     const gs_dist_op *D = L->DA;
     gs_csr *P = NULL, *Th = NULL, *Te = NULL;
-    int64_t *rp = NULL, *g = NULL, *pmap = NULL;
+    int64_t *rp = NULL, *g = NULL, *pmap = NULL, *dpm = NULL;
     double *v = NULL;
     int64_t npm = 0, ne = 0;
     const int32_t nc = (*T)->cols;
@@ -367,8 +347,9 @@ static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **
             GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &ne, &g, &v));
         trace(amg, l, "   (T's rows fetched)");
         /* other ranks' aggregates only */
-        GS_CHECK(other_columns(amg, NULL, 0, g, ne, c0, nc, &pmap, &npm));
-        GS_CHECK(entries_csr(amg, D->nhalo, ne, NULL, rp, g, v, c0, nc, pmap, npm, &Th));
+        GS_CHECK(other_columns(amg, NULL, 0, g, ne, c0, nc, cpart->start[cpart->nranks], &pmap,
+                               &dpm, &npm));
+        GS_CHECK(entries_csr(amg, D->nhalo, ne, D->nhalo, rp, NULL, g, v, c0, nc, dpm, npm, &Th));
         GS_CHECK(dops(amg)->vcat(*T, Th, (int32_t)(nc + npm), &Te));
         if (one)
             GS_CHECK(amg->ops->times_tentative(S, Te, &P));
@@ -390,6 +371,7 @@ done:
     if (rp) amg->be->free(rp);
     if (g) amg->be->free(g);
     if (v) amg->be->free(v);
+    if (dpm) amg->be->free(dpm);
     gs_free(pmap);
     return st;
 }
@@ -409,8 +391,11 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     gs_csr *Px = NULL, *Ph = NULL, *Pe = NULL, *AP = NULL, *Wo = NULL, *Wr = NULL, *Wx = NULL,
            *Rv = NULL, *Ac = NULL;
     int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *hoff = NULL,
-            *sinfo = NULL, *rinfo = NULL, *doff = NULL, *dxm = NULL, *dsc = NULL, *drc = NULL;
-    int32_t *m1 = NULL, *m2 = NULL, *ri = NULL, *hrp = NULL, *hid = NULL, *did = NULL;
+            *sinfo = NULL, *rinfo = NULL, *doff = NULL, *dxm = NULL, *dsc = NULL, *drc = NULL,
+            *dhc = NULL, *poff = NULL, *dpoff = NULL;
+    int32_t *m1 = NULL, *m2 = NULL, *prow = NULL, *dprow = NULL, *hrp = NULL, *hid = NULL,
+            *did = NULL;
+    const int64_t bound = cpart->start[cpart->nranks];
     double *v = NULL, *dsv = NULL, *drv = NULL;
     size_t *sb = NULL, *rb = NULL, *isb = NULL, *irb = NULL;
     int64_t nx = 0, nh = 0, nf = 0;
@@ -420,10 +405,10 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     GS_CHECK(gs_dist_op_fetch_rows(D, DP->compact, c0, nc, gm, &rp, &nf, &g, &v));
     trace(amg, l, "   (fetch)");
     /* X: own coarse columns, then the others P and those rows hold, ascending */
-    GS_CHECK(other_columns(amg, DP->halo, npm, g, nf, c0, nc, &xmap, &nx));
-    GS_CHECK(map_places(amg, DP->halo, npm, xmap, nx, nc, &m1));
+    GS_CHECK(other_columns(amg, gm, npm, g, nf, c0, nc, bound, &xmap, &dxm, &nx));
+    GS_CHECK(map_places(amg, gm, npm, c0, nc, dxm, nx, &m1));
     GS_CHECK(ops->remap_cols(DP->compact, nc, m1, (int32_t)(nc + nx), &Px));
-    GS_CHECK(entries_csr(amg, D->nhalo, nf, NULL, rp, g, v, c0, nc, xmap, nx, &Ph));
+    GS_CHECK(entries_csr(amg, D->nhalo, nf, D->nhalo, rp, NULL, g, v, c0, nc, dxm, nx, &Ph));
     GS_CHECK(ops->vcat(Px, Ph, (int32_t)(nc + nx), &Pe));
     gs_csr_destroy(&Px);
     gs_csr_destroy(&Ph);
@@ -467,7 +452,6 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     const int64_t ne = hrp[npm];
     GS_CHECK(to_loc(amg, hid, npm, sizeof *hid, "coarse entries", (void **)&did));
     GS_CHECK(to_loc(amg, hoff, npm + 1, sizeof *hoff, "coarse entries", (void **)&doff));
-    GS_CHECK(to_loc(amg, xmap, nx, sizeof *xmap, "coarse entries", (void **)&dxm));
     GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dsc, "coarse entries", (void **)&dsc));
     GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dsv, "coarse entries", (void **)&dsv));
     if (ne > 0) GS_CHECK(ops->pack_rows(Wr, npm, did, doff, c0, nc, dxm, dsc, dsv));
@@ -477,15 +461,25 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     for (int r = 0; r < R; r++) ni += (int64_t)(irb[r] / sizeof(int64_t));
     GS_CHECK(gs_alloc_array((size_t)ni + 1, sizeof *rinfo, "coarse entries", (void **)&rinfo));
     GS_CHECK(gs_comm_alltoallv(sinfo, isb, rinfo, irb));
+    /* rinfo: the senders' (row, length) pairs, by rank; the entries arrive in that order, so
+     * the pairs' offsets and rows give each entry's row where the entries live */
+    const int64_t npr = ni / 2;
+    if (npr > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "%lld coarse rows sent to one rank (below 2^31)",
+                (long long)npr);
+    GS_CHECK(gs_alloc_array((size_t)npr + 1, sizeof *poff, "coarse entries", (void **)&poff));
+    GS_CHECK(gs_alloc_array((size_t)npr + 1, sizeof *prow, "coarse entries", (void **)&prow));
     int64_t nr = 0;
-    for (int r = 0, q = 0; r < R; r++) /* rinfo: the senders' (row, length) pairs, by rank */
+    poff[0] = 0;
+    for (int r = 0, q = 0; r < R; r++)
         for (size_t k = 0; k < irb[r] / (2 * sizeof(int64_t)); k++, q++) {
             rb[r] += (size_t)rinfo[2 * q + 1] * sizeof(int64_t);
             nr += rinfo[2 * q + 1];
+            poff[q + 1] = nr;
+            prow[q] = (int32_t)rinfo[2 * q];
         }
-    GS_CHECK(gs_alloc_array((size_t)nr + 1, sizeof *ri, "coarse entries", (void **)&ri));
-    for (int64_t q = 0, p = 0; q < ni / 2; q++)
-        for (int64_t e = 0; e < rinfo[2 * q + 1]; e++) ri[p++] = (int32_t)rinfo[2 * q];
+    GS_CHECK(to_loc(amg, poff, npr + 1, sizeof *poff, "coarse entries", (void **)&dpoff));
+    GS_CHECK(to_loc(amg, prow, npr, sizeof *prow, "coarse entries", (void **)&dprow));
     GS_CHECK(amg->be->alloc(((size_t)nr + 1) * sizeof *drc, "coarse entries", (void **)&drc));
     GS_CHECK(amg->be->alloc(((size_t)nr + 1) * sizeof *drv, "coarse entries", (void **)&drv));
     { /* columns and values (doubles: the same byte counts) in one exchange */
@@ -495,15 +489,16 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     }
     trace(amg, l, "   (exchange)");
     /* the coarse level's halo: X's columns and the received ones that are not its own */
-    GS_CHECK(other_columns(amg, xmap, nx, drc, nr, c0, nc, &hc, &nh));
+    GS_CHECK(other_columns(amg, dxm, nx, drc, nr, c0, nc, bound, &hc, &dhc, &nh));
     if ((int64_t)nc + nh > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's coarse block has %lld columns (below 2^31)",
                 (long long)(nc + nh));
-    GS_CHECK(map_places(amg, xmap, nx, hc, nh, nc, &m2));
+    GS_CHECK(map_places(amg, dxm, nx, c0, nc, dhc, nh, &m2));
     trace(amg, l, "   (halo columns)");
     GS_CHECK(ops->remap_cols(Wo, nc, m2, (int32_t)(nc + nh), &Wx));
     gs_csr_destroy(&Wo);
-    GS_CHECK(entries_csr(amg, nc, nr, ri, NULL, drc, drv, c0, nc, hc, nh, &Rv));
+    GS_CHECK(entries_csr(amg, nc, nr, (int32_t)npr, dpoff, dprow, drc, drv, c0, nc, dhc, nh,
+                         &Rv));
     trace(amg, l, "   (remap, entries)");
     GS_CHECK(ops->add(Wx, Rv, &Ac));
     trace(amg, l, "  coarse rows exchanged");
@@ -532,6 +527,11 @@ done:
     if (dsv) amg->be->free(dsv);
     if (drc) amg->be->free(drc);
     if (drv) amg->be->free(drv);
+    if (dhc) amg->be->free(dhc);
+    if (dpoff) amg->be->free(dpoff);
+    if (dprow) amg->be->free(dprow);
+    gs_free(poff);
+    gs_free(prow);
     gs_free(xmap);
     gs_free(hc);
     gs_free(hrp);
@@ -539,7 +539,6 @@ done:
     gs_free(hid);
     gs_free(sinfo);
     gs_free(rinfo);
-    gs_free(ri);
     gs_free(sb);
     gs_free(rb);
     gs_free(isb);

@@ -525,6 +525,8 @@ done:
 }
 
 /* who sends me which halo values, and which of mine each neighbour needs */
+static gs_status plan_buffers(gs_dist_op *D, const gs_buf *idx);
+
 static gs_status plan(gs_dist_op *D, const gs_part *cp)
 {
     gs_status st = GS_OK;
@@ -571,11 +573,43 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
         D->nsend++;
         D->soff[D->nsend] = q;
     }
-    int64_t ns = D->soff[D->nsend];
-    /* the send indices and buffers where x lives; page-locked host staging unless MPI takes
-     * device memory */
-    const gs_buf hidx = {idx, ns, GS_I32, GS_LOC_HOST};
-    GS_CHECK(gs_buf_clone(&hidx, D->loc, "halo send indices", &D->sidx));
+    const gs_buf hidx = {idx, D->soff[D->nsend], GS_I32, GS_LOC_HOST};
+    GS_CHECK(plan_buffers(D, &hidx));
+done:
+    gs_free(qs);
+    gs_free(qr);
+    gs_free(req);
+    gs_free(idx);
+    return st;
+}
+
+/* like's plan (the same halo) copied: no messages */
+static gs_status plan_like(gs_dist_op *D, const gs_dist_op *like)
+{
+    gs_status st = GS_OK;
+    const int R = gs_comm_size();
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int), "halo plan", (void **)&D->from));
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int64_t), "halo plan", (void **)&D->roff));
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int), "halo plan", (void **)&D->to));
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int64_t), "halo plan", (void **)&D->soff));
+    D->nsend = like->nsend;
+    D->nrecv = like->nrecv;
+    memcpy(D->to, like->to, (size_t)like->nsend * sizeof(int));
+    memcpy(D->from, like->from, (size_t)like->nrecv * sizeof(int));
+    memcpy(D->soff, like->soff, ((size_t)like->nsend + 1) * sizeof(int64_t));
+    memcpy(D->roff, like->roff, ((size_t)like->nrecv + 1) * sizeof(int64_t));
+    GS_CHECK(plan_buffers(D, like->sidx));
+done:
+    return st;
+}
+
+/* the send indices (idx, own columns) and buffers where x lives, page-locked host staging
+ * unless MPI takes device memory, and the exchange of the plan's lists */
+static gs_status plan_buffers(gs_dist_op *D, const gs_buf *idx)
+{
+    gs_status st = GS_OK;
+    const int64_t ns = D->soff[D->nsend];
+    GS_CHECK(gs_buf_clone(idx, D->loc, "halo send indices", &D->sidx));
     const gs_backend_ops *be = gs_backend_get(D->loc);
     GS_CHECK(be->alloc((size_t)(ns + 1) * sizeof(double), "halo send values", (void **)&D->sdev));
     if (D->loc != GS_LOC_HOST && !gs_comm_device_aware()) {
@@ -589,10 +623,6 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
     GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
                                      &D->ex));
 done:
-    gs_free(qs);
-    gs_free(qr);
-    gs_free(req);
-    gs_free(idx);
     return st;
 }
 
@@ -630,9 +660,12 @@ done:
     return st;
 }
 
-gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
-                                  const gs_part *cp, gs_loc loc, const gs_select_request *rq,
-                                  int level, gs_dist_op **out)
+/* the operator of *C (taken over) and *halo (taken over): its blocks, its plan (like's, copied,
+ * when like is given; else worked out with the ranks), its SpMV form */
+static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
+                              int64_t col0, int32_t cols, const gs_part *cp,
+                              const gs_dist_op *like, gs_loc loc, const gs_select_request *rq,
+                              int level, gs_dist_op **out)
 {
     gs_status st = GS_OK;
     gs_dist_op *D = NULL;
@@ -649,8 +682,8 @@ gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int
     D->nhalo = nhalo;
     D->rows = D->compact->rows;
     D->row0 = row0;
-    D->col0 = cp->start[me];
-    D->cols = (int32_t)(cp->start[me + 1] - D->col0);
+    D->col0 = col0;
+    D->cols = cols;
     double tp[4] = {0, 0, 0, 0};
     /* the work queued before (the product that made these rows) drained first, so the split's
      * time is its own */
@@ -663,7 +696,10 @@ gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int
         D->offd = O;
     }
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[1] = gs_time_now();
-    GS_CHECK(plan(D, cp));
+    if (like)
+        GS_CHECK(plan_like(D, like));
+    else
+        GS_CHECK(plan(D, cp));
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[2] = gs_time_now();
     GS_CHECK(diag_spmat(D, rq, level));
     if (D->offd) GS_CHECK(gs_spmat_create(D->offd, GS_FORMAT_CSR, NULL, &D->Mo));
@@ -671,8 +707,8 @@ gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int
         (void)gs_backend_get(loc)->sync(), tp[3] = gs_time_now();
         if (me == 0)
             fprintf(stderr, "dist profile: level %d %d x %d operator: split %.3f ms, plan %.3f "
-                    "ms, format %.3f ms\n", level, D->rows, D->cols, 1e3 * (tp[1] - tp[0]),
-                    1e3 * (tp[2] - tp[1]), 1e3 * (tp[3] - tp[2]));
+                    "ms%s, format %.3f ms\n", level, D->rows, D->cols, 1e3 * (tp[1] - tp[0]),
+                    1e3 * (tp[2] - tp[1]), like ? " (copied)" : "", 1e3 * (tp[3] - tp[2]));
     }
     D->view.nnz = D->compact->nnz;
     D->view.cols = D->cols;
@@ -683,6 +719,37 @@ done:
     gs_free(*halo);
     *halo = NULL;
     gs_dist_op_destroy(&D);
+    return st;
+}
+
+gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
+                                  const gs_part *cp, gs_loc loc, const gs_select_request *rq,
+                                  int level, gs_dist_op **out)
+{
+    const int me = gs_comm_rank();
+    return from_compact(C, halo, nhalo, row0, cp->start[me],
+                        (int32_t)(cp->start[me + 1] - cp->start[me]), cp, NULL, loc, rq, level,
+                        out);
+}
+
+gs_status gs_dist_op_from_compact_like(gs_csr **C, const gs_dist_op *like,
+                                       const gs_select_request *rq, int level, gs_dist_op **out)
+{
+    gs_status st = GS_OK;
+    int64_t *h = NULL;
+    *out = NULL;
+    if (like->reverse || !*C || (*C)->rows != like->rows ||
+        (*C)->cols != like->cols + like->nhalo || (*C)->loc != like->loc) {
+        gs_csr_destroy(C);
+        GS_FAIL(GS_ERR_INTERNAL, "distributed operator: rows that do not match the operator "
+                "whose plan they take");
+    }
+    GS_CHECK(gs_dist_copy_i64(like->halo, like->nhalo, &h));
+    GS_CHECK(from_compact(C, &h, like->nhalo, like->row0, like->col0, like->cols, NULL, like,
+                          like->loc, rq, level, out));
+done:
+    gs_csr_destroy(C);
+    gs_free(h);
     return st;
 }
 

@@ -96,6 +96,11 @@ gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_
 gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
                                   const gs_part *cp, gs_loc loc, const gs_select_request *rq,
                                   int level, gs_dist_op **out);
+/* The same for rows *C (taken over, also on failure) in the compact columns of the operator
+ * `like` (its rows, its own columns and halo): like's exchange plan copied, no messages (the
+ * filtered A of the AMG's prolongator smoothing). Every rank calls it with the same like. */
+gs_status gs_dist_op_from_compact_like(gs_csr **C, const gs_dist_op *like,
+                                       const gs_select_request *rq, int level, gs_dist_op **out);
 /* R = P^T as an operator: P's compact rows transposed at loc; R's rows that this rank owns form
  * its diagonal block (format chosen by rq), the others are sent to their owners at each product
  * (P's halo exchange run backwards). P must outlive nothing: R copies what it needs. */

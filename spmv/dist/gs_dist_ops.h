@@ -64,10 +64,14 @@ typedef struct gs_dist_ops {
      * entries reach 2^31. */
     gs_status (*compact)(int32_t rows, const int64_t *rowptr, const int64_t *col, const double *val,
                          int64_t col0, int32_t ncols, gs_csr **C, int64_t **halo, int32_t *nhalo);
-    /* the distinct values of keys[0..n) (at the table's location; its contents may be
-     * reordered or overwritten), ascending, into *out (host memory from gs_alloc_array, at
-     * least one element, gs_free) and their count into *m */
-    gs_status (*sort_unique)(int64_t *keys, int64_t n, int64_t **out, int64_t *m);
+    /* the distinct values of keys[0..n) outside the own window [lo, lo + nown), ascending:
+     * the other ranks' columns a list names. keys at the table's location, each in
+     * [0, bound) (the sort reads the bits below bound alone); their contents may be reordered
+     * or overwritten. Into *out (host memory from gs_alloc_array, at least one element,
+     * gs_free) and, when dout is not NULL, the same into *dout (at the table's location, at
+     * least one element, the backend's free); their count into *m */
+    gs_status (*sort_unique)(int64_t *keys, int64_t n, int64_t lo, int32_t nown, int64_t bound,
+                             int64_t **out, int64_t **dout, int64_t *m);
     /* out[i] = g[i] - lo when lo <= g[i] < lo + nown, else nown + the place of g[i] in the
      * ascending map[0..m) (every such g[i] is in it), i < n; all at the table's location */
     gs_status (*map_cols)(const int64_t *g, int64_t n, int64_t lo, int32_t nown, const int64_t *map,
@@ -84,9 +88,9 @@ typedef struct gs_dist_ops {
      * NULL, dlen (whole numbers held as doubles): off[0] = 0, off[n] the total; all at the
      * table's location */
     gs_status (*offsets)(int64_t n, const int32_t *ilen, const double *dlen, int64_t *off);
-    /* ri[q] = i for rowptr[i] <= q < rowptr[i + 1], i < rows (rowptr: rows + 1 offsets from
-     * 0); all at the table's location */
-    gs_status (*row_index)(int32_t rows, const int64_t *rowptr, int32_t *ri);
+    /* ri[q] = i (map: map[i]) for rowptr[i] <= q < rowptr[i + 1], i < rows (rowptr: rows + 1
+     * offsets from 0; map NULL or rows values); all at the table's location */
+    gs_status (*row_index)(int32_t rows, const int64_t *rowptr, const int32_t *map, int32_t *ri);
     /* rows of one entry at most as first_entry gives them: row i holds global column g[i] and
      * value v[i] when g[i] >= 0, nothing when g[i] < 0, i < n. Out: rowptr (n + 1 offsets) and
      * the entries in row order in gcol and val (room for n); all at the table's location */

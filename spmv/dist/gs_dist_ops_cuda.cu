@@ -632,42 +632,71 @@ done:
 
 /* ---- sorted distinct values, column numbering, triplets --------------------------------- */
 
-/* *out (host) = the sorted distinct values of keys[0..n): a radix sort with keys and one
- * scratch array as its two buffers, CUB's unique into whichever it left free, one read of the
- * count and one of the values */
-static gs_status cuda_sort_unique(int64_t *keys, int64_t n, int64_t **out, int64_t *m)
+/* the bits that hold values 0..x (0 for x <= 0) */
+static int bits_of(int64_t x)
+{
+    int b = 0;
+    while (x > 0) b++, x >>= 1;
+    return b;
+}
+
+/* *out (host) and *dout (here) = the sorted distinct keys outside [lo, lo + nown): the others
+ * selected into a scratch array, a radix sort over the bits below bound with keys and that
+ * scratch as its two buffers, CUB's unique into whichever it left free; one read of the
+ * selected count, one of the unique count and one of the values */
+static gs_status cuda_sort_unique(int64_t *keys, int64_t n, int64_t lo, int32_t nown,
+                                  int64_t bound, int64_t **out, int64_t **dout, int64_t *m)
 {
     gs_status st = GS_OK;
     const cudaStream_t s = gs_cuda_g.stream;
-    int64_t *b = NULL, *cnt = NULL, *h = NULL, nu = 0;
+    int64_t *b = NULL, *cnt = NULL, *h = NULL, *d = NULL, nu = 0, nsel = 0;
     void *tmp = NULL;
     size_t bytes = 0;
     *out = NULL, *m = 0;
-    if (n < 0) GS_FAIL(GS_ERR_ARG, "sort_unique: %lld keys", (long long)n);
+    if (dout) *dout = NULL;
+    if (n < 0 || n > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_ARG, "sort_unique: %lld keys (below 2^31)", (long long)n);
     if (n > 0) {
         GS_CHECK(gs_cuda_alloc((size_t)n * sizeof *b, "sort scratch keys", (void **)&b));
-        GS_CHECK(gs_cuda_alloc(sizeof *cnt, "unique count", (void **)&cnt));
-        cub::DoubleBuffer<int64_t> kb(keys, b);
-        GS_CUDA_CALL(cub::DeviceRadixSort::SortKeys(NULL, bytes, kb, n, 0, 64, s));
-        GS_CHECK(gs_cuda_alloc(bytes, "key sort scratch", &tmp));
-        GS_CUDA_CALL(cub::DeviceRadixSort::SortKeys(tmp, bytes, kb, n, 0, 64, s));
+        GS_CHECK(gs_cuda_alloc(2 * sizeof *cnt, "unique count", (void **)&cnt));
+        const outside_range o = {lo, lo + nown};
+        GS_CUDA_CALL(cub::DeviceSelect::If(NULL, bytes, keys, b, cnt, (int32_t)n, o, s));
+        GS_CHECK(gs_cuda_alloc(bytes, "key select scratch", &tmp));
+        GS_CUDA_CALL(cub::DeviceSelect::If(tmp, bytes, keys, b, cnt, (int32_t)n, o, s));
         gs_cuda_free(tmp), tmp = NULL, bytes = 0;
-        int64_t *sorted = kb.Current(), *uniq = kb.Alternate();
-        GS_CUDA_CALL(cub::DeviceSelect::Unique(NULL, bytes, sorted, uniq, cnt, n, s));
+        GS_CHECK(gs_cuda_d2h(&nsel, cnt, sizeof nsel));
+    }
+    if (nsel > 0) { /* non-negative keys: unsigned order is theirs */
+        const int end_bit = bound > 1 ? bits_of(bound - 1) : 1;
+        cub::DoubleBuffer<uint64_t> kb((uint64_t *)b, (uint64_t *)keys);
+        GS_CUDA_CALL(cub::DeviceRadixSort::SortKeys(NULL, bytes, kb, (int32_t)nsel, 0, end_bit, s));
+        GS_CHECK(gs_cuda_alloc(bytes, "key sort scratch", &tmp));
+        GS_CUDA_CALL(cub::DeviceRadixSort::SortKeys(tmp, bytes, kb, (int32_t)nsel, 0, end_bit, s));
+        gs_cuda_free(tmp), tmp = NULL, bytes = 0;
+        int64_t *sorted = (int64_t *)kb.Current(), *uniq = (int64_t *)kb.Alternate();
+        GS_CUDA_CALL(cub::DeviceSelect::Unique(NULL, bytes, sorted, uniq, cnt + 1, (int32_t)nsel, s));
         GS_CHECK(gs_cuda_alloc(bytes, "key unique scratch", &tmp));
-        GS_CUDA_CALL(cub::DeviceSelect::Unique(tmp, bytes, sorted, uniq, cnt, n, s));
-        GS_CHECK(gs_cuda_d2h(&nu, cnt, sizeof nu));
+        GS_CUDA_CALL(cub::DeviceSelect::Unique(tmp, bytes, sorted, uniq, cnt + 1, (int32_t)nsel, s));
+        GS_CHECK(gs_cuda_d2h(&nu, cnt + 1, sizeof nu));
         GS_CHECK(gs_alloc_array((size_t)nu + 1, sizeof *h, "unique keys", (void **)&h));
         if (nu > 0) GS_CHECK(gs_cuda_d2h(h, uniq, (size_t)nu * sizeof *h));
+        if (dout) {
+            GS_CHECK(gs_cuda_alloc(((size_t)nu + 1) * sizeof *d, "unique keys", (void **)&d));
+            if (nu > 0) GS_CUDA_CALL(cudaMemcpyAsync(d, uniq, (size_t)nu * sizeof *d,
+                                                     cudaMemcpyDeviceToDevice, s));
+        }
     } else {
         GS_CHECK(gs_alloc_array(1, sizeof *h, "unique keys", (void **)&h));
+        if (dout) GS_CHECK(gs_cuda_alloc(sizeof *d, "unique keys", (void **)&d));
     }
     *out = h, h = NULL;
+    if (dout) *dout = d, d = NULL;
     *m = nu;
 done:
     gs_cuda_free(tmp);
     gs_cuda_free(b);
     gs_cuda_free(cnt);
+    gs_cuda_free(d);
     gs_free(h);
     return st;
 }
@@ -693,13 +722,6 @@ done:
     return st;
 }
 
-/* the bits that hold values 0..x (0 for x <= 0) */
-static int bits_of(int64_t x)
-{
-    int b = 0;
-    while (x > 0) b++, x >>= 1;
-    return b;
-}
 
 /* key[q] = ri[q] << cbits | ci[q]: a row-major order of the entries */
 static __global__ void coo_key_kernel(int32_t n, const int32_t *ri, const int32_t *ci, int cbits,
@@ -857,18 +879,21 @@ done:
     return st;
 }
 
-static __global__ void row_index_kernel(int32_t rows, const int64_t *rp, int32_t *ri)
+static __global__ void row_index_kernel(int32_t rows, const int64_t *rp, const int32_t *map,
+                                        int32_t *ri)
 {
     FOR_EACH(i, rows)
     {
-        for (int64_t q = rp[i]; q < rp[i + 1]; q++) ri[q] = (int32_t)i;
+        const int32_t r = map ? map[i] : (int32_t)i;
+        for (int64_t q = rp[i]; q < rp[i + 1]; q++) ri[q] = r;
     }
 }
 
-static gs_status cuda_row_index(int32_t rows, const int64_t *rowptr, int32_t *ri)
+static gs_status cuda_row_index(int32_t rows, const int64_t *rowptr, const int32_t *map,
+                                int32_t *ri)
 {
     gs_status st = GS_OK;
-    if (rows > 0) LAUNCH(row_index_kernel, rows, rows, rowptr, ri);
+    if (rows > 0) LAUNCH(row_index_kernel, rows, rows, rowptr, map, ri);
 done:
     return st;
 }

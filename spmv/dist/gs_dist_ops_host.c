@@ -341,15 +341,21 @@ done:
 }
 
 /* *out = the sorted distinct values of keys[0..n) (a copy: keys left as they are) */
-static gs_status host_sort_unique(int64_t *keys, int64_t n, int64_t **out, int64_t *m)
+static gs_status host_sort_unique(int64_t *keys, int64_t n, int64_t lo, int32_t nown,
+                                  int64_t bound, int64_t **out, int64_t **dout, int64_t *m)
 {
     gs_status st = GS_OK;
-    int64_t *u = NULL;
+    int64_t *u = NULL, nu = 0;
+    (void)bound;
     *out = NULL, *m = 0;
+    if (dout) *dout = NULL;
     if (n < 0) GS_FAIL(GS_ERR_ARG, "sort_unique: %lld keys", (long long)n);
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *u, "unique keys", (void **)&u));
-    if (n > 0) memcpy(u, keys, (size_t)n * sizeof *u);
-    *m = gs_dist_unique_i64(u, n);
+    for (int64_t i = 0; i < n; i++)
+        if (!is_own(keys[i], lo, nown)) u[nu++] = keys[i];
+    nu = gs_dist_unique_i64(u, nu);
+    if (dout) GS_CHECK(gs_dist_copy_i64(u, nu, dout));
+    *m = nu;
     *out = u, u = NULL;
 done:
     gs_free(u);
@@ -388,11 +394,12 @@ static gs_status host_offsets(int64_t n, const int32_t *ilen, const double *dlen
     return GS_OK;
 }
 
-static gs_status host_row_index(int32_t rows, const int64_t *rowptr, int32_t *ri)
+static gs_status host_row_index(int32_t rows, const int64_t *rowptr, const int32_t *map,
+                                int32_t *ri)
 {
 #pragma omp parallel for schedule(static) if (rows > OMP_MIN)
     for (int32_t i = 0; i < rows; i++)
-        for (int64_t q = rowptr[i]; q < rowptr[i + 1]; q++) ri[q] = i;
+        for (int64_t q = rowptr[i]; q < rowptr[i + 1]; q++) ri[q] = map ? map[i] : i;
     return GS_OK;
 }
 

@@ -429,11 +429,19 @@ static void check_offsets(int32_t rows, int32_t cols, int per_row)
     get(o1, do1, (size_t)rows * 8 + 8), get(o2, do2, (size_t)rows * 8 + 8);
     for (int32_t i = 0; ok && i <= rows; i++) ok = o1[i] == A->rowptr[i] && o2[i] == A->rowptr[i];
     CHECK_MSG(ok, "%s: offsets differ", what);
-    CHECK_OK(OPS->row_index(rows, do1, dri));
+    CHECK_OK(OPS->row_index(rows, do1, NULL, dri));
     get(ri, dri, (size_t)A->nnz * 4);
     for (int32_t i = 0; ok && i < rows; i++)
         for (int32_t q = A->rowptr[i]; ok && q < A->rowptr[i + 1]; q++) ok = ri[q] == i;
     CHECK_MSG(ok, "%s: rows of the entries differ", what);
+    for (int32_t i = 0; i < rows; i++) il[i] = 3 * (rows - 1 - i) + 1; /* a row map */
+    int32_t *dmap = put(il, (size_t)rows * 4);
+    CHECK_OK(OPS->row_index(rows, do1, dmap, dri));
+    get(ri, dri, (size_t)A->nnz * 4);
+    for (int32_t i = 0; ok && i < rows; i++)
+        for (int32_t q = A->rowptr[i]; ok && q < A->rowptr[i + 1]; q++) ok = ri[q] == il[i];
+    CHECK_MSG(ok, "%s: mapped rows of the entries differ", what);
+    drop(dmap);
     drop(dlen), drop(dil), drop(do1), drop(do2), drop(dri);
     free(len), free(il), free(ri), free(o1), free(o2);
     gs_csr_destroy(&A), gs_csr_destroy(&dA);
@@ -611,33 +619,55 @@ static void check_compact_refusal(void)
     gs_gcsr_destroy(&A);
 }
 
-/* the sorted distinct values of keys[0..n) (a copy sorted here: the reference) against
- * sort_unique */
-static void check_sort_unique_of(const int64_t *keys, int64_t n, const char *what)
+/* the sorted distinct values of keys[0..n) outside [lo, lo + nown) (a copy sorted here: the
+ * reference) against sort_unique's host and device lists */
+static void check_sort_unique_of(const int64_t *keys, int64_t n, int64_t lo, int32_t nown,
+                                 int64_t bound, const char *what)
 {
     int64_t *r = malloc((size_t)n * 8 + 8), *dk = put(keys, (size_t)n * 8), *u = NULL, m = -1,
-            nr = 0;
-    if (n > 0) memcpy(r, keys, (size_t)n * 8);
-    qsort(r, (size_t)n, 8, cmp_i64);
+            nr = 0, *du = NULL;
     for (int64_t i = 0; i < n; i++)
-        if (nr == 0 || r[i] != r[nr - 1]) r[nr++] = r[i];
-    CHECK_OK(OPS->sort_unique(dk, n, &u, &m));
-    int ok = u != NULL && m == nr;
-    CHECK_MSG(ok, "sort_unique %s: %lld values, expected %lld", what, (long long)m, (long long)nr);
-    for (int64_t i = 0; ok && i < nr; i++) ok = u[i] == r[i];
+        if (keys[i] < lo || keys[i] >= lo + nown) r[nr++] = keys[i];
+    qsort(r, (size_t)nr, 8, cmp_i64);
+    int64_t nd = 0;
+    for (int64_t i = 0; i < nr; i++)
+        if (nd == 0 || r[i] != r[nd - 1]) r[nd++] = r[i];
+    CHECK_OK(OPS->sort_unique(dk, n, lo, nown, bound, &u, &du, &m));
+    int ok = u != NULL && du != NULL && m == nd;
+    CHECK_MSG(ok, "sort_unique %s: %lld values, expected %lld", what, (long long)m, (long long)nd);
+    for (int64_t i = 0; ok && i < nd; i++) ok = u[i] == r[i];
     CHECK_MSG(ok, "sort_unique %s: values differ", what);
+    if (ok && nd > 0) {
+        int64_t *h = malloc((size_t)nd * 8);
+        get(h, du, (size_t)nd * 8);
+        for (int64_t i = 0; ok && i < nd; i++) ok = h[i] == r[i];
+        CHECK_MSG(ok, "sort_unique %s: the copy where the keys live differs", what);
+        free(h);
+    }
+    gs_free(u), u = NULL;
+    drop(du), drop(dk);
+    dk = put(keys, (size_t)n * 8); /* without the second copy */
+    CHECK_OK(OPS->sort_unique(dk, n, lo, nown, bound, &u, NULL, &m));
+    CHECK_MSG(u != NULL && m == nd, "sort_unique %s without its copy: %lld values", what,
+              (long long)m);
     drop(dk), free(r), gs_free(u);
 }
 
-/* n keys base + (0..range) in random order, or base + 0, 3, 6, ... ascending (sorted) */
-static void check_sort_unique(int64_t n, int64_t base, uint64_t range, int sorted)
+/* n keys base + (0..range) in random order, or base + 0, 3, 6, ... ascending (sorted), those in
+ * [lo, lo + nown) left out */
+static void check_sort_unique(int64_t n, int64_t base, uint64_t range, int sorted, int64_t lo,
+                              int32_t nown)
 {
-    char what[96];
-    snprintf(what, sizeof what, "of %lld keys (base %lld, range %llu%s)", (long long)n,
-             (long long)base, (unsigned long long)range, sorted ? ", sorted" : "");
-    int64_t *k = malloc((size_t)n * 8 + 8);
-    for (int64_t i = 0; i < n; i++) k[i] = base + (sorted ? 3 * i : (int64_t)(next_u64() % range));
-    check_sort_unique_of(k, n, what);
+    char what[128];
+    snprintf(what, sizeof what, "of %lld keys (base %lld, range %llu%s, own [%lld, +%d))",
+             (long long)n, (long long)base, (unsigned long long)range, sorted ? ", sorted" : "",
+             (long long)lo, (int)nown);
+    int64_t *k = malloc((size_t)n * 8 + 8), bound = 1;
+    for (int64_t i = 0; i < n; i++) {
+        k[i] = base + (sorted ? 3 * i : (int64_t)(next_u64() % range));
+        if (k[i] + 1 > bound) bound = k[i] + 1;
+    }
+    check_sort_unique_of(k, n, lo, nown, bound, what);
     free(k);
 }
 
@@ -790,13 +820,16 @@ int main(int argc, char **argv)
     check_compact(30000, 200000, 6); /* above the host's OpenMP thresholds */
     check_compact_refusal();
 
-    check_sort_unique(1000, 0, 50, 0);               /* repeats */
-    check_sort_unique(5000, 7, 0, 1);                /* already sorted, distinct */
-    check_sort_unique(0, 0, 1, 0);                   /* none */
-    check_sort_unique(1, 123456789, 1, 0);           /* one */
-    check_sort_unique(200000, 5LL << 40, 37, 0);     /* many, few distinct, above 2^32 */
-    check_sort_unique(100000, 0, 1ULL << 62, 0);     /* wide: all 64 bits sorted */
-    check_sort_unique(300000, 1LL << 33, 150000, 0); /* above the host's OpenMP threshold */
+    check_sort_unique(1000, 0, 50, 0, 0, 0);               /* repeats */
+    check_sort_unique(5000, 7, 0, 1, 0, 0);                /* already sorted, distinct */
+    check_sort_unique(0, 0, 1, 0, 0, 0);                   /* none */
+    check_sort_unique(1, 123456789, 1, 0, 0, 0);           /* one */
+    check_sort_unique(200000, 5LL << 40, 37, 0, 0, 0);     /* many, few distinct, above 2^32 */
+    check_sort_unique(100000, 0, 1ULL << 62, 0, 0, 0);     /* wide: all 62 bits sorted */
+    check_sort_unique(300000, 1LL << 33, 150000, 0, 0, 0); /* above the host's OpenMP threshold */
+    check_sort_unique(300000, 0, 400000, 0, 100000, 150000); /* the own window left out */
+    check_sort_unique(5000, 10, 0, 1, 0, 1 << 30);         /* every key own: none */
+    check_sort_unique(70000, 1000, 3000, 0, 1000, 1);      /* one own column */
 
     check_map_cols(1000, 5000, 300, 400);    /* window between map columns */
     check_map_cols(1000, 0, 300, 400);       /* window at the start */
