@@ -542,14 +542,23 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
     GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int64_t), "halo plan", (void **)&D->soff));
     memset(qs, 0, (size_t)R * sizeof *qs);
     D->roff[0] = 0;
-    for (int32_t h = 0; h < D->nhalo; h++) { /* ascending, so grouped by owner */
-        int r = gs_part_owner(cp, D->halo[h]);
-        if (qs[r] == 0) {
+    /* the halo ascending: each owner's columns are one run, found by a search a rank */
+    for (int r = 0, h0 = 0; r < R && h0 < D->nhalo; r++) {
+        int32_t lo = h0, hi = D->nhalo; /* the first halo column at or past rank r + 1's */
+        while (lo < hi) {
+            const int32_t mid = lo + (hi - lo) / 2;
+            if (D->halo[mid] < cp->start[r + 1])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo > h0) {
             D->from[D->nrecv] = r;
             D->nrecv++;
+            D->roff[D->nrecv] = lo;
+            qs[r] = (size_t)(lo - h0) * sizeof(int64_t);
         }
-        qs[r] += sizeof(int64_t);
-        D->roff[D->nrecv] = h + 1;
+        h0 = lo;
     }
     GS_CHECK(gs_comm_alltoall_sizes(qs, qr));
     size_t nq = 0;
@@ -923,13 +932,13 @@ static gs_status ipc_exchange(const gs_dist_op *D, const double *send, const gs_
                                    D->flags + D->nrecv, D->done_at, D->seq,
                                    (unsigned *)(D->seq + 1)));
         }
-        GS_CHECK(gs_spmat_spmv(M, x, y));
+        if (M) GS_CHECK(gs_spmat_spmv(M, x, y));
         GS_CHECK(be->flag_wait(D->nrecv, D->flags, D->seq));
         goto done;
     }
     GS_CHECK(be->sync()); /* this rank's own work: not communication */
     GS_CHECK(gs_comm_exchange_begin(D->ready, NULL, NULL));
-    GS_CHECK(gs_spmat_spmv(M, x, y));
+    if (M) GS_CHECK(gs_spmat_spmv(M, x, y));
     GS_CHECK(gs_comm_exchange_end(D->ready));
     double t1 = gs_time_now();
     for (int i = 0; i < D->nsend; i++)
@@ -1101,6 +1110,15 @@ done:
 gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh)
 {
     gs_status st = GS_OK;
+    if (D->ipc_buf && !D->reverse) { /* the products' IPC exchange, without a product */
+        const int64_t ns = D->soff[D->nsend];
+        const gs_backend_ops *be = gs_backend_get(D->loc);
+        if (ns > 0) GS_CHECK(be->gather(ns, D->sidx->data, x, D->sdev));
+        GS_CHECK(ipc_exchange(D, D->sdev, NULL, NULL, NULL));
+        if (D->nhalo > 0) GS_CHECK(be->move(xh, D->ipc_buf, (size_t)D->nhalo * sizeof(double)));
+        GS_CHECK(ipc_finish(D));
+        goto done;
+    }
     GS_CHECK(halo_begin(D, x, xh));
     GS_CHECK(halo_end(D, xh));
 done:

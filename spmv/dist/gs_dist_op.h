@@ -144,7 +144,8 @@ gs_status gs_dist_alltoallv_at(gs_loc loc, int k, const void *const *send, const
                                void *const *recv, const size_t *rb);
 
 /* xh = the halo values of x (own columns), from the neighbours, both at D's location (x:
- * D->cols values, xh: D->nhalo); collective */
+ * D->cols values, xh: D->nhalo): through D's CUDA IPC exchange where it has one (as its
+ * products), else staged through MPI; collective */
 gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh);
 
 /* The rows of M that D's halo columns name, from their owners: M at D's location holds this
