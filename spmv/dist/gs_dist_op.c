@@ -45,6 +45,7 @@ static int device_signal_wanted(const gs_backend_ops *be)
 static void ipc_release(gs_dist_op *D)
 {
     const gs_backend_ops *be = gs_backend_get(D->loc);
+    if (D->ipc_borrowed) goto forget; /* the lender's to release */
     if (D->dev_signal) { /* the neighbours' last "ready" written here before the buffer goes */
         if (be->flag_wait(D->nsend, D->flags + D->nrecv, D->seq) != GS_OK ||
             be->peer_join() != GS_OK || be->sync() != GS_OK)
@@ -64,6 +65,9 @@ static void ipc_release(gs_dist_op *D)
     gs_free(D->zoff);
     gs_comm_exchange_destroy(&D->ready);
     gs_comm_exchange_destroy(&D->done);
+forget:
+    D->ipc_borrowed = 0;
+    D->ready = D->done = NULL;
     D->ipc_buf = NULL;
     D->peer_base = NULL;
     D->peer = NULL;
@@ -560,11 +564,14 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
         }
         h0 = lo;
     }
+    double tq[4] = {prof_on() ? gs_time_now() : 0, 0, 0, 0};
     GS_CHECK(gs_comm_alltoall_sizes(qs, qr));
+    if (prof_on()) tq[1] = gs_time_now();
     size_t nq = 0;
     for (int r = 0; r < R; r++) nq += qr[r] / sizeof(int64_t);
     GS_CHECK(gs_alloc_array(nq + 1, sizeof(int64_t), "halo plan", (void **)&req));
     GS_CHECK(gs_comm_alltoallv(D->halo, qs, req, qr));
+    if (prof_on()) tq[2] = gs_time_now();
     GS_CHECK(gs_alloc_array(nq + 1, sizeof(int32_t), "halo plan", (void **)&idx));
     D->soff[0] = 0;
     for (int r = 0, q = 0; r < R; r++) {
@@ -584,6 +591,12 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
     }
     const gs_buf hidx = {idx, D->soff[D->nsend], GS_I32, GS_LOC_HOST};
     GS_CHECK(plan_buffers(D, &hidx));
+    if (prof_on() && gs_comm_rank() == 0) {
+        tq[3] = gs_time_now();
+        fprintf(stderr, "dist profile: halo plan of %d halo columns: sizes %.3f ms (with the "
+                "wait for the others), lists %.3f ms, indices and buffers %.3f ms\n", D->nhalo,
+                1e3 * (tq[1] - tq[0]), 1e3 * (tq[2] - tq[1]), 1e3 * (tq[3] - tq[2]));
+    }
 done:
     gs_free(qs);
     gs_free(qr);
@@ -621,14 +634,7 @@ static gs_status plan_buffers(gs_dist_op *D, const gs_buf *idx)
     GS_CHECK(gs_buf_clone(idx, D->loc, "halo send indices", &D->sidx));
     const gs_backend_ops *be = gs_backend_get(D->loc);
     GS_CHECK(be->alloc((size_t)(ns + 1) * sizeof(double), "halo send values", (void **)&D->sdev));
-    if (D->loc != GS_LOC_HOST && !gs_comm_device_aware()) {
-        GS_CHECK(gs_alloc_pinned((size_t)ns + 1, sizeof(double), "halo staging",
-                                 (void **)&D->shost));
-        GS_CHECK(gs_alloc_pinned((size_t)D->nhalo + 1, sizeof(double), "halo staging",
-                                 (void **)&D->rhost));
-    }
     GS_CHECK(gs_vec_create(D->nhalo, D->loc, &D->xh));
-    GS_CHECK(gs_vec_create(D->nor, D->loc, &D->t));
     GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
                                      &D->ex));
 done:
@@ -711,7 +717,6 @@ static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t
         GS_CHECK(plan(D, cp));
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[2] = gs_time_now();
     GS_CHECK(diag_spmat(D, rq, level));
-    if (D->offd) GS_CHECK(gs_spmat_create(D->offd, GS_FORMAT_CSR, NULL, &D->Mo));
     if (prof_on()) {
         (void)gs_backend_get(loc)->sync(), tp[3] = gs_time_now();
         if (me == 0)
@@ -756,6 +761,25 @@ gs_status gs_dist_op_from_compact_like(gs_csr **C, const gs_dist_op *like,
     GS_CHECK(gs_dist_copy_i64(like->halo, like->nhalo, &h));
     GS_CHECK(from_compact(C, &h, like->nhalo, like->row0, like->col0, like->cols, NULL, like,
                           like->loc, rq, level, out));
+    if (like->ipc_buf) { /* the same halo: like's IPC buffers, mappings and signals */
+        gs_dist_op *D = *out;
+        D->ipc_borrowed = 1;
+        D->ipc_buf = like->ipc_buf;
+        D->nnb = like->nnb;
+        D->peer_base = like->peer_base;
+        D->peer = like->peer;
+        D->dpeer = like->dpeer;
+        D->xh_ipc = like->xh_ipc;
+        D->dev_signal = like->dev_signal;
+        D->flags = like->flags;
+        D->done_at = like->done_at;
+        D->ready_at = like->ready_at;
+        D->seq = like->seq;
+        D->dsoff = like->dsoff;
+        D->ready = like->ready;
+        D->done = like->done;
+        D->zoff = like->zoff;
+    }
 done:
     gs_csr_destroy(C);
     gs_free(h);
@@ -855,12 +879,6 @@ gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq,
     GS_CHECK(gs_buf_clone(P->sidx, D->loc, "halo add indices", &D->sidx));
     GS_CHECK(be->alloc((size_t)(nr + 1) * sizeof(double), "halo received values",
                        (void **)&D->sdev));
-    if (D->loc != GS_LOC_HOST && !gs_comm_device_aware()) {
-        GS_CHECK(gs_alloc_pinned((size_t)P->nhalo + 1, sizeof(double), "halo staging",
-                                 (void **)&D->shost));
-        GS_CHECK(gs_alloc_pinned((size_t)nr + 1, sizeof(double), "halo staging",
-                                 (void **)&D->rhost));
-    }
     GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
                                      &D->ex));
     GS_CHECK(diag_spmat(D, rq, level));
@@ -883,7 +901,6 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
                 D->reverse ? "transpose" : "operator", D->rows, D->cols, D->nhalo, D->prof_n,
                 1e3 * D->prof_s, 1e6 * D->prof_s / (double)D->prof_n);
     gs_spmat_destroy(&D->Md);
-    gs_spmat_destroy(&D->Mo);
     gs_spmat_destroy(&D->Mr);
     gs_csr_destroy(&D->rem);
     gs_vec_destroy(&D->tr);
@@ -902,7 +919,6 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     gs_free(D->shost);
     gs_free(D->rhost);
     gs_vec_destroy(&D->xh);
-    gs_vec_destroy(&D->t);
     gs_comm_exchange_destroy(&D->ex);
     ipc_release(D);
     gs_free(D);
@@ -919,13 +935,13 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
  *  - MPI handshakes: the stream drained first (send complete, and this rank's buffer no longer
  *    read by the last product), "ready" to the ranks that write here and from those this rank
  *    writes to, y = M x launched to run meanwhile, the copies, then "done" both ways. */
-static gs_status ipc_exchange(const gs_dist_op *D, const double *send, const gs_spmat *M,
-                              const gs_vec *x, gs_vec *y)
+static gs_status ipc_exchange(const gs_dist_op *D, const double *send, int counted,
+                              const gs_spmat *M, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (D->dev_signal) {
-        GS_CHECK(be->seq_bump(D->seq));
+        if (!counted) GS_CHECK(be->seq_bump(D->seq));
         if (D->nsend > 0) {
             GS_CHECK(be->peer_fork());
             GS_CHECK(be->halo_send(D->nsend, D->dpeer, D->dsoff, D->soff[D->nsend], send,
@@ -968,20 +984,25 @@ done:
 /* y += A_offd xh: the product over the rows with halo entries, added into those rows */
 static gs_status add_offd(const gs_dist_op *D, const gs_vec *xh, gs_vec *y)
 {
-    gs_status st = GS_OK;
-    GS_CHECK(gs_spmat_spmv(D->Mo, xh, D->t));
-    GS_CHECK(dist_ops(D->loc)->scatter_add(D->nor, D->orow, D->t->data, y->data));
-done:
-    return st;
+    return dist_ops(D->loc)->offd_add(D->offd, D->orow, xh->data, y->data);
+}
+
+/* the values the neighbours need gathered into D->sdev and, with device signals, the product
+ * counted (one kernel) */
+static gs_status ipc_gather(const gs_dist_op *D, const double *x)
+{
+    const int64_t ns = D->soff[D->nsend];
+    if (ns == 0 && !D->dev_signal) return GS_OK;
+    return dist_ops(D->loc)->gather_count(ns, D->sidx->data, x, D->sdev,
+                                          D->dev_signal ? D->seq : NULL);
 }
 
 /* y = A x with the halo copied device to device */
 static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
-    const int64_t ns = D->soff[D->nsend];
-    if (ns > 0) GS_CHECK(gs_backend_get(D->loc)->gather(ns, D->sidx->data, x->data, D->sdev));
-    GS_CHECK(ipc_exchange(D, D->sdev, D->Md, x, y));
+    GS_CHECK(ipc_gather(D, x->data));
+    GS_CHECK(ipc_exchange(D, D->sdev, 1, D->Md, x, y));
     if (D->nhalo > 0) {
         GS_CHECK(add_offd(D, &D->xh_ipc, y));
     }
@@ -1005,21 +1026,43 @@ done:
     return st;
 }
 
+/* *staged = 1 where the MPI exchanges go through page-locked host buffers (a device backend,
+ * MPI without device memory); those buffers made at the first such exchange (the sends, then
+ * the receives): an operator whose halos go through CUDA IPC never needs them */
+static gs_status staging(const gs_dist_op *Dc, int *staged)
+{
+    gs_status st = GS_OK;
+    gs_dist_op *D = (gs_dist_op *)Dc;
+    *staged = D->loc != GS_LOC_HOST && !gs_comm_device_aware();
+    if (!*staged || D->shost) return GS_OK;
+    GS_CHECK(gs_alloc_pinned((size_t)D->soff[D->nsend] + 1, sizeof(double), "halo staging",
+                             (void **)&D->shost));
+    st = gs_alloc_pinned((size_t)D->roff[D->nrecv] + 1, sizeof(double), "halo staging",
+                         (void **)&D->rhost);
+    if (st != GS_OK) { /* both or neither */
+        gs_free(D->shost);
+        D->shost = NULL;
+    }
+done:
+    return st;
+}
+
 /* y = R x for a transpose: the rows other ranks own first (their values sent on), the own rows
  * while they travel, then what the neighbours sent added in */
 static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
-    const int staged = D->shost != NULL;
+    int staged = 0;
     const int64_t nt = D->tr ? D->tr->n : 0, nr = D->roff[D->nrecv];
     if (D->ipc_buf) { /* the other ranks' rows copied straight into their owners' buffers */
         if (nt > 0) GS_CHECK(gs_spmat_spmv(D->Mr, x, D->tr));
-        GS_CHECK(ipc_exchange(D, nt > 0 ? D->tr->data : D->sdev, D->Md, x, y));
+        GS_CHECK(ipc_exchange(D, nt > 0 ? D->tr->data : D->sdev, 0, D->Md, x, y));
         GS_CHECK(add_received(D, D->ipc_buf, y));
         GS_CHECK(ipc_finish(D));
         goto done;
     }
+    GS_CHECK(staging(D, &staged));
     if (nt > 0) {
         GS_CHECK(gs_spmat_spmv(D->Mr, x, D->tr));
         if (staged) {
@@ -1050,7 +1093,8 @@ static gs_status halo_begin(const gs_dist_op *D, const double *x, double *xh)
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
     const int64_t ns = D->soff[D->nsend];
-    const int staged = D->shost != NULL;
+    int staged = 0;
+    GS_CHECK(staging(D, &staged));
     double t0 = gs_time_now();
     if (ns > 0) GS_CHECK(be->gather(ns, D->sidx->data, x, D->sdev));
     if (staged && ns > 0) GS_CHECK(be->get(D->shost, D->sdev, (size_t)ns * sizeof(double)));
@@ -1111,10 +1155,9 @@ gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh)
 {
     gs_status st = GS_OK;
     if (D->ipc_buf && !D->reverse) { /* the products' IPC exchange, without a product */
-        const int64_t ns = D->soff[D->nsend];
         const gs_backend_ops *be = gs_backend_get(D->loc);
-        if (ns > 0) GS_CHECK(be->gather(ns, D->sidx->data, x, D->sdev));
-        GS_CHECK(ipc_exchange(D, D->sdev, NULL, NULL, NULL));
+        GS_CHECK(ipc_gather(D, x));
+        GS_CHECK(ipc_exchange(D, D->sdev, 1, NULL, NULL, NULL));
         if (D->nhalo > 0) GS_CHECK(be->move(xh, D->ipc_buf, (size_t)D->nhalo * sizeof(double)));
         GS_CHECK(ipc_finish(D));
         goto done;

@@ -32,7 +32,7 @@ typedef struct gs_dist_op {
     gs_csr *diag, *offd;       /* at loc (offd NULL without halo): offd holds only the rows
                                   with halo entries, nor of them, own rows orow[0..nor) (at loc) */
     int32_t nor, *orow;
-    gs_spmat *Md, *Mo;
+    gs_spmat *Md;
     /* a transpose (gs_dist_op_transpose): the rows of P^T that other ranks own (rem, at loc,
      * one a halo column of P), multiplied first and sent to their owners, who add them into
      * their rows at the indices P's owners sent (sidx); the exchange runs the other way */
@@ -47,7 +47,7 @@ typedef struct gs_dist_op {
     int64_t *soff, *roff;
     gs_buf *sidx;              /* own column of every value sent (int32, at loc) */
     double *sdev, *shost, *rhost; /* send values at loc; page-locked staging (NULL: not staged) */
-    gs_vec *xh, *t;            /* the halo's values and A_offd x_halo (nor values), at loc */
+    gs_vec *xh;                /* the halo's values, at loc */
     gs_comm_exchange *ex;
     /* halos through CUDA IPC (every rank on one node; GSOLVE_MPI_IPC=0 turns it off): this
      * rank's halo buffer, which its neighbours copy into (xh_ipc views it), the buffers of the
@@ -69,6 +69,8 @@ typedef struct gs_dist_op {
     int64_t *dsoff;
     gs_comm_exchange *ready, *done;
     int64_t *zoff;
+    int ipc_borrowed; /* the IPC fields above are another operator's (the same plan), which
+                         outlives this one and releases them */
     double prof_s; /* GSOLVE_DIST_PROFILE: the products' time and count */
     long prof_n;
 } gs_dist_op;
@@ -98,7 +100,9 @@ gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int
                                   int level, gs_dist_op **out);
 /* The same for rows *C (taken over, also on failure) in the compact columns of the operator
  * `like` (its rows, its own columns and halo): like's exchange plan copied, no messages (the
- * filtered A of the AMG's prolongator smoothing). Every rank calls it with the same like. */
+ * filtered A of the AMG's prolongator smoothing). Where like's halos go through CUDA IPC, this
+ * operator's go through like's buffers and signals too: like must outlive it, and every rank
+ * runs the two operators' products in the same order. */
 gs_status gs_dist_op_from_compact_like(gs_csr **C, const gs_dist_op *like,
                                        const gs_select_request *rq, int level, gs_dist_op **out);
 /* R = P^T as an operator: P's compact rows transposed at loc; R's rows that this rank owns form

@@ -53,6 +53,14 @@ typedef struct gs_dist_ops {
     gs_status (*first_entry)(const gs_csr *A, int64_t base, double *g, double *v);
     /* y[idx[i]] += x[i], i < n (the indices of one call are distinct) */
     gs_status (*scatter_add)(int64_t n, const int32_t *idx, const double *x, double *y);
+    /* y[rows[i]] += (row i of O) . xh, i < O->rows (rows distinct): an operator's off-diagonal
+     * block (the rows with halo entries) times the halo, added into the own rows it touches;
+     * each row's products summed in column order, from zero, then added (one kernel) */
+    gs_status (*offd_add)(const gs_csr *O, const int32_t *rows, const double *xh, double *y);
+    /* out[i] = x[idx[i]], i < n, and then, when seq is not NULL, *seq += 1 (an IPC halo
+     * exchange's count of products: the values to send and the count in one kernel) */
+    gs_status (*gather_count)(int64_t n, const int32_t *idx, const double *x, double *out,
+                              uint64_t *seq);
     /* C = a rank's rows with global columns in compact form: rows rows, row i's entries at
      * [rowptr[i], rowptr[i + 1]) of col (int64 global columns, ascending within each row) and
      * val (rowptr: rows + 1 int64 offsets from 0; all three at the table's location). C's

@@ -505,6 +505,50 @@ done:
     return st;
 }
 
+/* y[rows[i]] += row i . xh: a group of G lanes a row, its sum by shuffles */
+template <int G>
+static __global__ void offd_add_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
+                                       const double *v, const int32_t *rows, const double *xh,
+                                       double *y)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        double s = 0.0;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) s += v[q] * xh[ci[q]];
+        s = group_sum<G>(s, m);
+        if (lane == 0) y[rows[i]] += s;
+    }
+}
+
+static gs_status cuda_offd_add(const gs_csr *O, const int32_t *rows, const double *xh, double *y)
+{
+    gs_status st = GS_OK;
+    if (O->rows > 0)
+        LAUNCH_G(row_group(O->nnz, O->rows), O->rows, offd_add_kernel, O->rows, O->rowptr,
+                 O->colind, O->val, rows, xh, y);
+done:
+    return st;
+}
+
+static __global__ void gather_count_kernel(int64_t n, const int32_t *idx, const double *x,
+                                           double *out, unsigned long long *seq)
+{
+    if (seq && blockIdx.x == 0 && threadIdx.x == 0) *seq += 1;
+    FOR_EACH(i, n) out[i] = x[idx[i]];
+}
+
+static gs_status cuda_gather_count(int64_t n, const int32_t *idx, const double *x, double *out,
+                                   uint64_t *seq)
+{
+    gs_status st = GS_OK;
+    if (n > 0 || seq)
+        LAUNCH(gather_count_kernel, n > 0 ? n : 1, n, idx, x, out, (unsigned long long *)seq);
+done:
+    return st;
+}
+
 /* ---- compact form ------------------------------------------------------------------------ */
 
 /* CUB's selection predicate: a global column outside [lo, hi) */
@@ -937,6 +981,8 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_nonempty_rows, /* nonempty_rows */
     cuda_first_entry, /* first_entry */
     cuda_scatter_add, /* scatter_add */
+    cuda_offd_add,    /* offd_add */
+    cuda_gather_count, /* gather_count */
     cuda_compact,     /* compact */
     cuda_sort_unique, /* sort_unique */
     cuda_map_cols,    /* map_cols */

@@ -254,6 +254,26 @@ static gs_status host_scatter_add(int64_t n, const int32_t *idx, const double *x
     return GS_OK;
 }
 
+static gs_status host_offd_add(const gs_csr *O, const int32_t *rows, const double *xh, double *y)
+{
+#pragma omp parallel for schedule(static) if (O->nnz > OMP_MIN)
+    for (int32_t i = 0; i < O->rows; i++) {
+        double s = 0.0;
+        for (int32_t q = O->rowptr[i]; q < O->rowptr[i + 1]; q++) s += O->val[q] * xh[O->colind[q]];
+        y[rows[i]] += s;
+    }
+    return GS_OK;
+}
+
+static gs_status host_gather_count(int64_t n, const int32_t *idx, const double *x, double *out,
+                                   uint64_t *seq)
+{
+#pragma omp parallel for schedule(static) if (n > OMP_MIN)
+    for (int64_t i = 0; i < n; i++) out[i] = x[idx[i]];
+    if (seq) *seq += 1;
+    return GS_OK;
+}
+
 #define CHUNK 65536 /* entries a task of the halo column collection scans */
 
 /* 1 when global column g is one of [col0, col0 + ncols) */
@@ -426,6 +446,8 @@ const gs_dist_ops gs_dist_host_ops = {
     host_nonempty_rows, /* nonempty_rows */
     host_first_entry, /* first_entry */
     host_scatter_add, /* scatter_add */
+    host_offd_add,    /* offd_add */
+    host_gather_count, /* gather_count */
     host_compact,     /* compact */
     host_sort_unique, /* sort_unique */
     host_map_cols,    /* map_cols */

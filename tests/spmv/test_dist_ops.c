@@ -3,14 +3,18 @@
  * (gs_csr_from_coo) and plain loops, pattern and values exact: split of a compact matrix, column
  * remap with an increasing map (rows stay sorted), row slices (empty ones too), stacking with
  * differing column counts, sums with overlapping, disjoint and cancelling patterns, row lengths,
- * row packing with and without a halo map, the non-empty rows, the scatter-add, and the compact column form of rows
- * with global columns (against triplets whose columns are numbered here, with own-column windows
- * holding some, none or all of the columns), the sorted distinct values of a list (repeats, sorted,
- * empty, one, values above 2^32 and across all 64 bits), global columns to compact ones, and
+ * row packing with and without a halo map, the non-empty rows, the scatter-add, the
+ * off-diagonal product added into chosen rows, the gather with its product count, and the
+ * compact column form of rows with global columns (against triplets whose columns are numbered
+ * here, with own-column windows holding some, none or all of the columns), the sorted distinct
+ * values of a list outside an own-column window (repeats, sorted, empty, one, values above 2^32
+ * and across 62 bits, every key own), each entry's row from offsets (with and without a row
+ * map), global columns to compact ones, and
  * triplets to CSR (against gs_csr_from_coo: duplicates, sums of zero, wide columns); random
  * matrices with empty rows, and zero-row and zero-entry cases throughout.
  *   test_dist_ops [--gpu]   --gpu: the same through the device table, inputs uploaded and
  *   results downloaded (77 without a GPU). */
+#include <math.h>
 #include <stdint.h>
 
 #include "gs_backend.h"
@@ -498,6 +502,66 @@ static void check_scatter(int64_t m, int64_t n)
     free(perm), free(x), free(y), free(r);
 }
 
+/* offd_add: a random off-diagonal block of n rows (nh halo columns) times the halo, added into
+ * n distinct rows of y (m of them), against the sums in column order here: the host's to the
+ * bit, the device's (sums in groups of lanes) to rounding */
+static void check_offd_add(int64_t m, int32_t n, int32_t nh, int per_row)
+{
+    gs_csr *O = random_csr(n, nh, per_row), *dO = up(O);
+    int32_t *perm = malloc((size_t)m * 4 + 4);
+    double *xh = malloc((size_t)nh * 8 + 8), *y = malloc((size_t)m * 8 + 8);
+    double *r = malloc((size_t)m * 8 + 8);
+    for (int64_t i = 0; i < m; i++) perm[i] = (int32_t)i, y[i] = r[i] = rand_val();
+    for (int64_t i = m - 1; i > 0; i--) {
+        int64_t k = (int64_t)(next_u64() % (uint64_t)(i + 1));
+        int32_t t = perm[i];
+        perm[i] = perm[k], perm[k] = t;
+    }
+    for (int32_t j = 0; j < nh; j++) xh[j] = rand_val();
+    for (int32_t i = 0; i < n; i++) {
+        double sum = 0.0;
+        for (int32_t q = O->rowptr[i]; q < O->rowptr[i + 1]; q++) sum += O->val[q] * xh[O->colind[q]];
+        r[perm[i]] += sum;
+    }
+    int32_t *drows = put(perm, (size_t)n * 4);
+    double *dx = put(xh, (size_t)nh * 8), *dy = put(y, (size_t)m * 8);
+    CHECK_OK(OPS->offd_add(dO, drows, dx, dy));
+    get(y, dy, (size_t)m * 8);
+    int ok = 1;
+    for (int64_t i = 0; i < m && ok; i++)
+        ok = LOC == GS_LOC_HOST ? y[i] == r[i]
+                                : fabs(y[i] - r[i]) <= 1e-13 * (1.0 + fabs(r[i])) * (per_row + 1);
+    CHECK_MSG(ok, "offd_add of %d rows (%d a row) into %lld: values differ", (int)n, per_row,
+              (long long)m);
+    drop(drows), drop(dx), drop(dy);
+    free(perm), free(xh), free(y), free(r);
+    gs_csr_destroy(&O), gs_csr_destroy(&dO);
+}
+
+/* gather_count: the gathered values, and the count raised by one when given */
+static void check_gather_count(int64_t m, int64_t n)
+{
+    int32_t *idx = malloc((size_t)n * 4 + 4);
+    double *x = malloc((size_t)m * 8 + 8), *out = malloc((size_t)n * 8 + 8);
+    uint64_t seq0 = 41, seq = 0;
+    for (int64_t i = 0; i < m; i++) x[i] = rand_val();
+    for (int64_t i = 0; i < n; i++) idx[i] = (int32_t)(next_u64() % (uint64_t)m);
+    int32_t *didx = put(idx, (size_t)n * 4);
+    double *dx = put(x, (size_t)m * 8), *dout = room((size_t)n * 8);
+    uint64_t *dseq = put(&seq0, sizeof seq0);
+    CHECK_OK(OPS->gather_count(n, didx, dx, dout, dseq));
+    CHECK_OK(OPS->gather_count(n, didx, dx, dout, NULL));
+    get(out, dout, (size_t)n * 8);
+    get(&seq, dseq, sizeof seq);
+    int ok = 1;
+    for (int64_t i = 0; i < n && ok; i++) ok = out[i] == x[idx[i]];
+    CHECK_MSG(ok, "gather_count of %lld: values differ", (long long)n);
+    CHECK_MSG(seq == seq0 + 1, "gather_count of %lld: count %llu, expected %llu", (long long)n,
+              (unsigned long long)seq, (unsigned long long)(seq0 + 1));
+    drop(didx), drop(dx), drop(dout), drop(dseq);
+    free(idx), free(x), free(out);
+}
+
 /* a split that finds halo entries where none are declared is refused */
 static void check_split_refusal(void)
 {
@@ -812,6 +876,13 @@ int main(int argc, char **argv)
     check_scatter(1000, 1000);
     check_scatter(10, 0);
     check_scatter(200000, 150000); /* above the host's OpenMP threshold */
+    check_offd_add(1000, 300, 50, 3);
+    check_offd_add(5000, 2000, 400, 40);     /* long rows: groups of lanes */
+    check_offd_add(10, 0, 5, 2);             /* no rows */
+    check_offd_add(300000, 200000, 9000, 6); /* above the host's OpenMP threshold */
+    check_gather_count(1000, 300);
+    check_gather_count(10, 0); /* nothing to gather: the count alone */
+    check_gather_count(300000, 200000);
 
     check_compact(300, 1000, 5);
     check_compact(40, 30, 4);        /* dense: most columns in most rows */
