@@ -545,26 +545,6 @@ done:
     return st;
 }
 
-/* level l's rows with global columns on the host (level 0: the caller's; the gathered tail) */
-static gs_status level_gcsr(const gs_amg_dist *amg, int l, const gs_gcsr **A, gs_gcsr **own)
-{
-    gs_status st = GS_OK;
-    const dlevel *L = &amg->lev[l];
-    gs_csr *h = NULL;
-    *own = NULL;
-    if (L->A) {
-        *A = L->A;
-        return GS_OK;
-    }
-    const int64_t n = L->part->start[L->part->nranks];
-    GS_CHECK(gs_csr_download(L->DA->compact, &h));
-    GS_CHECK(gs_dist_op_to_global(L->DA, h, n, n, own));
-    *A = *own;
-done:
-    gs_csr_destroy(&h);
-    return st;
-}
-
 /* level l's statistics over the ranks into the report */
 static gs_status report_level(gs_amg_dist *amg, int l, const gs_dist_op *D)
 {
@@ -606,18 +586,117 @@ done:
     return st;
 }
 
-/* the level with at most gather_rows rows: whole on every rank, its hierarchy built there */
-static gs_status gather_tail(gs_amg_dist *amg, const gs_gcsr *A, const gs_part *part,
-                             const double *B, gs_loc B_loc, int b, int k, const char *where)
+/* the whole of distributed level l at loc, the same on every rank (rows in global order, their
+ * global columns in each owner's order, as gs_dist_allgather gives them): each rank's rows packed
+ * with global columns, a copy for every rank, sent rank to rank where the matrices live */
+static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    const dlevel *L = &amg->lev[l];
+    const gs_dist_op *D = L->DA;
+    const gs_csr *C = D->compact;
+    const gs_dist_ops *ops = dops(amg);
+    const int R = L->part->nranks;
+    const int64_t n = L->part->start[R], nnz = C->nnz;
+    const int32_t rows = C->rows;
+    int32_t *idx = NULL, *didx = NULL, *len = NULL, *lrep = NULL, *lall = NULL;
+    int64_t *cnt = NULL, *off = NULL, *dh = NULL, *g = NULL, *grep = NULL, *gall = NULL, total = 0;
+    double *v = NULL, *vrep = NULL, *vall = NULL;
+    size_t *sb = NULL, *rb = NULL;
+    *out = NULL;
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *cnt, "gather", (void **)&cnt));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "gather", (void **)&sb));
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "gather", (void **)&rb));
+    GS_CHECK(gs_comm_allgather_i64(nnz, cnt));
+    for (int r = 0; r < R; r++) total += cnt[r];
+    if (n > GS_MAX_INDEX || total > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "gathering a %lld-row matrix with %lld nonzeros onto one "
+                "rank (below 2^31 each)", (long long)n, (long long)total);
+    /* this rank's rows: lengths, offsets, entries with global columns */
+    GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof *idx, "gather", (void **)&idx));
+    for (int32_t i = 0; i < rows; i++) idx[i] = i;
+    GS_CHECK(to_loc(amg, idx, rows, sizeof *idx, "gather", (void **)&didx));
+    GS_CHECK(amg->be->alloc(((size_t)rows + 1) * sizeof *len, "gather", (void **)&len));
+    GS_CHECK(amg->be->alloc(((size_t)rows + 1) * sizeof *off, "gather", (void **)&off));
+    GS_CHECK(ops->row_lengths(C, rows, didx, len));
+    GS_CHECK(ops->offsets(rows, len, NULL, off));
+    GS_CHECK(to_loc(amg, D->halo, D->nhalo, sizeof *D->halo, "gather", (void **)&dh));
+    GS_CHECK(amg->be->alloc(((size_t)nnz + 1) * sizeof *g, "gather", (void **)&g));
+    GS_CHECK(amg->be->alloc(((size_t)nnz + 1) * sizeof *v, "gather", (void **)&v));
+    GS_CHECK(ops->pack_rows(C, rows, didx, off, D->col0, D->cols, dh, g, v));
+    /* a copy for every rank, then rank to rank: the lengths, then columns and values */
+    GS_CHECK(amg->be->alloc((size_t)R * (size_t)rows * sizeof *lrep + 1, "gather",
+                            (void **)&lrep));
+    GS_CHECK(amg->be->alloc((size_t)R * (size_t)nnz * sizeof *grep + 1, "gather", (void **)&grep));
+    GS_CHECK(amg->be->alloc((size_t)R * (size_t)nnz * sizeof *vrep + 1, "gather", (void **)&vrep));
+    for (int r = 0; r < R; r++) {
+        if (rows > 0)
+            GS_CHECK(amg->be->move(lrep + (size_t)r * rows, len, (size_t)rows * sizeof *len));
+        if (nnz > 0) {
+            GS_CHECK(amg->be->move(grep + (size_t)r * nnz, g, (size_t)nnz * sizeof *g));
+            GS_CHECK(amg->be->move(vrep + (size_t)r * nnz, v, (size_t)nnz * sizeof *v));
+        }
+    }
+    GS_CHECK(amg->be->alloc(((size_t)n + 1) * sizeof *lall, "gather", (void **)&lall));
+    GS_CHECK(amg->be->alloc(((size_t)total + 1) * sizeof *gall, "gather", (void **)&gall));
+    GS_CHECK(amg->be->alloc(((size_t)total + 1) * sizeof *vall, "gather", (void **)&vall));
+    for (int r = 0; r < R; r++) {
+        sb[r] = (size_t)rows * sizeof *len;
+        rb[r] = (size_t)(L->part->start[r + 1] - L->part->start[r]) * sizeof *len;
+    }
+    {
+        const void *snd[1] = {lrep};
+        void *rcv[1] = {lall};
+        GS_CHECK(gs_dist_alltoallv_at(amg->loc, 1, snd, sb, rcv, rb));
+    }
+    for (int r = 0; r < R; r++) sb[r] = (size_t)nnz * sizeof *g, rb[r] = (size_t)cnt[r] * sizeof *g;
+    { /* columns and values (doubles: the same byte counts) in one exchange */
+        const void *snd[2] = {grep, vrep};
+        void *rcv[2] = {gall, vall};
+        GS_CHECK(gs_dist_alltoallv_at(amg->loc, 2, snd, sb, rcv, rb));
+    }
+    GS_CHECK(ops->csr_from_rows((int32_t)n, (int32_t)n, lall, total, gall, vall, out));
+done:
+    if (didx) amg->be->free(didx);
+    if (len) amg->be->free(len);
+    if (off) amg->be->free(off);
+    if (dh) amg->be->free(dh);
+    if (g) amg->be->free(g);
+    if (v) amg->be->free(v);
+    if (lrep) amg->be->free(lrep);
+    if (grep) amg->be->free(grep);
+    if (vrep) amg->be->free(vrep);
+    if (lall) amg->be->free(lall);
+    if (gall) amg->be->free(gall);
+    if (vall) amg->be->free(vall);
+    gs_free(idx);
+    gs_free(cnt);
+    gs_free(sb);
+    gs_free(rb);
+    return st;
+}
+
+/* the level l with at most gather_rows rows: whole on every rank (level 0, the caller's host
+ * rows: through host MPI; a coarser one: where it lives), its hierarchy built there */
+static gs_status gather_tail(gs_amg_dist *amg, int l, const double *B, gs_loc B_loc, int b,
+                             int k, const char *where)
 {
     gs_status st = GS_OK;
     gs_csr *H = NULL;
     double *Bw = NULL, *Bh = NULL;
-    const int R = part->nranks;
-    const int64_t n = part->start[R];
+    const dlevel *L = &amg->lev[l];
+    const gs_part *part = L->part;
+    const int R = part->nranks, me = gs_comm_rank();
+    const int64_t n = part->start[R], own = part->start[me + 1] - part->start[me];
+    if (L->A) {
+        GS_CHECK(gs_dist_allgather(L->A, part, &H));
+        GS_CHECK(gs_csr_upload(H, amg->loc, &amg->tailA));
+    } else {
+        GS_CHECK(gather_at(amg, l, &amg->tailA));
+    }
+    trace(amg, l, "  gathered (whole level)");
     gs_amg_params tp = amg->p;
     tp.trace = amg->p.trace && gs_comm_rank() == 0; /* every rank builds the same: one trace */
-    GS_CHECK(gs_dist_allgather(A, part, &H));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof(size_t), "gather", (void **)&amg->gbytes));
     for (int r = 0; r < R; r++)
         amg->gbytes[r] = (size_t)(part->start[r + 1] - part->start[r]) * sizeof(double);
@@ -626,7 +705,7 @@ static gs_status gather_tail(gs_amg_dist *amg, const gs_gcsr *A, const gs_part *
     const int wform = B && !amg->p.nullspace && b > 1;
     const int cols = wform ? 1 : k, per = wform ? b : 1;
     if (B) {
-        const int64_t mine = A->rows / per;
+        const int64_t mine = own / per;
         size_t *cb = NULL;
         GS_CHECK(gs_alloc_array((size_t)mine * (size_t)cols + 1, sizeof *Bh, "near-nullspace",
                                 (void **)&Bh));
@@ -658,7 +737,6 @@ static gs_status gather_tail(gs_amg_dist *amg, const gs_gcsr *A, const gs_part *
     tp.first_level = amg->nd; /* its levels' choices as the one-process hierarchy's there */
     tp.max_levels = amg->p.max_levels - amg->nd;
     if (tp.max_levels < 1) tp.max_levels = 1;
-    GS_CHECK(gs_csr_upload(H, amg->loc, &amg->tailA));
     gs_vec_local_begin(); /* the same whole matrix on every rank: no sums across them */
     st = gs_amg_setup(amg->tailA, &tp, where, &amg->tail);
     gs_vec_local_end();
@@ -666,7 +744,7 @@ static gs_status gather_tail(gs_amg_dist *amg, const gs_gcsr *A, const gs_part *
     GS_CHECK(gs_vec_create(n, amg->loc, &amg->tb));
     GS_CHECK(gs_vec_create(n, amg->loc, &amg->tx));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof(double), "gather", (void **)&amg->hb));
-    GS_CHECK(gs_alloc_array((size_t)A->rows + 1, sizeof(double), "gather", (void **)&amg->hpart));
+    GS_CHECK(gs_alloc_array((size_t)own + 1, sizeof(double), "gather", (void **)&amg->hpart));
 done:
     gs_csr_destroy(&H);
     gs_free(Bw);
@@ -681,8 +759,6 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     gs_status st = GS_OK;
     gs_amg_dist *amg = NULL;
     gs_csr *S = NULL, *T = NULL;
-    gs_gcsr *Gown = NULL;
-    const gs_gcsr *Ag = NULL;
     int one = 0;
     gs_part *cpart = NULL;
     double *B = NULL, t_start, t0, t1, *ph;
@@ -734,8 +810,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         const int64_t n = L->part->start[L->part->nranks];
         if (n <= gather_rows || l + 1 >= max_levels) { /* the rest on every rank, whole */
             amg->nd = l;
-            GS_CHECK(level_gcsr(amg, l, &Ag, &Gown));
-            GS_CHECK(gather_tail(amg, Ag, L->part, B, B_loc, b, k, where));
+            GS_CHECK(gather_tail(amg, l, B, B_loc, b, k, where));
             break;
         }
         GS_CHECK(sync_now(amg, &t0));
@@ -755,8 +830,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
             gs_csr_destroy(&S);
             gs_part_destroy(&cpart);
             amg->nd = l;
-            GS_CHECK(level_gcsr(amg, l, &Ag, &Gown));
-            GS_CHECK(gather_tail(amg, Ag, L->part, NULL, GS_LOC_HOST, b, b, where));
+            GS_CHECK(gather_tail(amg, l, NULL, GS_LOC_HOST, b, b, where));
             break;
         }
         GS_CHECK(sync_now(amg, &t0));
@@ -835,7 +909,6 @@ done:
     if (B) gs_backend_get(B_loc)->free(B);
     gs_csr_destroy(&S);
     gs_csr_destroy(&T);
-    gs_gcsr_destroy(&Gown);
     gs_part_destroy(&cpart);
     gs_amg_dist_destroy(&amg);
     gs_mem_pinned_enable(pinned);

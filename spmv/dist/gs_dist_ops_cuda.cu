@@ -923,6 +923,43 @@ done:
     return st;
 }
 
+static __global__ void narrow_kernel(int64_t n, const int64_t *g, int32_t *c)
+{
+    FOR_EACH(q, n) c[q] = (int32_t)g[q];
+}
+
+/* the rows' pointers from their lengths (a scan), the columns narrowed, the values copied */
+static gs_status cuda_csr_from_rows(int32_t rows, int32_t cols, const int32_t *len, int64_t n,
+                                    const int64_t *gcol, const double *val, gs_csr **C)
+{
+    gs_status st = GS_OK;
+    int32_t *rp = NULL, *ci = NULL, total = 0;
+    double *v = NULL;
+    *C = NULL;
+    if (n > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "rows of %lld entries (below 2^31)", (long long)n);
+    GS_CHECK(alloc_csr_arrays(rows, n, &rp, &ci, &v));
+    if (rows > 0) {
+        GS_CUDA_CALL(cudaMemcpyAsync(rp, len, (size_t)rows * sizeof *rp, cudaMemcpyDeviceToDevice,
+                                     gs_cuda_g.stream));
+        GS_CUDA_CALL(cudaMemsetAsync(rp + rows, 0, sizeof *rp, gs_cuda_g.stream));
+    }
+    GS_CHECK(gs_cuda_exclusive_sum(rp, rp, (int64_t)rows + 1, "row pointers scan"));
+    GS_CHECK(gs_cuda_d2h(&total, rp + rows, sizeof total));
+    if (total != n)
+        GS_FAIL(GS_ERR_INTERNAL, "rows of %lld entries given %lld", (long long)total, (long long)n);
+    if (n > 0) {
+        LAUNCH(narrow_kernel, n, n, gcol, ci);
+        GS_CUDA_CALL(cudaMemcpyAsync(v, val, (size_t)n * sizeof *v, cudaMemcpyDeviceToDevice,
+                                     gs_cuda_g.stream));
+    }
+    st = gs_cuda_csr_adopt(rows, cols, (int32_t)n, rp, ci, v, C);
+    rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
+done:
+    free_csr_arrays(rp, ci, v);
+    return st;
+}
+
 static __global__ void row_index_kernel(int32_t rows, const int64_t *rp, const int32_t *map,
                                         int32_t *ri)
 {
@@ -990,5 +1027,6 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_lengths,     /* lengths */
     cuda_offsets,     /* offsets */
     cuda_row_index,   /* row_index */
+    cuda_csr_from_rows, /* csr_from_rows */
     cuda_first_entry_rows, /* first_entry_rows */
 };

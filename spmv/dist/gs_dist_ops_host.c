@@ -435,6 +435,28 @@ static gs_status host_first_entry_rows(int64_t n, const double *g, const double 
     return GS_OK;
 }
 
+static gs_status host_csr_from_rows(int32_t rows, int32_t cols, const int32_t *len, int64_t n,
+                                   const int64_t *gcol, const double *val, gs_csr **C)
+{
+    gs_status st = GS_OK;
+    gs_csr *A = NULL;
+    *C = NULL;
+    if (n > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "rows of %lld entries (below 2^31)", (long long)n);
+    GS_CHECK(gs_csr_create(rows, cols, n, &A));
+    A->rowptr[0] = 0;
+    for (int32_t i = 0; i < rows; i++) A->rowptr[i + 1] = A->rowptr[i] + len[i];
+    if (A->rowptr[rows] != n)
+        GS_FAIL(GS_ERR_INTERNAL, "rows of %lld entries given %lld", (long long)A->rowptr[rows],
+                (long long)n);
+#pragma omp parallel for schedule(static) if (n > OMP_MIN)
+    for (int64_t q = 0; q < n; q++) A->colind[q] = (int32_t)gcol[q], A->val[q] = val[q];
+    *C = A, A = NULL;
+done:
+    gs_csr_destroy(&A);
+    return st;
+}
+
 const gs_dist_ops gs_dist_host_ops = {
     host_split,       /* split */
     host_remap_cols,  /* remap_cols */
@@ -455,5 +477,6 @@ const gs_dist_ops gs_dist_host_ops = {
     host_lengths,     /* lengths */
     host_offsets,     /* offsets */
     host_row_index,   /* row_index */
+    host_csr_from_rows, /* csr_from_rows */
     host_first_entry_rows, /* first_entry_rows */
 };

@@ -4,7 +4,8 @@
  * remap with an increasing map (rows stay sorted), row slices (empty ones too), stacking with
  * differing column counts, sums with overlapping, disjoint and cancelling patterns, row lengths,
  * row packing with and without a halo map, the non-empty rows, the scatter-add, the
- * off-diagonal product added into chosen rows, the gather with its product count, and the
+ * off-diagonal product added into chosen rows, the gather with its product count, a CSR from
+ * rows given back to back, and the
  * compact column form of rows with global columns (against triplets whose columns are numbered
  * here, with own-column windows holding some, none or all of the columns), the sorted distinct
  * values of a list outside an own-column window (repeats, sorted, empty, one, values above 2^32
@@ -538,6 +539,31 @@ static void check_offd_add(int64_t m, int32_t n, int32_t nh, int per_row)
     gs_csr_destroy(&O), gs_csr_destroy(&dO);
 }
 
+/* csr_from_rows: a random matrix's rows given back to back (lengths, int64 columns, values)
+ * make the same matrix */
+static void check_csr_from_rows(int32_t rows, int32_t cols, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "csr_from_rows %d x %d (%d a row)", rows, cols, per_row);
+    gs_csr *A = random_csr(rows, cols, per_row), *C = NULL;
+    int32_t *len = malloc((size_t)rows * 4 + 4);
+    int64_t *g = malloc((size_t)A->nnz * 8 + 8);
+    for (int32_t i = 0; i < rows; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
+    for (int32_t q = 0; q < A->nnz; q++) g[q] = A->colind[q];
+    int32_t *dlen = put(len, (size_t)rows * 4);
+    int64_t *dg = put(g, (size_t)A->nnz * 8);
+    double *dv = put(A->val, (size_t)A->nnz * 8);
+    CHECK_OK(OPS->csr_from_rows(rows, cols, dlen, A->nnz, dg, dv, &C));
+    compare(C, A, what);
+    gs_csr_destroy(&C);
+    CHECK_FAIL(OPS->csr_from_rows(rows, cols, dlen, (int64_t)A->nnz + 1, dg, dv, &C),
+               GS_ERR_INTERNAL, "given");
+    CHECK(C == NULL);
+    drop(dlen), drop(dg), drop(dv);
+    free(len), free(g);
+    gs_csr_destroy(&A);
+}
+
 /* gather_count: the gathered values, and the count raised by one when given */
 static void check_gather_count(int64_t m, int64_t n)
 {
@@ -880,6 +906,9 @@ int main(int argc, char **argv)
     check_offd_add(5000, 2000, 400, 40);     /* long rows: groups of lanes */
     check_offd_add(10, 0, 5, 2);             /* no rows */
     check_offd_add(300000, 200000, 9000, 6); /* above the host's OpenMP threshold */
+    check_csr_from_rows(300, 200, 4);
+    check_csr_from_rows(2000, 50000, 40);
+    check_csr_from_rows(0, 10, 3);
     check_gather_count(1000, 300);
     check_gather_count(10, 0); /* nothing to gather: the count alone */
     check_gather_count(300000, 200000);
