@@ -234,15 +234,15 @@ static __global__ void filter_kernel(int32_t n, const int32_t *rp, const int32_t
                 drop = j != i && !(gs_amg_coupling(v[q], di, sign) > lim);
                 if (drop) t = v[q] * (w ? w[j] : 1.0);
             }
-            if (G == 1) { /* a thread a row: no ballot, no shuffle */
+            if constexpr (G == 1) { /* a thread a row: no ballot, no shuffle */
                 if (drop) weak += t, dropped = true;
-                continue;
-            }
-            /* the dropped ones in column order, as the host adds (the ballot is the group's
-             * own: every lane walks the same bits) */
-            for (unsigned bal = __ballot_sync(m, drop) & m; bal; bal &= bal - 1u) {
-                weak += __shfl_sync(m, t, __ffs(bal) - 1);
-                dropped = true;
+            } else {
+                /* the dropped ones in column order, as the host adds (the ballot is the group's
+                 * own: every lane walks the same bits) */
+                for (unsigned bal = __ballot_sync(m, drop) & m; bal; bal &= bal - 1u) {
+                    weak += __shfl_sync(m, t, __ffs(bal) - 1);
+                    dropped = true;
+                }
             }
         }
         /* as the host's filter_row: drop only when the lumped diagonal keeps its sign and at

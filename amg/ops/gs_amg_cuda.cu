@@ -304,12 +304,9 @@ static __global__ void scaled_spmv_kernel(int32_t n, const int32_t *__restrict__
     const int lane = threadIdx.x & (G - 1);
     FOR_ROW_G(G, n)
     {
-        double sum = 0.0;
-        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
-            const int32_t j = __ldg(ci + q);
-            sum += __ldg(v + q) * (__ldg(s + j) * __ldg(x + j));
-        }
-        sum = group_sum<G>(sum, m);
+        const double sum = group_row_dot<G>(rp, ci, v, i, lane, m, [=](int32_t j) {
+            return __ldg(s + j) * __ldg(x + j);
+        });
         if (lane == 0) y[i] = s[i] * sum;
     }
 }

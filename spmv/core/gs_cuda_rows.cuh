@@ -54,6 +54,19 @@ template <int G> static __device__ __forceinline__ double group_fmax(double v, u
     return v;
 }
 
+/* row i's product with a vector, summed over its group (every lane gets it): v[q] * xval(ci[q])
+ * over the row's entries, lane by lane, then the butterfly; xval reads the vector (and may scale
+ * it) */
+template <int G, typename X>
+static __device__ __forceinline__ double group_row_dot(const int32_t *rp, const int32_t *ci,
+                                                       const double *v, int64_t i, int lane,
+                                                       unsigned m, X xval)
+{
+    double sum = 0.0;
+    for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) sum += __ldg(v + q) * xval(__ldg(ci + q));
+    return group_sum<G>(sum, m);
+}
+
 /* launch KERNEL<G> with G from g over n rows (n * G threads) on the backend's stream, checked */
 #define LAUNCH_G(g, n, KERNEL, ...)                                                               \
     do {                                                                                          \

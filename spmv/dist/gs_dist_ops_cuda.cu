@@ -515,9 +515,7 @@ static __global__ void offd_add_kernel(int32_t n, const int32_t *rp, const int32
     const int lane = threadIdx.x & (G - 1);
     FOR_ROW_G(G, n)
     {
-        double s = 0.0;
-        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) s += v[q] * xh[ci[q]];
-        s = group_sum<G>(s, m);
+        const double s = group_row_dot<G>(rp, ci, v, i, lane, m, [=](int32_t j) { return xh[j]; });
         if (lane == 0) y[rows[i]] += s;
     }
 }
