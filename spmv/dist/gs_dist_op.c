@@ -625,18 +625,22 @@ done:
     return st;
 }
 
-/* the send indices (idx, own columns) and buffers where x lives, page-locked host staging
- * unless MPI takes device memory, and the exchange of the plan's lists */
+static gs_status staging(const gs_dist_op *Dc, int *staged);
+
+/* the send indices (idx, own columns) and buffers where x lives, the exchange of the plan's
+ * lists, and the MPI staging buffers where the halos will not go through CUDA IPC */
 static gs_status plan_buffers(gs_dist_op *D, const gs_buf *idx)
 {
     gs_status st = GS_OK;
     const int64_t ns = D->soff[D->nsend];
+    int staged = 0;
     GS_CHECK(gs_buf_clone(idx, D->loc, "halo send indices", &D->sidx));
     const gs_backend_ops *be = gs_backend_get(D->loc);
     GS_CHECK(be->alloc((size_t)(ns + 1) * sizeof(double), "halo send values", (void **)&D->sdev));
     GS_CHECK(gs_vec_create(D->nhalo, D->loc, &D->xh));
     GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
                                      &D->ex));
+    if (!ipc_wanted(D)) GS_CHECK(staging(D, &staged));
 done:
     return st;
 }
@@ -881,6 +885,10 @@ gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq,
                        (void **)&D->sdev));
     GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->soff, D->nrecv, D->from, D->roff,
                                      &D->ex));
+    if (!ipc_wanted(D)) {
+        int staged = 0;
+        GS_CHECK(staging(D, &staged));
+    }
     GS_CHECK(diag_spmat(D, rq, level));
     D->view.nnz = Pt->nnz;
     D->view.cols = D->cols;
@@ -1027,8 +1035,9 @@ done:
 }
 
 /* *staged = 1 where the MPI exchanges go through page-locked host buffers (a device backend,
- * MPI without device memory); those buffers made at the first such exchange (the sends, then
- * the receives): an operator whose halos go through CUDA IPC never needs them */
+ * MPI without device memory); those buffers made here once (the sends, then the receives): when
+ * the operator is made where its halos will not go through CUDA IPC, else at its first staged
+ * exchange (CUDA IPC refused on some rank), so an operator on CUDA IPC never pins them */
 static gs_status staging(const gs_dist_op *Dc, int *staged)
 {
     gs_status st = GS_OK;
