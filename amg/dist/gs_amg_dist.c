@@ -168,7 +168,7 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
         int64_t bad, first;
         if (!F) GS_CHECK(dops(amg)->row_slice(D->compact, 0, D->rows, &F)); /* a copy */
         /* A's columns and halo: its plan copied, its halos through A's CUDA IPC buffers
-         * (rho's twelve products; DF goes before D) */
+         * (rho's twelve products; DF is destroyed before D) */
         GS_CHECK(gs_dist_op_from_compact_like(&F, D, NULL, l, &DF));
         GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
                                 (void **)&dF));
