@@ -1262,21 +1262,3 @@ gs_status gs_dist_op_host_diag(const gs_dist_op *D, gs_csr **out)
 {
     return gs_csr_download(D->diag, out);
 }
-
-gs_status gs_dist_op_to_global(const gs_dist_op *D, const gs_csr *C, int64_t grows,
-                               int64_t gcols, gs_gcsr **out)
-{
-    gs_status st = GS_OK;
-    gs_gcsr *G = NULL;
-    GS_CHECK(gs_gcsr_create(D->row0, C->rows, grows, gcols, C->nnz, &G));
-    for (int32_t i = 0; i <= C->rows; i++) G->rowptr[i] = C->rowptr[i];
-#pragma omp parallel for schedule(static) if (C->nnz > 100000)
-    for (int32_t q = 0; q < C->nnz; q++) {
-        int32_t j = C->colind[q];
-        G->col[q] = j < D->cols ? D->col0 + j : D->halo[j - D->cols];
-        G->val[q] = C->val[q];
-    }
-    *out = G;
-done:
-    return st;
-}

@@ -167,11 +167,6 @@ gs_status gs_dist_op_fetch_rows(const gs_dist_op *D, const gs_csr *M, int64_t ba
 /* The diagonal block on the host (a copy; the Jacobi preconditioner's input). */
 gs_status gs_dist_op_host_diag(const gs_dist_op *D, gs_csr **out);
 
-/* A's compact rows (host; D->compact's columns: own, then halo) back to global column
- * numbers. */
-gs_status gs_dist_op_to_global(const gs_dist_op *D, const gs_csr *C, int64_t grows,
-                               int64_t gcols, gs_gcsr **out);
-
 #ifdef __cplusplus
 }
 #endif
