@@ -39,13 +39,19 @@ struct gs_amg_dist {
     gs_csr *tailA;          /* the gathered level, at loc */
     gs_amg *tail;           /* its hierarchy (every rank the same) */
     gs_vec *tb, *tx;        /* the whole gathered level's vectors, at loc */
-    /* the V cycle's distributed levels recorded as two CUDA graphs (down: the pre-smoothing
-     * and restrictions; up: the prolongations and post-smoothing), the gathered tail between
-     * them, for the vectors graph_r, graph_z */
+    /* the other ranks' parts of the gathered level's b, each cycle: the halo of an operator
+     * with no entries whose halo is every row this rank does not own (NULL on one rank), and
+     * that halo at loc */
+    gs_dist_op *TG;
+    double *th;
+    /* the V cycle recorded as CUDA graphs, for the vectors graph_r, graph_z: where TG's
+     * exchange is signalled on the device, the whole cycle in gdown; otherwise the distributed
+     * levels' way down (pre-smoothing, restrictions) in gdown and their way up in gup, the
+     * gathered tail between them */
     void *gdown, *gup;
     const double *graph_r, *graph_z;
     int graph_captures, graph_off;
-    double *hb, *hpart;     /* host staging: whole b, this rank's part of it */
+    double *hb, *hpart;     /* host staging without TG: whole b, this rank's part of it */
     size_t *gbytes;         /* every rank's part of the gathered level, in bytes */
     gs_amg_report rep;
 };
@@ -676,6 +682,35 @@ done:
     return st;
 }
 
+/* amg->TG for gathered level l: an operator of this rank's rows with no entries, whose halo is
+ * every row the others own, so that its halo exchange is the cycle's gather of b: device to
+ * device through CUDA IPC where the products' halos go so (signalled on the device, it joins
+ * the cycle's graph), else through MPI as any halo. Collective. */
+static gs_status tail_gather_op(gs_amg_dist *amg, int l)
+{
+    gs_status st = GS_OK;
+    const gs_part *part = amg->lev[l].part;
+    const int R = part->nranks, me = gs_comm_rank();
+    const int64_t n = part->start[R], row0 = part->start[me], own = part->start[me + 1] - row0;
+    const int64_t nh = n - own;
+    gs_csr *C = NULL;
+    int64_t *h = NULL;
+    if (R < 2) return GS_OK;
+    GS_CHECK(gs_csr_create(own, n, 0, &C));
+    memset(C->rowptr, 0, ((size_t)own + 1) * sizeof *C->rowptr);
+    GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *h, "gather", (void **)&h));
+    for (int64_t i = 0; i < row0; i++) h[i] = i;
+    for (int64_t i = row0 + own; i < n; i++) h[i - own] = i;
+    GS_CHECK(gs_dist_op_create_compact(C, h, (int32_t)nh, row0, part, amg->loc, NULL, l,
+                                       &amg->TG));
+    GS_CHECK(gs_dist_op_use_ipc(amg->TG));
+    GS_CHECK(amg->be->alloc(((size_t)nh + 1) * sizeof *amg->th, "gather", (void **)&amg->th));
+done:
+    gs_csr_destroy(&C);
+    gs_free(h);
+    return st;
+}
+
 /* the level l with at most gather_rows rows: whole on every rank (level 0, the caller's host
  * rows: through host MPI; a coarser one: where it lives), its hierarchy built there */
 static gs_status gather_tail(gs_amg_dist *amg, int l, const double *B, gs_loc B_loc, int b,
@@ -743,8 +778,11 @@ static gs_status gather_tail(gs_amg_dist *amg, int l, const double *B, gs_loc B_
     GS_CHECK(st);
     GS_CHECK(gs_vec_create(n, amg->loc, &amg->tb));
     GS_CHECK(gs_vec_create(n, amg->loc, &amg->tx));
-    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof(double), "gather", (void **)&amg->hb));
-    GS_CHECK(gs_alloc_array((size_t)own + 1, sizeof(double), "gather", (void **)&amg->hpart));
+    GS_CHECK(tail_gather_op(amg, l));
+    if (!amg->TG) {
+        GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof(double), "gather", (void **)&amg->hb));
+        GS_CHECK(gs_alloc_array((size_t)own + 1, sizeof(double), "gather", (void **)&amg->hpart));
+    }
 done:
     gs_csr_destroy(&H);
     gs_free(Bw);
@@ -938,6 +976,8 @@ void gs_amg_dist_destroy(gs_amg_dist **pa)
         amg->ops->graph_destroy(amg->gup);
     }
     gs_amg_destroy(&amg->tail);
+    gs_dist_op_destroy(&amg->TG);
+    if (amg->th) amg->be->free(amg->th);
     gs_csr_destroy(&amg->tailA);
     gs_vec_destroy(&amg->tb);
     gs_vec_destroy(&amg->tx);
@@ -949,20 +989,34 @@ void gs_amg_dist_destroy(gs_amg_dist **pa)
     *pa = NULL;
 }
 
-/* the gathered level: every rank's part of b into the whole b, the one-process cycle, this
- * rank's part of its x */
-static gs_status tail_cycle(gs_amg_dist *amg, const gs_vec *b, gs_vec *x)
+/* the gathered level: every rank's part of b into the whole b, the one-process cycle (its own
+ * graph unless in_graph: recorded into the caller's), this rank's part of its x */
+static gs_status tail_cycle(gs_amg_dist *amg, const gs_vec *b, gs_vec *x, int in_graph)
 {
     gs_status st = GS_OK;
     const dlevel *L = &amg->lev[amg->nd];
     const int me = gs_comm_rank();
-    const int64_t row0 = L->part->start[me], n = b->n;
-    GS_CHECK(gs_vec_get_host(b, amg->hpart));
-    GS_CHECK(gs_comm_allgatherv(amg->hpart, (size_t)n * sizeof(double), amg->hb, amg->gbytes));
-    GS_CHECK(gs_vec_set_host(amg->tb, amg->hb));
+    const int64_t row0 = L->part->start[me], n = b->n, total = amg->tb->n;
+    if (amg->TG) { /* the others' parts as TG's halo: those below row0, then those above */
+        double *tb = amg->tb->data;
+        const size_t d = sizeof(double);
+        GS_CHECK(gs_dist_op_halo(amg->TG, b->data, amg->th));
+        if (row0 > 0) GS_CHECK(amg->be->move(tb, amg->th, (size_t)row0 * d));
+        if (n > 0) GS_CHECK(amg->be->move(tb + row0, b->data, (size_t)n * d));
+        if (total > row0 + n)
+            GS_CHECK(amg->be->move(tb + row0 + n, amg->th + row0, (size_t)(total - row0 - n) * d));
+    } else {
+        GS_CHECK(gs_vec_get_host(b, amg->hpart));
+        GS_CHECK(gs_comm_allgatherv(amg->hpart, (size_t)n * sizeof(double), amg->hb,
+                                    amg->gbytes));
+        GS_CHECK(gs_vec_set_host(amg->tb, amg->hb));
+    }
+    const int off = amg->tail->graph_off;
+    if (in_graph) amg->tail->graph_off = 1; /* no capture inside a capture */
     gs_vec_local_begin();
     st = gs_amg_apply(amg->tail, amg->tb, amg->tx);
     gs_vec_local_end();
+    amg->tail->graph_off = off;
     GS_CHECK(st);
     /* this rank's part of the whole x where both live: no wait for the tail here */
     GS_CHECK(amg->be->move(x->data, amg->tx->data + row0, (size_t)n * sizeof(double)));
@@ -1010,7 +1064,7 @@ done:
 static gs_status cycle(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
 {
     gs_status st = GS_OK;
-    if (l == amg->nd) return tail_cycle(amg, b, x);
+    if (l == amg->nd) return tail_cycle(amg, b, x, 0);
     dlevel *C = &amg->lev[l + 1];
     GS_CHECK(down(amg, l, b, x, x_zero));
     GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
@@ -1035,6 +1089,17 @@ static gs_status up_all(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
     gs_status st = GS_OK;
     for (int l = amg->nd - 1; l >= 0; l--)
         GS_CHECK(up(amg, l, l ? amg->lev[l].b : r, l ? amg->lev[l].x : z, 1));
+done:
+    return st;
+}
+
+/* the whole V cycle, recorded as one graph: the way down, the gathered tail, the way up */
+static gs_status whole_cycle(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(down_all(amg, r, z));
+    GS_CHECK(tail_cycle(amg, amg->lev[amg->nd].b, amg->lev[amg->nd].x, 1));
+    GS_CHECK(up_all(amg, r, z));
 done:
     return st;
 }
@@ -1070,12 +1135,14 @@ static gs_status record(gs_amg_dist *amg, gs_status (*part)(gs_amg_dist *, const
     return st;
 }
 
-/* the V cycle as two graph launches around the gathered tail. The products' counters and
- * flags live on the device, so a rank that records and one that does not stay in step. */
+/* the V cycle as one graph launch where the tail's gather is signalled on the device, else as
+ * two around the gathered tail. The products' counters and flags live on the device, so a rank
+ * that records and one that does not stay in step. */
 static gs_status graph_cycle(gs_amg_dist *amg, const gs_vec *r, gs_vec *z, int *ran)
 {
     gs_status st = GS_OK;
     const gs_amg_ops *ops = amg->ops;
+    const int whole = gs_dist_op_graph_safe(amg->TG);
     *ran = 0;
     if (!amg->gdown || amg->graph_r != r->data || amg->graph_z != z->data) {
         ops->graph_destroy(amg->gdown);
@@ -1085,8 +1152,9 @@ static gs_status graph_cycle(gs_amg_dist *amg, const gs_vec *r, gs_vec *z, int *
             amg->graph_off = 1;
             return GS_OK;
         }
-        if (record(amg, down_all, r, z, &amg->gdown) != GS_OK ||
-            record(amg, up_all, r, z, &amg->gup) != GS_OK) { /* the plain cycle from now on */
+        if (whole ? record(amg, whole_cycle, r, z, &amg->gdown) != GS_OK
+                  : (record(amg, down_all, r, z, &amg->gdown) != GS_OK ||
+                     record(amg, up_all, r, z, &amg->gup) != GS_OK)) { /* the plain cycle */
             gs_error_clear();
             ops->graph_destroy(amg->gdown);
             ops->graph_destroy(amg->gup);
@@ -1099,8 +1167,10 @@ static gs_status graph_cycle(gs_amg_dist *amg, const gs_vec *r, gs_vec *z, int *
     }
     *ran = 1;
     GS_CHECK(ops->graph_launch(amg->gdown));
-    GS_CHECK(tail_cycle(amg, amg->lev[amg->nd].b, amg->lev[amg->nd].x));
-    GS_CHECK(ops->graph_launch(amg->gup));
+    if (amg->gup) {
+        GS_CHECK(tail_cycle(amg, amg->lev[amg->nd].b, amg->lev[amg->nd].x, 0));
+        GS_CHECK(ops->graph_launch(amg->gup));
+    }
 done:
     return st;
 }
