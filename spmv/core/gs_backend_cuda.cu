@@ -14,6 +14,7 @@
 #endif
 
 #include "gs_cuda_impl.h"
+#include "gs_cuda_signal.cuh"
 #include "gs_time.h"
 
 extern "C" int gs_cuda_device_count(const char **why);
@@ -754,36 +755,14 @@ done:
 }
 
 /* ---- halo signalling on the device --------------------------------------------------------- */
-#define FLAG_TIMEOUT_NS 300000000000ull /* 5 minutes: a neighbour that never signals */
-
-static __device__ unsigned long long global_ns(void)
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
 typedef unsigned long long ull;
-
-/* spin until *f >= v; a neighbour gone for minutes stops the kernel (the error surfaces at the
- * next synchronisation) rather than hang the run */
-static __device__ void spin_until(const ull *f, ull v)
-{
-    const volatile ull *p = f;
-    if (*p >= v) return;
-    const ull t0 = global_ns();
-    while (*p < v) {
-        __nanosleep(64);
-        if (global_ns() - t0 > FLAG_TIMEOUT_NS) __trap();
-    }
-}
 
 static __global__ void seq_bump_kernel(ull *seq) { *seq += 1; }
 
 static __global__ void flag_wait_kernel(const ull *f, int n, const ull *seq)
 {
     const ull v = *(const volatile ull *)seq;
-    for (int i = threadIdx.x; i < n; i += blockDim.x) spin_until(f + i, v);
+    for (int i = threadIdx.x; i < n; i += blockDim.x) gs_spin_until(f + i, v);
     __threadfence_system();
 }
 
@@ -804,7 +783,7 @@ static __global__ void halo_send_kernel(int n, double *const *dst, const int64_t
     __shared__ bool last;
     if (threadIdx.x == 0) {
         k = *(const volatile ull *)seq;
-        for (int i = 0; i < n; i++) spin_until(ready + i, k - 1);
+        for (int i = 0; i < n; i++) gs_spin_until(ready + i, k - 1);
     }
     __syncthreads();
     const int64_t total = off[n];

@@ -141,11 +141,11 @@ static gs_status ipc_setup(gs_dist_op *D)
     const int nn = merge_ranks(D, nb);
     GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *sc, "halo plan", (void **)&sc));
     GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *rc, "halo plan", (void **)&rc));
-    GS_CHECK(gs_alloc_array((size_t)nflag + 2, sizeof *zero, "halo plan", (void **)&zero));
+    GS_CHECK(gs_alloc_array((size_t)nflag + 3, sizeof *zero, "halo plan", (void **)&zero));
     memset(sb, 0, (size_t)R * sizeof *sb);
     memset(rb, 0, (size_t)R * sizeof *rb);
     memset(handle, 0, sizeof handle);
-    memset(zero, 0, ((size_t)nflag + 2) * sizeof *zero);
+    memset(zero, 0, ((size_t)nflag + 3) * sizeof *zero);
     const int64_t mine = be->device_id ? be->device_id() : -1;
     double tp[4] = {prof_on() ? gs_time_now() : 0, 0, 0, 0};
     /* the received values (the halo, forward; the sums for the own rows, a transpose), then
@@ -224,8 +224,8 @@ static gs_status ipc_setup(gs_dist_op *D)
                            (void **)&D->ready_at));
         GS_CHECK(be->put(D->done_at, at, ((size_t)D->nsend + 1) * sizeof *at));
         GS_CHECK(be->put(D->ready_at, at + D->nsend, ((size_t)D->nrecv + 1) * sizeof *at));
-        GS_CHECK(be->alloc(2 * sizeof *D->seq, "halo flags", (void **)&D->seq));
-        GS_CHECK(be->put(D->seq, zero, 2 * sizeof *D->seq));
+        GS_CHECK(be->alloc(3 * sizeof *D->seq, "halo flags", (void **)&D->seq));
+        GS_CHECK(be->put(D->seq, zero, 3 * sizeof *D->seq));
         GS_CHECK(be->alloc(((size_t)D->nsend + 1) * sizeof *D->dpeer, "halo plan",
                            (void **)&D->dpeer));
         GS_CHECK(be->put(D->dpeer, D->peer, ((size_t)D->nsend + 1) * sizeof *D->dpeer));
@@ -933,6 +933,25 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     *Dp = NULL;
 }
 
+/* with device signals: the product counted (unless counted already), the copies launched on
+ * the copy stream (see ipc_exchange) and y = M x on the stream; nothing waited for */
+static gs_status ipc_send(const gs_dist_op *D, const double *send, int counted,
+                          const gs_spmat *M, const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    if (!counted) GS_CHECK(be->seq_bump(D->seq));
+    if (D->nsend > 0) {
+        GS_CHECK(be->peer_fork());
+        GS_CHECK(be->halo_send(D->nsend, D->dpeer, D->dsoff, D->soff[D->nsend], send,
+                               D->flags + D->nrecv, D->done_at, D->seq,
+                               (unsigned *)(D->seq + 1)));
+    }
+    if (M) GS_CHECK(gs_spmat_spmv(M, x, y));
+done:
+    return st;
+}
+
 /* the exchange through IPC: send (at loc, D->soff's blocks) copied into the neighbours' buffers
  * while y = M x runs; on return what this rank received may be read (at loc, in stream order).
  *  - Device signals: the product count (at loc) goes to k; one kernel on the copy stream waits
@@ -949,14 +968,7 @@ static gs_status ipc_exchange(const gs_dist_op *D, const double *send, int count
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (D->dev_signal) {
-        if (!counted) GS_CHECK(be->seq_bump(D->seq));
-        if (D->nsend > 0) {
-            GS_CHECK(be->peer_fork());
-            GS_CHECK(be->halo_send(D->nsend, D->dpeer, D->dsoff, D->soff[D->nsend], send,
-                                   D->flags + D->nrecv, D->done_at, D->seq,
-                                   (unsigned *)(D->seq + 1)));
-        }
-        if (M) GS_CHECK(gs_spmat_spmv(M, x, y));
+        GS_CHECK(ipc_send(D, send, counted, M, x, y));
         GS_CHECK(be->flag_wait(D->nrecv, D->flags, D->seq));
         goto done;
     }
@@ -992,7 +1004,7 @@ done:
 /* y += A_offd xh: the product over the rows with halo entries, added into those rows */
 static gs_status add_offd(const gs_dist_op *D, const gs_vec *xh, gs_vec *y)
 {
-    return dist_ops(D->loc)->offd_add(D->offd, D->orow, xh->data, y->data);
+    return dist_ops(D->loc)->offd_add(D->offd, D->orow, xh->data, y->data, NULL);
 }
 
 /* the values the neighbours need gathered into D->sdev and, with device signals, the product
@@ -1005,11 +1017,20 @@ static gs_status ipc_gather(const gs_dist_op *D, const double *x)
                                           D->dev_signal ? D->seq : NULL);
 }
 
-/* y = A x with the halo copied device to device */
+/* y = A x with the halo copied device to device; with device signals the wait for the halo,
+ * the off-diagonal product and "ready" are one kernel */
 static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
     GS_CHECK(ipc_gather(D, x->data));
+    if (D->dev_signal && D->nhalo > 0) {
+        const gs_halo_signals sg = {D->nrecv, D->nrecv, D->flags, D->ready_at, D->seq,
+                                    (unsigned *)(D->seq + 2)};
+        GS_CHECK(ipc_send(D, D->sdev, 1, D->Md, x, y));
+        GS_CHECK(dist_ops(D->loc)->offd_add(D->offd, D->orow, D->xh_ipc.data, y->data, &sg));
+        if (D->nsend > 0) GS_CHECK(gs_backend_get(D->loc)->peer_join());
+        goto done;
+    }
     GS_CHECK(ipc_exchange(D, D->sdev, 1, D->Md, x, y));
     if (D->nhalo > 0) {
         GS_CHECK(add_offd(D, &D->xh_ipc, y));

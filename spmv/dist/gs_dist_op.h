@@ -57,7 +57,8 @@ typedef struct gs_dist_op {
      *    ipc_buf, flags[i] (done by from[i]) and flags[nrecv + i] (ready from to[i]), written
      *    by the neighbours' kernels through done_at[i] (to[i]'s done flag for this rank) and
      *    ready_at[i] (from[i]'s ready flag for this rank); seq[0] the products so far, seq[1]
-     *    the send kernel's scratch; dpeer and dsoff: peer and soff at loc; or
+     *    the send kernel's scratch, seq[2] the off-diagonal product's (whose kernel also waits
+     *    for the halo and says "ready"); dpeer and dsoff: peer and soff at loc; or
      *  - by zero-byte MPI exchanges (ready, done) with the stream drained first. */
     void *ipc_buf;
     int nnb;

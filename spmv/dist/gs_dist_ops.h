@@ -20,6 +20,18 @@
 extern "C" {
 #endif
 
+/* An IPC halo's device signals around the product that reads it (gs_dist_op.h): wait until
+ * flags[i] >= *seq for i < nwait (the neighbours' "done"), and afterwards write *seq to
+ * *ready_at[i] for i < nready (the neighbours' "ready" flags for this rank); ticket: a counter
+ * at the table's location, zero between calls. All at the table's location. */
+typedef struct gs_halo_signals {
+    int nwait, nready;
+    const uint64_t *flags;
+    uint64_t *const *ready_at;
+    const uint64_t *seq;
+    unsigned *ticket;
+} gs_halo_signals;
+
 typedef struct gs_dist_ops {
     /* diag = the entries of C with column < ncols (C->rows x ncols); offd = the others with
      * column - ncols (C->rows x nhalo), NULL when nhalo == 0. C's rows are sorted by column. */
@@ -55,8 +67,12 @@ typedef struct gs_dist_ops {
     gs_status (*scatter_add)(int64_t n, const int32_t *idx, const double *x, double *y);
     /* y[rows[i]] += (row i of O) . xh, i < O->rows (rows distinct): an operator's off-diagonal
      * block (the rows with halo entries) times the halo, added into the own rows it touches;
-     * each row's products summed in column order, from zero, then added (one kernel) */
-    gs_status (*offd_add)(const gs_csr *O, const int32_t *rows, const double *xh, double *y);
+     * each row's products summed in column order, from zero, then added (one kernel). With sg
+     * (an IPC halo signalled on the device; may be NULL), in the same kernel: first wait until
+     * the halo has arrived, then, once every row is done, say the halo buffer is free (see
+     * gs_halo_signals; the host table fails rather than wait for a flag not yet set). */
+    gs_status (*offd_add)(const gs_csr *O, const int32_t *rows, const double *xh, double *y,
+                          const gs_halo_signals *sg);
     /* out[i] = x[idx[i]], i < n, and then, when seq is not NULL, *seq += 1 (an IPC halo
      * exchange's count of products: the values to send and the count in one kernel) */
     gs_status (*gather_count)(int64_t n, const int32_t *idx, const double *x, double *out,

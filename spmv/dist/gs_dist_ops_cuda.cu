@@ -16,6 +16,7 @@
 #include "gs_cuda_impl.h"
 #include "gs_cuda_rows.cuh"
 #include "gs_cuda_scan.cuh"
+#include "gs_cuda_signal.cuh"
 #include "gs_dist_ops.h"
 #include "gs_mem.h"
 
@@ -505,27 +506,53 @@ done:
     return st;
 }
 
-/* y[rows[i]] += row i . xh: a group of G lanes a row, its sum by shuffles */
+/* y[rows[i]] += row i . xh: a group of G lanes a row, its sum by shuffles; with signals
+ * (sg.seq not NULL), first every block waits for the neighbours' halo, and the last block to
+ * finish says the halo buffer is free */
 template <int G>
 static __global__ void offd_add_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                        const double *v, const int32_t *rows, const double *xh,
-                                       double *y)
+                                       double *y, gs_halo_signals sg)
 {
+    typedef unsigned long long ull;
+    __shared__ ull k;
+    __shared__ bool last;
+    if (sg.seq) {
+        if (threadIdx.x == 0) {
+            k = *(const volatile ull *)sg.seq;
+            for (int i = 0; i < sg.nwait; i++) gs_spin_until((const ull *)sg.flags + i, k);
+            __threadfence_system(); /* the halo read after its flags */
+        }
+        __syncthreads();
+    }
     const unsigned m = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
     FOR_ROW_G(G, n)
     {
+        /* no block reads xh before its wait, so no stale copy of it is cached */
         const double s = group_row_dot<G>(rp, ci, v, i, lane, m, [=](int32_t j) { return xh[j]; });
         if (lane == 0) y[rows[i]] += s;
     }
+    if (!sg.seq) return;
+    __syncthreads(); /* this block's reads of the halo done */
+    if (threadIdx.x == 0) last = atomicAdd(sg.ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        *sg.ticket = 0;
+        __threadfence_system();
+        for (int i = 0; i < sg.nready; i++) *(volatile ull *)sg.ready_at[i] = k;
+    }
 }
 
-static gs_status cuda_offd_add(const gs_csr *O, const int32_t *rows, const double *xh, double *y)
+static gs_status cuda_offd_add(const gs_csr *O, const int32_t *rows, const double *xh, double *y,
+                               const gs_halo_signals *sg)
 {
     gs_status st = GS_OK;
-    if (O->rows > 0)
-        LAUNCH_G(row_group(O->nnz, O->rows), O->rows, offd_add_kernel, O->rows, O->rowptr,
-                 O->colind, O->val, rows, xh, y);
+    gs_halo_signals none;
+    memset(&none, 0, sizeof none);
+    if (O->rows > 0 || sg) /* with signals, one block at least: the wait and the "free" */
+        LAUNCH_G(row_group(O->nnz, O->rows), O->rows > 0 ? O->rows : 1, offd_add_kernel,
+                 O->rows, O->rowptr, O->colind, O->val, rows, xh, y, sg ? *sg : none);
 done:
     return st;
 }

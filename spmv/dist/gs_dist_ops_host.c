@@ -254,14 +254,22 @@ static gs_status host_scatter_add(int64_t n, const int32_t *idx, const double *x
     return GS_OK;
 }
 
-static gs_status host_offd_add(const gs_csr *O, const int32_t *rows, const double *xh, double *y)
+static gs_status host_offd_add(const gs_csr *O, const int32_t *rows, const double *xh, double *y,
+                               const gs_halo_signals *sg)
 {
+    if (sg) /* nothing else writes these flags while the host runs this */
+        for (int i = 0; i < sg->nwait; i++)
+            if (sg->flags[i] < *sg->seq)
+                return GS_ERROR(GS_ERR_INTERNAL, "halo product: neighbour %d has not sent "
+                                "product %llu", i, (unsigned long long)*sg->seq);
 #pragma omp parallel for schedule(static) if (O->nnz > OMP_MIN)
     for (int32_t i = 0; i < O->rows; i++) {
         double s = 0.0;
         for (int32_t q = O->rowptr[i]; q < O->rowptr[i + 1]; q++) s += O->val[q] * xh[O->colind[q]];
         y[rows[i]] += s;
     }
+    if (sg)
+        for (int i = 0; i < sg->nready; i++) *sg->ready_at[i] = *sg->seq;
     return GS_OK;
 }
 

@@ -505,9 +505,24 @@ static void check_scatter(int64_t m, int64_t n)
 
 /* offd_add: a random off-diagonal block of n rows (nh halo columns) times the halo, added into
  * n distinct rows of y (m of them), against the sums in column order here: the host's to the
- * bit, the device's (sums in groups of lanes) to rounding */
-static void check_offd_add(int64_t m, int32_t n, int32_t nh, int per_row)
+ * bit, the device's (sums in groups of lanes) to rounding. signals: through the signalled form,
+ * its neighbours' flags already past the count: every "ready" flag then holds the count and the
+ * ticket is zero again */
+static void check_offd_add_sg(int64_t m, int32_t n, int32_t nh, int per_row, int signals)
 {
+    enum { NB = 3 };
+    const uint64_t seq = 7, flags[NB] = {7, 9, 8}, zero[NB + 1] = {0, 0, 0, 0};
+    uint64_t *dseq = NULL, *dflags = NULL, *dready = NULL, **dat = NULL;
+    gs_halo_signals sg;
+    if (signals) {
+        uint64_t *at[NB];
+        dseq = put(&seq, sizeof seq);
+        dflags = put(flags, sizeof flags);
+        dready = put(zero, sizeof zero); /* NB flags, then the ticket */
+        for (int i = 0; i < NB; i++) at[i] = dready + i;
+        dat = put(at, sizeof at);
+        sg = (gs_halo_signals){NB, NB, dflags, dat, dseq, (unsigned *)(dready + NB)};
+    }
     gs_csr *O = random_csr(n, nh, per_row), *dO = up(O);
     int32_t *perm = malloc((size_t)m * 4 + 4);
     double *xh = malloc((size_t)nh * 8 + 8), *y = malloc((size_t)m * 8 + 8);
@@ -526,17 +541,38 @@ static void check_offd_add(int64_t m, int32_t n, int32_t nh, int per_row)
     }
     int32_t *drows = put(perm, (size_t)n * 4);
     double *dx = put(xh, (size_t)nh * 8), *dy = put(y, (size_t)m * 8);
-    CHECK_OK(OPS->offd_add(dO, drows, dx, dy));
+    CHECK_OK(OPS->offd_add(dO, drows, dx, dy, signals ? &sg : NULL));
     get(y, dy, (size_t)m * 8);
     int ok = 1;
     for (int64_t i = 0; i < m && ok; i++)
         ok = LOC == GS_LOC_HOST ? y[i] == r[i]
                                 : fabs(y[i] - r[i]) <= 1e-13 * (1.0 + fabs(r[i])) * (per_row + 1);
-    CHECK_MSG(ok, "offd_add of %d rows (%d a row) into %lld: values differ", (int)n, per_row,
-              (long long)m);
+    CHECK_MSG(ok, "offd_add of %d rows (%d a row) into %lld%s: values differ", (int)n, per_row,
+              (long long)m, signals ? ", signalled" : "");
+    if (signals) {
+        uint64_t ready[NB + 1];
+        get(ready, dready, sizeof ready);
+        for (int i = 0; i < NB; i++)
+            CHECK_MSG(ready[i] == seq, "offd_add of %d rows, signalled: ready flag %d holds "
+                      "%llu, expected %llu", (int)n, i, (unsigned long long)ready[i],
+                      (unsigned long long)seq);
+        CHECK_MSG((unsigned)ready[NB] == 0, "offd_add of %d rows, signalled: ticket %u left",
+                  (int)n, (unsigned)ready[NB]);
+        if (LOC == GS_LOC_HOST) { /* a neighbour behind: refused on the host, not waited for */
+            uint64_t late[NB] = {7, 6, 8};
+            memcpy(dflags, late, sizeof late);
+            CHECK_FAIL(OPS->offd_add(dO, drows, dx, dy, &sg), GS_ERR_INTERNAL, "has not sent");
+        }
+        drop(dseq), drop(dflags), drop(dready), drop(dat);
+    }
     drop(drows), drop(dx), drop(dy);
     free(perm), free(xh), free(y), free(r);
     gs_csr_destroy(&O), gs_csr_destroy(&dO);
+}
+
+static void check_offd_add(int64_t m, int32_t n, int32_t nh, int per_row)
+{
+    check_offd_add_sg(m, n, nh, per_row, 0);
 }
 
 /* csr_from_rows: a random matrix's rows given back to back (lengths, int64 columns, values)
@@ -906,6 +942,10 @@ int main(int argc, char **argv)
     check_offd_add(5000, 2000, 400, 40);     /* long rows: groups of lanes */
     check_offd_add(10, 0, 5, 2);             /* no rows */
     check_offd_add(300000, 200000, 9000, 6); /* above the host's OpenMP threshold */
+    check_offd_add_sg(1000, 300, 50, 3, 1);   /* waits and "ready" in the same call */
+    check_offd_add_sg(5000, 2000, 400, 40, 1);
+    check_offd_add_sg(300000, 200000, 9000, 6, 1); /* many blocks: the last one signals */
+    check_offd_add_sg(10, 0, 5, 2, 1);             /* no rows: still waits and signals */
     check_csr_from_rows(300, 200, 4);
     check_csr_from_rows(2000, 50000, 40);
     check_csr_from_rows(0, 10, 3);
