@@ -395,11 +395,10 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     const int64_t c0 = DP->col0;
     gs_csr *Px = NULL, *Ph = NULL, *Pe = NULL, *AP = NULL, *Wo = NULL, *Wr = NULL, *Wx = NULL,
            *Rv = NULL, *Ac = NULL;
-    int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *hoff = NULL,
-            *sinfo = NULL, *rinfo = NULL, *doff = NULL, *dxm = NULL, *dsc = NULL, *drc = NULL,
+    int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *sinfo = NULL,
+            *rinfo = NULL, *dxm = NULL, *dsc = NULL, *drc = NULL,
             *dhc = NULL, *poff = NULL, *dpoff = NULL;
-    int32_t *m1 = NULL, *m2 = NULL, *prow = NULL, *dprow = NULL, *hrp = NULL, *hid = NULL,
-            *did = NULL;
+    int32_t *m1 = NULL, *m2 = NULL, *prow = NULL, *dprow = NULL, *hrp = NULL;
     const int64_t bound = cpart->start[cpart->nranks];
     double *v = NULL, *dsv = NULL, *drv = NULL;
     size_t *sb = NULL, *rb = NULL, *isb = NULL, *irb = NULL;
@@ -434,8 +433,6 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
      * owner learns which of its rows and how long from a short host list (row, length) */
     GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *hrp, "coarse entries", (void **)&hrp));
     GS_CHECK(amg->be->get(hrp, Wr->rowptr, ((size_t)npm + 1) * sizeof *hrp));
-    GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *hoff, "coarse entries", (void **)&hoff));
-    GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *hid, "coarse entries", (void **)&hid));
     GS_CHECK(gs_alloc_array(2 * (size_t)npm + 1, sizeof *sinfo, "coarse entries",
                             (void **)&sinfo));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "coarse entries", (void **)&sb));
@@ -445,21 +442,18 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     memset(sb, 0, (size_t)R * sizeof *sb);
     memset(rb, 0, (size_t)R * sizeof *rb);
     memset(isb, 0, (size_t)R * sizeof *isb);
-    for (int32_t i = 0; i <= npm; i++) hoff[i] = hrp[i];
     for (int32_t i = 0; i < npm; i++) { /* DP->halo ascending: grouped by owner */
         const int r = gs_part_owner(cpart, DP->halo[i]);
-        hid[i] = i;
         sinfo[2 * i] = DP->halo[i] - cpart->start[r];
         sinfo[2 * i + 1] = hrp[i + 1] - hrp[i];
         sb[r] += (size_t)(hrp[i + 1] - hrp[i]) * sizeof(int64_t);
         isb[r] += 2 * sizeof(int64_t);
     }
     const int64_t ne = hrp[npm];
-    GS_CHECK(to_loc(amg, hid, npm, sizeof *hid, "coarse entries", (void **)&did));
-    GS_CHECK(to_loc(amg, hoff, npm + 1, sizeof *hoff, "coarse entries", (void **)&doff));
     GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dsc, "coarse entries", (void **)&dsc));
     GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dsv, "coarse entries", (void **)&dsv));
-    if (ne > 0) GS_CHECK(ops->pack_rows(Wr, npm, did, doff, c0, nc, dxm, dsc, dsv));
+    /* Wr's rows in order, each where Wr has it: the blocks by owner follow DP->halo's order */
+    if (ne > 0) GS_CHECK(ops->pack_rows(Wr, npm, NULL, NULL, c0, nc, dxm, dsc, dsv));
     trace(amg, l, "   (pack)");
     GS_CHECK(gs_comm_alltoall_sizes(isb, irb));
     int64_t ni = 0;
@@ -525,8 +519,6 @@ done:
     if (rp) amg->be->free(rp);
     if (g) amg->be->free(g);
     if (v) amg->be->free(v);
-    if (did) amg->be->free(did);
-    if (doff) amg->be->free(doff);
     if (dxm) amg->be->free(dxm);
     if (dsc) amg->be->free(dsc);
     if (dsv) amg->be->free(dsv);
@@ -540,8 +532,6 @@ done:
     gs_free(xmap);
     gs_free(hc);
     gs_free(hrp);
-    gs_free(hoff);
-    gs_free(hid);
     gs_free(sinfo);
     gs_free(rinfo);
     gs_free(sb);
@@ -605,8 +595,8 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
     const int R = L->part->nranks;
     const int64_t n = L->part->start[R], nnz = C->nnz;
     const int32_t rows = C->rows;
-    int32_t *idx = NULL, *didx = NULL, *len = NULL, *lrep = NULL, *lall = NULL;
-    int64_t *cnt = NULL, *off = NULL, *dh = NULL, *g = NULL, *grep = NULL, *gall = NULL, total = 0;
+    int32_t *len = NULL, *lrep = NULL, *lall = NULL;
+    int64_t *cnt = NULL, *dh = NULL, *g = NULL, *grep = NULL, *gall = NULL, total = 0;
     double *v = NULL, *vrep = NULL, *vall = NULL;
     size_t *sb = NULL, *rb = NULL;
     *out = NULL;
@@ -618,18 +608,13 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
     if (n > GS_MAX_INDEX || total > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "gathering a %lld-row matrix with %lld nonzeros onto one "
                 "rank (below 2^31 each)", (long long)n, (long long)total);
-    /* this rank's rows: lengths, offsets, entries with global columns */
-    GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof *idx, "gather", (void **)&idx));
-    for (int32_t i = 0; i < rows; i++) idx[i] = i;
-    GS_CHECK(to_loc(amg, idx, rows, sizeof *idx, "gather", (void **)&didx));
+    /* this rank's rows: lengths, entries with global columns (each row where C has it) */
     GS_CHECK(amg->be->alloc(((size_t)rows + 1) * sizeof *len, "gather", (void **)&len));
-    GS_CHECK(amg->be->alloc(((size_t)rows + 1) * sizeof *off, "gather", (void **)&off));
-    GS_CHECK(ops->row_lengths(C, rows, didx, len));
-    GS_CHECK(ops->offsets(rows, len, NULL, off));
+    GS_CHECK(ops->row_lengths(C, rows, NULL, len));
     GS_CHECK(to_loc(amg, D->halo, D->nhalo, sizeof *D->halo, "gather", (void **)&dh));
     GS_CHECK(amg->be->alloc(((size_t)nnz + 1) * sizeof *g, "gather", (void **)&g));
     GS_CHECK(amg->be->alloc(((size_t)nnz + 1) * sizeof *v, "gather", (void **)&v));
-    GS_CHECK(ops->pack_rows(C, rows, didx, off, D->col0, D->cols, dh, g, v));
+    GS_CHECK(ops->pack_rows(C, rows, NULL, NULL, D->col0, D->cols, dh, g, v));
     /* a copy for every rank, then rank to rank: the lengths, then columns and values */
     GS_CHECK(amg->be->alloc((size_t)R * (size_t)rows * sizeof *lrep + 1, "gather",
                             (void **)&lrep));
@@ -663,9 +648,7 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
     }
     GS_CHECK(ops->csr_from_rows((int32_t)n, (int32_t)n, lall, total, gall, vall, out));
 done:
-    if (didx) amg->be->free(didx);
     if (len) amg->be->free(len);
-    if (off) amg->be->free(off);
     if (dh) amg->be->free(dh);
     if (g) amg->be->free(g);
     if (v) amg->be->free(v);
@@ -675,7 +658,6 @@ done:
     if (lall) amg->be->free(lall);
     if (gall) amg->be->free(gall);
     if (vall) amg->be->free(vall);
-    gs_free(idx);
     gs_free(cnt);
     gs_free(sb);
     gs_free(rb);

@@ -47,11 +47,12 @@ typedef struct gs_dist_ops {
     /* out = A + B (same rows and columns, rows sorted): the union of the patterns, rows
      * sorted, entries in both summed (an entry of either kept even when the sum is zero) */
     gs_status (*add)(const gs_csr *A, const gs_csr *B, gs_csr **out);
-    /* len[i] = the entries of row idx[i] of A, i < n */
+    /* len[i] = the entries of row idx[i] of A, i < n (idx NULL: row i) */
     gs_status (*row_lengths)(const gs_csr *A, int64_t n, const int32_t *idx, int32_t *len);
     /* the rows idx[0..n) of A packed back to back: row idx[i]'s entries (in A's order) at
      * [off[i], off[i + 1]) of gcol and val, its column j as a global number: base + j when
-     * j < nown, else gmap[j - nown] (gmap may be NULL when every column is below nown) */
+     * j < nown, else gmap[j - nown] (gmap may be NULL when every column is below nown). idx
+     * NULL: rows 0..n in order; off NULL: each row at its own place in A (A's row pointers) */
     gs_status (*pack_rows)(const gs_csr *A, int64_t n, const int32_t *idx, const int64_t *off,
                            int64_t base, int32_t nown, const int64_t *gmap, int64_t *gcol,
                            double *val);

@@ -369,11 +369,12 @@ static __global__ void row_lengths_kernel(int64_t n, const int32_t *rp, const in
 {
     FOR_EACH(i, n)
     {
-        len[i] = rp[idx[i] + 1] - rp[idx[i]];
+        const int32_t r = idx ? idx[i] : (int32_t)i;
+        len[i] = rp[r + 1] - rp[r];
     }
 }
 
-/* len[i] = the length of row idx[i] of A */
+/* len[i] = the length of row idx[i] of A (idx NULL: row i) */
 static gs_status cuda_row_lengths(const gs_csr *A, int64_t n, const int32_t *idx, int32_t *len)
 {
     gs_status st = GS_OK;
@@ -391,8 +392,9 @@ static __global__ void pack_rows_kernel(int64_t n, const int32_t *rp, const int3
     const int lane = threadIdx.x & (G - 1);
     FOR_ROW_G(G, n)
     {
-        const int32_t q0 = rp[idx[i]], q1 = rp[idx[i] + 1];
-        const int64_t p0 = off[i];
+        const int32_t r = idx ? idx[i] : (int32_t)i;
+        const int32_t q0 = rp[r], q1 = rp[r + 1];
+        const int64_t p0 = off ? off[i] : q0;
         for (int32_t q = q0 + lane; q < q1; q += G) {
             const int32_t j = ci[q];
             gcol[p0 + q - q0] = j < nown ? base + j : gmap[j - nown];
@@ -401,7 +403,8 @@ static __global__ void pack_rows_kernel(int64_t n, const int32_t *rp, const int3
     }
 }
 
-/* rows idx[0..n) of A at off[i].., columns as global numbers (base + j, or gmap[j - nown]) */
+/* rows idx[0..n) of A (idx NULL: 0..n) at off[i].. (off NULL: where A has them), columns as
+ * global numbers (base + j, or gmap[j - nown]) */
 static gs_status cuda_pack_rows(const gs_csr *A, int64_t n, const int32_t *idx, const int64_t *off,
                                 int64_t base, int32_t nown, const int64_t *gmap, int64_t *gcol,
                                 double *val)

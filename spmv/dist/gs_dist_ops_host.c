@@ -183,23 +183,28 @@ done:
     return st;
 }
 
-/* len[i] = the length of row idx[i] of A */
+/* len[i] = the length of row idx[i] of A (idx NULL: row i) */
 static gs_status host_row_lengths(const gs_csr *A, int64_t n, const int32_t *idx, int32_t *len)
 {
 #pragma omp parallel for schedule(static) if (n > OMP_MIN)
-    for (int64_t i = 0; i < n; i++) len[i] = A->rowptr[idx[i] + 1] - A->rowptr[idx[i]];
+    for (int64_t i = 0; i < n; i++) {
+        const int32_t r = idx ? idx[i] : (int32_t)i;
+        len[i] = A->rowptr[r + 1] - A->rowptr[r];
+    }
     return GS_OK;
 }
 
-/* rows idx[0..n) of A at off[i].., columns as global numbers (base + j, or gmap[j - nown]) */
+/* rows idx[0..n) of A (idx NULL: 0..n) at off[i].. (off NULL: where A has them), columns as
+ * global numbers (base + j, or gmap[j - nown]) */
 static gs_status host_pack_rows(const gs_csr *A, int64_t n, const int32_t *idx, const int64_t *off,
                                 int64_t base, int32_t nown, const int64_t *gmap, int64_t *gcol,
                                 double *val)
 {
 #pragma omp parallel for schedule(static) if (n > OMP_MIN)
     for (int64_t i = 0; i < n; i++) {
-        const int32_t q0 = A->rowptr[idx[i]], q1 = A->rowptr[idx[i] + 1];
-        int64_t p = off[i];
+        const int32_t r = idx ? idx[i] : (int32_t)i;
+        const int32_t q0 = A->rowptr[r], q1 = A->rowptr[r + 1];
+        int64_t p = off ? off[i] : q0;
         for (int32_t q = q0; q < q1; q++, p++) {
             const int32_t j = A->colind[q];
             gcol[p] = j < nown ? base + j : gmap[j - nown];

@@ -346,6 +346,40 @@ static void check_pack(int32_t rows, int32_t nown, int32_t nhalo, int64_t n, int
     gs_csr_destroy(&A), gs_csr_destroy(&dA);
 }
 
+/* row_lengths and pack_rows of every row in order (idx NULL), packed where A has them (off
+ * NULL): the lengths are A's, the packed arrays A's columns (as global numbers) and values */
+static void check_pack_all(int32_t rows, int32_t nown, int32_t nhalo, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "pack all rows of %d x (%d + %d)", rows, nown, nhalo);
+    gs_csr *A = random_csr(rows, nown + nhalo, per_row), *dA = up(A);
+    int32_t *len = malloc((size_t)rows * 4 + 4);
+    int64_t *gmap = malloc((size_t)nhalo * 8 + 8), *gcol = malloc((size_t)A->nnz * 8 + 8);
+    double *val = malloc((size_t)A->nnz * 8 + 8);
+    const int64_t base = 1000000007LL;
+    for (int32_t h = 0; h < nhalo; h++) gmap[h] = 3 * base + 5 * h + (int64_t)(next_u64() % 5);
+    int32_t *dlen = room((size_t)rows * 4);
+    int64_t *dgmap = nhalo > 0 ? put(gmap, (size_t)nhalo * 8) : NULL;
+    int64_t *dgcol = room((size_t)A->nnz * 8);
+    double *dval = room((size_t)A->nnz * 8);
+    CHECK_OK(OPS->row_lengths(dA, rows, NULL, dlen));
+    CHECK_OK(OPS->pack_rows(dA, rows, NULL, NULL, base, nown, dgmap, dgcol, dval));
+    get(len, dlen, (size_t)rows * 4);
+    get(gcol, dgcol, (size_t)A->nnz * 8), get(val, dval, (size_t)A->nnz * 8);
+    int ok = 1;
+    for (int32_t i = 0; i < rows; i++) ok = ok && len[i] == A->rowptr[i + 1] - A->rowptr[i];
+    CHECK_MSG(ok, "%s: row lengths differ", what);
+    for (int32_t q = 0; ok && q < A->nnz; q++) {
+        const int32_t j = A->colind[q];
+        ok = gcol[q] == (j < nown ? base + j : gmap[j - nown]) && val[q] == A->val[q];
+    }
+    CHECK_MSG(ok, "%s: packed rows differ", what);
+    drop(dlen), drop(dgcol), drop(dval);
+    if (dgmap) drop(dgmap);
+    free(len), free(gmap), free(gcol), free(val);
+    gs_csr_destroy(&A), gs_csr_destroy(&dA);
+}
+
 /* the non-empty rows of a random matrix (every fifth row empty, others by chance): their
  * indices, and those rows alone against triplets renumbered here */
 static void check_nonempty(int32_t rows, int32_t cols, int per_row)
@@ -927,6 +961,10 @@ int main(int argc, char **argv)
     check_pack(40, 20, 10, 25, 0);  /* empty rows */
     check_pack(5000, 3000, 900, 4000, 8);
     check_pack(1500, 4000, 1200, 2000, 45); /* long rows */
+    check_pack_all(300, 200, 60, 5);
+    check_pack_all(300, 260, 0, 5);        /* gmap NULL: every column own */
+    check_pack_all(40, 20, 10, 0);         /* empty rows */
+    check_pack_all(1500, 4000, 1200, 45);  /* long rows */
 
     check_nonempty(300, 120, 4);
     check_nonempty(300, 120, 1);   /* many empty rows */
