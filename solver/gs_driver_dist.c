@@ -137,9 +137,9 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
         run->upload_s = up[0], run->transfer_s = up[1];
     }
     GS_CHECK(gs_comm_agree(gs_dist_op_use_ipc(D)));
-    if (D->ipc_buf)
+    if (D->ipc.buf)
         gs_str_copy(run->comm_desc, sizeof run->comm_desc,
-                    D->dev_signal ? "device to device through CUDA IPC, signalled on the GPU "
+                    D->ipc.dev_signal ? "device to device through CUDA IPC, signalled on the GPU "
                                     "(overlapped; not in the communication time)"
                                   : "device to device through CUDA IPC, MPI handshakes");
     gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(D->sel.format));

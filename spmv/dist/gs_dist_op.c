@@ -46,39 +46,28 @@ static void ipc_release(gs_dist_op *D)
 {
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (D->ipc_borrowed) goto forget; /* the lender's to release */
-    if (D->dev_signal) { /* the neighbours' last "ready" written here before the buffer goes */
-        if (be->flag_wait(D->nsend, D->flags + D->nrecv, D->seq) != GS_OK ||
+    if (D->ipc.dev_signal) { /* the neighbours' last "ready" written here before the buffer goes */
+        if (be->flag_wait(D->nsend, D->ipc.flags + D->nrecv, D->ipc.seq) != GS_OK ||
             be->peer_join() != GS_OK || be->sync() != GS_OK)
             gs_error_clear();
     }
-    if (D->peer_base)
-        for (int i = 0; i < D->nnb; i++)
-            if (D->peer_base[i]) be->ipc_close(D->peer_base[i]);
-    if (D->ipc_buf) be->ipc_free(D->ipc_buf);
-    if (D->done_at) be->free(D->done_at);
-    if (D->ready_at) be->free(D->ready_at);
-    if (D->seq) be->free(D->seq);
-    if (D->dpeer) be->free(D->dpeer);
-    if (D->dsoff) be->free(D->dsoff);
-    gs_free(D->peer_base);
-    gs_free(D->peer);
-    gs_free(D->zoff);
-    gs_comm_exchange_destroy(&D->ready);
-    gs_comm_exchange_destroy(&D->done);
+    if (D->ipc.peer_base)
+        for (int i = 0; i < D->ipc.nnb; i++)
+            if (D->ipc.peer_base[i]) be->ipc_close(D->ipc.peer_base[i]);
+    if (D->ipc.buf) be->ipc_free(D->ipc.buf);
+    if (D->ipc.done_at) be->free(D->ipc.done_at);
+    if (D->ipc.ready_at) be->free(D->ipc.ready_at);
+    if (D->ipc.seq) be->free(D->ipc.seq);
+    if (D->ipc.dpeer) be->free(D->ipc.dpeer);
+    if (D->ipc.dsoff) be->free(D->ipc.dsoff);
+    gs_free(D->ipc.peer_base);
+    gs_free(D->ipc.peer);
+    gs_free(D->ipc.zoff);
+    gs_comm_exchange_destroy(&D->ipc.ready);
+    gs_comm_exchange_destroy(&D->ipc.done);
 forget:
     D->ipc_borrowed = 0;
-    D->ready = D->done = NULL;
-    D->ipc_buf = NULL;
-    D->peer_base = NULL;
-    D->peer = NULL;
-    D->zoff = NULL;
-    D->done_at = D->ready_at = NULL;
-    D->seq = NULL;
-    D->dpeer = NULL;
-    D->dsoff = NULL;
-    D->flags = NULL;
-    D->nnb = 0;
-    D->dev_signal = 0;
+    memset(&D->ipc, 0, sizeof D->ipc);
 }
 
 /* what a rank tells each neighbour about its IPC buffer: the handle; where the neighbour's
@@ -150,11 +139,11 @@ static gs_status ipc_setup(gs_dist_op *D)
     double tp[4] = {prof_on() ? gs_time_now() : 0, 0, 0, 0};
     /* the received values (the halo, forward; the sums for the own rows, a transpose), then
      * the flags, zero */
-    lst = be->ipc_alloc((size_t)fbyte + ((size_t)nflag + 1) * sizeof(uint64_t), &D->ipc_buf,
+    lst = be->ipc_alloc((size_t)fbyte + ((size_t)nflag + 1) * sizeof(uint64_t), &D->ipc.buf,
                         handle);
     if (lst == GS_OK) {
-        D->flags = (uint64_t *)((char *)D->ipc_buf + fbyte);
-        lst = be->put(D->flags, zero, ((size_t)nflag + 1) * sizeof(uint64_t));
+        D->ipc.flags = (uint64_t *)((char *)D->ipc.buf + fbyte);
+        lst = be->put(D->ipc.flags, zero, ((size_t)nflag + 1) * sizeof(uint64_t));
     }
     for (int q = 0; q < nn; q++) {
         memcpy(sc[q].handle, handle, GS_IPC_HANDLE_BYTES);
@@ -173,16 +162,16 @@ static gs_status ipc_setup(gs_dist_op *D)
     if (prof_on()) tp[1] = gs_time_now();
     GS_CHECK(gs_comm_alltoallv(sc, sb, rc, rb));
     if (prof_on()) tp[2] = gs_time_now();
-    GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *D->peer_base, "halo plan",
-                            (void **)&D->peer_base));
-    GS_CHECK(gs_alloc_array((size_t)D->nsend + 1, sizeof *D->peer, "halo plan",
-                            (void **)&D->peer));
-    memset(D->peer_base, 0, ((size_t)nn + 1) * sizeof *D->peer_base);
-    memset(D->peer, 0, ((size_t)D->nsend + 1) * sizeof *D->peer);
-    D->nnb = nn;
+    GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *D->ipc.peer_base, "halo plan",
+                            (void **)&D->ipc.peer_base));
+    GS_CHECK(gs_alloc_array((size_t)D->nsend + 1, sizeof *D->ipc.peer, "halo plan",
+                            (void **)&D->ipc.peer));
+    memset(D->ipc.peer_base, 0, ((size_t)nn + 1) * sizeof *D->ipc.peer_base);
+    memset(D->ipc.peer, 0, ((size_t)D->nsend + 1) * sizeof *D->ipc.peer);
+    D->ipc.nnb = nn;
     int shared = mine < 0; /* a neighbour on this rank's GPU: its kernels and ours take turns */
     for (int q = 0; q < nn && lst == GS_OK; q++) {
-        lst = be->ipc_open(rc[q].handle, &D->peer_base[q]);
+        lst = be->ipc_open(rc[q].handle, &D->ipc.peer_base[q]);
         if (rc[q].gpu < 0 || rc[q].gpu == mine) shared = 1;
     }
     for (int i = 0; i < D->nsend && lst == GS_OK; i++) {
@@ -190,7 +179,7 @@ static gs_status ipc_setup(gs_dist_op *D)
         if (c->halo < 0)
             lst = GS_ERR_INTERNAL; /* the neighbour's plan does not match */
         else
-            D->peer[i] = (double *)D->peer_base[rank_place(nb, nn, D->to[i])] + c->halo;
+            D->ipc.peer[i] = (double *)D->ipc.peer_base[rank_place(nb, nn, D->to[i])] + c->halo;
     }
     if (prof_on()) {
         tp[3] = gs_time_now();
@@ -206,43 +195,43 @@ static gs_status ipc_setup(gs_dist_op *D)
         gs_error_clear();
         goto done;
     }
-    D->xh_ipc = (gs_vec){D->nhalo, D->ipc_buf, D->loc};
+    D->ipc.xh = (gs_vec){D->nhalo, D->ipc.buf, D->loc};
     if (!bad[1]) { /* where this rank's kernels write the neighbours' flags */
         GS_CHECK(gs_alloc_array((size_t)nflag + 1, sizeof *at, "halo plan", (void **)&at));
         memset(at, 0, ((size_t)nflag + 1) * sizeof *at);
         for (int i = 0; i < D->nsend; i++) {
             const int q = rank_place(nb, nn, D->to[i]);
-            at[i] = (uint64_t *)((char *)D->peer_base[q] + rc[q].done);
+            at[i] = (uint64_t *)((char *)D->ipc.peer_base[q] + rc[q].done);
         }
         for (int i = 0; i < D->nrecv; i++) {
             const int q = rank_place(nb, nn, D->from[i]);
-            at[D->nsend + i] = (uint64_t *)((char *)D->peer_base[q] + rc[q].ready);
+            at[D->nsend + i] = (uint64_t *)((char *)D->ipc.peer_base[q] + rc[q].ready);
         }
         GS_CHECK(be->alloc(((size_t)D->nsend + 1) * sizeof *at, "halo flags",
-                           (void **)&D->done_at));
+                           (void **)&D->ipc.done_at));
         GS_CHECK(be->alloc(((size_t)D->nrecv + 1) * sizeof *at, "halo flags",
-                           (void **)&D->ready_at));
-        GS_CHECK(be->put(D->done_at, at, ((size_t)D->nsend + 1) * sizeof *at));
-        GS_CHECK(be->put(D->ready_at, at + D->nsend, ((size_t)D->nrecv + 1) * sizeof *at));
-        GS_CHECK(be->alloc(3 * sizeof *D->seq, "halo flags", (void **)&D->seq));
-        GS_CHECK(be->put(D->seq, zero, 3 * sizeof *D->seq));
-        GS_CHECK(be->alloc(((size_t)D->nsend + 1) * sizeof *D->dpeer, "halo plan",
-                           (void **)&D->dpeer));
-        GS_CHECK(be->put(D->dpeer, D->peer, ((size_t)D->nsend + 1) * sizeof *D->dpeer));
-        GS_CHECK(be->alloc(((size_t)D->nsend + 1) * sizeof *D->dsoff, "halo plan",
-                           (void **)&D->dsoff));
-        GS_CHECK(be->put(D->dsoff, D->soff, ((size_t)D->nsend + 1) * sizeof *D->dsoff));
-        D->dev_signal = 1;
+                           (void **)&D->ipc.ready_at));
+        GS_CHECK(be->put(D->ipc.done_at, at, ((size_t)D->nsend + 1) * sizeof *at));
+        GS_CHECK(be->put(D->ipc.ready_at, at + D->nsend, ((size_t)D->nrecv + 1) * sizeof *at));
+        GS_CHECK(be->alloc(3 * sizeof *D->ipc.seq, "halo flags", (void **)&D->ipc.seq));
+        GS_CHECK(be->put(D->ipc.seq, zero, 3 * sizeof *D->ipc.seq));
+        GS_CHECK(be->alloc(((size_t)D->nsend + 1) * sizeof *D->ipc.dpeer, "halo plan",
+                           (void **)&D->ipc.dpeer));
+        GS_CHECK(be->put(D->ipc.dpeer, D->ipc.peer, ((size_t)D->nsend + 1) * sizeof *D->ipc.dpeer));
+        GS_CHECK(be->alloc(((size_t)D->nsend + 1) * sizeof *D->ipc.dsoff, "halo plan",
+                           (void **)&D->ipc.dsoff));
+        GS_CHECK(be->put(D->ipc.dsoff, D->soff, ((size_t)D->nsend + 1) * sizeof *D->ipc.dsoff));
+        D->ipc.dev_signal = 1;
         goto done;
     }
-    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *D->zoff, "halo plan", (void **)&D->zoff));
-    memset(D->zoff, 0, ((size_t)R + 1) * sizeof *D->zoff);
-    GS_CHECK(gs_comm_exchange_create(D->nrecv, D->from, D->zoff, D->nsend, D->to, D->zoff,
-                                     &D->ready));
-    GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->zoff, D->nrecv, D->from, D->zoff,
-                                     &D->done));
-    gs_comm_exchange_set_tag(D->ready, 8);
-    gs_comm_exchange_set_tag(D->done, 9);
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *D->ipc.zoff, "halo plan", (void **)&D->ipc.zoff));
+    memset(D->ipc.zoff, 0, ((size_t)R + 1) * sizeof *D->ipc.zoff);
+    GS_CHECK(gs_comm_exchange_create(D->nrecv, D->from, D->ipc.zoff, D->nsend, D->to, D->ipc.zoff,
+                                     &D->ipc.ready));
+    GS_CHECK(gs_comm_exchange_create(D->nsend, D->to, D->ipc.zoff, D->nrecv, D->from, D->ipc.zoff,
+                                     &D->ipc.done));
+    gs_comm_exchange_set_tag(D->ipc.ready, 8);
+    gs_comm_exchange_set_tag(D->ipc.done, 9);
 done:
     gs_free(sb);
     gs_free(rb);
@@ -692,7 +681,7 @@ done:
 
 gs_status gs_dist_op_use_ipc(gs_dist_op *D)
 {
-    if (!D || D->ipc_buf || !ipc_wanted(D)) return GS_OK;
+    if (!D || D->ipc.buf || !ipc_wanted(D)) return GS_OK;
     const double t0 = prof_on() ? gs_time_now() : 0;
     gs_status st = ipc_setup(D);
     if (prof_on() && gs_comm_rank() == 0)
@@ -810,24 +799,10 @@ gs_status gs_dist_op_from_compact_like(gs_csr **C, const gs_dist_op *like,
     GS_CHECK(gs_dist_copy_i64(like->halo, like->nhalo, &h));
     GS_CHECK(from_compact(C, &h, like->nhalo, like->row0, like->col0, like->cols, NULL, like,
                           like->loc, rq, level, out));
-    if (like->ipc_buf) { /* the same halo: like's IPC buffers, mappings and signals */
+    if (like->ipc.buf) { /* the same halo: like's IPC buffers, mappings and signals */
         gs_dist_op *D = *out;
         D->ipc_borrowed = 1;
-        D->ipc_buf = like->ipc_buf;
-        D->nnb = like->nnb;
-        D->peer_base = like->peer_base;
-        D->peer = like->peer;
-        D->dpeer = like->dpeer;
-        D->xh_ipc = like->xh_ipc;
-        D->dev_signal = like->dev_signal;
-        D->flags = like->flags;
-        D->done_at = like->done_at;
-        D->ready_at = like->ready_at;
-        D->seq = like->seq;
-        D->dsoff = like->dsoff;
-        D->ready = like->ready;
-        D->done = like->done;
-        D->zoff = like->zoff;
+        D->ipc = like->ipc;
     }
 done:
     gs_csr_destroy(C);
@@ -838,7 +813,7 @@ done:
 /* GSOLVE_DIST_PROFILE=1: every operator's products timed (waiting for the device each time) and
  * listed on rank 0's stderr when it is destroyed */
 
-int gs_dist_op_graph_safe(const gs_dist_op *D) { return D && D->dev_signal && !prof_on(); }
+int gs_dist_op_graph_safe(const gs_dist_op *D) { return D && D->ipc.dev_signal && !prof_on(); }
 
 gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_t nhalo,
                                     int64_t row0, const gs_part *cp, gs_loc loc,
@@ -985,12 +960,12 @@ static gs_status ipc_send(const gs_dist_op *D, const double *send, int counted,
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
-    if (!counted) GS_CHECK(be->seq_bump(D->seq));
+    if (!counted) GS_CHECK(be->seq_bump(D->ipc.seq));
     if (D->nsend > 0) {
         GS_CHECK(be->peer_fork());
-        GS_CHECK(be->halo_send(D->nsend, D->dpeer, D->dsoff, D->soff[D->nsend], send,
-                               D->flags + D->nrecv, D->done_at, D->seq,
-                               (unsigned *)(D->seq + 1)));
+        GS_CHECK(be->halo_send(D->nsend, D->ipc.dpeer, D->ipc.dsoff, D->soff[D->nsend], send,
+                               D->ipc.flags + D->nrecv, D->ipc.done_at, D->ipc.seq,
+                               (unsigned *)(D->ipc.seq + 1)));
     }
     if (M) GS_CHECK(gs_spmat_spmv(M, x, y));
 done:
@@ -1012,23 +987,23 @@ static gs_status ipc_exchange(const gs_dist_op *D, const double *send, int count
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
-    if (D->dev_signal) {
+    if (D->ipc.dev_signal) {
         GS_CHECK(ipc_send(D, send, counted, M, x, y));
-        GS_CHECK(be->flag_wait(D->nrecv, D->flags, D->seq));
+        GS_CHECK(be->flag_wait(D->nrecv, D->ipc.flags, D->ipc.seq));
         goto done;
     }
     GS_CHECK(be->sync()); /* this rank's own work: not communication */
-    GS_CHECK(gs_comm_exchange_begin(D->ready, NULL, NULL));
+    GS_CHECK(gs_comm_exchange_begin(D->ipc.ready, NULL, NULL));
     if (M) GS_CHECK(gs_spmat_spmv(M, x, y));
-    GS_CHECK(gs_comm_exchange_end(D->ready));
+    GS_CHECK(gs_comm_exchange_end(D->ipc.ready));
     double t1 = gs_time_now();
     for (int i = 0; i < D->nsend; i++)
-        GS_CHECK(be->peer_copy(D->peer[i], send + D->soff[i],
+        GS_CHECK(be->peer_copy(D->ipc.peer[i], send + D->soff[i],
                                (size_t)(D->soff[i + 1] - D->soff[i]) * sizeof(double)));
     GS_CHECK(be->peer_wait());
     gs_comm_add_seconds(gs_time_now() - t1);
-    GS_CHECK(gs_comm_exchange_begin(D->done, NULL, NULL));
-    GS_CHECK(gs_comm_exchange_end(D->done));
+    GS_CHECK(gs_comm_exchange_begin(D->ipc.done, NULL, NULL));
+    GS_CHECK(gs_comm_exchange_end(D->ipc.done));
 done:
     return st;
 }
@@ -1039,8 +1014,8 @@ static gs_status ipc_finish(const gs_dist_op *D)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
-    if (!D->dev_signal) return GS_OK;
-    GS_CHECK(be->flag_signal(D->nrecv, D->ready_at, D->seq));
+    if (!D->ipc.dev_signal) return GS_OK;
+    GS_CHECK(be->flag_signal(D->nrecv, D->ipc.ready_at, D->ipc.seq));
     if (D->nsend > 0) GS_CHECK(be->peer_join());
 done:
     return st;
@@ -1057,9 +1032,9 @@ static gs_status add_offd(const gs_dist_op *D, const gs_vec *xh, gs_vec *y)
 static gs_status ipc_gather(const gs_dist_op *D, const double *x)
 {
     const int64_t ns = D->soff[D->nsend];
-    if (ns == 0 && !D->dev_signal) return GS_OK;
+    if (ns == 0 && !D->ipc.dev_signal) return GS_OK;
     return dist_ops(D->loc)->gather_count(ns, D->sidx->data, x, D->sdev,
-                                          D->dev_signal ? D->seq : NULL);
+                                          D->ipc.dev_signal ? D->ipc.seq : NULL);
 }
 
 /* y = A x with the halo copied device to device; with device signals the wait for the halo,
@@ -1068,17 +1043,17 @@ static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
     GS_CHECK(ipc_gather(D, x->data));
-    if (D->dev_signal && D->nhalo > 0) {
-        const gs_halo_signals sg = {D->nrecv, D->nrecv, D->flags, D->ready_at, D->seq,
-                                    (unsigned *)(D->seq + 2)};
+    if (D->ipc.dev_signal && D->nhalo > 0) {
+        const gs_halo_signals sg = {D->nrecv, D->nrecv, D->ipc.flags, D->ipc.ready_at, D->ipc.seq,
+                                    (unsigned *)(D->ipc.seq + 2)};
         GS_CHECK(ipc_send(D, D->sdev, 1, D->Md, x, y));
-        GS_CHECK(dist_ops(D->loc)->offd_add(D->offd, D->orow, D->xh_ipc.data, y->data, &sg));
+        GS_CHECK(dist_ops(D->loc)->offd_add(D->offd, D->orow, D->ipc.xh.data, y->data, &sg));
         if (D->nsend > 0) GS_CHECK(gs_backend_get(D->loc)->peer_join());
         goto done;
     }
     GS_CHECK(ipc_exchange(D, D->sdev, 1, D->Md, x, y));
     if (D->nhalo > 0) {
-        GS_CHECK(add_offd(D, &D->xh_ipc, y));
+        GS_CHECK(add_offd(D, &D->ipc.xh, y));
     }
     GS_CHECK(ipc_finish(D));
 done:
@@ -1130,10 +1105,10 @@ static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
     const gs_backend_ops *be = gs_backend_get(D->loc);
     int staged = 0;
     const int64_t nt = D->tr ? D->tr->n : 0, nr = D->roff[D->nrecv];
-    if (D->ipc_buf) { /* the other ranks' rows copied straight into their owners' buffers */
+    if (D->ipc.buf) { /* the other ranks' rows copied straight into their owners' buffers */
         if (nt > 0) GS_CHECK(gs_spmat_spmv(D->Mr, x, D->tr));
         GS_CHECK(ipc_exchange(D, nt > 0 ? D->tr->data : D->sdev, 0, D->Md, x, y));
-        GS_CHECK(add_received(D, D->ipc_buf, y));
+        GS_CHECK(add_received(D, D->ipc.buf, y));
         GS_CHECK(ipc_finish(D));
         goto done;
     }
@@ -1206,7 +1181,7 @@ gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
         GS_CHECK(reverse_spmv(D, x, y));
         goto done;
     }
-    if (D->ipc_buf) {
+    if (D->ipc.buf) {
         GS_CHECK(ipc_spmv(D, x, y));
         goto done;
     }
@@ -1229,11 +1204,11 @@ done:
 gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh)
 {
     gs_status st = GS_OK;
-    if (D->ipc_buf && !D->reverse) { /* the products' IPC exchange, without a product */
+    if (D->ipc.buf && !D->reverse) { /* the products' IPC exchange, without a product */
         const gs_backend_ops *be = gs_backend_get(D->loc);
         GS_CHECK(ipc_gather(D, x));
         GS_CHECK(ipc_exchange(D, D->sdev, 1, NULL, NULL, NULL));
-        if (D->nhalo > 0) GS_CHECK(be->move(xh, D->ipc_buf, (size_t)D->nhalo * sizeof(double)));
+        if (D->nhalo > 0) GS_CHECK(be->move(xh, D->ipc.buf, (size_t)D->nhalo * sizeof(double)));
         GS_CHECK(ipc_finish(D));
         goto done;
     }

@@ -22,6 +22,31 @@
 extern "C" {
 #endif
 
+/* An operator's halos through CUDA IPC (every rank on one node; GSOLVE_MPI_IPC=0 turns it off):
+ * this rank's halo buffer buf, which its neighbours copy into (xh views it), the buffers of the
+ * nnb neighbours (either direction) mapped here (peer[i]: where send block i goes), and "my halo
+ * buffer is free" (ready) and "your halo has arrived" (done) said either
+ *  - on the device (dev_signal; every rank on its own GPU): counters after the halo in buf,
+ *    flags[i] (done by from[i]) and flags[nrecv + i] (ready from to[i]), written by the
+ *    neighbours' kernels through done_at[i] (to[i]'s done flag for this rank) and ready_at[i]
+ *    (from[i]'s ready flag for this rank); seq[0] the products so far, seq[1] the send kernel's
+ *    scratch, seq[2] the off-diagonal product's (whose kernel also waits for the halo and says
+ *    "ready"); dpeer and dsoff: peer and soff at loc; or
+ *  - by zero-byte MPI exchanges (ready, done; zoff their zero offsets) with the stream drained
+ *    first. */
+typedef struct gs_dist_ipc {
+    void *buf;
+    int nnb;
+    void **peer_base;
+    double **peer, **dpeer;
+    gs_vec xh;
+    int dev_signal;
+    uint64_t *flags, **done_at, **ready_at, *seq;
+    int64_t *dsoff;
+    gs_comm_exchange *ready, *done;
+    int64_t *zoff;
+} gs_dist_ipc;
+
 typedef struct gs_dist_op {
     gs_spmat view; /* the diagonal block's description; its dist_spmv runs the whole product */
     gs_loc loc;
@@ -49,29 +74,9 @@ typedef struct gs_dist_op {
     double *sdev, *shost, *rhost; /* send values at loc; page-locked staging (NULL: not staged) */
     gs_vec *xh;                /* the halo's values, at loc */
     gs_comm_exchange *ex;
-    /* halos through CUDA IPC (every rank on one node; GSOLVE_MPI_IPC=0 turns it off): this
-     * rank's halo buffer, which its neighbours copy into (xh_ipc views it), the buffers of the
-     * nnb neighbours (either direction) mapped here (peer[i]: where send block i goes), and
-     * "my halo buffer is free" (ready) and "your halo has arrived" (done) said either
-     *  - on the device (dev_signal; every rank on its own GPU): counters after the halo in
-     *    ipc_buf, flags[i] (done by from[i]) and flags[nrecv + i] (ready from to[i]), written
-     *    by the neighbours' kernels through done_at[i] (to[i]'s done flag for this rank) and
-     *    ready_at[i] (from[i]'s ready flag for this rank); seq[0] the products so far, seq[1]
-     *    the send kernel's scratch, seq[2] the off-diagonal product's (whose kernel also waits
-     *    for the halo and says "ready"); dpeer and dsoff: peer and soff at loc; or
-     *  - by zero-byte MPI exchanges (ready, done) with the stream drained first. */
-    void *ipc_buf;
-    int nnb;
-    void **peer_base;
-    double **peer, **dpeer;
-    gs_vec xh_ipc;
-    int dev_signal;
-    uint64_t *flags, **done_at, **ready_at, *seq;
-    int64_t *dsoff;
-    gs_comm_exchange *ready, *done;
-    int64_t *zoff;
-    int ipc_borrowed; /* the IPC fields above are another operator's (the same plan), which
-                         outlives this one and releases them */
+    gs_dist_ipc ipc;  /* its halos through CUDA IPC (all zero: not) */
+    int ipc_borrowed; /* ipc is another operator's (the same plan), which outlives this one and
+                         releases it */
     double prof_s; /* GSOLVE_DIST_PROFILE: the products' time and count */
     long prof_n;
 } gs_dist_op;
