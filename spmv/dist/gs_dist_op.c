@@ -741,13 +741,8 @@ static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t
     /* the work queued before (the product that made these rows) drained first, so the split's
      * time is its own */
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[0] = gs_time_now();
-    GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd));
-    if (D->offd) { /* the rows with halo entries alone: a product touches only them */
-        gs_csr *O = NULL;
-        GS_CHECK(ops->nonempty_rows(D->offd, &D->nor, &D->orow, &O));
-        gs_csr_destroy(&D->offd);
-        D->offd = O;
-    }
+    /* offd: the rows with halo entries alone, a product touches only them */
+    GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd, &D->nor, &D->orow));
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[1] = gs_time_now();
     if (like)
         GS_CHECK(plan_like(D, like));

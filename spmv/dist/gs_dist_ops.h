@@ -34,8 +34,11 @@ typedef struct gs_halo_signals {
 
 typedef struct gs_dist_ops {
     /* diag = the entries of C with column < ncols (C->rows x ncols); offd = the others with
-     * column - ncols (C->rows x nhalo), NULL when nhalo == 0. C's rows are sorted by column. */
-    gs_status (*split)(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag, gs_csr **offd);
+     * column - ncols, in the rows that hold any alone (*nor x nhalo; NULL when nhalo == 0),
+     * those rows' indices ascending into *orow (at the table's location, the backend's free; at
+     * least one element; NULL when nhalo == 0). C's rows are sorted by column. */
+    gs_status (*split)(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag, gs_csr **offd,
+                       int32_t *nor, int32_t **orow);
     /* out = A with every column j >= nown renumbered map[j - nown] (columns < nown kept),
      * out->cols = cols. An increasing map keeps the rows sorted. */
     gs_status (*remap_cols)(const gs_csr *A, int32_t nown, const int32_t *map, int32_t cols,
@@ -56,10 +59,6 @@ typedef struct gs_dist_ops {
     gs_status (*pack_rows)(const gs_csr *A, int64_t n, const int32_t *idx, const int64_t *off,
                            int64_t base, int32_t nown, const int64_t *gmap, int64_t *gcol,
                            double *val);
-    /* the rows of A with at least one entry: *n of them, their indices ascending into *idx (at
-     * the table's location, the backend's free; at least one element) and those rows alone,
-     * in that order, into *out (*n x A->cols) */
-    gs_status (*nonempty_rows)(const gs_csr *A, int32_t *n, int32_t **idx, gs_csr **out);
     /* each row's first entry as doubles: g[i] = base + its column and v[i] = its value, or -1
      * and 0 for an empty row, i < A->rows (g and v at the table's location): the rows of a
      * tentative prolongator (one entry a row at most) in a form the halo exchange carries */

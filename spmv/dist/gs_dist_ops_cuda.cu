@@ -52,87 +52,161 @@ static void free_csr_arrays(int32_t *rp, int32_t *ci, double *v)
 
 /* ---- split ------------------------------------------------------------------------------- */
 
-/* len[i] = the entries of row i below column ncols; len[rows] = 0 */
+/* key[i] = row i's entries below column ncols, plus 2^32 when it has others (rows sorted: the
+ * own columns first); key[rows] = 0. One prefix sum of the keys gives both the diagonal
+ * block's row pointers (the low halves) and each halo row's place among them (the high). */
 template <int G>
 static __global__ void split_count_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
-                                          int32_t ncols, int32_t *len)
+                                          int32_t ncols, uint64_t *key)
 {
     const unsigned m = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
     FOR_ROW_G(G, (int64_t)rows + 1)
     {
-        int32_t c = 0;
-        if (i < rows)
-            for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) c += ci[q] < ncols;
-        c = group_sum<G>(c, m);
-        if (lane == 0) len[i] = c;
-    }
-}
-
-/* drp: diag's row pointers; orp (when given) = rp - drp; each row's entries (sorted: the own
- * columns first) copied to their halves by its group */
-template <int G>
-static __global__ void split_fill_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
-                                         const double *v, int32_t ncols, const int32_t *drp,
-                                         int32_t *dci, double *dv, int32_t *orp, int32_t *oci,
-                                         double *ov)
-{
-    const int lane = threadIdx.x & (G - 1);
-    FOR_ROW_G(G, (int64_t)rows + 1)
-    {
-        if (orp && lane == 0) orp[i] = rp[i] - drp[i];
-        if (i == rows) continue;
-        const int32_t q0 = rp[i], e = rp[i + 1], s = q0 + (drp[i + 1] - drp[i]), d0 = drp[i];
-        const int32_t o0 = q0 - d0; /* orp[i] */
-        for (int32_t q = q0 + lane; q < e; q += G) {
-            if (q < s)
-                dci[d0 + q - q0] = ci[q], dv[d0 + q - q0] = v[q];
+        int32_t c = 0, n = 0;
+        if (i < rows) {
+            const int32_t q0 = rp[i], e = rp[i + 1];
+            n = e - q0;
+            if (n > 0 && ci[e - 1] < ncols) /* no halo entry: the whole row */
+                c = lane == 0 ? n : 0;
             else
-                oci[o0 + q - s] = ci[q] - ncols, ov[o0 + q - s] = v[q];
+                for (int32_t q = q0 + lane; q < e; q += G) c += ci[q] < ncols;
         }
+        c = group_sum<G>(c, m);
+        if (lane == 0) key[i] = (uint64_t)(uint32_t)c + ((uint64_t)(c < n) << 32);
     }
 }
 
-/* diag = C's columns < ncols, offd = the others shifted by -ncols (NULL when nhalo == 0) */
+/* from the scanned keys: diag's row pointers drp, and for the o-th row with halo entries its
+ * index orow[o] and the offset orp[o] of its first halo entry (C's entries before it less the
+ * own ones); orp[nor] = the halo entries in all */
+static __global__ void split_rows_kernel(int32_t rows, const int32_t *rp, const uint64_t *key,
+                                         int32_t *drp, int32_t *orow, int32_t *orp)
+{
+    FOR_EACH(i, (int64_t)rows + 1)
+    {
+        const uint64_t k = key[i];
+        const int32_t d = (int32_t)(uint32_t)k, o = (int32_t)(k >> 32);
+        drp[i] = d;
+        if (!orp) continue;
+        if (i == rows)
+            orp[o] = rp[i] - d;
+        else if ((int32_t)(key[i + 1] >> 32) > o) /* row i has halo entries */
+            orow[o] = (int32_t)i, orp[o] = rp[i] - d;
+    }
+}
+
+/* entry q of C to its block, a thread an entry (read and written side by side): its row by a
+ * binary search among the rows this block's entries span (found once a block) */
+#define SPLIT_PER 4 /* entries a thread */
+static __global__ void split_fill_kernel(int32_t rows, int64_t nnz, const int32_t *rp,
+                                         const int32_t *ci, const double *v, int32_t ncols,
+                                         const int32_t *drp, int32_t *dci, double *dv,
+                                         int32_t *oci, double *ov)
+{
+    __shared__ int32_t span[2];
+    const int64_t per_block = (int64_t)blockDim.x * SPLIT_PER;
+    for (int64_t b0 = (int64_t)blockIdx.x * per_block; b0 < nnz;
+         b0 += (int64_t)gridDim.x * per_block) {
+        const int64_t b1 = b0 + per_block < nnz ? b0 + per_block : nnz;
+        if (threadIdx.x < 2) { /* the row of entry b0 (thread 0) and of entry b1 - 1 (1) */
+            const int64_t q = threadIdx.x == 0 ? b0 : b1 - 1;
+            int32_t lo = 0, hi = rows - 1; /* the last row r with rp[r] <= q */
+            while (lo < hi) {
+                const int32_t mid = lo + (hi - lo + 1) / 2;
+                if (rp[mid] <= q)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            span[threadIdx.x] = lo;
+        }
+        __syncthreads();
+        const int32_t r0 = span[0], r1 = span[1];
+        for (int64_t q = b0 + threadIdx.x; q < b1; q += blockDim.x) {
+            int32_t lo = r0, hi = r1;
+            while (lo < hi) {
+                const int32_t mid = lo + (hi - lo + 1) / 2;
+                if (__ldg(rp + mid) <= q)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            const int32_t p = (int32_t)(q - __ldg(rp + lo)), d0 = __ldg(drp + lo),
+                          dl = __ldg(drp + lo + 1) - d0, c = ci[q];
+            const double x = v[q];
+            if (p < dl) {
+                dci[d0 + p] = c, dv[d0 + p] = x;
+            } else {
+                const int32_t o = __ldg(rp + lo) - d0 + (p - dl);
+                oci[o] = c - ncols, ov[o] = x;
+            }
+        }
+        __syncthreads(); /* span[] read by all before the next chunk's */
+    }
+}
+
+/* diag = C's columns < ncols, offd = the others shifted by -ncols in the rows that hold any
+ * (NULL when nhalo == 0), orow those rows: a key a row, one prefix sum, one read of the totals,
+ * the rows' pointers, then the entries a thread each */
 static gs_status cuda_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
-                            gs_csr **offd)
+                            gs_csr **offd, int32_t *nor, int32_t **orow)
 {
     gs_status st = GS_OK;
     const int32_t rows = C->rows;
     const int g = row_group(C->nnz, C->rows);
-    int32_t *drp = NULL, *dci = NULL, *orp = NULL, *oci = NULL, dnnz = 0;
+    int32_t *drp = NULL, *dci = NULL, *orp = NULL, *oci = NULL, *ix = NULL, dnnz = 0, no = 0;
     double *dv = NULL, *ov = NULL;
+    uint64_t *key = NULL, tot = 0;
     gs_csr *D = NULL;
     *diag = NULL;
     if (offd) *offd = NULL;
-    if (ncols < 0 || nhalo < 0 || (nhalo > 0 && !offd))
+    if (nor) *nor = 0;
+    if (orow) *orow = NULL;
+    if (ncols < 0 || nhalo < 0 || (nhalo > 0 && (!offd || !nor || !orow)))
         GS_FAIL(GS_ERR_ARG, "split: bad columns %d + halo %d", (int)ncols, (int)nhalo);
-    GS_CHECK(
-        gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "split row pointers", (void **)&drp));
-    LAUNCH_G(g, (int64_t)rows + 1, split_count_kernel, rows, C->rowptr, C->colind, ncols, drp);
-    GS_CHECK(gs_cuda_exclusive_sum(drp, drp, (int64_t)rows + 1, "split scan"));
-    GS_CHECK(gs_cuda_d2h(&dnnz, drp + rows, sizeof dnnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof *key, "split row keys", (void **)&key));
+    LAUNCH_G(g, (int64_t)rows + 1, split_count_kernel, rows, C->rowptr, C->colind, ncols, key);
+    GS_CHECK(gs_cuda_exclusive_sum(key, key, (int64_t)rows + 1, "split scan"));
+    GS_CHECK(gs_cuda_d2h(&tot, key + rows, sizeof tot));
+    dnnz = (int32_t)(uint32_t)tot, no = (int32_t)(tot >> 32);
     if (nhalo == 0 && C->nnz > dnnz)
         GS_FAIL(GS_ERR_ARG, "split: %lld entries at column >= %d but no halo columns",
                 (long long)(C->nnz - dnnz), (int)ncols);
     {
-        const size_t dn = dnnz > 0 ? (size_t)dnnz : 1, on = C->nnz > dnnz ? C->nnz - dnnz : 1;
+        const size_t dn = dnnz > 0 ? (size_t)dnnz : 1;
+        GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "split row pointers",
+                               (void **)&drp));
         GS_CHECK(gs_cuda_alloc(dn * sizeof(int32_t), "split column indices", (void **)&dci));
         GS_CHECK(gs_cuda_alloc(dn * sizeof(double), "split values", (void **)&dv));
-        if (nhalo > 0) GS_CHECK(alloc_csr_arrays(rows, (int64_t)on, &orp, &oci, &ov));
+        if (nhalo > 0) {
+            GS_CHECK(alloc_csr_arrays(no, C->nnz - dnnz, &orp, &oci, &ov));
+            GS_CHECK(gs_cuda_alloc(((size_t)no + 1) * sizeof(int32_t), "split rows",
+                                   (void **)&ix));
+        }
     }
-    LAUNCH_G(g, (int64_t)rows + 1, split_fill_kernel, rows, C->rowptr, C->colind, C->val, ncols,
-             (const int32_t *)drp, dci, dv, orp, oci, ov);
+    LAUNCH(split_rows_kernel, (int64_t)rows + 1, rows, C->rowptr, key, drp, ix, orp);
+    if (C->nnz > 0) {
+        const int64_t chunks = (C->nnz + GS_CUDA_THREADS * SPLIT_PER - 1) /
+                               (GS_CUDA_THREADS * SPLIT_PER);
+        split_fill_kernel<<<(unsigned)(chunks > 65536 ? 65536 : chunks), GS_CUDA_THREADS, 0,
+                            gs_cuda_g.stream>>>(rows, C->nnz, C->rowptr, C->colind, C->val, ncols,
+                                                drp, dci, dv, oci, ov);
+        GS_CUDA_LAUNCHED("split_fill_kernel");
+    }
     st = gs_cuda_csr_adopt(rows, ncols, dnnz, drp, dci, dv, &D);
     drp = NULL, dci = NULL, dv = NULL; /* adopted, or freed by the failed adopt */
     if (st != GS_OK) goto done;
     if (nhalo > 0) {
-        st = gs_cuda_csr_adopt(rows, nhalo, C->nnz - dnnz, orp, oci, ov, offd);
+        st = gs_cuda_csr_adopt(no, nhalo, C->nnz - dnnz, orp, oci, ov, offd);
         orp = NULL, oci = NULL, ov = NULL;
         if (st != GS_OK) goto done;
+        *nor = no, *orow = ix, ix = NULL;
     }
     *diag = D, D = NULL;
 done:
+    gs_cuda_free(key);
+    gs_cuda_free(ix);
     free_csr_arrays(drp, dci, dv);
     free_csr_arrays(orp, oci, ov);
     gs_csr_destroy(&D);
@@ -435,60 +509,6 @@ static gs_status cuda_first_entry(const gs_csr *A, int64_t base, double *g, doub
     if (A->rows > 0) LAUNCH(first_entry_kernel, A->rows, A->rows, A->rowptr, A->colind, A->val,
                             base, g, v);
 done:
-    return st;
-}
-
-static __global__ void nonempty_flag_kernel(int32_t rows, const int32_t *rp, int32_t *flag)
-{
-    FOR_EACH(i, (int64_t)rows + 1)
-    {
-        flag[i] = i < rows && rp[i + 1] > rp[i];
-    }
-}
-
-static __global__ void nonempty_fill_kernel(int32_t rows, const int32_t *rp, const int32_t *pos,
-                                            int32_t *idx, int32_t *crp)
-{
-    FOR_EACH(i, (int64_t)rows + 1)
-    {
-        if (i == rows)
-            crp[pos[i]] = rp[i];
-        else if (rp[i + 1] > rp[i])
-            idx[pos[i]] = (int32_t)i, crp[pos[i]] = rp[i];
-    }
-}
-
-/* the non-empty rows: a flag a row, its prefix sum, one read of the count, a fill; the entries
- * are the same, in the same order (empty rows hold none) */
-static gs_status cuda_nonempty_rows(const gs_csr *A, int32_t *n, int32_t **idx, gs_csr **out)
-{
-    gs_status st = GS_OK;
-    const int32_t rows = A->rows;
-    int32_t *pos = NULL, *ix = NULL, *rp = NULL, *ci = NULL, cnt = 0;
-    double *v = NULL;
-    cudaStream_t s = gs_cuda_g.stream;
-    *n = 0, *idx = NULL, *out = NULL;
-    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "non-empty rows", (void **)&pos));
-    LAUNCH(nonempty_flag_kernel, (int64_t)rows + 1, rows, A->rowptr, pos);
-    GS_CHECK(gs_cuda_exclusive_sum(pos, pos, (int64_t)rows + 1, "non-empty rows scan"));
-    GS_CHECK(gs_cuda_d2h(&cnt, pos + rows, sizeof cnt));
-    GS_CHECK(gs_cuda_alloc(((size_t)cnt + 1) * sizeof(int32_t), "non-empty rows", (void **)&ix));
-    GS_CHECK(alloc_csr_arrays(cnt, A->nnz, &rp, &ci, &v));
-    LAUNCH(nonempty_fill_kernel, (int64_t)rows + 1, rows, A->rowptr, pos, ix, rp);
-    if (A->nnz > 0) {
-        GS_CUDA_CALL(cudaMemcpyAsync(ci, A->colind, (size_t)A->nnz * sizeof(int32_t),
-                                     cudaMemcpyDeviceToDevice, s));
-        GS_CUDA_CALL(cudaMemcpyAsync(v, A->val, (size_t)A->nnz * sizeof(double),
-                                     cudaMemcpyDeviceToDevice, s));
-    }
-    st = gs_cuda_csr_adopt(cnt, A->cols, A->nnz, rp, ci, v, out);
-    rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
-    if (st != GS_OK) goto done;
-    *n = cnt, *idx = ix, ix = NULL;
-done:
-    free_csr_arrays(rp, ci, v);
-    gs_cuda_free(ix);
-    gs_cuda_free(pos);
     return st;
 }
 
@@ -1043,7 +1063,6 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_add,         /* add */
     cuda_row_lengths, /* row_lengths */
     cuda_pack_rows,   /* pack_rows */
-    cuda_nonempty_rows, /* nonempty_rows */
     cuda_first_entry, /* first_entry */
     cuda_scatter_add, /* scatter_add */
     cuda_offd_add,    /* offd_add */

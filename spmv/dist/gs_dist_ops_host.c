@@ -27,47 +27,59 @@ static int32_t split_point(const gs_csr *C, int32_t i, int32_t ncols)
     return lo;
 }
 
-/* diag = C's columns < ncols, offd = the others shifted by -ncols (NULL when nhalo == 0) */
+/* diag = C's columns < ncols, offd = the others shifted by -ncols in the rows that hold any
+ * (NULL when nhalo == 0), orow those rows */
 static gs_status host_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
-                            gs_csr **offd)
+                            gs_csr **offd, int32_t *nor, int32_t **orow)
 {
     gs_status st = GS_OK;
     gs_csr *D = NULL, *O = NULL;
-    int32_t *len = NULL;
+    int32_t *len = NULL, *ix = NULL, no = 0;
     const int32_t rows = C->rows;
     *diag = NULL;
     if (offd) *offd = NULL;
-    if (ncols < 0 || nhalo < 0 || (nhalo > 0 && !offd))
+    if (nor) *nor = 0;
+    if (orow) *orow = NULL;
+    if (ncols < 0 || nhalo < 0 || (nhalo > 0 && (!offd || !nor || !orow)))
         GS_FAIL(GS_ERR_ARG, "split: bad columns %d + halo %d", (int)ncols, (int)nhalo);
     GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof *len, "split row lengths", (void **)&len));
 #pragma omp parallel for schedule(static) if (rows > OMP_MIN)
     for (int32_t i = 0; i < rows; i++) len[i] = split_point(C, i, ncols) - C->rowptr[i];
     int64_t dnnz = 0;
-    for (int32_t i = 0; i < rows; i++) dnnz += len[i];
+    for (int32_t i = 0; i < rows; i++) {
+        dnnz += len[i];
+        no += C->rowptr[i + 1] - C->rowptr[i] > len[i];
+    }
     const int64_t onnz = C->nnz - dnnz;
     if (nhalo == 0 && onnz > 0)
         GS_FAIL(GS_ERR_ARG, "split: %lld entries at column >= %d but no halo columns",
                 (long long)onnz, (int)ncols);
     GS_CHECK(gs_csr_create(rows, ncols, dnnz, &D));
-    if (nhalo > 0) GS_CHECK(gs_csr_create(rows, nhalo, onnz, &O));
     for (int32_t i = 0; i < rows; i++) D->rowptr[i + 1] = D->rowptr[i] + len[i];
-    if (O) /* the halo entries before row i: all of C's less the own ones */
-        for (int32_t i = 0; i <= rows; i++) O->rowptr[i] = C->rowptr[i] - D->rowptr[i];
+    if (nhalo > 0) { /* the halo entries before row i: all of C's less the own ones */
+        GS_CHECK(gs_csr_create(no, nhalo, onnz, &O));
+        GS_CHECK(gs_alloc_array((size_t)no + 1, sizeof *ix, "split rows", (void **)&ix));
+        for (int32_t i = 0, k = 0; i < rows; i++)
+            if (C->rowptr[i + 1] - C->rowptr[i] > len[i])
+                ix[k] = i, O->rowptr[k++] = C->rowptr[i] - D->rowptr[i];
+        O->rowptr[no] = (int32_t)onnz;
+    }
 #pragma omp parallel for schedule(static) if (rows > OMP_MIN)
     for (int32_t i = 0; i < rows; i++) {
         const int32_t q0 = C->rowptr[i], s = q0 + len[i];
         memcpy(D->colind + D->rowptr[i], C->colind + q0, (size_t)len[i] * sizeof(int32_t));
         memcpy(D->val + D->rowptr[i], C->val + q0, (size_t)len[i] * sizeof(double));
         if (!O) continue;
-        for (int32_t q = s, p = O->rowptr[i]; q < C->rowptr[i + 1]; q++, p++) {
+        for (int32_t q = s, p = q0 - D->rowptr[i]; q < C->rowptr[i + 1]; q++, p++) {
             O->colind[p] = C->colind[q] - ncols;
             O->val[p] = C->val[q];
         }
     }
     *diag = D, D = NULL;
-    if (offd) *offd = O, O = NULL;
+    if (O) *offd = O, *nor = no, *orow = ix, O = NULL, ix = NULL;
 done:
     gs_free(len);
+    gs_free(ix);
     gs_csr_destroy(&D);
     gs_csr_destroy(&O);
     return st;
@@ -212,31 +224,6 @@ static gs_status host_pack_rows(const gs_csr *A, int64_t n, const int32_t *idx, 
         }
     }
     return GS_OK;
-}
-
-/* the rows with entries, their indices and the rows alone (their entries in A's order) */
-static gs_status host_nonempty_rows(const gs_csr *A, int32_t *n, int32_t **idx, gs_csr **out)
-{
-    gs_status st = GS_OK;
-    int32_t cnt = 0, *ix = NULL;
-    gs_csr *O = NULL;
-    *n = 0, *idx = NULL, *out = NULL;
-    for (int32_t i = 0; i < A->rows; i++) cnt += A->rowptr[i + 1] > A->rowptr[i];
-    GS_CHECK(gs_alloc_array((size_t)cnt + 1, sizeof *ix, "non-empty rows", (void **)&ix));
-    GS_CHECK(gs_csr_create(cnt, A->cols, A->nnz, &O));
-    for (int32_t i = 0, k = 0; i < A->rows; i++)
-        if (A->rowptr[i + 1] > A->rowptr[i]) ix[k] = i, O->rowptr[k++] = A->rowptr[i];
-    O->rowptr[cnt] = (int32_t)A->nnz;
-    if (A->nnz > 0) {
-        memcpy(O->colind, A->colind, (size_t)A->nnz * sizeof *O->colind);
-        memcpy(O->val, A->val, (size_t)A->nnz * sizeof *O->val);
-    }
-    *n = cnt, *idx = ix, *out = O;
-    ix = NULL, O = NULL;
-done:
-    gs_free(ix);
-    gs_csr_destroy(&O);
-    return st;
 }
 
 static gs_status host_first_entry(const gs_csr *A, int64_t base, double *g, double *v)
@@ -478,7 +465,6 @@ const gs_dist_ops gs_dist_host_ops = {
     host_add,         /* add */
     host_row_lengths, /* row_lengths */
     host_pack_rows,   /* pack_rows */
-    host_nonempty_rows, /* nonempty_rows */
     host_first_entry, /* first_entry */
     host_scatter_add, /* scatter_add */
     host_offd_add,    /* offd_add */

@@ -151,35 +151,52 @@ static void compare(const gs_csr *C, const gs_csr *R, const char *what)
 
 /* ---- the checks ---------------------------------------------------------------------------- */
 
-/* split of rows x (ncols + nhalo) */
+/* split of rows x (ncols + nhalo): diag, and offd in the rows with halo entries alone, their
+ * indices */
 static void check_split(int32_t rows, int32_t ncols, int32_t nhalo, int per_row)
 {
     char what[96];
-    snprintf(what, sizeof what, "split %d x (%d + %d)", rows, ncols, nhalo);
+    snprintf(what, sizeof what, "split %d x (%d + %d), %d a row", rows, ncols, nhalo, per_row);
     gs_csr *C = random_csr(rows, ncols + nhalo, per_row), *dC = up(C), *D = NULL, *O = NULL;
-    int32_t *ri, *ci, nd = 0, no = 0;
+    int32_t *ri, *ci, nd = 0, no = 0, nr = 0, got_nr = -1, *dorow = NULL;
     double *v;
     triplets(C, &ri, &ci, &v);
     int32_t *dri = malloc((size_t)C->nnz * 4 + 4), *dci = malloc((size_t)C->nnz * 4 + 4);
     int32_t *ori = malloc((size_t)C->nnz * 4 + 4), *oci = malloc((size_t)C->nnz * 4 + 4);
+    int32_t *want = malloc((size_t)rows * 4 + 4), *place = malloc((size_t)rows * 4 + 4);
     double *dv = malloc((size_t)C->nnz * 8 + 8), *ov = malloc((size_t)C->nnz * 8 + 8);
+    for (int32_t i = 0; i < rows; i++) place[i] = -1;
+    for (int32_t q = 0; q < C->nnz; q++) /* triplets in row order */
+        if (ci[q] >= ncols && place[ri[q]] < 0) place[ri[q]] = nr, want[nr++] = ri[q];
     for (int32_t q = 0; q < C->nnz; q++) {
         if (ci[q] < ncols)
             dri[nd] = ri[q], dci[nd] = ci[q], dv[nd++] = v[q];
         else
-            ori[no] = ri[q], oci[no] = ci[q] - ncols, ov[no++] = v[q];
+            ori[no] = place[ri[q]], oci[no] = ci[q] - ncols, ov[no++] = v[q];
     }
     gs_csr *RD = from_triplets(rows, ncols, nd, dri, dci, dv);
-    gs_csr *RO = from_triplets(rows, nhalo, no, ori, oci, ov);
-    CHECK_OK(OPS->split(dC, ncols, nhalo, &D, &O));
+    gs_csr *RO = from_triplets(nr, nhalo, no, ori, oci, ov);
+    CHECK_OK(OPS->split(dC, ncols, nhalo, &D, &O, &got_nr, &dorow));
     compare(D, RD, what);
-    if (nhalo > 0)
+    if (nhalo > 0) {
+        CHECK_MSG(got_nr == nr, "%s: %d rows with halo entries, expected %d", what, got_nr, nr);
+        if (got_nr == nr && dorow) {
+            int32_t *orow = malloc((size_t)nr * 4 + 4);
+            get(orow, dorow, (size_t)nr * 4);
+            int ok = 1;
+            for (int32_t k = 0; k < nr; k++) ok = ok && orow[k] == want[k];
+            CHECK_MSG(ok, "%s: the rows with halo entries differ", what);
+            free(orow);
+        }
         compare(O, RO, what);
-    else
-        CHECK_MSG(O == NULL, "%s: offd made without halo columns", what);
+    } else {
+        CHECK_MSG(O == NULL && dorow == NULL, "%s: offd made without halo columns", what);
+    }
+    if (dorow) drop(dorow);
     gs_csr_destroy(&D), gs_csr_destroy(&O), gs_csr_destroy(&RD), gs_csr_destroy(&RO);
     gs_csr_destroy(&C), gs_csr_destroy(&dC);
     free(ri), free(ci), free(v), free(dri), free(dci), free(dv), free(ori), free(oci), free(ov);
+    free(want), free(place);
 }
 
 /* remap of rows x (nown + nhalo) by an increasing map into cols >= nown + nhalo */
@@ -378,37 +395,6 @@ static void check_pack_all(int32_t rows, int32_t nown, int32_t nhalo, int per_ro
     if (dgmap) drop(dgmap);
     free(len), free(gmap), free(gcol), free(val);
     gs_csr_destroy(&A), gs_csr_destroy(&dA);
-}
-
-/* the non-empty rows of a random matrix (every fifth row empty, others by chance): their
- * indices, and those rows alone against triplets renumbered here */
-static void check_nonempty(int32_t rows, int32_t cols, int per_row)
-{
-    char what[96];
-    snprintf(what, sizeof what, "non-empty rows of %d x %d, %d a row", rows, cols, per_row);
-    gs_csr *A = random_csr(rows, cols, per_row), *dA = up(A), *B = NULL;
-    int32_t *ri, *ci, *want = malloc((size_t)rows * 4 + 4), *place = malloc((size_t)rows * 4 + 4);
-    int32_t n = 0, got_n = -1, *didx = NULL;
-    double *v;
-    for (int32_t i = 0; i < rows; i++)
-        if (A->rowptr[i + 1] > A->rowptr[i]) place[i] = n, want[n++] = i;
-    triplets(A, &ri, &ci, &v);
-    for (int32_t q = 0; q < A->nnz; q++) ri[q] = place[ri[q]];
-    gs_csr *R = from_triplets(n, cols, A->nnz, ri, ci, v);
-    CHECK_OK(OPS->nonempty_rows(dA, &got_n, &didx, &B));
-    CHECK_MSG(got_n == n, "%s: %d rows, expected %d", what, got_n, n);
-    if (got_n == n && didx) {
-        int32_t *idx = malloc((size_t)n * 4 + 4);
-        get(idx, didx, (size_t)n * 4);
-        int ok = 1;
-        for (int32_t k = 0; k < n; k++) ok = ok && idx[k] == want[k];
-        CHECK_MSG(ok, "%s: row indices differ", what);
-        free(idx);
-        compare(B, R, what);
-    }
-    if (didx) drop(didx);
-    gs_csr_destroy(&A), gs_csr_destroy(&dA), gs_csr_destroy(&B), gs_csr_destroy(&R);
-    free(ri), free(ci), free(v), free(want), free(place);
 }
 
 /* a tentative prolongator's rows (one entry a row, every fourth row empty) as the halo
@@ -662,8 +648,9 @@ static void check_gather_count(int64_t m, int64_t n)
 static void check_split_refusal(void)
 {
     gs_csr *C = random_csr(20, 10, 3), *dC = up(C), *D = NULL, *O = NULL;
-    CHECK_FAIL(OPS->split(dC, 5, 0, &D, &O), GS_ERR_ARG, "no halo columns");
-    CHECK(D == NULL && O == NULL);
+    int32_t nr = -1, *orow = NULL;
+    CHECK_FAIL(OPS->split(dC, 5, 0, &D, &O, &nr, &orow), GS_ERR_ARG, "no halo columns");
+    CHECK(D == NULL && O == NULL && orow == NULL);
     gs_csr_destroy(&C), gs_csr_destroy(&dC);
 }
 
@@ -919,6 +906,8 @@ int main(int argc, char **argv)
     check_split(3000, 2500, 700, 6);
     check_split(1000, 3000, 900, 40); /* long rows: groups of 16 and 32 lanes a row */
     check_split(400, 5000, 2000, 90);
+    check_split(5000, 4000, 1000, 1);    /* many empty rows, one block's entries over many */
+    check_split(200000, 150000, 20000, 3); /* many blocks of entries */
     check_split_refusal();
     check_first_entry(1000, 300, 0);
     check_first_entry(250000, 60000, 3000000000LL); /* global columns beyond 2^31 */
@@ -966,11 +955,6 @@ int main(int argc, char **argv)
     check_pack_all(40, 20, 10, 0);         /* empty rows */
     check_pack_all(1500, 4000, 1200, 45);  /* long rows */
 
-    check_nonempty(300, 120, 4);
-    check_nonempty(300, 120, 1);   /* many empty rows */
-    check_nonempty(50, 10, 0);     /* all empty */
-    check_nonempty(0, 10, 3);      /* no rows */
-    check_nonempty(200000, 5000, 2); /* large */
 
     check_scatter(1000, 300);
     check_scatter(1000, 1000);
