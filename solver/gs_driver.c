@@ -645,8 +645,8 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
     if (run->upload_s > 0 && r->ranks > 1) {
         double mb = (12.0 * (double)r->nnz + 4.0 * ((double)r->rows + r->ranks)) / 1e6;
         fprintf(out, "upload    matrix %.1f MB from %d ranks' host memory in %.2f ms: transfer "
-                "%.2f ms (%.1f GB/s together; the halo plan made meanwhile) + split and SpMV "
-                "set-up %.2f ms (the slowest rank's), part of setup\n", mb, r->ranks, 1e3 * run->upload_s,
+                "%.2f ms (%.1f GB/s together) + split, halo plan and SpMV set-up %.2f ms (the "
+                "slowest rank's), part of setup\n", mb, r->ranks, 1e3 * run->upload_s,
                 1e3 * run->transfer_s, mb / 1e3 / run->transfer_s,
                 1e3 * (run->upload_s - run->transfer_s));
     } else if (run->upload_s > 0) {

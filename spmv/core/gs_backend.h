@@ -100,13 +100,6 @@ typedef struct gs_backend_ops {
     gs_status (*peer_fork)(void);
     gs_status (*peer_join)(void);
     int64_t (*device_id)(void);
-    /* csr_upload that returns at once where the host arrays are page-locked (else it waits, as
-     * csr_upload): the copies run on a stream of their own while the caller does other work;
-     * *out may be read on this backend only after upload_wait, which waits until every upload
-     * begun so far has arrived (the host arrays may go then) and adds the time since the first
-     * of them to gs_backend_h2d_seconds. NULL on the host. */
-    gs_status (*csr_upload_begin)(const gs_csr *host, gs_csr **out);
-    gs_status (*upload_wait)(void);
 } gs_backend_ops;
 
 #define GS_IPC_HANDLE_BYTES 64 /* cudaIpcMemHandle_t */

@@ -613,67 +613,6 @@ done:
     return st;
 }
 
-/* ---- the rows' upload while the host works on (csr_upload_begin, upload_wait) */
-static struct {
-    cudaStream_t stream;
-    cudaEvent_t ready; /* the main stream's allocations made, before the copies into them */
-    cudaEvent_t rows;  /* the row pointers arrived (the main stream's row statistics read them) */
-    int pending;
-    double t0;
-} g_up;
-
-static gs_status cuda_upload_wait(void)
-{
-    gs_status st = GS_OK;
-    if (!g_up.pending) return GS_OK;
-    g_up.pending = 0;
-    GS_CUDA_CALL(cudaStreamSynchronize(g_up.stream));
-    g_h2d_s += gs_time_now() - g_up.t0;
-done:
-    return st;
-}
-
-static gs_status cuda_csr_upload_begin(const gs_csr *h, gs_csr **out)
-{
-    gs_status st = GS_OK;
-    int32_t *rp = NULL, *ci = NULL;
-    double *v = NULL;
-    const size_t rb = ((size_t)h->rows + 1) * sizeof(int32_t), cb = (size_t)h->nnz * sizeof(int32_t),
-                 vb = (size_t)h->nnz * sizeof(double);
-    *out = NULL;
-    if (!host_pinned(h->rowptr, rb) || (h->nnz > 0 && (!host_pinned(h->colind, cb) ||
-                                                        !host_pinned(h->val, vb))))
-        return gs_cuda_csr_upload(h, out); /* pageable: staged, and waited for */
-    if (!g_up.stream) {
-        GS_CUDA_CALL(cudaStreamCreateWithFlags(&g_up.stream, cudaStreamNonBlocking));
-        GS_CUDA_CALL(cudaEventCreateWithFlags(&g_up.ready, cudaEventDisableTiming));
-        GS_CUDA_CALL(cudaEventCreateWithFlags(&g_up.rows, cudaEventDisableTiming));
-    }
-    GS_CHECK(gs_cuda_alloc(rb, "CSR row pointers", (void **)&rp));
-    GS_CHECK(gs_cuda_alloc(cb, "CSR column indices", (void **)&ci));
-    GS_CHECK(gs_cuda_alloc(vb, "CSR values", (void **)&v));
-    GS_CUDA_CALL(cudaEventRecord(g_up.ready, gs_cuda_g.stream));
-    GS_CUDA_CALL(cudaStreamWaitEvent(g_up.stream, g_up.ready, 0));
-    if (!g_up.pending) g_up.t0 = gs_time_now();
-    g_up.pending = 1;
-    GS_CUDA_CALL(cudaMemcpyAsync(rp, h->rowptr, rb, cudaMemcpyHostToDevice, g_up.stream));
-    GS_CUDA_CALL(cudaEventRecord(g_up.rows, g_up.stream));
-    if (h->nnz > 0) {
-        GS_CUDA_CALL(cudaMemcpyAsync(ci, h->colind, cb, cudaMemcpyHostToDevice, g_up.stream));
-        GS_CUDA_CALL(cudaMemcpyAsync(v, h->val, vb, cudaMemcpyHostToDevice, g_up.stream));
-    }
-    /* the row statistics (a kernel over the row pointers, read back) wait for those alone */
-    GS_CUDA_CALL(cudaStreamWaitEvent(gs_cuda_g.stream, g_up.rows, 0));
-    st = gs_cuda_csr_adopt(h->rows, h->cols, h->nnz, rp, ci, v, out);
-    rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
-done:
-    if (st != GS_OK && g_up.pending) (void)cuda_upload_wait(); /* nothing left in flight */
-    gs_cuda_free(rp);
-    gs_cuda_free(ci);
-    gs_cuda_free(v);
-    return st;
-}
-
 /* Copy `bytes` from the device to host memory and wait: directly into page-locked memory,
  * staged into pageable memory like gs_cuda_h2d (the copy engine fills one pinned buffer while
  * the CPU empties the other). */
@@ -1017,6 +956,4 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_peer_fork,       /* peer_fork */
     cuda_peer_join,       /* peer_join */
     cuda_device_id,       /* device_id */
-    cuda_csr_upload_begin, /* csr_upload_begin */
-    cuda_upload_wait,     /* upload_wait */
 };

@@ -724,7 +724,6 @@ static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t
     gs_dist_op *D = NULL;
     const int me = gs_comm_rank();
     const gs_dist_ops *ops = dist_ops(loc);
-    const gs_backend_ops *be = gs_backend_get(loc);
     if (!ops) GS_FAIL(GS_ERR_INTERNAL, "distributed operator: no backend at this location");
     GS_CHECK(gs_alloc_array(1, sizeof *D, "distributed operator", (void **)&D));
     memset(D, 0, sizeof *D);
@@ -738,37 +737,31 @@ static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t
     D->row0 = row0;
     D->col0 = col0;
     D->cols = cols;
-    double tp[5] = {0, 0, 0, 0, 0};
-    /* the work queued before (the product that made these rows) drained first, so the plan's
+    double tp[4] = {0, 0, 0, 0};
+    /* the work queued before (the product that made these rows) drained first, so the split's
      * time is its own */
-    if (prof_on()) (void)be->sync(), tp[0] = gs_time_now();
-    /* the plan needs the halo's columns alone: made while the rows may still be on their way
-     * (gs_dist_op_create_compact's upload), then the blocks */
+    if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[0] = gs_time_now();
+    /* offd: the rows with halo entries alone, a product touches only them */
+    GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd, &D->nor, &D->orow));
+    if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[1] = gs_time_now();
     if (like)
         GS_CHECK(plan_like(D, like));
     else
         GS_CHECK(plan(D, cp));
-    if (prof_on()) (void)be->sync(), tp[1] = gs_time_now();
-    if (be->upload_wait) GS_CHECK(be->upload_wait());
-    if (prof_on()) tp[2] = gs_time_now();
-    /* offd: the rows with halo entries alone, a product touches only them */
-    GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd, &D->nor, &D->orow));
-    if (prof_on()) (void)be->sync(), tp[3] = gs_time_now();
+    if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[2] = gs_time_now();
     GS_CHECK(diag_spmat(D, rq, level));
     if (prof_on()) {
-        (void)be->sync(), tp[4] = gs_time_now();
+        (void)gs_backend_get(loc)->sync(), tp[3] = gs_time_now();
         if (me == 0)
-            fprintf(stderr, "dist profile: level %d %d x %d operator: plan %.3f ms%s, the rows' "
-                    "upload after it %.3f ms, split %.3f ms, format %.3f ms\n", level, D->rows,
-                    D->cols, 1e3 * (tp[1] - tp[0]), like ? " (copied)" : "",
-                    1e3 * (tp[2] - tp[1]), 1e3 * (tp[3] - tp[2]), 1e3 * (tp[4] - tp[3]));
+            fprintf(stderr, "dist profile: level %d %d x %d operator: split %.3f ms, plan %.3f "
+                    "ms%s, format %.3f ms\n", level, D->rows, D->cols, 1e3 * (tp[1] - tp[0]),
+                    1e3 * (tp[2] - tp[1]), like ? " (copied)" : "", 1e3 * (tp[3] - tp[2]));
     }
     D->view.nnz = D->compact->nnz;
     D->view.cols = D->cols;
     *out = D;
     D = NULL;
 done:
-    if (st != GS_OK && be && be->upload_wait) (void)be->upload_wait(); /* none in flight */
     gs_csr_destroy(C);
     gs_free(*halo);
     *halo = NULL;
@@ -825,22 +818,17 @@ gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_
     gs_csr *Cl = NULL;
     int64_t *h = NULL;
     const double t0 = prof_on() ? gs_time_now() : 0;
-    const gs_backend_ops *be = gs_backend_get(loc);
     if (C->loc != GS_LOC_HOST)
         GS_FAIL(GS_ERR_INTERNAL, "distributed operator: the compact rows are not on the host");
-    /* begun only where the device can take the rows while the host goes on (page-locked
-     * rows): from_compact makes the halo plan meanwhile and waits for them before the split */
-    if (be && be->csr_upload_begin)
-        GS_CHECK(be->csr_upload_begin(C, &Cl));
-    else
-        GS_CHECK(gs_csr_upload(C, loc, &Cl));
+    GS_CHECK(gs_csr_upload(C, loc, &Cl));
     GS_CHECK(gs_dist_copy_i64(halo, nhalo, &h));
-    if (prof_on() && gs_comm_rank() == 0)
-        fprintf(stderr, "dist profile: level %d compact rows: upload begun in %.3f ms\n", level,
+    if (prof_on() && gs_comm_rank() == 0) {
+        GS_CHECK(gs_backend_get(loc)->sync());
+        fprintf(stderr, "dist profile: level %d compact rows: upload %.3f ms\n", level,
                 1e3 * (gs_time_now() - t0));
+    }
     GS_CHECK(gs_dist_op_from_compact(&Cl, &h, nhalo, row0, cp, loc, rq, level, out));
 done:
-    if (st != GS_OK && be && be->upload_wait) (void)be->upload_wait(); /* none in flight */
     gs_csr_destroy(&Cl);
     gs_free(h);
     return st;

@@ -7,8 +7,7 @@
  * With --gpu (label gpu; exits 77 without a device): the CUDA backend's allocator. Matrices made
  * after the backend started are page-locked (all arrays, or only the large ones), a pageable
  * copy is not; each uploads and downloads (into page-locked and into pageable arrays) equal to
- * the host arrays, also when begun and waited for (csr_upload_begin, upload_wait); nothing
- * leaked. */
+ * the host arrays; nothing leaked. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,26 +174,6 @@ static void round_trip(const char *name, const gs_csr *A)
     gs_csr_destroy(&dA);
 }
 
-/* the upload begun (page-locked rows: on a stream of its own, the host going on) and waited
- * for: equal to A, its time counted; a second wait returns at once */
-static void begun_upload(const char *name, const gs_csr *A)
-{
-    const gs_backend_ops *be = gs_backend_get(GS_LOC_DEVICE);
-    gs_csr *dA = NULL, *H = NULL;
-    const double h0 = gs_backend_h2d_seconds();
-    CHECK_MSG(be && be->csr_upload_begin && be->upload_wait, "%s: no begun upload", name);
-    if (!be || !be->csr_upload_begin || !be->upload_wait) return;
-    CHECK_OK(be->csr_upload_begin(A, &dA));
-    CHECK_OK(be->upload_wait());
-    CHECK_OK(be->upload_wait());
-    CHECK_MSG(gs_backend_h2d_seconds() > h0, "%s: the upload's time not counted", name);
-    if (!dA) return;
-    CHECK_OK(gs_csr_download(dA, &H));
-    CHECK_MSG(H && same_csr(A, H), "%s: the begun upload differs", name);
-    gs_csr_destroy(&H);
-    gs_csr_destroy(&dA);
-}
-
 static int test_device(void)
 {
     const char *why = NULL;
@@ -226,10 +205,6 @@ static int test_device(void)
     round_trip("pageable", pageable);
     round_trip("mixed", mixed);
     round_trip("small", small);
-    begun_upload("pinned", big);
-    begun_upload("pageable", pageable);
-    begun_upload("mixed", mixed);
-    begun_upload("small", small);
 done:
     gs_csr_destroy(&big);
     gs_csr_destroy(&mixed);
