@@ -8,7 +8,8 @@
 #           along y); another GPU count runs 256^3.
 # GPUS: the GPU counts to run (default: 1 2 4, those the node has). REPS processes a point
 # (default 3), the median of setup + solve kept. Needs build-gpu/gsolve built with MPI and mpirun on PATH (MPIRUN
-# overrides: default "mpirun --bind-to none"). Writes OUT/<case>_<gpus>.csv, logs, OUT/table.md.
+# overrides: default "mpirun --bind-to none"). Writes OUT/<case>_<gpus>.csv, logs, OUT/table.md
+# (bench/mpi/scaling_table.py: the table, then the issue's targets against the medians and hypre).
 # The default halos (CUDA IPC, signalled on the GPU) are overlapped and not timed, so the
 # table's host MPI share is the reductions and the gathered tail only; each multi-GPU point runs
 # once more with GSOLVE_MPI_IPC=host (MPI handshakes: the stream drained first, untimed, then
@@ -81,43 +82,6 @@ if [ -n "${IJ:-}" ]; then
           esac
       done; } > "$out/hypre.md"
 fi
-python3 - "$out" "${gpus[@]}" > "$out/table.md" <<'PY'
-import csv, os, re, statistics, sys
-out, gpus = sys.argv[1], [int(g) for g in sys.argv[2:]]
-def point(name, g):
-    p = os.path.join(out, "%s_%d.csv" % (name, g))
-    rs = list(csv.DictReader(open(p))) if os.path.exists(p) else []
-    if not rs: return None
-    rs.sort(key=lambda r: float(r["setup_s"]) + float(r["solve_s"]))
-    return rs[len(rs) // 2]
-def share(p):
-    rs = list(csv.DictReader(open(p))) if os.path.exists(p) else []
-    if not rs or not float(rs[0]["solve_s"]): return "-"
-    return "%.0f%%" % (100 * float(rs[0].get("comm_solve_s") or 0) / float(rs[0]["solve_s"]))
-def mapping_ms(name, g):
-    # the ranks line's start-up mapping of the GPUs (the log holds the point's last process)
-    p = os.path.join(out, "%s_%d.log" % (name, g))
-    if g < 2 or not os.path.exists(p): return "-"
-    m = re.search(r"address space at the start \(([0-9.]+) ms", open(p, errors="replace").read())
-    return m.group(1) if m else "-"
-print("| case | GPUs | rows | iterations | setup s | solve s | total s | comm share of setup | host MPI share of solve | comm share of solve, handshake run | efficiency | GPUs mapped at start-up, ms (not in setup) |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-for kind in ("strong", "weak"):
-    for t in ("poisson", "jumps"):
-        base = None
-        for g in gpus:
-            m = point("%s_%s" % (kind, t), g)
-            if not m:
-                print("| %s %s | %d | failed | | | | | | | | | |" % (kind, t, g)); continue
-            tot = float(m["setup_s"]) + float(m["solve_s"])
-            if base is None: base = tot * (g if kind == "strong" else 1)
-            eff = base / (tot * g) if kind == "strong" else base / tot
-            sh = float(m.get("comm_solve_s") or 0) / float(m["solve_s"]) if float(m["solve_s"]) else 0
-            hs = share(os.path.join(out, "%s_%s_%d_hs.csv" % (kind, t, g))) if g > 1 else "-"
-            ss = float(m.get("comm_setup_s") or 0) / float(m["setup_s"]) if float(m["setup_s"]) else 0
-            print("| %s %s | %d | %s | %s | %.3f | %.3f | %.3f | %.0f%% | %.0f%% | %s | %.2f | %s |" % (
-                  kind, t, g, m["rows"], m["iterations"], float(m["setup_s"]), float(m["solve_s"]),
-                  tot, 100 * ss, 100 * sh, hs, eff, mapping_ms("%s_%s" % (kind, t), g)))
-PY
+python3 "$here/bench/mpi/scaling_table.py" "$out" "${gpus[@]}" > "$out/table.md"
 cat "$out/table.md"
 [ -f "$out/hypre.md" ] && cat "$out/hypre.md"

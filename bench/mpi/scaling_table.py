@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""bench/mpi/scaling_table.py OUT GPUS...: the table of bench/mpi/scaling.sh's points in OUT
+(each point's median process of setup + solve, its communication shares, the efficiency against
+the first GPU count), then the issue's targets where the points are there: 4 GPUs at least
+2.5x faster than 1 on 256^3 (strong), within 1.25x of 1 at 16.8M rows a GPU (weak, efficiency
+0.80), and faster than hypre (OUT/hypre.md) at every Poisson point."""
+import csv, os, re, statistics, sys
+out, gpus = sys.argv[1], [int(g) for g in sys.argv[2:]]
+def point(name, g):
+    p = os.path.join(out, "%s_%d.csv" % (name, g))
+    rs = list(csv.DictReader(open(p))) if os.path.exists(p) else []
+    if not rs: return None
+    rs.sort(key=lambda r: float(r["setup_s"]) + float(r["solve_s"]))
+    return rs[len(rs) // 2]
+def share(p):
+    rs = list(csv.DictReader(open(p))) if os.path.exists(p) else []
+    if not rs or not float(rs[0]["solve_s"]): return "-"
+    return "%.0f%%" % (100 * float(rs[0].get("comm_solve_s") or 0) / float(rs[0]["solve_s"]))
+def mapping_ms(name, g):
+    # the ranks line's start-up mapping of the GPUs (the log holds the point's last process)
+    p = os.path.join(out, "%s_%d.log" % (name, g))
+    if g < 2 or not os.path.exists(p): return "-"
+    m = re.search(r"address space at the start \(([0-9.]+) ms", open(p, errors="replace").read())
+    return m.group(1) if m else "-"
+print("| case | GPUs | rows | iterations | setup s | solve s | total s | comm share of setup | host MPI share of solve | comm share of solve, handshake run | efficiency | GPUs mapped at start-up, ms (not in setup) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for kind in ("strong", "weak"):
+    for t in ("poisson", "jumps"):
+        base = None
+        for g in gpus:
+            m = point("%s_%s" % (kind, t), g)
+            if not m:
+                print("| %s %s | %d | failed | | | | | | | | | |" % (kind, t, g)); continue
+            tot = float(m["setup_s"]) + float(m["solve_s"])
+            if base is None: base = tot * (g if kind == "strong" else 1)
+            eff = base / (tot * g) if kind == "strong" else base / tot
+            sh = float(m.get("comm_solve_s") or 0) / float(m["solve_s"]) if float(m["solve_s"]) else 0
+            hs = share(os.path.join(out, "%s_%s_%d_hs.csv" % (kind, t, g))) if g > 1 else "-"
+            ss = float(m.get("comm_setup_s") or 0) / float(m["setup_s"]) if float(m["setup_s"]) else 0
+            print("| %s %s | %d | %s | %s | %.3f | %.3f | %.3f | %.0f%% | %.0f%% | %s | %.2f | %s |" % (
+                  kind, t, g, m["rows"], m["iterations"], float(m["setup_s"]), float(m["solve_s"]),
+                  tot, 100 * ss, 100 * sh, hs, eff, mapping_ms("%s_%s" % (kind, t), g)))
+
+# the issue's targets, 3D Poisson, from the medians above and hypre's rows (OUT/hypre.md)
+def total(kind, g):
+    m = point("%s_poisson" % kind, g)
+    return float(m["setup_s"]) + float(m["solve_s"]) if m else None
+def hypre_totals():
+    p, t = os.path.join(out, "hypre.md"), {}
+    for line in open(p) if os.path.exists(p) else []:
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) == 6 and c[0].startswith("hypre ") and c[2].isdigit():
+            try:
+                t[(c[0].split()[1], int(c[1]))] = float(c[5])
+            except ValueError:
+                pass
+    return t
+rows = []
+s1, s4, w1, w4 = total("strong", 1), total("strong", 4), total("weak", 1), total("weak", 4)
+if s1 and s4:
+    rows.append("| strong: 256^3 on 4 GPUs at least 2.5x faster than on 1 | %.4f / %.4f s = %.3fx | %s |"
+                % (s1, s4, s1 / s4, "yes" if s1 / s4 >= 2.5 else "no"))
+if w1 and w4:
+    rows.append("| weak: 4 GPUs within 1.25x of 1 (efficiency 0.80) | %.4f / %.4f s = %.3f (%.4fx) | %s |"
+                % (w1, w4, w1 / w4, w4 / w1, "yes" if w4 <= 1.25 * w1 else "no"))
+ht = hypre_totals()
+pts = [(k, g, total(k, g), ht.get((k, g))) for k in ("strong", "weak") for g in gpus]
+pts = [p for p in pts if p[2] and p[3]]
+if pts:
+    faster = sum(1 for p in pts if p[2] < p[3])
+    rows.append("| faster than hypre at every point | %d of %d (%s) | %s |" % (
+        faster, len(pts), ", ".join("%s %d: %.2fx" % (k, g, h / t) for k, g, t, h in pts),
+        "yes" if faster == len(pts) else "no"))
+if rows:
+    print("\n| target (3D Poisson, medians) | measured | met? |\n| --- | --- | --- |")
+    print("\n".join(rows))
