@@ -1,7 +1,8 @@
 /* gs_dist_ops_cuda.cu: the data-parallel steps of the distributed setup on the device (the table
- * gs_dist_cuda_ops of gs_dist_ops.h), one-for-one with gs_dist_ops_host.c. The steps that copy
- * rows (split, sum, packing) give each row a group of lanes (gs_cuda_rows.cuh: a coarse level's
- * rows hold 20 to 60 entries, which a thread a row reads far apart), the others a thread a row
+ * gs_dist_cuda_ops of gs_dist_ops.h), one-for-one with gs_dist_ops_host.c. The steps that walk
+ * or copy rows (the split's count, sum, packing) give each row a group of lanes
+ * (gs_cuda_rows.cuh: a coarse level's rows hold 20 to 60 entries, which a thread a row reads far
+ * apart), the split's copy a thread an entry (level 0's rows hold 7), the others a thread a row
  * or an entry; a result whose size is not known beforehand is a
  * count kernel, a CUB prefix sum and a fill kernel, with one read of the total in between (the
  * compact form's halo list and the sorted distinct values: CUB's select, sort and unique; the
