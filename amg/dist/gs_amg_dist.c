@@ -615,6 +615,7 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
     GS_CHECK(amg->be->alloc(((size_t)nnz + 1) * sizeof *g, "gather", (void **)&g));
     GS_CHECK(amg->be->alloc(((size_t)nnz + 1) * sizeof *v, "gather", (void **)&v));
     GS_CHECK(ops->pack_rows(C, rows, NULL, NULL, D->col0, D->cols, dh, g, v));
+    trace(amg, l, "   (rows packed)");
     /* a copy for every rank, then rank to rank: the lengths, then columns and values */
     GS_CHECK(amg->be->alloc((size_t)R * (size_t)rows * sizeof *lrep + 1, "gather",
                             (void **)&lrep));
@@ -640,12 +641,14 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
         void *rcv[1] = {lall};
         GS_CHECK(gs_dist_alltoallv_at(amg->loc, 1, snd, sb, rcv, rb));
     }
+    trace(amg, l, "   (lengths exchanged)");
     for (int r = 0; r < R; r++) sb[r] = (size_t)nnz * sizeof *g, rb[r] = (size_t)cnt[r] * sizeof *g;
     { /* columns and values (doubles: the same byte counts) in one exchange */
         const void *snd[2] = {grep, vrep};
         void *rcv[2] = {gall, vall};
         GS_CHECK(gs_dist_alltoallv_at(amg->loc, 2, snd, sb, rcv, rb));
     }
+    trace(amg, l, "   (entries exchanged)");
     GS_CHECK(ops->csr_from_rows((int32_t)n, (int32_t)n, lall, total, gall, vall, out));
 done:
     if (len) amg->be->free(len);
@@ -758,9 +761,11 @@ static gs_status gather_tail(gs_amg_dist *amg, int l, const double *B, gs_loc B_
     st = gs_amg_setup(amg->tailA, &tp, where, &amg->tail);
     gs_vec_local_end();
     GS_CHECK(st);
+    trace(amg, l, "  its hierarchy");
     GS_CHECK(gs_vec_create(n, amg->loc, &amg->tb));
     GS_CHECK(gs_vec_create(n, amg->loc, &amg->tx));
     GS_CHECK(tail_gather_op(amg, l));
+    trace(amg, l, "  cycle's gather");
     if (!amg->TG) {
         GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof(double), "gather", (void **)&amg->hb));
         GS_CHECK(gs_alloc_array((size_t)own + 1, sizeof(double), "gather", (void **)&amg->hpart));
