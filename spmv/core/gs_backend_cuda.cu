@@ -779,13 +779,7 @@ static __global__ void halo_send_kernel(int n, double *const *dst, const int64_t
                                         const double *src, const ull *ready, ull *const *done_at,
                                         const ull *seq, unsigned *count)
 {
-    __shared__ ull k;
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        k = *(const volatile ull *)seq;
-        for (int i = 0; i < n; i++) gs_spin_until(ready + i, k - 1);
-    }
-    __syncthreads();
+    const ull k = gs_block_wait_flags(seq, ready, n, 1);
     const int64_t total = off[n];
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
          e += (int64_t)gridDim.x * blockDim.x) {
@@ -799,15 +793,8 @@ static __global__ void halo_send_kernel(int n, double *const *dst, const int64_t
         }
         dst[lo][e - off[lo]] = src[e];
     }
-    __threadfence_system();
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (last && threadIdx.x == 0) {
-        *count = 0;
-        __threadfence_system();
-        for (int i = 0; i < n; i++) *(volatile ull *)done_at[i] = k;
-    }
+    __threadfence_system(); /* this block's copies seen before "done" */
+    gs_grid_signal_last(count, done_at, n, k);
 }
 
 static gs_status cuda_seq_bump(uint64_t *seq)

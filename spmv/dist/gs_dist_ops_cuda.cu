@@ -539,16 +539,9 @@ static __global__ void offd_add_kernel(int32_t n, const int32_t *rp, const int32
                                        double *y, gs_halo_signals sg)
 {
     typedef unsigned long long ull;
-    __shared__ ull k;
-    __shared__ bool last;
-    if (sg.seq) {
-        if (threadIdx.x == 0) {
-            k = *(const volatile ull *)sg.seq;
-            for (int i = 0; i < sg.nwait; i++) gs_spin_until((const ull *)sg.flags + i, k);
-            __threadfence_system(); /* the halo read after its flags */
-        }
-        __syncthreads();
-    }
+    const ull k = sg.seq ? gs_block_wait_flags((const ull *)sg.seq, (const ull *)sg.flags,
+                                               sg.nwait, 0)
+                         : 0;
     const unsigned m = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
     FOR_ROW_G(G, n)
@@ -557,15 +550,8 @@ static __global__ void offd_add_kernel(int32_t n, const int32_t *rp, const int32
         const double s = group_row_dot<G>(rp, ci, v, i, lane, m, [=](int32_t j) { return xh[j]; });
         if (lane == 0) y[rows[i]] += s;
     }
-    if (!sg.seq) return;
-    __syncthreads(); /* this block's reads of the halo done */
-    if (threadIdx.x == 0) last = atomicAdd(sg.ticket, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (last && threadIdx.x == 0) {
-        *sg.ticket = 0;
-        __threadfence_system();
-        for (int i = 0; i < sg.nready; i++) *(volatile ull *)sg.ready_at[i] = k;
-    }
+    if (sg.seq) /* this block's reads of the halo done: the last block says "ready" */
+        gs_grid_signal_last(sg.ticket, (ull *const *)sg.ready_at, sg.nready, k);
 }
 
 static gs_status cuda_offd_add(const gs_csr *O, const int32_t *rows, const double *xh, double *y,
