@@ -9,7 +9,9 @@
 # GPUS: the GPU counts to run (default: 1 2 4, those the node has). REPS processes a point
 # (default 3), the median of setup + solve kept. Needs build-gpu/gsolve built with MPI and mpirun on PATH (MPIRUN
 # overrides: default "mpirun --bind-to none"). Writes OUT/<case>_<gpus>.csv, logs, OUT/table.md
-# (bench/mpi/scaling_table.py: the table, then the issue's targets against the medians and hypre).
+# (bench/mpi/scaling_table.py: the date, commit and GPUs (OUT/machine.txt), the table, then the
+# issue's targets against the medians and hypre). OUT must be empty or new: a folder with an
+# earlier run's files is refused (a table of two runs' logs would mix machines).
 # The default halos (CUDA IPC, signalled on the GPU) are overlapped and not timed, so the
 # table's host MPI share is the reductions and the gathered tail only; each multi-GPU point runs
 # once more with GSOLVE_MPI_IPC=host (MPI handshakes: the stream drained first, untimed, then
@@ -30,8 +32,19 @@ MPIRUN=${MPIRUN:-mpirun --bind-to none}
 have=$(nvidia-smi -L 2>/dev/null | wc -l)
 gpus=("$@")
 [ ${#gpus[@]} -eq 0 ] && for g in 1 2 4; do [ "$g" -le "$have" ] && gpus+=("$g"); done
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+    echo "scaling.sh: $out already holds files (an earlier run's?): give an empty or new folder" >&2
+    exit 2
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+{ # what ran where: the table's first lines (bench/mpi/scaling_table.py)
+    echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    # a COMMIT file (an exported tree's) first, else the checkout's
+    c=$(cat "$here/COMMIT" 2>/dev/null || git -C "$here" rev-parse --short HEAD 2>/dev/null)
+    echo "commit: ${c:-unknown}"
+    nvidia-smi -L 2>/dev/null | sed 's/^/gpu: /'
+} > "$out/machine.txt"
 # the weak grid of a GPU count: "nx ny nz"
 weak_grid() { case $1 in 1) echo 256 256 256 ;; 2) echo 256 256 512 ;; 4) echo 256 512 512 ;;
     *) echo 256 256 256 ;; esac; }
@@ -84,4 +97,4 @@ if [ -n "${IJ:-}" ]; then
 fi
 python3 "$here/bench/mpi/scaling_table.py" "$out" "${gpus[@]}" > "$out/table.md"
 cat "$out/table.md"
-[ -f "$out/hypre.md" ] && cat "$out/hypre.md"
+if [ -f "$out/hypre.md" ]; then cat "$out/hypre.md"; fi

@@ -3,7 +3,8 @@
 (each point's median process of setup + solve, its communication shares, the efficiency against
 the first GPU count), then the issue's targets where the points are there: 4 GPUs at least
 2.5x faster than 1 on 256^3 (strong), within 1.25x of 1 at 16.8M rows a GPU (weak, efficiency
-0.80), and faster than hypre (OUT/hypre.md) at every Poisson point."""
+0.80), and faster than hypre (OUT/hypre.md) at every Poisson point. First, where OUT/machine.txt
+is there, the date, commit and GPUs of the run."""
 import csv, os, re, statistics, sys
 out, gpus = sys.argv[1], [int(g) for g in sys.argv[2:]]
 def point(name, g):
@@ -22,6 +23,16 @@ def mapping_ms(name, g):
     if g < 2 or not os.path.exists(p): return "-"
     m = re.search(r"address space at the start \(([0-9.]+) ms", open(p, errors="replace").read())
     return m.group(1) if m else "-"
+mp = os.path.join(out, "machine.txt") # scaling.sh's: date, commit, the GPUs (nvidia-smi -L)
+if os.path.exists(mp):
+    ls = [l.strip() for l in open(mp) if l.strip()]
+    gl = [l[5:] for l in ls if l.startswith("gpu: ")]
+    names = sorted(set(re.sub(r" \(UUID: .*\)$", "", re.sub(r"^GPU \d+: ", "", g)) for g in gl))
+    kv = dict(l.split(": ", 1) for l in ls if ": " in l and not l.startswith("gpu: "))
+    uuid = re.search(r"UUID: ([^)]*)", gl[0]) if gl else None
+    print("Ran %s, commit %s; %d GPUs on the node: %s (GPU 0's UUID %s)\n" % (
+        kv.get("date", "?"), kv.get("commit", "?"), len(gl), " / ".join(names) or "none seen",
+        uuid.group(1) if uuid else "-"))
 print("| case | GPUs | rows | iterations | setup s | solve s | total s | comm share of setup | host MPI share of solve | comm share of solve, handshake run | efficiency | GPUs mapped at start-up, ms (not in setup) |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for kind in ("strong", "weak"):
