@@ -53,6 +53,7 @@ if has test; then
 fi
 if has bench; then
     bench/mpi/one_gpu.sh "$out/one" 128 > "$out/one.log" 2>&1
+    rm -rf "$out/scale" # this script's own: scaling.sh wants a new folder
     bench/mpi/scaling.sh "$out/scale" 1 > "$out/scale.log" 2>&1
     cat "$out/one/table.md" "$out/scale/table.md"
 fi
