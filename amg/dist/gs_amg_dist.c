@@ -584,7 +584,7 @@ done:
 
 /* the whole of distributed level l at loc, the same on every rank (rows in global order, their
  * global columns in each owner's order, as gs_dist_allgather gives them): each rank's rows packed
- * with global columns, a copy for every rank, sent rank to rank where the matrices live */
+ * with global columns, sent to every rank where the matrices live (an allgather) */
 static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
 {
     gs_status st = GS_OK;
@@ -595,13 +595,12 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
     const int R = L->part->nranks;
     const int64_t n = L->part->start[R], nnz = C->nnz;
     const int32_t rows = C->rows;
-    int32_t *len = NULL, *lrep = NULL, *lall = NULL;
-    int64_t *cnt = NULL, *dh = NULL, *g = NULL, *grep = NULL, *gall = NULL, total = 0;
-    double *v = NULL, *vrep = NULL, *vall = NULL;
-    size_t *sb = NULL, *rb = NULL;
+    int32_t *len = NULL, *lall = NULL;
+    int64_t *cnt = NULL, *dh = NULL, *g = NULL, *gall = NULL, total = 0;
+    double *v = NULL, *vall = NULL;
+    size_t *rb = NULL;
     *out = NULL;
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *cnt, "gather", (void **)&cnt));
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "gather", (void **)&sb));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "gather", (void **)&rb));
     GS_CHECK(gs_comm_allgather_i64(nnz, cnt));
     for (int r = 0; r < R; r++) total += cnt[r];
@@ -616,37 +615,23 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
     GS_CHECK(amg->be->alloc(((size_t)nnz + 1) * sizeof *v, "gather", (void **)&v));
     GS_CHECK(ops->pack_rows(C, rows, NULL, NULL, D->col0, D->cols, dh, g, v));
     trace(amg, l, "   (rows packed)");
-    /* a copy for every rank, then rank to rank: the lengths, then columns and values */
-    GS_CHECK(amg->be->alloc((size_t)R * (size_t)rows * sizeof *lrep + 1, "gather",
-                            (void **)&lrep));
-    GS_CHECK(amg->be->alloc((size_t)R * (size_t)nnz * sizeof *grep + 1, "gather", (void **)&grep));
-    GS_CHECK(amg->be->alloc((size_t)R * (size_t)nnz * sizeof *vrep + 1, "gather", (void **)&vrep));
-    for (int r = 0; r < R; r++) {
-        if (rows > 0)
-            GS_CHECK(amg->be->move(lrep + (size_t)r * rows, len, (size_t)rows * sizeof *len));
-        if (nnz > 0) {
-            GS_CHECK(amg->be->move(grep + (size_t)r * nnz, g, (size_t)nnz * sizeof *g));
-            GS_CHECK(amg->be->move(vrep + (size_t)r * nnz, v, (size_t)nnz * sizeof *v));
-        }
-    }
+    /* to every rank: the lengths, then columns and values */
     GS_CHECK(amg->be->alloc(((size_t)n + 1) * sizeof *lall, "gather", (void **)&lall));
     GS_CHECK(amg->be->alloc(((size_t)total + 1) * sizeof *gall, "gather", (void **)&gall));
     GS_CHECK(amg->be->alloc(((size_t)total + 1) * sizeof *vall, "gather", (void **)&vall));
-    for (int r = 0; r < R; r++) {
-        sb[r] = (size_t)rows * sizeof *len;
+    for (int r = 0; r < R; r++)
         rb[r] = (size_t)(L->part->start[r + 1] - L->part->start[r]) * sizeof *len;
-    }
     {
-        const void *snd[1] = {lrep};
+        const void *snd[1] = {len};
         void *rcv[1] = {lall};
-        GS_CHECK(gs_dist_alltoallv_at(amg->loc, 1, snd, sb, rcv, rb));
+        GS_CHECK(gs_dist_allgatherv_at(amg->loc, 1, snd, (size_t)rows * sizeof *len, rcv, rb));
     }
     trace(amg, l, "   (lengths exchanged)");
-    for (int r = 0; r < R; r++) sb[r] = (size_t)nnz * sizeof *g, rb[r] = (size_t)cnt[r] * sizeof *g;
+    for (int r = 0; r < R; r++) rb[r] = (size_t)cnt[r] * sizeof *g;
     { /* columns and values (doubles: the same byte counts) in one exchange */
-        const void *snd[2] = {grep, vrep};
+        const void *snd[2] = {g, v};
         void *rcv[2] = {gall, vall};
-        GS_CHECK(gs_dist_alltoallv_at(amg->loc, 2, snd, sb, rcv, rb));
+        GS_CHECK(gs_dist_allgatherv_at(amg->loc, 2, snd, (size_t)nnz * sizeof *g, rcv, rb));
     }
     trace(amg, l, "   (entries exchanged)");
     GS_CHECK(ops->csr_from_rows((int32_t)n, (int32_t)n, lall, total, gall, vall, out));
@@ -655,14 +640,10 @@ done:
     if (dh) amg->be->free(dh);
     if (g) amg->be->free(g);
     if (v) amg->be->free(v);
-    if (lrep) amg->be->free(lrep);
-    if (grep) amg->be->free(grep);
-    if (vrep) amg->be->free(vrep);
     if (lall) amg->be->free(lall);
     if (gall) amg->be->free(gall);
     if (vall) amg->be->free(vall);
     gs_free(cnt);
-    gs_free(sb);
     gs_free(rb);
     return st;
 }

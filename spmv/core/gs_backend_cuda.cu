@@ -783,14 +783,7 @@ static __global__ void halo_send_kernel(int n, double *const *dst, const int64_t
     const int64_t total = off[n];
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
          e += (int64_t)gridDim.x * blockDim.x) {
-        int lo = 0, hi = n - 1; /* the block holding e: the last i with off[i] <= e */
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (off[mid] <= e)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
+        const int lo = gs_last_le(0, n - 1, e, [off](int i) { return off[i]; }); /* e's block */
         dst[lo][e - off[lo]] = src[e];
     }
     __threadfence_system(); /* this block's copies seen before "done" */

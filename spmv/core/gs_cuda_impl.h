@@ -222,6 +222,22 @@ static __device__ __forceinline__ unsigned long long gs_gpu_clock_ns(void)
     return t;
 }
 
+/* The last i in [lo, hi] whose key is at or below q, over keys ascending in i with key(lo) <= q
+ * (a row pointer array: the row of entry q; a table of block offsets: the block holding q), by
+ * one thread; key(i) reads the i-th key (through __ldg, shared memory or a kernel parameter). */
+template <typename I, typename Q, class Key>
+static __device__ __forceinline__ I gs_last_le(I lo, I hi, Q q, Key key)
+{
+    while (lo < hi) {
+        const I mid = lo + (hi - lo + 1) / 2;
+        if (key(mid) <= q)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* The row holding entry e (the largest r < rows with rowptr[r] <= e; 0 <= e < nnz), found by the
  * whole warp (every lane takes part and gets it): each step the 32 lanes probe 32 evenly spread
  * rows of the interval left, one load each, and keep the gap between the last probe at or below

@@ -56,25 +56,12 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS)
         const int64_t e = k0 + u * GS_CUDA_THREADS + threadIdx.x;
         at[u] = -1;
         if (e >= k1) continue;
-        int32_t lo = 0, hi = nr - 1, sh; /* the last staged row with rp <= e */
+        int32_t lo, sh; /* the last (staged) row with rp <= e */
         if (staged) {
-            while (lo < hi) {
-                const int32_t mid = (lo + hi + 1) >> 1;
-                if (s_rp[mid] <= e)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
+            lo = gs_last_le(0, nr - 1, e, [&](int32_t i) { return s_rp[i]; });
             sh = s_sh[lo];
         } else {
-            lo += r0, hi += r0;
-            while (lo < hi) {
-                const int32_t mid = (lo + hi + 1) >> 1;
-                if (__ldg(rp + mid) <= e)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
+            lo = gs_last_le(r0, r0 + nr - 1, e, [rp](int32_t i) { return __ldg(rp + i); });
             sh = shift(lo, __ldg(rp + lo));
         }
         at[u] = e + sh;

@@ -482,8 +482,10 @@ done:
     return st;
 }
 
-gs_status gs_dist_alltoallv_at(gs_loc loc, int k, const void *const *send, const size_t *sb,
-                               void *const *recv, const size_t *rb)
+/* gs_dist_alltoallv_at, or with `all` gs_dist_allgatherv_at: the same block (sb[r] = its bytes,
+ * soff[r] = 0) to every rank */
+static gs_status exchange_at(gs_loc loc, int k, const void *const *send, const size_t *sb,
+                             void *const *recv, const size_t *rb, int all)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(loc);
@@ -494,19 +496,23 @@ gs_status gs_dist_alltoallv_at(gs_loc loc, int k, const void *const *send, const
     GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *soff, "rank to rank", (void **)&soff));
     GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *roff, "rank to rank", (void **)&roff));
     soff[0] = roff[0] = 0;
-    for (int r = 0; r < R; r++) soff[r + 1] = soff[r] + sb[r], roff[r + 1] = roff[r] + rb[r];
+    for (int r = 0; r < R; r++)
+        soff[r + 1] = all ? 0 : soff[r] + sb[r], roff[r + 1] = roff[r] + rb[r];
+    const size_t sent = all ? sb[0] : soff[R]; /* the bytes of each send[j] */
     if (loc == GS_LOC_HOST || gs_comm_device_aware()) {
-        for (int j = 0; j < k; j++) GS_CHECK(gs_comm_alltoallv(send[j], sb, recv[j], rb));
+        for (int j = 0; j < k; j++)
+            GS_CHECK(all ? gs_comm_allgatherv(send[j], sent, recv[j], rb)
+                         : gs_comm_alltoallv(send[j], sb, recv[j], rb));
         goto done;
     }
     if (ipc_wanted_at(loc)) GS_CHECK(a2a_ipc(loc, k, send, sb, recv, rb, soff, roff, &fell_back));
     if (!fell_back) goto done;
     /* staged through host memory */
-    GS_CHECK(gs_alloc_array(soff[R] + 1, 1, "rank to rank", &hs));
+    GS_CHECK(gs_alloc_array(sent + 1, 1, "rank to rank", &hs));
     GS_CHECK(gs_alloc_array(roff[R] + 1, 1, "rank to rank", &hr));
     for (int j = 0; j < k; j++) {
-        if (soff[R]) GS_CHECK(be->get(hs, send[j], soff[R]));
-        GS_CHECK(gs_comm_alltoallv(hs, sb, hr, rb));
+        if (sent) GS_CHECK(be->get(hs, send[j], sent));
+        GS_CHECK(all ? gs_comm_allgatherv(hs, sent, hr, rb) : gs_comm_alltoallv(hs, sb, hr, rb));
         if (roff[R]) GS_CHECK(be->put(recv[j], hr, roff[R]));
     }
 done:
@@ -514,6 +520,26 @@ done:
     gs_free(roff);
     gs_free(hs);
     gs_free(hr);
+    return st;
+}
+
+gs_status gs_dist_alltoallv_at(gs_loc loc, int k, const void *const *send, const size_t *sb,
+                               void *const *recv, const size_t *rb)
+{
+    return exchange_at(loc, k, send, sb, recv, rb, 0);
+}
+
+gs_status gs_dist_allgatherv_at(gs_loc loc, int k, const void *const *send, size_t bytes,
+                                void *const *recv, const size_t *rb)
+{
+    gs_status st = GS_OK;
+    size_t *sb = NULL;
+    const int R = gs_comm_size();
+    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *sb, "rank to rank", (void **)&sb));
+    for (int r = 0; r < R; r++) sb[r] = bytes;
+    GS_CHECK(exchange_at(loc, k, send, sb, recv, rb, 1));
+done:
+    gs_free(sb);
     return st;
 }
 

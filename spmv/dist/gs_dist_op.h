@@ -153,6 +153,11 @@ double gs_dist_peers_seconds(void);
 gs_status gs_dist_alltoallv_at(gs_loc loc, int k, const void *const *send, const size_t *sb,
                                void *const *recv, const size_t *rb);
 
+/* The same for an allgather: k arrays send[j] of `bytes` each from this rank to every rank, into
+ * recv[j] (rb[r] bytes from rank r at the prefix of rb[0..r)). Collective. */
+gs_status gs_dist_allgatherv_at(gs_loc loc, int k, const void *const *send, size_t bytes,
+                                void *const *recv, const size_t *rb);
+
 /* xh = the halo values of x (own columns), from the neighbours, both at D's location (x:
  * D->cols values, xh: D->nhalo): through D's CUDA IPC exchange where it has one (as its
  * products), else staged through MPI; collective */

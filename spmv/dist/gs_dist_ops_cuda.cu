@@ -110,29 +110,14 @@ static __global__ void split_fill_kernel(int32_t rows, int64_t nnz, const int32_
     for (int64_t b0 = (int64_t)blockIdx.x * per_block; b0 < nnz;
          b0 += (int64_t)gridDim.x * per_block) {
         const int64_t b1 = b0 + per_block < nnz ? b0 + per_block : nnz;
-        if (threadIdx.x < 2) { /* the row of entry b0 (thread 0) and of entry b1 - 1 (1) */
-            const int64_t q = threadIdx.x == 0 ? b0 : b1 - 1;
-            int32_t lo = 0, hi = rows - 1; /* the last row r with rp[r] <= q */
-            while (lo < hi) {
-                const int32_t mid = lo + (hi - lo + 1) / 2;
-                if (rp[mid] <= q)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            span[threadIdx.x] = lo;
+        if (threadIdx.x < 32) { /* the rows of entries b0 and b1 - 1, by warp 0 */
+            const int32_t r0 = gs_warp_row_of(rp, rows, b0), r1 = gs_warp_row_of(rp, rows, b1 - 1);
+            if (threadIdx.x == 0) span[0] = r0, span[1] = r1;
         }
         __syncthreads();
         const int32_t r0 = span[0], r1 = span[1];
         for (int64_t q = b0 + threadIdx.x; q < b1; q += blockDim.x) {
-            int32_t lo = r0, hi = r1;
-            while (lo < hi) {
-                const int32_t mid = lo + (hi - lo + 1) / 2;
-                if (__ldg(rp + mid) <= q)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
+            const int32_t lo = gs_last_le(r0, r1, q, [rp](int32_t i) { return __ldg(rp + i); });
             const int32_t p = (int32_t)(q - __ldg(rp + lo)), d0 = __ldg(drp + lo),
                           dl = __ldg(drp + lo + 1) - d0, c = ci[q];
             const double x = v[q];

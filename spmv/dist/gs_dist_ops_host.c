@@ -29,6 +29,12 @@ static int32_t split_point(const gs_csr *C, int32_t i, int32_t ncols)
 
 /* diag = C's columns < ncols, offd = the others shifted by -ncols in the rows that hold any
  * (NULL when nhalo == 0), orow those rows */
+/* row i of C holds halo entries: more entries than its own len[i] */
+static inline int has_halo(const gs_csr *C, const int32_t *len, int32_t i)
+{
+    return C->rowptr[i + 1] - C->rowptr[i] > len[i];
+}
+
 static gs_status host_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
                             gs_csr **offd, int32_t *nor, int32_t **orow)
 {
@@ -48,7 +54,7 @@ static gs_status host_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_cs
     int64_t dnnz = 0;
     for (int32_t i = 0; i < rows; i++) {
         dnnz += len[i];
-        no += C->rowptr[i + 1] - C->rowptr[i] > len[i];
+        no += has_halo(C, len, i);
     }
     const int64_t onnz = C->nnz - dnnz;
     if (nhalo == 0 && onnz > 0)
@@ -60,7 +66,7 @@ static gs_status host_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_cs
         GS_CHECK(gs_csr_create(no, nhalo, onnz, &O));
         GS_CHECK(gs_alloc_array((size_t)no + 1, sizeof *ix, "split rows", (void **)&ix));
         for (int32_t i = 0, k = 0; i < rows; i++)
-            if (C->rowptr[i + 1] - C->rowptr[i] > len[i])
+            if (has_halo(C, len, i))
                 ix[k] = i, O->rowptr[k++] = C->rowptr[i] - D->rowptr[i];
         O->rowptr[no] = (int32_t)onnz;
     }

@@ -124,15 +124,7 @@ row_sum(int64_t k0, int64_t end, int step, const int32_t *__restrict__ colind,
  * ascending, first[0] = 0; indexed in the parameter space, no local copy) */
 static __device__ __forceinline__ int find_run(const run_table &t)
 {
-    int lo = 0, hi = t.n - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) >> 1;
-        if ((int32_t)blockIdx.x >= t.first[mid])
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+    return gs_last_le(0, t.n - 1, (int32_t)blockIdx.x, [&t](int i) { return t.first[i]; });
 }
 
 /* G1 without dynamic parallelism: block b sums chunk c = map[b].y (entries [c chunk, (c + 1)
@@ -228,14 +220,7 @@ static __global__ void __launch_bounds__(LANE_THREADS, MINB)
     const bool ok = q < t.end[r];
     int64_t b = 0, e = 0;
     if (ok && lt.n > 0 && l <= LEN_LANES) { /* the row's length: the last i, lt.q[i] <= q */
-        int lo = 0, hi = lt.n - 1;
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) >> 1;
-            if (q >= lt.q[mid])
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
+        const int lo = gs_last_le(0, lt.n - 1, q, [&lt](int i) { return lt.q[i]; });
         b = lt.e[lo] + (q - lt.q[lo]) * lt.len[lo];
         e = b + lt.len[lo];
     } else if (ok) {
