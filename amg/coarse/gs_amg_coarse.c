@@ -88,33 +88,43 @@ gs_status gs_amg_dense_inverse(const gs_csr *A, double *inv, int *rank)
                 for (int32_t j = c + 1; j < n; j++) M[(size_t)r * n + j] -= f * M[(size_t)c * n + j];
         }
     }
-    /* inverse column by column: solve L U x = P e_j */
-    for (int32_t j = 0; j < n; j++) {
-        double *col = inv + (size_t)j * n; /* column j stored as row j (transposed below) */
-        for (int32_t i = 0; i < n; i++) col[i] = i == j ? 1.0 : 0.0;
-        for (int32_t c = 0; c < n; c++) { /* apply the row swaps in order */
-            double t = col[c];
-            col[c] = col[piv[c]];
-            col[piv[c]] = t;
-        }
-        for (int32_t i = 0; i < n; i++) /* L y = b (unit lower) */
-            for (int32_t c = 0; c < i; c++) col[i] -= M[(size_t)i * n + c] * col[c];
-        for (int32_t i = n - 1; i >= 0; i--) { /* U x = y; zero pivots give 0 */
-            double u = M[(size_t)i * n + i];
-            if (u == 0.0) {
-                col[i] = 0.0;
-                continue;
+    /* the inverse X (row-major) from L U X = P I, all columns at once: the row swaps applied
+     * to I's rows, then each row of X updated by whole earlier (later) rows, so the inner loops
+     * run along contiguous rows (each X[i][j] sees the same updates in the same order as a
+     * column-by-column solve) */
+    memset(inv, 0, (size_t)n * n * sizeof *inv);
+    for (int32_t i = 0; i < n; i++) inv[(size_t)i * n + i] = 1.0;
+    for (int32_t c = 0; c < n; c++)
+        if (piv[c] != c)
+            for (int32_t j = 0; j < n; j++) {
+                double t = inv[(size_t)c * n + j];
+                inv[(size_t)c * n + j] = inv[(size_t)piv[c] * n + j];
+                inv[(size_t)piv[c] * n + j] = t;
             }
-            for (int32_t c = i + 1; c < n; c++) col[i] -= M[(size_t)i * n + c] * col[c];
-            col[i] /= u;
+    for (int32_t i = 0; i < n; i++) { /* L Y = P I (unit lower) */
+        double *xi = inv + (size_t)i * n;
+        for (int32_t c = 0; c < i; c++) {
+            const double f = M[(size_t)i * n + c];
+            const double *xc = inv + (size_t)c * n;
+            if (f != 0.0)
+                for (int32_t j = 0; j < n; j++) xi[j] -= f * xc[j];
         }
     }
-    for (int32_t i = 0; i < n; i++) /* transpose into row-major */
-        for (int32_t j = i + 1; j < n; j++) {
-            double t = inv[(size_t)i * n + j];
-            inv[(size_t)i * n + j] = inv[(size_t)j * n + i];
-            inv[(size_t)j * n + i] = t;
+    for (int32_t i = n - 1; i >= 0; i--) { /* U X = Y; zero pivots give zero rows */
+        double *xi = inv + (size_t)i * n;
+        const double u = M[(size_t)i * n + i];
+        if (u == 0.0) {
+            memset(xi, 0, (size_t)n * sizeof *xi);
+            continue;
         }
+        for (int32_t c = i + 1; c < n; c++) {
+            const double f = M[(size_t)i * n + c];
+            const double *xc = inv + (size_t)c * n;
+            if (f != 0.0)
+                for (int32_t j = 0; j < n; j++) xi[j] -= f * xc[j];
+        }
+        for (int32_t j = 0; j < n; j++) xi[j] /= u;
+    }
     *rank = rk;
 done:
     gs_free(M);
