@@ -135,7 +135,9 @@ gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y);
 /* Every other rank's device mapped into this rank's once, when the ranks start, where the
  * halos go through CUDA IPC (see gs_dist_op_use_ipc; GSOLVE_IPC_CONNECT=0: not): the first
  * mapping between two GPUs costs about 8 ms (25 ms for 4 ranks on 4 x H200), which the first
- * operator's set-up paid inside the setup before. A failure leaves everything as without it.
+ * operator's set-up paid inside the setup before. The first chunk of the operators' IPC arena
+ * (their halo buffers, see gs_dist_op.c) and the first receive window of gs_dist_alltoallv_at
+ * are made and mapped here too. A failure leaves everything as without it.
  * Collective; gs_dist_peers_seconds says how long it took (0: not made).
  * gs_dist_peers_release (collective, every rank in step) undoes it and frees the receive
  * windows gs_dist_alltoallv_at keeps. */
