@@ -616,6 +616,34 @@ static int csr_same(const gs_csr *X, const gs_csr *Y)
            (!X->val || memcmp(X->val, Y->val, (size_t)X->nnz * sizeof *X->val) == 0);
 }
 
+/* The device's strength graph of A (dA on the device) against the host's, to the bit: b
+ * unknowns a node (block norms when b > 1), either measure */
+static void check_strength(const gs_csr *A, const gs_csr *dA, double theta, int b, int measure,
+                           const char *name)
+{
+    const gs_amg_ops *dev = (const gs_amg_ops *)gs_backend_module(GS_LOC_DEVICE, GS_MODULE_AMG);
+    const gs_amg_ops *host = (const gs_amg_ops *)gs_backend_module(GS_LOC_HOST, GS_MODULE_AMG);
+    gs_csr *Sh = NULL, *Sd = NULL; /* patterns only */
+    CHECK_OK(host->strength(A, theta, b, measure, &Sh));
+    CHECK_OK(dev->strength(dA, theta, b, measure, &Sd));
+    int same = Sh && Sd && Sh->rows == Sd->rows && Sh->nnz == Sd->nnz;
+    if (same) {
+        int32_t *rp = malloc(((size_t)Sd->rows + 1) * sizeof *rp);
+        int32_t *ci = malloc(((size_t)Sd->nnz + 1) * sizeof *ci);
+        const gs_backend_ops *be = gs_backend_get(GS_LOC_DEVICE);
+        CHECK_OK(be->get(rp, Sd->rowptr, ((size_t)Sd->rows + 1) * sizeof *rp));
+        if (Sd->nnz > 0) CHECK_OK(be->get(ci, Sd->colind, (size_t)Sd->nnz * sizeof *ci));
+        same = memcmp(rp, Sh->rowptr, ((size_t)Sd->rows + 1) * sizeof *rp) == 0 &&
+               memcmp(ci, Sh->colind, (size_t)Sd->nnz * sizeof *ci) == 0;
+        free(rp), free(ci);
+    }
+    CHECK_MSG(same, "%s, %d a node, %s theta %g: the device's strength graph (%d entries) "
+              "differs from the host's (%d)", name, b,
+              measure == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", theta, Sd ? Sd->nnz : -1,
+              Sh ? Sh->nnz : -1);
+    gs_csr_destroy(&Sh), gs_csr_destroy(&Sd);
+}
+
 /* The device's filtered matrix and rowmax strength graph against the host's, to the bit, on A
  * (its rows spread over groups of lanes by their mean length: 9 entries and A^3's 49 take
  * different group sizes), with and without a near-nullspace w */
@@ -645,23 +673,7 @@ static void test_gpu_filter_of(const gs_csr *A, const char *name)
                           withw ? " (w)" : "", Fdh->nnz, Fh->nnz);
             gs_csr_destroy(&Fh), gs_csr_destroy(&Fd), gs_csr_destroy(&Fdh);
         }
-        gs_csr *Sh = NULL, *Sd = NULL; /* patterns only */
-        CHECK_OK(host->strength(A, thetas[t], 1, GS_STRENGTH_ROWMAX, &Sh));
-        CHECK_OK(dev->strength(dA, thetas[t], 1, GS_STRENGTH_ROWMAX, &Sd));
-        int same = Sh && Sd && Sh->rows == Sd->rows && Sh->nnz == Sd->nnz;
-        if (same) {
-            int32_t *rp = malloc(((size_t)Sd->rows + 1) * sizeof *rp);
-            int32_t *ci = malloc(((size_t)Sd->nnz + 1) * sizeof *ci);
-            const gs_backend_ops *be = gs_backend_get(GS_LOC_DEVICE);
-            CHECK_OK(be->get(rp, Sd->rowptr, ((size_t)Sd->rows + 1) * sizeof *rp));
-            if (Sd->nnz > 0) CHECK_OK(be->get(ci, Sd->colind, (size_t)Sd->nnz * sizeof *ci));
-            same = memcmp(rp, Sh->rowptr, ((size_t)Sd->rows + 1) * sizeof *rp) == 0 &&
-                   memcmp(ci, Sh->colind, (size_t)Sd->nnz * sizeof *ci) == 0;
-            free(rp), free(ci);
-        }
-        CHECK_MSG(same, "%s theta %g: the device's strength graph (%d entries) differs from the "
-                  "host's (%d)", name, thetas[t], Sd ? Sd->nnz : -1, Sh ? Sh->nnz : -1);
-        gs_csr_destroy(&Sh), gs_csr_destroy(&Sd);
+        check_strength(A, dA, thetas[t], 1, GS_STRENGTH_ROWMAX, name);
     }
     if (dw) gs_backend_get(GS_LOC_DEVICE)->free(dw);
     free(w);
@@ -676,6 +688,30 @@ static void test_gpu_filter(void)
     test_gpu_filter_of(A, "rotated 9-point 60^2");
     if (A3) test_gpu_filter_of(A3, "rotated 9-point 60^2, cubed");
     gs_csr_destroy(&A), gs_csr_destroy(&A2), gs_csr_destroy(&A3);
+}
+
+/* Block strength (a warp a node on the device) against the host's: 3D elasticity with its 3
+ * unknowns a node; the same rows taken 6 at a time (two nodes' rows of different patterns in
+ * one block row, as a coarse level's 6 rigid-body modes make blocks of 6); and A^3 with 2 a
+ * node, whose rows reach up to 343 x 3 columns, more strong blocks than the warp's buffer holds
+ * at theta 0 (its one-thread fallback) */
+static void test_gpu_block_strength(void)
+{
+    gs_csr *A = generate("elasticity", 8, 27, 1), *A2 = NULL, *A3 = NULL, *dA = NULL, *dA3 = NULL;
+    CHECK_OK(gs_spgemm(A, A, GS_SPGEMM_HOST, &A2));
+    if (A2) CHECK_OK(gs_spgemm(A2, A, GS_SPGEMM_HOST, &A3));
+    CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+    if (A3) CHECK_OK(gs_csr_upload(A3, GS_LOC_DEVICE, &dA3));
+    const double thetas[] = {0.0, 0.1, 0.25, 0.5};
+    for (int t = 0; t < 4 && dA && dA3; t++)
+        for (int m = 0; m < 2; m++) {
+            const int measure = m ? GS_STRENGTH_ROWMAX : GS_STRENGTH_SYMMETRIC;
+            check_strength(A, dA, thetas[t], 3, measure, "elasticity 3D 8^3");
+            check_strength(A, dA, thetas[t], 6, measure, "elasticity 3D 8^3");
+            check_strength(A3, dA3, thetas[t], 2, measure, "elasticity 3D 8^3, cubed");
+        }
+    gs_csr_destroy(&A), gs_csr_destroy(&A2), gs_csr_destroy(&A3);
+    gs_csr_destroy(&dA), gs_csr_destroy(&dA3);
 }
 
 /* 3D 7-point -div(k grad u), k = 1 or 1e3 on a checkerboard of 8^3 blocks: at theta = 0.25
@@ -763,6 +799,7 @@ int main(int argc, char **argv)
             return 77;
         }
         test_gpu_filter();
+        test_gpu_block_strength();
         test_gpu_parity("poisson", 40, 7, 1);
         test_gpu_parity("poisson", 24, 27, 1);
         test_gpu_parity("anisotropic", 60, 5, 1);
