@@ -244,10 +244,11 @@ static __global__ void __launch_bounds__(32 * BS_WARPS)
         } else if (c <= BS_CAP) {
             __syncwarp();
             const int32_t o = srp[i];
-            for (int32_t t = lane; t < c; t += 32) { /* the blocks are distinct: a rank each */
+            for (int32_t t = lane; t < c; t += 32) { /* a rank each (ties by place: a row
+                                                      * given unsorted leaves no slot unset) */
                 const int32_t J = buf[w][t];
                 int32_t k = 0;
-                for (int32_t u = 0; u < c; u++) k += buf[w][u] < J;
+                for (int32_t u = 0; u < c; u++) k += buf[w][u] < J || (buf[w][u] == J && u < t);
                 sci[o + k] = J;
             }
         } else if (lane == 0) {

@@ -116,8 +116,10 @@ typedef struct gs_dist_ops {
      * offsets from 0; map NULL or rows values); all at the table's location */
     gs_status (*row_index)(int32_t rows, const int64_t *rowptr, const int32_t *map, int32_t *ri);
     /* *C = rows x cols CSR at the table's location from rows given back to back: row i's
-     * len[i] entries in order (not sorted here), their columns gcol (int64, each below cols)
-     * and values val (total entries n). GS_ERR_UNSUPPORTED when n reaches 2^31. */
+     * len[i] entries, their columns gcol (int64, each below cols) and values val (total
+     * entries n), each row sorted here by column (stably; the gathered level's rows come as
+     * own columns, then halo: unsorted in global numbers, which the block strength's merge
+     * needs sorted). GS_ERR_UNSUPPORTED when n reaches 2^31. */
     gs_status (*csr_from_rows)(int32_t rows, int32_t cols, const int32_t *len, int64_t n,
                                const int64_t *gcol, const double *val, gs_csr **C);
     /* rows of one entry at most as first_entry gives them: row i holds global column g[i] and

@@ -11,6 +11,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <cuda/std/functional>
 
@@ -948,13 +949,16 @@ static __global__ void narrow_kernel(int64_t n, const int64_t *g, int32_t *c)
     FOR_EACH(q, n) c[q] = (int32_t)g[q];
 }
 
-/* the rows' pointers from their lengths (a scan), the columns narrowed, the values copied */
+/* the rows' pointers from their lengths (a scan), the columns narrowed and each row sorted by
+ * column with its values (a segmented radix sort) */
 static gs_status cuda_csr_from_rows(int32_t rows, int32_t cols, const int32_t *len, int64_t n,
                                     const int64_t *gcol, const double *val, gs_csr **C)
 {
     gs_status st = GS_OK;
-    int32_t *rp = NULL, *ci = NULL, total = 0;
+    int32_t *rp = NULL, *ci = NULL, *c0 = NULL, total = 0;
     double *v = NULL;
+    void *tmp = NULL;
+    size_t bytes = 0;
     *C = NULL;
     if (n > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "rows of %lld entries (below 2^31)", (long long)n);
@@ -969,13 +973,23 @@ static gs_status cuda_csr_from_rows(int32_t rows, int32_t cols, const int32_t *l
     if (total != n)
         GS_FAIL(GS_ERR_INTERNAL, "rows of %lld entries given %lld", (long long)total, (long long)n);
     if (n > 0) {
-        LAUNCH(narrow_kernel, n, n, gcol, ci);
-        GS_CUDA_CALL(cudaMemcpyAsync(v, val, (size_t)n * sizeof *v, cudaMemcpyDeviceToDevice,
-                                     gs_cuda_g.stream));
+        int bits = 1;
+        while (bits < 31 && ((int64_t)1 << bits) < (int64_t)cols) bits++;
+        GS_CHECK(gs_cuda_alloc((size_t)n * sizeof *c0, "rows' columns", (void **)&c0));
+        LAUNCH(narrow_kernel, n, n, gcol, c0);
+        GS_CUDA_CALL(cub::DeviceSegmentedRadixSort::SortPairs(NULL, bytes, c0, ci, val, v, (int)n,
+                                                              rows, rp, rp + 1, 0, bits,
+                                                              gs_cuda_g.stream));
+        GS_CHECK(gs_cuda_alloc(bytes + 1, "row sort scratch", &tmp));
+        GS_CUDA_CALL(cub::DeviceSegmentedRadixSort::SortPairs(tmp, bytes, c0, ci, val, v, (int)n,
+                                                              rows, rp, rp + 1, 0, bits,
+                                                              gs_cuda_g.stream));
     }
     st = gs_cuda_csr_adopt(rows, cols, (int32_t)n, rp, ci, v, C);
     rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
 done:
+    gs_cuda_free(c0);
+    gs_cuda_free(tmp);
     free_csr_arrays(rp, ci, v);
     return st;
 }

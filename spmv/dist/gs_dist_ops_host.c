@@ -455,8 +455,21 @@ static gs_status host_csr_from_rows(int32_t rows, int32_t cols, const int32_t *l
     if (A->rowptr[rows] != n)
         GS_FAIL(GS_ERR_INTERNAL, "rows of %lld entries given %lld", (long long)A->rowptr[rows],
                 (long long)n);
-#pragma omp parallel for schedule(static) if (n > OMP_MIN)
-    for (int64_t q = 0; q < n; q++) A->colind[q] = (int32_t)gcol[q], A->val[q] = val[q];
+#pragma omp parallel for schedule(static) if (rows > OMP_MIN)
+    for (int32_t i = 0; i < rows; i++) { /* each row sorted by column (insertion: the rows come
+                                          * as a few sorted runs) */
+        const int64_t q0 = A->rowptr[i], q1 = A->rowptr[i + 1];
+        for (int64_t q = q0; q < q1; q++) {
+            const int32_t c = (int32_t)gcol[q];
+            const double x = val[q];
+            int64_t p = q;
+            for (; p > q0 && A->colind[p - 1] > c; p--) {
+                A->colind[p] = A->colind[p - 1];
+                A->val[p] = A->val[p - 1];
+            }
+            A->colind[p] = c, A->val[p] = x;
+        }
+    }
     *C = A, A = NULL;
 done:
     gs_csr_destroy(&A);

@@ -596,19 +596,28 @@ static void check_offd_add(int64_t m, int32_t n, int32_t nh, int per_row)
 }
 
 /* csr_from_rows: a random matrix's rows given back to back (lengths, int64 columns, values)
- * make the same matrix */
-static void check_csr_from_rows(int32_t rows, int32_t cols, int per_row)
+ * make the same matrix; with rot, each row's entries given rotated by a third of its length
+ * (two sorted runs, as a gathered level's own and halo columns come), and sorted back */
+static void check_csr_from_rows(int32_t rows, int32_t cols, int per_row, int rot)
 {
     char what[96];
-    snprintf(what, sizeof what, "csr_from_rows %d x %d (%d a row)", rows, cols, per_row);
+    snprintf(what, sizeof what, "csr_from_rows %d x %d (%d a row%s)", rows, cols, per_row,
+             rot ? ", rotated" : "");
     gs_csr *A = random_csr(rows, cols, per_row), *C = NULL;
     int32_t *len = malloc((size_t)rows * 4 + 4);
     int64_t *g = malloc((size_t)A->nnz * 8 + 8);
-    for (int32_t i = 0; i < rows; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
-    for (int32_t q = 0; q < A->nnz; q++) g[q] = A->colind[q];
+    double *x = malloc((size_t)A->nnz * 8 + 8);
+    for (int32_t i = 0; i < rows; i++) {
+        const int32_t q0 = A->rowptr[i], k = A->rowptr[i + 1] - q0, sh = rot ? k / 3 : 0;
+        len[i] = k;
+        for (int32_t t = 0; t < k; t++) {
+            g[q0 + t] = A->colind[q0 + (t + sh) % k];
+            x[q0 + t] = A->val[q0 + (t + sh) % k];
+        }
+    }
     int32_t *dlen = put(len, (size_t)rows * 4);
     int64_t *dg = put(g, (size_t)A->nnz * 8);
-    double *dv = put(A->val, (size_t)A->nnz * 8);
+    double *dv = put(x, (size_t)A->nnz * 8);
     CHECK_OK(OPS->csr_from_rows(rows, cols, dlen, A->nnz, dg, dv, &C));
     compare(C, A, what);
     gs_csr_destroy(&C);
@@ -616,7 +625,7 @@ static void check_csr_from_rows(int32_t rows, int32_t cols, int per_row)
                GS_ERR_INTERNAL, "given");
     CHECK(C == NULL);
     drop(dlen), drop(dg), drop(dv);
-    free(len), free(g);
+    free(len), free(g), free(x);
     gs_csr_destroy(&A);
 }
 
@@ -968,9 +977,11 @@ int main(int argc, char **argv)
     check_offd_add_sg(5000, 2000, 400, 40, 1);
     check_offd_add_sg(300000, 200000, 9000, 6, 1); /* many blocks: the last one signals */
     check_offd_add_sg(10, 0, 5, 2, 1);             /* no rows: still waits and signals */
-    check_csr_from_rows(300, 200, 4);
-    check_csr_from_rows(2000, 50000, 40);
-    check_csr_from_rows(0, 10, 3);
+    check_csr_from_rows(300, 200, 4, 0);
+    check_csr_from_rows(2000, 50000, 40, 0);
+    check_csr_from_rows(0, 10, 3, 0);
+    check_csr_from_rows(300, 200, 4, 1);
+    check_csr_from_rows(2000, 50000, 40, 1);
     check_gather_count(1000, 300);
     check_gather_count(10, 0); /* nothing to gather: the count alone */
     check_gather_count(300000, 200000);
