@@ -162,14 +162,7 @@ static __device__ void block_strength_node(int64_t i, int b, const int32_t *rp, 
 static __device__ __forceinline__ int32_t first_col(const int32_t *ci, int32_t lo, int32_t hi,
                                                     int32_t col)
 {
-    while (lo < hi) {
-        const int32_t mid = lo + (hi - lo) / 2;
-        if (ci[mid] < col)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return gs_first_ge(lo, hi, col, [ci](int32_t i) { return ci[i]; });
 }
 
 /* A warp a node (a thread a node left the coarse levels' few nodes to a few blocks, and its

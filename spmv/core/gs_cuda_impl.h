@@ -238,6 +238,21 @@ static __device__ __forceinline__ I gs_last_le(I lo, I hi, Q q, Key key)
     return lo;
 }
 
+/* The first i in [lo, hi) whose key is not below q (hi when none), over keys ascending in i (a
+ * lower bound: where q is or would go in a sorted row or list), by one thread; key(i) as above. */
+template <typename I, typename Q, class Key>
+static __device__ __forceinline__ I gs_first_ge(I lo, I hi, Q q, Key key)
+{
+    while (lo < hi) {
+        const I mid = lo + (hi - lo) / 2;
+        if (key(mid) < q)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The row holding entry e (the largest r < rows with rowptr[r] <= e; 0 <= e < nnz), found by the
  * whole warp (every lane takes part and gets it): each step the 32 lanes probe 32 evenly spread
  * rows of the interval left, one load each, and keep the gap between the last probe at or below

@@ -579,17 +579,9 @@ struct outside_range {
 };
 
 /* the first place in sorted h[0..n) whose value is not below g */
-static __device__ int64_t lower_bound_i64(const int64_t *h, int64_t n, int64_t g)
+static __device__ __forceinline__ int64_t lower_bound_i64(const int64_t *h, int64_t n, int64_t g)
 {
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (h[mid] < g)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return gs_first_ge((int64_t)0, n, g, [h](int64_t i) { return h[i]; });
 }
 
 /* row i of the compact form: rp[i] = grp[i]; its own entries (g - col0), then its others
@@ -805,15 +797,7 @@ static __global__ void coo_rowptr_kernel(int32_t rows, const uint64_t *key, int3
     FOR_EACH(i, (int64_t)rows + 1)
     {
         const uint64_t first = (uint64_t)i << cbits;
-        int32_t lo = 0, hi = nnz;
-        while (lo < hi) {
-            const int32_t mid = lo + (hi - lo) / 2;
-            if (key[mid] < first)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        rp[i] = lo;
+        rp[i] = gs_first_ge((int32_t)0, nnz, first, [key](int32_t q) { return key[q]; });
     }
 }
 

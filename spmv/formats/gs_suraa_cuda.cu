@@ -559,14 +559,9 @@ static __global__ void plan_kernel(int32_t m, int64_t hi, int64_t lo, double cbr
         for (int32_t q = threadIdx.x; q <= g1; q += blockDim.x) out->g1_rp[q] = srp[q];
     if (l3 <= LEN_TABLE) /* G3's rows by length: a[l] the first of [g2, m) with len <= l */
         for (int l = threadIdx.x; l <= l3; l += blockDim.x) {
-            int64_t lo = g2, hi = m; /* len descends over [g2, m) */
-            while (lo < hi) {
-                const int64_t mid = (lo + hi) >> 1;
-                if (len[mid] <= l)
-                    hi = mid;
-                else
-                    lo = mid + 1;
-            }
+            /* len descends over [g2, m): -len ascends, and len <= l where -len >= -l */
+            const int64_t lo = gs_first_ge((int64_t)g2, (int64_t)m, -(int64_t)l,
+                                           [len](int64_t i) { return -(int64_t)len[i]; });
             out->g3_a[l] = (int32_t)lo, out->g3_e[l] = srp[lo];
         }
     __syncthreads();
