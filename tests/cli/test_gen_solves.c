@@ -1,8 +1,8 @@
 /* test_gen_solves CONFIG_DIR: AMG-PCG on the host over the AMG problem classes' configs
  * (configs/jumps.cfg, rotated.cfg, elasticity2d.cfg, elasticity3d.cfg, as they are) and over
  * jumps 24^3 with cubes of 4^3 points: converged, the true residual ||b - Ax||/||b|| recomputed
- * here within rtol 1e-8 and equal to the reported one, an iteration range, and the block size and
- * near-nullspace the generator handed to the AMG. */
+ * here within rtol 1e-8 and equal to the reported one, an iteration range, the block size and
+ * near-nullspace the generator handed to the AMG, and the device pool estimate for them. */
 #include "gs_test_solve.h"
 
 typedef struct solve_case {
@@ -45,6 +45,16 @@ static void run(const char *dir, const solve_case *sc)
                   (p->nullspace != NULL) == (sc->nullspace_k > 0),
               "%s: block size %d, near-nullspace %d vectors", p->matrix, p->block_size,
               p->nullspace_k);
+    { /* the device pool grown ahead: 5.5x the CSR bytes, 11x with 3 near-nullspace vectors,
+       * 34x with 6; 8.3 / 5.5 times that with several ranks */
+        const double csr = 12.0 * (double)p->A->nnz + 4.0 * ((double)p->A->rows + 1);
+        const double f = sc->nullspace_k == 6 ? 34.0 : sc->nullspace_k == 3 ? 11.0 : 5.5;
+        const double e1 = (double)gs_driver_pool_estimate(&c, p->A->rows, p->A->nnz, 1);
+        const double e2 = (double)gs_driver_pool_estimate(&c, p->A->rows, p->A->nnz, 2);
+        CHECK_MSG(fabs(e1 - f * csr) <= 1.0 && fabs(e2 - f * 8.3 / 5.5 * csr) <= 1.0,
+                  "%s: pool estimates %.0f and %.0f bytes for %.0f CSR bytes (%d vectors)",
+                  p->matrix, e1, e2, csr, sc->nullspace_k);
+    }
     CHECK_OK(gs_driver_solve(&c, p, &r, stdout));
     if (r.x) {
         double rel = test_true_residual(p->A, p->b, r.x);
