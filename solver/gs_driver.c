@@ -633,8 +633,8 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
                 r->comm_solve_s, r->solve_s > 0 ? 100.0 * r->comm_solve_s / r->solve_s : 0.0,
                 run->comm_desc[0] ? "; halos: " : "", run->comm_desc);
         if (gs_dist_peers_seconds() > 0)
-            fprintf(out, "          the GPUs mapped into each other's address space, their exchange "
-                    "buffers made, at the start (%.2f ms, before the setup's clock)\n",
+            fprintf(out, "          the GPUs mapped into each other's address space, their "
+                    "exchange buffers made, at the start (%.2f ms, before the setup's clock)\n",
                     1e3 * gs_dist_peers_seconds());
     }
     if (run->format_desc[0] || run->convert_s > 0)

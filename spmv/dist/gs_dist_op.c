@@ -119,11 +119,13 @@ static gs_status arena_map_peer(const gs_backend_ops *be, int r, const unsigned 
                                 void **base)
 {
     gs_status st = GS_OK, lst = GS_OK;
-    for (int i = 0; i < g_arena.nmap; i++)
-        if (g_arena.map[i].r == r && memcmp(g_arena.map[i].handle, handle, GS_IPC_HANDLE_BYTES) == 0) {
-            *base = g_arena.map[i].base;
+    for (int i = 0; i < g_arena.nmap; i++) {
+        const arena_map *m = &g_arena.map[i];
+        if (m->r == r && memcmp(m->handle, handle, GS_IPC_HANDLE_BYTES) == 0) {
+            *base = m->base;
             return GS_OK;
         }
+    }
     if (g_arena.nmap == g_arena.cap) {
         const int cap = g_arena.cap ? 2 * g_arena.cap : 16;
         arena_map *m = gs_realloc(g_arena.map, (size_t)cap * sizeof *m);
