@@ -358,6 +358,104 @@ done:
     return st;
 }
 
+/* ---- rank to rank for arrays at a location: the receive windows */
+
+/* what a rank tells a rank that sends to it: its receive window, the bytes of each of the
+ * window's k regions (this rank's receive total) and where that sender's block starts in each */
+typedef struct a2a_card {
+    unsigned char handle[GS_IPC_HANDLE_BYTES];
+    int64_t region, off;
+} a2a_card;
+
+/* The receive window, kept from one exchange to the next: made (cudaMalloc, its IPC handle) the
+ * first time, grown (to twice, at least what is asked) when an exchange needs more, and mapped
+ * by each sender once per window. A grown-out window and the senders' mappings of it stay until
+ * gs_dist_peers_release: a window must not go while another rank has it mapped. (Made and
+ * mapped anew at every exchange, as before, each cost 0.5-1.5 ms: the allocation, the free,
+ * which waits for the device, and a mapping of 0.01-0.3 ms a neighbour.) */
+#define A2A_MIN_BYTES ((size_t)16 << 20)
+#define A2A_KEEP 64 /* windows and mappings kept until the release */
+static struct {
+    void *buf;
+    size_t bytes;
+    unsigned char handle[GS_IPC_HANDLE_BYTES];
+    void *old[A2A_KEEP];              /* this rank's grown-out windows */
+    int nold;
+    int nr;                           /* ranks in peer[] */
+    struct a2a_peer {                 /* a sender's mapping of rank r's current window */
+        unsigned char handle[GS_IPC_HANDLE_BYTES];
+        void *base;
+    } *peer;
+    void *stale[A2A_KEEP];            /* mappings of other ranks' grown-out windows */
+    int nstale;
+} g_win;
+
+static void a2a_release(const gs_backend_ops *be)
+{
+    if (g_win.nr == 0) return; /* no exchange through IPC ran (the same on every rank) */
+    for (int r = 0; r < g_win.nr; r++)
+        if (g_win.peer[r].base) be->ipc_close(g_win.peer[r].base);
+    for (int i = 0; i < g_win.nstale; i++) be->ipc_close(g_win.stale[i]);
+    (void)gs_comm_barrier(); /* every mapping of this rank's windows closed before they go */
+    gs_error_clear();
+    for (int i = 0; i < g_win.nold; i++) be->ipc_free(g_win.old[i]);
+    if (g_win.buf) be->ipc_free(g_win.buf);
+    gs_free(g_win.peer);
+    memset(&g_win, 0, sizeof g_win);
+}
+
+/* the senders' mappings, none yet (the first exchange, or gs_dist_peers_connect) */
+static gs_status a2a_peers(void)
+{
+    gs_status st = GS_OK;
+    const int R = gs_comm_size();
+    if (g_win.peer) return GS_OK;
+    GS_CHECK(gs_alloc_array((size_t)R, sizeof *g_win.peer, "rank to rank", (void **)&g_win.peer));
+    memset(g_win.peer, 0, (size_t)R * sizeof *g_win.peer);
+    g_win.nr = R;
+done:
+    return st;
+}
+
+/* this rank's window of at least `bytes` (a failure: lst set, nothing changed) */
+static gs_status a2a_window(const gs_backend_ops *be, size_t bytes)
+{
+    gs_status lst = GS_OK;
+    if (g_win.buf && g_win.bytes >= bytes) return GS_OK;
+    if (g_win.buf && g_win.nold == A2A_KEEP) return GS_ERR_NOMEM; /* staged from here on */
+    size_t want = g_win.bytes * 2 > bytes ? g_win.bytes * 2 : bytes;
+    if (want < A2A_MIN_BYTES) want = A2A_MIN_BYTES;
+    void *nb = NULL;
+    unsigned char h[GS_IPC_HANDLE_BYTES];
+    lst = be->ipc_alloc(want, &nb, h);
+    if (lst != GS_OK) return lst;
+    if (g_win.buf) g_win.old[g_win.nold++] = g_win.buf;
+    g_win.buf = nb;
+    g_win.bytes = want;
+    memcpy(g_win.handle, h, sizeof h);
+    return GS_OK;
+}
+
+/* rank r's window as its card names it, mapped here (once per window) */
+static gs_status a2a_map(const gs_backend_ops *be, int r, const unsigned char *handle, void **base)
+{
+    gs_status lst = GS_OK;
+    struct a2a_peer *p = &g_win.peer[r];
+    if (p->base && memcmp(p->handle, handle, GS_IPC_HANDLE_BYTES) == 0) {
+        *base = p->base;
+        return GS_OK;
+    }
+    if (p->base && g_win.nstale == A2A_KEEP) return GS_ERR_NOMEM;
+    void *b = NULL;
+    lst = be->ipc_open(handle, &b);
+    if (lst != GS_OK) return lst;
+    if (p->base) g_win.stale[g_win.nstale++] = p->base;
+    p->base = b;
+    memcpy(p->handle, handle, GS_IPC_HANDLE_BYTES);
+    *base = b;
+    return GS_OK;
+}
+
 /* ---- the peers' devices, mapped once */
 
 /* a small buffer of every other rank's, mapped here from the start to the end of the run (see
@@ -368,13 +466,6 @@ static struct {
     int n;
     double seconds;
 } g_peers;
-
-static void a2a_release(const gs_backend_ops *be);
-static gs_status a2a_peers(void);
-static gs_status a2a_window(const gs_backend_ops *be, size_t bytes);
-static const unsigned char *a2a_handle(void);
-static gs_status a2a_map(const gs_backend_ops *be, int r, const unsigned char *handle, void **base);
-#define A2A_MIN_BYTES ((size_t)16 << 20)
 
 void gs_dist_peers_release(gs_loc loc)
 {
@@ -426,7 +517,7 @@ gs_status gs_dist_peers_connect(gs_loc loc)
         if (lst == GS_OK) arena_put(p0); /* the chunk stays, empty */
     }
     if (lst == GS_OK) lst = a2a_window(be, A2A_MIN_BYTES);
-    if (lst == GS_OK) memcpy(handle + 2 * GS_IPC_HANDLE_BYTES, a2a_handle(), GS_IPC_HANDLE_BYTES);
+    if (lst == GS_OK) memcpy(handle + 2 * GS_IPC_HANDLE_BYTES, g_win.handle, GS_IPC_HANDLE_BYTES);
     for (int r = 0, q = 0; r < R; r++) {
         sb[r] = r != me ? sizeof handle : 0;
         if (r != me) memcpy(sc + (size_t)q++ * sizeof handle, handle, sizeof handle);
@@ -456,104 +547,7 @@ done:
 
 double gs_dist_peers_seconds(void) { return g_peers.buf ? g_peers.seconds : 0.0; }
 
-/* ---- rank to rank for arrays at a location */
-
-/* what a rank tells a rank that sends to it: its receive window, the bytes of each of the
- * window's k regions (this rank's receive total) and where that sender's block starts in each */
-typedef struct a2a_card {
-    unsigned char handle[GS_IPC_HANDLE_BYTES];
-    int64_t region, off;
-} a2a_card;
-
-/* The receive window, kept from one exchange to the next: made (cudaMalloc, its IPC handle) the
- * first time, grown (to twice, at least what is asked) when an exchange needs more, and mapped
- * by each sender once per window. A grown-out window and the senders' mappings of it stay until
- * gs_dist_peers_release: a window must not go while another rank has it mapped. (Made and
- * mapped anew at every exchange, as before, each cost 0.5-1.5 ms: the allocation, the free,
- * which waits for the device, and a mapping of 0.01-0.3 ms a neighbour.) */
-#define A2A_KEEP 64 /* windows and mappings kept until the release */
-static struct {
-    void *buf;
-    size_t bytes;
-    unsigned char handle[GS_IPC_HANDLE_BYTES];
-    void *old[A2A_KEEP];              /* this rank's grown-out windows */
-    int nold;
-    int nr;                           /* ranks in peer[] */
-    struct a2a_peer {                 /* a sender's mapping of rank r's current window */
-        unsigned char handle[GS_IPC_HANDLE_BYTES];
-        void *base;
-    } *peer;
-    void *stale[A2A_KEEP];            /* mappings of other ranks' grown-out windows */
-    int nstale;
-} g_win;
-
-static void a2a_release(const gs_backend_ops *be)
-{
-    if (g_win.nr == 0) return; /* no exchange through IPC ran (the same on every rank) */
-    for (int r = 0; r < g_win.nr; r++)
-        if (g_win.peer[r].base) be->ipc_close(g_win.peer[r].base);
-    for (int i = 0; i < g_win.nstale; i++) be->ipc_close(g_win.stale[i]);
-    (void)gs_comm_barrier(); /* every mapping of this rank's windows closed before they go */
-    gs_error_clear();
-    for (int i = 0; i < g_win.nold; i++) be->ipc_free(g_win.old[i]);
-    if (g_win.buf) be->ipc_free(g_win.buf);
-    gs_free(g_win.peer);
-    memset(&g_win, 0, sizeof g_win);
-}
-
-/* the senders' mappings, none yet (the first exchange, or gs_dist_peers_connect) */
-static gs_status a2a_peers(void)
-{
-    gs_status st = GS_OK;
-    const int R = gs_comm_size();
-    if (g_win.peer) return GS_OK;
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof *g_win.peer, "rank to rank", (void **)&g_win.peer));
-    memset(g_win.peer, 0, (size_t)R * sizeof *g_win.peer);
-    g_win.nr = R;
-done:
-    return st;
-}
-
-static const unsigned char *a2a_handle(void) { return g_win.handle; }
-
-/* this rank's window of at least `bytes` (a failure: lst set, nothing changed) */
-static gs_status a2a_window(const gs_backend_ops *be, size_t bytes)
-{
-    gs_status lst = GS_OK;
-    if (g_win.buf && g_win.bytes >= bytes) return GS_OK;
-    if (g_win.buf && g_win.nold == A2A_KEEP) return GS_ERR_NOMEM; /* staged from here on */
-    size_t want = g_win.bytes * 2 > bytes ? g_win.bytes * 2 : bytes;
-    if (want < A2A_MIN_BYTES) want = A2A_MIN_BYTES;
-    void *nb = NULL;
-    unsigned char h[GS_IPC_HANDLE_BYTES];
-    lst = be->ipc_alloc(want, &nb, h);
-    if (lst != GS_OK) return lst;
-    if (g_win.buf) g_win.old[g_win.nold++] = g_win.buf;
-    g_win.buf = nb;
-    g_win.bytes = want;
-    memcpy(g_win.handle, h, sizeof h);
-    return GS_OK;
-}
-
-/* rank r's window as its card names it, mapped here (once per window) */
-static gs_status a2a_map(const gs_backend_ops *be, int r, const unsigned char *handle, void **base)
-{
-    gs_status lst = GS_OK;
-    struct a2a_peer *p = &g_win.peer[r];
-    if (p->base && memcmp(p->handle, handle, GS_IPC_HANDLE_BYTES) == 0) {
-        *base = p->base;
-        return GS_OK;
-    }
-    if (p->base && g_win.nstale == A2A_KEEP) return GS_ERR_NOMEM;
-    void *b = NULL;
-    lst = be->ipc_open(handle, &b);
-    if (lst != GS_OK) return lst;
-    if (p->base) g_win.stale[g_win.nstale++] = p->base;
-    p->base = b;
-    memcpy(p->handle, handle, GS_IPC_HANDLE_BYTES);
-    *base = b;
-    return GS_OK;
-}
+/* ---- rank to rank for arrays at a location: the exchange */
 
 /* through CUDA IPC; *fell_back = 1 (on every rank) when a window could not be made or mapped
  * somewhere, nothing received */
