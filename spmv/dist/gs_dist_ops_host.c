@@ -27,14 +27,14 @@ static int32_t split_point(const gs_csr *C, int32_t i, int32_t ncols)
     return lo;
 }
 
-/* diag = C's columns < ncols, offd = the others shifted by -ncols in the rows that hold any
- * (NULL when nhalo == 0), orow those rows */
 /* row i of C holds halo entries: more entries than its own len[i] */
 static inline int has_halo(const gs_csr *C, const int32_t *len, int32_t i)
 {
     return C->rowptr[i + 1] - C->rowptr[i] > len[i];
 }
 
+/* diag = C's columns < ncols, offd = the others shifted by -ncols in the rows that hold any
+ * (NULL when nhalo == 0), orow those rows */
 static gs_status host_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
                             gs_csr **offd, int32_t *nor, int32_t **orow)
 {
