@@ -757,51 +757,46 @@ done:
 /* ---- halo signalling on the device --------------------------------------------------------- */
 typedef unsigned long long ull;
 
-static __global__ void seq_bump_kernel(ull *seq) { *seq += 1; }
-
-static __global__ void flag_wait_kernel(const ull *f, int n, const ull *seq)
+/* wait until flags[i] >= *ctr + ahead (ahead 1: this product's, k = *ctr + 1; ahead 0: the
+ * last product's) */
+static __global__ void flag_wait_kernel(const ull *f, int n, const ull *ctr, int ahead)
 {
-    const ull v = *(const volatile ull *)seq;
+    const ull v = *(const volatile ull *)ctr + (ull)ahead;
     for (int i = threadIdx.x; i < n; i += blockDim.x) gs_spin_until(f + i, v);
     __threadfence_system();
 }
 
-static __global__ void flag_signal_kernel(ull *const *addr, int n, const ull *seq)
+/* product k = *ctr + 1: k into the flags, then into *ctr (done) */
+static __global__ void flag_signal_kernel(ull *const *addr, int n, ull *ctr)
 {
-    const ull v = *(const volatile ull *)seq;
+    const ull k = *(const volatile ull *)ctr + 1;
     __threadfence_system(); /* the stream's earlier writes before the flag */
-    for (int i = threadIdx.x; i < n; i += blockDim.x) *(volatile ull *)addr[i] = v;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) *(volatile ull *)addr[i] = k;
+    __syncthreads(); /* every thread has read ctr */
+    if (threadIdx.x == 0) *(volatile ull *)ctr = k;
 }
 
-/* every block: the neighbours ready, its share of the copies, a system fence, one count; the
- * last block to count writes the done flags */
+/* every block: the neighbours ready, its share of the values (src[idx[e]], or src[e] without
+ * idx) copied, a system fence, one count; the last block to count writes the done flags and
+ * the count of products sent */
 static __global__ void halo_send_kernel(int n, double *const *dst, const int64_t *off,
-                                        const double *src, const ull *ready, ull *const *done_at,
-                                        const ull *seq, unsigned *count)
+                                        const double *src, const int32_t *idx, const ull *ready,
+                                        ull *const *done_at, ull *sent, unsigned *count)
 {
-    const ull k = gs_block_wait_flags(seq, ready, n, 1);
+    const ull k = gs_block_wait_flags(sent, ready, n, 1);
     const int64_t total = off[n];
     for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
          e += (int64_t)gridDim.x * blockDim.x) {
         const int lo = gs_last_le(0, n - 1, e, [off](int i) { return off[i]; }); /* e's block */
-        dst[lo][e - off[lo]] = src[e];
+        dst[lo][e - off[lo]] = idx ? src[idx[e]] : src[e];
     }
     __threadfence_system(); /* this block's copies seen before "done" */
-    gs_grid_signal_last(count, done_at, n, k);
-}
-
-static gs_status cuda_seq_bump(uint64_t *seq)
-{
-    gs_status st = GS_OK;
-    seq_bump_kernel<<<1, 1, 0, gs_cuda_g.stream>>>((ull *)seq);
-    GS_CUDA_CALL(cudaGetLastError());
-done:
-    return st;
+    gs_grid_signal_last(count, done_at, n, k, sent);
 }
 
 static gs_status cuda_halo_send(int n, double *const *dst, const int64_t *off, int64_t total,
-                                const double *src, const uint64_t *ready,
-                                uint64_t *const *done_at, const uint64_t *seq, unsigned *count)
+                                const double *src, const int32_t *idx, const uint64_t *ready,
+                                uint64_t *const *done_at, uint64_t *sent, unsigned *count)
 {
     gs_status st = GS_OK;
     cudaStream_t s;
@@ -813,29 +808,29 @@ static gs_status cuda_halo_send(int n, double *const *dst, const int64_t *off, i
     if (blocks > most) blocks = most;
     if (n <= 0) return GS_OK;
     GS_CHECK(peer_stream(&s));
-    halo_send_kernel<<<(unsigned)blocks, 256, 0, s>>>(n, dst, off, src, (const ull *)ready,
-                                                     (ull *const *)done_at, (const ull *)seq,
-                                                     count);
+    halo_send_kernel<<<(unsigned)blocks, 256, 0, s>>>(n, dst, off, src, idx, (const ull *)ready,
+                                                     (ull *const *)done_at, (ull *)sent, count);
     GS_CUDA_CALL(cudaGetLastError());
 done:
     return st;
 }
 
-static gs_status cuda_flag_wait(int n, const uint64_t *flags, const uint64_t *seq)
+static gs_status cuda_flag_wait(int n, const uint64_t *flags, const uint64_t *ctr, int ahead)
 {
     gs_status st = GS_OK;
     if (n <= 0) return GS_OK;
-    flag_wait_kernel<<<1, 32, 0, gs_cuda_g.stream>>>((const ull *)flags, n, (const ull *)seq);
+    flag_wait_kernel<<<1, 32, 0, gs_cuda_g.stream>>>((const ull *)flags, n, (const ull *)ctr,
+                                                     ahead);
     GS_CUDA_CALL(cudaGetLastError());
 done:
     return st;
 }
 
-static gs_status cuda_flag_signal(int n, uint64_t *const *addr, const uint64_t *seq)
+static gs_status cuda_flag_signal(int n, uint64_t *const *addr, uint64_t *ctr)
 {
     gs_status st = GS_OK;
     if (n <= 0) return GS_OK;
-    flag_signal_kernel<<<1, 32, 0, gs_cuda_g.stream>>>((ull *const *)addr, n, (const ull *)seq);
+    flag_signal_kernel<<<1, 32, 0, gs_cuda_g.stream>>>((ull *const *)addr, n, (ull *)ctr);
     GS_CUDA_CALL(cudaGetLastError());
 done:
     return st;
@@ -929,7 +924,6 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_ipc_free,        /* ipc_free */
     cuda_peer_copy,       /* peer_copy */
     cuda_peer_wait,       /* peer_wait */
-    cuda_seq_bump,        /* seq_bump */
     cuda_halo_send,       /* halo_send */
     cuda_flag_wait,       /* flag_wait */
     cuda_flag_signal,     /* flag_signal */

@@ -26,16 +26,16 @@ static __device__ void gs_spin_until(const unsigned long long *f, unsigned long 
     }
 }
 
-/* a block's start: thread 0 reads the product count k at seq and waits until each of the n
- * flags has reached k - behind, then fences (what the flags guard is read after them); every
- * thread of the block gets k */
+/* a block's start: thread 0 reads the operator's count of products done at ctr, this product
+ * is k = that + 1, and waits until each of the n flags has reached k - behind, then fences
+ * (what the flags guard is read after them); every thread of the block gets k */
 static __device__ __forceinline__ unsigned long long
-gs_block_wait_flags(const unsigned long long *seq, const unsigned long long *flags, int n,
+gs_block_wait_flags(const unsigned long long *ctr, const unsigned long long *flags, int n,
                     unsigned long long behind)
 {
     __shared__ unsigned long long k;
     if (threadIdx.x == 0) {
-        k = *(const volatile unsigned long long *)seq;
+        k = *(const volatile unsigned long long *)ctr + 1;
         for (int i = 0; i < n; i++) gs_spin_until(flags + i, k - behind);
         __threadfence_system();
     }
@@ -44,10 +44,12 @@ gs_block_wait_flags(const unsigned long long *seq, const unsigned long long *fla
 }
 
 /* a block's end, its work done (its writes fenced by the caller where others read them): the
- * last block of the grid to count resets the ticket and writes k into the n flags at[i] */
+ * last block of the grid to count resets the ticket, writes k into the n flags at[i] and then
+ * into *ctr (product k done: every block read ctr before it counted) */
 static __device__ __forceinline__ void gs_grid_signal_last(unsigned *ticket,
                                                            unsigned long long *const *at, int n,
-                                                           unsigned long long k)
+                                                           unsigned long long k,
+                                                           unsigned long long *ctr)
 {
     __shared__ bool last;
     __syncthreads();
@@ -57,6 +59,7 @@ static __device__ __forceinline__ void gs_grid_signal_last(unsigned *ticket,
         *ticket = 0;
         __threadfence_system();
         for (int i = 0; i < n; i++) *(volatile unsigned long long *)at[i] = k;
+        *(volatile unsigned long long *)ctr = k;
     }
 }
 

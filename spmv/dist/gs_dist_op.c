@@ -38,7 +38,7 @@ static int ipc_wanted(const gs_dist_op *D) { return ipc_wanted_at(D->loc); }
 static int device_signal_wanted(const gs_backend_ops *be)
 {
     const char *e = getenv("GSOLVE_MPI_IPC");
-    return be->seq_bump && be->halo_send && be->flag_wait && be->flag_signal && be->peer_fork &&
+    return be->halo_send && be->flag_wait && be->flag_signal && be->peer_fork &&
            be->peer_join && be->device_id && !(e && strcmp(e, "host") == 0);
 }
 
@@ -163,7 +163,7 @@ static void ipc_release(gs_dist_op *D)
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (D->ipc_borrowed) goto forget; /* the lender's to release */
     if (D->ipc.dev_signal) { /* the neighbours' last "ready" written here before the buffer goes */
-        if (be->flag_wait(D->nsend, D->ipc.flags + D->nrecv, D->ipc.seq) != GS_OK ||
+        if (be->flag_wait(D->nsend, D->ipc.flags + D->nrecv, D->ipc.seq + 3, 0) != GS_OK ||
             be->peer_join() != GS_OK || be->sync() != GS_OK)
             gs_error_clear();
     }
@@ -312,8 +312,8 @@ static gs_status ipc_setup(gs_dist_op *D)
     }
     D->ipc.xh = (gs_vec){D->nhalo, D->ipc.buf, D->loc};
     if (!bad[1]) { /* where this rank's kernels write the neighbours' flags; one block at loc:
-                    * done_at, ready_at, seq (3), dpeer, dsoff */
-        const size_t ns = (size_t)D->nsend + 1, nr = (size_t)D->nrecv + 1, nw = 3 * ns + nr + 3;
+                    * done_at, ready_at, seq (4), dpeer, dsoff */
+        const size_t ns = (size_t)D->nsend + 1, nr = (size_t)D->nrecv + 1, nw = 3 * ns + nr + 4;
         GS_CHECK(gs_alloc_array(nw, sizeof *blk, "halo plan", (void **)&blk));
         memset(blk, 0, nw * sizeof *blk);
         uint64_t **done_at = (uint64_t **)blk, **ready_at = (uint64_t **)(blk + ns);
@@ -325,15 +325,15 @@ static gs_status ipc_setup(gs_dist_op *D)
             const int q = rank_place(nb, nn, D->from[i]);
             ready_at[i] = (uint64_t *)((char *)D->ipc.peer_base[q] + rc[q].ready);
         }
-        memcpy(blk + ns + nr + 3, D->ipc.peer, ns * sizeof *D->ipc.peer);
-        memcpy(blk + 2 * ns + nr + 3, D->soff, ns * sizeof *D->soff);
+        memcpy(blk + ns + nr + 4, D->ipc.peer, ns * sizeof *D->ipc.peer);
+        memcpy(blk + 2 * ns + nr + 4, D->soff, ns * sizeof *D->soff);
         uint64_t *dblk = NULL;
         GS_CHECK(be->alloc(nw * sizeof *blk, "halo flags", (void **)&dblk));
         D->ipc.done_at = (uint64_t **)dblk;
         D->ipc.ready_at = (uint64_t **)(dblk + ns);
         D->ipc.seq = dblk + ns + nr;
-        D->ipc.dpeer = (double **)(dblk + ns + nr + 3);
-        D->ipc.dsoff = (int64_t *)(dblk + 2 * ns + nr + 3);
+        D->ipc.dpeer = (double **)(dblk + ns + nr + 4);
+        D->ipc.dsoff = (int64_t *)(dblk + 2 * ns + nr + 4);
         GS_CHECK(be->put(dblk, blk, nw * sizeof *blk));
         D->ipc.dev_signal = 1;
         goto done;
@@ -1115,18 +1115,18 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     *Dp = NULL;
 }
 
-/* with device signals: the product counted (unless counted already), the copies launched on
- * the copy stream (see ipc_exchange) and y = M x on the stream; nothing waited for */
-static gs_status ipc_send(const gs_dist_op *D, const double *send, int counted,
+/* with device signals: the values src[idx[e]] (src[e] without idx) copied by one kernel on the
+ * copy stream (see ipc_exchange), and y = M x on the stream; nothing waited for. The copy
+ * stream reads src until the stream joins it (ipc_finish, or after the off-diagonal product). */
+static gs_status ipc_send(const gs_dist_op *D, const double *src, const int32_t *idx,
                           const gs_spmat *M, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
-    if (!counted) GS_CHECK(be->seq_bump(D->ipc.seq));
     if (D->nsend > 0) {
         GS_CHECK(be->peer_fork());
-        GS_CHECK(be->halo_send(D->nsend, D->ipc.dpeer, D->ipc.dsoff, D->soff[D->nsend], send,
-                               D->ipc.flags + D->nrecv, D->ipc.done_at, D->ipc.seq,
+        GS_CHECK(be->halo_send(D->nsend, D->ipc.dpeer, D->ipc.dsoff, D->soff[D->nsend], src, idx,
+                               D->ipc.flags + D->nrecv, D->ipc.done_at, D->ipc.seq + 3,
                                (unsigned *)(D->ipc.seq + 1)));
     }
     if (M) GS_CHECK(gs_spmat_spmv(M, x, y));
@@ -1134,25 +1134,33 @@ done:
     return st;
 }
 
-/* the exchange through IPC: send (at loc, D->soff's blocks) copied into the neighbours' buffers
- * while y = M x runs; on return what this rank received may be read (at loc, in stream order).
- *  - Device signals: the product count (at loc) goes to k; one kernel on the copy stream waits
- *    until each neighbour it writes to has said "ready" for k - 1, copies, and writes "done" k
- *    into that neighbour's flag; the stream runs y = M x and waits until every neighbour that
- *    writes here has said "done" k. Nothing waits on the host, and a CUDA graph can record
- *    it. ipc_finish says "ready" k once the received values are used.
- *  - MPI handshakes: the stream drained first (send complete, and this rank's buffer no longer
- *    read by the last product), "ready" to the ranks that write here and from those this rank
- *    writes to, y = M x launched to run meanwhile, the copies, then "done" both ways. */
-static gs_status ipc_exchange(const gs_dist_op *D, const double *send, int counted,
+/* the exchange through IPC: the values to send (src[idx[e]], or src[e] without idx, e in
+ * D->soff's blocks; at loc) copied into the neighbours' buffers while y = M x runs; on return
+ * what this rank received may be read (at loc, in stream order).
+ *  - Device signals: this is product k of the operator (its count of products sent, at loc,
+ *    plus one); one kernel on the copy stream waits until each neighbour it writes to has said
+ *    "ready" for k - 1, gathers and copies, and writes "done" k into that neighbour's flag; the
+ *    stream runs y = M x and waits until every neighbour that writes here has said "done" k.
+ *    Nothing waits on the host, and a CUDA graph can record it. ipc_finish says "ready" k
+ *    once the received values are used.
+ *  - MPI handshakes: the values gathered into D->sdev and the stream drained (send complete,
+ *    and this rank's buffer no longer read by the last product), "ready" to the ranks that
+ *    write here and from those this rank writes to, y = M x launched to run meanwhile, the
+ *    copies, then "done" both ways. */
+static gs_status ipc_exchange(const gs_dist_op *D, const double *src, const int32_t *idx,
                               const gs_spmat *M, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
+    const double *send = src;
     if (D->ipc.dev_signal) {
-        GS_CHECK(ipc_send(D, send, counted, M, x, y));
-        GS_CHECK(be->flag_wait(D->nrecv, D->ipc.flags, D->ipc.seq));
+        GS_CHECK(ipc_send(D, src, idx, M, x, y));
+        GS_CHECK(be->flag_wait(D->nrecv, D->ipc.flags, D->ipc.seq, 1));
         goto done;
+    }
+    if (idx && D->soff[D->nsend] > 0) {
+        GS_CHECK(be->gather(D->soff[D->nsend], idx, src, D->sdev));
+        send = D->sdev;
     }
     GS_CHECK(be->sync()); /* this rank's own work: not communication */
     GS_CHECK(gs_comm_exchange_begin(D->ipc.ready, NULL, NULL));
@@ -1171,7 +1179,8 @@ done:
 }
 
 /* the received values used (in stream order): with device signals "ready" k to the ranks that
- * write here, and the stream after the copies (the send buffer is free again) */
+ * write here (and product k counted done), and the stream after the copies (what they read is
+ * free again) */
 static gs_status ipc_finish(const gs_dist_op *D)
 {
     gs_status st = GS_OK;
@@ -1189,31 +1198,22 @@ static gs_status add_offd(const gs_dist_op *D, const gs_vec *xh, gs_vec *y)
     return dist_ops(D->loc)->offd_add(D->offd, D->orow, xh->data, y->data, NULL);
 }
 
-/* the values the neighbours need gathered into D->sdev and, with device signals, the product
- * counted (one kernel) */
-static gs_status ipc_gather(const gs_dist_op *D, const double *x)
-{
-    const int64_t ns = D->soff[D->nsend];
-    if (ns == 0 && !D->ipc.dev_signal) return GS_OK;
-    return dist_ops(D->loc)->gather_count(ns, D->sidx->data, x, D->sdev,
-                                          D->ipc.dev_signal ? D->ipc.seq : NULL);
-}
-
-/* y = A x with the halo copied device to device; with device signals the wait for the halo,
- * the off-diagonal product and "ready" are one kernel */
+/* y = A x with the halo copied device to device (the values to send gathered from x by the
+ * copy); with device signals the wait for the halo, the off-diagonal product, "ready" and the
+ * product's count are one kernel */
 static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
 {
     gs_status st = GS_OK;
-    GS_CHECK(ipc_gather(D, x->data));
+    const int32_t *idx = D->sidx->data;
     if (D->ipc.dev_signal && D->nhalo > 0) {
         const gs_halo_signals sg = {D->nrecv, D->nrecv, D->ipc.flags, D->ipc.ready_at, D->ipc.seq,
                                     (unsigned *)(D->ipc.seq + 2)};
-        GS_CHECK(ipc_send(D, D->sdev, 1, D->Md, x, y));
+        GS_CHECK(ipc_send(D, x->data, idx, D->Md, x, y));
         GS_CHECK(dist_ops(D->loc)->offd_add(D->offd, D->orow, D->ipc.xh.data, y->data, &sg));
         if (D->nsend > 0) GS_CHECK(gs_backend_get(D->loc)->peer_join());
         goto done;
     }
-    GS_CHECK(ipc_exchange(D, D->sdev, 1, D->Md, x, y));
+    GS_CHECK(ipc_exchange(D, x->data, idx, D->Md, x, y));
     if (D->nhalo > 0) {
         GS_CHECK(add_offd(D, &D->ipc.xh, y));
     }
@@ -1269,7 +1269,7 @@ static gs_status reverse_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
     const int64_t nt = D->tr ? D->tr->n : 0, nr = D->roff[D->nrecv];
     if (D->ipc.buf) { /* the other ranks' rows copied straight into their owners' buffers */
         if (nt > 0) GS_CHECK(gs_spmat_spmv(D->Mr, x, D->tr));
-        GS_CHECK(ipc_exchange(D, nt > 0 ? D->tr->data : D->sdev, 0, D->Md, x, y));
+        GS_CHECK(ipc_exchange(D, nt > 0 ? D->tr->data : D->sdev, NULL, D->Md, x, y));
         GS_CHECK(add_received(D, D->ipc.buf, y));
         GS_CHECK(ipc_finish(D));
         goto done;
@@ -1368,8 +1368,7 @@ gs_status gs_dist_op_halo(const gs_dist_op *D, const double *x, double *xh)
     gs_status st = GS_OK;
     if (D->ipc.buf && !D->reverse) { /* the products' IPC exchange, without a product */
         const gs_backend_ops *be = gs_backend_get(D->loc);
-        GS_CHECK(ipc_gather(D, x));
-        GS_CHECK(ipc_exchange(D, D->sdev, 1, NULL, NULL, NULL));
+        GS_CHECK(ipc_exchange(D, x, D->sidx->data, NULL, NULL, NULL));
         if (D->nhalo > 0) GS_CHECK(be->move(xh, D->ipc.buf, (size_t)D->nhalo * sizeof(double)));
         GS_CHECK(ipc_finish(D));
         goto done;

@@ -29,9 +29,11 @@ extern "C" {
  *  - on the device (dev_signal; every rank on its own GPU): counters after the halo in buf,
  *    flags[i] (done by from[i]) and flags[nrecv + i] (ready from to[i]), written by the
  *    neighbours' kernels through done_at[i] (to[i]'s done flag for this rank) and ready_at[i]
- *    (from[i]'s ready flag for this rank); seq[0] the products so far, seq[1] the send kernel's
- *    scratch, seq[2] the off-diagonal product's (whose kernel also waits for the halo and says
- *    "ready"); dpeer and dsoff: peer and soff at loc; or
+ *    (from[i]'s ready flag for this rank); seq[0] the products done on the stream (the last
+ *    kernel of each, the off-diagonal product's or flag_signal, counts it), seq[1] the send
+ *    kernel's scratch, seq[2] the off-diagonal product's (whose kernel also waits for the halo
+ *    and says "ready"), seq[3] the products whose values were sent (the send kernel, which
+ *    gathers them itself, counts them); dpeer and dsoff: peer and soff at loc; or
  *  - by zero-byte MPI exchanges (ready, done; zoff their zero offsets) with the stream drained
  *    first. */
 typedef struct gs_dist_ipc {

@@ -20,15 +20,16 @@
 extern "C" {
 #endif
 
-/* An IPC halo's device signals around the product that reads it (gs_dist_op.h): wait until
- * flags[i] >= *seq for i < nwait (the neighbours' "done"), and afterwards write *seq to
- * *ready_at[i] for i < nready (the neighbours' "ready" flags for this rank); ticket: a counter
- * at the table's location, zero between calls. All at the table's location. */
+/* An IPC halo's device signals around the product that reads it (gs_dist_op.h): *ctr counts
+ * the operator's products done and this one is k = *ctr + 1; wait until flags[i] >= k for
+ * i < nwait (the neighbours' "done"), and afterwards write k to *ready_at[i] for i < nready
+ * (the neighbours' "ready" flags for this rank) and then to *ctr; ticket: a counter at the
+ * table's location, zero between calls. All at the table's location. */
 typedef struct gs_halo_signals {
     int nwait, nready;
     const uint64_t *flags;
     uint64_t *const *ready_at;
-    const uint64_t *seq;
+    uint64_t *ctr;
     unsigned *ticket;
 } gs_halo_signals;
 
@@ -73,10 +74,6 @@ typedef struct gs_dist_ops {
      * gs_halo_signals; the host table fails rather than wait for a flag not yet set). */
     gs_status (*offd_add)(const gs_csr *O, const int32_t *rows, const double *xh, double *y,
                           const gs_halo_signals *sg);
-    /* out[i] = x[idx[i]], i < n, and then, when seq is not NULL, *seq += 1 (an IPC halo
-     * exchange's count of products: the values to send and the count in one kernel) */
-    gs_status (*gather_count)(int64_t n, const int32_t *idx, const double *x, double *out,
-                              uint64_t *seq);
     /* C = a rank's rows with global columns in compact form: rows rows, row i's entries at
      * [rowptr[i], rowptr[i + 1]) of col (int64 global columns, ascending within each row) and
      * val (rowptr: rows + 1 int64 offsets from 0; all three at the table's location). C's

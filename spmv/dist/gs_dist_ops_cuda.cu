@@ -517,15 +517,15 @@ done:
 }
 
 /* y[rows[i]] += row i . xh: a group of G lanes a row, its sum by shuffles; with signals
- * (sg.seq not NULL), first every block waits for the neighbours' halo, and the last block to
- * finish says the halo buffer is free */
+ * (sg.ctr not NULL), first every block waits for the neighbours' halo, and the last block to
+ * finish says the halo buffer is free and counts the product done */
 template <int G>
 static __global__ void offd_add_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                        const double *v, const int32_t *rows, const double *xh,
                                        double *y, gs_halo_signals sg)
 {
     typedef unsigned long long ull;
-    const ull k = sg.seq ? gs_block_wait_flags((const ull *)sg.seq, (const ull *)sg.flags,
+    const ull k = sg.ctr ? gs_block_wait_flags((const ull *)sg.ctr, (const ull *)sg.flags,
                                                sg.nwait, 0)
                          : 0;
     const unsigned m = group_mask<G>();
@@ -536,8 +536,8 @@ static __global__ void offd_add_kernel(int32_t n, const int32_t *rp, const int32
         const double s = group_row_dot<G>(rp, ci, v, i, lane, m, [=](int32_t j) { return xh[j]; });
         if (lane == 0) y[rows[i]] += s;
     }
-    if (sg.seq) /* this block's reads of the halo done: the last block says "ready" */
-        gs_grid_signal_last(sg.ticket, (ull *const *)sg.ready_at, sg.nready, k);
+    if (sg.ctr) /* this block's reads of the halo done: the last block says "ready" */
+        gs_grid_signal_last(sg.ticket, (ull *const *)sg.ready_at, sg.nready, k, (ull *)sg.ctr);
 }
 
 static gs_status cuda_offd_add(const gs_csr *O, const int32_t *rows, const double *xh, double *y,
@@ -549,23 +549,6 @@ static gs_status cuda_offd_add(const gs_csr *O, const int32_t *rows, const doubl
     if (O->rows > 0 || sg) /* with signals, one block at least: the wait and the "free" */
         LAUNCH_G(row_group(O->nnz, O->rows), O->rows > 0 ? O->rows : 1, offd_add_kernel,
                  O->rows, O->rowptr, O->colind, O->val, rows, xh, y, sg ? *sg : none);
-done:
-    return st;
-}
-
-static __global__ void gather_count_kernel(int64_t n, const int32_t *idx, const double *x,
-                                           double *out, unsigned long long *seq)
-{
-    if (seq && blockIdx.x == 0 && threadIdx.x == 0) *seq += 1;
-    FOR_EACH(i, n) out[i] = x[idx[i]];
-}
-
-static gs_status cuda_gather_count(int64_t n, const int32_t *idx, const double *x, double *out,
-                                   uint64_t *seq)
-{
-    gs_status st = GS_OK;
-    if (n > 0 || seq)
-        LAUNCH(gather_count_kernel, n > 0 ? n : 1, n, idx, x, out, (unsigned long long *)seq);
 done:
     return st;
 }
@@ -1036,7 +1019,6 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_first_entry, /* first_entry */
     cuda_scatter_add, /* scatter_add */
     cuda_offd_add,    /* offd_add */
-    cuda_gather_count, /* gather_count */
     cuda_compact,     /* compact */
     cuda_sort_unique, /* sort_unique */
     cuda_map_cols,    /* map_cols */

@@ -255,28 +255,22 @@ static gs_status host_scatter_add(int64_t n, const int32_t *idx, const double *x
 static gs_status host_offd_add(const gs_csr *O, const int32_t *rows, const double *xh, double *y,
                                const gs_halo_signals *sg)
 {
+    const uint64_t k = sg ? *sg->ctr + 1 : 0;
     if (sg) /* nothing else writes these flags while the host runs this */
         for (int i = 0; i < sg->nwait; i++)
-            if (sg->flags[i] < *sg->seq)
+            if (sg->flags[i] < k)
                 return GS_ERROR(GS_ERR_INTERNAL, "halo product: neighbour %d has not sent "
-                                "product %llu", i, (unsigned long long)*sg->seq);
+                                "product %llu", i, (unsigned long long)k);
 #pragma omp parallel for schedule(static) if (O->nnz > OMP_MIN)
     for (int32_t i = 0; i < O->rows; i++) {
         double s = 0.0;
         for (int32_t q = O->rowptr[i]; q < O->rowptr[i + 1]; q++) s += O->val[q] * xh[O->colind[q]];
         y[rows[i]] += s;
     }
-    if (sg)
-        for (int i = 0; i < sg->nready; i++) *sg->ready_at[i] = *sg->seq;
-    return GS_OK;
-}
-
-static gs_status host_gather_count(int64_t n, const int32_t *idx, const double *x, double *out,
-                                   uint64_t *seq)
-{
-#pragma omp parallel for schedule(static) if (n > OMP_MIN)
-    for (int64_t i = 0; i < n; i++) out[i] = x[idx[i]];
-    if (seq) *seq += 1;
+    if (sg) {
+        for (int i = 0; i < sg->nready; i++) *sg->ready_at[i] = k;
+        *sg->ctr = k;
+    }
     return GS_OK;
 }
 
@@ -487,7 +481,6 @@ const gs_dist_ops gs_dist_host_ops = {
     host_first_entry, /* first_entry */
     host_scatter_add, /* scatter_add */
     host_offd_add,    /* offd_add */
-    host_gather_count, /* gather_count */
     host_compact,     /* compact */
     host_sort_unique, /* sort_unique */
     host_map_cols,    /* map_cols */
