@@ -355,7 +355,7 @@ static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **
         GS_CHECK(other_columns(amg, NULL, 0, g, ne, c0, nc, cpart->start[cpart->nranks], &pmap,
                                &dpm, &npm));
         GS_CHECK(entries_csr(amg, D->nhalo, ne, D->nhalo, rp, NULL, g, v, c0, nc, dpm, npm, &Th));
-        GS_CHECK(dops(amg)->vcat(*T, Th, (int32_t)(nc + npm), &Te));
+        GS_CHECK(dops(amg)->vcat(*T, NULL, Th, (int32_t)(nc + npm), &Te));
         if (one)
             GS_CHECK(amg->ops->times_tentative(S, Te, &P));
         else
@@ -393,8 +393,7 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     const int R = gs_comm_size();
     const int32_t nc = DP->cols, npm = DP->nhalo;
     const int64_t c0 = DP->col0;
-    gs_csr *Px = NULL, *Ph = NULL, *Pe = NULL, *AP = NULL, *Wo = NULL, *Wr = NULL, *Wx = NULL,
-           *Rv = NULL, *Ac = NULL;
+    gs_csr *Ph = NULL, *Pe = NULL, *AP = NULL, *Wo = NULL, *Wr = NULL, *Rv = NULL, *Ac = NULL;
     int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *sinfo = NULL,
             *rinfo = NULL, *dxm = NULL, *dsc = NULL, *drc = NULL,
             *dhc = NULL, *poff = NULL, *dpoff = NULL;
@@ -411,10 +410,11 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     /* X: own coarse columns, then the others P and those rows hold, ascending */
     GS_CHECK(other_columns(amg, gm, npm, g, nf, c0, nc, bound, &xmap, &dxm, &nx));
     GS_CHECK(map_places(amg, gm, npm, c0, nc, dxm, nx, &m1));
-    GS_CHECK(ops->remap_cols(DP->compact, nc, m1, (int32_t)(nc + nx), &Px));
     GS_CHECK(entries_csr(amg, D->nhalo, nf, D->nhalo, rp, NULL, g, v, c0, nc, dxm, nx, &Ph));
-    GS_CHECK(ops->vcat(Px, Ph, (int32_t)(nc + nx), &Pe));
-    gs_csr_destroy(&Px);
+    { /* P's own rows, its halo columns renumbered into X as they are copied, over the fetched */
+        const gs_col_map pm = {nc, m1};
+        GS_CHECK(ops->vcat(DP->compact, &pm, Ph, (int32_t)(nc + nx), &Pe));
+    }
     gs_csr_destroy(&Ph);
     trace(amg, l, "  P's halo rows");
     GS_CHECK(gs_spgemm(D->compact, Pe, GS_SPGEMM_AUTO, &AP));
@@ -494,12 +494,14 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
                 (long long)(nc + nh));
     GS_CHECK(map_places(amg, dxm, nx, c0, nc, dhc, nh, &m2));
     trace(amg, l, "   (halo columns)");
-    GS_CHECK(ops->remap_cols(Wo, nc, m2, (int32_t)(nc + nh), &Wx));
-    gs_csr_destroy(&Wo);
     GS_CHECK(entries_csr(amg, nc, nr, (int32_t)npr, dpoff, dprow, drc, drv, c0, nc, dhc, nh,
                          &Rv));
-    trace(amg, l, "   (remap, entries)");
-    GS_CHECK(ops->add(Wx, Rv, &Ac));
+    trace(amg, l, "   (entries)");
+    { /* the own rows, their other columns renumbered into the coarse halo as they are added */
+        const gs_col_map wm = {nc, m2};
+        GS_CHECK(ops->add(Wo, &wm, Rv, &Ac));
+    }
+    gs_csr_destroy(&Wo);
     trace(amg, l, "  coarse rows exchanged");
     GS_CHECK(gs_dist_op_from_compact(&Ac, &hc, (int32_t)nh, c0, cpart, amg->loc, amg->p.select,
                                      l + 1, out));
@@ -507,13 +509,11 @@ done:
     if (gm) amg->be->free(gm);
     if (m1) amg->be->free(m1);
     if (m2) amg->be->free(m2);
-    gs_csr_destroy(&Px);
     gs_csr_destroy(&Ph);
     gs_csr_destroy(&Pe);
     gs_csr_destroy(&AP);
     gs_csr_destroy(&Wo);
     gs_csr_destroy(&Wr);
-    gs_csr_destroy(&Wx);
     gs_csr_destroy(&Rv);
     gs_csr_destroy(&Ac);
     if (rp) amg->be->free(rp);

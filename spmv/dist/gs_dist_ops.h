@@ -33,6 +33,14 @@ typedef struct gs_halo_signals {
     unsigned *ticket;
 } gs_halo_signals;
 
+/* A renumbering of a matrix's columns, applied as its entries are copied: column j < nown
+ * stays, j >= nown becomes map[j - nown] (map at the table's location; an increasing map keeps
+ * the rows sorted). */
+typedef struct gs_col_map {
+    int32_t nown;
+    const int32_t *map;
+} gs_col_map;
+
 typedef struct gs_dist_ops {
     /* diag = the entries of C with column < ncols (C->rows x ncols); offd = the others with
      * column - ncols, in the rows that hold any alone (*nor x nhalo; NULL when nhalo == 0),
@@ -40,17 +48,17 @@ typedef struct gs_dist_ops {
      * least one element; NULL when nhalo == 0). C's rows are sorted by column. */
     gs_status (*split)(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag, gs_csr **offd,
                        int32_t *nor, int32_t **orow);
-    /* out = A with every column j >= nown renumbered map[j - nown] (columns < nown kept),
-     * out->cols = cols. An increasing map keeps the rows sorted. */
-    gs_status (*remap_cols)(const gs_csr *A, int32_t nown, const int32_t *map, int32_t cols,
-                            gs_csr **out);
     /* out = rows [r0, r1) of A (A->cols columns) */
     gs_status (*row_slice)(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out);
-    /* out = A's rows, then B's rows; out->cols = cols (>= both) */
-    gs_status (*vcat)(const gs_csr *A, const gs_csr *B, int32_t cols, gs_csr **out);
-    /* out = A + B (same rows and columns, rows sorted): the union of the patterns, rows
-     * sorted, entries in both summed (an entry of either kept even when the sum is zero) */
-    gs_status (*add)(const gs_csr *A, const gs_csr *B, gs_csr **out);
+    /* out = A's rows (their columns renumbered by am when not NULL), then B's rows; out->cols
+     * = cols (>= B->cols, and >= A->cols without am) */
+    gs_status (*vcat)(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,
+                      gs_csr **out);
+    /* out = A' + B, A' = A with its columns renumbered by am (NULL: A itself; am increasing),
+     * A' and B with the same rows and columns (B->cols), rows sorted: the union of the
+     * patterns, rows sorted, entries in both summed (an entry of either kept even when the sum
+     * is zero) */
+    gs_status (*add)(const gs_csr *A, const gs_col_map *am, const gs_csr *B, gs_csr **out);
     /* len[i] = the entries of row idx[i] of A, i < n (idx NULL: row i) */
     gs_status (*row_lengths)(const gs_csr *A, int64_t n, const int32_t *idx, int32_t *len);
     /* the rows idx[0..n) of A packed back to back: row idx[i]'s entries (in A's order) at

@@ -202,38 +202,21 @@ done:
 
 /* ---- remap, slice, stack ----------------------------------------------------------------- */
 
+/* column j renumbered: kept below nown, else map[j - nown] (no map: nown is INT32_MAX) */
+static __device__ __forceinline__ int32_t mapped(int32_t j, int32_t nown, const int32_t *map)
+{
+    return j < nown ? j : map[j - nown];
+}
+
 static __global__ void remap_kernel(int32_t nnz, const int32_t *ci, int32_t nown,
                                     const int32_t *map, int32_t *out)
 {
-    FOR_EACH(q, nnz)
-    {
-        const int32_t j = ci[q];
-        out[q] = j < nown ? j : map[j - nown];
-    }
+    FOR_EACH(q, nnz) out[q] = mapped(ci[q], nown, map);
 }
 
-/* out = A with columns j >= nown renumbered map[j - nown], out->cols = cols */
-static gs_status cuda_remap_cols(const gs_csr *A, int32_t nown, const int32_t *map, int32_t cols,
-                                 gs_csr **out)
-{
-    gs_status st = GS_OK;
-    int32_t *rp = NULL, *ci = NULL;
-    double *v = NULL;
-    *out = NULL;
-    GS_CHECK(alloc_csr_arrays(A->rows, A->nnz, &rp, &ci, &v));
-    GS_CUDA_CALL(cudaMemcpyAsync(rp, A->rowptr, ((size_t)A->rows + 1) * sizeof(int32_t),
-                                 cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
-    if (A->nnz > 0) {
-        GS_CUDA_CALL(cudaMemcpyAsync(v, A->val, (size_t)A->nnz * sizeof(double),
-                                     cudaMemcpyDeviceToDevice, gs_cuda_g.stream));
-        LAUNCH(remap_kernel, A->nnz, A->nnz, A->colind, nown, map, ci);
-    }
-    st = gs_cuda_csr_adopt(A->rows, cols, A->nnz, rp, ci, v, out);
-    rp = NULL, ci = NULL, v = NULL;
-done:
-    free_csr_arrays(rp, ci, v);
-    return st;
-}
+/* a gs_col_map's kernel arguments (none: nothing renumbered) */
+static int32_t map_nown(const gs_col_map *m) { return m ? m->nown : INT32_MAX; }
+static const int32_t *map_of(const gs_col_map *m) { return m ? m->map : NULL; }
 
 /* out[i] = rp[i] - rp[0], i <= n (rp: the rows of a slice) */
 static __global__ void rebase_kernel(int32_t n, const int32_t *rp, int32_t *out)
@@ -294,8 +277,10 @@ static __global__ void vcat_rowptr_kernel(int32_t arows, int32_t brows, const in
     }
 }
 
-/* out = A's rows over B's rows, cols columns (sizes known: nothing waits) */
-static gs_status cuda_vcat(const gs_csr *A, const gs_csr *B, int32_t cols, gs_csr **out)
+/* out = A's rows (columns renumbered by am) over B's rows, cols columns (sizes known: nothing
+ * waits) */
+static gs_status cuda_vcat(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,
+                           gs_csr **out)
 {
     gs_status st = GS_OK;
     int32_t *rp = NULL, *ci = NULL;
@@ -303,7 +288,7 @@ static gs_status cuda_vcat(const gs_csr *A, const gs_csr *B, int32_t cols, gs_cs
     const int64_t rows = (int64_t)A->rows + B->rows, nnz = (int64_t)A->nnz + B->nnz;
     const cudaStream_t s = gs_cuda_g.stream;
     *out = NULL;
-    if (cols < A->cols || cols < B->cols)
+    if ((!am && cols < A->cols) || cols < B->cols)
         GS_FAIL(GS_ERR_ARG, "vcat: %d columns for matrices of %d and %d", (int)cols, (int)A->cols,
                 (int)B->cols);
     if (rows > GS_MAX_INDEX || nnz > GS_MAX_INDEX)
@@ -313,8 +298,11 @@ static gs_status cuda_vcat(const gs_csr *A, const gs_csr *B, int32_t cols, gs_cs
     LAUNCH(vcat_rowptr_kernel, rows + 1, A->rows, B->rows, A->rowptr, B->rowptr, A->nnz, rp);
     if (A->nnz > 0) {
         const size_t n = (size_t)A->nnz;
-        GS_CUDA_CALL(
-            cudaMemcpyAsync(ci, A->colind, n * sizeof(int32_t), cudaMemcpyDeviceToDevice, s));
+        if (am)
+            LAUNCH(remap_kernel, A->nnz, A->nnz, A->colind, am->nown, am->map, ci);
+        else
+            GS_CUDA_CALL(
+                cudaMemcpyAsync(ci, A->colind, n * sizeof(int32_t), cudaMemcpyDeviceToDevice, s));
         GS_CUDA_CALL(cudaMemcpyAsync(v, A->val, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
     }
     if (B->nnz > 0) {
@@ -333,15 +321,17 @@ done:
 
 /* ---- sum --------------------------------------------------------------------------------- */
 
-/* the merge of row i of A and B: its length; with oci, its entries written from out position p
- * (av, bv and ov are read and written only then) */
+/* the merge of row i of A (columns renumbered by nown, map) and B: its length; with oci, its
+ * entries written from out position p (av, bv and ov are read and written only then) */
 static __device__ int32_t merge_row(int32_t i, const int32_t *arp, const int32_t *aci,
-                                    const double *av, const int32_t *brp, const int32_t *bci,
-                                    const double *bv, int32_t *oci, double *ov, int32_t p)
+                                    const double *av, int32_t nown, const int32_t *map,
+                                    const int32_t *brp, const int32_t *bci, const double *bv,
+                                    int32_t *oci, double *ov, int32_t p)
 {
     int32_t qa = arp[i], ea = arp[i + 1], qb = brp[i], eb = brp[i + 1], n = 0;
     while (qa < ea || qb < eb) {
-        const int32_t ja = qa < ea ? aci[qa] : INT32_MAX, jb = qb < eb ? bci[qb] : INT32_MAX;
+        const int32_t ja = qa < ea ? mapped(aci[qa], nown, map) : INT32_MAX;
+        const int32_t jb = qb < eb ? bci[qb] : INT32_MAX;
         const int32_t j = ja < jb ? ja : jb;
         if (oci) { /* the fill pass (the count pass has no values) */
             oci[p + n] = j;
@@ -355,7 +345,8 @@ static __device__ int32_t merge_row(int32_t i, const int32_t *arp, const int32_t
 
 /* len[i] = the length of row i of A + B; len[rows] = 0 (a row of one of them: its length) */
 static __global__ void add_count_kernel(int32_t rows, const int32_t *arp, const int32_t *aci,
-                                        const int32_t *brp, const int32_t *bci, int32_t *len)
+                                        int32_t nown, const int32_t *map, const int32_t *brp,
+                                        const int32_t *bci, int32_t *len)
 {
     FOR_EACH(i, (int64_t)rows + 1)
     {
@@ -364,17 +355,18 @@ static __global__ void add_count_kernel(int32_t rows, const int32_t *arp, const 
         else if (brp[i + 1] == brp[i] || arp[i + 1] == arp[i])
             len[i] = arp[i + 1] - arp[i] + brp[i + 1] - brp[i];
         else
-            len[i] = merge_row(i, arp, aci, NULL, brp, bci, NULL, NULL, NULL, 0);
+            len[i] = merge_row(i, arp, aci, NULL, nown, map, brp, bci, NULL, NULL, NULL, 0);
     }
 }
 
-/* a group of G lanes a row: a row of A alone or of B alone copied side by side (the received
- * entries of other ranks touch few rows), a row of both merged by the group's first lane */
+/* a group of G lanes a row: a row of A alone (its columns renumbered) or of B alone copied side
+ * by side (the received entries of other ranks touch few rows), a row of both merged by the
+ * group's first lane */
 template <int G>
 static __global__ void add_fill_kernel(int32_t rows, const int32_t *arp, const int32_t *aci,
-                                       const double *av, const int32_t *brp, const int32_t *bci,
-                                       const double *bv, const int32_t *rp, int32_t *oci,
-                                       double *ov)
+                                       const double *av, int32_t nown, const int32_t *map,
+                                       const int32_t *brp, const int32_t *bci, const double *bv,
+                                       const int32_t *rp, int32_t *oci, double *ov)
 {
     const int lane = threadIdx.x & (G - 1);
     FOR_ROW_G(G, rows)
@@ -382,30 +374,32 @@ static __global__ void add_fill_kernel(int32_t rows, const int32_t *arp, const i
         const int32_t a0 = arp[i], a1 = arp[i + 1], b0 = brp[i], b1 = brp[i + 1], o = rp[i];
         if (b1 == b0) {
             for (int32_t q = a0 + lane; q < a1; q += G)
-                oci[o + q - a0] = aci[q], ov[o + q - a0] = av[q];
+                oci[o + q - a0] = mapped(aci[q], nown, map), ov[o + q - a0] = av[q];
         } else if (a1 == a0) {
             for (int32_t q = b0 + lane; q < b1; q += G)
                 oci[o + q - b0] = bci[q], ov[o + q - b0] = bv[q];
         } else if (lane == 0) {
-            (void)merge_row((int32_t)i, arp, aci, av, brp, bci, bv, oci, ov, o);
+            (void)merge_row((int32_t)i, arp, aci, av, nown, map, brp, bci, bv, oci, ov, o);
         }
     }
 }
 
-/* out = A + B: the union of the patterns (count, scan, one read of the total, fill) */
-static gs_status cuda_add(const gs_csr *A, const gs_csr *B, gs_csr **out)
+/* out = A' + B (A' = A with its columns renumbered by am): the union of the patterns (count,
+ * scan, one read of the total, fill) */
+static gs_status cuda_add(const gs_csr *A, const gs_col_map *am, const gs_csr *B, gs_csr **out)
 {
     gs_status st = GS_OK;
     int32_t *rp = NULL, *ci = NULL, nnz = 0;
     double *v = NULL;
-    const int32_t rows = A->rows;
+    const int32_t rows = A->rows, nown = map_nown(am);
+    const int32_t *map = map_of(am);
     *out = NULL;
-    if (A->rows != B->rows || A->cols != B->cols)
+    if (A->rows != B->rows || (!am && A->cols != B->cols))
         GS_FAIL(GS_ERR_ARG, "add: %d x %d plus %d x %d", (int)A->rows, (int)A->cols, (int)B->rows,
                 (int)B->cols);
     GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "sum row pointers", (void **)&rp));
-    LAUNCH(add_count_kernel, (int64_t)rows + 1, rows, A->rowptr, A->colind, B->rowptr, B->colind,
-           rp);
+    LAUNCH(add_count_kernel, (int64_t)rows + 1, rows, A->rowptr, A->colind, nown, map, B->rowptr,
+           B->colind, rp);
     GS_CHECK(gs_cuda_exclusive_sum(rp, rp, (int64_t)rows + 1, "sum scan"));
     GS_CHECK(gs_cuda_d2h(&nnz, rp + rows, sizeof nnz));
     {
@@ -415,8 +409,8 @@ static gs_status cuda_add(const gs_csr *A, const gs_csr *B, gs_csr **out)
     }
     if (rows > 0)
         LAUNCH_G(row_group(A->nnz, rows), rows, add_fill_kernel, rows, A->rowptr, A->colind,
-                 A->val, B->rowptr, B->colind, B->val, (const int32_t *)rp, ci, v);
-    st = gs_cuda_csr_adopt(rows, A->cols, nnz, rp, ci, v, out);
+                 A->val, nown, map, B->rowptr, B->colind, B->val, (const int32_t *)rp, ci, v);
+    st = gs_cuda_csr_adopt(rows, B->cols, nnz, rp, ci, v, out);
     rp = NULL, ci = NULL, v = NULL;
 done:
     free_csr_arrays(rp, ci, v);
@@ -1010,7 +1004,6 @@ done:
 
 extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_split,       /* split */
-    cuda_remap_cols,  /* remap_cols */
     cuda_row_slice,   /* row_slice */
     cuda_vcat,        /* vcat */
     cuda_add,         /* add */

@@ -91,26 +91,10 @@ done:
     return st;
 }
 
-/* out = A with columns j >= nown renumbered map[j - nown], out->cols = cols */
-static gs_status host_remap_cols(const gs_csr *A, int32_t nown, const int32_t *map, int32_t cols,
-                                 gs_csr **out)
+/* column j of a matrix renumbered by m (NULL: kept) */
+static inline int32_t mapped(const gs_col_map *m, int32_t j)
 {
-    gs_status st = GS_OK;
-    gs_csr *B = NULL;
-    *out = NULL;
-    GS_CHECK(gs_csr_create(A->rows, cols, A->nnz, &B));
-    memcpy(B->rowptr, A->rowptr, ((size_t)A->rows + 1) * sizeof(int32_t));
-    memcpy(B->val, A->val, (size_t)A->nnz * sizeof(double));
-    const int32_t nnz = A->nnz;
-#pragma omp parallel for schedule(static) if (nnz > OMP_MIN)
-    for (int32_t q = 0; q < nnz; q++) {
-        const int32_t j = A->colind[q];
-        B->colind[q] = j < nown ? j : map[j - nown];
-    }
-    *out = B, B = NULL;
-done:
-    gs_csr_destroy(&B);
-    return st;
+    return !m || j < m->nown ? j : m->map[j - m->nown];
 }
 
 /* out = rows [r0, r1) of A, rowptr rebased to 0 */
@@ -133,19 +117,26 @@ done:
     return st;
 }
 
-/* out = A's rows over B's rows, cols columns */
-static gs_status host_vcat(const gs_csr *A, const gs_csr *B, int32_t cols, gs_csr **out)
+/* out = A's rows (columns renumbered by am) over B's rows, cols columns */
+static gs_status host_vcat(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,
+                           gs_csr **out)
 {
     gs_status st = GS_OK;
     gs_csr *C = NULL;
     *out = NULL;
-    if (cols < A->cols || cols < B->cols)
+    if ((!am && cols < A->cols) || cols < B->cols)
         GS_FAIL(GS_ERR_ARG, "vcat: %d columns for matrices of %d and %d", (int)cols, (int)A->cols,
                 (int)B->cols);
     GS_CHECK(gs_csr_create((int64_t)A->rows + B->rows, cols, (int64_t)A->nnz + B->nnz, &C));
     memcpy(C->rowptr, A->rowptr, ((size_t)A->rows + 1) * sizeof(int32_t));
     for (int32_t i = 1; i <= B->rows; i++) C->rowptr[A->rows + i] = B->rowptr[i] + A->nnz;
-    memcpy(C->colind, A->colind, (size_t)A->nnz * sizeof(int32_t));
+    const int32_t annz = A->nnz;
+    if (am) {
+#pragma omp parallel for schedule(static) if (annz > OMP_MIN)
+        for (int32_t q = 0; q < annz; q++) C->colind[q] = mapped(am, A->colind[q]);
+    } else {
+        memcpy(C->colind, A->colind, (size_t)annz * sizeof(int32_t));
+    }
     memcpy(C->colind + A->nnz, B->colind, (size_t)B->nnz * sizeof(int32_t));
     memcpy(C->val, A->val, (size_t)A->nnz * sizeof(double));
     memcpy(C->val + A->nnz, B->val, (size_t)B->nnz * sizeof(double));
@@ -155,13 +146,15 @@ done:
     return st;
 }
 
-/* the merge of row i of A and B: its length, and with C its entries at C->rowptr[i] */
-static int32_t merge_row(const gs_csr *A, const gs_csr *B, int32_t i, gs_csr *C)
+/* the merge of row i of A (columns renumbered by am) and B: its length, and with C its entries
+ * at C->rowptr[i] */
+static int32_t merge_row(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t i,
+                         gs_csr *C)
 {
     int32_t qa = A->rowptr[i], ea = A->rowptr[i + 1], qb = B->rowptr[i], eb = B->rowptr[i + 1];
     int32_t n = 0, p = C ? C->rowptr[i] : 0;
     while (qa < ea || qb < eb) {
-        const int32_t ja = qa < ea ? A->colind[qa] : INT32_MAX;
+        const int32_t ja = qa < ea ? mapped(am, A->colind[qa]) : INT32_MAX;
         const int32_t jb = qb < eb ? B->colind[qb] : INT32_MAX;
         const int32_t j = ja < jb ? ja : jb;
         if (C) {
@@ -174,26 +167,27 @@ static int32_t merge_row(const gs_csr *A, const gs_csr *B, int32_t i, gs_csr *C)
     return n;
 }
 
-/* out = A + B: the union of the patterns (count, scan, fill) */
-static gs_status host_add(const gs_csr *A, const gs_csr *B, gs_csr **out)
+/* out = A' + B (A' = A with its columns renumbered by am): the union of the patterns (count,
+ * scan, fill) */
+static gs_status host_add(const gs_csr *A, const gs_col_map *am, const gs_csr *B, gs_csr **out)
 {
     gs_status st = GS_OK;
     gs_csr *C = NULL;
     int32_t *len = NULL;
     const int32_t rows = A->rows;
     *out = NULL;
-    if (A->rows != B->rows || A->cols != B->cols)
+    if (A->rows != B->rows || (!am && A->cols != B->cols))
         GS_FAIL(GS_ERR_ARG, "add: %d x %d plus %d x %d", (int)A->rows, (int)A->cols, (int)B->rows,
                 (int)B->cols);
     GS_CHECK(gs_alloc_array((size_t)rows + 1, sizeof *len, "sum row lengths", (void **)&len));
 #pragma omp parallel for schedule(static) if (rows > OMP_MIN)
-    for (int32_t i = 0; i < rows; i++) len[i] = merge_row(A, B, i, NULL);
+    for (int32_t i = 0; i < rows; i++) len[i] = merge_row(A, am, B, i, NULL);
     int64_t nnz = 0;
     for (int32_t i = 0; i < rows; i++) nnz += len[i];
-    GS_CHECK(gs_csr_create(rows, A->cols, nnz, &C));
+    GS_CHECK(gs_csr_create(rows, B->cols, nnz, &C));
     for (int32_t i = 0; i < rows; i++) C->rowptr[i + 1] = C->rowptr[i] + len[i];
 #pragma omp parallel for schedule(static) if (rows > OMP_MIN)
-    for (int32_t i = 0; i < rows; i++) (void)merge_row(A, B, i, C);
+    for (int32_t i = 0; i < rows; i++) (void)merge_row(A, am, B, i, C);
     *out = C, C = NULL;
 done:
     gs_free(len);
@@ -472,7 +466,6 @@ done:
 
 const gs_dist_ops gs_dist_host_ops = {
     host_split,       /* split */
-    host_remap_cols,  /* remap_cols */
     host_row_slice,   /* row_slice */
     host_vcat,        /* vcat */
     host_add,         /* add */

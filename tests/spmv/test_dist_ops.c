@@ -199,29 +199,31 @@ static void check_split(int32_t rows, int32_t ncols, int32_t nhalo, int per_row)
     free(want), free(place);
 }
 
-/* remap of rows x (nown + nhalo) by an increasing map into cols >= nown + nhalo */
-static void check_remap(int32_t rows, int32_t nown, int32_t nhalo, int32_t cols, int per_row)
+/* an increasing map of nhalo columns from nown on into [nown, cols), cols >= nown + nhalo (the
+ * gaps spread over it) */
+static int32_t *random_map(int32_t nown, int32_t nhalo, int32_t cols)
 {
-    char what[96];
-    snprintf(what, sizeof what, "remap %d x (%d + %d) -> %d", rows, nown, nhalo, cols);
-    gs_csr *A = random_csr(rows, nown + nhalo, per_row), *dA = up(A), *B = NULL;
-    int32_t *map = malloc((size_t)nhalo * 4 + 4), *ri, *ci;
-    double *v;
-    int32_t spare = cols - nown - nhalo; /* gaps spread over the map, keeping it increasing */
+    int32_t *map = malloc((size_t)nhalo * 4 + 4);
+    int32_t spare = cols - nown - nhalo;
     for (int32_t h = 0, j = nown; h < nhalo; h++, j++) {
         int32_t gap = spare > 0 ? (int32_t)(next_u64() % (uint64_t)(spare + 1)) : 0;
         spare -= gap, j += gap;
         map[h] = j;
     }
-    int32_t *dmap = put(map, (size_t)nhalo * 4);
+    return map;
+}
+
+/* A with its columns j >= nown renumbered map[j - nown], cols columns (built here) */
+static gs_csr *remapped(const gs_csr *A, int32_t nown, const int32_t *map, int32_t cols)
+{
+    int32_t *ri, *ci;
+    double *v;
     triplets(A, &ri, &ci, &v);
     for (int32_t q = 0; q < A->nnz; q++)
         if (ci[q] >= nown) ci[q] = map[ci[q] - nown];
-    gs_csr *R = from_triplets(rows, cols, A->nnz, ri, ci, v);
-    CHECK_OK(OPS->remap_cols(dA, nown, dmap, cols, &B));
-    compare(B, R, what);
-    gs_csr_destroy(&B), gs_csr_destroy(&R), gs_csr_destroy(&A), gs_csr_destroy(&dA);
-    drop(dmap), free(map), free(ri), free(ci), free(v);
+    gs_csr *R = from_triplets(A->rows, cols, A->nnz, ri, ci, v);
+    free(ri), free(ci), free(v);
+    return R;
 }
 
 static void check_slice(const gs_csr *A, const gs_csr *dA, int32_t r0, int32_t r1)
@@ -255,21 +257,39 @@ static void check_slices(int32_t rows, int32_t cols, int per_row)
     gs_csr_destroy(&A), gs_csr_destroy(&dA);
 }
 
-static void check_vcat(int32_t ra, int32_t ca, int32_t rb, int32_t cb, int32_t cols, int per_row)
+/* vcat of ra x ca over rb x cb into cols columns; with nhalo >= 0, A's columns from ca -
+ * nhalo on renumbered by an increasing map into [ca - nhalo, cols) as they are copied */
+static void check_vcat_map(int32_t ra, int32_t ca, int32_t nhalo, int32_t rb, int32_t cb,
+                           int32_t cols, int per_row)
 {
     char what[96];
-    snprintf(what, sizeof what, "vcat %d x %d over %d x %d -> %d", ra, ca, rb, cb, cols);
-    gs_csr *A = random_csr(ra, ca, per_row), *B = random_csr(rb, cb, per_row);
+    snprintf(what, sizeof what, "vcat %d x %d%s over %d x %d -> %d", ra, ca,
+             nhalo >= 0 ? " (remapped)" : "", rb, cb, cols);
+    gs_csr *A = random_csr(ra, ca, per_row), *B = random_csr(rb, cb, per_row), *Am = A;
     gs_csr *dA = up(A), *dB = up(B), *C = NULL;
+    const int32_t nown = ca - (nhalo > 0 ? nhalo : 0);
+    int32_t *map = nhalo >= 0 ? random_map(nown, nhalo, cols) : NULL, *dmap = NULL;
+    gs_col_map am = {nown, NULL};
+    if (map) {
+        Am = remapped(A, nown, map, cols);
+        am.map = dmap = put(map, (size_t)nhalo * 4);
+    }
     int32_t *ri, *ci;
     double *v;
-    const int32_t n = both_triplets(A, B, ra, &ri, &ci, &v);
+    const int32_t n = both_triplets(Am, B, ra, &ri, &ci, &v);
     gs_csr *R = from_triplets(ra + rb, cols, n, ri, ci, v);
-    CHECK_OK(OPS->vcat(dA, dB, cols, &C));
+    CHECK_OK(OPS->vcat(dA, map ? &am : NULL, dB, cols, &C));
     compare(C, R, what);
+    if (Am != A) gs_csr_destroy(&Am);
     gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&A), gs_csr_destroy(&B);
     gs_csr_destroy(&dA), gs_csr_destroy(&dB);
-    free(ri), free(ci), free(v);
+    if (dmap) drop(dmap);
+    free(map), free(ri), free(ci), free(v);
+}
+
+static void check_vcat(int32_t ra, int32_t ca, int32_t rb, int32_t cb, int32_t cols, int per_row)
+{
+    check_vcat_map(ra, ca, -1, rb, cb, cols, per_row);
 }
 
 /* A + B against the triplets of both (gs_csr_from_coo sums the shared ones, keeps zeros) */
@@ -280,10 +300,31 @@ static void check_add_pair(const gs_csr *A, const gs_csr *B, const char *what)
     double *v;
     const int32_t n = both_triplets(A, B, 0, &ri, &ci, &v);
     gs_csr *R = from_triplets(A->rows, A->cols, n, ri, ci, v);
-    CHECK_OK(OPS->add(dA, dB, &C));
+    CHECK_OK(OPS->add(dA, NULL, dB, &C));
     compare(C, R, what);
     gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&dA), gs_csr_destroy(&dB);
     free(ri), free(ci), free(v);
+}
+
+/* A' + B, A (rows x (nown + nhalo)) renumbered by an increasing map into B's cols columns as
+ * it is added (the coarse rows' sum): against the sum of A' made here and B */
+static void check_add_map(int32_t rows, int32_t nown, int32_t nhalo, int32_t cols, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "add %d x (%d + %d) remapped into %d", rows, nown, nhalo, cols);
+    gs_csr *A = random_csr(rows, nown + nhalo, per_row), *B = random_csr(rows, cols, per_row);
+    int32_t *map = random_map(nown, nhalo, cols), *dmap = put(map, (size_t)nhalo * 4);
+    gs_csr *Am = remapped(A, nown, map, cols), *dA = up(A), *dB = up(B), *C = NULL;
+    int32_t *ri, *ci;
+    double *v;
+    const int32_t n = both_triplets(Am, B, 0, &ri, &ci, &v);
+    gs_csr *R = from_triplets(rows, cols, n, ri, ci, v);
+    const gs_col_map am = {nown, dmap};
+    CHECK_OK(OPS->add(dA, &am, dB, &C));
+    compare(C, R, what);
+    gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&A), gs_csr_destroy(&B);
+    gs_csr_destroy(&Am), gs_csr_destroy(&dA), gs_csr_destroy(&dB);
+    drop(dmap), free(map), free(ri), free(ci), free(v);
 }
 
 /* M with only the entries whose column is even (keep 0) or odd (keep 1) */
@@ -928,11 +969,17 @@ int main(int argc, char **argv)
     check_first_entry_rows(300000, 3000000000LL); /* global columns beyond 2^31 */
     check_first_entry_rows(0, 5);
 
-    check_remap(200, 150, 37, 5000, 4);
-    check_remap(200, 150, 37, 187, 4); /* the identity map */
-    check_remap(100, 80, 0, 80, 3);    /* nothing to remap */
-    check_remap(0, 10, 5, 30, 3);
-    check_remap(50, 10, 5, 30, 0);
+    check_vcat_map(200, 187, 37, 90, 300, 5000, 4); /* A's halo columns spread out */
+    check_vcat_map(200, 187, 37, 90, 187, 187, 4);  /* the identity map */
+    check_vcat_map(100, 80, 0, 50, 80, 80, 3);      /* nothing to remap */
+    check_vcat_map(0, 15, 5, 40, 30, 30, 3);
+    check_vcat_map(50, 15, 5, 0, 30, 30, 0);
+    check_add_map(300, 200, 50, 900, 5);
+    check_add_map(2000, 1500, 300, 1800, 12); /* the identity map */
+    check_add_map(300, 9000, 400, 20000, 90); /* long rows */
+    check_add_map(100, 80, 0, 80, 3);         /* nothing to remap */
+    check_add_map(0, 10, 5, 30, 3);
+    check_add_map(40, 30, 6, 50, 0);
 
     check_slices(300, 120, 4);
     check_slices(0, 10, 3);
