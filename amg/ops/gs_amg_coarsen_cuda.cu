@@ -173,18 +173,17 @@ static __device__ __forceinline__ int32_t first_col(const int32_t *ci, int32_t l
  * order: the same sum, bit for bit). Strong blocks are placed in ascending order by ranking
  * them in a buffer of the warp's; a node with more than BS_CAP of them goes to
  * block_strength_node. */
-#define BS_WARPS 4
 #define BS_CAP 256
-static __global__ void __launch_bounds__(32 * BS_WARPS)
+static __global__ void __launch_bounds__(GS_CUDA_THREADS)
     block_strength_kernel(int32_t nodes, int b, const int32_t *rp, const int32_t *ci,
                           const double *v, double theta, int mode, double *d, double *mx,
                           int32_t *cnt, const int32_t *srp, int32_t *sci)
 {
-    __shared__ int32_t buf[BS_WARPS][BS_CAP];
+    __shared__ int32_t buf[GS_CUDA_THREADS / 32][BS_CAP];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const unsigned below = (1u << lane) - 1u;
-    for (int64_t i = (int64_t)blockIdx.x * BS_WARPS + w; i < nodes;
-         i += (int64_t)gridDim.x * BS_WARPS) {
+    FOR_ROW_G(32, nodes)
+    {
         const int64_t row0 = i * b;
         const int32_t e0 = rp[row0], e1 = rp[row0 + b];
         int32_t c = 0;
@@ -228,8 +227,7 @@ static __global__ void __launch_bounds__(32 * BS_WARPS)
         }
         if (mode == 0) {
             if (mx) {
-                for (int off = 16; off > 0; off >>= 1)
-                    mxi = fmax(mxi, __shfl_xor_sync(0xffffffffu, mxi, off));
+                mxi = group_fmax<32>(mxi, 0xffffffffu);
                 if (lane == 0) mx[i] = mxi;
             }
         } else if (mode == 1) {
@@ -251,12 +249,6 @@ static __global__ void __launch_bounds__(32 * BS_WARPS)
     }
 }
 
-static inline unsigned block_strength_grid(int32_t nodes)
-{
-    const int64_t g = ((int64_t)nodes + BS_WARPS - 1) / BS_WARPS;
-    return (unsigned)(g < 1 ? 1 : g > (1 << 20) ? (1 << 20) : g);
-}
-#define BS_GRID(n) block_strength_grid(n), 32 * BS_WARPS, 0, gs_cuda_g.stream
 
 gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure, gs_csr **S)
 {
@@ -277,8 +269,8 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
         } else if (n > 0 && b == 1) {
             LAUNCH_G(g, n, diag_kernel, n, A->rowptr, A->colind, A->val, d);
         } else if (n > 0) { /* block norms: unsigned */
-            block_strength_kernel<<<BS_GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 0, d,
-                                               mx, NULL, NULL, NULL);
+            block_strength_kernel<<<GRID((int64_t)n * 32)>>>(n, b, A->rowptr, A->colind, A->val,
+                                                             theta, 0, d, mx, NULL, NULL, NULL);
             GS_CUDA_LAUNCHED("block_strength_kernel");
         }
     }
@@ -288,8 +280,8 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
         LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, NULL,
                  cnt, NULL);
     } else if (n > 0) {
-        block_strength_kernel<<<BS_GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 1, d, mx,
-                                           cnt, NULL, NULL);
+        block_strength_kernel<<<GRID((int64_t)n * 32)>>>(n, b, A->rowptr, A->colind, A->val, theta,
+                                                         1, d, mx, cnt, NULL, NULL);
         GS_CUDA_LAUNCHED("block_strength_kernel");
     }
     GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
@@ -299,8 +291,8 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
         LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, srp,
                  NULL, sci);
     } else if (n > 0) {
-        block_strength_kernel<<<BS_GRID(n)>>>(n, b, A->rowptr, A->colind, A->val, theta, 2, d, mx,
-                                           NULL, srp, sci);
+        block_strength_kernel<<<GRID((int64_t)n * 32)>>>(n, b, A->rowptr, A->colind, A->val, theta,
+                                                         2, d, mx, NULL, srp, sci);
         GS_CUDA_LAUNCHED("block_strength_kernel");
     }
     GS_CHECK(wrap_device_csr(n, n, nnz, &srp, &sci, NULL, "strength graph", S));
@@ -759,14 +751,13 @@ static __global__ void agg_starts(int32_t m, const int32_t *key, int32_t nagg, i
  * host's serial one: the same to rounding). A thread an aggregate, as first written, left the
  * few aggregates of a coarse level to a few blocks with uncoalesced loads: 3.8, 2.6 and 0.8 ms
  * for the levels of 3D elasticity 32^3 (k = 6), H100. */
-#define QR_WARPS 4
-static __global__ void __launch_bounds__(32 * QR_WARPS)
+static __global__ void __launch_bounds__(GS_CUDA_THREADS)
     agg_qr(int32_t nagg, int b, int k, int64_t n, const int32_t *start, const int32_t *member,
            const double *B, double *Qd, double *Bc)
 {
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    for (int64_t i = (int64_t)blockIdx.x * QR_WARPS + w; i < nagg;
-         i += (int64_t)gridDim.x * QR_WARPS) {
+    const int lane = threadIdx.x & 31;
+    FOR_ROW_G(32, nagg)
+    {
         const int32_t s0 = start[i], cnt = start[i + 1] - s0;
         const int32_t m = cnt * b;
 #define QROW(r) ((int64_t)member[s0 + (r) / b] * b + (r) % b)
@@ -887,9 +878,7 @@ gs_status gs_amg_cuda_tentative_qr(int32_t nodes, int b, const int32_t *agg, int
             GS_CUDA_LAUNCHED("agg_starts");
         }
         if (nagg > 0) {
-            const int64_t g = ((int64_t)nagg + QR_WARPS - 1) / QR_WARPS;
-            agg_qr<<<(unsigned)(g > (1 << 20) ? (1 << 20) : g), 32 * QR_WARPS, 0, s>>>(
-                nagg, b, k, n, start, member, B, Qd, Bc);
+            agg_qr<<<GRID((int64_t)nagg * 32)>>>(nagg, b, k, n, start, member, B, Qd, Bc);
             GS_CUDA_LAUNCHED("agg_qr");
         }
         qr_count<<<GRID(n)>>>(n, b, k, agg, Qd, cnt);
