@@ -34,6 +34,10 @@ static int ipc_wanted_at(gs_loc loc)
 
 static int ipc_wanted(const gs_dist_op *D) { return ipc_wanted_at(D->loc); }
 
+/* the counters at D->ipc.seq (gs_dist_op.h): the products done on the stream, the send kernel's
+ * ticket, the off-diagonal product's ticket, the products sent */
+enum { SEQ_DONE, SEQ_SEND_TICKET, SEQ_OFFD_TICKET, SEQ_SENT, SEQ_COUNT };
+
 /* signals on the device unless GSOLVE_MPI_IPC=host (then MPI handshakes) */
 static int device_signal_wanted(const gs_backend_ops *be)
 {
@@ -163,7 +167,7 @@ static void ipc_release(gs_dist_op *D)
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (D->ipc_borrowed) goto forget; /* the lender's to release */
     if (D->ipc.dev_signal) { /* the neighbours' last "ready" written here before the buffer goes */
-        if (be->flag_wait(D->nsend, D->ipc.flags + D->nrecv, D->ipc.seq + 3, 0) != GS_OK ||
+        if (be->flag_wait(D->nsend, D->ipc.flags + D->nrecv, D->ipc.seq + SEQ_SENT, 0) != GS_OK ||
             be->peer_join() != GS_OK || be->sync() != GS_OK)
             gs_error_clear();
     }
@@ -312,8 +316,9 @@ static gs_status ipc_setup(gs_dist_op *D)
     }
     D->ipc.xh = (gs_vec){D->nhalo, D->ipc.buf, D->loc};
     if (!bad[1]) { /* where this rank's kernels write the neighbours' flags; one block at loc:
-                    * done_at, ready_at, seq (4), dpeer, dsoff */
-        const size_t ns = (size_t)D->nsend + 1, nr = (size_t)D->nrecv + 1, nw = 3 * ns + nr + 4;
+                    * done_at, ready_at, the counters (seq), dpeer, dsoff */
+        const size_t ns = (size_t)D->nsend + 1, nr = (size_t)D->nrecv + 1, nc = SEQ_COUNT;
+        const size_t nw = 3 * ns + nr + nc;
         GS_CHECK(gs_alloc_array(nw, sizeof *blk, "halo plan", (void **)&blk));
         memset(blk, 0, nw * sizeof *blk);
         uint64_t **done_at = (uint64_t **)blk, **ready_at = (uint64_t **)(blk + ns);
@@ -325,15 +330,15 @@ static gs_status ipc_setup(gs_dist_op *D)
             const int q = rank_place(nb, nn, D->from[i]);
             ready_at[i] = (uint64_t *)((char *)D->ipc.peer_base[q] + rc[q].ready);
         }
-        memcpy(blk + ns + nr + 4, D->ipc.peer, ns * sizeof *D->ipc.peer);
-        memcpy(blk + 2 * ns + nr + 4, D->soff, ns * sizeof *D->soff);
+        memcpy(blk + ns + nr + nc, D->ipc.peer, ns * sizeof *D->ipc.peer);
+        memcpy(blk + 2 * ns + nr + nc, D->soff, ns * sizeof *D->soff);
         uint64_t *dblk = NULL;
         GS_CHECK(be->alloc(nw * sizeof *blk, "halo flags", (void **)&dblk));
         D->ipc.done_at = (uint64_t **)dblk;
         D->ipc.ready_at = (uint64_t **)(dblk + ns);
         D->ipc.seq = dblk + ns + nr;
-        D->ipc.dpeer = (double **)(dblk + ns + nr + 4);
-        D->ipc.dsoff = (int64_t *)(dblk + 2 * ns + nr + 4);
+        D->ipc.dpeer = (double **)(dblk + ns + nr + nc);
+        D->ipc.dsoff = (int64_t *)(dblk + 2 * ns + nr + nc);
         GS_CHECK(be->put(dblk, blk, nw * sizeof *blk));
         D->ipc.dev_signal = 1;
         goto done;
@@ -1126,8 +1131,8 @@ static gs_status ipc_send(const gs_dist_op *D, const double *src, const int32_t 
     if (D->nsend > 0) {
         GS_CHECK(be->peer_fork());
         GS_CHECK(be->halo_send(D->nsend, D->ipc.dpeer, D->ipc.dsoff, D->soff[D->nsend], src, idx,
-                               D->ipc.flags + D->nrecv, D->ipc.done_at, D->ipc.seq + 3,
-                               (unsigned *)(D->ipc.seq + 1)));
+                               D->ipc.flags + D->nrecv, D->ipc.done_at, D->ipc.seq + SEQ_SENT,
+                               (unsigned *)(D->ipc.seq + SEQ_SEND_TICKET)));
     }
     if (M) GS_CHECK(gs_spmat_spmv(M, x, y));
 done:
@@ -1155,7 +1160,7 @@ static gs_status ipc_exchange(const gs_dist_op *D, const double *src, const int3
     const double *send = src;
     if (D->ipc.dev_signal) {
         GS_CHECK(ipc_send(D, src, idx, M, x, y));
-        GS_CHECK(be->flag_wait(D->nrecv, D->ipc.flags, D->ipc.seq, 1));
+        GS_CHECK(be->flag_wait(D->nrecv, D->ipc.flags, D->ipc.seq + SEQ_DONE, 1));
         goto done;
     }
     if (idx && D->soff[D->nsend] > 0) {
@@ -1186,7 +1191,7 @@ static gs_status ipc_finish(const gs_dist_op *D)
     gs_status st = GS_OK;
     const gs_backend_ops *be = gs_backend_get(D->loc);
     if (!D->ipc.dev_signal) return GS_OK;
-    GS_CHECK(be->flag_signal(D->nrecv, D->ipc.ready_at, D->ipc.seq));
+    GS_CHECK(be->flag_signal(D->nrecv, D->ipc.ready_at, D->ipc.seq + SEQ_DONE));
     if (D->nsend > 0) GS_CHECK(be->peer_join());
 done:
     return st;
@@ -1206,8 +1211,12 @@ static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
     gs_status st = GS_OK;
     const int32_t *idx = D->sidx->data;
     if (D->ipc.dev_signal && D->nhalo > 0) {
-        const gs_halo_signals sg = {D->nrecv, D->nrecv, D->ipc.flags, D->ipc.ready_at, D->ipc.seq,
-                                    (unsigned *)(D->ipc.seq + 2)};
+        const gs_halo_signals sg = {D->nrecv,
+                                    D->nrecv,
+                                    D->ipc.flags,
+                                    D->ipc.ready_at,
+                                    D->ipc.seq + SEQ_DONE,
+                                    (unsigned *)(D->ipc.seq + SEQ_OFFD_TICKET)};
         GS_CHECK(ipc_send(D, x->data, idx, D->Md, x, y));
         GS_CHECK(dist_ops(D->loc)->offd_add(D->offd, D->orow, D->ipc.xh.data, y->data, &sg));
         if (D->nsend > 0) GS_CHECK(gs_backend_get(D->loc)->peer_join());
