@@ -249,7 +249,6 @@ static __global__ void __launch_bounds__(GS_CUDA_THREADS)
     }
 }
 
-
 gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure, gs_csr **S)
 {
     gs_status st = GS_OK;

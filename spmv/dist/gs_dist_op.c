@@ -1211,12 +1211,12 @@ static gs_status ipc_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
     gs_status st = GS_OK;
     const int32_t *idx = D->sidx->data;
     if (D->ipc.dev_signal && D->nhalo > 0) {
-        const gs_halo_signals sg = {D->nrecv,
-                                    D->nrecv,
-                                    D->ipc.flags,
-                                    D->ipc.ready_at,
-                                    D->ipc.seq + SEQ_DONE,
-                                    (unsigned *)(D->ipc.seq + SEQ_OFFD_TICKET)};
+        const gs_halo_signals sg = {.nwait = D->nrecv,
+                                    .nready = D->nrecv,
+                                    .flags = D->ipc.flags,
+                                    .ready_at = D->ipc.ready_at,
+                                    .ctr = D->ipc.seq + SEQ_DONE,
+                                    .ticket = (unsigned *)(D->ipc.seq + SEQ_OFFD_TICKET)};
         GS_CHECK(ipc_send(D, x->data, idx, D->Md, x, y));
         GS_CHECK(dist_ops(D->loc)->offd_add(D->offd, D->orow, D->ipc.xh.data, y->data, &sg));
         if (D->nsend > 0) GS_CHECK(gs_backend_get(D->loc)->peer_join());
