@@ -739,124 +739,20 @@ done:
     return st;
 }
 
-/* GSOLVE_DIST_PLAN_DERIVE=0: every plan exchanges its halo lists (see derive_lists) */
-static int derive_on(void)
-{
-    const char *e = getenv("GSOLVE_DIST_PLAN_DERIVE");
-    return !(e && strcmp(e, "0") == 0);
-}
-
-/* a global column number scrambled (splitmix64's finisher): a list's sum of these, with its
- * length, stands for the list */
-static uint64_t id_mix(int64_t g)
-{
-    uint64_t z = (uint64_t)g + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* what a plan's ranks tell each other first: the bytes of the halo list (this rank's halo
- * columns that rank r owns) and that list's sum of id_mix */
-typedef struct plan_card {
-    uint64_t bytes, mix;
-} plan_card;
-
-/* The lists of this rank's columns that each neighbour needs, read off its own rows: when the
- * operator is square (its rows and columns split alike) with a symmetric pattern, rank r needs
- * column i exactly when row i has an entry in a column r owns. The guess holds where each
- * neighbour's card (the length and id_mix sum of its list for this rank) matches: then *idx
- * (host, by rank ascending, each list ascending) and cnt[r] (entries for rank r) replace the
- * lists' exchange, and *ok = 1. D->offd's rows (D->orow ascending) and columns (halo places,
- * sorted in a row) come to the host for it: about 12 bytes an entry. */
-static gs_status derive_lists(const gs_dist_op *D, const plan_card *rc, int R, int64_t *cnt,
-                              int32_t **idx, int *ok)
-{
-    gs_status st = GS_OK;
-    const gs_csr *O = D->offd;
-    const gs_backend_ops *be = gs_backend_get(D->loc);
-    int32_t *rp = NULL, *ci = NULL, *orow = NULL, *hk = NULL, *last = NULL;
-    int64_t *at = NULL;
-    uint64_t *mix = NULL;
-    *ok = 0;
-    *idx = NULL;
-    memset(cnt, 0, (size_t)R * sizeof *cnt);
-    const int32_t nor = O ? D->nor : 0;
-    const int64_t nnz = O ? O->nnz : 0;
-    GS_CHECK(gs_alloc_array((size_t)nor + 1, sizeof *rp, "halo plan", (void **)&rp));
-    GS_CHECK(gs_alloc_array((size_t)nnz + 1, sizeof *ci, "halo plan", (void **)&ci));
-    GS_CHECK(gs_alloc_array((size_t)nor + 1, sizeof *orow, "halo plan", (void **)&orow));
-    GS_CHECK(gs_alloc_array((size_t)D->nhalo + 1, sizeof *hk, "halo plan", (void **)&hk));
-    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *last, "halo plan", (void **)&last));
-    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *at, "halo plan", (void **)&at));
-    GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof *mix, "halo plan", (void **)&mix));
-    if (nor > 0) {
-        GS_CHECK(be->get(rp, O->rowptr, ((size_t)nor + 1) * sizeof *rp));
-        GS_CHECK(be->get(orow, D->orow, (size_t)nor * sizeof *orow));
-        if (nnz > 0) GS_CHECK(be->get(ci, O->colind, (size_t)nnz * sizeof *ci));
-    }
-    for (int k = 0; k < D->nrecv; k++) /* each halo place's owner */
-        for (int64_t h = D->roff[k]; h < D->roff[k + 1]; h++) hk[h] = D->from[k];
-    for (int r = 0; r < R; r++) last[r] = -1, mix[r] = 0;
-    /* the rows each rank gets, once a row (a row's columns ascending: its owners in order) */
-    for (int32_t q = 0; q < nor; q++)
-        for (int32_t e = rp[q]; e < rp[q + 1]; e++) {
-            if (ci[e] < 0 || ci[e] >= D->nhalo) goto done; /* no guess: the lists exchanged */
-            const int r = hk[ci[e]];
-            if (last[r] == orow[q]) continue;
-            last[r] = orow[q];
-            cnt[r]++;
-            mix[r] += id_mix(D->col0 + orow[q]);
-        }
-    int match = 1; /* (the ranks stay in step: any mismatch falls back to the exchange) */
-    int64_t total = 0;
-    for (int r = 0; r < R; r++) {
-        if ((uint64_t)cnt[r] * sizeof(int64_t) != rc[r].bytes || mix[r] != rc[r].mix) match = 0;
-        at[r] = total;
-        total += cnt[r];
-    }
-    if (!match) goto done;
-    GS_CHECK(gs_alloc_array((size_t)total + 1, sizeof **idx, "halo plan", (void **)idx));
-    for (int r = 0; r < R; r++) last[r] = -1;
-    for (int32_t q = 0; q < nor; q++)
-        for (int32_t e = rp[q]; e < rp[q + 1]; e++) {
-            const int r = hk[ci[e]];
-            if (last[r] == orow[q]) continue;
-            last[r] = orow[q];
-            (*idx)[at[r]++] = orow[q];
-        }
-    *ok = 1;
-done:
-    gs_free(rp);
-    gs_free(ci);
-    gs_free(orow);
-    gs_free(hk);
-    gs_free(last);
-    gs_free(at);
-    gs_free(mix);
-    return st;
-}
-
 static gs_status plan(gs_dist_op *D, const gs_part *cp)
 {
     gs_status st = GS_OK;
     const int R = cp->nranks;
-    size_t *qs = NULL, *qr = NULL, *cb = NULL;
-    int64_t *req = NULL, *cnt = NULL;
+    size_t *qs = NULL, *qr = NULL;
+    int64_t *req = NULL;
     int32_t *idx = NULL;
-    plan_card *sc = NULL, *rc = NULL;
     GS_CHECK(gs_alloc_array((size_t)R, sizeof(size_t), "halo plan", (void **)&qs));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof(size_t), "halo plan", (void **)&qr));
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof(size_t), "halo plan", (void **)&cb));
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof(int64_t), "halo plan", (void **)&cnt));
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof *sc, "halo plan", (void **)&sc));
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof *rc, "halo plan", (void **)&rc));
     GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int), "halo plan", (void **)&D->from));
     GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int64_t), "halo plan", (void **)&D->roff));
     GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int), "halo plan", (void **)&D->to));
     GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int64_t), "halo plan", (void **)&D->soff));
     memset(qs, 0, (size_t)R * sizeof *qs);
-    memset(sc, 0, (size_t)R * sizeof *sc);
     D->roff[0] = 0;
     /* the halo ascending: each owner's columns are one run, found by a search a rank */
     for (int r = 0, h0 = 0; r < R && h0 < D->nhalo; r++) {
@@ -873,32 +769,24 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
             D->nrecv++;
             D->roff[D->nrecv] = lo;
             qs[r] = (size_t)(lo - h0) * sizeof(int64_t);
-            sc[r].bytes = qs[r];
-            for (int32_t h = h0; h < lo; h++) sc[r].mix += id_mix(D->halo[h]);
         }
         h0 = lo;
     }
     double tq[4] = {prof_on() ? gs_time_now() : 0, 0, 0, 0};
-    for (int r = 0; r < R; r++) cb[r] = sizeof(plan_card);
-    GS_CHECK(gs_comm_alltoallv(sc, cb, rc, cb));
-    for (int r = 0; r < R; r++) qr[r] = (size_t)rc[r].bytes;
+    GS_CHECK(gs_comm_alltoall_sizes(qs, qr));
     if (prof_on()) tq[1] = gs_time_now();
-    /* the lists each neighbour needs read off this rank's rows where every rank can (a square
-     * operator with a symmetric pattern), else sent by the neighbours */
-    int derived = 0;
-    if (derive_on() && D->rows == D->cols && D->row0 == D->col0)
-        GS_CHECK(derive_lists(D, rc, R, cnt, &idx, &derived));
-    int64_t bad = !derived;
-    GS_CHECK(gs_comm_max_i64(&bad, 1));
     size_t nq = 0;
     for (int r = 0; r < R; r++) nq += qr[r] / sizeof(int64_t);
-    if (bad) {
-        gs_free(idx);
-        idx = NULL;
-        GS_CHECK(gs_alloc_array(nq + 1, sizeof(int64_t), "halo plan", (void **)&req));
-        GS_CHECK(gs_dist_alltoallv_host(D->loc, D->halo, qs, req, qr));
-        GS_CHECK(gs_alloc_array(nq + 1, sizeof(int32_t), "halo plan", (void **)&idx));
-        for (size_t q = 0; q < nq; q++) {
+    GS_CHECK(gs_alloc_array(nq + 1, sizeof(int64_t), "halo plan", (void **)&req));
+    GS_CHECK(gs_dist_alltoallv_host(D->loc, D->halo, qs, req, qr));
+    if (prof_on()) tq[2] = gs_time_now();
+    GS_CHECK(gs_alloc_array(nq + 1, sizeof(int32_t), "halo plan", (void **)&idx));
+    D->soff[0] = 0;
+    for (int r = 0, q = 0; r < R; r++) {
+        size_t k = qr[r] / sizeof(int64_t);
+        if (!k) continue;
+        D->to[D->nsend] = r;
+        for (size_t j = 0; j < k; j++, q++) {
             int64_t i = req[q] - D->col0;
             if (i < 0 || i >= D->cols)
                 GS_FAIL(GS_ERR_INTERNAL, "halo plan: column %lld asked of the rank that holds "
@@ -906,15 +794,6 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
                         (long long)(D->col0 + D->cols - 1));
             idx[q] = (int32_t)i;
         }
-    }
-    D->plan_derived = !bad;
-    if (prof_on()) tq[2] = gs_time_now();
-    D->soff[0] = 0;
-    for (int r = 0, q = 0; r < R; r++) {
-        size_t k = qr[r] / sizeof(int64_t);
-        if (!k) continue;
-        D->to[D->nsend] = r;
-        q += (int)k;
         D->nsend++;
         D->soff[D->nsend] = q;
     }
@@ -923,16 +802,11 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
     if (prof_on() && gs_comm_rank() == 0) {
         tq[3] = gs_time_now();
         fprintf(stderr, "dist profile: halo plan of %d halo columns: sizes %.3f ms (with the "
-                "wait for the others), lists %.3f ms (%s), indices and buffers %.3f ms\n",
-                D->nhalo, 1e3 * (tq[1] - tq[0]), 1e3 * (tq[2] - tq[1]),
-                D->plan_derived ? "read off the rows" : "exchanged", 1e3 * (tq[3] - tq[2]));
+                "wait for the others), lists %.3f ms, indices and buffers %.3f ms\n", D->nhalo,
+                1e3 * (tq[1] - tq[0]), 1e3 * (tq[2] - tq[1]), 1e3 * (tq[3] - tq[2]));
     }
 done:
     gs_free(qs);
-    gs_free(cb);
-    gs_free(cnt);
-    gs_free(sc);
-    gs_free(rc);
     gs_free(qr);
     gs_free(req);
     gs_free(idx);

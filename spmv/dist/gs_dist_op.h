@@ -72,9 +72,6 @@ typedef struct gs_dist_op {
     int nsend, nrecv;
     int *to, *from;
     int64_t *soff, *roff;
-    int plan_derived;          /* 1: the lists of what each neighbour needs were read off the
-                                  own rows (a square operator with a symmetric pattern), not
-                                  exchanged (gs_dist_op.c, derive_lists) */
     gs_buf *sidx;              /* own column of every value sent (int32, at loc) */
     double *sdev, *shost, *rhost; /* send values at loc; page-locked staging (NULL: not staged) */
     gs_vec *xh;                /* the halo's values, at loc */

@@ -6,9 +6,8 @@
 # a 3-column near-nullspace from a .npy file for AMG, the 1 x 1 and 0 x 0 systems (more ranks than
 # rows), and, where MATRICES (../shared/matrices) exists, three SPD matrices of the collection
 # (nos6: symmetric storage; Laplace3D10: general storage; ginkgo_multigrid_A6525: general,
-# unsorted, explicit zeros); a matrix whose pattern is not symmetric, and the halo plans' lists
-# read off the rows or exchanged. Converged below rtol; CG + Jacobi in exactly the iterations of
-# one process; AMG (levels across the ranks where stated) within 20%; BiCGStab within 15%.
+# unsorted, explicit zeros). Converged below rtol; CG + Jacobi in exactly the iterations of one
+# process; AMG (levels across the ranks where stated) within 20%; BiCGStab within 15%.
 source "$(dirname "$0")/mpi_lib.sh"
 IN=$DATA/inputs
 
@@ -60,34 +59,6 @@ compare matlab_rank2_nullspace 20 1e-8 --set problem.matrix="$IN/matlab.mat" \
     || fail "gsolve --export $T/elasticity.mtx failed"
 compare block_file 20 1e-8 --set problem.matrix="$T/elasticity.mtx" --set solver.preconditioner=amg \
     --set amg.block_size=2 --set amg.gather_rows=100
-# the halo plans: a square operator with a symmetric pattern reads the list of what each
-# neighbour needs off its own rows (GSOLVE_DIST_PROFILE=1 says which); one without (a 2D grid
-# whose rows couple to the grid row below and not above, 900 rows: every rank's guess is wrong)
-# exchanges the lists; BiCGStab + Jacobi on it as one process does
-awk 'BEGIN { n = 30; e = 0
-    for (y = 0; y < n; y++) for (x = 0; x < n; x++) {
-        i = x + n * y + 1; r[++e] = i " " i " 4"
-        if (x > 0) r[++e] = i " " i - 1 " -1"
-        if (x < n - 1) r[++e] = i " " i + 1 " -0.5"
-        if (y > 0) r[++e] = i " " i - n " -1" }
-    print "%%MatrixMarket matrix coordinate real general"; print n * n, n * n, e
-    for (k = 1; k <= e; k++) print r[k] }' >"$T/below.mtx"
-compare below 15,2 1e-8 --set problem.matrix="$T/below.mtx" --set solver.type=bicgstab \
-    --set solver.preconditioner=jacobi
-plan_lists() { # NAME WORD: every halo plan of NAME's run (its profile) got its lists by WORD
-    local n
-    n=$(grep -c 'dist profile: halo plan' "$T/$1.out")
-    [ "$n" -gt 0 ] && [ "$(grep 'dist profile: halo plan' "$T/$1.out" | grep -c "($2)")" = "$n" ] \
-        || fail "$1: halo plans with lists other than '$2': $(grep 'dist profile: halo plan' "$T/$1.out" | head -3)"
-}
-GSOLVE_DIST_PROFILE=1 gs 3 below_plan "${HOST[@]}" --set problem.matrix="$T/below.mtx" \
-    --set solver.type=bicgstab --set solver.preconditioner=jacobi
-converged below_plan 1e-8 && plan_lists below_plan exchanged
-P2=(--set problem.generate.type=poisson --set problem.generate.size=24 --set solver.preconditioner=jacobi)
-GSOLVE_DIST_PROFILE=1 gs 3 sym_plan "${HOST[@]}" "${P2[@]}"
-converged sym_plan 1e-8 && plan_lists sym_plan "read off the rows"
-GSOLVE_DIST_PROFILE=1 GSOLVE_DIST_PLAN_DERIVE=0 gs 3 sym_plan_x "${HOST[@]}" "${P2[@]}"
-converged sym_plan_x 1e-8 && plan_lists sym_plan_x exchanged && same_its sym_plan sym_plan_x
 # 1 x 1 and 0 x 0: ranks without rows
 for p in jacobi amg; do
     gs 0 one_${p}_p "${HOST[@]}" --set problem.matrix="$DATA/sizes/one.mtx" --set solver.preconditioner=$p
