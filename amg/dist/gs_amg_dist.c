@@ -430,8 +430,7 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     gs_csr_destroy(&AP);
     trace(amg, l, "  P^T (A P)");
     /* Wr's rows go to their owners where the matrices live (global columns, values); each
-     * owner learns which of its rows and how long from a host list of (row, length) pairs
-     * (through the device when long: 450 KB a rank at level 0 of 16.8M rows a rank on 4) */
+     * owner learns which of its rows and how long from a short host list (row, length) */
     GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *hrp, "coarse entries", (void **)&hrp));
     GS_CHECK(amg->be->get(hrp, Wr->rowptr, ((size_t)npm + 1) * sizeof *hrp));
     GS_CHECK(gs_alloc_array(2 * (size_t)npm + 1, sizeof *sinfo, "coarse entries",
@@ -460,7 +459,7 @@ static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist
     int64_t ni = 0;
     for (int r = 0; r < R; r++) ni += (int64_t)(irb[r] / sizeof(int64_t));
     GS_CHECK(gs_alloc_array((size_t)ni + 1, sizeof *rinfo, "coarse entries", (void **)&rinfo));
-    GS_CHECK(gs_dist_alltoallv_host(amg->loc, sinfo, isb, rinfo, irb));
+    GS_CHECK(gs_comm_alltoallv(sinfo, isb, rinfo, irb));
     /* rinfo: the senders' (row, length) pairs, by rank; the entries arrive in that order, so
      * the pairs' offsets and rows give each entry's row where the entries live */
     const int64_t npr = ni / 2;

@@ -692,12 +692,11 @@ done:
 /* who sends me which halo values, and which of mine each neighbour needs */
 static gs_status plan_buffers(gs_dist_op *D, const gs_buf *idx);
 
-/* Host arrays from this size up (the most any rank sends or receives: halo lists, the coarse
- * rows' (row, length) pairs) go rank to rank where the matrices live (gs_dist_alltoallv_host:
- * through CUDA IPC on one node): host MPI between ranks of one node moved 0.3 to 1 GB/s on the
- * GPU machines, a 1 MB list (the halo of 16.8M rows of 3D Poisson on each of 4 ranks) 3.9 ms,
- * where the device's exchange takes a fraction of a millisecond; smaller ones through host MPI,
- * which starts sooner. */
+/* Halo lists from this size up (the largest any rank sends or receives) go rank to rank where
+ * the operator lives (gs_dist_alltoallv_at: through CUDA IPC on one node): host MPI between
+ * ranks of one node moved 0.3 to 1 GB/s on the GPU machines, a 1 MB list (the halo of 16.8M
+ * rows of 3D Poisson on each of 4 ranks) 3.9 ms, where the device's exchange takes a fraction
+ * of a millisecond; smaller ones through host MPI, which starts sooner. */
 #define PLAN_DEVICE_BYTES ((int64_t)256 << 10)
 
 /* that size; GSOLVE_DIST_PLAN_BYTES=N sets it (0: every list where the operator lives) */
@@ -709,33 +708,32 @@ static int64_t plan_device_bytes(void)
     return e && end != e && *end == '\0' && v >= 0 ? (int64_t)v : PLAN_DEVICE_BYTES;
 }
 
-gs_status gs_dist_alltoallv_host(gs_loc loc, const void *send, const size_t *sb, void *recv,
-                                 const size_t *rb)
+/* the halo lists (D->halo's runs, qs[r] bytes for rank r) to their owners; req: the nq lists
+ * (qr[r] bytes from rank r) of this rank's columns the others need, on the host */
+static gs_status halo_lists(const gs_dist_op *D, const size_t *qs, const size_t *qr, size_t nq,
+                            int64_t *req)
 {
     gs_status st = GS_OK;
-    const int R = gs_comm_size();
-    size_t ns = 0, nr = 0;
-    void *ds = NULL, *dr = NULL;
-    const gs_backend_ops *be = gs_backend_get(loc);
-    for (int r = 0; r < R; r++) ns += sb[r], nr += rb[r];
-    int64_t big = (int64_t)(ns > nr ? ns : nr);
-    if (loc != GS_LOC_HOST) GS_CHECK(gs_comm_max_i64(&big, 1));
-    if (loc == GS_LOC_HOST || big < plan_device_bytes()) {
-        GS_CHECK(gs_comm_alltoallv(send, sb, recv, rb));
+    int64_t big = (int64_t)(nq > (size_t)D->nhalo ? nq : (size_t)D->nhalo) * 8;
+    int64_t *dh = NULL, *dq = NULL;
+    const gs_backend_ops *be = gs_backend_get(D->loc);
+    if (D->loc != GS_LOC_HOST) GS_CHECK(gs_comm_max_i64(&big, 1));
+    if (D->loc == GS_LOC_HOST || big < plan_device_bytes()) {
+        GS_CHECK(gs_comm_alltoallv(D->halo, qs, req, qr));
         goto done;
     }
-    GS_CHECK(be->alloc(ns + 8, "rank to rank", &ds));
-    GS_CHECK(be->alloc(nr + 8, "rank to rank", &dr));
-    if (ns > 0) GS_CHECK(be->put(ds, send, ns));
+    GS_CHECK(be->alloc(((size_t)D->nhalo + 1) * sizeof *dh, "halo plan", (void **)&dh));
+    GS_CHECK(be->alloc((nq + 1) * sizeof *dq, "halo plan", (void **)&dq));
+    if (D->nhalo > 0) GS_CHECK(be->put(dh, D->halo, (size_t)D->nhalo * sizeof *dh));
     {
-        const void *snd[1] = {ds};
-        void *rcv[1] = {dr};
-        GS_CHECK(gs_dist_alltoallv_at(loc, 1, snd, sb, rcv, rb));
+        const void *snd[1] = {dh};
+        void *rcv[1] = {dq};
+        GS_CHECK(gs_dist_alltoallv_at(D->loc, 1, snd, qs, rcv, qr));
     }
-    if (nr > 0) GS_CHECK(be->get(recv, dr, nr));
+    if (nq > 0) GS_CHECK(be->get(req, dq, nq * sizeof *dq));
 done:
-    if (ds) be->free(ds);
-    if (dr) be->free(dr);
+    if (dh) be->free(dh);
+    if (dq) be->free(dq);
     return st;
 }
 
@@ -778,7 +776,7 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
     size_t nq = 0;
     for (int r = 0; r < R; r++) nq += qr[r] / sizeof(int64_t);
     GS_CHECK(gs_alloc_array(nq + 1, sizeof(int64_t), "halo plan", (void **)&req));
-    GS_CHECK(gs_dist_alltoallv_host(D->loc, D->halo, qs, req, qr));
+    GS_CHECK(halo_lists(D, qs, qr, nq, req));
     if (prof_on()) tq[2] = gs_time_now();
     GS_CHECK(gs_alloc_array(nq + 1, sizeof(int32_t), "halo plan", (void **)&idx));
     D->soff[0] = 0;

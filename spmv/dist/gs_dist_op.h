@@ -157,13 +157,6 @@ double gs_dist_peers_seconds(void);
 gs_status gs_dist_alltoallv_at(gs_loc loc, int k, const void *const *send, const size_t *sb,
                                void *const *recv, const size_t *rb);
 
-/* The same for host arrays (send, recv on the host; byte counts as gs_comm_alltoallv): through
- * host MPI when small, else staged through loc's memory and gs_dist_alltoallv_at when the most
- * any rank sends or receives is 256 KB or more (GSOLVE_DIST_PLAN_BYTES=N sets that size; loc
- * the host: host MPI always). Collective. */
-gs_status gs_dist_alltoallv_host(gs_loc loc, const void *send, const size_t *sb, void *recv,
-                                 const size_t *rb);
-
 /* The same for an allgather: k arrays send[j] of `bytes` each from this rank to every rank, into
  * recv[j] (rb[r] bytes from rank r at the prefix of rb[0..r)). Collective. */
 gs_status gs_dist_allgatherv_at(gs_loc loc, int k, const void *const *send, size_t bytes,

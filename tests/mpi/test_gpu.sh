@@ -5,8 +5,8 @@
 # ranks against one process: converged, true residual below rtol, iterations within 20%; on one
 # node the halos go through CUDA IPC (the ranks line says so), signalled on the GPU when every
 # rank has its own (the V cycle then replayed as CUDA graphs; GSOLVE_DIST_GRAPH=0 without),
-# the plans' halo lists and the coarse rows' (row, length) pairs device to device
-# (GSOLVE_DIST_PLAN_BYTES=0: all of them, with IPC or staged through host MPI),
+# the plans' halo lists device to device (GSOLVE_DIST_PLAN_BYTES=0: all of them, with IPC or
+# staged through host MPI),
 # with GSOLVE_MPI_IPC=host through MPI handshakes and with GSOLVE_MPI_IPC=0 through MPI, to the
 # same iterations; Jacobi-CG within one iteration of one process; the jumping
 # coefficients and 3D elasticity (block AMG) converge on 2 ranks; the device pool is grown
@@ -35,8 +35,7 @@ if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
 fi
 GSOLVE_DIST_GRAPH=0 gs 2 amg_2_nograph "${P[@]}" --set solver.preconditioner=amg
 converged amg_2_nograph 1e-8 && same_its amg_2 amg_2_nograph
-# every halo list of the plans and every list of coarse rows' pairs device to device (by
-# default only those from 256 KB)
+# every halo list of the plans device to device (by default only those from 256 KB)
 GSOLVE_DIST_PLAN_BYTES=0 gs 2 amg_2_plan "${P[@]}" --set solver.preconditioner=amg
 converged amg_2_plan 1e-8 && same_its amg_2 amg_2_plan
 GSOLVE_DIST_PLAN_BYTES=0 GSOLVE_MPI_IPC=0 gs 2 amg_2_plan_mpi "${P[@]}" --set solver.preconditioner=amg
