@@ -6,8 +6,9 @@
 # a 3-column near-nullspace from a .npy file for AMG, the 1 x 1 and 0 x 0 systems (more ranks than
 # rows), and, where MATRICES (../shared/matrices) exists, three SPD matrices of the collection
 # (nos6: symmetric storage; Laplace3D10: general storage; ginkgo_multigrid_A6525: general,
-# unsorted, explicit zeros). Converged below rtol; CG + Jacobi in exactly the iterations of one
-# process; AMG (levels across the ranks where stated) within 20%; BiCGStab within 15%.
+# unsorted, explicit zeros), and a matrix whose pattern is not symmetric. Converged below rtol;
+# CG + Jacobi in exactly the iterations of one process; AMG (levels across the ranks where
+# stated) within 20%; BiCGStab within 15%.
 source "$(dirname "$0")/mpi_lib.sh"
 IN=$DATA/inputs
 
@@ -59,6 +60,19 @@ compare matlab_rank2_nullspace 20 1e-8 --set problem.matrix="$IN/matlab.mat" \
     || fail "gsolve --export $T/elasticity.mtx failed"
 compare block_file 20 1e-8 --set problem.matrix="$T/elasticity.mtx" --set solver.preconditioner=amg \
     --set amg.block_size=2 --set amg.gather_rows=100
+# a matrix whose pattern is not symmetric (a 2D grid whose rows couple to the grid row below
+# and not above, 900 rows): each rank needs columns from the rank below, which needs none from
+# it; BiCGStab + Jacobi as one process does
+awk 'BEGIN { n = 30; e = 0
+    for (y = 0; y < n; y++) for (x = 0; x < n; x++) {
+        i = x + n * y + 1; r[++e] = i " " i " 4"
+        if (x > 0) r[++e] = i " " i - 1 " -1"
+        if (x < n - 1) r[++e] = i " " i + 1 " -0.5"
+        if (y > 0) r[++e] = i " " i - n " -1" }
+    print "%%MatrixMarket matrix coordinate real general"; print n * n, n * n, e
+    for (k = 1; k <= e; k++) print r[k] }' >"$T/below.mtx"
+compare below 15,2 1e-8 --set problem.matrix="$T/below.mtx" --set solver.type=bicgstab \
+    --set solver.preconditioner=jacobi
 # 1 x 1 and 0 x 0: ranks without rows
 for p in jacobi amg; do
     gs 0 one_${p}_p "${HOST[@]}" --set problem.matrix="$DATA/sizes/one.mtx" --set solver.preconditioner=$p
