@@ -61,8 +61,8 @@ compare matlab_rank2_nullspace 20 1e-8 --set problem.matrix="$IN/matlab.mat" \
 compare block_file 20 1e-8 --set problem.matrix="$T/elasticity.mtx" --set solver.preconditioner=amg \
     --set amg.block_size=2 --set amg.gather_rows=100
 # a matrix whose pattern is not symmetric (a 2D grid whose rows couple to the grid row below
-# and not above, 900 rows): each rank needs columns from the rank below, which needs none from
-# it; BiCGStab + Jacobi as one process does
+# and not above, 900 rows): each rank needs a grid row of columns from the rank below, which
+# needs at most one from it; BiCGStab + Jacobi as one process does
 awk 'BEGIN { n = 30; e = 0
     for (y = 0; y < n; y++) for (x = 0; x < n; x++) {
         i = x + n * y + 1; r[++e] = i " " i " 4"
