@@ -42,8 +42,11 @@ typedef struct gs_backend_ops {
     gs_status (*csr_spmv)(const gs_csr *A, const gs_vec *x, gs_vec *y);
     /* y = A*x with the backend's own CSR kernel (the host loop; a vector kernel on the GPU) */
     gs_status (*csr_spmv_own)(const gs_csr *A, const gs_vec *x, gs_vec *y);
-    /* copy a host CSR to this backend (*out->loc is this backend's); free one made so */
-    gs_status (*csr_upload)(const gs_csr *host, gs_csr **out);
+    /* copy a host CSR to this backend (*out->loc is this backend's); free one made so.
+     * meanwhile (NULL: none) runs on the host, with arg, while the copy travels: its failure
+     * is returned after the copy has ended */
+    gs_status (*csr_upload)(const gs_csr *host, gs_status (*meanwhile)(void *), void *arg,
+                            gs_csr **out);
     void (*csr_free)(gs_csr *A);
     /* wait until every operation issued so far has finished (timing) */
     gs_status (*sync)(void);

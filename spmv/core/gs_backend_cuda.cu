@@ -562,7 +562,14 @@ extern "C" size_t gs_cuda_pool_prepared(double *took_s)
 
 extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
 {
-    gs_status st = GS_OK;
+    return gs_cuda_h2d_while(seg, nseg, NULL, NULL);
+}
+
+extern "C" gs_status gs_cuda_h2d_while(const gs_cuda_seg *seg, int nseg,
+                                       gs_status (*meanwhile)(void *), void *arg)
+{
+    gs_status st = GS_OK, mst = GS_OK;
+    int ran = 0; /* meanwhile has run (it may hold collectives: it runs on failure too) */
     gs_cuda_ctx *g = &gs_cuda_g;
     size_t total = 0, chunk;
     long c = 0; /* chunks issued */
@@ -573,9 +580,10 @@ extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
             if (seg[i].bytes)
                 GS_CUDA_CALL(cudaMemcpyAsync(seg[i].dst, seg[i].src, seg[i].bytes,
                                              cudaMemcpyHostToDevice, g->stream));
+        if (meanwhile) mst = meanwhile(arg), ran = 1;
         GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
         g_h2d_s += gs_time_now() - t0;
-        return GS_OK;
+        return mst;
     }
     /* direct copies first: the staged chunks below queue behind them on the stream while the
      * CPU already fills the staging buffers */
@@ -605,11 +613,14 @@ extern "C" gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg)
             GS_CUDA_CALL(cudaEventRecord(g->staged[b], g->stream));
         }
     }
+    if (meanwhile) mst = meanwhile(arg), ran = 1;
     GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
     g_h2d_s += gs_time_now() - t0;
+    if (mst != GS_OK) return mst;
 done:
     /* on failure, do not leave copies in flight out of the staging buffers */
     if (st != GS_OK) (void)cudaStreamSynchronize(g->stream);
+    if (meanwhile && !ran) (void)meanwhile(arg);
     return st;
 }
 

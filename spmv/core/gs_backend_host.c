@@ -171,7 +171,14 @@ static gs_status host_csr_spmv_dots(const gs_csr *A, const gs_vec *x, gs_vec *y,
     return host_dots(k, a, b, out);
 }
 
-static gs_status host_csr_upload(const gs_csr *A, gs_csr **out) { return gs_csr_copy(A, out); }
+static gs_status host_csr_copy(const gs_csr *A, gs_csr **out) { return gs_csr_copy(A, out); }
+
+static gs_status host_csr_upload(const gs_csr *A, gs_status (*meanwhile)(void *), void *arg,
+                                 gs_csr **out)
+{
+    gs_status st = meanwhile ? meanwhile(arg) : GS_OK;
+    return st == GS_OK ? gs_csr_copy(A, out) : st;
+}
 
 static void host_csr_free(gs_csr *A)
 {
@@ -211,7 +218,7 @@ const gs_backend_ops gs_backend_host_ops = {
     .csr_free = host_csr_free,
     .sync = host_sync,
     .mdot2 = host_mdot2,
-    .csr_download = host_csr_upload, /* a copy either way */
+    .csr_download = host_csr_copy, /* a copy either way */
     .put = host_bytes,
     .get = host_bytes,
     .move = host_bytes,

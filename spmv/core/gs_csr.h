@@ -44,6 +44,10 @@ int gs_cmp_i32(const void *a, const void *b);
 
 /* Copy host matrix A to the backend at loc (a host copy for GS_LOC_HOST). */
 gs_status gs_csr_upload(const gs_csr *A, gs_loc loc, gs_csr **out);
+/* The same, running meanwhile(arg) on the host while the copy travels (on the host: before
+ * it); meanwhile's failure is returned, after the copy has ended, and *out is then NULL. */
+gs_status gs_csr_upload_while(const gs_csr *A, gs_loc loc, gs_status (*meanwhile)(void *),
+                              void *arg, gs_csr **out);
 
 /* A host copy of A, wherever A lives. */
 gs_status gs_csr_download(const gs_csr *A, gs_csr **out);

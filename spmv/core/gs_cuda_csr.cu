@@ -312,8 +312,9 @@ done:
     return st;
 }
 
-/* *out = a device copy of host CSR h (gs_cuda_csr_adopt) */
-extern "C" gs_status gs_cuda_csr_upload(const gs_csr *h, gs_csr **out)
+/* *out = a device copy of host CSR h (gs_cuda_csr_adopt), meanwhile(arg) run while it travels */
+extern "C" gs_status gs_cuda_csr_upload(const gs_csr *h, gs_status (*meanwhile)(void *),
+                                        void *arg, gs_csr **out)
 {
     gs_status st = GS_OK;
     int32_t *rp = NULL, *ci = NULL;
@@ -322,6 +323,7 @@ extern "C" gs_status gs_cuda_csr_upload(const gs_csr *h, gs_csr **out)
     const size_t ci_bytes = (size_t)h->nnz * sizeof(int32_t);
     const size_t v_bytes = (size_t)h->nnz * sizeof(double);
     gs_cuda_seg seg[3];
+    int passed = 0; /* meanwhile handed on (it runs on failure too: it may hold collectives) */
     *out = NULL;
     GS_CHECK(gs_cuda_alloc(rp_bytes, "CSR row pointers", (void **)&rp));
     GS_CHECK(gs_cuda_alloc(ci_bytes, "CSR column indices", (void **)&ci));
@@ -329,10 +331,12 @@ extern "C" gs_status gs_cuda_csr_upload(const gs_csr *h, gs_csr **out)
     seg[0].dst = rp, seg[0].src = h->rowptr, seg[0].bytes = rp_bytes;
     seg[1].dst = ci, seg[1].src = h->colind, seg[1].bytes = ci_bytes;
     seg[2].dst = v, seg[2].src = h->val, seg[2].bytes = v_bytes;
-    GS_CHECK(gs_cuda_h2d(seg, 3)); /* one pipelined pass over the three arrays */
+    passed = 1;
+    GS_CHECK(gs_cuda_h2d_while(seg, 3, meanwhile, arg)); /* one pipelined pass over the three */
     st = gs_cuda_csr_adopt(h->rows, h->cols, h->nnz, rp, ci, v, out);
     rp = NULL, ci = NULL, v = NULL; /* adopted, or freed by the failed adopt */
 done:
+    if (meanwhile && !passed) (void)meanwhile(arg);
     gs_cuda_free(rp);
     gs_cuda_free(ci);
     gs_cuda_free(v);

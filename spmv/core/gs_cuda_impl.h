@@ -131,6 +131,10 @@ void gs_cuda_free(void *p);
 /* host -> device and device -> host, each waiting: page-locked host memory is copied directly,
  * large pageable ranges through the staging buffers */
 gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg);
+/* the same, running meanwhile(arg) on the host (NULL: none) once the copies are issued, before
+ * the wait: page-locked ranges travel meanwhile; its failure is returned after the wait */
+gs_status gs_cuda_h2d_while(const gs_cuda_seg *seg, int nseg, gs_status (*meanwhile)(void *),
+                            void *arg);
 gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes);
 /* GSOLVE_SELECT_TRACE=1: one stderr line per call, "select trace: <what> <us> us" with the host
  * microseconds since the previous call (no wait added: it shows where the host spends the
@@ -157,7 +161,8 @@ gs_status gs_cuda_cg_update(double alpha, double beta, const gs_vec *u, const gs
                             gs_vec *s, gs_vec *x, gs_vec *r);
 
 /* gs_cuda_csr.cu */
-gs_status gs_cuda_csr_upload(const gs_csr *host, gs_csr **out);
+gs_status gs_cuda_csr_upload(const gs_csr *host, gs_status (*meanwhile)(void *), void *arg,
+                             gs_csr **out);
 gs_status gs_cuda_csr_download(const gs_csr *A, gs_csr **out);
 /* a device CSR around device arrays made elsewhere (a conversion, a product): takes them over,
  * also on failure, and sets its own kernel's lanes from the row statistics (_stats: given, else

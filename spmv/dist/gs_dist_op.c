@@ -711,14 +711,14 @@ static int64_t plan_device_bytes(void)
 /* the halo lists (D->halo's runs, qs[r] bytes for rank r) to their owners; req: the nq lists
  * (qr[r] bytes from rank r) of this rank's columns the others need, on the host */
 static gs_status halo_lists(const gs_dist_op *D, const size_t *qs, const size_t *qr, size_t nq,
-                            int64_t *req)
+                            int host_mpi, int64_t *req)
 {
     gs_status st = GS_OK;
     int64_t big = (int64_t)(nq > (size_t)D->nhalo ? nq : (size_t)D->nhalo) * 8;
     int64_t *dh = NULL, *dq = NULL;
     const gs_backend_ops *be = gs_backend_get(D->loc);
-    if (D->loc != GS_LOC_HOST) GS_CHECK(gs_comm_max_i64(&big, 1));
-    if (D->loc == GS_LOC_HOST || big < plan_device_bytes()) {
+    if (D->loc != GS_LOC_HOST && !host_mpi) GS_CHECK(gs_comm_max_i64(&big, 1));
+    if (D->loc == GS_LOC_HOST || host_mpi || big < plan_device_bytes()) {
         GS_CHECK(gs_comm_alltoallv(D->halo, qs, req, qr));
         goto done;
     }
@@ -737,13 +737,17 @@ done:
     return st;
 }
 
-static gs_status plan(gs_dist_op *D, const gs_part *cp)
+/* the plan's lists on the host: the ranks this one receives from (D->from, D->roff) and sends
+ * to (D->to, D->soff), *idx (gs_alloc_array) the own column of every value sent; host_mpi: the
+ * halo lists through host MPI whatever their size (every rank alike). Collective. */
+static gs_status plan_lists(gs_dist_op *D, const gs_part *cp, int host_mpi, int32_t **out)
 {
     gs_status st = GS_OK;
     const int R = cp->nranks;
     size_t *qs = NULL, *qr = NULL;
     int64_t *req = NULL;
     int32_t *idx = NULL;
+    *out = NULL;
     GS_CHECK(gs_alloc_array((size_t)R, sizeof(size_t), "halo plan", (void **)&qs));
     GS_CHECK(gs_alloc_array((size_t)R, sizeof(size_t), "halo plan", (void **)&qr));
     GS_CHECK(gs_alloc_array((size_t)R + 1, sizeof(int), "halo plan", (void **)&D->from));
@@ -776,7 +780,7 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
     size_t nq = 0;
     for (int r = 0; r < R; r++) nq += qr[r] / sizeof(int64_t);
     GS_CHECK(gs_alloc_array(nq + 1, sizeof(int64_t), "halo plan", (void **)&req));
-    GS_CHECK(halo_lists(D, qs, qr, nq, req));
+    GS_CHECK(halo_lists(D, qs, qr, nq, host_mpi, req));
     if (prof_on()) tq[2] = gs_time_now();
     GS_CHECK(gs_alloc_array(nq + 1, sizeof(int32_t), "halo plan", (void **)&idx));
     D->soff[0] = 0;
@@ -795,19 +799,30 @@ static gs_status plan(gs_dist_op *D, const gs_part *cp)
         D->nsend++;
         D->soff[D->nsend] = q;
     }
-    const gs_buf hidx = {idx, D->soff[D->nsend], GS_I32, GS_LOC_HOST};
-    GS_CHECK(plan_buffers(D, &hidx));
+    *out = idx;
+    idx = NULL;
     if (prof_on() && gs_comm_rank() == 0) {
         tq[3] = gs_time_now();
         fprintf(stderr, "dist profile: halo plan of %d halo columns: sizes %.3f ms (with the "
-                "wait for the others), lists %.3f ms, indices and buffers %.3f ms\n", D->nhalo,
-                1e3 * (tq[1] - tq[0]), 1e3 * (tq[2] - tq[1]), 1e3 * (tq[3] - tq[2]));
+                "wait for the others), lists %.3f ms%s, indices %.3f ms\n", D->nhalo,
+                1e3 * (tq[1] - tq[0]), 1e3 * (tq[2] - tq[1]),
+                host_mpi ? " (host MPI, while the rows travel)" : "", 1e3 * (tq[3] - tq[2]));
     }
 done:
     gs_free(qs);
     gs_free(qr);
     gs_free(req);
     gs_free(idx);
+    return st;
+}
+
+/* the plan's buffers from its lists (idx: plan_lists's, taken over) */
+static gs_status plan_finish(gs_dist_op *D, int32_t **idx)
+{
+    const gs_buf hidx = {*idx, D->soff[D->nsend], GS_I32, GS_LOC_HOST};
+    gs_status st = plan_buffers(D, &hidx);
+    gs_free(*idx);
+    *idx = NULL;
     return st;
 }
 
@@ -885,30 +900,52 @@ done:
     return st;
 }
 
+/* a new operator of *halo (taken over, also on failure), its rows and columns still to come */
+static gs_status op_new(int64_t **halo, int32_t nhalo, int64_t row0, int64_t col0, int32_t cols,
+                        gs_loc loc, gs_dist_op **out)
+{
+    gs_status st = GS_OK;
+    gs_dist_op *D = NULL;
+    *out = NULL;
+    GS_CHECK(gs_alloc_array(1, sizeof *D, "distributed operator", (void **)&D));
+    memset(D, 0, sizeof *D);
+    D->loc = loc;
+    D->halo = *halo;
+    *halo = NULL;
+    D->nhalo = nhalo;
+    D->row0 = row0;
+    D->col0 = col0;
+    D->cols = cols;
+    *out = D;
+done:
+    gs_free(*halo);
+    *halo = NULL;
+    return st;
+}
+
 /* the operator of *C (taken over) and *halo (taken over): its blocks, its plan (like's, copied,
  * when like is given; else worked out with the ranks), its SpMV form */
 static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
                               int64_t col0, int32_t cols, const gs_part *cp,
                               const gs_dist_op *like, gs_loc loc, const gs_select_request *rq,
-                              int level, gs_dist_op **out)
+                              int level, gs_dist_op **out);
+
+/* D (op_new's, taken over: *out on success, destroyed on failure) made from its rows *C (taken
+ * over): its blocks, its plan (like's, copied, when like is given; the buffers of *idx, the
+ * lists plan_lists made ahead, when given; else worked out with the ranks), its SpMV form */
+static gs_status op_build(gs_dist_op *D, gs_csr **C, const gs_part *cp, const gs_dist_op *like,
+                          int32_t **idx, const gs_select_request *rq, int level,
+                          gs_dist_op **out)
 {
     gs_status st = GS_OK;
-    gs_dist_op *D = NULL;
     const int me = gs_comm_rank();
+    const gs_loc loc = D->loc;
     const gs_dist_ops *ops = dist_ops(loc);
+    *out = NULL;
     if (!ops) GS_FAIL(GS_ERR_INTERNAL, "distributed operator: no backend at this location");
-    GS_CHECK(gs_alloc_array(1, sizeof *D, "distributed operator", (void **)&D));
-    memset(D, 0, sizeof *D);
-    D->loc = loc;
     D->compact = *C;
     *C = NULL;
-    D->halo = *halo;
-    *halo = NULL;
-    D->nhalo = nhalo;
     D->rows = D->compact->rows;
-    D->row0 = row0;
-    D->col0 = col0;
-    D->cols = cols;
     double tp[4] = {0, 0, 0, 0};
     /* the work queued before (the product that made these rows) drained first, so the split's
      * time is its own */
@@ -916,10 +953,15 @@ static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t
     /* offd: the rows with halo entries alone, a product touches only them */
     GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd, &D->nor, &D->orow));
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[1] = gs_time_now();
-    if (like)
+    if (like) {
         GS_CHECK(plan_like(D, like));
-    else
-        GS_CHECK(plan(D, cp));
+    } else if (idx && *idx) {
+        GS_CHECK(plan_finish(D, idx));
+    } else {
+        int32_t *own = NULL;
+        GS_CHECK(plan_lists(D, cp, 0, &own));
+        GS_CHECK(plan_finish(D, &own));
+    }
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[2] = gs_time_now();
     GS_CHECK(diag_spmat(D, rq, level));
     if (prof_on()) {
@@ -927,7 +969,9 @@ static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t
         if (me == 0)
             fprintf(stderr, "dist profile: level %d %d x %d operator: split %.3f ms, plan %.3f "
                     "ms%s, format %.3f ms\n", level, D->rows, D->cols, 1e3 * (tp[1] - tp[0]),
-                    1e3 * (tp[2] - tp[1]), like ? " (copied)" : "", 1e3 * (tp[3] - tp[2]));
+                    1e3 * (tp[2] - tp[1]),
+                    like ? " (copied)" : idx ? " (its lists made ahead)" : "",
+                    1e3 * (tp[3] - tp[2]));
     }
     D->view.nnz = D->compact->nnz;
     D->view.cols = D->cols;
@@ -935,10 +979,28 @@ static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t
     D = NULL;
 done:
     gs_csr_destroy(C);
-    gs_free(*halo);
-    *halo = NULL;
+    if (idx) {
+        gs_free(*idx);
+        *idx = NULL;
+    }
     gs_dist_op_destroy(&D);
     return st;
+}
+
+static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
+                              int64_t col0, int32_t cols, const gs_part *cp,
+                              const gs_dist_op *like, gs_loc loc, const gs_select_request *rq,
+                              int level, gs_dist_op **out)
+{
+    gs_status st = GS_OK;
+    gs_dist_op *D = NULL;
+    *out = NULL;
+    st = op_new(halo, nhalo, row0, col0, cols, loc, &D);
+    if (st != GS_OK) {
+        gs_csr_destroy(C);
+        return st;
+    }
+    return op_build(D, C, cp, like, NULL, rq, level, out);
 }
 
 gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
@@ -982,6 +1044,25 @@ done:
 
 int gs_dist_op_graph_safe(const gs_dist_op *D) { return D && D->ipc.dev_signal && !prof_on(); }
 
+/* The halo lists go through host MPI while the rows travel to the device when every rank's list
+ * takes at most this share of its rows' bytes: host MPI between the ranks of a node moves 0.3
+ * to 1 GB/s, the upload 40-55 GB/s a GPU, so such a list is exchanged before the rows have
+ * arrived (the level-0 plan of 3D Poisson at 16.8M rows a rank: 1 MB against 1.4 GB). */
+#define PLAN_AHEAD_SHARE 64
+
+/* the plan's lists while the rows travel (gs_csr_upload_while) */
+typedef struct {
+    gs_dist_op *D;
+    const gs_part *cp;
+    int32_t *idx;
+} plan_ahead;
+
+static gs_status plan_ahead_run(void *arg)
+{
+    plan_ahead *a = (plan_ahead *)arg;
+    return plan_lists(a->D, a->cp, 1, &a->idx);
+}
+
 gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_t nhalo,
                                     int64_t row0, const gs_part *cp, gs_loc loc,
                                     const gs_select_request *rq, int level, gs_dist_op **out)
@@ -989,20 +1070,34 @@ gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_
     gs_status st = GS_OK;
     gs_csr *Cl = NULL;
     int64_t *h = NULL;
+    gs_dist_op *D = NULL;
+    plan_ahead a = {NULL, cp, NULL};
+    const int me = gs_comm_rank();
     const double t0 = prof_on() ? gs_time_now() : 0;
+    *out = NULL;
     if (C->loc != GS_LOC_HOST)
         GS_FAIL(GS_ERR_INTERNAL, "distributed operator: the compact rows are not on the host");
-    GS_CHECK(gs_csr_upload(C, loc, &Cl));
     GS_CHECK(gs_dist_copy_i64(halo, nhalo, &h));
-    if (prof_on() && gs_comm_rank() == 0) {
+    GS_CHECK(op_new(&h, nhalo, row0, cp->start[me], (int32_t)(cp->start[me + 1] - cp->start[me]),
+                    loc, &D));
+    /* every rank alike: the lists ahead where each rank's are small next to its rows */
+    int64_t ahead = loc != GS_LOC_HOST &&
+                    (int64_t)nhalo * 8 * PLAN_AHEAD_SHARE <= (int64_t)C->nnz * 12;
+    if (loc != GS_LOC_HOST) GS_CHECK(gs_comm_min_i64(&ahead, 1));
+    a.D = D;
+    GS_CHECK(gs_csr_upload_while(C, loc, ahead ? plan_ahead_run : NULL, &a, &Cl));
+    if (prof_on() && me == 0) {
         GS_CHECK(gs_backend_get(loc)->sync());
-        fprintf(stderr, "dist profile: level %d compact rows: upload %.3f ms\n", level,
-                1e3 * (gs_time_now() - t0));
+        fprintf(stderr, "dist profile: level %d compact rows: upload %.3f ms%s\n", level,
+                1e3 * (gs_time_now() - t0), ahead ? " (the halo plan's lists meanwhile)" : "");
     }
-    GS_CHECK(gs_dist_op_from_compact(&Cl, &h, nhalo, row0, cp, loc, rq, level, out));
+    st = op_build(D, &Cl, cp, NULL, ahead ? &a.idx : NULL, rq, level, out);
+    D = NULL; /* op_build's */
 done:
     gs_csr_destroy(&Cl);
     gs_free(h);
+    gs_free(a.idx);
+    gs_dist_op_destroy(&D);
     return st;
 }
 
