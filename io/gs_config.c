@@ -151,10 +151,6 @@ static const key_def ROWS[] = {
     {"amg.gather_rows", K_INT, F(amg.gather_rows), "20000", 1, 100000000, NULL,
      "under MPI: the first level with at most this many rows in all is gathered onto every rank "
      "and the rest of the hierarchy built and solved there (one process: no effect)"},
-    {"amg.gather_nnz", K_INT, F(amg.gather_nnz), "8000000", 0, 2000000000, NULL,
-     "under MPI on GPUs: a coarse level with at most this many nonzeros in all is gathered "
-     "too (whatever its rows), where one GPU's product of the whole level takes less than the "
-     "exchange a distributed product waits for; 0: by rows alone"},
     {"amg.galerkin", K_STR, F(amg.galerkin), "auto", NOLIM, GALERKIN,
      "Galerkin product R (A P): dcsr (row-binned DCSR SpGEMM, GPU), cusparse (cuSPARSE SpGEMM, "
      "GPU), host; auto: dcsr on the GPU, host on the host"},

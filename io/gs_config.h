@@ -46,8 +46,7 @@ typedef struct gs_config {
         gs_cfg_str galerkin, aggregation, cycle, smoother, strength;
         double theta, smoother_omega, prolongator_omega, chebyshev_ratio;
         int64_t max_levels, coarse_size, presweeps, postsweeps, chebyshev_degree,
-            coarse_chebyshev_degree, block_size, smooth_prolongator, filter, gather_rows,
-            gather_nnz;
+            coarse_chebyshev_degree, block_size, smooth_prolongator, filter, gather_rows;
     } amg;
     struct {
         gs_cfg_str format, levels;

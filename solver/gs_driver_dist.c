@@ -159,8 +159,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
             ap.nullspace = d->nullspace;
             ap.nullspace_k = d->nullspace_k;
         }
-        GS_CHECK(gs_amg_dist_setup(d->A, d->part, D, &ap, c->amg.gather_rows,
-                                     c->amg.gather_nnz, where, &amg));
+        GS_CHECK(gs_amg_dist_setup(d->A, d->part, D, &ap, c->amg.gather_rows, where, &amg));
         GS_CHECK(gs_driver_record_amg(gs_amg_dist_report(amg), run));
         M = gs_amg_dist_linop(amg);
         Mp = &M;

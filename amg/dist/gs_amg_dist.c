@@ -759,8 +759,8 @@ done:
 }
 
 gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist_op *A0,
-                            const gs_amg_params *p, int64_t gather_rows, int64_t gather_nnz,
-                            const char *where, gs_amg_dist **out)
+                            const gs_amg_params *p, int64_t gather_rows, const char *where,
+                            gs_amg_dist **out)
 {
     gs_status st = GS_OK;
     gs_amg_dist *amg = NULL;
@@ -814,13 +814,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     for (int l = 0;; l++) {
         dlevel *L = &amg->lev[l];
         const int64_t n = L->part->start[L->part->nranks];
-        int64_t nnz = 0; /* a coarse level's nonzeros in all, where gather_nnz decides */
-        if (l > 0 && gather_nnz > 0 && loc != GS_LOC_HOST && L->part->nranks > 1) {
-            nnz = L->DA->compact->nnz;
-            GS_CHECK(gs_comm_sum_i64(&nnz, 1));
-        }
-        if (n <= gather_rows || (nnz > 0 && nnz <= gather_nnz) || l + 1 >= max_levels) {
-            /* the rest on every rank, whole */
+        if (n <= gather_rows || l + 1 >= max_levels) { /* the rest on every rank, whole */
             amg->nd = l;
             GS_CHECK(gather_tail(amg, l, B, B_loc, b, k, where));
             break;

@@ -11,8 +11,7 @@
  *   - P = S T, R = P^T and A_c = R (A P) as distributed products: the rows of T, P and A P that
  *     another rank owns are fetched for the local products (gs_spgemm: the DCSR row-binned
  *     product on the device), the transpose's entries sent to the coarse rows' owners.
- * The first level with at most gather_rows rows, or (at a GPU location) the first coarse level
- * with at most gather_nnz nonzeros, or the last level, is gathered whole onto every
+ * The first level with at most gather_rows rows (or the last level) is gathered whole onto every
  * rank and the rest of the hierarchy built there by the one-process AMG (gs_amg.h): every rank
  * solves the same coarse problem, so no coarse solution is scattered back. The cycle is the one
  * of gs_amg_cycle.c over the distributed levels (the SpMVs exchange halos), then the one-process
@@ -32,11 +31,10 @@ typedef struct gs_amg_dist gs_amg_dist;
 
 /* The hierarchy of A (this rank's rows, host; partition part) with A0 its SpMV form at loc
  * (borrowed, level 0's operator), p as for gs_amg_setup (p->nullspace: this rank's rows x
- * nullspace_k), gather_rows the size at which the levels are gathered (0: 20000), gather_nnz
- * the nonzeros at which a coarse level at a GPU location is (0: rows alone). Collective. */
+ * nullspace_k), gather_rows the size at which the levels are gathered (0: 20000). Collective. */
 gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist_op *A0,
-                            const gs_amg_params *p, int64_t gather_rows, int64_t gather_nnz,
-                            const char *where, gs_amg_dist **out);
+                            const gs_amg_params *p, int64_t gather_rows, const char *where,
+                            gs_amg_dist **out);
 void gs_amg_dist_destroy(gs_amg_dist **amg);
 
 /* z = M^-1 r (this rank's rows); collective */
