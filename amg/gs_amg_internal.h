@@ -62,11 +62,6 @@ void gs_amg_trace(gs_amg *amg, int l, const char *what);
 /* rho(D^-1 A) by Lanczos on D^-1/2 A D^-1/2 (setup/gs_amg_rho.c); M: A's SpMV form or NULL */
 gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
                               const double *sqrt_dinv, double *rho);
-/* the same for k <= 2 operators of one size at once (rho[i] of A[i], M[i], sqrt_dinv[i]): one
- * reduction a step for all of them */
-gs_status gs_amg_estimate_rhos(gs_amg *amg, int k, const gs_csr *const *A,
-                               const gs_spmat *const *M, const double *const *sqrt_dinv,
-                               double *rho);
 
 /* Aggregates and the tentative prolongator of level l (coarsen/gs_amg_coarsen.c): where A lives
  * for MIS(2) and nodes of at most 8 unknowns, else on a host copy. B (k vectors, at *B_loc) is

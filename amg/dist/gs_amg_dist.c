@@ -22,7 +22,6 @@ typedef struct dlevel {
     const gs_dist_op *DA;
     const gs_csr *Al1;       /* the whole rows at loc for l1-Jacobi's row sums (borrowed) */
     double *dinv;            /* at loc */
-    double *sq;              /* D^-1/2 at loc, until rho is known */
     gs_smoother_level sl;
     void *smooth;
     gs_vec *x, *b, *r, *y, *d;
@@ -99,18 +98,19 @@ static const gs_dist_ops *dops(const gs_amg_dist *amg)
     return (const gs_dist_ops *)gs_backend_module(amg->loc, GS_MODULE_DIST);
 }
 
-/* D^-1 and D^-1/2 of distributed level l (rho and the smoother: level_smoother) */
+/* D^-1, rho(D^-1 A) and the smoother of distributed level l */
 static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
 {
     gs_status st = GS_OK;
     dlevel *L = &amg->lev[l];
     const gs_dist_op *D = L->DA;
+    double *sq = NULL;
     int64_t bad = 0, first = -1;
     GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
                             (void **)&L->dinv));
     GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
-                            (void **)&L->sq));
-    GS_CHECK(amg->ops->diag_inv(D->diag, 0, L->dinv, L->sq, &bad, &first));
+                            (void **)&sq));
+    GS_CHECK(amg->ops->diag_inv(D->diag, 0, L->dinv, sq, &bad, &first));
     if (bad > 0 && l == 0)
         st = GS_ERROR(GS_ERR_INPUT, "%s: row %lld has a zero, missing or non-finite diagonal "
                       "entry (%lld rows of this rank's block); smoothed-aggregation AMG needs a "
@@ -118,24 +118,9 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
                       (long long)bad);
     GS_CHECK(gs_comm_agree(st));
     trace(amg, l, "   (diagonal)");
-done:
-    return st;
-}
-
-/* rho(D^-1 A) of distributed level l, unless smoothing_matrix found it beside F's, and the
- * level's smoother */
-static gs_status level_smoother(gs_amg_dist *amg, int l)
-{
-    gs_status st = GS_OK;
-    dlevel *L = &amg->lev[l];
-    const gs_dist_op *D = L->DA;
-    if (L->sq) {
-        amg->shell->rho_rows = L->part->start[L->part->nranks];
-        GS_CHECK(gs_amg_estimate_rho(amg->shell, D->diag, gs_dist_op_spmat(D), L->sq, &L->rho));
-        trace(amg, l, "   (rho)");
-        amg->be->free(L->sq);
-        L->sq = NULL;
-    }
+    amg->shell->rho_rows = L->part->start[L->part->nranks];
+    GS_CHECK(gs_amg_estimate_rho(amg->shell, D->diag, gs_dist_op_spmat(D), sq, &L->rho));
+    trace(amg, l, "   (rho)");
     if (strcmp(amg->p.smoother->name, "l1jacobi") == 0) /* row sums over the whole rows */
         L->Al1 = D->compact;
     L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
@@ -143,13 +128,13 @@ static gs_status level_smoother(gs_amg_dist *amg, int l)
                                 .dinv = L->dinv, .rho = L->rho};
     GS_CHECK(amg->p.smoother->setup(&L->sl, &L->smooth));
 done:
+    if (sq) amg->be->free(sq);
     return st;
 }
 
 /* S = I - omega / rho D_F^-1 F on level l's rows, compact columns at loc (A's: own, then its
  * halo), F the filtered A (its own diagonal and rho) where filtering applies, else A; B: this
- * rank's near-nullspace at B_loc. Level l's rho (L->rho) is found here too, beside F's: one
- * reduction a Lanczos step for both. *S stays NULL where rho is not positive. */
+ * rank's near-nullspace at B_loc */
 static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const double *B,
                                   gs_loc B_loc, gs_csr **S)
 {
@@ -160,7 +145,7 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
     gs_csr *F = NULL;
     gs_dist_op *DF = NULL;
     gs_vec *w = NULL;
-    double *dF = NULL, *sqF = NULL, rho = 0;
+    double *dF = NULL, *sqF = NULL, rho = L->rho;
     const int64_t grows = L->part->start[L->part->nranks];
     int filtered = p->filter && p->theta > 0 && b == 1 && k == 1;
     if (filtered) {
@@ -198,28 +183,12 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
         GS_CHECK(amg->ops->diag_inv(DF->diag, 0, dF, sqF, &bad, &first));
         amg->shell->rho_rows = grows;
         trace(amg, l, "  F's SpMV form");
-        /* A's and F's products alternate on A's IPC buffers, one after the other */
-        const gs_csr *Ms[2] = {D->diag, DF->diag};
-        const gs_spmat *Ss[2] = {gs_dist_op_spmat(D), gs_dist_op_spmat(DF)};
-        const double *sqs[2] = {L->sq, sqF};
-        double r2[2];
-        GS_CHECK(gs_amg_estimate_rhos(amg->shell, 2, Ms, Ss, sqs, r2));
-        L->rho = r2[0], rho = r2[1];
-        amg->be->free(L->sq);
-        L->sq = NULL;
-        trace(amg, l, "  rho of A and F");
+        GS_CHECK(gs_amg_estimate_rho(amg->shell, DF->diag, gs_dist_op_spmat(DF), sqF, &rho));
+        trace(amg, l, "  F's rho");
         if (!(rho > 0)) rho = L->rho;
-        if (L->rho > 0)
-            GS_CHECK(amg->ops->jacobi_matrix(DF->compact, dF, p->prolongator_omega / rho, S));
+        GS_CHECK(amg->ops->jacobi_matrix(DF->compact, dF, p->prolongator_omega / rho, S));
     } else {
-        amg->shell->rho_rows = grows;
-        GS_CHECK(gs_amg_estimate_rho(amg->shell, D->diag, gs_dist_op_spmat(D), L->sq, &L->rho));
-        amg->be->free(L->sq);
-        L->sq = NULL;
-        trace(amg, l, "   (rho)");
-        rho = L->rho;
-        if (rho > 0)
-            GS_CHECK(amg->ops->jacobi_matrix(D->compact, L->dinv, p->prolongator_omega / rho, S));
+        GS_CHECK(amg->ops->jacobi_matrix(D->compact, L->dinv, p->prolongator_omega / rho, S));
     }
     trace(amg, l, "  I - w D^-1 F");
 done:
@@ -853,10 +822,10 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         GS_CHECK(sync_now(amg, &t0));
         trace(amg, l, NULL);
         GS_CHECK(level_diag(amg, l, where));
-        if (p->smooth_prolongator) GS_CHECK(smoothing_matrix(amg, l, b, k, B, B_loc, &S));
+        trace(amg, l, "diagonal, rho, smoother");
+        if (p->smooth_prolongator && L->rho > 0)
+            GS_CHECK(smoothing_matrix(amg, l, b, k, B, B_loc, &S));
         trace(amg, l, "smoothing matrix");
-        GS_CHECK(level_smoother(amg, l));
-        trace(amg, l, "rho, smoother");
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &one, &cpart, ph));
@@ -964,7 +933,6 @@ void gs_amg_dist_destroy(gs_amg_dist **pa)
         gs_dist_op_destroy(&L->DR);
         if (L->smooth) amg->p.smoother->destroy(L->smooth, amg->be);
         if (L->dinv) amg->be->free(L->dinv);
-        if (L->sq) amg->be->free(L->sq);
         gs_vec_destroy(&L->x);
         gs_vec_destroy(&L->b);
         gs_vec_destroy(&L->r);

@@ -1,7 +1,6 @@
 /* gs_amg_rho.c: rho(D^-1 A), the spectral radius the smoothers and the prolongator smoothing
  * scale by, from a few Lanczos steps on D^-1/2 A D^-1/2. */
 #include <math.h>
-#include <string.h>
 
 #include "gs_amg_internal.h"
 
@@ -33,113 +32,66 @@ static double tridiag_max(const double *a, const double *b, int m)
     return hi;
 }
 
-/* one operator's Lanczos: its basis vectors, t = s .* v for M's SpMV, the tridiagonal so far */
-typedef struct {
-    const gs_csr *A;
-    const gs_spmat *M;
-    const double *sq;
-    gs_vec *v, *w, *vp, *t;
-    double al[LANCZOS_STEPS], be[LANCZOS_STEPS], beta;
-    int m, live;
-} lanczos;
-
-static void lanczos_free(lanczos *z)
-{
-    gs_vec_destroy(&z->v);
-    gs_vec_destroy(&z->w);
-    gs_vec_destroy(&z->vp);
-    gs_vec_destroy(&z->t);
-}
-
 /* Lanczos on D^-1/2 A D^-1/2 from a hashed random start: per step one scaled SpMV, one
  * two-dot reduction (the only synchronization) and one three-term update. With M (A in its
- * SpMV form, the finest level's: a CDS stencil runs at twice the CSR speed) the scaled SpMV
- * is M's SpMV of t = s .* v, which the update also writes, and one product by s. Several
- * operators (of one size) step together: their SpMVs, then one reduction of all their dots,
- * which across MPI ranks is one synchronization a step for all of them. */
-gs_status gs_amg_estimate_rhos(gs_amg *amg, int k, const gs_csr *const *A,
-                               const gs_spmat *const *M, const double *const *sqrt_dinv,
-                               double *rho)
-{
-    gs_status st = GS_OK;
-    lanczos z[2];
-    double nrm[2];
-    int32_t n = A[0]->rows;
-    memset(z, 0, sizeof z);
-    if (k < 1 || k > 2) return GS_ERROR(GS_ERR_INTERNAL, "rho: %d operators at once", k);
-    for (int i = 0; i < k; i++) {
-        z[i].A = A[i], z[i].M = M[i], z[i].sq = sqrt_dinv[i];
-        rho[i] = 0.0;
-        GS_CHECK(gs_vec_create(n, amg->loc, &z[i].v));
-        GS_CHECK(gs_vec_create(n, amg->loc, &z[i].w));
-        GS_CHECK(gs_vec_create(n, amg->loc, &z[i].vp));
-        GS_CHECK(gs_vec_fill(0.0, z[i].vp));
-        GS_CHECK(amg->ops->fill_random(n, 12345u, z[i].v->data));
-    }
-    for (int i = 0; i < k; i++) {
-        GS_CHECK(gs_vec_nrm2(z[i].v, &nrm[i]));
-        z[i].live = nrm[i] > 0.0;
-        if (!z[i].live) continue;
-        GS_CHECK(gs_vec_scal(1.0 / nrm[i], z[i].v));
-        if (z[i].M) {
-            const gs_vec s = {n, (double *)z[i].sq, amg->loc};
-            GS_CHECK(gs_vec_create(n, amg->loc, &z[i].t));
-            GS_CHECK(gs_vec_pmul(&s, z[i].v, z[i].t));
-        }
-    }
-    const int64_t dim = amg->rho_rows > 0 ? amg->rho_rows : n;
-    for (int j = 0; j < LANCZOS_STEPS && j < dim; j++) {
-        const gs_vec *xs[4], *ys[4];
-        double dd[4];
-        int nd = 0, on[2];
-        for (int i = 0; i < k; i++) {
-            lanczos *q = &z[i];
-            if (!q->live) continue;
-            if (q->M) {
-                const gs_vec s = {n, (double *)q->sq, amg->loc};
-                GS_CHECK(gs_spmat_spmv(q->M, q->t, q->w));
-                GS_CHECK(gs_vec_pmul(&s, q->w, q->w));
-            } else {
-                GS_CHECK(amg->ops->scaled_spmv(q->A, q->sq, q->v->data, q->w->data));
-            }
-            /* alpha = w.v, ||w||^2 */
-            xs[nd] = q->w, ys[nd] = q->v, xs[nd + 1] = q->w, ys[nd + 1] = q->w;
-            on[nd / 2] = i;
-            nd += 2;
-        }
-        if (nd == 0) break;
-        GS_CHECK(gs_vec_dots(nd, xs, ys, dd)); /* every operator's in one reduction */
-        for (int c = 0; c < nd / 2; c++) {
-            lanczos *q = &z[on[c]];
-            double alpha = dd[2 * c];
-            /* ||w - alpha v - beta vp||^2 = ||w||^2 - alpha^2 - beta^2 for orthonormal v, vp */
-            double b2 = dd[2 * c + 1] - alpha * alpha - q->beta * q->beta;
-            q->al[q->m] = alpha;
-            q->m++;
-            if (!(b2 > 1e-12 * dd[2 * c + 1])) { /* an invariant subspace (or rounding) */
-                q->live = 0;
-                continue;
-            }
-            double bn = sqrt(b2);
-            /* the next basis vector into vp, then v and vp swap roles */
-            GS_CHECK(amg->ops->lanczos_update(n, q->w->data, q->v->data, alpha, q->beta,
-                                              1.0 / bn, q->vp->data, q->sq,
-                                              q->t ? q->t->data : NULL));
-            gs_vec *tmp = q->vp;
-            q->vp = q->v;
-            q->v = tmp;
-            q->beta = bn;
-            q->be[q->m - 1] = bn;
-        }
-    }
-    for (int i = 0; i < k; i++) rho[i] = z[i].m > 0 ? tridiag_max(z[i].al, z[i].be, z[i].m) : 0.0;
-done:
-    for (int i = 0; i < k; i++) lanczos_free(&z[i]);
-    return st;
-}
-
+ * SpMV format, the finest level's: a CDS stencil runs at twice the CSR speed) the scaled SpMV
+ * is M's SpMV of t = s .* v, which the update also writes, and one product by s. */
 gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
                               const double *sqrt_dinv, double *rho)
 {
-    return gs_amg_estimate_rhos(amg, 1, &A, &M, &sqrt_dinv, rho);
+    gs_status st = GS_OK;
+    int32_t n = A->rows;
+    gs_vec *v = NULL, *w = NULL, *vp = NULL, *t = NULL;
+    const gs_vec s = {n, (double *)sqrt_dinv, amg->loc};
+    double al[LANCZOS_STEPS] = {0}, be[LANCZOS_STEPS] = {0}, beta = 0.0, nrm;
+    int m = 0;
+    GS_CHECK(gs_vec_create(n, amg->loc, &v));
+    GS_CHECK(gs_vec_create(n, amg->loc, &w));
+    GS_CHECK(gs_vec_create(n, amg->loc, &vp));
+    GS_CHECK(gs_vec_fill(0.0, vp));
+    GS_CHECK(amg->ops->fill_random(n, 12345u, v->data));
+    GS_CHECK(gs_vec_nrm2(v, &nrm));
+    if (nrm == 0.0) {
+        *rho = 0.0;
+        goto done;
+    }
+    GS_CHECK(gs_vec_scal(1.0 / nrm, v));
+    if (M) {
+        GS_CHECK(gs_vec_create(n, amg->loc, &t));
+        GS_CHECK(gs_vec_pmul(&s, v, t));
+    }
+    const int64_t dim = amg->rho_rows > 0 ? amg->rho_rows : n;
+    for (int j = 0; j < LANCZOS_STEPS && j < dim; j++) {
+        if (M) {
+            GS_CHECK(gs_spmat_spmv(M, t, w));
+            GS_CHECK(gs_vec_pmul(&s, w, w));
+        } else {
+            GS_CHECK(amg->ops->scaled_spmv(A, sqrt_dinv, v->data, w->data));
+        }
+        const gs_vec *xs[2] = {w, w}, *ys[2] = {v, w};
+        double dd[2];
+        GS_CHECK(gs_vec_dots(2, xs, ys, dd)); /* alpha = w.v, ||w||^2 in one reduction */
+        double alpha = dd[0];
+        /* ||w - alpha v - beta vp||^2 = ||w||^2 - alpha^2 - beta^2 for orthonormal v, vp */
+        double b2 = dd[1] - alpha * alpha - beta * beta;
+        al[m] = alpha;
+        m++;
+        if (!(b2 > 1e-12 * dd[1])) break; /* an invariant subspace (or rounding): T is exact */
+        double bn = sqrt(b2);
+        /* the next basis vector into vp, then v and vp swap roles */
+        GS_CHECK(amg->ops->lanczos_update(n, w->data, v->data, alpha, beta, 1.0 / bn, vp->data,
+                                          sqrt_dinv, t ? t->data : NULL));
+        gs_vec *tmp = vp;
+        vp = v;
+        v = tmp;
+        beta = bn;
+        be[m - 1] = beta;
+    }
+    *rho = tridiag_max(al, be, m);
+done:
+    gs_vec_destroy(&v);
+    gs_vec_destroy(&w);
+    gs_vec_destroy(&vp);
+    gs_vec_destroy(&t);
+    return st;
 }
