@@ -7,7 +7,10 @@
  * With --gpu (label gpu; exits 77 without a device): the CUDA backend's allocator. Matrices made
  * after the backend started are page-locked (all arrays, or only the large ones), a pageable
  * copy is not; each uploads and downloads (into page-locked and into pageable arrays) equal to
- * the host arrays; nothing leaked. */
+ * the host arrays; nothing leaked.
+ * Both: gs_csr_upload_while runs its host work once while the matrix travels (pinned, pageable
+ * and small matrices on the device), the copy equal to the matrix; the work's failure is
+ * returned, with no matrix, after the copy (nothing leaked). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,6 +158,37 @@ static int same_csr(const gs_csr *A, const gs_csr *B)
            memcmp(A->val, B->val, (size_t)A->nnz * sizeof(double)) == 0;
 }
 
+/* gs_csr_upload_while's host work: counts its runs, fails when asked */
+typedef struct {
+    int runs, fail;
+} meanwhile_arg;
+
+static gs_status meanwhile(void *arg)
+{
+    meanwhile_arg *m = (meanwhile_arg *)arg;
+    m->runs++;
+    return m->fail ? GS_ERROR(GS_ERR_INPUT, "meanwhile failed on purpose") : GS_OK;
+}
+
+/* gs_csr_upload_while at loc: the work runs once and the copy equals A; a failing work gives its
+ * error and no matrix */
+static void upload_while(const char *name, const gs_csr *A, gs_loc loc)
+{
+    gs_csr *dA = NULL, *H = NULL;
+    meanwhile_arg m = {0, 0};
+    CHECK_OK(gs_csr_upload_while(A, loc, meanwhile, &m, &dA));
+    CHECK_MSG(m.runs == 1, "%s: the host work ran %d times", name, m.runs);
+    if (dA) CHECK_OK(gs_csr_download(dA, &H));
+    CHECK_MSG(H && same_csr(A, H), "%s: the copy made while the work ran differs", name);
+    gs_csr_destroy(&H);
+    gs_csr_destroy(&dA);
+    m.runs = 0, m.fail = 1;
+    CHECK_FAIL(gs_csr_upload_while(A, loc, meanwhile, &m, &dA), GS_ERR_INPUT, "on purpose");
+    CHECK_MSG(m.runs == 1 && !dA, "%s: a failing host work ran %d times, matrix %p", name,
+              m.runs, (void *)dA);
+    gs_csr_destroy(&dA);
+}
+
 /* upload A, download it into page-locked and into pageable arrays: both equal to A */
 static void round_trip(const char *name, const gs_csr *A)
 {
@@ -205,6 +239,9 @@ static int test_device(void)
     round_trip("pageable", pageable);
     round_trip("mixed", mixed);
     round_trip("small", small);
+    upload_while("pinned", big, GS_LOC_DEVICE);
+    upload_while("pageable", pageable, GS_LOC_DEVICE);
+    upload_while("small", small, GS_LOC_DEVICE);
 done:
     gs_csr_destroy(&big);
     gs_csr_destroy(&mixed);
@@ -224,6 +261,9 @@ int main(int argc, char **argv)
         test_injection();
         test_withdraw();
         CHECK(n_alloc == n_free);
+        gs_csr *A = gen("poisson", 10, 7);
+        if (A) upload_while("host", A, GS_LOC_HOST);
+        gs_csr_destroy(&A);
     }
     CHECK_MSG(gs_mem_live() == live, "%ld blocks leaked", gs_mem_live() - live);
     return gs_test_result("test_pinned_upload");
