@@ -71,12 +71,9 @@ gs_status gs_csr_upload_while(const gs_csr *A, gs_loc loc, gs_status (*meanwhile
                               void *arg, gs_csr **out)
 {
     *out = NULL;
-    const gs_backend_ops *ops = loc == GS_LOC_HOST ? NULL : gs_backend_get(loc);
-    if (loc != GS_LOC_HOST && !ops)
-        return GS_ERROR(GS_ERR_UNSUPPORTED, "no device backend in this build or process");
-    if (ops) return ops->csr_upload(A, meanwhile, arg, out);
-    gs_status st = meanwhile ? meanwhile(arg) : GS_OK;
-    return st == GS_OK ? gs_csr_copy(A, out) : st;
+    const gs_backend_ops *ops = gs_backend_get(loc); /* the host's: meanwhile, then a copy */
+    if (!ops) return GS_ERROR(GS_ERR_UNSUPPORTED, "no device backend in this build or process");
+    return ops->csr_upload(A, meanwhile, arg, out);
 }
 
 /* Triplets -> CSR by two stable counting sorts (by column, then by row), then a pass that

@@ -923,13 +923,6 @@ done:
     return st;
 }
 
-/* the operator of *C (taken over) and *halo (taken over): its blocks, its plan (like's, copied,
- * when like is given; else worked out with the ranks), its SpMV form */
-static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
-                              int64_t col0, int32_t cols, const gs_part *cp,
-                              const gs_dist_op *like, gs_loc loc, const gs_select_request *rq,
-                              int level, gs_dist_op **out);
-
 /* D (op_new's, taken over: *out on success, destroyed on failure) made from its rows *C (taken
  * over): its blocks, its plan (like's, copied, when like is given; the buffers of *idx, the
  * lists plan_lists made ahead, when given; else worked out with the ranks), its SpMV form */
@@ -987,6 +980,7 @@ done:
     return st;
 }
 
+/* the operator of *C (taken over) and *halo (taken over): op_new, then op_build */
 static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
                               int64_t col0, int32_t cols, const gs_part *cp,
                               const gs_dist_op *like, gs_loc loc, const gs_select_request *rq,
@@ -1079,7 +1073,7 @@ gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_
         GS_FAIL(GS_ERR_INTERNAL, "distributed operator: the compact rows are not on the host");
     GS_CHECK(gs_dist_copy_i64(halo, nhalo, &h));
     GS_CHECK(op_new(&h, nhalo, row0, cp->start[me], (int32_t)(cp->start[me + 1] - cp->start[me]),
-                    loc, &D));
+                    loc, &D)); /* h taken over, also on failure */
     /* every rank alike: the lists ahead where each rank's are small next to its rows */
     int64_t ahead = loc != GS_LOC_HOST &&
                     (int64_t)nhalo * 8 * PLAN_AHEAD_SHARE <= (int64_t)C->nnz * 12;
@@ -1095,7 +1089,6 @@ gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_
     D = NULL; /* op_build's */
 done:
     gs_csr_destroy(&Cl);
-    gs_free(h);
     gs_free(a.idx);
     gs_dist_op_destroy(&D);
     return st;
