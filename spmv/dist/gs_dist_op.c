@@ -1124,6 +1124,7 @@ gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq,
     gs_status st = GS_OK;
     gs_dist_op *D = NULL;
     gs_csr *Pt = NULL;
+    int32_t nnz = 0;
     const gs_dist_ops *ops = dist_ops(P->loc);
     const gs_backend_ops *be = gs_backend_get(P->loc);
     const int R = gs_comm_size();
@@ -1136,12 +1137,15 @@ gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq,
     D->row0 = P->col0;
     D->col0 = P->row0;
     GS_CHECK(gs_spgemm_transpose(P->compact, &Pt));
-    GS_CHECK(ops->row_slice(Pt, 0, P->cols, &D->diag));
-    if (P->nhalo > 0) {
+    if (P->nhalo > 0) { /* the rows of the halo's columns: a copy of their own */
         GS_CHECK(ops->row_slice(Pt, P->cols, P->cols + P->nhalo, &D->rem));
         GS_CHECK(gs_spmat_create(D->rem, GS_FORMAT_CSR, NULL, &D->Mr));
         GS_CHECK(gs_vec_create(P->nhalo, D->loc, &D->tr));
     }
+    nnz = Pt->nnz;
+    /* the own columns' rows come first: P^T's arrays themselves (a copy of them was P^T's
+     * size again, 1.7 GB for 256 x 512 x 512 on each of 4 ranks) */
+    GS_CHECK(ops->row_prefix(&Pt, P->cols, &D->diag));
     /* P's plan backwards: what P receives (its halo, grouped by owner) R sends, and what P sends
      * (its own columns the neighbours ask for) R receives and adds in */
     D->nsend = P->nrecv;
@@ -1165,7 +1169,7 @@ gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq,
         GS_CHECK(staging(D, &staged));
     }
     GS_CHECK(diag_spmat(D, rq, level));
-    D->view.nnz = Pt->nnz;
+    D->view.nnz = nnz;
     D->view.cols = D->cols;
     *out = D;
     D = NULL;

@@ -50,6 +50,9 @@ typedef struct gs_dist_ops {
                        int32_t *nor, int32_t **orow);
     /* out = rows [r0, r1) of A (A->cols columns) */
     gs_status (*row_slice)(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out);
+    /* *out = the first r rows of *A, in *A's own arrays (no copy; the rows after r stay
+     * allocated, unused); *A taken over, also on failure */
+    gs_status (*row_prefix)(gs_csr **A, int32_t r, gs_csr **out);
     /* out = A's rows (their columns renumbered by am when not NULL), then B's rows; out->cols
      * = cols (>= B->cols, and >= A->cols without am) */
     gs_status (*vcat)(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,

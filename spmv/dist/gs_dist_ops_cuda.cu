@@ -267,6 +267,31 @@ done:
     return st;
 }
 
+/* *out = *A's first r rows around *A's arrays (its entry count read from the row pointers;
+ * the row statistics measured again), *A's own state freed */
+static gs_status cuda_row_prefix(gs_csr **A, int32_t r, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *M = *A;
+    int32_t nnz = 0, *rp = NULL, *ci = NULL;
+    double *v = NULL;
+    const int32_t cols = M->cols;
+    *out = NULL;
+    *A = NULL;
+    if (r < 0 || r > M->rows)
+        GS_FAIL(GS_ERR_ARG, "row prefix of %d rows of a matrix of %d rows", (int)r,
+                (int)M->rows);
+    GS_CHECK(gs_cuda_d2h(&nnz, M->rowptr + r, sizeof nnz));
+    rp = M->rowptr, ci = M->colind, v = M->val; /* the arrays kept, M's state freed */
+    M->rowptr = M->colind = NULL;
+    M->val = NULL;
+    gs_csr_destroy(&M);
+    st = gs_cuda_csr_adopt(r, cols, nnz, rp, ci, v, out); /* taken over, also on failure */
+done:
+    gs_csr_destroy(&M);
+    return st;
+}
+
 /* out[i] = arp[i] for i <= arows, then brp[i - arows] + annz */
 static __global__ void vcat_rowptr_kernel(int32_t arows, int32_t brows, const int32_t *arp,
                                           const int32_t *brp, int32_t annz, int32_t *out)
@@ -1005,6 +1030,7 @@ done:
 extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_split,       /* split */
     cuda_row_slice,   /* row_slice */
+    cuda_row_prefix,  /* row_prefix */
     cuda_vcat,        /* vcat */
     cuda_add,         /* add */
     cuda_row_lengths, /* row_lengths */

@@ -117,6 +117,22 @@ done:
     return st;
 }
 
+/* *out = *A's first r rows: its row and entry counts cut, its arrays kept */
+static gs_status host_row_prefix(gs_csr **A, int32_t r, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    *out = NULL;
+    if (r < 0 || r > (*A)->rows)
+        GS_FAIL(GS_ERR_ARG, "row prefix of %d rows of a matrix of %d rows", (int)r,
+                (int)(*A)->rows);
+    (*A)->rows = r;
+    (*A)->nnz = (*A)->rowptr[r];
+    *out = *A, *A = NULL;
+done:
+    gs_csr_destroy(A);
+    return st;
+}
+
 /* out = A's rows (columns renumbered by am) over B's rows, cols columns */
 static gs_status host_vcat(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,
                            gs_csr **out)
@@ -467,6 +483,7 @@ done:
 const gs_dist_ops gs_dist_host_ops = {
     host_split,       /* split */
     host_row_slice,   /* row_slice */
+    host_row_prefix,  /* row_prefix */
     host_vcat,        /* vcat */
     host_add,         /* add */
     host_row_lengths, /* row_lengths */

@@ -104,7 +104,7 @@ static int64_t bound_max(void)
     return v < GS_MAX_INDEX - 1024 ? v : GS_MAX_INDEX - 1024; /* DCSR offsets are 32-bit */
 }
 
-/* Bounded mode also needs a small product (at most RESERVE_ALWAYS products: 768 MB reserved)
+/* Bounded mode also needs a small product (at most RESERVE_ALWAYS products: 192 MB reserved)
  * or very short rows (at most RESERVE_PER_ROW products a row, so at most that many slots a row
  * go unused). Rows of more products mostly sum many into fewer entries (a Galerkin R (A P):
  * 320 products, 34 entries; 7-point A P: 24 products, 8 entries), and reserving their products
@@ -113,34 +113,43 @@ static int64_t bound_max(void)
  * other (7-point A P at 16.8M rows a rank: 4.9 GB bounded, 6.9 ms alone and 26-33 ms with four
  * ranks at once; sampled, 1.7 GB). Measured on 4 x H200 with these products sampled: the setup
  * of 256^3 on one GPU 0.159 -> 0.145 s, of 256 x 512 x 512 on four 0.347 -> 0.327 s
- * (bench/results/archive/mpi_scaling_h200x4_2026-11-26b.md, item 2). */
+ * (bench/results/archive/mpi_scaling_h200x4_2026-11-26b.md, item 2). Even from a pool grown
+ * ahead, a block of a few hundred MB costs about 1.5-4 ms a GB when the pool maps it anew, more
+ * with four ranks at once: the 256^3 hierarchy's level-2 A P (26.5M products, 320 MB bounded,
+ * 1.3M entries) took 0.53 ms for its capacity on one GPU and 1.1-1.4 ms on each of four
+ * (mpi_scaling_2026-11-26m, w1_spgemm.log and w4_spgemm.log), hence 16M products, not 64M. */
 #define RESERVE_PER_ROW 8
-#define RESERVE_ALWAYS ((int64_t)64 << 20)
+#define RESERVE_ALWAYS ((int64_t)16 << 20)
 
-#define SAMPLED_BINS 8 /* bins 1-7 are sampled; the rows of 2049+ products take their products */
-
-/* C's capacity: bins 1-7's sampled entries per row times their rows, the bins above bounded by
- * their products (at most cols a row), plus 3% */
+/* C's capacity: each bin's sampled entries per row times its rows, plus 3%. The last bin's rows
+ * (4097+ products) whose columns overflow the shared table are not counted by the sample: where
+ * a sampled one did, that bin is bounded by its products (at most cols a row). Galerkin rows
+ * of thousands of products hold tens of columns (3D Poisson's level-1 R (A P): 3400 products,
+ * 81 entries a row), so bounding bins 8 and 9 by their products, as before, reserved 42 times
+ * their entries: 1.9 GB and 1.0 ms for 256^3 on one GPU, 1.1-1.5 ms on each of four ranks. A
+ * short estimate costs a redo of the rows that found no room, never a wrong product. */
 static gs_status estimate(const sg_args &a, const int32_t *perm, const binning *bn, int glog2,
                           int32_t cols, int64_t *cap)
 {
     gs_status st = GS_OK;
     unsigned long long h[C_N];
     double est = 0.0;
-    for (int b = 1; b < SAMPLED_BINS; b++) {
+    const int last = GS_SPGEMM_BINS - 1;
+    for (int b = 1; b < GS_SPGEMM_BINS; b++) {
         const int64_t n = bn->start[b + 1] - bn->start[b];
         if (n > 0)
             GS_CHECK(gs_spgemm_run_shared_bin(b, a, perm + bn->start[b], n, n > 512 ? n / 512 : 1,
                                               1, glog2));
     }
     GS_CHECK(gs_cuda_d2h(h, a.ctl, sizeof h));
-    for (int b = 1; b < SAMPLED_BINS; b++)
-        if (h[C_SROWS + b])
-            est += (double)h[C_SOUT + b] / (double)h[C_SROWS + b] *
-                   (double)(bn->start[b + 1] - bn->start[b]);
-    for (int b = SAMPLED_BINS; b < GS_SPGEMM_BINS; b++) { /* few rows, many products: bounded */
-        const double n = (double)(bn->start[b + 1] - bn->start[b]) * cols;
-        est += (double)bn->prod[b] < n ? (double)bn->prod[b] : n;
+    for (int b = 1; b < GS_SPGEMM_BINS; b++) {
+        const double n = (double)(bn->start[b + 1] - bn->start[b]);
+        if (b == last && (h[C_SPILL] > 0 || !h[C_SROWS + b])) { /* not all counted: bounded */
+            const double lim = n * cols;
+            est += (double)bn->prod[b] < lim ? (double)bn->prod[b] : lim;
+        } else if (h[C_SROWS + b]) {
+            est += (double)h[C_SOUT + b] / (double)h[C_SROWS + b] * n;
+        }
     }
     est = est * 1.03 + 1024.0;
     *cap = est > (double)GS_MAX_INDEX ? GS_MAX_INDEX : (int64_t)est;

@@ -257,6 +257,23 @@ static void check_slices(int32_t rows, int32_t cols, int per_row)
     gs_csr_destroy(&A), gs_csr_destroy(&dA);
 }
 
+/* the first r rows of a copy of A, in the copy's arrays: the same as the slice [0, r) */
+static void check_prefix(int32_t rows, int32_t cols, int per_row, int32_t r)
+{
+    char what[96];
+    snprintf(what, sizeof what, "row prefix of %d of %d rows", r, rows);
+    gs_csr *A = random_csr(rows, cols, per_row), *dA = up(A), *R = NULL, *B = NULL;
+    CHECK_OK(OPS->row_slice(dA, 0, r, &R));
+    CHECK_OK(OPS->row_prefix(&dA, r, &B));
+    CHECK_MSG(dA == NULL, "%s: the matrix taken over", what);
+    compare(B, R, what);
+    gs_csr_destroy(&B), gs_csr_destroy(&R), gs_csr_destroy(&A);
+    dA = up(A = random_csr(rows, cols, per_row));
+    CHECK_FAIL(OPS->row_prefix(&dA, rows + 1, &B), GS_ERR_ARG, "row prefix of");
+    CHECK_MSG(!B && !dA, "%s: past the last row refused, the matrix freed", what);
+    gs_csr_destroy(&A);
+}
+
 /* vcat of ra x ca over rb x cb into cols columns; with nhalo >= 0, A's columns from ca -
  * nhalo on renumbered by an increasing map into [ca - nhalo, cols) as they are copied */
 static void check_vcat_map(int32_t ra, int32_t ca, int32_t nhalo, int32_t rb, int32_t cb,
@@ -984,6 +1001,10 @@ int main(int argc, char **argv)
     check_slices(300, 120, 4);
     check_slices(0, 10, 3);
     check_slices(40, 10, 0);
+    check_prefix(300, 120, 4, 170);
+    check_prefix(300, 120, 4, 0);
+    check_prefix(300, 120, 4, 300);
+    check_prefix(0, 10, 3, 0);
 
     check_vcat(150, 80, 90, 120, 130, 4); /* differing column counts, cols above both */
     check_vcat(150, 120, 90, 80, 120, 4);
