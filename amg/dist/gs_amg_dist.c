@@ -174,16 +174,16 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
         int64_t bad, first;
         if (!F) GS_CHECK(dops(amg)->row_slice(D->compact, 0, D->rows, &F)); /* a copy */
         /* A's columns and halo: its plan copied, its halos through A's CUDA IPC buffers
-         * (rho's twelve products; DF is destroyed before D) */
-        GS_CHECK(gs_dist_op_from_compact_like(&F, D, NULL, l, &DF));
+         * (rho's twelve products; DF is destroyed before D); F's rows not split */
+        GS_CHECK(gs_dist_op_whole_like(&F, D, &DF));
         GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
                                 (void **)&dF));
         GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
                                 (void **)&sqF));
-        GS_CHECK(amg->ops->diag_inv(DF->diag, 0, dF, sqF, &bad, &first));
+        GS_CHECK(amg->ops->diag_inv(DF->compact, 0, dF, sqF, &bad, &first));
         amg->shell->rho_rows = grows;
         trace(amg, l, "  F's SpMV form");
-        GS_CHECK(gs_amg_estimate_rho(amg->shell, DF->diag, gs_dist_op_spmat(DF), sqF, &rho));
+        GS_CHECK(gs_amg_estimate_rho(amg->shell, DF->compact, gs_dist_op_spmat(DF), sqF, &rho));
         trace(amg, l, "  F's rho");
         if (!(rho > 0)) rho = L->rho;
         GS_CHECK(amg->ops->jacobi_matrix(DF->compact, dF, p->prolongator_omega / rho, S));

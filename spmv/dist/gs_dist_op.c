@@ -1033,6 +1033,47 @@ done:
     return st;
 }
 
+gs_status gs_dist_op_whole_like(gs_csr **C, const gs_dist_op *like, gs_dist_op **out)
+{
+    gs_status st = GS_OK;
+    int64_t *h = NULL;
+    gs_dist_op *D = NULL;
+    *out = NULL;
+    if (like->reverse || !*C || (*C)->rows != like->rows ||
+        (*C)->cols != like->cols + like->nhalo || (*C)->loc != like->loc) {
+        gs_csr_destroy(C);
+        GS_FAIL(GS_ERR_INTERNAL, "distributed operator: rows that do not match the operator "
+                "whose plan they take");
+    }
+    GS_CHECK(gs_dist_copy_i64(like->halo, like->nhalo, &h));
+    GS_CHECK(op_new(&h, like->nhalo, like->row0, like->col0, like->cols, like->loc, &D));
+    D->compact = *C;
+    *C = NULL;
+    D->rows = D->compact->rows;
+    D->whole = 1;
+    GS_CHECK(plan_like(D, like));
+    GS_CHECK(gs_spmat_create(D->compact, GS_FORMAT_CSR, NULL, &D->Md));
+    D->sel.format = GS_FORMAT_CSR;
+    gs_str_copy(D->sel.reason, sizeof D->sel.reason,
+                "the compact rows in one product, after the halo");
+    D->view = *D->Md;
+    D->view.dist = D;
+    D->view.dist_spmv = dist_spmv;
+    D->view.cols = D->cols;
+    GS_CHECK(gs_vec_create((int64_t)D->cols + D->nhalo, D->loc, &D->ext));
+    if (like->ipc.buf) { /* the same halo: like's IPC buffers, mappings and signals */
+        D->ipc_borrowed = 1;
+        D->ipc = like->ipc;
+    }
+    *out = D;
+    D = NULL;
+done:
+    gs_csr_destroy(C);
+    gs_free(h);
+    gs_dist_op_destroy(&D);
+    return st;
+}
+
 /* GSOLVE_DIST_PROFILE=1: every operator's products timed (waiting for the device each time) and
  * listed on rank 0's stderr when it is destroyed */
 
@@ -1206,6 +1247,7 @@ void gs_dist_op_destroy(gs_dist_op **Dp)
     gs_free(D->shost);
     gs_free(D->rhost);
     gs_vec_destroy(&D->xh);
+    gs_vec_destroy(&D->ext);
     gs_comm_exchange_destroy(&D->ex);
     ipc_release(D);
     gs_free(D);
@@ -1442,6 +1484,13 @@ gs_status gs_dist_op_spmv(const gs_dist_op *D, const gs_vec *x, gs_vec *y)
         GS_FAIL(GS_ERR_ARG, "distributed spmv: vector sizes or locations do not match");
     if (D->reverse) {
         GS_CHECK(reverse_spmv(D, x, y));
+        goto done;
+    }
+    if (D->whole) { /* x and its halo side by side, then the compact rows' product */
+        GS_CHECK(gs_backend_get(D->loc)->move(D->ext->data, x->data,
+                                              (size_t)D->cols * sizeof(double)));
+        GS_CHECK(gs_dist_op_halo(D, x->data, D->ext->data + D->cols));
+        GS_CHECK(gs_spmat_spmv(D->Md, D->ext, y));
         goto done;
     }
     if (D->ipc.buf) {

@@ -79,6 +79,10 @@ typedef struct gs_dist_op {
     gs_dist_ipc ipc;  /* its halos through CUDA IPC (all zero: not) */
     int ipc_borrowed; /* ipc is another operator's (the same plan), which outlives this one and
                          releases it */
+    /* whole (gs_dist_op_whole_like): no blocks; a product copies x and the halo into ext
+     * ([own | halo], at loc) and multiplies the compact rows by it (Md: their CSR) */
+    int whole;
+    gs_vec *ext;
     double prof_s; /* GSOLVE_DIST_PROFILE: the products' time and count */
     long prof_n;
 } gs_dist_op;
@@ -113,6 +117,12 @@ gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int
  * runs the two operators' products in the same order. */
 gs_status gs_dist_op_from_compact_like(gs_csr **C, const gs_dist_op *like,
                                        const gs_select_request *rq, int level, gs_dist_op **out);
+/* The same as gs_dist_op_from_compact_like without the blocks: a product is the halo exchange
+ * and then one CSR product of the compact rows (the halo not overlapped). For an operator of a
+ * few products, where splitting its rows costs more than the overlap gains (the filtered A,
+ * twelve Lanczos steps: its split was 0.8-1.3 ms at 1.5M rows of 34 entries on each of four
+ * H200). Its view describes the compact rows in CSR. */
+gs_status gs_dist_op_whole_like(gs_csr **C, const gs_dist_op *like, gs_dist_op **out);
 /* R = P^T as an operator: P's compact rows transposed at loc; R's rows that this rank owns form
  * its diagonal block (format chosen by rq), the others are sent to their owners at each product
  * (P's halo exchange run backwards). P must outlive nothing: R copies what it needs. */

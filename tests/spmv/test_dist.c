@@ -525,6 +525,33 @@ static void test_op(const char *what, const gs_gcsr *G, const gs_part *cp, const
         }
         RCHECK(bad == 0, "op %s: %d wrong values of y (round %d)", what, bad, round);
     }
+    { /* the compact rows, doubled, in one product after the halo (gs_dist_op_whole_like):
+         2 y on the same plan, twice (its exchanges counted like D's) */
+        gs_csr *W = NULL;
+        gs_dist_op *DW = NULL;
+        CHECK_OK(gs_csr_copy(D->compact, &W));
+        for (int32_t q = 0; W && q < W->nnz; q++) W->val[q] *= 2.0;
+        CHECK_OK(gs_dist_op_whole_like(&W, D, &DW));
+        RCHECK(!W && DW && gs_dist_op_spmat(DW)->rows == rows && gs_dist_op_spmat(DW)->cols == nc,
+               "op %s: the whole-rows operator not made or its view not %lld x %lld", what,
+               (long long)rows, (long long)nc);
+        for (int k = 0; DW && k < 2; k++) {
+            for (int64_t i = 0; i < rows; i++) y[i] = 12345.0;
+            CHECK_OK(gs_vec_set_host(vy, y));
+            CHECK_OK(gs_spmat_spmv(gs_dist_op_spmat(DW), vx, vy));
+            CHECK_OK(gs_vec_get_host(vy, y));
+            int bad = 0;
+            for (int64_t i = 0; i < rows; i++) {
+                int64_t g = r0 + i;
+                double scale = 0;
+                for (int32_t q = ref->rowptr[g]; q < ref->rowptr[g + 1]; q++)
+                    scale += fabs(ref->val[q] * x[ref->colind[q]]);
+                bad += !(fabs(y[i] - 2.0 * yref[g]) <= 2e-14 * scale);
+            }
+            RCHECK(bad == 0, "op %s: %d wrong values of y from the whole rows", what, bad);
+        }
+        gs_dist_op_destroy(&DW);
+    }
     gs_vec_destroy(&vx);
     gs_vec_destroy(&vy);
     gs_dist_op_destroy(&D);
