@@ -443,7 +443,7 @@ static size_t stage_chunk(size_t total)
 
 /* 1 when host range [p, p + bytes) is page-locked (cudaHostAlloc or cudaHostRegister, the
  * blocks of pinned_alloc included): the copy engine reads it directly. */
-static int host_pinned(const void *p, size_t bytes)
+extern "C" int gs_cuda_host_pinned(const void *p, size_t bytes)
 {
     cudaPointerAttributes a;
     for (int end = 0; end < 2; end++) {
@@ -590,7 +590,7 @@ extern "C" gs_status gs_cuda_h2d_while(const gs_cuda_seg *seg, int nseg,
     total = 0;
     for (int i = 0; i < nseg; i++) {
         if (!seg[i].bytes) continue;
-        if (host_pinned(seg[i].src, seg[i].bytes))
+        if (gs_cuda_host_pinned(seg[i].src, seg[i].bytes))
             GS_CUDA_CALL(cudaMemcpyAsync(seg[i].dst, seg[i].src, seg[i].bytes,
                                          cudaMemcpyHostToDevice, g->stream));
         else
@@ -598,7 +598,7 @@ extern "C" gs_status gs_cuda_h2d_while(const gs_cuda_seg *seg, int nseg,
     }
     chunk = stage_chunk(total);
     for (int i = 0; i < nseg && total; i++) {
-        if (!seg[i].bytes || host_pinned(seg[i].src, seg[i].bytes)) continue;
+        if (!seg[i].bytes || gs_cuda_host_pinned(seg[i].src, seg[i].bytes)) continue;
         for (size_t off = 0, len = 0; off < seg[i].bytes; off += len, c++) {
             int b = (int)(c & 1);
             /* the first chunks grow from STAGE_MIN: the copy engine starts sooner (shrinking the
@@ -635,7 +635,7 @@ extern "C" gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes)
            prev_len = 0; /* prev: in stage[b ^ 1] */
     int b = 0;
     if (bytes == 0) return GS_OK;
-    if (bytes < STAGE_MIN || host_pinned(dst, bytes)) {
+    if (bytes < STAGE_MIN || gs_cuda_host_pinned(dst, bytes)) {
         GS_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, g->stream));
         GS_CUDA_CALL(cudaStreamSynchronize(g->stream));
         return GS_OK;

@@ -131,6 +131,8 @@ void gs_cuda_free(void *p);
 /* host -> device and device -> host, each waiting: page-locked host memory is copied directly,
  * large pageable ranges through the staging buffers */
 gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg);
+/* 1 when host memory [p, p + bytes) is page-locked (both ends), so a copy from it is direct */
+int gs_cuda_host_pinned(const void *p, size_t bytes);
 /* the same, running meanwhile(arg) on the host (NULL: none) once the copies are issued, before
  * the wait: page-locked ranges travel meanwhile; its failure is returned after the wait */
 gs_status gs_cuda_h2d_while(const gs_cuda_seg *seg, int nseg, gs_status (*meanwhile)(void *),

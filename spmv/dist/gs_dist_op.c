@@ -943,8 +943,11 @@ static gs_status op_build(gs_dist_op *D, gs_csr **C, const gs_part *cp, const gs
     /* the work queued before (the product that made these rows) drained first, so the split's
      * time is its own */
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[0] = gs_time_now();
-    /* offd: the rows with halo entries alone, a product touches only them */
-    GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd, &D->nor, &D->orow));
+    /* offd: the rows with halo entries alone, a product touches only them (split already when
+     * the rows came from the host: gs_dist_op_create_compact) */
+    if (!D->diag)
+        GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd, &D->nor,
+                            &D->orow));
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[1] = gs_time_now();
     if (like) {
         GS_CHECK(plan_like(D, like));
@@ -1120,11 +1123,16 @@ gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_
                     (int64_t)nhalo * 8 * PLAN_AHEAD_SHARE <= (int64_t)C->nnz * 12;
     if (loc != GS_LOC_HOST) GS_CHECK(gs_comm_min_i64(&ahead, 1));
     a.D = D;
-    GS_CHECK(gs_csr_upload_while(C, loc, ahead ? plan_ahead_run : NULL, &a, &Cl));
+    if (!dist_ops(loc))
+        GS_FAIL(GS_ERR_INTERNAL, "distributed operator: no backend at this location");
+    /* the rows to loc and split there, the lists made meanwhile */
+    GS_CHECK(dist_ops(loc)->upload_split(C, D->cols, nhalo, ahead ? plan_ahead_run : NULL, &a, &Cl,
+                                         &D->diag, &D->offd, &D->nor, &D->orow));
     if (prof_on() && me == 0) {
         GS_CHECK(gs_backend_get(loc)->sync());
-        fprintf(stderr, "dist profile: level %d compact rows: upload %.3f ms%s\n", level,
-                1e3 * (gs_time_now() - t0), ahead ? " (the halo plan's lists meanwhile)" : "");
+        fprintf(stderr, "dist profile: level %d compact rows: upload and split %.3f ms%s\n",
+                level, 1e3 * (gs_time_now() - t0),
+                ahead ? " (the halo plan's lists meanwhile)" : "");
     }
     st = op_build(D, &Cl, cp, NULL, ahead ? &a.idx : NULL, rq, level, out);
     D = NULL; /* op_build's */

@@ -48,6 +48,14 @@ typedef struct gs_dist_ops {
      * least one element; NULL when nhalo == 0). C's rows are sorted by column. */
     gs_status (*split)(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag, gs_csr **offd,
                        int32_t *nor, int32_t **orow);
+    /* *out = host rows C (compact columns: ncols own, then nhalo halo) copied to the table's
+     * location and split there as split does (diag, offd, nor, orow); meanwhile(arg) (NULL:
+     * none) runs on the host while the rows travel, also on failure (it may hold collectives),
+     * and its failure is returned. The device table splits each part of the rows while the next
+     * travels (page-locked rows); the host's copies, then splits. */
+    gs_status (*upload_split)(const gs_csr *C, int32_t ncols, int32_t nhalo,
+                              gs_status (*meanwhile)(void *), void *arg, gs_csr **out,
+                              gs_csr **diag, gs_csr **offd, int32_t *nor, int32_t **orow);
     /* out = rows [r0, r1) of A (A->cols columns) */
     gs_status (*row_slice)(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out);
     /* *out = the first r rows of *A, in *A's own arrays (no copy; the rows after r stay

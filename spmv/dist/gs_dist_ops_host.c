@@ -97,6 +97,22 @@ static inline int32_t mapped(const gs_col_map *m, int32_t j)
     return !m || j < m->nown ? j : m->map[j - m->nown];
 }
 
+/* a copy of C (meanwhile first: gs_csr_upload_while's host copy), then host_split */
+static gs_status host_upload_split(const gs_csr *C, int32_t ncols, int32_t nhalo,
+                                   gs_status (*meanwhile)(void *), void *arg, gs_csr **out,
+                                   gs_csr **diag, gs_csr **offd, int32_t *nor, int32_t **orow)
+{
+    gs_status st = GS_OK;
+    gs_csr *M = NULL;
+    *out = NULL;
+    GS_CHECK(gs_csr_upload_while(C, GS_LOC_HOST, meanwhile, arg, &M));
+    GS_CHECK(host_split(M, ncols, nhalo, diag, offd, nor, orow));
+    *out = M, M = NULL;
+done:
+    gs_csr_destroy(&M);
+    return st;
+}
+
 /* out = rows [r0, r1) of A, rowptr rebased to 0 */
 static gs_status host_row_slice(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out)
 {
@@ -482,6 +498,7 @@ done:
 
 const gs_dist_ops gs_dist_host_ops = {
     host_split,       /* split */
+    host_upload_split, /* upload_split */
     host_row_slice,   /* row_slice */
     host_row_prefix,  /* row_prefix */
     host_vcat,        /* vcat */

@@ -17,6 +17,8 @@
  *   results downloaded (77 without a GPU). */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gs_backend.h"
 #include "gs_dist.h"
@@ -197,6 +199,82 @@ static void check_split(int32_t rows, int32_t ncols, int32_t nhalo, int per_row)
     gs_csr_destroy(&C), gs_csr_destroy(&dC);
     free(ri), free(ci), free(v), free(dri), free(dci), free(dv), free(ori), free(oci), free(ov);
     free(want), free(place);
+}
+
+static int g_meanwhile_runs;
+static gs_status count_meanwhile(void *arg)
+{
+    (void)arg;
+    g_meanwhile_runs++;
+    return GS_OK;
+}
+
+/* upload_split of host rows C (ncols + nhalo columns): C itself and split's blocks at LOC, the
+ * host work run once; part > 0: the device in parts of that many entries (as many parts as C
+ * has rows, or one row holding most entries: parts with no rows of their own) */
+static void check_upload_split_of(gs_csr *C, int32_t ncols, int32_t nhalo, long part)
+{
+    char what[128], env[32];
+    snprintf(what, sizeof what, "upload and split %d x (%d + %d), %d entries, parts of %ld",
+             C->rows, ncols, nhalo, C->nnz, part);
+    gs_csr *dC = up(C), *D = NULL, *O = NULL, *M = NULL, *D2 = NULL, *O2 = NULL;
+    int32_t nr = -1, nr2 = -2, *orow = NULL, *orow2 = NULL;
+    CHECK_OK(OPS->split(dC, ncols, nhalo, &D, &O, &nr, &orow)); /* the reference */
+    snprintf(env, sizeof env, "%ld", part);
+    if (part > 0) setenv("GSOLVE_UPLOAD_SPLIT_PART", env, 1);
+    g_meanwhile_runs = 0;
+    CHECK_OK(OPS->upload_split(C, ncols, nhalo, count_meanwhile, NULL, &M, &D2, &O2, &nr2, &orow2));
+    unsetenv("GSOLVE_UPLOAD_SPLIT_PART");
+    CHECK_MSG(g_meanwhile_runs == 1, "%s: the host work ran %d times", what, g_meanwhile_runs);
+    compare(M, C, what);
+    gs_csr *HD = NULL, *HO = NULL;
+    if (D) CHECK_OK(gs_csr_download(D, &HD));
+    if (HD) compare(D2, HD, what);
+    CHECK_MSG(nr2 == (nhalo > 0 ? nr : 0), "%s: %d rows with halo entries, expected %d", what,
+              nr2, nr);
+    if (nhalo > 0 && O && nr2 == nr) {
+        CHECK_OK(gs_csr_download(O, &HO));
+        if (HO) compare(O2, HO, what);
+        int32_t *a = malloc((size_t)nr * 4 + 4), *b = malloc((size_t)nr * 4 + 4);
+        get(a, orow, (size_t)nr * 4), get(b, orow2, (size_t)nr * 4);
+        CHECK_MSG(memcmp(a, b, (size_t)nr * 4) == 0, "%s: the rows with halo entries differ",
+                  what);
+        free(a), free(b);
+    } else if (nhalo == 0) {
+        CHECK_MSG(O2 == NULL && orow2 == NULL, "%s: offd made without halo columns", what);
+    }
+    if (orow) drop(orow);
+    if (orow2) drop(orow2);
+    gs_csr_destroy(&HD), gs_csr_destroy(&HO);
+    gs_csr_destroy(&D), gs_csr_destroy(&O), gs_csr_destroy(&D2), gs_csr_destroy(&O2);
+    gs_csr_destroy(&M), gs_csr_destroy(&dC);
+}
+
+static void check_upload_split(int32_t rows, int32_t ncols, int32_t nhalo, int per_row, long part)
+{
+    gs_csr *C = random_csr(rows, ncols + nhalo, per_row);
+    check_upload_split_of(C, ncols, nhalo, part);
+    gs_csr_destroy(&C);
+}
+
+/* row 1 holds most entries: the parts after it have no rows left */
+static void check_upload_split_skewed(int32_t rows, int32_t ncols, int32_t nhalo, long part)
+{
+    const int64_t big = 40 * part, n = big + 2 * (int64_t)rows;
+    int32_t *ri = malloc((size_t)n * 4), *ci = malloc((size_t)n * 4);
+    double *v = malloc((size_t)n * 8);
+    int64_t k = 0;
+    for (int64_t q = 0; q < big; q++)
+        ri[k] = 1, ci[k] = (int32_t)(q % (ncols + nhalo)), v[k++] = rand_val();
+    for (int32_t i = 0; i < rows; i++)
+        for (int t = 0; t < 2; t++) {
+            ri[k] = i, ci[k] = (int32_t)(next_u64() % (uint64_t)(ncols + nhalo));
+            v[k++] = rand_val();
+        }
+    gs_csr *C = from_triplets(rows, ncols + nhalo, k, ri, ci, v);
+    free(ri), free(ci), free(v);
+    check_upload_split_of(C, ncols, nhalo, part);
+    gs_csr_destroy(&C);
 }
 
 /* an increasing map of nhalo columns from nown on into [nown, cols), cols >= nown + nhalo (the
@@ -1001,6 +1079,14 @@ int main(int argc, char **argv)
     check_slices(300, 120, 4);
     check_slices(0, 10, 3);
     check_slices(40, 10, 0);
+    /* rows of 1 MB and more (page-locked): the device in parts; small ones whole */
+    check_upload_split(300000, 200000, 30000, 4, 50000);
+    check_upload_split(300000, 200000, 30000, 4, 0);
+    check_upload_split(300000, 230000, 0, 3, 70000);
+    check_upload_split(280000, 5, 300000, 2, 20000); /* mostly halo entries */
+    check_upload_split_skewed(300000, 100000, 2000, 30000);
+    check_upload_split(500, 300, 40, 4, 100);
+    check_upload_split(0, 10, 3, 3, 100);
     check_prefix(300, 120, 4, 170);
     check_prefix(300, 120, 4, 0);
     check_prefix(300, 120, 4, 300);
