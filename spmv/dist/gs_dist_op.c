@@ -1050,8 +1050,9 @@ gs_status gs_dist_op_whole_like(gs_csr **C, const gs_dist_op *like, gs_dist_op *
     }
     GS_CHECK(gs_dist_copy_i64(like->halo, like->nhalo, &h));
     GS_CHECK(op_new(&h, like->nhalo, like->row0, like->col0, like->cols, like->loc, &D));
-    D->compact = *C;
-    *C = NULL;
+    /* all its rows as a prefix: its arrays, with the state a product needs (rows an AMG step
+     * made on the device are bare arrays) */
+    GS_CHECK(dist_ops(D->loc)->row_prefix(C, (*C)->rows, &D->compact));
     D->rows = D->compact->rows;
     D->whole = 1;
     GS_CHECK(plan_like(D, like));
