@@ -121,13 +121,19 @@ static int64_t bound_max(void)
 #define RESERVE_PER_ROW 8
 #define RESERVE_ALWAYS ((int64_t)16 << 20)
 
-/* C's capacity: each bin's sampled entries per row times its rows, plus 3%. The last bin's rows
- * (4097+ products) whose columns overflow the shared table are not counted by the sample: where
- * a sampled one did, that bin is bounded by its products (at most cols a row). Galerkin rows
- * of thousands of products hold tens of columns (3D Poisson's level-1 R (A P): 3400 products,
- * 81 entries a row), so bounding bins 8 and 9 by their products, as before, reserved 42 times
- * their entries: 1.9 GB and 1.0 ms for 256^3 on one GPU, 1.1-1.5 ms on each of four ranks. A
- * short estimate costs a redo of the rows that found no room, never a wrong product. */
+#define LONG_BINS 8                         /* bins 8 and 9: rows of 2049+ products */
+#define LONG_BOUND_MAX ((int64_t)4 << 20) /* such a bin's bound taken as it is: 48 MB */
+
+/* C's capacity: each bin's sampled entries per row times its rows, plus 3%. Bins 8 and 9 are
+ * bounded by their products (at most cols a row) where that bound is at most LONG_BOUND_MAX
+ * entries, and so is the last bin where a sampled row's columns overflowed the shared table
+ * (the sample does not count such a row). Galerkin rows of thousands of products hold tens of
+ * columns (3D Poisson's level-1 R (A P): 3400 products, 81 entries a row), so bounding bins 8
+ * and 9 by their products always, as before, reserved 42 times their entries: 1.9 GB and 1.0 ms
+ * for 256^3 on one GPU, 1.1-1.5 ms on each of four ranks. Sampling a bin of rows of 200k
+ * products costs their latency, a block a row (0.7 ms for 3D elasticity's 1806 x 1806 Galerkin
+ * product, whose bound is 3.3M entries). A short estimate costs a redo of the rows that found
+ * no room, never a wrong product. */
 #define SAMPLE_ROWS 512                     /* rows a bin's sample takes at most ... */
 #define SAMPLE_PRODUCTS ((int64_t)8 << 20)  /* ... and about this many products ... */
 #define SAMPLE_MIN_ROWS 32                  /* ... but at least this many rows */
@@ -152,21 +158,22 @@ static gs_status estimate(const sg_args &a, const int32_t *perm, const binning *
     unsigned long long h[C_N];
     double est = 0.0;
     const int last = GS_SPGEMM_BINS - 1;
+    double bound[GS_SPGEMM_BINS]; /* a bin's entries at most: its products, cols a row */
     for (int b = 1; b < GS_SPGEMM_BINS; b++) {
         const int64_t n = bn->start[b + 1] - bn->start[b];
-        if (n > 0)
+        const double lim = (double)n * cols;
+        bound[b] = (double)bn->prod[b] < lim ? (double)bn->prod[b] : lim;
+        if (n > 0 && (b < LONG_BINS || bound[b] > (double)LONG_BOUND_MAX))
             GS_CHECK(gs_spgemm_run_shared_bin(b, a, perm + bn->start[b], n,
                                               sample_stride(n, bn->prod[b]), 1, glog2));
     }
     GS_CHECK(gs_cuda_d2h(h, a.ctl, sizeof h));
     for (int b = 1; b < GS_SPGEMM_BINS; b++) {
         const double n = (double)(bn->start[b + 1] - bn->start[b]);
-        if (b == last && (h[C_SPILL] > 0 || !h[C_SROWS + b])) { /* not all counted: bounded */
-            const double lim = n * cols;
-            est += (double)bn->prod[b] < lim ? (double)bn->prod[b] : lim;
-        } else if (h[C_SROWS + b]) {
+        if (b >= LONG_BINS && (!h[C_SROWS + b] || (b == last && h[C_SPILL] > 0)))
+            est += bound[b]; /* not sampled, or not all counted: bounded */
+        else if (h[C_SROWS + b])
             est += (double)h[C_SOUT + b] / (double)h[C_SROWS + b] * n;
-        }
     }
     est = est * 1.03 + 1024.0;
     *cap = est > (double)GS_MAX_INDEX ? GS_MAX_INDEX : (int64_t)est;
