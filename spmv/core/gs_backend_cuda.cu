@@ -471,6 +471,8 @@ static double g_h2d_s; /* seconds spent in gs_cuda_h2d so far */
 
 extern "C" double gs_cuda_h2d_seconds(void) { return g_h2d_s; }
 
+extern "C" void gs_cuda_h2d_account(double seconds) { g_h2d_s += seconds; }
+
 /* the bytes the device's pool holds (reserved from the driver) */
 extern "C" size_t gs_cuda_pool_bytes(void)
 {

@@ -131,6 +131,9 @@ void gs_cuda_free(void *p);
 /* host -> device and device -> host, each waiting: page-locked host memory is copied directly,
  * large pageable ranges through the staging buffers */
 gs_status gs_cuda_h2d(const gs_cuda_seg *seg, int nseg);
+/* seconds of host -> device copies issued elsewhere (the pipelined upload of
+ * gs_dist_ops_cuda.cu), added to what gs_backend_h2d_seconds reports */
+void gs_cuda_h2d_account(double seconds);
 /* 1 when host memory [p, p + bytes) is page-locked (both ends), so a copy from it is direct */
 int gs_cuda_host_pinned(const void *p, size_t bytes);
 /* the same, running meanwhile(arg) on the host (NULL: none) once the copies are issued, before

@@ -23,6 +23,7 @@
 #include "gs_cuda_signal.cuh"
 #include "gs_dist_ops.h"
 #include "gs_mem.h"
+#include "gs_time.h"
 
 #define FOR_EACH(i, n)                                                                             \
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
@@ -262,6 +263,7 @@ static gs_status cuda_upload_split(const gs_csr *C, int32_t ncols, int32_t nhalo
     uint64_t *keyc = NULL, *keys = NULL, tot = 0;
     void *tmp = NULL;
     size_t tmp_bytes = 0;
+    double t0 = 0.0;
     gs_csr *M = NULL, *D = NULL;
     *out = *diag = NULL;
     if (offd) *offd = NULL;
@@ -303,6 +305,7 @@ static gs_status cuda_upload_split(const gs_csr *C, int32_t ncols, int32_t nhalo
     for (int32_t k = 0; k < nparts; k++)
         GS_CUDA_CALL(cudaEventCreateWithFlags(&ev[k], cudaEventDisableTiming));
     GS_CUDA_CALL(cudaEventRecord(ready, s)); /* the allocations above, stream-ordered on s */
+    t0 = gs_time_now();
     GS_CUDA_CALL(cudaStreamWaitEvent(cs, ready, 0));
     { /* every part's copies on cs; on s, each part's split once its copies are in */
         const int g = row_group(nnz, rows);
@@ -355,6 +358,9 @@ static gs_status cuda_upload_split(const gs_csr *C, int32_t ncols, int32_t nhalo
         }
     }
     if (meanwhile) mst = meanwhile(arg), ran = 1;
+    /* the transfer: until the last part is in (what the upload line reports as such) */
+    GS_CUDA_CALL(cudaEventSynchronize(ev[nparts - 1]));
+    gs_cuda_h2d_account(gs_time_now() - t0);
     GS_CHECK(gs_cuda_d2h(&tot, keys + rows, sizeof tot)); /* waits for every part */
     if (mst != GS_OK) { /* meanwhile's error, as it set it */
         st = mst;
