@@ -924,11 +924,10 @@ done:
 }
 
 /* D (op_new's, taken over: *out on success, destroyed on failure) made from its rows *C (taken
- * over): its blocks, its plan (like's, copied, when like is given; the buffers of *idx, the
- * lists plan_lists made ahead, when given; else worked out with the ranks), its SpMV form */
-static gs_status op_build(gs_dist_op *D, gs_csr **C, const gs_part *cp, const gs_dist_op *like,
-                          int32_t **idx, const gs_select_request *rq, int level,
-                          gs_dist_op **out)
+ * over): its blocks (unless upload_split made them), its plan (the buffers of *idx, the lists
+ * plan_lists made ahead, when given; else worked out with the ranks), its SpMV form */
+static gs_status op_build(gs_dist_op *D, gs_csr **C, const gs_part *cp, int32_t **idx,
+                          const gs_select_request *rq, int level, gs_dist_op **out)
 {
     gs_status st = GS_OK;
     const int me = gs_comm_rank();
@@ -949,9 +948,7 @@ static gs_status op_build(gs_dist_op *D, gs_csr **C, const gs_part *cp, const gs
         GS_CHECK(ops->split(D->compact, D->cols, D->nhalo, &D->diag, &D->offd, &D->nor,
                             &D->orow));
     if (prof_on()) (void)gs_backend_get(loc)->sync(), tp[1] = gs_time_now();
-    if (like) {
-        GS_CHECK(plan_like(D, like));
-    } else if (idx && *idx) {
+    if (idx && *idx) {
         GS_CHECK(plan_finish(D, idx));
     } else {
         int32_t *own = NULL;
@@ -966,7 +963,7 @@ static gs_status op_build(gs_dist_op *D, gs_csr **C, const gs_part *cp, const gs
             fprintf(stderr, "dist profile: level %d %d x %d operator: split %.3f ms, plan %.3f "
                     "ms%s, format %.3f ms\n", level, D->rows, D->cols, 1e3 * (tp[1] - tp[0]),
                     1e3 * (tp[2] - tp[1]),
-                    like ? " (copied)" : idx ? " (its lists made ahead)" : "",
+                    idx ? " (its lists made ahead)" : "",
                     1e3 * (tp[3] - tp[2]));
     }
     D->view.nnz = D->compact->nnz;
@@ -983,57 +980,20 @@ done:
     return st;
 }
 
-/* the operator of *C (taken over) and *halo (taken over): op_new, then op_build */
-static gs_status from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
-                              int64_t col0, int32_t cols, const gs_part *cp,
-                              const gs_dist_op *like, gs_loc loc, const gs_select_request *rq,
-                              int level, gs_dist_op **out)
-{
-    gs_status st = GS_OK;
-    gs_dist_op *D = NULL;
-    *out = NULL;
-    st = op_new(halo, nhalo, row0, col0, cols, loc, &D);
-    if (st != GS_OK) {
-        gs_csr_destroy(C);
-        return st;
-    }
-    return op_build(D, C, cp, like, NULL, rq, level, out);
-}
-
 gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
                                   const gs_part *cp, gs_loc loc, const gs_select_request *rq,
                                   int level, gs_dist_op **out)
 {
     const int me = gs_comm_rank();
-    return from_compact(C, halo, nhalo, row0, cp->start[me],
-                        (int32_t)(cp->start[me + 1] - cp->start[me]), cp, NULL, loc, rq, level,
-                        out);
-}
-
-gs_status gs_dist_op_from_compact_like(gs_csr **C, const gs_dist_op *like,
-                                       const gs_select_request *rq, int level, gs_dist_op **out)
-{
-    gs_status st = GS_OK;
-    int64_t *h = NULL;
+    gs_dist_op *D = NULL;
     *out = NULL;
-    if (like->reverse || !*C || (*C)->rows != like->rows ||
-        (*C)->cols != like->cols + like->nhalo || (*C)->loc != like->loc) {
+    gs_status st = op_new(halo, nhalo, row0, cp->start[me],
+                          (int32_t)(cp->start[me + 1] - cp->start[me]), loc, &D);
+    if (st != GS_OK) {
         gs_csr_destroy(C);
-        GS_FAIL(GS_ERR_INTERNAL, "distributed operator: rows that do not match the operator "
-                "whose plan they take");
+        return st;
     }
-    GS_CHECK(gs_dist_copy_i64(like->halo, like->nhalo, &h));
-    GS_CHECK(from_compact(C, &h, like->nhalo, like->row0, like->col0, like->cols, NULL, like,
-                          like->loc, rq, level, out));
-    if (like->ipc.buf) { /* the same halo: like's IPC buffers, mappings and signals */
-        gs_dist_op *D = *out;
-        D->ipc_borrowed = 1;
-        D->ipc = like->ipc;
-    }
-done:
-    gs_csr_destroy(C);
-    gs_free(h);
-    return st;
+    return op_build(D, C, cp, NULL, rq, level, out);
 }
 
 gs_status gs_dist_op_whole_like(gs_csr **C, const gs_dist_op *like, gs_dist_op **out)
@@ -1135,7 +1095,7 @@ gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_
                 level, 1e3 * (gs_time_now() - t0),
                 ahead ? " (the halo plan's lists meanwhile)" : "");
     }
-    st = op_build(D, &Cl, cp, NULL, ahead ? &a.idx : NULL, rq, level, out);
+    st = op_build(D, &Cl, cp, ahead ? &a.idx : NULL, rq, level, out);
     D = NULL; /* op_build's */
 done:
     gs_csr_destroy(&Cl);

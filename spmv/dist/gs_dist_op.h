@@ -110,16 +110,13 @@ gs_status gs_dist_op_create_compact(const gs_csr *C, const int64_t *halo, int32_
 gs_status gs_dist_op_from_compact(gs_csr **C, int64_t **halo, int32_t nhalo, int64_t row0,
                                   const gs_part *cp, gs_loc loc, const gs_select_request *rq,
                                   int level, gs_dist_op **out);
-/* The same for rows *C (taken over, also on failure) in the compact columns of the operator
- * `like` (its rows, its own columns and halo): like's exchange plan copied, no messages (the
- * filtered A of the AMG's prolongator smoothing). Where like's halos go through CUDA IPC, this
- * operator's go through like's buffers and signals too: like must outlive it, and every rank
- * runs the two operators' products in the same order. */
-gs_status gs_dist_op_from_compact_like(gs_csr **C, const gs_dist_op *like,
-                                       const gs_select_request *rq, int level, gs_dist_op **out);
-/* The same as gs_dist_op_from_compact_like without the blocks: a product is the halo exchange
- * and then one CSR product of the compact rows (the halo not overlapped). For an operator of a
- * few products, where splitting its rows costs more than the overlap gains (the filtered A,
+/* The operator of rows *C (taken over, also on failure) in the compact columns of the operator
+ * `like` (its rows, its own columns and halo): like's exchange plan copied, no messages, and no
+ * blocks: a product is the halo exchange and then one CSR product of the compact rows over
+ * [x | halo] (the halo not overlapped). Where like's halos go through CUDA IPC, this operator's
+ * go through like's buffers and signals too: like must outlive it, and every rank runs the two
+ * operators' products in the same order. For an operator of a few products, where splitting its
+ * rows costs more than the overlap gains (the filtered A of the AMG's prolongator smoothing,
  * twelve Lanczos steps: its split was 0.8-1.3 ms at 1.5M rows of 34 entries on each of four
  * H200). Its view describes the compact rows in CSR. */
 gs_status gs_dist_op_whole_like(gs_csr **C, const gs_dist_op *like, gs_dist_op **out);

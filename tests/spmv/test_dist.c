@@ -458,6 +458,25 @@ static void test_compact(const char *what, const gs_gcsr *G, const gs_csr *ref, 
 
 static int64_t g_ran[8], g_fell; /* diagonal blocks run in each format; fallbacks to csr */
 
+/* the rows [r0, r0 + rows) of y that differ from f yref (yref = ref x) by more than rounding;
+ * the first three printed */
+static int wrong_values(const gs_csr *ref, const double *x, const double *yref, double f,
+                        const double *y, int64_t r0, int64_t rows, const char *what,
+                        const char *how)
+{
+    int bad = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t g = r0 + i;
+        double scale = 0;
+        for (int32_t q = ref->rowptr[g]; q < ref->rowptr[g + 1]; q++)
+            scale += fabs(ref->val[q] * x[ref->colind[q]]);
+        if (!(fabs(y[i] - f * yref[g]) <= 1e-14 * f * scale) && bad++ < 3)
+            fprintf(stderr, "[rank %d, %s] op %s (%s): y[%lld] = %.17g, expected %.17g\n", g_me,
+                    g_case, what, how, (long long)g, y[i], f * yref[g]);
+    }
+    return bad;
+}
+
 /* x's slice, y = M x through both entry points; against yref's rows [r0, r0 + rows) */
 static void test_op(const char *what, const gs_gcsr *G, const gs_part *cp, const gs_csr *ref,
                     const gs_select_request *rq, int brk_id)
@@ -512,17 +531,8 @@ static void test_op(const char *what, const gs_gcsr *G, const gs_part *cp, const
             CHECK_OK(gs_dist_op_spmv(D, vx, vy));
         CHECK_OK(gs_vec_get_host(vy, y));
         if (brk(brk_id, rows > 0) && round == 1) y[rows - 1] += 1e-12 * (1 + fabs(y[rows - 1]));
-        int bad = 0;
-        for (int64_t i = 0; i < rows; i++) {
-            int64_t g = r0 + i;
-            double scale = 0;
-            for (int32_t q = ref->rowptr[g]; q < ref->rowptr[g + 1]; q++)
-                scale += fabs(ref->val[q] * x[ref->colind[q]]);
-            if (!(fabs(y[i] - yref[g]) <= 1e-14 * scale) && bad++ < 3)
-                fprintf(stderr, "[rank %d, %s] op %s (%s): y[%lld] = %.17g, expected %.17g\n",
-                        g_me, g_case, what, round == 1 ? "gs_spmat_spmv" : "gs_dist_op_spmv",
-                        (long long)g, y[i], yref[g]);
-        }
+        int bad = wrong_values(ref, x, yref, 1.0, y, r0, rows, what,
+                               round == 1 ? "gs_spmat_spmv" : "gs_dist_op_spmv");
         RCHECK(bad == 0, "op %s: %d wrong values of y (round %d)", what, bad, round);
     }
     { /* the compact rows, doubled, in one product after the halo (gs_dist_op_whole_like):
@@ -540,14 +550,7 @@ static void test_op(const char *what, const gs_gcsr *G, const gs_part *cp, const
             CHECK_OK(gs_vec_set_host(vy, y));
             CHECK_OK(gs_spmat_spmv(gs_dist_op_spmat(DW), vx, vy));
             CHECK_OK(gs_vec_get_host(vy, y));
-            int bad = 0;
-            for (int64_t i = 0; i < rows; i++) {
-                int64_t g = r0 + i;
-                double scale = 0;
-                for (int32_t q = ref->rowptr[g]; q < ref->rowptr[g + 1]; q++)
-                    scale += fabs(ref->val[q] * x[ref->colind[q]]);
-                bad += !(fabs(y[i] - 2.0 * yref[g]) <= 2e-14 * scale);
-            }
+            int bad = wrong_values(ref, x, yref, 2.0, y, r0, rows, what, "whole rows");
             RCHECK(bad == 0, "op %s: %d wrong values of y from the whole rows", what, bad);
         }
         gs_dist_op_destroy(&DW);
