@@ -229,6 +229,14 @@ long gs_mem_count(void)
     return atomic_load(&g_count);
 }
 
+int64_t gs_env_i64(const char *name, int64_t min, int64_t fallback)
+{
+    const char *e = getenv(name);
+    char *end = NULL;
+    const long long v = e ? strtoll(e, &end, 10) : 0;
+    return e && end != e && *end == '\0' && v >= min ? (int64_t)v : fallback;
+}
+
 void gs_str_copy(char *dst, size_t cap, const char *src)
 {
     if (!cap) return;

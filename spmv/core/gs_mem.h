@@ -1,4 +1,5 @@
-/* gs_mem.h: host allocation with a live count and failure injection, and buffer locations.
+/* gs_mem.h: host allocation with a live count and failure injection, buffer locations, and small
+ * helpers (strings, an integer from the environment).
  *
  * All host memory of gsolve goes through gs_malloc/gs_calloc/gs_realloc/gs_free so that
  * tests can make the k-th allocation fail (CSparse's trick) and check that nothing leaks.
@@ -7,6 +8,7 @@
 #define GS_MEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gs_status.h"
 
@@ -49,6 +51,10 @@ int gs_mem_pinned_enable(int on);
 
 /* 1 when p is a block made page-locked by gs_alloc_pinned, else 0. */
 int gs_mem_is_pinned(const void *p);
+
+/* The environment variable `name` as a whole decimal integer of at least min, else fallback
+ * (unset, empty, not a number, trailing characters or below min). */
+int64_t gs_env_i64(const char *name, int64_t min, int64_t fallback);
 
 /* Copy src into dst of capacity cap, truncating, always NUL-terminated. */
 void gs_str_copy(char *dst, size_t cap, const char *src);

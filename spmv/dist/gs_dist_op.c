@@ -702,10 +702,7 @@ static gs_status plan_buffers(gs_dist_op *D, const gs_buf *idx);
 /* that size; GSOLVE_DIST_PLAN_BYTES=N sets it (0: every list where the operator lives) */
 static int64_t plan_device_bytes(void)
 {
-    const char *e = getenv("GSOLVE_DIST_PLAN_BYTES");
-    char *end = NULL;
-    long long v = e ? strtoll(e, &end, 10) : -1;
-    return e && end != e && *end == '\0' && v >= 0 ? (int64_t)v : PLAN_DEVICE_BYTES;
+    return gs_env_i64("GSOLVE_DIST_PLAN_BYTES", 0, PLAN_DEVICE_BYTES);
 }
 
 /* the halo lists (D->halo's runs, qs[r] bytes for rank r) to their owners; req: the nq lists

@@ -8,7 +8,6 @@
  * compact form's halo list and the sorted distinct values: CUB's select, sort and unique; the
  * triplets' CSR: CUB's radix sort and reduce by key). All on gs_cuda_g.stream. */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -241,10 +240,7 @@ static __global__ void split_halo_kernel(int32_t no, const int32_t *ix, const in
 /* that part size; GSOLVE_UPLOAD_SPLIT_PART=N (entries, >= 1) sets it (the tests: small parts) */
 static int64_t upsplit_part(void)
 {
-    const char *e = getenv("GSOLVE_UPLOAD_SPLIT_PART");
-    char *end = NULL;
-    long long v = e ? strtoll(e, &end, 10) : 0;
-    return e && end != e && *end == '\0' && v >= 1 ? (int64_t)v : UPSPLIT_PART;
+    return gs_env_i64("GSOLVE_UPLOAD_SPLIT_PART", 1, UPSPLIT_PART);
 }
 
 static gs_status cuda_upload_split(const gs_csr *C, int32_t ncols, int32_t nhalo,

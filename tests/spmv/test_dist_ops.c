@@ -279,6 +279,38 @@ static void check_upload_split_skewed(int32_t rows, int32_t ncols, int32_t nhalo
 
 /* an increasing map of nhalo columns from nown on into [nown, cols), cols >= nown + nhalo (the
  * gaps spread over it) */
+/* gs_env_i64, which reads the part size above (and the plan lists' threshold): a whole decimal
+ * integer of at least min, else the fallback */
+static void check_env_i64(void)
+{
+    static const struct {
+        const char *val; /* NULL: unset */
+        int64_t min, want;
+    } c[] = {
+        {NULL, 1, -7},                     /* unset */
+        {"", 1, -7},                       /* empty */
+        {"12", 1, 12},
+        {"0", 0, 0},                       /* at min */
+        {"0", 1, -7},                      /* below min */
+        {"-3", 0, -7},
+        {"12x", 1, -7},                    /* trailing characters */
+        {"x", 0, -7},                      /* not a number */
+        {" 5", 1, 5},                      /* leading blanks, as strtoll takes them */
+        {"9000000000", 0, 9000000000LL},   /* beyond 32 bits */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        if (c[i].val)
+            setenv("GSOLVE_TEST_ENV_I64", c[i].val, 1);
+        else
+            unsetenv("GSOLVE_TEST_ENV_I64");
+        const int64_t got = gs_env_i64("GSOLVE_TEST_ENV_I64", c[i].min, -7);
+        CHECK_MSG(got == c[i].want, "gs_env_i64(\"%s\", min %lld): %lld, expected %lld",
+                  c[i].val ? c[i].val : "(unset)", (long long)c[i].min, (long long)got,
+                  (long long)c[i].want);
+    }
+    unsetenv("GSOLVE_TEST_ENV_I64");
+}
+
 static int32_t *random_map(int32_t nown, int32_t nhalo, int32_t cols)
 {
     int32_t *map = malloc((size_t)nhalo * 4 + 4);
@@ -1087,6 +1119,7 @@ int main(int argc, char **argv)
     check_upload_split_skewed(300000, 100000, 2000, 30000);
     check_upload_split(500, 300, 40, 4, 100);
     check_upload_split(0, 10, 3, 3, 100);
+    check_env_i64();
     check_prefix(300, 120, 4, 170);
     check_prefix(300, 120, 4, 0);
     check_prefix(300, 120, 4, 300);
