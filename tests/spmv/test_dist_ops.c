@@ -277,8 +277,6 @@ static void check_upload_split_skewed(int32_t rows, int32_t ncols, int32_t nhalo
     gs_csr_destroy(&C);
 }
 
-/* an increasing map of nhalo columns from nown on into [nown, cols), cols >= nown + nhalo (the
- * gaps spread over it) */
 /* gs_env_i64, which reads the part size above (and the plan lists' threshold): a whole decimal
  * integer of at least min, else the fallback */
 static void check_env_i64(void)
@@ -311,6 +309,8 @@ static void check_env_i64(void)
     unsetenv("GSOLVE_TEST_ENV_I64");
 }
 
+/* an increasing map of nhalo columns from nown on into [nown, cols), cols >= nown + nhalo (the
+ * gaps spread over it) */
 static int32_t *random_map(int32_t nown, int32_t nhalo, int32_t cols)
 {
     int32_t *map = malloc((size_t)nhalo * 4 + 4);
