@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# final: build HEAD (tests, real matrices), ctest -L gpu, then scaling 1 2 4 beside hypre-MPI (REPS=3)
+cd "$(dirname "$0")/../.snap"
+ln -sfn ../.devdeps .devdeps; ln -sfn ../.pk .pk
+source scripts/gpu-mpi.sh --env
+X=$OUT/f15; mkdir -p $X /opt/b/build-gpu; rm -rf build-gpu; ln -sfn /opt/b/build-gpu build-gpu
+cp COMMIT $X/; { nvidia-smi -L; nproc; date -u; } > $X/gpus.txt
+pack() { (cd $OUT && tar czf f15.tgz f15); }
+T0=$(date +%s)
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DMPI_C_COMPILER=/opt/mpi/usr/bin/mpicc.openmpi -DMPIEXEC_EXECUTABLE=/opt/mpi/usr/bin/mpiexec.openmpi \
+  -DGSOLVE_MATRICES=$PWD/.pk/matrices > /opt/b/cmake.log 2>&1
+cmake --build build-gpu -j 64 >> /opt/b/cmake.log 2>&1 || { tail -30 /opt/b/cmake.log; exit 1; }
+grep "real matrices" /opt/b/cmake.log; echo "built $(( $(date +%s) - T0 )) s"
+gunzip -c .pk/ij-hypre-mpi-cuda13-sm90.gz > /opt/b/ij-mpi; chmod +x /opt/b/ij-mpi
+(export MPIRUN="$MPIRUN --mca pcompress ^zlib"; REPS=3 IJ=/opt/b/ij-mpi timeout 380 bash bench/mpi/scaling.sh $X/scaling 1 2 4 > $X/scaling.out 2>&1; echo "scaling rc=$?")
+echo "scaling done $(( $(date +%s) - T0 )) s"; tail -24 $X/scaling.out; pack
+(cd build-gpu && timeout 110 ctest -L gpu -j 3 --output-on-failure > $X/ctest_gpu.log 2>&1); grep -E "tests passed|Failed|Timeout|check failed|FAIL" $X/ctest_gpu.log | head
+echo "gpu tests done $(( $(date +%s) - T0 )) s"; pack
