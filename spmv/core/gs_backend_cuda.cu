@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -34,7 +35,17 @@ extern "C" int gs_cuda_device_count(const char **why)
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess) {
-        if (why) *why = cudaGetErrorString(err);
+        /* without a driver the runtime says "CUDA driver version is insufficient": say what is
+         * really missing */
+        int driver = access("/proc/driver/nvidia/version", F_OK) == 0;
+        if (why && err == cudaErrorNoDevice)
+            *why = "no CUDA device found";
+        else if (why && err == cudaErrorInsufficientDriver && !driver)
+            *why = "no NVIDIA driver is loaded: no GPU on this machine";
+        else if (why && err == cudaErrorInsufficientDriver)
+            *why = "the NVIDIA driver is older than the CUDA runtime gsolve was built with";
+        else if (why)
+            *why = cudaGetErrorString(err);
         (void)cudaGetLastError(); /* clear the sticky error for later calls */
         return 0;
     }
