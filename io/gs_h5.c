@@ -487,6 +487,12 @@ gs_status gs_h5_open_arrays(h5src *s, h5mat *m, hid_t d[3])
         GS_FAIL(GS_ERR_INPUT, AT ": %s has %lld entries but data has %lld: expected equal lengths",
                 AT_ARGS(s, ""), in, (long long)ni, (long long)nv);
     m->nnz = m->has_idx ? ni : nv;
+    if (GS_SIZE_IMPLAUSIBLE(m->rows, m->cols, m->nnz))
+        GS_FAIL(GS_ERR_INPUT,
+                AT ": a %lld x %lld matrix with %lld stored entries: more than 15 of every 16 rows "
+                   "or columns would be empty; expected a size (%s) that fits the entries",
+                AT_ARGS(s, ""), (long long)m->rows, (long long)m->cols, (long long)m->nnz,
+                mat ? "attribute MATLAB_sparse and jc" : "attribute shape");
     if (m->nnz > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED,
                 AT " has %lld entries: gsolve's 32-bit indices allow at most 2^31 - 1 nonzeros",

@@ -388,6 +388,11 @@ static gs_status parse_size(mm_file *f)
                 "%s:%lld: matrix %lld x %lld has %lld stored entries: gsolve supports at most "
                 "2147483647 nonzeros (32-bit indices)",
                 f->path, f->line, (long long)f->rows, (long long)f->cols, (long long)f->entries);
+    if (f->format == FMT_COORD && GS_SIZE_IMPLAUSIBLE(f->rows, f->cols, f->entries))
+        GS_FAIL(GS_ERR_INPUT,
+                "%s:%lld: the size line claims %lld x %lld with %lld stored entries: more than 15 "
+                "of every 16 rows or columns would be empty; expected a size that fits the entries",
+                f->path, f->line, (long long)f->rows, (long long)f->cols, (long long)f->entries);
     p = memchr(p, '\n', (size_t)(f->end - p));
     f->p = p ? p + 1 : f->end;
     f->line += p != NULL;

@@ -16,6 +16,12 @@ extern "C" {
 #endif
 
 #define GS_MAX_INDEX 2147483647LL /* largest row/column count and nnz (2^31 - 1) */
+/* A size a file claims before its entries are read is refused when the rows or columns would be
+ * mostly empty: more than 16 a stored entry beyond the first GS_MAX_EMPTY_SPAN. A CSR costs 4
+ * bytes a row whatever the file holds, so a two-line file could otherwise claim gigabytes. */
+#define GS_MAX_EMPTY_SPAN (1LL << 20)
+#define GS_SIZE_IMPLAUSIBLE(rows, cols, nnz)                                                       \
+    ((rows) > 16 * (int64_t)(nnz) + GS_MAX_EMPTY_SPAN || (cols) > 16 * (int64_t)(nnz) + GS_MAX_EMPTY_SPAN)
 
 typedef struct gs_csr {
     int32_t rows, cols, nnz;
