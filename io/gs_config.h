@@ -107,6 +107,18 @@ gs_status gs_config_print_help_key(FILE *f, const char *topic);
  * working directory), batch.cases as a comment (the text is one run's). gs_free the result. */
 gs_status gs_config_to_text(const gs_config *c, char **out);
 
+/* A batch as a libconfig file that gs_config_load reads back into the same batch: base (the
+ * top level, --set applied) as gs_config_to_text writes it, then batch.cases as ncases groups,
+ * each the name of cases[i] (gs_batch_case_config) and the keys where it differs from base. */
+gs_status gs_config_to_text_batch(const gs_config *base, int64_t ncases, const gs_config *cases,
+                                  char **out);
+
+/* The settings that shape a run's numbers, as text: one "key = value;" line per key whose value
+ * is not its default, in the key table's order; left out are problem.name, output.* (paths,
+ * verbosity, monitor) except output.profile, and batch.*. hash = FNV-1a 64 of the text as 16
+ * hex digits (a batch's results are keyed by it). gs_free *out. */
+gs_status gs_config_settings(const gs_config *c, char **out, char hash[17]);
+
 #ifdef __cplusplus
 }
 #endif

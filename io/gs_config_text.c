@@ -1,7 +1,9 @@
 /* gs_config_text.c: the configuration as a libconfig file (gs_config_to_text: --print-config, the
  * result records), every key of the table in gs_config.c with its value. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +15,16 @@
 
 /* ---- the configuration as a libconfig file ------------------------------------------------ */
 
-/* A growing text; a failed allocation is remembered and reported once at the end. */
+/* A growing text; a failed allocation is remembered and reported once at the end. In a batch's
+ * text, cases holds its ncases effective case configurations, written as batch.cases; in a
+ * case's group, base is the configuration it is written against (only the keys that differ). */
 typedef struct text {
     char *s;
     size_t len, cap;
     int nomem;
+    const gs_config *cases, *base;
+    int64_t ncases;
+    int canonical; /* paths of existing files resolved (realpath): the settings text */
 } text;
 
 static void put(text *t, const char *fmt, ...)
@@ -133,6 +140,8 @@ static void choice_item(const char *choices, int i, char *out, size_t len)
     snprintf(out, len, "%.*s", !p ? 0 : bar ? (int)(bar - p) : (int)strlen(p), p ? p : "");
 }
 
+static void put_cases(text *t, const gs_config *base, const char *name, int depth);
+
 /* Key k's value as libconfig text ("name = value;"). */
 static void put_value(text *t, const gs_config *c, const key_def *k, const char *name, int depth)
 {
@@ -141,6 +150,10 @@ static void put_value(text *t, const gs_config *c, const key_def *k, const char 
     if (k->type == K_CASES) {
         char src[2 * GS_CFG_STR];
         join_absolute("", c->source, src, sizeof src);
+        if (t->cases && !t->base) {
+            put_cases(t, c, name, depth);
+            return;
+        }
         if (*(const int64_t *)p > 0)
             put(t, "%*s# %s: the %lld cases of %s are left out: this is one run's configuration\n",
                 2 * depth, "", name, (long long)*(const int64_t *)p, src);
@@ -165,9 +178,9 @@ static void put_value(text *t, const gs_config *c, const key_def *k, const char 
         }
         put(t, "]");
     } else if (k->type == K_STR) {
-        char path[2 * GS_CFG_STR];
+        char path[2 * GS_CFG_STR], real[PATH_MAX];
         absolute(c, k, p, path, sizeof path);
-        put_string(t, path);
+        put_string(t, t->canonical && path[0] == '/' && realpath(path, real) ? real : path);
     } else if (k->type == K_INT) {
         int64_t v = *(const int64_t *)p;
         put(t, "%lld%s", (long long)v, v > INT32_MAX || v < INT32_MIN ? "L" : "");
@@ -177,8 +190,40 @@ static void put_value(text *t, const gs_config *c, const key_def *k, const char 
     put(t, ";\n");
 }
 
+/* 1 when key k's value in a and in b is written alike (a failed allocation: 0). */
+static int same_value(const gs_config *a, const gs_config *b, const key_def *k)
+{
+    text x = {NULL, 0, 0, 0, NULL, NULL, 0, 0}, y = {NULL, 0, 0, 0, NULL, NULL, 0, 0};
+    put_value(&x, a, k, "", 0);
+    put_value(&y, b, k, "", 0);
+    int same = !x.nomem && !y.nomem && x.s && y.s && strcmp(x.s, y.s) == 0;
+    gs_free(x.s);
+    gs_free(y.s);
+    return same;
+}
+
+/* Whether key k of c is written: always, except in a case's group (t->base set), where only
+ * the keys that differ from the batch's top level are, its name apart (the case's name member)
+ * and batch.* left out (a case cannot set them); an inherited generator a case's matrix drops
+ * (or the other way round) is dropped again by the matrix alone (gs_config_apply_case). */
+static int shown(const text *t, const gs_config *c, const key_def *k)
+{
+    const gs_config *b = t->base;
+    if (!b) return 1;
+    if (k->type == K_CASES || strncmp(k->key, "batch.", 6) == 0 ||
+        strcmp(k->key, "problem.name") == 0)
+        return 0;
+    int new_m = strcmp(c->problem.matrix, b->problem.matrix) != 0;
+    int new_g = strcmp(c->problem.generate.type, b->problem.generate.type) != 0;
+    if (strcmp(k->key, "problem.generate.type") == 0 && !c->problem.generate.type[0] && new_m)
+        return 0;
+    if (strcmp(k->key, "problem.matrix") == 0 && !c->problem.matrix[0] && new_g) return 0;
+    return !same_value(c, b, k);
+}
+
 /* The keys under prefix (e.g. "problem."), leaves first as "leaf = value;", then each subgroup
- * once, in the order the table first names it, as "name = { ... };". */
+ * once, in the order the table first names it, as "name = { ... };" (in a case's group, only a
+ * subgroup with a key shown). */
 static void put_group(text *t, const gs_config *c, const char *prefix, int depth)
 {
     size_t n = strlen(prefix), nk;
@@ -186,7 +231,7 @@ static void put_group(text *t, const gs_config *c, const char *prefix, int depth
     for (size_t i = 0; i < nk; i++) {
         const char *rest = KEYS[i].key + n;
         if (strncmp(KEYS[i].key, prefix, n) != 0 || strchr(rest, '.')) continue;
-        put_value(t, c, &KEYS[i], rest, depth);
+        if (shown(t, c, &KEYS[i])) put_value(t, c, &KEYS[i], rest, depth);
     }
     for (size_t i = 0; i < nk; i++) {
         if (strncmp(KEYS[i].key, prefix, n) != 0) continue; /* shorter keys end before n */
@@ -198,29 +243,117 @@ static void put_group(text *t, const gs_config *c, const char *prefix, int depth
         if (seen) continue;
         char sub[256];
         snprintf(sub, sizeof sub, "%.*s", (int)g, KEYS[i].key);
+        int any = !t->base;
+        for (size_t j = i; j < nk && !any; j++)
+            any = strncmp(KEYS[j].key, sub, g) == 0 && shown(t, c, &KEYS[j]);
+        if (!any) continue;
         put(t, "%*s%.*s = {\n", 2 * depth, "", (int)(dot - rest), rest);
         put_group(t, c, sub, depth + 1);
         put(t, "%*s};\n", 2 * depth, "");
     }
 }
 
+/* batch.cases of the batch whose top level is base: one group per case, its name and the keys
+ * where it differs from base, so that gs_config_apply_case makes each case again. */
+static void put_cases(text *t, const gs_config *base, const char *name, int depth)
+{
+    put(t, "%*s%s = (\n", 2 * depth, "", name);
+    for (int64_t i = 0; i < t->ncases; i++) {
+        const gs_config *ci = &t->cases[i];
+        put(t, "%*s{ # case %lld\n%*sname = ", 2 * depth + 2, "", (long long)i, 2 * depth + 4, "");
+        put_string(t, ci->problem.name);
+        put(t, ";\n");
+        t->base = base;
+        put_group(t, ci, "", depth + 2);
+        t->base = NULL;
+        put(t, "%*s}%s\n", 2 * depth + 2, "", i + 1 < t->ncases ? "," : "");
+    }
+    put(t, "%*s);\n", 2 * depth, "");
+}
+
+/* The text's storage, or the out-of-memory error (the text freed). */
+static gs_status text_done(text *t, char **out)
+{
+    if (t->nomem) {
+        gs_free(t->s);
+        return GS_ERROR(GS_ERR_NOMEM,
+                        "out of memory: could not allocate %zu bytes for the configuration text",
+                        2 * t->cap + 256);
+    }
+    *out = t->s;
+    return GS_OK;
+}
+
 gs_status gs_config_to_text(const gs_config *c, char **out)
 {
-    text t = {NULL, 0, 0, 0};
+    text t = {NULL, 0, 0, 0, NULL, NULL, 0, 0};
     char src[2 * GS_CFG_STR];
     *out = NULL;
     join_absolute("", c->source, src, sizeof src);
-    put(&t,
-        "# gsolve %s: the effective configuration%s%s\n# every key, defaults included, "
-        "paths made absolute; gsolve FILE runs it again\n",
-        GSOLVE_VERSION, c->source[0] ? " of " : "", c->source[0] ? src : "");
+    if (c->batch.cases > 0) /* one case of a batch (--print-config --case N, a run's record) */
+        put(&t,
+            "# gsolve %s: batch case '%s' of %s as one run's configuration (spmv.format, not "
+            "batch.formats; no repeats)\n# every key, defaults included, paths made absolute; "
+            "gsolve FILE solves this case once, as the batch's run of it does\n",
+            GSOLVE_VERSION, c->problem.name, src);
+    else
+        put(&t,
+            "# gsolve %s: the effective configuration%s%s\n# every key, defaults included, "
+            "paths made absolute; gsolve FILE runs it again\n",
+            GSOLVE_VERSION, c->source[0] ? " of " : "", c->source[0] ? src : "");
     put_group(&t, c, "", 0);
-    if (t.nomem) {
-        gs_free(t.s);
-        return GS_ERROR(GS_ERR_NOMEM,
-                        "out of memory: could not allocate %zu bytes for the configuration text",
-                        2 * t.cap + 256);
-    }
-    *out = t.s;
-    return GS_OK;
+    return text_done(&t, out);
+}
+
+gs_status gs_config_to_text_batch(const gs_config *base, int64_t ncases, const gs_config *cases,
+                                  char **out)
+{
+    text t = {NULL, 0, 0, 0, cases, NULL, ncases, 0};
+    char src[2 * GS_CFG_STR];
+    *out = NULL;
+    join_absolute("", base->source, src, sizeof src);
+    put(&t,
+        "# gsolve %s: the effective batch configuration of %s\n# every key, defaults "
+        "included, paths made absolute; each case by its name and the keys where it differs "
+        "from the top level; gsolve FILE runs the same batch again (cases, formats, repeats)\n",
+        GSOLVE_VERSION, src);
+    put_group(&t, base, "", 0);
+    return text_done(&t, out);
+}
+
+/* ---- the settings that shape a run's numbers ---------------------------------------------- */
+
+/* Keys that do not change what a run computes or measures: where its results go, how much it
+ * prints, its name, the batch's bookkeeping (output.profile stays: it times each operation). */
+static int bookkeeping(const char *key)
+{
+    if (strcmp(key, "output.profile") == 0) return 0;
+    return strcmp(key, "problem.name") == 0 || strncmp(key, "output.", 7) == 0 ||
+           strncmp(key, "batch.", 6) == 0;
+}
+
+gs_status gs_config_settings(const gs_config *c, char **out, char hash[17])
+{
+    gs_status st = GS_OK;
+    text t = {NULL, 0, 0, 0, NULL, NULL, 0, 0};
+    gs_config *d = NULL;
+    size_t nk;
+    const key_def *KEYS = gs_config_keys(&nk);
+    *out = NULL;
+    GS_CHECK(gs_alloc_array(1, sizeof *d, "configuration", (void **)&d));
+    gs_config_defaults(d);
+    gs_str_copy(d->base_dir, sizeof d->base_dir, c->base_dir);
+    put(&t, "%s", ""); /* an empty text is "", not NULL */
+    t.canonical = 1;     /* the same file by any route: the same settings */
+    for (size_t i = 0; i < nk; i++)
+        if (KEYS[i].type != K_CASES && !bookkeeping(KEYS[i].key) && !same_value(c, d, &KEYS[i]))
+            put_value(&t, c, &KEYS[i], KEYS[i].key, 0);
+    uint64_t h = 14695981039346656037ULL; /* FNV-1a 64 */
+    for (const unsigned char *p = (const unsigned char *)(t.s ? t.s : ""); *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    snprintf(hash, 17, "%016llx", (unsigned long long)h);
+    GS_CHECK(text_done(&t, out));
+done:
+    gs_free(d);
+    return st;
 }

@@ -24,6 +24,15 @@ typedef gs_h5_src h5src;
 typedef gs_h5_mat h5mat;
 enum { LAYOUT_CSR = GS_H5_CSR, LAYOUT_CSC = GS_H5_CSC, LAYOUT_MATLAB = GS_H5_MATLAB };
 
+void gs_h5_version(char *out, size_t len)
+{
+    unsigned maj = 0, min = 0, rel = 0;
+    if (H5get_libversion(&maj, &min, &rel) < 0)
+        snprintf(out, len, "%s", H5_VERS_INFO);
+    else
+        snprintf(out, len, "%u.%u.%u", maj, min, rel);
+}
+
 const char *gs_h5_layout_name(int layout)
 {
     static const char *const names[] = {"csr", "csc", "matlab"};

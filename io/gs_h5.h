@@ -23,6 +23,9 @@ extern "C" {
 
 #define GS_H5_PATH 256 /* longest group or dataset path handled by the search */
 
+/* The HDF5 library's version at run time, "1.10.7" (--version, the result records). */
+void gs_h5_version(char *out, size_t len);
+
 /* Which layout a matrix was read from, and where. */
 typedef struct gs_h5_info {
     char layout[32];          /* "csr", "csc", "matlab" */

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gs_backend.h"
+#include "gs_comm.h"
 #include "gs_config.h"
 #include "gs_h5.h"
 #include "gs_mem.h"
@@ -58,11 +60,60 @@ static int64_t host_threads(void)
 #endif
 }
 
+/* The CPU model ("AMD EPYC 9654 96-Core Processor"; "unknown"), read once. */
+static const char *cpu_model(void)
+{
+    static char model[160];
+    if (model[0]) return model;
+    gs_str_copy(model, sizeof model, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !colon) continue;
+        colon += 1 + strspn(colon + 1, " \t");
+        colon[strcspn(colon, "\n")] = '\0';
+        if (*colon) gs_str_copy(model, sizeof model, colon);
+        break;
+    }
+    if (f) fclose(f);
+    return model;
+}
+
+/* The machine and libraries a run was made with (x->gpu from the result's backend). */
+static void fill_provenance(gs_run_context *x, const gs_result *r)
+{
+    char rt[32], drv[32], mod[64];
+    if (gethostname(x->host, sizeof x->host - 1) != 0 || !x->host[0])
+        gs_str_copy(x->host, sizeof x->host, "unknown");
+    x->host[sizeof x->host - 1] = '\0';
+    gs_str_copy(x->cpu, sizeof x->cpu, cpu_model());
+    gs_str_copy(x->gpu, sizeof x->gpu,
+                strcmp(r->backend, "cuda") == 0 && r->device[0] ? r->device : "none");
+    gs_backend_cuda_versions(rt, drv, mod, sizeof rt);
+    gs_str_copy(x->gpu_driver, sizeof x->gpu_driver, mod);
+    if (strcmp(rt, "none") == 0)
+        gs_str_copy(x->cuda, sizeof x->cuda, "none");
+    else
+        snprintf(x->cuda, sizeof x->cuda, "%.20s (driver %.20s)", rt, drv);
+    gs_str_copy(x->mpi, sizeof x->mpi, gs_comm_library());
+    gs_h5_version(x->hdf5, sizeof x->hdf5);
+}
+
 void gs_results_set_context(gs_result *r, const gs_config *c)
 {
     gs_run_context *x = &r->context;
+    char *settings = NULL;
     memset(x, 0, sizeof *x);
     x->filled = 1;
+    if (gs_config_settings(c, &settings, x->settings) != GS_OK) {
+        x->settings[0] = '\0'; /* out of memory: the row goes without it */
+        gs_error_clear();
+    }
+    gs_free(settings);
+    gs_str_copy(x->rhs, sizeof x->rhs, c->problem.rhs);
+    gs_str_copy(x->x0, sizeof x->x0, c->problem.x0);
+    fill_provenance(x, r);
     x->rtol = c->solver.rtol;
     x->atol = c->solver.atol;
     x->max_iters = c->solver.max_iters;
@@ -133,6 +184,7 @@ static gs_run_context context_of(const gs_result *r)
     gs_run_context x = r->context;
     if (!x.filled) x.threads = host_threads();
     if (!x.timestamp[0]) gs_results_timestamp(x.timestamp, sizeof x.timestamp);
+    if (!x.host[0]) fill_provenance(&x, r);
     return x;
 }
 
@@ -232,6 +284,12 @@ static void row_fields(const gs_result *r, int n, const char *const *names,
     addf(f, "ranks", "%d", r->ranks > 0 ? r->ranks : 1);
     addf(f, "comm_setup_s", "%.6f", r->comm_setup_s);
     addf(f, "comm_solve_s", "%.6f", r->comm_solve_s);
+    const gs_run_context *x = &f->ctx;
+    const char *pn[] = {"settings", "host", "cpu", "gpu", "gpu_driver",
+                        "cuda",     "mpi",  "hdf5", "rhs", "x0"};
+    const char *pv[] = {x->settings, x->host, x->cpu, x->gpu, x->gpu_driver,
+                        x->cuda,     x->mpi,  x->hdf5, x->rhs, x->x0};
+    for (size_t i = 0; i < sizeof pn / sizeof pn[0]; i++) add(f, pn[i], pv[i]);
 }
 
 /* The header line of the open file (its first line, up to cap - 1 bytes) into buf; "" when
@@ -274,6 +332,42 @@ gs_status gs_results_csv_append(const char *path, const gs_result *r)
     return gs_results_csv_append_ext(path, r, 0, NULL, NULL);
 }
 
+static gs_status widen(int fd, const char *path, const char *header, const csv_fields *f);
+
+/* path opened for appending and locked (*fd): the file that is at path once the lock is held
+ * (a rewrite renames a new file over the old one while others wait for the old one's lock). */
+static gs_status open_append_locked(const char *path, int *fd)
+{
+    for (int tries = 0;; tries++) {
+        struct stat a, b;
+        *fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0644);
+        if (*fd < 0) return GS_ERROR(GS_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
+        if (flock(*fd, LOCK_EX) != 0)
+            return GS_ERROR(GS_ERR_WRITE, "cannot lock '%s': %s", path, strerror(errno));
+        if (tries >= 100 || (fstat(*fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
+                             a.st_dev == b.st_dev))
+            return GS_OK;
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+/* 1 when the comma-separated header names every column of f. */
+static int header_has_all(const char *header, const csv_fields *f)
+{
+    for (int i = 0; i < f->n; i++) {
+        size_t n = strlen(f->name[i]);
+        const char *p = header;
+        int found = 0;
+        while (!found && (p = strstr(p, f->name[i])) != NULL) {
+            found = (p == header || p[-1] == ',') && (p[n] == ',' || p[n] == '\0');
+            p += n;
+        }
+        if (!found) return 0;
+    }
+    return 1;
+}
+
 gs_status gs_results_csv_append_ext(const char *path, const gs_result *r, int n,
                                     const char *const *names, const char *const *values)
 {
@@ -286,11 +380,15 @@ gs_status gs_results_csv_append_ext(const char *path, const gs_result *r, int n,
     GS_CHECK(gs_alloc_array(cap, 1, "CSV row", (void **)&buf));
     GS_CHECK(gs_alloc_array(hcap, 1, "CSV header", (void **)&header));
     row_fields(r, n, names, values, f);
-    fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0644);
-    if (fd < 0) GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
-    if (flock(fd, LOCK_EX) != 0)
-        GS_FAIL(GS_ERR_WRITE, "cannot lock '%s': %s", path, strerror(errno));
+    GS_CHECK(open_append_locked(path, &fd));
     GS_CHECK(read_header(fd, path, header, hcap));
+    if (header[0] && !header_has_all(header, f)) { /* an older file: its columns widened */
+        GS_CHECK(widen(fd, path, header, f));
+        close(fd);
+        fd = -1;
+        GS_CHECK(open_append_locked(path, &fd));
+        GS_CHECK(read_header(fd, path, header, hcap));
+    }
     size_t len = 0;
     if (!header[0]) { /* a new file: the header, then the row in its order */
         for (int i = 0; i < f->n; i++) len = csv_field(buf, cap, len, f->name[i], i + 1 == f->n);
@@ -366,6 +464,12 @@ static gs_status write_context(gs_h5_record *h, const gs_result *r)
             GS_CHECK(gs_h5_record_attr_int(h, f->name, *(const int64_t *)p));
     }
     GS_CHECK(gs_h5_record_attr_str(h, "timestamp", x.timestamp));
+    const char *pn[] = {"settings", "host", "cpu", "gpu", "gpu_driver",
+                        "cuda",     "mpi",  "hdf5", "rhs", "x0"};
+    const char *pv[] = {x.settings, x.host, x.cpu, x.gpu, x.gpu_driver,
+                        x.cuda,     x.mpi,  x.hdf5, x.rhs, x.x0};
+    for (size_t i = 0; i < sizeof pn / sizeof pn[0]; i++)
+        GS_CHECK(gs_h5_record_attr_str(h, pn[i], pv[i]));
     if (r->profile && r->profile[0]) GS_CHECK(gs_h5_record_attr_str(h, "profile", r->profile));
 done:
     return st;
@@ -644,42 +748,45 @@ done:
     return st;
 }
 
-/* ---- dropping rows (a batch's interrupted runs, run again) ------------------------------- */
+/* ---- rewriting: rows dropped (a batch's interrupted or outdated runs), columns added ------ */
 
-gs_status gs_results_csv_drop(const char *path, const char *column, const char *value,
-                              int64_t *dropped)
+/* 1 when row i of t meets every condition of m. */
+static int row_matches(const gs_csv_table *t, int64_t i, int n, const gs_csv_match *m)
+{
+    for (int k = 0; k < n; k++)
+        if ((strcmp(gs_csv_table_get(t, i, m[k].column), m[k].value) != 0) != (m[k].differ != 0))
+            return 0;
+    return 1;
+}
+
+/* t's header with the names in extra[0..nextra) added, and its rows but those meeting m (n > 0)
+ * each padded with nextra empty fields, written to path's .tmp and renamed over path. */
+static gs_status rewrite(const char *path, const gs_csv_table *t, size_t len, int n,
+                         const gs_csv_match *m, int nextra, const char *const *extra)
 {
     gs_status st = GS_OK;
-    gs_csv_table t;
-    char *buf = NULL, *out = NULL, tmp[4200];
-    size_t len = 0, good = 0, n = 0, cap;
-    int tfd = -1, fd = -1;
-    memset(&t, 0, sizeof t);
-    *dropped = 0;
-    st = open_locked_csv(path, &fd, &buf, &len, &t, &good);
-    if (fd < 0) return st;
-    GS_CHECK(st);
-    int col = gs_csv_table_col(&t, column);
-    for (int64_t i = 0; col >= 0 && i < t.nrows; i++)
-        *dropped += strcmp(gs_csv_table_get(&t, i, column), value) == 0;
-    if (*dropped == 0) goto done;
-    /* the rows kept, quoted as they were written, into a new file renamed over the old one */
-    cap = 2 * len + 4 * (size_t)(t.nrows + 1) * (size_t)t.ncols + 64;
+    char *out = NULL, tmp[4200];
+    size_t o = 0, cap = 2 * len + (4 * (size_t)t->ncols + (size_t)nextra + 4) *
+                                      (size_t)(t->nrows + 1) + 64;
+    int tfd = -1, w = t->ncols + nextra;
+    for (int e = 0; e < nextra; e++) cap += strlen(extra[e]) + 4;
     GS_CHECK(gs_alloc_array(cap, 1, "CSV rows", (void **)&out));
-    for (int64_t i = -1; i < t.nrows; i++) {
-        if (i >= 0 && strcmp(gs_csv_table_get(&t, i, column), value) == 0) continue;
-        for (int j = 0; j < t.ncols; j++)
-            n = csv_field(out, cap, n, t.cells[(size_t)(i + 1) * (size_t)t.ncols + (size_t)j],
-                          j + 1 == t.ncols);
+    for (int64_t i = -1; i < t->nrows; i++) {
+        if (i >= 0 && n > 0 && row_matches(t, i, n, m)) continue;
+        for (int j = 0; j < w; j++) {
+            const char *v = j >= t->ncols ? (i < 0 ? extra[j - t->ncols] : "")
+                                          : t->cells[(size_t)(i + 1) * (size_t)t->ncols + (size_t)j];
+            o = csv_field(out, cap, o, v, j + 1 == w);
+        }
     }
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     tfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (tfd < 0) GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", tmp, strerror(errno));
-    ssize_t w = write(tfd, out, n);
-    if (w < 0 || (size_t)w != n || fsync(tfd) != 0 || close(tfd) != 0) {
+    ssize_t wr = write(tfd, out, o);
+    if (wr < 0 || (size_t)wr != o || fsync(tfd) != 0 || close(tfd) != 0) {
         tfd = -1;
         remove(tmp);
-        GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", tmp, w < 0 ? strerror(errno) : "short");
+        GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", tmp, wr < 0 ? strerror(errno) : "short");
     }
     tfd = -1;
     if (rename(tmp, path) != 0) {
@@ -688,10 +795,107 @@ gs_status gs_results_csv_drop(const char *path, const char *column, const char *
     }
 done:
     if (tfd >= 0) close(tfd);
-    close(fd);
-    gs_free(buf);
     gs_free(out);
+    return st;
+}
+
+/* The file open (and locked) on fd, whose header lacks some of f's columns, rewritten with
+ * them added at the end. */
+static gs_status widen(int fd, const char *path, const char *header, const csv_fields *f)
+{
+    gs_status st = GS_OK;
+    gs_csv_table t;
+    char *buf = NULL;
+    size_t len = 0, good = 0;
+    const char *extra[MAX_FIELDS];
+    int nextra = 0;
+    memset(&t, 0, sizeof t);
+    GS_CHECK(read_fd(fd, path, &buf, &len));
+    GS_CHECK(gs_alloc_array(len + 1, 1, "CSV fields", (void **)&t.text));
+    GS_CHECK(csv_parse(buf, len, &t, &good));
+    for (int i = 0; i < f->n; i++)
+        if (gs_csv_table_col(&t, f->name[i]) < 0) extra[nextra++] = f->name[i];
+    (void)header;
+    if (nextra > 0) GS_CHECK(rewrite(path, &t, len, 0, NULL, nextra, extra));
+done:
+    gs_free(buf);
     gs_free(t.cells);
     gs_free(t.text);
+    return st;
+}
+
+gs_status gs_results_csv_drop(const char *path, const char *column, const char *value,
+                              int64_t *dropped)
+{
+    gs_csv_match m = {column, value, 0};
+    return gs_results_csv_drop_where(path, 1, &m, dropped);
+}
+
+gs_status gs_results_csv_drop_where(const char *path, int nm, const gs_csv_match *m,
+                                    int64_t *dropped)
+{
+    gs_status st = GS_OK;
+    gs_csv_table t;
+    char *buf = NULL;
+    size_t len = 0, good = 0;
+    int fd = -1;
+    memset(&t, 0, sizeof t);
+    *dropped = 0;
+    st = open_locked_csv(path, &fd, &buf, &len, &t, &good);
+    if (fd < 0) return st;
+    GS_CHECK(st);
+    for (int64_t i = 0; i < t.nrows; i++) *dropped += row_matches(&t, i, nm, m);
+    if (*dropped == 0) goto done;
+    /* the rows kept, quoted as they were written, into a new file renamed over the old one */
+    GS_CHECK(rewrite(path, &t, len, nm, m, 0, NULL));
+done:
+    close(fd);
+    gs_free(buf);
+    gs_free(t.cells);
+    gs_free(t.text);
+    return st;
+}
+
+/* ---- output paths checked before a run ------------------------------------------------- */
+
+/* path of key: its folder exists and takes new files, and it is not a folder itself. */
+static gs_status check_output(const char *key, const char *path)
+{
+    char dir[4200];
+    struct stat sb;
+    if (!path[0]) return GS_OK;
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    if (stat(dir, &sb) != 0)
+        return GS_ERROR(GS_ERR_CONFIG, "%s = \"%s\": the folder '%s' %s", key, path, dir,
+                        errno == ENOENT ? "does not exist" : strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return GS_ERROR(GS_ERR_CONFIG, "%s = \"%s\": '%s' is not a folder", key, path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return GS_ERROR(GS_ERR_CONFIG, "%s = \"%s\": the folder '%s' is not writable (%s)", key,
+                        path, dir, strerror(errno));
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return GS_ERROR(GS_ERR_CONFIG, "%s = \"%s\": is a folder, expected a file name", key,
+                        path);
+    if (stat(path, &sb) == 0 && access(path, W_OK) != 0)
+        return GS_ERROR(GS_ERR_CONFIG, "%s = \"%s\": the file is not writable (%s)", key, path,
+                        strerror(errno));
+    return GS_OK;
+}
+
+gs_status gs_results_check_outputs(const gs_config *c)
+{
+    gs_status st = GS_OK;
+    GS_CHECK(check_output("output.csv", c->output.csv));
+    GS_CHECK(check_output("output.hdf5", c->output.hdf5));
+    GS_CHECK(check_output("output.history", c->output.history));
+    GS_CHECK(check_output("output.solution", c->output.solution));
+done:
     return st;
 }

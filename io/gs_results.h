@@ -42,6 +42,12 @@ typedef struct gs_run_context {
     int64_t amg_presweeps, amg_postsweeps, amg_chebyshev_degree, amg_coarse_chebyshev_degree;
     int64_t amg_smooth_prolongator, amg_filter, amg_max_levels, amg_coarse_size, amg_block_size;
     char timestamp[32]; /* ISO 8601 UTC, "2026-11-25T15:40:11Z"; "" = when it is written */
+    char settings[17];  /* gs_config_settings' hash of the run's settings, 16 hex digits */
+    char rhs[1024], x0[1024]; /* problem.rhs and problem.x0 as configured */
+    /* provenance, filled when written if unset: host name, CPU model, the GPU the run used
+     * ("none" on the host), the NVIDIA driver, the CUDA runtime and driver versions, the MPI
+     * library and the HDF5 library ("none" where not built or not found) */
+    char host[256], cpu[160], gpu[160], gpu_driver[64], cuda[64], mpi[64], hdf5[32];
 } gs_run_context;
 
 typedef struct gs_result {
@@ -89,9 +95,12 @@ void gs_results_timestamp(char *out, size_t len);
 
 /* Append one row (and the header when the file is new or empty) in one locked write. The
  * columns: the standard ones, the extra ones of _ext, then the context's (rtol, atol,
- * max_iters, restart, threads, the amg_ keys, version, commit, timestamp). A file begun by
- * another gsolve version keeps its header: the row is written in that header's column order
- * (a column it lacks is left out, one this version lacks is left empty). */
+ * max_iters, restart, threads, the amg_ keys, version, commit, timestamp, profile, ranks,
+ * comm_setup_s, comm_solve_s), then settings and the provenance (host, cpu, gpu, gpu_driver,
+ * cuda, mpi, hdf5, rhs, x0). A file begun by another gsolve version keeps its columns in their
+ * places: the row is written in that header's order, a column this version lacks is left
+ * empty, and the columns the file lacks are added at its end (its rows get them empty; the file
+ * rewritten and renamed into place under the appends' lock). */
 gs_status gs_results_csv_append(const char *path, const gs_result *r);
 
 /* Write the HDF5 record: datasets x, residual_history, residual_time,
@@ -138,6 +147,23 @@ gs_status gs_results_csv_repair(const char *path, int64_t *dropped);
  * *dropped = rows removed (0: the file is left as it is; absent is fine). */
 gs_status gs_results_csv_drop(const char *path, const char *column, const char *value,
                               int64_t *dropped);
+
+/* One condition on a row: its field `column` is `value` (differ = 0) or is not (differ = 1);
+ * an absent column reads as "". */
+typedef struct gs_csv_match {
+    const char *column, *value;
+    int differ;
+} gs_csv_match;
+
+/* The same for the rows that meet all n conditions (a batch's rows of one case and format
+ * recorded under other settings). */
+gs_status gs_results_csv_drop_where(const char *path, int n, const gs_csv_match *m,
+                                    int64_t *dropped);
+
+/* Every output path of c (output.csv, output.hdf5, output.history, output.solution) checked
+ * before any work: its folder exists and is writable, the path is not a folder. A failure is a
+ * GS_ERR_CONFIG error naming the key, the path and what is wrong. */
+gs_status gs_results_check_outputs(const struct gs_config *c);
 
 #ifdef __cplusplus
 }

@@ -165,8 +165,10 @@ static gs_status make_dir(const char *path)
     return GS_ERROR(GS_ERR_WRITE, "cannot create the folder '%s': %s", path, strerror(errno));
 }
 
-/* The status recorded for the (case, format, repeat) triple in t (its last row), or NULL. */
-static const char *recorded(const gs_csv_table *t, const char *name, const char *fmt, int rep)
+/* The status recorded for the (case, format, repeat) triple under settings hash in t (its last
+ * row), or NULL. */
+static const char *recorded(const gs_csv_table *t, const char *name, const char *fmt, int rep,
+                            const char *hash)
 {
     char r[16];
     const char *status = NULL;
@@ -174,9 +176,26 @@ static const char *recorded(const gs_csv_table *t, const char *name, const char 
     for (int64_t i = 0; i < t->nrows; i++)
         if (!strcmp(gs_csv_table_get(t, i, "case"), name) &&
             !strcmp(gs_csv_table_get(t, i, "requested_format"), fmt) &&
-            !strcmp(gs_csv_table_get(t, i, "repeat"), r))
+            !strcmp(gs_csv_table_get(t, i, "repeat"), r) &&
+            !strcmp(gs_csv_table_get(t, i, "settings"), hash))
             status = gs_csv_table_get(t, i, "status");
     return status;
+}
+
+/* The settings of case configuration cc run in format fmt (gs_config_settings): their text
+ * (gs_free it) and hash. The backend is the configured one, not the host a batch falls back to
+ * without a GPU, so that every node of an array computes the same hash. */
+static gs_status run_settings(const gs_config *cc, const char *fmt, char **text, char hash[17])
+{
+    gs_status st = GS_OK;
+    gs_config *rc = NULL;
+    GS_CHECK(gs_alloc_array(1, sizeof *rc, "configuration", (void **)&rc));
+    *rc = *cc;
+    gs_str_copy(rc->spmv.format, sizeof rc->spmv.format, fmt);
+    GS_CHECK(gs_config_settings(rc, text, hash));
+done:
+    gs_free(rc);
+    return st;
 }
 
 /* The result of a run that did not happen or broke off: why, and what it was to be. */
@@ -281,7 +300,7 @@ static void clear_stale_marker(const char *res, int64_t ci, const char *fmt, int
 /* Run one (case, format, repeat) on problem p (NULL: it could not be loaded, load_err says
  * why), record it and print the progress line. rep < 0: warmup run -rep (not counted). */
 static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, const char *load_err,
-                         int64_t ci, const char *fmt, int rep, const char *csv)
+                         int64_t ci, const char *fmt, int rep, const char *csv, const char *hash)
 {
     gs_status st = GS_OK;
     gs_config *rc = NULL;
@@ -296,7 +315,7 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
     if (b->host_note) gs_str_copy(rc->run.backend, sizeof rc->run.backend, "host");
     run_stem(ci, fmt, rep, stem, sizeof stem);
     snprintf(marker, sizeof marker, "%s/%s.running", b->base.batch.results, stem);
-    marker_write(marker, cc, ci, fmt, rep);
+    if (p) marker_write(marker, cc, ci, fmt, rep);
     gs_error_clear();
     /* the run's header and iteration lines at verbosity 2 or with output.monitor */
     FILE *out = rc->output.verbosity >= 2 || rc->output.monitor > 0 ? stdout : NULL;
@@ -315,6 +334,7 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
                          : strcmp(r.reason, "interrupted") == 0 ? "interrupted"
                                                                 : "not_converged";
     gs_results_set_context(&r, rc);
+    gs_str_copy(r.context.settings, sizeof r.context.settings, hash); /* rc may run on the host */
     GS_CHECK(record_run(b->base.batch.results, csv, stem, ci, fmt, rep, status, &r));
     unlink(marker); /* the row is in: no crash to tell */
     if (rep > 0) {
@@ -322,7 +342,7 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
         b->n_conv += rs == GS_OK && r.converged;
         b->n_notconv += rs == GS_OK && !r.converged;
     }
-    if (cc->output.verbosity < 1) goto done;
+    if (cc->output.verbosity < 1 || !p) goto done; /* a problem not read: said once a case */
     printf("[%lld/%lld] case %s, format %s", (long long)b->k, (long long)b->total, cc->problem.name,
            fmt);
     if (rs == GS_OK && strcmp(r.format, fmt) != 0) printf(" (ran %s)", r.format);
@@ -390,6 +410,137 @@ static void format_item(const batch *b, const gs_config *cc, int f, char *out, s
         gs_str_copy(out, len, cc->spmv.format);
 }
 
+/* The "key = value;" line of key in a settings text ("" when absent: the key at its default). */
+static void settings_value(const char *text, const char *key, char *out, size_t len)
+{
+    size_t n = strlen(key);
+    out[0] = '\0';
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, key, n) == 0 && strncmp(l + n, " = ", 3) == 0) {
+            size_t m = strcspn(l + n + 3, "\n");
+            if (m > 0 && l[n + 3 + m - 1] == ';') m--;
+            snprintf(out, len, "%.*s", (int)m, l + n + 3);
+            return;
+        }
+}
+
+/* "key: old -> new; ..." for every key whose value differs between two settings texts. */
+static void settings_diff(const char *old, const char *now, char *out, size_t len)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (int pass = 0; pass < 2; pass++) { /* the keys of now, then those only in old */
+        const char *t = pass ? old : now;
+        for (const char *l = t; *l && o < len; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+            char key[256], a[256], c[256];
+            size_t k = strcspn(l, " =\n");
+            if (k == 0 || k >= sizeof key) continue;
+            snprintf(key, sizeof key, "%.*s", (int)k, l);
+            settings_value(old, key, a, sizeof a);
+            settings_value(now, key, c, sizeof c);
+            if (strcmp(a, c) == 0 || (pass && c[0])) continue;
+            o += (size_t)snprintf(out + o, len - o, "%s%s: %s -> %s", o ? "; " : "", key,
+                                  a[0] ? a : "(default)", c[0] ? c : "(default)");
+        }
+    }
+    if (o >= len && len > 4) strcpy(out + len - 4, "...");
+}
+
+/* The whole small file at path into a gs_malloc'ed string (*out = NULL when absent). */
+static void read_small(const char *path, char **out)
+{
+    FILE *f = fopen(path, "r");
+    char *s = NULL;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    if (!f) return;
+    for (int ch; (ch = fgetc(f)) != EOF;) {
+        if (n + 1 >= cap) {
+            char *s2 = gs_realloc(s, cap = 2 * cap + 256);
+            if (!s2) break;
+            s = s2;
+        }
+        s[n++] = (char)ch;
+    }
+    fclose(f);
+    if (s && n + 1 <= cap) s[n] = '\0';
+    *out = s;
+}
+
+/* text into path, written beside it and renamed into place. */
+static gs_status write_small(const char *path, const char *text)
+{
+    char tmp[PATH_LEN + 240];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return GS_ERROR(GS_ERR_WRITE, "cannot write '%s': %s", tmp, strerror(errno));
+    fputs(text, f);
+    if ((ferror(f) | fclose(f)) || rename(tmp, path) != 0) {
+        (void)unlink(tmp);
+        return GS_ERROR(GS_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
+    }
+    return GS_OK;
+}
+
+/* The rows of (case, format) recorded under other settings than hash dropped from csv (the
+ * rerun overwrites their HDF5 and history files); RES/case-NNN/FORMAT.settings holds the text
+ * of the settings recorded. *dropped counts the rows; the first change seen goes to why. */
+static gs_status drop_outdated(const char *csv, const char *sub, const char *name,
+                               const char *fmt, const char *hash, const char *text,
+                               int64_t *dropped, char *why, size_t why_len)
+{
+    gs_status st = GS_OK;
+    char path[PATH_LEN + 80], *old = NULL;
+    int64_t n = 0;
+    gs_csv_match m[3] = {{"case", name, 0}, {"requested_format", fmt, 0}, {"settings", hash, 1}};
+    snprintf(path, sizeof path, "%s/%s.settings", sub, fmt);
+    GS_CHECK(gs_results_csv_drop_where(csv, 3, m, &n));
+    read_small(path, &old);
+    if (n > 0 && !why[0]) {
+        if (old)
+            settings_diff(old, text, why, why_len);
+        else
+            gs_str_copy(why, why_len, "the settings they were recorded under are unknown");
+    }
+    *dropped += n;
+    if (!old || strcmp(old, text) != 0) GS_CHECK(write_small(path, text));
+done:
+    gs_free(old);
+    return st;
+}
+
+/* The problem of case cc, loaded once for its runs (*p NULL with load_err on failure). */
+static void load_case(batch *b, const gs_config *cc, gs_problem **p, char *load_err, size_t len)
+{
+    gs_error_clear();
+    /* the GPU before the matrix: it is then read into page-locked memory */
+    if (!b->host_note) gs_backend_cuda_start(cc->run.backend, (int)cc->run.device);
+    if (gs_problem_load(cc, p) != GS_OK) {
+        gs_str_copy(load_err, len, gs_error_message());
+        gs_error_clear();
+    }
+}
+
+/* The line that says a case's problem could not be read, once for all its runs. */
+static void say_load_failed(const gs_config *cc, const char *err, int64_t runs)
+{
+    char where[2 * PATH_LEN + 64];
+    if (cc->problem.matrix[0]) {
+        char path[PATH_LEN], cwd[PATH_LEN];
+        gs_config_input_path(cc, cc->problem.matrix, path, sizeof path);
+        if (path[0] != '/' && getcwd(cwd, sizeof cwd))
+            snprintf(where, sizeof where, "matrix %.1000s/%.1000s", cwd, path);
+        else
+            snprintf(where, sizeof where, "matrix %s", path);
+    } else {
+        snprintf(where, sizeof where, "generator %s", cc->problem.generate.type);
+    }
+    fprintf(stderr,
+            "gsolve: case %s: its problem (%s) cannot be read: %s; its %lld pending run%s "
+            "recorded as failed, the batch goes on\n",
+            cc->problem.name, where, err, (long long)runs, runs == 1 ? "" : "s");
+}
+
 /* Every pending (format, repeat) of case ci; the problem is loaded once, when needed. */
 static gs_status run_case(batch *b, int64_t ci)
 {
@@ -398,8 +549,9 @@ static gs_status run_case(batch *b, int64_t ci)
     gs_csv_table *t = NULL;
     gs_problem *p = NULL;
     char csv[PATH_LEN], sub[PATH_LEN], lock[PATH_LEN], fmt[64], load_err[1024] = "";
+    char hash[17], why[512] = "", *text = NULL;
     int lockfd = -1, loaded = 0;
-    int64_t skipped = 0;
+    int64_t skipped = 0, dropped = 0, failed_load = 0;
     const char *res = b->base.batch.results;
     GS_CHECK(gs_alloc_array(1, sizeof *cc, "configuration", (void **)&cc));
     GS_CHECK(gs_batch_case_config(b->file_cfg, b->o, ci, cc));
@@ -408,40 +560,52 @@ static gs_status run_case(batch *b, int64_t ci)
     snprintf(lock, sizeof lock, "%s/case-%03lld.lock", res, (long long)ci);
     GS_CHECK(make_dir(sub));
     GS_CHECK(lock_case(lock, &lockfd));
-    GS_CHECK(read_recorded(csv, &t));
+    GS_CHECK(read_recorded(csv, &t)); /* rows of other settings never match recorded() */
+    for (int f = 0; f < b->nformats; f++) {
+        format_item(b, cc, f, fmt, sizeof fmt);
+        GS_CHECK(run_settings(cc, fmt, &text, hash));
+        st = drop_outdated(csv, sub, cc->problem.name, fmt, hash, text, &dropped, why,
+                           sizeof why);
+        gs_free(text);
+        text = NULL;
+        GS_CHECK(st);
+    }
+    if (dropped)
+        fprintf(stderr,
+                "gsolve: case %s: settings changed since its runs were recorded (%s): %lld "
+                "recorded run%s dropped from %s, run again\n",
+                cc->problem.name, why, (long long)dropped, dropped > 1 ? "s" : "", csv);
     for (int f = 0; f < b->nformats && !gs_host_signal(); f++) { /* a signal stops the batch */
         format_item(b, cc, f, fmt, sizeof fmt);
+        GS_CHECK(run_settings(cc, fmt, &text, hash));
+        gs_free(text);
+        text = NULL;
         int pending = 0; /* warmups run only before counted repeats that run */
         for (int rep = 1; rep <= b->base.batch.repeats && !pending; rep++)
-            pending = b->o->force || !recorded(t, cc->problem.name, fmt, rep);
+            pending = b->o->force || !recorded(t, cc->problem.name, fmt, rep, hash);
         for (int rep = -b->warmup; rep <= b->base.batch.repeats && !gs_host_signal(); rep++) {
             if (rep == 0) continue;
             b->k++;
-            if (rep < 0 && !pending) {
+            if (rep < 0 && (!pending || (loaded && !p))) {
                 clear_stale_marker(res, ci, fmt, rep);
                 continue;
             }
             const char *prev =
-                b->o->force || rep < 0 ? NULL : recorded(t, cc->problem.name, fmt, rep);
+                b->o->force || rep < 0 ? NULL : recorded(t, cc->problem.name, fmt, rep, hash);
             if (prev) {
                 clear_stale_marker(res, ci, fmt, rep);
                 skipped++;
                 b->n_prev_bad += strcmp(prev, "converged") != 0;
                 continue;
             }
-            if (!loaded) {
-                gs_error_clear();
-                /* the GPU before the matrix: it is then read into page-locked memory */
-                if (!b->host_note) gs_backend_cuda_start(cc->run.backend, (int)cc->run.device);
-                if (gs_problem_load(cc, &p) != GS_OK) {
-                    gs_str_copy(load_err, sizeof load_err, gs_error_message());
-                    gs_error_clear();
-                }
-                loaded = 1;
-            }
-            GS_CHECK(run_one(b, cc, p, load_err, ci, fmt, rep, csv));
+            if (!loaded) load_case(b, cc, &p, load_err, sizeof load_err);
+            loaded = 1;
+            if (!p && rep < 0) continue; /* no warmup of a problem not read */
+            failed_load += !p;
+            GS_CHECK(run_one(b, cc, p, load_err, ci, fmt, rep, csv, hash));
         }
     }
+    if (failed_load) say_load_failed(cc, load_err, failed_load);
     b->n_skipped += skipped;
     if (skipped && cc->output.verbosity >= 1)
         printf("case %s: %lld run%s already recorded in %s, skipped (--force runs them "
@@ -449,8 +613,52 @@ static gs_status run_case(batch *b, int64_t ci)
                cc->problem.name, (long long)skipped, skipped > 1 ? "s" : "", csv);
 done:
     if (lockfd >= 0) close(lockfd);
+    gs_free(text);
     gs_problem_destroy(&p);
     gs_csv_table_destroy(&t);
+    gs_free(cc);
+    return st;
+}
+
+/* RES/expected.csv: every (case, requested format) of the whole batch with its repeats, warmup
+ * runs and settings hash, so that the report can name the runs that never started. Written
+ * beside it and renamed into place: array tasks write it at once, each the same text. */
+static gs_status write_manifest(batch *b)
+{
+    gs_status st = GS_OK;
+    gs_config *cc = NULL;
+    char path[PATH_LEN], tmp[PATH_LEN + 40], fmt[64], hash[17], *text = NULL;
+    FILE *f = NULL;
+    snprintf(path, sizeof path, "%s/expected.csv", b->base.batch.results);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    GS_CHECK(gs_alloc_array(1, sizeof *cc, "configuration", (void **)&cc));
+    f = fopen(tmp, "w");
+    if (!f) GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", tmp, strerror(errno));
+    fprintf(f, "case_index,case,requested_format,repeats,warmup,settings\n");
+    for (int64_t i = 0; i < b->file_cfg->batch.cases; i++) {
+        GS_CHECK(gs_batch_case_config(b->file_cfg, b->o, i, cc));
+        for (int k = 0; k < b->nformats; k++) {
+            format_item(b, cc, k, fmt, sizeof fmt);
+            GS_CHECK(run_settings(cc, fmt, &text, hash));
+            gs_free(text);
+            text = NULL;
+            int quote = strpbrk(cc->problem.name, ",\"\n\r") != NULL;
+            fprintf(f, "%lld,%s", (long long)i, quote ? "\"" : "");
+            for (const char *q = cc->problem.name; *q; q++)
+                fprintf(f, *q == '"' ? "\"\"" : "%c", *q);
+            fprintf(f, "%s,%s,%lld,%d,%s\n", quote ? "\"" : "", fmt,
+                    (long long)b->base.batch.repeats, b->warmup, hash);
+        }
+    }
+    int bad = ferror(f);
+    bad |= fclose(f);
+    f = NULL;
+    if (bad || rename(tmp, path) != 0)
+        GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
+done:
+    if (f) fclose(f);
+    if (st != GS_OK) (void)unlink(tmp);
+    gs_free(text);
     gs_free(cc);
     return st;
 }
@@ -507,6 +715,7 @@ gs_status gs_batch_run_warmup(const gs_config *file_cfg, const gs_batch_opts *o,
         fprintf(stderr, "gsolve: no usable GPU (%s): the batch runs on the host\n", b->host_note);
     }
     GS_CHECK(make_dir(b->base.batch.results));
+    GS_CHECK(write_manifest(b));
     gs_host_catch_signals(); /* SIGINT/SIGTERM: the run under way is recorded, the batch stops */
     for (int64_t ci = b->first; ci <= b->last && !gs_host_signal(); ci++) GS_CHECK(run_case(b, ci));
     if (gs_host_signal()) {

@@ -33,6 +33,7 @@
 #include "gs_problem.h"
 #include "gs_problem_dist.h"
 #include "gs_report.h"
+#include "gs_results.h"
 #include "gs_version.h"
 
 #define EXIT_NOT_CONVERGED 3
@@ -156,6 +157,7 @@ static int solve(const gs_config *c)
     int verbosity = (int)c->output.verbosity;
     memset(&run, 0, sizeof run);
     gs_status st = gs_config_check(c);
+    if (st == GS_OK) st = gs_results_check_outputs(c); /* before a long read and solve */
     /* the GPU first: the matrix is then read into page-locked memory (one direct upload) */
     if (st == GS_OK) gs_backend_cuda_start(c->run.backend, (int)c->run.device);
     if (st == GS_OK) gs_host_threads(c->run.threads, 0, why, sizeof why);
@@ -216,6 +218,7 @@ static int solve_dist(const gs_config *c0)
         *c = *c0;
         st = gs_config_check(c);
     }
+    if (st == GS_OK && me == 0) st = gs_results_check_outputs(c); /* rank 0 writes them */
     if (st == GS_OK && strcmp(c->run.backend, "host") != 0) {
         int ndev = gs_backend_cuda_devices(NULL);
         if (ndev > 0) c->run.device = (c->run.device + gs_comm_local_rank()) % ndev;
@@ -337,8 +340,29 @@ static int batch(const gs_config *file_cfg, gs_batch_opts *o, int list, int argc
     return code;
 }
 
+/* A batch's --print-config: its top level (--set applied) and every case, as a file that
+ * gsolve runs as the same batch (*text; gs_free it). */
+static gs_status batch_text(const gs_config *file_cfg, const gs_batch_opts *o, gs_config *base,
+                            char **text)
+{
+    int64_t n = file_cfg->batch.cases;
+    gs_config *cases = calloc((size_t)n, sizeof *cases);
+    gs_status st = cases ? GS_OK
+                         : GS_ERROR(GS_ERR_NOMEM,
+                                    "out of memory: could not allocate %zu bytes for %lld case "
+                                    "configurations",
+                                    (size_t)n * sizeof *cases, (long long)n);
+    *base = *file_cfg;
+    for (int k = 0; k < o->nsets && st == GS_OK; k++) st = gs_config_set(base, o->sets[k]);
+    for (int64_t i = 0; i < n && st == GS_OK; i++)
+        st = gs_batch_case_config(file_cfg, o, i, &cases[i]);
+    if (st == GS_OK) st = gs_config_to_text_batch(base, n, cases, text);
+    free(cases);
+    return st;
+}
+
 /* --print-config: the effective configuration (the file, a batch case, --set) as a libconfig
- * file that gsolve reads back into the same run. */
+ * file that gsolve reads back into the same run; of a batch without --case, the same batch. */
 static int print_config(const gs_config *file_cfg, gs_batch_opts *o, int argc, char **argv)
 {
     gs_config *c = malloc(sizeof *c);
@@ -350,11 +374,13 @@ static int print_config(const gs_config *file_cfg, gs_batch_opts *o, int argc, c
                                 sizeof *c);
     if (st == GS_OK && file_cfg->batch.cases > 0 && o->only_case >= 0) {
         st = gs_batch_case_config(file_cfg, o, o->only_case, c);
+    } else if (st == GS_OK && file_cfg->batch.cases > 0) {
+        st = batch_text(file_cfg, o, c, &text);
     } else if (st == GS_OK) {
         *c = *file_cfg;
         for (int k = 0; k < o->nsets && st == GS_OK; k++) st = gs_config_set(c, o->sets[k]);
     }
-    if (st == GS_OK) st = gs_config_to_text(c, &text);
+    if (st == GS_OK && !text) st = gs_config_to_text(c, &text);
     if (st == GS_OK) fputs(text, stdout);
     int code = st == GS_OK ? 0 : fail(st, (int)file_cfg->output.verbosity);
     gs_free(text);
@@ -410,7 +436,9 @@ static int run_command(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
-            printf("gsolve %s\n", gs_version_string());
+            char features[512];
+            gs_version_features(features, sizeof features);
+            printf("gsolve %s\n%s", gs_version_string(), features);
             return 0;
         } else if (strcmp(a, "--help-config") == 0) {
             if (i + 1 < argc && argv[i + 1][0] != '-') {

@@ -1,6 +1,7 @@
 /* gs_backend.c: the one place that decides which backends exist. */
 #include "gs_backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,7 @@ size_t gs_cuda_pool_prepared(double *took_s);
 void gs_cuda_fail_at(long k);
 long gs_cuda_alloc_count(void);
 long gs_cuda_alloc_live(void);
+void gs_cuda_versions(int *runtime, int *driver);
 #define GS_DECLARE_DEV(id, type, host, dev) extern const struct type dev;
 GS_MODULE_TABLES(GS_DECLARE_DEV)
 static const void *const g_device_tables[GS_MODULE_COUNT] = {
@@ -120,6 +122,40 @@ int gs_backend_cuda_start(const char *backend, int device)
 #else
     (void)backend, (void)device;
     return 0;
+#endif
+}
+
+/* "12.4" from CUDA's 12040, "none" from 0 */
+static void cuda_version_text(int v, char *out, size_t len)
+{
+    if (v > 0)
+        snprintf(out, len, "%d.%d", v / 1000, (v % 1000) / 10);
+    else
+        snprintf(out, len, "none");
+}
+
+void gs_backend_cuda_versions(char *runtime, char *driver, char *module, size_t len)
+{
+    snprintf(runtime, len, "none");
+    snprintf(driver, len, "none");
+    snprintf(module, len, "none");
+#ifdef GS_HAVE_CUDA
+    int rt = 0, drv = 0;
+    gs_cuda_versions(&rt, &drv);
+    cuda_version_text(rt, runtime, len);
+    cuda_version_text(drv, driver, len);
+    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 ..." */
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    char line[256], *p;
+    if (f && fgets(line, sizeof line, f) && (p = strstr(line, "Kernel Module"))) {
+        p += strlen("Kernel Module");
+        p += strspn(p, " \t");
+        size_t n = strcspn(p, " \t\n");
+        if (n > 0) snprintf(module, len, "%.*s", (int)n, p);
+    }
+    if (f) fclose(f);
+#else
+    (void)cuda_version_text;
 #endif
 }
 

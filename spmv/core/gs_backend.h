@@ -172,6 +172,13 @@ double gs_backend_h2d_seconds(void);
  * zero, *why (if given) says why in one line. */
 int gs_backend_cuda_devices(const char **why);
 
+/* What the CUDA side of this process is, for the result records and --version, each at most
+ * len bytes: runtime, the CUDA runtime built with ("12.4"); driver, the CUDA version the
+ * installed driver supports ("12.6"; "none" without a driver); module, the NVIDIA kernel
+ * module's version ("550.54.15", from /proc/driver/nvidia/version; "none" when unknown). All
+ * "none" without CUDA. Starts no device. */
+void gs_backend_cuda_versions(char *runtime, char *driver, char *module, size_t len);
+
 /* Device allocation failure injection, the device twin of gs_mem_fail_at: the k-th device
  * allocation from now on fails as out of GPU memory (its message says "injected"); 0 turns it
  * off. GSOLVE_FAIL_DEVICE_ALLOC=K in the environment does the same for whole programs (read at

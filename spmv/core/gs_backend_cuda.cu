@@ -53,6 +53,14 @@ extern "C" int gs_cuda_device_count(const char **why)
     return n;
 }
 
+/* The CUDA runtime's version and the one the driver supports (12040 = 12.4; 0: unknown). */
+extern "C" void gs_cuda_versions(int *runtime, int *driver)
+{
+    if (cudaRuntimeGetVersion(runtime) != cudaSuccess) *runtime = 0;
+    if (cudaDriverGetVersion(driver) != cudaSuccess) *driver = 0;
+    (void)cudaGetLastError();
+}
+
 /* GSOLVE_DEVICE_MEMORY_LIMIT = N (bytes), read at the first gs_cuda_alloc: from then on an
  * allocation that would take the bytes gs_cuda_alloc holds beyond N fails as if the device were
  * out of memory, with the same message; the out-of-memory path can so be tested on any GPU.

@@ -33,7 +33,20 @@ int gs_comm_size(void) { return g_size; }
 int gs_comm_rank(void) { return g_rank; }
 int gs_comm_local_rank(void) { return g_local_rank; }
 int gs_comm_local_size(void) { return g_local_size; }
-const char *gs_comm_library(void) { return g_library; }
+const char *gs_comm_library(void)
+{
+#ifdef GSOLVE_MPI
+    if (!g_started && strcmp(g_library, "none") == 0) { /* callable before MPI_Init (MPI-3) */
+        char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        if (MPI_Get_library_version(ver, &len) == MPI_SUCCESS) {
+            ver[strcspn(ver, ",\n")] = '\0';
+            snprintf(g_library, sizeof g_library, "%.63s", ver);
+        }
+    }
+#endif
+    return g_library;
+}
 int gs_comm_device_aware(void) { return g_device_aware; }
 double gs_comm_seconds(void) { return g_comm_s; }
 void gs_comm_reset_seconds(void) { g_comm_s = 0.0; }

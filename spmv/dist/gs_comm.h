@@ -32,7 +32,7 @@ int gs_comm_rank(void);
 /* the rank among those of this node, and how many run on it */
 int gs_comm_local_rank(void);
 int gs_comm_local_size(void);
-/* "OpenMPI 4.1.4", or "none" */
+/* "Open MPI v4.1.4", the MPI library built with (started or not), or "none" without MPI */
 const char *gs_comm_library(void);
 /* 1 when device pointers may be passed to MPI (CUDA-aware library, checked at run time) */
 int gs_comm_device_aware(void);

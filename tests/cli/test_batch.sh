@@ -8,7 +8,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 unquote() { sed 's/"[^"]*"/Q/g' "$@"; } # a quoted field (a GPU name holds a comma) as one word
 rm -rf "$W"; mkdir -p "$W"; cd "$W" || exit 1
 R=$W/res
-ncols=66
+ncols=76
 
 out=$("$G" "$SRC/batch_small.cfg" --set batch.results="$R" 2>&1); code=$?
 echo "$out"
@@ -23,13 +23,13 @@ for i in 0 1 2; do
     [ -z "$(tail -c 1 "$f")" ] || fail "$f does not end with a newline"
     unquote "$f" | awk -F, -v n=$ncols 'NF != n { exit 1 }' || fail "$f: a row without $ncols fields"
     for fmt in csr cmrs cds; do
-        grep -Eq ",$i,$fmt,1,converged,[^,]*,case-00$i/$fmt-1,0,1e-08,0,2000,30,1,,.*,[0-9T:-]+Z,,1,0\.000000,0\.000000$" "$f" \
+        unquote "$f" | grep -Eq ",$i,$fmt,1,converged,[^,]*,case-00$i/$fmt-1,0,1e-08,0,2000,30,1,,.*,[0-9T:-]+Z,,1,0\.000000,0\.000000,[0-9a-f]{16},[^,]+,[^,]+,none,[^,]+,[^,]+,[^,]+,[0-9.]+,(auto|Ax),auto$" \
             || fail "$f: no converged row for $fmt"
         [ -s "$R/case-00$i/$fmt-1.h5" ] || fail "HDF5 record case-00$i/$fmt-1.h5 missing"
         [ -s "$R/case-00$i/$fmt-1.history.csv" ] || fail "history case-00$i/$fmt-1 missing"
     done
 done
-head -1 "$R/case-000.csv" | grep -q '^case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error,formats,operator_complexity,grid_complexity,strength_s,aggregation_s,prolongator_s,rap_s,convert_s,coarse_s,case_index,requested_format,repeat,status,message,record,warmup,rtol,atol,max_iters,restart,threads,amg_strength,amg_theta,amg_aggregation,amg_smoother,amg_cycle,amg_presweeps,amg_postsweeps,amg_chebyshev_degree,amg_coarse_chebyshev_degree,amg_chebyshev_ratio,amg_smoother_omega,amg_prolongator_omega,amg_smooth_prolongator,amg_filter,amg_galerkin,amg_max_levels,amg_coarse_size,amg_block_size,version,commit,timestamp,profile,ranks,comm_setup_s,comm_solve_s$' \
+head -1 "$R/case-000.csv" | grep -q '^case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error,formats,operator_complexity,grid_complexity,strength_s,aggregation_s,prolongator_s,rap_s,convert_s,coarse_s,case_index,requested_format,repeat,status,message,record,warmup,rtol,atol,max_iters,restart,threads,amg_strength,amg_theta,amg_aggregation,amg_smoother,amg_cycle,amg_presweeps,amg_postsweeps,amg_chebyshev_degree,amg_coarse_chebyshev_degree,amg_chebyshev_ratio,amg_smoother_omega,amg_prolongator_omega,amg_smooth_prolongator,amg_filter,amg_galerkin,amg_max_levels,amg_coarse_size,amg_block_size,version,commit,timestamp,profile,ranks,comm_setup_s,comm_solve_s,settings,host,cpu,gpu,gpu_driver,cuda,mpi,hdf5,rhs,x0$' \
     || fail "CSV header"
 
 # --list, --case, a rerun skips what is recorded
@@ -44,15 +44,24 @@ echo "$out" | grep -q '^\[3/3\] case convdiff2d-30' || fail "SLURM_ARRAY_TASK_ID
 [ "$(wc -l < "$R/case-000.csv")" = 4 ] || fail "SLURM_ARRAY_TASK_ID ran another case"
 "$G" "$SRC/batch_small.cfg" --case 3 2>&1 | grep -q 'has 3 cases, numbered 0..2' || fail "--case 3"
 
-# a failed case is recorded and the batch goes on; exit 3
-cat > "$W/fail.cfg" <<'CFG'
-batch = { formats = ["csr", "cmrs"]; results = "res_fail";
+# a case whose matrix cannot be read fails once: one line naming the case and the resolved
+# path; its runs (2 formats x 2 repeats, no warmup) are recorded as failed; the batch goes on;
+# exit 3
+mkdir -p "$W/cfgdir"
+cat > "$W/cfgdir/fail.cfg" <<'CFG'
+batch = { formats = ["csr", "cmrs"]; results = "res_fail"; repeats = 2; warmup = 1;
   cases = ( { matrix = "no_such.mtx"; }, { generate = { type = "poisson"; size = 8; }; } ); };
 CFG
-out=$("$G" "$W/fail.cfg" 2>&1); code=$?
+out=$("$G" cfgdir/fail.cfg 2>&1); code=$?
+echo "$out"
 [ $code = 3 ] || fail "batch with a missing matrix: exit $code, expected 3"
-[ "$(grep -c ',failed,cannot open' "$W/res_fail/case-000.csv")" = 2 ] || fail "failure not recorded"
-echo "$out" | grep -Eq '^\[4/4\] case poisson3d-8, format cmrs: ' || fail "the batch did not go on"
+[ "$(grep -c ',failed,cannot open' "$W/res_fail/case-000.csv")" = 4 ] || fail "failure not recorded"
+[ "$(grep -c '^gsolve: case no_such: ' <<< "$out")" = 1 ] || fail "the missing matrix not said once"
+grep -q "^gsolve: case no_such: its problem (matrix $W/cfgdir/no_such.mtx) cannot be read: .*cannot open.*; its 4 pending runs recorded as failed" <<< "$out" \
+    || fail "the line does not name the case and the resolved path"
+grep -q 'case no_such, format' <<< "$out" && fail "progress lines for the case that cannot be read"
+grep -q 'case-000/csr-w1' "$W/res_fail/case-000.csv" && fail "a warmup recorded for a problem not read"
+echo "$out" | grep -Eq '^\[12/12\] case poisson3d-8, format cmrs, repeat 2: ' || fail "the batch did not go on"
 
 # the report: tables and plots
 out=$("$G" report "$R" 2>&1); code=$?

@@ -53,12 +53,25 @@ static void check_csv_amg(const char *path)
     if (!t) return;
     CHECK(t->nrows == 2 && t->bad_rows == 0);
     /* the standard columns first, as before; the context's after them; then the profile, the
-     * ranks and the communication times last */
+     * ranks and the communication times; the settings hash and the provenance last */
     CHECK(gs_csv_table_col(t, "case") == 0 && gs_csv_table_col(t, "coarse_s") == 28);
-    CHECK(gs_csv_table_col(t, "rtol") == 29 && gs_csv_table_col(t, "timestamp") == t->ncols - 5);
-    CHECK(gs_csv_table_col(t, "profile") == t->ncols - 4);
-    CHECK(gs_csv_table_col(t, "ranks") == t->ncols - 3 &&
-          gs_csv_table_col(t, "comm_solve_s") == t->ncols - 1);
+    CHECK(gs_csv_table_col(t, "rtol") == 29 && gs_csv_table_col(t, "timestamp") == t->ncols - 15);
+    CHECK(gs_csv_table_col(t, "profile") == t->ncols - 14);
+    CHECK(gs_csv_table_col(t, "ranks") == t->ncols - 13 &&
+          gs_csv_table_col(t, "comm_solve_s") == t->ncols - 11);
+    CHECK(gs_csv_table_col(t, "settings") == t->ncols - 10 &&
+          gs_csv_table_col(t, "x0") == t->ncols - 1);
+    /* the settings hash: 16 hex digits, another for another configuration */
+    const char *h0 = gs_csv_table_get(t, 0, "settings"), *h1 = gs_csv_table_get(t, 1, "settings");
+    CHECK(strlen(h0) == 16 && strspn(h0, "0123456789abcdef") == 16 && strcmp(h0, h1) != 0);
+    /* provenance: the host, the CPU, no GPU for a host run, the libraries, rhs and x0 */
+    CHECK(gs_csv_table_get(t, 0, "host")[0] && gs_csv_table_get(t, 0, "cpu")[0]);
+    CHECK(!strcmp(gs_csv_table_get(t, 0, "gpu"), "none"));
+    CHECK(gs_csv_table_get(t, 0, "gpu_driver")[0] && gs_csv_table_get(t, 0, "cuda")[0]);
+    CHECK(gs_csv_table_get(t, 0, "mpi")[0]);
+    CHECK(strchr(gs_csv_table_get(t, 0, "hdf5"), '.') != NULL);
+    CHECK(!strcmp(gs_csv_table_get(t, 0, "rhs"), "auto") &&
+          !strcmp(gs_csv_table_get(t, 0, "x0"), "auto"));
     CHECK(!strcmp(gs_csv_table_get(t, 0, "rtol"), "1e-07"));
     CHECK(!strcmp(gs_csv_table_get(t, 0, "atol"), "1e-12"));
     CHECK(!strcmp(gs_csv_table_get(t, 0, "max_iters"), "321"));
@@ -125,10 +138,21 @@ static void check_hdf5(const char *path, int amg)
     CHECK(!strcmp(s, gs_version_commit()));
     attr_str(f, "timestamp", s, sizeof s);
     CHECK_MSG(is_iso_utc(s), "%s", s);
+    attr_str(f, "settings", s, sizeof s); /* the settings hash and the provenance */
+    CHECK_MSG(strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16, "%s", s);
+    attr_str(f, "host", s, sizeof s);
+    CHECK(s[0] != '\0');
+    attr_str(f, "hdf5", s, sizeof s);
+    CHECK_MSG(strchr(s, '.') != NULL, "%s", s);
+    attr_str(f, "gpu", s, sizeof s);
+    CHECK(!strcmp(s, "none"));
+    attr_str(f, "rhs", s, sizeof s);
+    CHECK(!strcmp(s, "auto"));
     H5Fclose(f);
 }
 
-/* A file begun by an older gsolve (its 29 columns): a new row is written in those columns. */
+/* A file begun by an older gsolve (its 29 columns): they keep their places, the columns it
+ * lacks are added after them (its row gets them empty), the new row fills them all. */
 static void check_old_header(void)
 {
     char path[300];
@@ -150,7 +174,12 @@ static void check_old_header(void)
     CHECK_OK(gs_results_csv_append(path, &r));
     CHECK_OK(gs_results_csv_read(path, &t));
     if (!t) return;
-    CHECK(t->ncols == 29 && t->nrows == 2 && t->bad_rows == 0 && t->torn_bytes == 0);
+    CHECK(t->ncols == 69 && t->nrows == 2 && t->bad_rows == 0 && t->torn_bytes == 0);
+    CHECK(gs_csv_table_col(t, "coarse_s") == 28 && gs_csv_table_col(t, "rtol") == 29);
+    CHECK(!strcmp(gs_csv_table_get(t, 0, "case"), "old") &&
+          !strcmp(gs_csv_table_get(t, 0, "iterations"), "12") &&
+          !gs_csv_table_get(t, 0, "host")[0]);
+    CHECK(gs_csv_table_get(t, 1, "host")[0] && strlen(gs_csv_table_get(t, 1, "settings")) == 0);
     CHECK(!strcmp(gs_csv_table_get(t, 1, "case"), "new"));
     CHECK(!strcmp(gs_csv_table_get(t, 1, "iterations"), "12"));
     CHECK(!strcmp(gs_csv_table_get(t, 1, "device"), "cpu, with a comma"));

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test_batch_settings.sh GSOLVE SRCDIR WORKDIR: a batch's results keyed by each run's settings:
+# the settings column (16 hex digits) and RES/expected.csv (every case and format, also from
+# --case N); a changed case setting or --set reruns that case, drops its old rows and says which
+# keys changed, in one line; an output path or the report files do not count; --print-config of
+# a batch replays the same batch (the same cases, the same settings, so nothing runs again).
+set -u
+G=$1; SRC=$2; W=$3
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$W"; mkdir -p "$W/cfg" "$W/other"; cd "$W" || exit 1
+R=$W/res
+cat > cfg/b.cfg <<'CFG'
+solver = { type = "cg"; preconditioner = "jacobi"; rtol = 1e-8; max_iters = 2000; };
+run = { threads = 1; };
+batch = {
+  formats = ["csr", "cmrs"];
+  repeats = 2;
+  results = "res";
+  cases = (
+    { name = "p8"; generate = { type = "poisson"; size = 8; }; },
+    { name = "cd"; generate = { type = "convdiff"; size = 12; stencil = 5; velocity = 5.0; };
+      solver = { type = "bicgstab"; }; }
+  );
+};
+CFG
+rows() { grep -vc '^case,' "$1"; }
+
+# --case 1 alone: expected.csv still lists both cases x both formats
+"$G" cfg/b.cfg --case 1 > run1.log 2>&1 || { cat run1.log; fail "--case 1: exit $?"; }
+E=$R/expected.csv
+[ -f "$E" ] || fail "no $E"
+[ "$(head -1 "$E")" = "case_index,case,requested_format,repeats,warmup,settings" ] || fail "expected.csv header: $(head -1 "$E")"
+[ "$(grep -vc '^case_index' "$E")" = 4 ] || fail "expected.csv: $(cat "$E")"
+for cf in "0,p8,csr" "0,p8,cmrs" "1,cd,csr" "1,cd,cmrs"; do
+    grep -Eq "^$cf,2,0,[0-9a-f]{16}$" "$E" || fail "expected.csv lacks $cf: $(cat "$E")"
+done
+ls "$R"/expected.csv.tmp* > /dev/null 2>&1 && fail "a temporary manifest left behind"
+# every run row carries its settings, the same as expected.csv's for its (case, format)
+C=$R/case-001.csv
+[ "$(rows "$C")" = 4 ] || fail "case 1: $(rows "$C") rows, expected 4"
+for fmt in csr cmrs; do
+    h=$(grep "^1,cd,$fmt," "$E" | cut -d, -f6)
+    [ "$(grep -c ",$h," "$C")" = 2 ] || fail "case 1 $fmt: rows without the settings $h"
+done
+[ -s "$R/case-001/csr.settings" ] || fail "no settings text kept for case 1"
+
+# unchanged: nothing runs again; an output path, verbosity or the results folder do not count
+out=$("$G" cfg/b.cfg --case 1 --set output.verbosity=1 --set output.csv=x.csv 2>&1) || fail "rerun: exit $?"
+echo "$out" | grep -q 'case cd: 4 runs already recorded' || fail "unchanged rerun did not skip: $out"
+echo "$out" | grep -q 'settings changed' && fail "an output key counted as a setting: $out"
+
+# a changed setting in the file: the case runs again, its old rows dropped, one line says so
+sed -i 's/solver = { type = "bicgstab"; }; }/solver = { type = "gmres"; }; }/' cfg/b.cfg
+out=$("$G" cfg/b.cfg --case 1 2>&1) || { echo "$out"; fail "changed case: exit $?"; }
+echo "$out"
+[ "$(echo "$out" | grep -c 'settings changed')" = 1 ] || fail "not one line about the change"
+echo "$out" | grep -q '^gsolve: case cd: settings changed since its runs were recorded (solver.type: "bicgstab" -> "gmres"): 4 recorded runs dropped from .*case-001.csv, run again$' \
+    || fail "the change line"
+echo "$out" | grep -q 'skipped (recorded before)' && ! echo "$out" | grep -q '0 skipped (recorded before)' && fail "runs skipped after a change"
+[ "$(rows "$C")" = 4 ] || fail "case 1 after the change: $(rows "$C") rows, expected 4"
+[ "$(cut -d, -f5 "$C" | grep -c '^gmres$')" = 4 ] || fail "case 1 rows are not all gmres: $(cut -d, -f5 "$C")"
+grep -q 'bicgstab' "$C" && fail "the bicgstab rows are still in $C"
+# --set counts too (with the key named); case 0 is untouched
+out=$("$G" cfg/b.cfg --case 1 --set solver.rtol=1e-6 2>&1) || fail "--set rtol: exit $?"
+echo "$out" | grep -q '^gsolve: case cd: settings changed .*(solver.rtol: (default) -> 1e-06): 4 recorded runs dropped' || fail "--set change: $out"
+[ "$(rows "$C")" = 4 ] || fail "after --set: $(rows "$C") rows"
+[ ! -f "$R/case-000.csv" ] || fail "case 0 ran"
+# --force runs all again (the rows of the same settings kept beside the new ones)
+out=$("$G" cfg/b.cfg --case 1 --set solver.rtol=1e-6 --force 2>&1) || fail "--force: exit $?"
+echo "$out" | grep -q 'settings changed' && fail "--force saw a change: $out"
+[ "$(rows "$C")" = 8 ] || fail "--force: $(rows "$C") rows, expected 8"
+
+# --print-config of the batch: run from another folder it is the same batch (cases included):
+# the same list, the same settings (nothing runs again), and printed again it is unchanged
+"$G" cfg/b.cfg --set solver.rtol=1e-6 --print-config > printed.cfg || fail "--print-config: exit $?"
+head -1 printed.cfg | grep -q 'the effective batch configuration of' || fail "header: $(head -1 printed.cfg)"
+diff <("$G" cfg/b.cfg --list | grep -v "^# results") <(cd other && "$G" ../printed.cfg --list | grep -v "^# results") > /dev/null || fail "--list differs"
+out=$(cd other && "$G" ../printed.cfg --case 1 2>&1) || fail "the printed batch: exit $?"
+echo "$out" | grep -q 'case cd: 4 runs already recorded' || fail "the printed batch has other settings: $out"
+grep -vc '^case_index' "$E" | grep -qx 4 || fail "expected.csv after the printed batch"
+(cd other && "$G" ../printed.cfg --print-config) | tail -n +2 > again.cfg
+tail -n +2 printed.cfg | diff - again.cfg > /dev/null || fail "printing the printed batch changes it"
+# --print-config --case N: that case as one run, and its header says so; it solves as the batch's
+"$G" cfg/b.cfg --case 1 --print-config > case1.cfg || fail "--print-config --case 1: exit $?"
+head -1 case1.cfg | grep -q "batch case 'cd' of .* as one run's configuration" || fail "case header: $(head -1 case1.cfg)"
+out=$(cd other && "$G" ../case1.cfg --set run.backend=host 2>&1) || fail "case 1 as one run: exit $?"
+echo "$out" | grep -q "gmres" || fail "case 1 as one run is not gmres"
+echo "ok"
