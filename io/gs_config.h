@@ -104,7 +104,8 @@ gs_status gs_config_print_help_key(FILE *f, const char *topic);
 /* Every key and its value as a libconfig file that gs_config_load reads back into the same
  * configuration (--print-config, the result records): groups as "group = { key = value; };",
  * defaults included, relative paths made absolute (inputs against base_dir, outputs against the
- * working directory), batch.cases as a comment (the text is one run's). gs_free the result. */
+ * working directory), batch.cases as a comment (the text is one run's; of a batch's case, the
+ * header says which case). gs_free the result. */
 gs_status gs_config_to_text(const gs_config *c, char **out);
 
 /* A batch as a libconfig file that gs_config_load reads back into the same batch: base (the

@@ -2,10 +2,17 @@
  * SLURM array task when asked, results that survive a killed job.
  *
  * Result files, in batch.results (RES):
+ *   RES/expected.csv                   the manifest: every (case, requested format) of the whole
+ *                                      batch, case_index,case,requested_format,repeats,warmup,
+ *                                      settings; written by every invocation (--case N and array
+ *                                      tasks too) beside itself and renamed into place
  *   RES/case-NNN.csv                   one row per run (the contract's columns, then case_index,
  *                                      requested_format, repeat, status, message, record,
- *                                      warmup, then the context: rtol, ..., timestamp),
- *                                      appended in one locked write after the run's files exist
+ *                                      warmup, then the context: rtol, ..., timestamp, ...,
+ *                                      settings, the provenance: host, cpu, gpu, gpu_driver,
+ *                                      cuda, mpi, hdf5, rhs, x0), appended in one locked write
+ *                                      after the run's files exist
+ *   RES/case-NNN/FORMAT.settings       the settings text the rows of (case, FORMAT) ran with
  *   RES/case-NNN/FORMAT-R.h5           the HDF5 record of that run (written, then renamed)
  *   RES/case-NNN/FORMAT-R.history.csv  its residual history (written, then renamed)
  *   RES/case-NNN/FORMAT-R.running      while run R is under way: case, format, repeat, start
@@ -15,6 +22,13 @@
  * Warmup runs are FORMAT-wK, recorded with repeat = -K and warmup = 1.
  * One file per case, so array tasks never share a file. The CSV row is the commit point: a run
  * killed before it is run again; a torn last row (a write cut by a crash) is cut off on rerun.
+ * A run is recorded when a row of its (case, requested format, repeat) carries its settings
+ * hash (gs_config_settings of the case's configuration with --set applied and spmv.format the
+ * requested format; output.* but output.profile, batch.* and the name left out). Rows of that
+ * (case, format) under another hash are dropped before it runs again (its files are made
+ * again), in one line that names the case and the keys changed (from FORMAT.settings).
+ * A case whose problem cannot be read is said once (the case and the resolved path); its
+ * pending counted runs are recorded as failed with that message, without warmups.
  */
 #ifndef GS_BATCH_H
 #define GS_BATCH_H
