@@ -43,10 +43,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: gsolve CONFIG [--set key=value ...]\n"
                "       gsolve --inspect FILE [--set problem.group=GROUP]\n"
-               "       gsolve CONFIG --export FILE.mtx|FILE.mtx.gz|FILE.h5|FILE.ij   (write A and\n"
-               "         b, no solve: FILE.mtx and FILE_b.mtx; FILE.h5 with dataset b; hypre's IJ\n"
-               "         files FILE.ij.00000 and FILE_b.ij.00000, ij -fromfile FILE.ij\n"
-               "         -rhsfromfile FILE_b.ij); gsolve reads each back as problem.matrix/rhs\n"
+               "       gsolve CONFIG --export FILE.mtx|FILE.h5   (write A and b, no solve)\n"
                "       gsolve BATCH.cfg [--case N] [--list] [--force] [--set key=value ...]\n"
                "       gsolve report RESULTS_DIR [--no-plots]\n"
                "       gsolve CONFIG [--case N] [--set key=value ...] --print-config\n"
@@ -110,47 +107,31 @@ static int inspect(const char *path, const gs_config *c)
     return 0;
 }
 
-/* --export FILE: write the configured problem's matrix and b for other tools, and say each file
- * written. FILE.h5 holds b as a dataset; Matrix Market gets b in FILE's name with "_b" before
- * ".mtx"; FILE.ij is hypre's IJ format, A as FILE.ij.00000 and b as FILE_b.ij.00000 (hypre's ij
- * driver: -fromfile FILE.ij -rhsfromfile FILE_b.ij). Any other name is refused. */
+/* --export FILE: write the configured problem's matrix (and b) for other tools. HDF5 (.h5)
+ * holds b as a dataset; Matrix Market gets b in FILE's name with "_b" before ".mtx"; FILE.ij
+ * gets A alone in hypre's IJ format, as FILE.ij.00000 (hypre's ij driver: -fromfile FILE.ij). */
 static int export_problem(const gs_config *c, const char *path)
 {
     gs_problem *p = NULL;
-    char a[2048], b[2048] = "";
-    size_t n = strlen(path);
-    int ij = n > 3 && strcmp(path + n - 3, ".ij") == 0, h5 = n > 3 && strcmp(path + n - 3, ".h5") == 0;
-    size_t stem = n > 7 && strcmp(path + n - 7, ".mtx.gz") == 0 ? n - 7
-                  : n > 4 && strcmp(path + n - 4, ".mtx") == 0 ? n - 4
-                  : ij                                         ? n - 3
-                                                               : 0;
     gs_status st = gs_config_check(c);
-    if (st == GS_OK && !stem && !h5)
-        st = GS_ERROR(GS_ERR_CONFIG,
-                      "--export %s: expected FILE.mtx, FILE.mtx.gz (Matrix Market), FILE.h5 "
-                      "(HDF5) or FILE.ij (hypre's IJ format)",
-                      path);
     if (st == GS_OK) st = gs_problem_load(c, &p);
-    snprintf(a, sizeof a, ij ? "%s.00000" : "%s", path);
-    if (!h5) snprintf(b, sizeof b, ij ? "%.*s_b.ij.00000" : "%.*s_b.mtx", (int)stem, path);
-    if (st == GS_OK && ij) {
-        st = gs_ij_write(a, p->A);
-        if (st == GS_OK) st = gs_ij_write_vector(b, p->b, p->A->rows);
-    } else if (st == GS_OK && h5) {
+    size_t n = strlen(path);
+    char ij[2048];
+    snprintf(ij, sizeof ij, "%s.00000", path);
+    if (st == GS_OK && n > 3 && strcmp(path + n - 3, ".ij") == 0) {
+        st = gs_ij_write(ij, p->A);
+        path = ij;
+    } else if (st == GS_OK && n > 3 && strcmp(path + n - 3, ".h5") == 0) {
         st = gs_h5_write_problem(path, "/", p->A, p->b);
     } else if (st == GS_OK) {
+        char bpath[2048];
+        size_t stem = n > 4 && strcmp(path + n - 4, ".mtx") == 0 ? n - 4 : n;
+        snprintf(bpath, sizeof bpath, "%.*s_b.mtx", (int)stem, path);
         st = gs_mm_write(path, p->A);
-        if (st == GS_OK) st = gs_mm_write_vector(b, p->b, p->A->rows);
+        if (st == GS_OK) st = gs_mm_write_vector(bpath, p->b, p->A->rows);
     }
-    if (st == GS_OK) {
-        printf("wrote %s: %d x %d, %d nonzeros%s\n", a, p->A->rows, p->A->cols, p->A->nnz,
-               h5 ? ", and its right-hand side as dataset b" : "");
-        if (b[0]) printf("wrote %s: the right-hand side b, %d entries\n", b, p->A->rows);
-        if (ij)
-            printf("hypre: ij -fromfile %s -rhsfromfile %.*s_b.ij; gsolve: problem.matrix = "
-                   "\"%s\", problem.rhs = \"%.*s_b.ij\"\n",
-                   path, (int)stem, path, path, (int)stem, path);
-    }
+    if (st == GS_OK)
+        printf("wrote %s: %d x %d, %d nonzeros\n", path, p->A->rows, p->A->cols, p->A->nnz);
     gs_problem_destroy(&p);
     return st == GS_OK ? 0 : fail(st, (int)c->output.verbosity);
 }
