@@ -10,9 +10,11 @@
 
 #include "gs_gen.h"
 #include "gs_h5.h"
+#include "gs_ij.h"
 #include "gs_mem.h"
 #include "gs_mm.h"
 #include "gs_npy.h"
+#include "gs_npz.h"
 #include "gs_time.h"
 
 /* 1 when the file carries the HDF5 signature where the format puts the superblock: at offset 0
@@ -98,11 +100,23 @@ done:
     return st;
 }
 
+/* 1 when path ends in ext */
+static int ends_with(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    return n > e && strcmp(path + n - e, ext) == 0;
+}
+
 /* 1 when path names a .npy file (its magic, or its name when it cannot be read). */
 static int is_npy(const char *path)
 {
-    size_t n = strlen(path);
-    return gs_npy_is_npy(path) || (n > 4 && strcmp(path + n - 4, ".npy") == 0);
+    return gs_npy_is_npy(path) || ends_with(path, ".npy");
+}
+
+/* 1 when path names a .npz archive (a zip's magic, or its name). */
+static int is_npz(const char *path)
+{
+    return gs_npz_is_npz(path) || ends_with(path, ".npz");
 }
 
 /* Where matrix_read found the matrix: the file (spec without ":/NAME") and the HDF5 group. */
@@ -112,8 +126,8 @@ typedef struct read_where {
 } read_where;
 
 /* gs_matrix_read; w (may be NULL) gets the file and group read. spec may be "FILE.h5:/NAME"
- * (NAME a group holding a sparse matrix, or a dataset read as a dense matrix) or a .npy file
- * (a dense matrix). */
+ * (NAME a group holding a sparse matrix, or a dataset read as a dense matrix), a .npy file
+ * (a dense matrix), a scipy.sparse .npz file or hypre IJ files (NAME.ij: NAME.ij.00000, ...). */
 static gs_status matrix_read(const char *spec, const char *group, gs_csr **A, char field[16],
                              char symmetry[24], char layout[32], read_where *w)
 {
@@ -124,6 +138,14 @@ static gs_status matrix_read(const char *spec, const char *group, gs_csr **A, ch
     int kind = 0;
     split_spec(spec, file, sizeof file, name, sizeof name);
     if (w) gs_str_copy(w->file, sizeof w->file, file), w->group[0] = '\0';
+    if (!name[0] && gs_ij_is_ij(path)) { /* no file of that name: NAME.00000, ... */
+        if (group && *group)
+            GS_FAIL(GS_ERR_CONFIG, "problem.group = \"%s\" is set but '%s' is not an HDF5 file",
+                    group, path);
+        GS_CHECK(gs_ij_read(path, A));
+        lay = "hypre ij";
+        goto dense;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) return GS_ERROR(GS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     int is_dir = fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode);
@@ -143,6 +165,11 @@ static gs_status matrix_read(const char *spec, const char *group, gs_csr **A, ch
     if ((name[0] && kind != 1) || (!name[0] && is_npy(path))) {
         GS_CHECK(dense_read(path, name[0] ? name : NULL, A));
         lay = name[0] ? "hdf5 dataset" : "npy";
+    } else if (!name[0] && is_npz(path) && !is_hdf5(path)) {
+        if (group && *group)
+            GS_FAIL(GS_ERR_CONFIG, "problem.group = \"%s\" is set but '%s' is not an HDF5 file",
+                    group, path);
+        GS_CHECK(gs_npz_read(path, A, layout));
     } else if (is_hdf5(path)) {
         gs_h5_info info;
         GS_CHECK(gs_h5_read(path, group, A, &info));
@@ -165,6 +192,7 @@ static gs_status matrix_read(const char *spec, const char *group, gs_csr **A, ch
         }
         goto done;
     }
+dense:
     if (field) strcpy(field, "real");
     if (symmetry) strcpy(symmetry, "general");
     if (layout && lay) gs_str_copy(layout, 32, lay);
@@ -183,7 +211,7 @@ static void name_from_path(const char *path, char *out, size_t len)
 {
     const char *base = strrchr(path, '/');
     gs_str_copy(out, len, base ? base + 1 : path);
-    const char *exts[] = {".gz", ".mtx", ".mm", ".h5", ".hdf5", ".mat"};
+    const char *exts[] = {".gz", ".mtx", ".mm", ".h5", ".hdf5", ".mat", ".npz", ".npy", ".ij"};
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
             size_t n = strlen(out), e = strlen(exts[i]);
@@ -384,10 +412,18 @@ gs_status gs_problem_read_vectors(const gs_config *c, const char *spec, const ch
                     what, spec, file);
         GS_CHECK(gs_h5_read_array(file, dset, &raw, &rows, &cols, &colmajor));
         if (desc) snprintf(desc, desc_len, "dataset %s", dset);
-    } else if (gs_npy_is_npy(file) ||
-               (strlen(file) > 4 && strcmp(file + strlen(file) - 4, ".npy") == 0)) {
+    } else if (gs_ij_is_ij(file)) {
+        GS_CHECK(gs_ij_read_vector(file, n, &raw, &rows));
+        cols = 1;
+        if (desc) snprintf(desc, desc_len, "file (hypre ij)");
+    } else if (is_npy(file)) {
         GS_CHECK(gs_npy_read(file, &raw, &rows, &cols, &colmajor));
         if (desc) snprintf(desc, desc_len, "file (.npy)");
+    } else if (is_npz(file) && !is_hdf5(file)) {
+        GS_FAIL(GS_ERR_INPUT,
+                "%s = \"%s\": a .npz archive holds a sparse matrix: vectors are read from .npy, "
+                "Matrix Market, hypre IJ or HDF5 datasets (np.save(\"b.npy\", b))",
+                what, spec);
     } else if (is_hdf5(file)) {
         GS_CHECK(gs_h5_list_datasets(file, names, sizeof names));
         GS_FAIL(GS_ERR_CONFIG,
@@ -551,7 +587,7 @@ gs_status gs_problem_load(const gs_config *c, gs_problem **out)
                                 (void **)&p->x_exact));
         for (int64_t i = 0; i < p->A->cols; i++) p->x_exact[i] = 1.0;
     }
-    if (c->problem.nullspace[0]) { /* the file's vectors replace the generator's */
+    if (gs_config_nullspace_file(c)) { /* the file's vectors replace the generator's */
         gs_free(p->nullspace);
         p->nullspace = NULL;
         GS_CHECK(gs_problem_read_vectors(c, c->problem.nullspace, "problem.nullspace", p->A->rows,

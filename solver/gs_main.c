@@ -13,6 +13,8 @@
  * Exit codes: 0 converged, 3 ran but did not converge, 2 bad input/config/usage,
  * 1 runtime failure, 130 / 143 stopped by SIGINT / SIGTERM (the run so far recorded).
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <malloc.h>
 #include <stdlib.h>
@@ -43,7 +45,10 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: gsolve CONFIG [--set key=value ...]\n"
                "       gsolve --inspect FILE [--set problem.group=GROUP]\n"
-               "       gsolve CONFIG --export FILE.mtx|FILE.h5   (write A and b, no solve)\n"
+               "       gsolve CONFIG --export FILE.mtx|FILE.mtx.gz|FILE.h5|FILE.ij   (write A and\n"
+               "         b, no solve: FILE.mtx and FILE_b.mtx; FILE.h5 with dataset b; hypre's IJ\n"
+               "         files FILE.ij.00000 and FILE_b.ij.00000, ij -fromfile FILE.ij\n"
+               "         -rhsfromfile FILE_b.ij); gsolve reads each back as problem.matrix/rhs\n"
                "       gsolve BATCH.cfg [--case N] [--list] [--force] [--set key=value ...]\n"
                "       gsolve report RESULTS_DIR [--no-plots]\n"
                "       gsolve CONFIG [--case N] [--set key=value ...] --print-config\n"
@@ -77,7 +82,77 @@ static int fail(gs_status st, int verbosity)
     return gs_status_exit_code(st);
 }
 
-/* --inspect: describe a matrix file. */
+#define SYM_TOL 1e-12 /* --inspect: |a_ij - a_ji| <= SYM_TOL * max(|a_ij|, |a_ji|) is symmetric */
+
+/* How far A (square) is from symmetric: *rel = max over (i, j) of |a_ij - a_ji| / max(|a_ij|,
+ * |a_ji|) (an entry missing counts as 0), at (*wi, *wj); *pattern = 1 when the stored patterns
+ * of A and A^T are the same. */
+static gs_status symmetry_detail(const gs_csr *A, double *rel, int32_t *wi, int32_t *wj,
+                                 int *pattern)
+{
+    gs_status st = GS_OK;
+    gs_csr *T = NULL;
+    *rel = 0.0, *wi = *wj = -1, *pattern = 1;
+    GS_CHECK(gs_csr_transpose(A, &T));
+    for (int32_t i = 0; i < A->rows; i++) { /* merge row i of A and of A^T */
+        int32_t p = A->rowptr[i], q = T->rowptr[i], pe = A->rowptr[i + 1], qe = T->rowptr[i + 1];
+        while (p < pe || q < qe) {
+            int32_t ja = p < pe ? A->colind[p] : INT32_MAX, jt = q < qe ? T->colind[q] : INT32_MAX;
+            int32_t j = ja < jt ? ja : jt;
+            double x = ja == j ? A->val[p++] : 0.0, y = jt == j ? T->val[q++] : 0.0;
+            if (ja != jt) *pattern = 0;
+            double m = fmax(fabs(x), fabs(y)), d = m > 0 ? fabs(x - y) / m : 0.0;
+            if (d > *rel || isnan(x - y)) *rel = d, *wi = i, *wj = j;
+        }
+    }
+done:
+    gs_csr_destroy(&T);
+    return st;
+}
+
+/* --inspect of a square matrix: its symmetry, judged entry by entry relative to the entries. */
+static gs_status print_symmetry(const gs_csr *A)
+{
+    gs_status st = GS_OK;
+    double rel = 0.0;
+    int32_t i = -1, j = -1;
+    int pattern = 0;
+    if (A->rows != A->cols) {
+        printf("numerically symmetric: no (not square)\n");
+        return GS_OK;
+    }
+    GS_CHECK(symmetry_detail(A, &rel, &i, &j, &pattern));
+    if (rel == 0.0)
+        printf("numerically symmetric: yes (exactly%s)\n",
+               pattern ? "" : "; explicit zeros make the stored pattern differ");
+    else if (rel <= SYM_TOL)
+        printf("numerically symmetric: yes (to %.2g relative: |a_ij - a_ji| <= %.0e * "
+               "max(|a_ij|, |a_ji|))\n",
+               rel, SYM_TOL);
+    else
+        printf("numerically symmetric: %s (a_ij and a_ji differ by %.2g relative at row %d, "
+               "column %d, counted from 1; tolerance %.0e)\n",
+               pattern ? "pattern only" : "no", rel, i + 1, j + 1, SYM_TOL);
+done:
+    return st;
+}
+
+/* --inspect of a vector (a dense array of one column or one row): its length and values. */
+static void print_vector(const char *path, const char *layout, const gs_csr *A)
+{
+    int64_t len = (int64_t)A->rows * A->cols;
+    double sum2 = 0.0, lo = A->nnz < len ? 0.0 : INFINITY, hi = -lo;
+    for (int32_t k = 0; k < A->nnz; k++) {
+        sum2 += A->val[k] * A->val[k];
+        lo = fmin(lo, A->val[k]);
+        hi = fmax(hi, A->val[k]);
+    }
+    printf("file: %s\nformat: %s\nobject: vector (%d x %d)\nlength: %lld\nnonzeros: %d\n", path,
+           layout, A->rows, A->cols, (long long)len, A->nnz);
+    if (len > 0) printf("norm2: %.6g\nmin: %.6g\nmax: %.6g\n", sqrt(sum2), lo, hi);
+}
+
+/* --inspect: describe a matrix or vector file. */
 static int inspect(const char *path, const gs_config *c)
 {
     gs_csr *A = NULL;
@@ -87,19 +162,22 @@ static int inspect(const char *path, const gs_config *c)
         return 0;
     gs_status st = gs_matrix_read(path, c->problem.group, &A, field, sym, layout);
     if (st != GS_OK) return fail(st, (int)c->output.verbosity);
+    int dense = strcmp(layout, "npy") == 0 || strcmp(layout, "hdf5 dataset") == 0 ||
+                strcmp(layout, "matrix market array") == 0;
+    if (dense && (A->cols == 1 || A->rows == 1)) {
+        print_vector(path, layout, A);
+        gs_csr_destroy(&A);
+        return 0;
+    }
     gs_row_stats rs;
     gs_csr_row_stats(A, &rs);
-    int numsym = 0;
-    st = gs_csr_symmetry(A, 0.0, &numsym);
+    printf("file: %s\nformat: %s\nrows: %d\ncols: %d\nnnz: %d\nfield: %s\nsymmetry: %s\n", path,
+           layout, A->rows, A->cols, A->nnz, field, sym);
+    st = print_symmetry(A);
     if (st != GS_OK) {
         gs_csr_destroy(&A);
         return fail(st, (int)c->output.verbosity);
     }
-    printf("file: %s\nformat: %s\nrows: %d\ncols: %d\nnnz: %d\nfield: %s\nsymmetry: %s\n", path,
-           layout, A->rows, A->cols, A->nnz, field, sym);
-    printf("numerically symmetric: %s\n", numsym == 2   ? "yes"
-                                          : numsym == 1 ? "pattern only"
-                                                        : "no");
     printf("nnz per row: mean %.4g std %.4g min %d max %d\n", rs.mean, rs.std, rs.min, rs.max);
     printf("empty rows: %lld\nrows without diagonal: %lld\n", (long long)rs.empty_rows,
            (long long)rs.rows_without_diag);
@@ -107,31 +185,48 @@ static int inspect(const char *path, const gs_config *c)
     return 0;
 }
 
-/* --export FILE: write the configured problem's matrix (and b) for other tools. HDF5 (.h5)
- * holds b as a dataset; Matrix Market gets b in FILE's name with "_b" before ".mtx"; FILE.ij
- * gets A alone in hypre's IJ format, as FILE.ij.00000 (hypre's ij driver: -fromfile FILE.ij). */
+/* --export FILE: write the configured problem's matrix and b for other tools, and say each file
+ * written. FILE.h5 holds b as a dataset; Matrix Market gets b in FILE's name with "_b" before
+ * ".mtx"; FILE.ij is hypre's IJ format, A as FILE.ij.00000 and b as FILE_b.ij.00000 (hypre's ij
+ * driver: -fromfile FILE.ij -rhsfromfile FILE_b.ij). Any other name is refused. */
 static int export_problem(const gs_config *c, const char *path)
 {
     gs_problem *p = NULL;
-    gs_status st = gs_config_check(c);
-    if (st == GS_OK) st = gs_problem_load(c, &p);
+    char a[2048], b[2048] = "";
     size_t n = strlen(path);
-    char ij[2048];
-    snprintf(ij, sizeof ij, "%s.00000", path);
-    if (st == GS_OK && n > 3 && strcmp(path + n - 3, ".ij") == 0) {
-        st = gs_ij_write(ij, p->A);
-        path = ij;
-    } else if (st == GS_OK && n > 3 && strcmp(path + n - 3, ".h5") == 0) {
+    int ij = n > 3 && strcmp(path + n - 3, ".ij") == 0,
+        h5 = n > 3 && strcmp(path + n - 3, ".h5") == 0;
+    size_t stem = n > 7 && strcmp(path + n - 7, ".mtx.gz") == 0 ? n - 7
+                  : n > 4 && strcmp(path + n - 4, ".mtx") == 0  ? n - 4
+                  : ij                                          ? n - 3
+                                                                : 0;
+    gs_status st = gs_config_check(c);
+    if (st == GS_OK && !stem && !h5)
+        st = GS_ERROR(GS_ERR_CONFIG,
+                      "--export %s: expected FILE.mtx, FILE.mtx.gz (Matrix Market), FILE.h5 "
+                      "(HDF5) or FILE.ij (hypre's IJ format)",
+                      path);
+    if (st == GS_OK) st = gs_problem_load(c, &p);
+    snprintf(a, sizeof a, ij ? "%s.00000" : "%s", path);
+    if (!h5) snprintf(b, sizeof b, ij ? "%.*s_b.ij.00000" : "%.*s_b.mtx", (int)stem, path);
+    if (st == GS_OK && ij) {
+        st = gs_ij_write(a, p->A);
+        if (st == GS_OK) st = gs_ij_write_vector(b, p->b, p->A->rows);
+    } else if (st == GS_OK && h5) {
         st = gs_h5_write_problem(path, "/", p->A, p->b);
     } else if (st == GS_OK) {
-        char bpath[2048];
-        size_t stem = n > 4 && strcmp(path + n - 4, ".mtx") == 0 ? n - 4 : n;
-        snprintf(bpath, sizeof bpath, "%.*s_b.mtx", (int)stem, path);
         st = gs_mm_write(path, p->A);
-        if (st == GS_OK) st = gs_mm_write_vector(bpath, p->b, p->A->rows);
+        if (st == GS_OK) st = gs_mm_write_vector(b, p->b, p->A->rows);
     }
-    if (st == GS_OK)
-        printf("wrote %s: %d x %d, %d nonzeros\n", path, p->A->rows, p->A->cols, p->A->nnz);
+    if (st == GS_OK) {
+        printf("wrote %s: %d x %d, %d nonzeros%s\n", a, p->A->rows, p->A->cols, p->A->nnz,
+               h5 ? ", and its right-hand side as dataset b" : "");
+        if (b[0]) printf("wrote %s: the right-hand side b, %d entries\n", b, p->A->rows);
+        if (ij)
+            printf("hypre: ij -fromfile %s -rhsfromfile %.*s_b.ij; gsolve: problem.matrix = "
+                   "\"%s\", problem.rhs = \"%.*s_b.ij\"\n",
+                   path, (int)stem, path, path, (int)stem, path);
+    }
     gs_problem_destroy(&p);
     return st == GS_OK ? 0 : fail(st, (int)c->output.verbosity);
 }

@@ -16,7 +16,7 @@ h5_inputs_regenerated runs this script again where h5py is found and checks its 
                h5py/NumPy order: a 36 x 3 dataset) at /sys/B
   b.npy        b as a 1-D float64 array;  b_col.npy the same as 36 x 1
   B_c.npy      B as 36 x 3, C order;  B_f.npy the same in Fortran order;  B_t.npy as 3 x 36
-  f32.npy      b as float32 (refused: float64 only);  i64.npy b as int64 (refused)
+  f32.npy      b as float32;  i64.npy b as int64 (both read as doubles)
 
 A is the 2-D 5-point Laplacian of a 6 x 6 grid; b[i] = i + 1; x0[i] = 0.5; B[i, j] = 100 j + i.
 """
