@@ -627,10 +627,13 @@ static gs_status write_manifest(batch *b)
 {
     gs_status st = GS_OK;
     gs_config *cc = NULL;
-    char path[PATH_LEN], tmp[PATH_LEN + 40], fmt[64], hash[17], *text = NULL;
+    char path[PATH_LEN], tmp[PATH_LEN + 120], host[64] = "", fmt[64], hash[17], *text = NULL;
     FILE *f = NULL;
     snprintf(path, sizeof path, "%s/expected.csv", b->base.batch.results);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    for (char *q = host; *q; q++) /* a name of its own per task, on any node */
+        if (*q == '/') *q = '_';
+    snprintf(tmp, sizeof tmp, "%s.tmp.%s.%ld", path, host, (long)getpid());
     GS_CHECK(gs_alloc_array(1, sizeof *cc, "configuration", (void **)&cc));
     f = fopen(tmp, "w");
     if (!f) GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", tmp, strerror(errno));
