@@ -99,6 +99,9 @@ typedef struct gs_amg_params {
     double prolongator_omega;  /* P = (I - prolongator_omega / rho D^-1 A) P_tent */
     const double *nullspace;   /* host, rows x nullspace_k, column-major; NULL: constants */
     int nullspace_k;
+    int nullspace_constant;    /* A 1 = 0 (rows summing to zero): the coarsest level's solve is
+                                * the pseudo-inverse that projects out the constant's coarse
+                                * form (B_c c, c the coefficients of the constant in B) */
     /* how every level's A, P and R get their SpMV format (borrowed, read during gs_amg_setup
      * only; parsed once by the caller); NULL: gsolve's CSR kernel everywhere */
     const gs_select_request *select;
@@ -124,7 +127,8 @@ typedef struct gs_amg_level_report {
     int64_t nnz;
     double mean, std; /* nonzeros per row of A */
     int32_t max;
-    double rho;       /* estimated spectral radius of D^-1 A (0 on the coarsest level) */
+    double rho;       /* the largest eigenvalue of D^-1 A by Lanczos (the smoothers' scale) */
+    int rho_known;    /* rho was estimated (not on a coarsest level the dense solve takes) */
     char format[16], format_p[16], format_r[16];
     char reason[160];
     int fell_back; /* A's chosen format refused it, so csr runs (reason says why) */

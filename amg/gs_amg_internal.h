@@ -18,6 +18,7 @@ typedef struct gs_amg_level {
     gs_spmat *MA, *MP, *MR;
     double *dinv;    /* 1 / a_ii, at loc */
     gs_smoother_level sl; /* the level as its smoother sees it */
+    int rho_known;   /* rho was estimated (level_diag ran) */
     void *smooth;    /* the smoother's state (NULL: the level is not smoothed) */
     gs_vec *x, *b;   /* levels >= 1 (level 0 uses the caller's vectors) */
     gs_vec *r, *y, *d;
@@ -69,8 +70,9 @@ gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
 gs_status gs_amg_coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, int *k,
                          gs_csr **T, int32_t *nagg, int *one_per_row, double *ph);
 
-/* The coarsest level's solve (coarse/gs_amg_coarse.c): its dense inverse when small enough,
- * else smoothing sweeps; fills the report's coarse_desc. */
-gs_status gs_amg_coarse_setup(gs_amg *amg, double *ph);
+/* The coarsest level's solve (coarse/gs_amg_coarse.c): its dense inverse when small enough
+ * (the pseudo-inverse projecting out z when z, host, is given), else smoothing sweeps; fills
+ * the report's coarse_desc. */
+gs_status gs_amg_coarse_setup(gs_amg *amg, const double *z, double *ph);
 
 #endif

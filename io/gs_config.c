@@ -51,11 +51,14 @@ static const key_def ROWS[] = {
     {"problem.x0", K_STR, F(problem.x0), "auto", NOLIM, NULL,
      "initial guess: auto (the file's x0, else zero) | zero | random | a file: Matrix Market, "
      "\"F.h5:/NAME\" (HDF5 dataset, MATLAB variable) or .npy"},
-    {"problem.nullspace", K_STR, F(problem.nullspace), "", NOLIM, NULL,
-     "AMG near-nullspace, n x k, vectors as columns: a Matrix Market array file, \"F.h5:/NAME\" "
-     "or .npy (rigid-body modes for "
-     "elasticity ...); empty: the generator's own (elasticity: its rigid-body modes), else one "
-     "constant vector per unknown of a grid point (amg.block_size)"},
+    {"problem.nullspace", K_STR, F(problem.nullspace), "none", NOLIM, NULL,
+     "none: A is taken as nonsingular; constant: A annihilates the constant vector (rows sum to "
+     "zero, e.g. a pure Neumann Laplacian): b is projected orthogonal to it and so are the "
+     "iterates, the AMG's coarsest solve is a pseudo-inverse; a file (a Matrix Market array, "
+     "\"F.h5:/NAME\" or .npy, n x k, vectors as columns): the AMG's near-nullspace (rigid-body "
+     "modes for elasticity ...). With none or constant the AMG interpolates the generator's own "
+     "(elasticity: its rigid-body modes), else one constant vector per unknown of a grid point "
+     "(amg.block_size)"},
     {"problem.generate.type", K_STR, F(problem.generate.type), "", NOLIM, GENERATORS,
      "generated problem instead of a matrix file (io/gs_gen.h gives every formula): jumps: 3D "
      "diffusion with coefficients jumping between cubes; rotated: 2D Q1 rotated anisotropy; "
@@ -102,10 +105,13 @@ static const key_def ROWS[] = {
     {"problem.generate.exponent", K_FLOAT, F(problem.generate.exponent), "2.5", 2.000001, 100, NULL,
      "powerlaw: degree distribution exponent (> 2)"},
     {"solver.type", K_STR, F(solver.type), "cg", NOLIM, KRYLOV,
-     "Krylov method"},
+     "Krylov method: cg (symmetric positive definite A), minres (symmetric A, indefinite "
+     "allowed, symmetric positive definite preconditioner), bicgstab, gmres, fgmres (any A)"},
     {"solver.rtol", K_FLOAT, F(solver.rtol), "1e-8", 0, 1e300, NULL,
      "stop when ||b - A x|| <= rtol ||b||"},
     {"solver.atol", K_FLOAT, F(solver.atol), "0", 0, 1e300, NULL, "or when ||b - A x|| <= atol"},
+    {"solver.dtol", K_FLOAT, F(solver.dtol), "1e5", 0, 1e300, NULL,
+     "stop as diverged when a residual norm exceeds dtol ||b - A x0|| (0: never)"},
     {"solver.max_iters", K_INT, F(solver.max_iters), "1000", 0, IMAX, NULL,
      "iteration limit (GMRES: inner steps)"},
     {"solver.restart", K_INT, F(solver.restart), "30", 1, 100000, NULL,
@@ -816,6 +822,17 @@ gs_status gs_config_check(const gs_config *c)
                         "%s: no problem: set problem.matrix (a file) or problem.generate.type",
                         where);
     return has_gen ? check_generate(c, where) : GS_OK;
+}
+
+int gs_config_nullspace_constant(const gs_config *c)
+{
+    return strcmp(c->problem.nullspace, "constant") == 0;
+}
+
+const char *gs_config_nullspace_file(const gs_config *c)
+{
+    const char *v = c->problem.nullspace;
+    return v[0] && strcmp(v, "none") != 0 && strcmp(v, "constant") != 0 ? v : NULL;
 }
 
 void gs_config_input_path(const gs_config *c, const char *path, char *out, size_t len)

@@ -39,7 +39,7 @@ typedef struct gs_config {
     } problem;
     struct {
         gs_cfg_str type, preconditioner;
-        double rtol, atol;
+        double rtol, atol, dtol;
         int64_t max_iters, restart, stagnation_window;
     } solver;
     struct {
@@ -93,6 +93,11 @@ int gs_config_list_item(const char *list, int i, char *out, size_t len);
 
 /* Resolve an input path given in the config: absolute or relative to base_dir. */
 void gs_config_input_path(const gs_config *c, const char *path, char *out, size_t len);
+
+/* problem.nullspace: 1 when it is "constant" (A annihilates the constant vector); the
+ * near-nullspace file it names, NULL for "none", "" and "constant". */
+int gs_config_nullspace_constant(const gs_config *c);
+const char *gs_config_nullspace_file(const gs_config *c);
 
 /* The table for --help-config; the entry of one key, or of every key of a group ("amg",
  * "problem.generate"), a key whose choices come from a registry (formats, Krylov methods,

@@ -97,7 +97,7 @@ static const path_key PATH_KEYS[] = {
     {"problem.matrix", 1, ""},
     {"problem.rhs", 1, "|auto|ones|random|Ax|"},
     {"problem.x0", 1, "|auto|zero|random|"},
-    {"problem.nullspace", 1, ""},
+    {"problem.nullspace", 1, "|none|constant|"},
     {"output.csv", 0, ""},
     {"output.hdf5", 0, ""},
     {"output.history", 0, ""},

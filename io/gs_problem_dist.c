@@ -415,7 +415,7 @@ static gs_status load_rows(const gs_config *c, const rows_src *rs, gs_gen_rows *
         for (int64_t i = 0; st == GS_OK && i < nl; i++) d->x_exact[i] = 1.0;
         GS_CHECK(gs_comm_agree(st));
     }
-    if (c->problem.nullspace[0]) { /* the file's vectors replace the generator's */
+    if (gs_config_nullspace_file(c)) { /* the file's vectors replace the generator's */
         GS_CHECK(file_vectors(c, d->part, c->problem.nullspace, "problem.nullspace", 64,
                               &d->nullspace, &k, NULL, 0));
         d->nullspace_k = k;

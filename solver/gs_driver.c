@@ -237,6 +237,7 @@ gs_status gs_driver_amg_params(const gs_config *c, const gs_problem *p, gs_amg_p
     if (ap->block_size == 0) ap->block_size = p->block_size > 0 ? p->block_size : 1;
     ap->smooth_prolongator = (int)c->amg.smooth_prolongator;
     ap->prolongator_omega = c->amg.prolongator_omega;
+    ap->nullspace_constant = gs_config_nullspace_constant(c);
     ap->trace = c->output.verbosity >= 3;
 done:
     return st;
@@ -361,16 +362,40 @@ static void add_hint(gs_run *run, const char *line)
     snprintf(run->hint + len, sizeof run->hint - len, "%s%s", len ? "\n" : "", line);
 }
 
-/* After a failed solve, what to try: GMRES or BiCGStab when CG met a matrix that is not
- * symmetric (checked now, on the host copy: pattern and values); -A x = -b when Jacobi or AMG
- * met negative diagonal entries; and a word when AMG made no progress. */
+/* 1 when A annihilates the constant vector: ||A 1||_inf <= 1e-10 ||A||_inf (one pass over
+ * the host copy, the SpMV with ones); a row that keeps a Dirichlet condition sums to a
+ * fraction of its diagonal, far above that */
+static int rows_sum_to_zero(const gs_csr *A)
+{
+    double worst = 0.0, norm = 0.0;
+    for (int32_t i = 0; i < A->rows; i++) {
+        double s = 0.0, a = 0.0;
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            s += A->val[q];
+            a += fabs(A->val[q]);
+        }
+        worst = fmax(worst, fabs(s));
+        norm = fmax(norm, a);
+    }
+    return A->rows > 0 && norm > 0.0 && worst <= 1e-10 * norm;
+}
+
+/* After a failed solve, what to try: problem.nullspace = "constant" when A's rows sum to zero
+ * (a singular system); GMRES or BiCGStab when CG or MINRES met a matrix that is not symmetric
+ * (checked now, on the host copy: pattern and values), MINRES when CG met a symmetric one that
+ * is not positive definite; -A x = -b when Jacobi or AMG met negative diagonal entries; and a
+ * word when AMG made no progress. */
 void gs_driver_hints(const gs_config *c, const gs_problem *p, const gs_krylov_result *kr, gs_run *run)
 {
     char line[256];
     const char *pc = c->solver.preconditioner;
     int amg = strcmp(pc, "amg") == 0;
+    int cg = strcmp(c->solver.type, "cg") == 0, minres = strcmp(c->solver.type, "minres") == 0;
     if (kr->reason > 0 || kr->reason == GS_STOPPED_INTERRUPTED || !p->A) return;
-    if (strcmp(c->solver.type, "cg") == 0) {
+    if (!gs_config_nullspace_constant(c) && rows_sum_to_zero(p->A))
+        add_hint(run, "A annihilates the constant vector (rows sum to zero): the system is "
+                      "singular; set problem.nullspace = \"constant\"");
+    if (cg || minres) {
         int sym = 2;
         if (gs_csr_symmetry(p->A, 1e-12, &sym) != GS_OK) {
             gs_error_clear(); /* only a hint: no memory for the transpose, no hint */
@@ -378,10 +403,15 @@ void gs_driver_hints(const gs_config *c, const gs_problem *p, const gs_krylov_re
         }
         if (sym < 2) {
             snprintf(line, sizeof line,
-                     "the matrix is not symmetric (%s): CG needs a symmetric positive definite "
-                     "matrix; solver.type = \"gmres\" or \"bicgstab\" solve nonsymmetric ones",
-                     sym == 1 ? "its values differ from their transposes" : "nor is its pattern");
+                     "the matrix is not symmetric (%s): %s needs a symmetric %smatrix; "
+                     "solver.type = \"gmres\" or \"bicgstab\" solve nonsymmetric ones",
+                     sym == 1 ? "its values differ from their transposes" : "nor is its pattern",
+                     cg ? "CG" : "MINRES", cg ? "positive definite " : "");
             add_hint(run, line);
+        } else if (cg && kr->reason == GS_DIVERGED_INDEFINITE_MATRIX) {
+            add_hint(run, "the matrix is symmetric but not positive definite: solver.type = "
+                          "\"minres\" solves symmetric indefinite systems (with a symmetric "
+                          "positive definite preconditioner)");
         }
     }
     int64_t neg = strcmp(pc, "jacobi") == 0 || amg ? negative_diagonal(p->A) : 0;
@@ -405,12 +435,14 @@ gs_krylov_params gs_driver_krylov_params(const gs_config *c, gs_run *run,
         .type = (gs_krylov_type)gs_krylov_index(gs_krylov_find(c->solver.type)),
         .rtol = c->solver.rtol,
         .atol = c->solver.atol,
+        .dtol = c->solver.dtol,
         .max_iters = (int)c->solver.max_iters,
         .restart = (int)c->solver.restart,
         .stag_window = (int)c->solver.stagnation_window,
         .monitor = gs_driver_monitor,
         .monitor_ctx = run,
         .interrupt = interrupt,
+        .nullspace_constant = gs_config_nullspace_constant(c),
     };
     return kp;
 }
@@ -438,6 +470,27 @@ gs_status gs_driver_true_residual(const gs_linop *A, const gs_vec *b, const gs_v
     GS_CHECK(gs_vec_nrm2(w, &rn));
     *out = bnorm > 0 ? rn / bnorm : rn;
 done:
+    return st;
+}
+
+/* problem.nullspace = "constant": b -= (b.1 / 1.1) 1, the consistent part of b (A's range is
+ * orthogonal to the constant for a symmetric A with A 1 = 0); run->nullspace_shift = ||b_proj -
+ * b|| / ||b||. Written over vector operations: under MPI the sums are global. */
+gs_status gs_driver_project_rhs(const gs_config *c, gs_vec *b, gs_run *run)
+{
+    gs_status st = GS_OK;
+    gs_vec *ones = NULL;
+    double d[3] = {0.0, 0.0, 0.0};
+    run->nullspace_shift = -1.0;
+    if (!gs_config_nullspace_constant(c)) return GS_OK;
+    GS_CHECK(gs_vec_create(b->n, b->loc, &ones));
+    GS_CHECK(gs_vec_fill(1.0, ones));
+    const gs_vec *x[3] = {ones, ones, b}, *y[3] = {b, ones, b};
+    GS_CHECK(gs_vec_dots(3, x, y, d)); /* b.1, 1.1, b.b */
+    if (d[1] > 0.0 && d[0] != 0.0) GS_CHECK(gs_vec_axpy(-d[0] / d[1], ones, b));
+    run->nullspace_shift = d[2] > 0.0 ? fabs(d[0]) / sqrt(d[1] * d[2]) : 0.0;
+done:
+    gs_vec_destroy(&ones);
     return st;
 }
 
@@ -519,6 +572,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     GS_CHECK(gs_vec_create(A->rows, loc, &w));
     GS_CHECK(gs_vec_set_host(b, p->b));
     GS_CHECK(gs_vec_set_host(x, p->x0));
+    GS_CHECK(gs_driver_project_rhs(c, b, run));
     if (strcmp(c->solver.preconditioner, "jacobi") == 0) {
         GS_CHECK(gs_jacobi_create(A, loc, where, &J));
         M = gs_jacobi_linop(J);
@@ -599,7 +653,12 @@ void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_ru
     fprintf(out, "          rtol %g  atol %g  max_iters %lld", c->solver.rtol, c->solver.atol,
             (long long)c->solver.max_iters);
     if (strstr(r->solver, "gmres")) fprintf(out, "  restart %lld", (long long)c->solver.restart);
+    if (c->solver.dtol > 0) fprintf(out, "  dtol %g", c->solver.dtol);
     fputc('\n', out);
+    if (gs_config_nullspace_constant(c) && run->nullspace_shift >= 0)
+        fprintf(out, "nullspace constant: b made consistent (projected orthogonal to the constant "
+                "vector, ||b_proj - b||/||b|| = %.3e); residuals relative to b_proj\n",
+                run->nullspace_shift);
 }
 
 /* Each line of the run's hints as "hint      ..." */
@@ -674,7 +733,7 @@ static int pool_modes(const gs_config *c)
     const int b = c->amg.block_size;
     if (strcmp(c->problem.generate.type, "elasticity") == 0 && !c->problem.matrix[0])
         return c->problem.generate.stencil <= 9 ? 3 : 6;
-    if (c->problem.nullspace[0] && (b == 2 || b == 3)) return b == 2 ? 3 : 6;
+    if (gs_config_nullspace_file(c) && (b == 2 || b == 3)) return b == 2 ? 3 : 6;
     return b > 1 ? b : 1;
 }
 

@@ -36,7 +36,9 @@ typedef struct gs_run {
     int monitor_every;       /* output.monitor: an iteration line every this many (0: off) */
     int threads;             /* host threads the run used */
     char threads_why[96];    /* where that count came from */
-    char hint[512];          /* what to try after a failed solve, one line each ("": none) */
+    char hint[768];          /* what to try after a failed solve, one line each ("": none) */
+    double nullspace_shift;  /* problem.nullspace = "constant": ||b_proj - b|| / ||b|| (the
+                              * projection of b orthogonal to the constant); -1: none */
     /* output.profile: the Krylov method's A SpMV and preconditioner applications (calls,
      * seconds, synchronized), the AMG cycle's split by level (NULL: no AMG), the compact form
      * the CSV and the record hold ("" when not profiled) */

@@ -181,6 +181,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     GS_CHECK(gs_vec_create(d->A->rows, loc, &w));
     GS_CHECK(gs_vec_set_host(b, d->b));
     GS_CHECK(gs_vec_set_host(x, d->x0));
+    GS_CHECK(gs_driver_project_rhs(c, b, run)); /* global sums: the same on every rank */
     GS_CHECK(gs_backend_get(loc)->sync());
     GS_CHECK(gs_comm_barrier());
     run->res.setup_s = gs_time_now() - t0;

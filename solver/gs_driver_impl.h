@@ -33,6 +33,9 @@ gs_status gs_driver_attach_record(const gs_config *c, gs_run *run);
 /* ||b - A x|| / ||b|| from scratch (w: work vector) */
 gs_status gs_driver_true_residual(const gs_linop *A, const gs_vec *b, const gs_vec *x, gs_vec *w,
                                   double bnorm, double *out);
+/* problem.nullspace = "constant": b projected orthogonal to the constant vector, the shift
+ * into run->nullspace_shift (-1 otherwise) */
+gs_status gs_driver_project_rhs(const gs_config *c, gs_vec *b, gs_run *run);
 /* ||x - x_exact|| / ||x_exact|| on the host */
 double gs_driver_solution_error(const double *x, const double *xe, int64_t n);
 

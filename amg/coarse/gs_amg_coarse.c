@@ -1,12 +1,14 @@
 /* gs_amg_coarse.c: the coarsest level's solve: the inverse of its matrix by dense LU (applied
- * as a dense CSR SpMV in the cycle), or smoothing sweeps when it has too many rows. */
+ * as a dense CSR SpMV in the cycle), its pseudo-inverse when A's null space is known (the
+ * coarse form of the constant vector, problem.nullspace = "constant"), or smoothing sweeps
+ * when it has too many rows. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gs_amg_internal.h"
 
-gs_status gs_amg_coarse_setup(gs_amg *amg, double *ph)
+gs_status gs_amg_coarse_setup(gs_amg *amg, const double *z, double *ph)
 {
     gs_status st = GS_OK;
     gs_amg_level *L = &amg->lev[amg->nlev - 1];
@@ -22,7 +24,10 @@ gs_status gs_amg_coarse_setup(gs_amg *amg, double *ph)
     }
     GS_CHECK(gs_csr_download(L->A, &hA));
     GS_CHECK(gs_csr_create(n, n, (int64_t)n * n, &D));
-    GS_CHECK(gs_amg_dense_inverse(hA, D->val, &rank));
+    if (z)
+        GS_CHECK(gs_amg_dense_pinv(hA, z, D->val, &rank));
+    else
+        GS_CHECK(gs_amg_dense_inverse(hA, D->val, &rank));
     for (int32_t i = 0; i <= n; i++) D->rowptr[i] = i * n;
     for (int64_t q = 0; q < (int64_t)n * n; q++) D->colind[q] = (int32_t)(q % (n ? n : 1));
     if (amg->loc != GS_LOC_HOST) {
@@ -32,7 +37,11 @@ gs_status gs_amg_coarse_setup(gs_amg *amg, double *ph)
         D = NULL;
     }
     GS_CHECK(gs_spmat_create(amg->cinv, GS_FORMAT_CSR, NULL, &amg->Mc));
-    if (rank < n)
+    if (z)
+        snprintf(amg->rep.coarse_desc, sizeof amg->rep.coarse_desc,
+                 "dense pseudo-inverse, %d x %d (its null space, the constant, projected out)",
+                 n, n);
+    else if (rank < n)
         snprintf(amg->rep.coarse_desc, sizeof amg->rep.coarse_desc,
                  "dense LU inverse, %d x %d, rank %d (singular: its null space left out)", n, n,
                  rank);
@@ -47,21 +56,39 @@ done:
     return st;
 }
 
-gs_status gs_amg_dense_inverse(const gs_csr *A, double *inv, int *rank)
+/* A as a dense row-major n x n matrix into M, plus s u u^T (u = z / ||z||) when z is given;
+ * *amax: A's largest entry, *s and u (n entries) the update's (u: NULL without z) */
+static void dense_fill(const gs_csr *A, const double *z, double *M, double *u, double *amax,
+                       double *s)
 {
-    gs_status st = GS_OK;
-    int32_t n = A->rows;
-    double *M = NULL;
-    int32_t *piv = NULL;
-    GS_CHECK(gs_alloc_array((size_t)n * n + 1, sizeof *M, "coarse matrix", (void **)&M));
-    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *piv, "coarse pivots", (void **)&piv));
+    const int32_t n = A->rows;
+    double zz = 0.0;
     memset(M, 0, (size_t)n * n * sizeof *M);
-    double amax = 0.0;
+    *amax = 0.0;
     for (int32_t i = 0; i < n; i++)
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
             M[(size_t)i * n + A->colind[q]] += A->val[q];
-            if (fabs(A->val[q]) > amax) amax = fabs(A->val[q]);
+            if (fabs(A->val[q]) > *amax) *amax = fabs(A->val[q]);
         }
+    *s = *amax > 0.0 ? *amax : 1.0;
+    if (!z) return;
+    for (int32_t i = 0; i < n; i++) zz += z[i] * z[i];
+    for (int32_t i = 0; i < n; i++) u[i] = zz > 0.0 ? z[i] / sqrt(zz) : 0.0;
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < n; j++) M[(size_t)i * n + j] += *s * u[i] * u[j];
+}
+
+/* the inverse of A (+ s u u^T when z is given, then less u u^T / s) by LU */
+static gs_status dense_inverse(const gs_csr *A, const double *z, double *inv, int *rank)
+{
+    gs_status st = GS_OK;
+    int32_t n = A->rows;
+    double *M = NULL, *un = NULL, amax = 0.0, sh = 1.0;
+    int32_t *piv = NULL;
+    GS_CHECK(gs_alloc_array((size_t)n * n + 1, sizeof *M, "coarse matrix", (void **)&M));
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *piv, "coarse pivots", (void **)&piv));
+    if (z) GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *un, "coarse null space", (void **)&un));
+    dense_fill(A, z, M, un, &amax, &sh);
     int rk = 0;
     double tiny = 1e-13 * amax;
     for (int32_t c = 0; c < n; c++) { /* LU with partial pivoting, in place */
@@ -125,9 +152,22 @@ gs_status gs_amg_dense_inverse(const gs_csr *A, double *inv, int *rank)
         }
         for (int32_t j = 0; j < n; j++) xi[j] /= u;
     }
+    for (int32_t i = 0; z && i < n; i++) /* less u u^T / s: the update's own inverse part */
+        for (int32_t j = 0; j < n; j++) inv[(size_t)i * n + j] -= un[i] * un[j] / sh;
     *rank = rk;
 done:
     gs_free(M);
+    gs_free(un);
     gs_free(piv);
     return st;
+}
+
+gs_status gs_amg_dense_inverse(const gs_csr *A, double *inv, int *rank)
+{
+    return dense_inverse(A, NULL, inv, rank);
+}
+
+gs_status gs_amg_dense_pinv(const gs_csr *A, const double *z, double *inv, int *rank)
+{
+    return dense_inverse(A, z, inv, rank);
 }

@@ -565,6 +565,7 @@ static gs_status report_level(gs_amg_dist *amg, int l, const gs_dist_op *D)
     double var = tot_rows > 0 ? s2[0] / (double)tot_rows - R->mean * R->mean : 0.0;
     R->std = var > 0 ? sqrt(var) : 0.0;
     R->rho = amg->lev[l].rho;
+    R->rho_known = 1;
     /* the diagonal block's format: the same on every rank, or the range of the choices */
     int64_t f[2] = {D->sel.format, -(int64_t)D->sel.format};
     GS_CHECK(gs_comm_max_i64(f, 2));

@@ -136,6 +136,11 @@ gs_status gs_amg_tentative_qr(int32_t nodes, int b, const int32_t *agg, int32_t 
  * pivoting; a pivot below 1e-13 of the largest entry counts as a zero direction (its part of
  * the inverse is 0) and *rank says how many pivots were kept */
 gs_status gs_amg_dense_inverse(const gs_csr *A, double *inv, int *rank);
+/* the pseudo-inverse of the dense n x n symmetric matrix A (host CSR) whose null space is
+ * spanned by z (host, n entries): X = (A + s u u^T)^-1 - u u^T / s, u = z / ||z||, s = A's
+ * largest entry, row-major into inv; then X u = 0 and A X b = b for every b orthogonal to u,
+ * with no tiny pivot to detect (the update makes the matrix regular) */
+gs_status gs_amg_dense_pinv(const gs_csr *A, const double *z, double *inv, int *rank);
 
 #ifdef __cplusplus
 }

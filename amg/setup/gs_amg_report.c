@@ -20,9 +20,20 @@ void gs_amg_report_print(const gs_amg_report *r, FILE *out)
             snprintf(f, sizeof f, "%s / %s / %s", L->format, L->format_p, L->format_r);
         else
             snprintf(f, sizeof f, "%s", L->format);
-        fprintf(out, "          %5d %10d %10lld %15.2f %6.2f %5d  %10.4f  %-21s %s\n", l, L->rows,
-                (long long)L->nnz, L->mean, L->std, L->max, L->rho, f, L->reason);
+        char rho[16] = "-"; /* not estimated, or no positive eigenvalue to estimate */
+        if (L->rho_known && L->rho > 0) snprintf(rho, sizeof rho, "%.4f", L->rho);
+        fprintf(out, "          %5d %10d %10lld %15.2f %6.2f %5d  %10s  %-21s %s\n", l, L->rows,
+                (long long)L->nnz, L->mean, L->std, L->max, rho, f, L->reason);
     }
+    const gs_amg_level_report *C = &r->level[r->levels > 0 ? r->levels - 1 : 0];
+    if (r->levels > 0 && !C->rho_known)
+        fprintf(out, "          rho(D^-1A) \"-\" on level %d: solved directly, its rho not "
+                "estimated\n", r->levels - 1);
+    for (int l = 0; l < r->levels; l++)
+        if (r->level[l].rho_known && !(r->level[l].rho > 0))
+            fprintf(out, "          rho(D^-1A) - on level %d: the largest eigenvalue of "
+                    "|D|^-1/2 A |D|^-1/2 is %.4g, not positive (a negative diagonal or an "
+                    "indefinite matrix): the smoothers assume it is\n", l, r->level[l].rho);
     for (int l = 0; l < r->levels; l++) { /* levels split across MPI ranks: their spread */
         const gs_amg_level_report *L = &r->level[l];
         if (L->rank_rows_max <= 0) continue;

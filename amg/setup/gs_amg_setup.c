@@ -99,6 +99,7 @@ static gs_status level_diag(gs_amg *amg, int l, const char *where)
                 "(%lld rows in all); smoothed-aggregation AMG needs a nonzero diagonal",
                 where, (long long)first + 1, (long long)bad);
     GS_CHECK(gs_amg_estimate_rho(amg, A, L->MA, sq, &L->rho));
+    L->rho_known = 1;
     gs_amg_trace(amg, l, "rho (Lanczos)");
     L->dinv = dinv;
     dinv = NULL;
@@ -157,11 +158,87 @@ done:
     return st;
 }
 
+/* nullspace_constant: the coefficients c (k) of the constant vector in the finest
+ * near-nullspace B: all ones for the default (one constant a unknown of a node), else the least
+ * squares (B^T B) c = B^T 1 of the caller's B (host, rows x k; exact when the constant is in
+ * its span). A hierarchy below distributed levels (first_level > 0) gets the coarse B of a
+ * default near-nullspace: ones. */
+static gs_status constant_coef(const gs_amg_params *p, int32_t rows, int k, double **out)
+{
+    gs_status st = GS_OK;
+    double *c = NULL, *G = NULL;
+    const double *B = p->first_level == 0 ? p->nullspace : NULL;
+    GS_CHECK(gs_alloc_array((size_t)k * (k + 1) + 1, sizeof *G, "near-nullspace", (void **)&G));
+    GS_CHECK(gs_alloc_array((size_t)k + 1, sizeof *c, "near-nullspace", (void **)&c));
+    for (int j = 0; j < k; j++) c[j] = 1.0;
+    if (B) { /* G = [B^T B | B^T 1], then Gaussian elimination with partial pivoting */
+        for (int i = 0; i < k; i++) {
+            const double *bi = B + (size_t)i * rows;
+            for (int j = 0; j <= k; j++) {
+                double d = 0.0;
+                for (int32_t r = 0; r < rows; r++) d += bi[r] * (j < k ? B[(size_t)j * rows + r] : 1.0);
+                G[(size_t)i * (k + 1) + j] = d;
+            }
+        }
+        for (int col = 0; col < k; col++) {
+            int pr = col;
+            for (int r = col + 1; r < k; r++)
+                if (fabs(G[(size_t)r * (k + 1) + col]) > fabs(G[(size_t)pr * (k + 1) + col])) pr = r;
+            for (int j = 0; j <= k; j++) {
+                double t = G[(size_t)col * (k + 1) + j];
+                G[(size_t)col * (k + 1) + j] = G[(size_t)pr * (k + 1) + j];
+                G[(size_t)pr * (k + 1) + j] = t;
+            }
+            double pv = G[(size_t)col * (k + 1) + col];
+            for (int r = col + 1; pv != 0.0 && r < k; r++) {
+                double f = G[(size_t)r * (k + 1) + col] / pv;
+                for (int j = col; j <= k; j++) G[(size_t)r * (k + 1) + j] -= f * G[(size_t)col * (k + 1) + j];
+            }
+        }
+        for (int i = k - 1; i >= 0; i--) {
+            double sum = G[(size_t)i * (k + 1) + k], pv = G[(size_t)i * (k + 1) + i];
+            for (int j = i + 1; j < k; j++) sum -= G[(size_t)i * (k + 1) + j] * c[j];
+            c[i] = pv != 0.0 ? sum / pv : 0.0; /* a dependent column: no part of the constant */
+        }
+    }
+    *out = c;
+    c = NULL;
+done:
+    gs_free(c);
+    gs_free(G);
+    return st;
+}
+
+/* z = B c on the coarsest level (host; ones when B is NULL: no coarsening, the default near-
+ * nullspace), NULL when the dense solve does not run there or B is not that level's (the last
+ * coarsening was refused after B was made) */
+static gs_status coarse_constant(const gs_amg *amg, const double *B, gs_loc B_loc, int B_level,
+                                 int k, const double *c, double **z)
+{
+    gs_status st = GS_OK;
+    const int32_t n = amg->lev[amg->nlev - 1].A->rows;
+    gs_buf *h = NULL;
+    *z = NULL;
+    if (n > GS_AMG_DENSE_MAX || (B && B_level != amg->nlev - 1)) return GS_OK;
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof **z, "coarse null space", (void **)z));
+    for (int32_t i = 0; i < n; i++) (*z)[i] = B ? 0.0 : 1.0;
+    if (!B) goto done;
+    const gs_buf src = {(void *)B, (int64_t)n * k, GS_F64, B_loc};
+    GS_CHECK(gs_buf_clone(&src, GS_LOC_HOST, "coarse near-nullspace", &h));
+    const double *Bh = h->data;
+    for (int j = 0; j < k; j++)
+        for (int32_t i = 0; i < n; i++) (*z)[i] += Bh[(size_t)j * n + i] * c[j];
+done:
+    gs_buf_destroy(&h);
+    return st;
+}
+
 gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *where, gs_amg **out)
 {
     gs_status st = GS_OK;
     gs_amg *amg = NULL;
-    double *B = NULL, t_start, t0, t1, *ph;
+    double *B = NULL, *ccoef = NULL, *zc = NULL, t_start, t0, t1, *ph;
+    int B_level = 0; /* the level B describes */
     gs_loc B_loc = GS_LOC_HOST;
     gs_csr *T = NULL, *Sj = NULL;
     gs_spgemm_method m;
@@ -203,6 +280,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         GS_CHECK(gs_alloc_array((size_t)A->rows * k, sizeof *B, "near-nullspace", (void **)&B));
         memcpy(B, p->nullspace, (size_t)A->rows * k * sizeof *B);
     }
+    if (p->nullspace_constant) GS_CHECK(constant_coef(p, A->rows, k, &ccoef));
     amg->lev[0].A = A;
     amg->nlev = 1;
     { /* the finest operator's format first: the Lanczos steps below run in it */
@@ -236,6 +314,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         }
         GS_CHECK(gs_amg_coarsen(amg, l, b, &B, &B_loc, &k, &T, &nagg, &one_per_row, ph));
+        B_level = l + 1;
         gs_amg_trace(amg, l, "tentative P");
         if (nagg == 0 || (int64_t)nagg * k >= n) { /* no coarsening: stop here */
             gs_csr_destroy(&T);
@@ -268,7 +347,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         amg->nlev = l + 2;
         b = k; /* a coarse node holds one unknown per nullspace vector */
     }
-    GS_CHECK(gs_amg_coarse_setup(amg, ph));
+    if (ccoef) GS_CHECK(coarse_constant(amg, B, B_loc, B_level, k, ccoef, &zc));
+    GS_CHECK(gs_amg_coarse_setup(amg, zc, ph));
     /* formats, vectors and the report */
     GS_CHECK(gs_amg_sync(amg, &t0));
     double nnz0 = (double)A->nnz, rows0 = (double)A->rows;
@@ -281,6 +361,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         R->cols = L->A->cols;
         R->nnz = L->A->nnz;
         R->rho = L->rho;
+        R->rho_known = L->rho_known;
         gs_amg_trace(amg, l, NULL);
         GS_CHECK(amg->ops->row_stats(L->A, &R->mean, &R->std, &R->max));
         gs_amg_trace(amg, l, "row statistics");
@@ -332,6 +413,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     amg = NULL;
 done:
     if (B) gs_backend_get(B_loc)->free(B);
+    gs_free(ccoef);
+    gs_free(zc);
     gs_csr_destroy(&T);
     gs_csr_destroy(&Sj);
     gs_amg_destroy(&amg);

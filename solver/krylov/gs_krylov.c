@@ -24,6 +24,7 @@ const char *gs_reason_name(gs_reason r)
     case GS_DIVERGED_INDEFINITE_PC: return "indefinite_preconditioner";
     case GS_DIVERGED_STAGNATION: return "stagnation";
     case GS_STOPPED_INTERRUPTED: return "interrupted";
+    case GS_DIVERGED_DTOL: return "diverged";
     }
     return "unknown";
 }
@@ -43,6 +44,8 @@ const char *gs_reason_str(gs_reason r)
         return "did not converge: preconditioner is not positive definite";
     case GS_DIVERGED_STAGNATION: return "did not converge: stagnation";
     case GS_STOPPED_INTERRUPTED: return "interrupted";
+    case GS_DIVERGED_DTOL:
+        return "did not converge: diverged (the residual grew beyond dtol times the initial one)";
     }
     return "unknown reason";
 }
@@ -55,19 +58,38 @@ gs_status gs_krylov_apply_A(const gs_krylov_state *k, const gs_vec *x, gs_vec *y
     return k->A->apply(k->A->ctx, x, y);
 }
 
-/* y = M^-1 x, or y = x without a preconditioner */
-gs_status gs_krylov_apply_M(const gs_krylov_state *k, const gs_vec *x, gs_vec *y)
+/* x -= (x.1 / 1.1) 1: x orthogonal to the constant (only for nullspace_constant) */
+gs_status gs_krylov_project(const gs_krylov_state *k, gs_vec *x)
 {
-    if (k->M) return k->M->apply(k->M->ctx, x, y);
-    return x == y ? GS_OK : gs_vec_copy(x, y);
+    gs_status st = GS_OK;
+    double s = 0.0;
+    if (!k->ones) return GS_OK;
+    GS_CHECK(gs_vec_dot(k->ones, x, &s));
+    if (s != 0.0) GS_CHECK(gs_vec_axpy(-s / k->nones, k->ones, x));
+done:
+    return st;
 }
 
-/* r = b - A x, *rnorm = ||r|| */
+/* y = M^-1 x, or y = x without a preconditioner; projected for nullspace_constant */
+gs_status gs_krylov_apply_M(const gs_krylov_state *k, const gs_vec *x, gs_vec *y)
+{
+    gs_status st = GS_OK;
+    if (k->M)
+        GS_CHECK(k->M->apply(k->M->ctx, x, y));
+    else if (x != y)
+        GS_CHECK(gs_vec_copy(x, y));
+    GS_CHECK(gs_krylov_project(k, y));
+done:
+    return st;
+}
+
+/* r = b - A x (projected for nullspace_constant), *rnorm = ||r|| */
 gs_status gs_krylov_residual(const gs_krylov_state *k, gs_vec *r, double *rnorm)
 {
     gs_status st = GS_OK;
     GS_CHECK(gs_krylov_apply_A(k, k->x, r));
     GS_CHECK(gs_vec_axpby(1.0, k->b, -1.0, r));
+    GS_CHECK(gs_krylov_project(k, r));
     GS_CHECK(gs_vec_nrm2(r, rnorm));
 done:
     return st;
@@ -138,12 +160,24 @@ int gs_krylov_start(gs_krylov_state *k, double rnorm0)
     return check_interrupt(k, 0, rnorm0);
 }
 
+/* ||r|| > dtol ||r0|| ends the solve as diverged (dtol 0: never) */
+static int check_dtol(gs_krylov_state *k, int it, double rnorm)
+{
+    const double r0 = k->res->rnorm0;
+    if (!(k->p->dtol > 0.0) || !(rnorm > k->p->dtol * r0)) return 0;
+    gs_krylov_end(k, GS_DIVERGED_DTOL,
+                  "residual norm %.3e at iteration %d is %.3g times the initial %.3e (dtol %g)",
+                  rnorm, it, rnorm / r0, r0, k->p->dtol);
+    return 1;
+}
+
 int gs_krylov_step(gs_krylov_state *k, int it, double rnorm)
 {
     k->res->iterations = it;
     k->res->rnorm = rnorm;
     if (k->p->monitor) k->p->monitor(k->p->monitor_ctx, it, rnorm);
-    return check_finite(k, it, rnorm) || check_interrupt(k, it, rnorm);
+    return check_finite(k, it, rnorm) || check_dtol(k, it, rnorm) ||
+           check_interrupt(k, it, rnorm);
 }
 
 /* "relative residual 3.2e-05 > rtol 1e-08", or the absolute form when atol is the bound */
@@ -234,6 +268,7 @@ static gs_status check_args(const gs_krylov_params *p, const gs_linop *A, const 
     if (!gs_krylov_at(p->type)) GS_FAIL(GS_ERR_ARG, "krylov: unknown method %d", (int)p->type);
     if (!(p->rtol >= 0.0)) GS_FAIL(GS_ERR_ARG, "krylov: rtol = %g, expected >= 0", p->rtol);
     if (!(p->atol >= 0.0)) GS_FAIL(GS_ERR_ARG, "krylov: atol = %g, expected >= 0", p->atol);
+    if (!(p->dtol >= 0.0)) GS_FAIL(GS_ERR_ARG, "krylov: dtol = %g, expected >= 0", p->dtol);
     if (p->max_iters < 0)
         GS_FAIL(GS_ERR_ARG, "krylov: max_iters = %d, expected >= 0", p->max_iters);
     if (p->stag_window < 0)
@@ -274,9 +309,15 @@ gs_status gs_krylov_solve(const gs_krylov_params *p, const gs_linop *A, const gs
                           const gs_vec *b, gs_vec *x, gs_krylov_result *res)
 {
     gs_status st = GS_OK;
+    gs_krylov_state k = {.p = p, .A = A, .M = M, .b = b, .x = x, .res = res};
     GS_CHECK(check_args(p, A, M, b, x, res));
     *res = (gs_krylov_result){.reason = GS_REASON_NONE};
-    gs_krylov_state k = {.p = p, .A = A, .M = M, .b = b, .x = x, .res = res};
+    if (p->nullspace_constant) { /* x0 and every residual orthogonal to the constant */
+        GS_CHECK(gs_vec_create(b->n, b->loc, &k.ones));
+        GS_CHECK(gs_vec_fill(1.0, k.ones));
+        GS_CHECK(gs_vec_dot(k.ones, k.ones, &k.nones));
+        GS_CHECK(gs_krylov_project(&k, x));
+    }
     GS_CHECK(gs_vec_nrm2(b, &res->bnorm));
     k.tol = fmax(p->rtol * res->bnorm, p->atol);
     if (res->bnorm == 0.0) {
@@ -284,6 +325,8 @@ gs_status gs_krylov_solve(const gs_krylov_params *p, const gs_linop *A, const gs
         goto done;
     }
     GS_CHECK(gs_krylov_at(p->type)->solve(&k));
+    GS_CHECK(gs_krylov_project(&k, x)); /* the constant part the rounding let in */
 done:
+    gs_vec_destroy(&k.ones);
     return st;
 }

@@ -1,7 +1,7 @@
-/* gs_krylov.h: CG, BiCGStab, GMRES(m) and FGMRES, written once over linear operators and the
- * vector operations of gs_vec.h, so they run on whichever backend holds the data.
+/* gs_krylov.h: CG, BiCGStab, GMRES(m), FGMRES and MINRES, written once over linear operators
+ * and the vector operations of gs_vec.h, so they run on whichever backend holds the data.
  *
- * Stopping: ||r|| <= max(rtol * ||b||, atol). Not converging is a result (a negative reason),
+ * Stopping: ||r|| <= max(rtol * ||b||, atol); diverged when ||r|| > dtol ||r0||. Not converging is a result (a negative reason),
  * not an error: gs_krylov_solve returns GS_OK with res->reason set, and fails only for a
  * runtime error (allocation, backend). A claimed convergence is confirmed against the true
  * residual b - A x before it is reported.
@@ -25,7 +25,8 @@ typedef enum gs_krylov_type {
     GS_KRYLOV_CG = 0,
     GS_KRYLOV_BICGSTAB,
     GS_KRYLOV_GMRES,
-    GS_KRYLOV_FGMRES
+    GS_KRYLOV_FGMRES,
+    GS_KRYLOV_MINRES
 } gs_krylov_type;
 
 struct gs_krylov_state; /* the protocol's state (gs_krylov_impl.h) */
@@ -60,8 +61,10 @@ typedef enum gs_reason {
     GS_DIVERGED_INDEFINITE_MATRIX = -4,
     GS_DIVERGED_INDEFINITE_PC = -5,
     GS_DIVERGED_STAGNATION = -6,
-    GS_STOPPED_INTERRUPTED = -7 /* the caller's interrupt flag was raised (a signal): x holds
-                                   the iterate reached */
+    GS_STOPPED_INTERRUPTED = -7, /* the caller's interrupt flag was raised (a signal): x holds
+                                    the iterate reached */
+    GS_DIVERGED_DTOL = -8 /* ||r_k|| > dtol ||r_0||: the residual grew beyond the divergence
+                             tolerance */
 } gs_reason;
 
 /* A one-word name for CSV files ("rtol", "max_iters", ...) and a phrase for people (the
@@ -72,6 +75,7 @@ const char *gs_reason_str(gs_reason r);
 typedef struct gs_krylov_params {
     gs_krylov_type type; /* the method's place in the registry (gs_krylov_at) */
     double rtol, atol;
+    double dtol;      /* stop as diverged when a residual norm exceeds dtol ||r0|| (0: off) */
     int max_iters;    /* iterations (GMRES: inner steps in all) */
     int restart;      /* GMRES/FGMRES restart length m */
     int stag_window;  /* stagnation: no 0.1% gain of the best residual in this many iterations,
@@ -82,6 +86,11 @@ typedef struct gs_krylov_params {
     /* read at the start and after every iteration: nonzero stops the solve there with
        GS_STOPPED_INTERRUPTED (a flag a signal handler sets; borrowed, may be NULL) */
     const volatile sig_atomic_t *interrupt;
+    /* A 1 = 0 (a singular operator whose null space is the constant vector): x0, every
+       residual b - A x and every M^-1 output are projected orthogonal to the constant, and so
+       is x at the end; b must be consistent (orthogonal to the constant: the caller projects
+       it). Under a reduction across processes (gs_vec_set_reduce) the constant is global. */
+    int nullspace_constant;
 } gs_krylov_params;
 
 typedef struct gs_krylov_result {
@@ -94,7 +103,8 @@ typedef struct gs_krylov_result {
 } gs_krylov_result;
 
 /* Solve A x = b with preconditioner M (NULL for none; right preconditioning for BiCGStab and
- * GMRES, symmetric use for CG). x holds the initial guess on entry. */
+ * GMRES, symmetric use for CG and MINRES, which need M symmetric positive definite). x holds
+ * the initial guess on entry. */
 gs_status gs_krylov_solve(const gs_krylov_params *p, const gs_linop *A, const gs_linop *M,
                           const gs_vec *b, gs_vec *x, gs_krylov_result *res);
 

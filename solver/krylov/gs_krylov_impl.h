@@ -1,13 +1,16 @@
 /* gs_krylov_impl.h: what the Krylov methods share, internal to solver/ (gs_krylov.c holds the
- * driver and these helpers; gs_cg.c, gs_bicgstab.c and gs_gmres.c hold one method each).
+ * driver and these helpers; gs_cg.c, gs_bicgstab.c, gs_gmres.c and gs_minres.c hold one method
+ * each). A singular operator with the constant as its null space (nullspace_constant) is
+ * handled here, not by the methods: the residuals and preconditioned vectors they get through
+ * gs_krylov_residual and gs_krylov_apply_M are projected orthogonal to the constant.
  *
  * Every method follows the same protocol:
  *   r = b - A x0 (gs_krylov_residual), gs_krylov_start: monitor(0), NaN / already converged /
- *   interrupt flag; each iteration: gs_krylov_step (records it, monitor, NaN check, the
- *   interrupt flag: x must then hold the iterate reached); when the recursive residual
- *   meets the bound, gs_krylov_confirm computes the true residual and either reports convergence
- *   or hands back b - A x to restart the recurrence from (residual replacement); otherwise
- *   gs_krylov_stagnated; after the last iteration gs_krylov_max_iters.
+ *   interrupt flag; each iteration: gs_krylov_step (records it, monitor, NaN check, divergence
+ *   beyond dtol, the interrupt flag: x must then hold the iterate reached); when the recursive
+ *   residual meets the bound, gs_krylov_confirm computes the true residual and either reports
+ *   convergence or hands back b - A x to restart the recurrence from (residual replacement);
+ *   otherwise gs_krylov_stagnated; after the last iteration gs_krylov_max_iters.
  * The helpers returning int return 1 when the solve has ended (res->reason set).
  */
 #ifndef GS_KRYLOV_IMPL_H
@@ -35,25 +38,28 @@ typedef struct gs_krylov_state {
                          ||r0|| for thousands of iterations before converging (bcsstk25) */
     int replacements; /* refutations in a row without halving the true residual */
     double refuted;   /* true residual norm at the last refutation */
+    gs_vec *ones;     /* p->nullspace_constant: the constant vector of ones (else NULL) */
+    double nones;     /* ones.ones: the global length */
 } gs_krylov_state;
 
 /* The methods (gs_krylov_method.solve, one file each): each allocates its work vectors on
  * b->loc and frees them on every path. */
 
-/* y = A x; y = M^-1 x (y = x without a preconditioner; nothing to do when y == x). */
+/* y = A x; y = M^-1 x (y = x without a preconditioner; nothing to do when y == x), projected
+ * orthogonal to the constant when p->nullspace_constant. */
 gs_status gs_krylov_apply_A(const gs_krylov_state *k, const gs_vec *x, gs_vec *y);
 gs_status gs_krylov_apply_M(const gs_krylov_state *k, const gs_vec *x, gs_vec *y);
 
-/* r = b - A x, *rnorm = ||r|| */
+/* r = b - A x (projected as gs_krylov_apply_M's output), *rnorm = ||r|| */
 gs_status gs_krylov_residual(const gs_krylov_state *k, gs_vec *r, double *rnorm);
 
 /* Record ||r0||, call monitor(0); ends the solve on NaN/Inf, an already converged guess or a
  * raised interrupt flag. */
 int gs_krylov_start(gs_krylov_state *k, double rnorm0);
 
-/* Record iteration `it` with residual norm rnorm, call the monitor; ends on NaN/Inf, and with
- * GS_STOPPED_INTERRUPTED when the caller's interrupt flag is up (unless rnorm meets the bound:
- * that claim is confirmed first). */
+/* Record iteration `it` with residual norm rnorm, call the monitor; ends on NaN/Inf, with
+ * GS_DIVERGED_DTOL when rnorm > dtol ||r0||, and with GS_STOPPED_INTERRUPTED when the caller's
+ * interrupt flag is up (unless rnorm meets the bound: that claim is confirmed first). */
 int gs_krylov_step(gs_krylov_state *k, int it, double rnorm);
 
 /* 1 when rnorm meets max(rtol*||b||, atol) */
@@ -75,6 +81,9 @@ void gs_krylov_end(gs_krylov_state *k, gs_reason reason, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* x -= (x.1 / 1.1) 1 when p->nullspace_constant (else nothing) */
+gs_status gs_krylov_project(const gs_krylov_state *k, gs_vec *x);
 
 /* End with GS_DIVERGED_MAX_ITERS (the loop ran out). */
 void gs_krylov_max_iters(gs_krylov_state *k);

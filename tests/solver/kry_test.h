@@ -196,7 +196,7 @@ static inline void mon_cb(void *ctx, int it, double rnorm)
 
 static inline const char *kname(gs_krylov_type t)
 {
-    static const char *names[] = {"CG", "BiCGStab", "GMRES", "FGMRES"};
+    static const char *names[] = {"CG", "BiCGStab", "GMRES", "FGMRES", "MINRES"};
     return names[t];
 }
 
