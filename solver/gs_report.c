@@ -1,52 +1,19 @@
-/* gs_report.c: batch result files merged into per-case format comparisons: the statistics over
- * counted repeats (min, median, max), the tables as text, CSV and Markdown. The plots are in
+/* gs_report.c: the runs read (gs_report_load.c) merged into per-case comparisons: each entry's
+ * statistics over its counted repeats (min, median, max), the tables as text, CSV and Markdown.
+ * The runs expected and the summary across cases are in gs_report_summary.c, the plots in
  * gs_report_plot.c. */
 #include "gs_report.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "gs_mem.h"
 #include "gs_report_impl.h"
 #include "gs_results.h"
 
-const char *const gs_report_set_keys[GS_REPORT_NSET] = {"solver",
-                                                        "preconditioner",
-                                                        "rtol",
-                                                        "atol",
-                                                        "max_iters",
-                                                        "restart",
-                                                        "threads",
-                                                        "backend",
-                                                        "device",
-                                                        "version",
-                                                        "commit",
-                                                        "amg_strength",
-                                                        "amg_theta",
-                                                        "amg_aggregation",
-                                                        "amg_smoother",
-                                                        "amg_cycle",
-                                                        "amg_presweeps",
-                                                        "amg_postsweeps",
-                                                        "amg_chebyshev_degree",
-                                                        "amg_coarse_chebyshev_degree",
-                                                        "amg_chebyshev_ratio",
-                                                        "amg_smoother_omega",
-                                                        "amg_prolongator_omega",
-                                                        "amg_smooth_prolongator",
-                                                        "amg_filter",
-                                                        "amg_galerkin",
-                                                        "amg_max_levels",
-                                                        "amg_coarse_size",
-                                                        "amg_block_size"};
 enum {
     SET_SOLVER,
     SET_PREC,
@@ -60,11 +27,6 @@ enum {
     SET_VERSION,
     SET_COMMIT
 };
-
-int64_t gs_report_runs(const gs_report *r)
-{
-    return r->n;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -85,274 +47,6 @@ static void spread(double *v, int n, double out[3])
     out[GS_MAX] = v[n - 1];
 }
 
-/* the run of r with w's case, requested format and repeat, or NULL */
-static gs_report_run *find_run(const gs_report *r, const gs_report_run *w)
-{
-    for (int64_t k = 0; k < r->n; k++)
-        if (!strcmp(r->runs[k].case_name, w->case_name) && !strcmp(r->runs[k].req, w->req) &&
-            r->runs[k].rep == w->rep)
-            return &r->runs[k];
-    return NULL;
-}
-
-/* Add w, replacing an earlier run of the same (case, format, repeat): the latest wins. */
-static gs_status add_run(gs_report *r, const gs_report_run *w)
-{
-    gs_report_run *same = find_run(r, w);
-    if (same) {
-        *same = *w;
-        return GS_OK;
-    }
-    if (r->n == r->cap) {
-        int64_t cap = r->cap ? 2 * r->cap : 64;
-        gs_report_run *p = gs_realloc(r->runs, (size_t)cap * sizeof *p);
-        if (!p)
-            return GS_ERROR(GS_ERR_NOMEM,
-                            "out of memory: could not allocate %zu bytes for the results' runs",
-                            (size_t)cap * sizeof *p);
-        r->runs = p;
-        r->cap = cap;
-    }
-    r->runs[r->n++] = *w;
-    return GS_OK;
-}
-
-/* Row i of t as a run. Columns are found by name: files of older versions lack some (they
- * read as ""). */
-static void row_run(const gs_csv_table *t, int64_t i, gs_report_run *w)
-{
-    memset(w, 0, sizeof *w);
-#define GET(col) gs_csv_table_get(t, i, col)
-    gs_str_copy(w->case_name, sizeof w->case_name, GET("case"));
-    gs_str_copy(w->req, sizeof w->req, GET("requested_format"));
-    gs_str_copy(w->ran, sizeof w->ran, GET("format"));
-    gs_str_copy(w->reason, sizeof w->reason, GET("reason"));
-    gs_str_copy(w->message, sizeof w->message, GET("message"));
-    gs_str_copy(w->record, sizeof w->record, GET("record"));
-    gs_str_copy(w->backend, sizeof w->backend, GET("backend"));
-    gs_str_copy(w->device, sizeof w->device, GET("device"));
-    gs_str_copy(w->timestamp, sizeof w->timestamp, GET("timestamp"));
-    gs_str_copy(w->profile, sizeof w->profile, GET("profile"));
-    w->case_index = atoll(GET("case_index"));
-    w->rows = atoll(GET("rows"));
-    w->nnz = atoll(GET("nnz"));
-    w->rep = atoi(GET("repeat"));
-    w->warmup = atoi(GET("warmup")) != 0;
-    w->its = atoi(GET("iterations"));
-    w->setup = atof(GET("setup_s"));
-    w->solve = atof(GET("solve_s"));
-    w->total = atof(GET("total_s"));
-    const char *s = GET("status");
-    w->status = !strcmp(s, "converged") ? 0 : !strcmp(s, "not_converged") ? 1 : 2;
-    if (!s[0] && gs_csv_table_col(t, "status") < 0) /* a plain gsolve CSV row */
-        w->status = atoi(GET("converged")) ? 0 : 1;
-    for (int k = 0; k < GS_REPORT_NSET; k++)
-        gs_str_copy(w->set[k], sizeof w->set[k], GET(gs_report_set_keys[k]));
-#undef GET
-    if (!w->req[0]) gs_str_copy(w->req, sizeof w->req, w->ran);
-}
-
-/* Read one case file into r, with a note on a torn last row or broken rows. */
-static gs_status load_file(gs_report *r, const char *path)
-{
-    gs_status st = GS_OK;
-    gs_csv_table *t = NULL;
-    gs_report_run w;
-    GS_CHECK(gs_results_csv_read(path, &t));
-    if (t->torn_bytes)
-        fprintf(stderr,
-                "gsolve: note: %s: a torn last row (%lld bytes, an interrupted write) is "
-                "ignored\n",
-                path, (long long)t->torn_bytes);
-    if (t->bad_rows)
-        fprintf(stderr, "gsolve: note: %s: %lld rows with a wrong number of fields are ignored\n",
-                path, (long long)t->bad_rows);
-    for (int64_t i = 0; i < t->nrows; i++) {
-        row_run(t, i, &w);
-        GS_CHECK(add_run(r, &w));
-    }
-done:
-    gs_csv_table_destroy(&t);
-    return st;
-}
-
-/* Whether a gsolve process holds RES/case-NNN.lock (runs that case now). */
-static int case_running(const char *dir, int64_t ci)
-{
-    char path[2048];
-    snprintf(path, sizeof path, "%s/case-%03lld.lock", dir, (long long)ci);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return 0;
-    int busy = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-    close(fd);
-    return busy;
-}
-
-/* The marker RES/case-NNN/NAME.running left by a run that never recorded its row: a crash (or
- * a kill) during the run, drawn as failed with what the marker tells. A marker whose run has a
- * row (the process was killed between the two) tells nothing; the next batch run removes it. */
-static gs_status load_marker(gs_report *r, const char *path)
-{
-    gs_status st = GS_OK;
-    gs_csv_table *t = NULL;
-    gs_report_run w;
-    GS_CHECK(gs_results_csv_read(path, &t));
-    if (t->nrows < 1) goto done; /* cut short as it was written: nothing to tell */
-    memset(&w, 0, sizeof w);
-#define GET(col) gs_csv_table_get(t, 0, col)
-    gs_str_copy(w.case_name, sizeof w.case_name, GET("case"));
-    gs_str_copy(w.req, sizeof w.req, GET("requested_format"));
-    gs_str_copy(w.ran, sizeof w.ran, w.req);
-    gs_str_copy(w.reason, sizeof w.reason, "crashed");
-    gs_str_copy(w.timestamp, sizeof w.timestamp, GET("started"));
-    w.case_index = atoll(GET("case_index"));
-    w.rep = atoi(GET("repeat"));
-    w.status = 2;
-    snprintf(w.message, sizeof w.message,
-             "crashed: the run started %.32s (pid %.16s on %.64s) ended without a result",
-             GET("started"), GET("pid"), GET("host"));
-#undef GET
-    if (!find_run(r, &w)) /* else its row is in: killed after recording it (stale) */
-        GS_CHECK(add_run(r, &w));
-done:
-    gs_csv_table_destroy(&t);
-    return st;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in folder path that end with suffix (sorted, gs_malloc'ed); a missing folder
- * gives none when missing_ok. */
-static gs_status list_names(const char *path, const char *suffix, int missing_ok, char ***out,
-                            size_t *n)
-{
-    gs_status st = GS_OK;
-    char **names = NULL;
-    size_t nn = 0, cap = 0, ls = strlen(suffix);
-    DIR *d = opendir(path);
-    *out = NULL;
-    *n = 0;
-    if (!d && missing_ok && errno == ENOENT) return GS_OK;
-    if (!d)
-        return GS_ERROR(GS_ERR_IO, "cannot open the results folder '%s': %s", path,
-                        strerror(errno));
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        if (len <= ls || strcmp(e->d_name + len - ls, suffix) != 0) continue;
-        if (nn == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **p = gs_realloc(names, cap * sizeof *p);
-            if (!p)
-                GS_FAIL(GS_ERR_NOMEM,
-                        "out of memory: could not allocate %zu bytes for the file names of '%s'",
-                        cap * sizeof *p, path);
-            names = p;
-        }
-        GS_CHECK(gs_alloc_array(len + 1, 1, "file name", (void **)&names[nn]));
-        memcpy(names[nn++], e->d_name, len + 1);
-    }
-    if (nn) qsort(names, nn, sizeof *names, cmp_str);
-    *out = names;
-    *n = nn;
-    names = NULL;
-    nn = 0;
-done:
-    closedir(d);
-    for (size_t i = 0; i < nn; i++) gs_free(names[i]);
-    gs_free(names);
-    return st;
-}
-
-static void free_names(char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++) gs_free(names[i]);
-    gs_free(names);
-}
-
-/* Case ci: its CSV rows, then the markers of runs that crashed (unless a process runs the
- * case now: its marker is then the run under way). */
-static gs_status load_case(gs_report *r, const char *dir, int64_t ci)
-{
-    gs_status st = GS_OK;
-    char path[2048], **names = NULL;
-    size_t nn = 0;
-    snprintf(path, sizeof path, "%s/case-%03lld.csv", dir, (long long)ci);
-    GS_CHECK(load_file(r, path));
-    if (case_running(dir, ci)) goto done;
-    snprintf(path, sizeof path, "%s/case-%03lld", dir, (long long)ci);
-    GS_CHECK(list_names(path, ".running", 1, &names, &nn));
-    for (size_t i = 0; i < nn; i++) {
-        char mp[2400];
-        snprintf(mp, sizeof mp, "%s/%s", path, names[i]);
-        GS_CHECK(load_marker(r, mp));
-    }
-done:
-    free_names(names, nn);
-    return st;
-}
-
-/* "case-NNN.csv" or "case-NNN" (a folder: its runs may all have crashed): NNN, else -1. */
-static int64_t case_number(const char *name)
-{
-    size_t n = strlen(name), end = n;
-    if (n > 4 && strcmp(name + n - 4, ".csv") == 0) end = n - 4;
-    if (end < 8 || strncmp(name, "case-", 5) != 0) return -1;
-    for (size_t i = 5; i < end; i++)
-        if (name[i] < '0' || name[i] > '9') return -1;
-    return atoll(name + 5);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-gs_status gs_report_load(const char *dir, int64_t only_case, gs_report **out)
-{
-    gs_status st = GS_OK;
-    gs_report *r = NULL;
-    char **names = NULL;
-    int64_t *cases = NULL;
-    size_t nn = 0, nc = 0;
-    *out = NULL;
-    GS_CHECK(gs_alloc_array(1, sizeof *r, "report", (void **)&r));
-    memset(r, 0, sizeof *r);
-    gs_str_copy(r->dir, sizeof r->dir, dir);
-    if (only_case >= 0) {
-        GS_CHECK(load_case(r, dir, only_case));
-        goto finish;
-    }
-    GS_CHECK(list_names(dir, "", 0, &names, &nn));
-    GS_CHECK(gs_alloc_array(nn + 1, sizeof *cases, "case numbers", (void **)&cases));
-    for (size_t i = 0; i < nn; i++) {
-        int64_t c = case_number(names[i]);
-        if (c >= 0) cases[nc++] = c;
-    }
-    if (nc) qsort(cases, nc, sizeof *cases, cmp_i64);
-    for (size_t i = 0; i < nc; i++)
-        if (i == 0 || cases[i] != cases[i - 1]) GS_CHECK(load_case(r, dir, cases[i]));
-finish:
-    *out = r;
-    r = NULL;
-done:
-    free_names(names, nn);
-    gs_free(cases);
-    gs_report_destroy(&r);
-    return st;
-}
-
-void gs_report_destroy(gs_report **r)
-{
-    if (!r || !*r) return;
-    gs_free((*r)->runs);
-    gs_free(*r);
-    *r = NULL;
-}
-
 int64_t gs_report_next_case(const gs_report *r, int64_t from)
 {
     for (int64_t i = from; i < r->n; i++) {
@@ -364,13 +58,32 @@ int64_t gs_report_next_case(const gs_report *r, int64_t from)
     return -1;
 }
 
-/* Whether run w of the case counts for format f's statistics (use_conv: converged runs only). */
-static int counted(const gs_report_run *w, const char *cname, const char *req)
+/* Whether run w belongs to entry f of case cname (its request, what ran, its settings). */
+static int in_entry(const gs_report_run *w, const char *cname, const gs_report_fmt *f)
 {
-    return !w->warmup && !strcmp(w->case_name, cname) && !strcmp(w->req, req);
+    return !strcmp(w->case_name, cname) && !strcmp(w->req, f->req) && !strcmp(w->as, f->ran) &&
+           !strcmp(w->settings, f->settings);
 }
 
-/* Runs, outcomes and the formats CSR was run instead of, per format of the case. */
+/* Whether run w counts for entry f's statistics (a warmup run does not). */
+static int counted(const gs_report_run *w, const char *cname, const gs_report_fmt *f)
+{
+    return !w->warmup && in_entry(w, cname, f);
+}
+
+/* "cds", "csr (asked cds)": what ran names the entry; "[settings 1a2b3c4d]" when the request
+ * has runs under more than one settings hash in the case. */
+static void entry_label(gs_report_fmt *f)
+{
+    size_t n = (size_t)snprintf(f->label, sizeof f->label, "%s", f->ran);
+    if (strcmp(f->ran, f->req) != 0 && n < sizeof f->label)
+        n += (size_t)snprintf(f->label + n, sizeof f->label - n, " (asked %s)", f->req);
+    if (f->split && n < sizeof f->label)
+        snprintf(f->label + n, sizeof f->label - n, " [settings %.8s]",
+                 f->settings[0] ? f->settings : "none");
+}
+
+/* Runs and outcomes per entry of the case, the entries labelled. */
 static int tally(const gs_report *r, int64_t c0, gs_report_fmt *f)
 {
     int nf = 0;
@@ -379,11 +92,12 @@ static int tally(const gs_report *r, int64_t c0, gs_report_fmt *f)
         const gs_report_run *w = &r->runs[i];
         if (strcmp(w->case_name, cname) != 0) continue;
         int k = 0;
-        while (k < nf && strcmp(f[k].req, w->req) != 0) k++;
+        while (k < nf && !in_entry(w, cname, &f[k])) k++;
         if (k == nf) {
             if (nf == GS_REPORT_MAXF) continue;
             memset(&f[nf], 0, sizeof f[nf]);
-            f[nf++].req = w->req;
+            f[nf].req = w->req, f[nf].ran = w->as, f[nf].settings = w->settings;
+            nf++;
         }
         if (w->warmup) {
             f[k].n_warm++;
@@ -392,9 +106,11 @@ static int tally(const gs_report *r, int64_t c0, gs_report_fmt *f)
         f[k].n++;
         f[k].n_conv += w->status == 0;
         f[k].n_fail += w->status == 2;
-        if (w->status != 2 && strcmp(w->ran, w->req) != 0 && !strstr(f[k].ran, w->ran))
-            snprintf(f[k].ran + strlen(f[k].ran), sizeof f[k].ran - strlen(f[k].ran), "%s%s",
-                     f[k].ran[0] ? "," : "", w->ran);
+    }
+    for (int k = 0; k < nf; k++) {
+        for (int j = 0; j < nf; j++)
+            f[k].split |= !strcmp(f[j].req, f[k].req) && strcmp(f[j].settings, f[k].settings);
+        entry_label(&f[k]);
     }
     return nf;
 }
@@ -408,7 +124,7 @@ static void stats(const gs_report *r, int64_t c0, gs_report_fmt *f)
     int use_conv = f->n_conv > 0, m = 0;
     for (int64_t i = c0; i < r->n && m < GS_REPORT_MAXR; i++) {
         const gs_report_run *w = &r->runs[i];
-        if (!counted(w, cname, f->req) || w->status == 2 || (use_conv && w->status != 0)) continue;
+        if (!counted(w, cname, f) || w->status == 2 || (use_conv && w->status != 0)) continue;
         v[0][m] = w->its, v[1][m] = w->setup, v[2][m] = w->solve, v[3][m] = w->total;
         m++;
     }
@@ -420,7 +136,7 @@ static void stats(const gs_report *r, int64_t c0, gs_report_fmt *f)
     f->plot_run = NULL;
     for (int64_t i = c0; i < r->n; i++) {
         const gs_report_run *w = &r->runs[i];
-        if (!counted(w, cname, f->req) || w->status == 2 || (use_conv && w->status != 0)) continue;
+        if (!counted(w, cname, f) || w->status == 2 || (use_conv && w->status != 0)) continue;
         if (fabs(w->total - f->total[GS_MED]) < bestd)
             bestd = fabs(w->total - f->total[GS_MED]), f->plot_run = w;
     }
@@ -434,7 +150,7 @@ static void status_text(const gs_report *r, int64_t c0, gs_report_fmt *f)
     const gs_report_run *last_fail = NULL, *last_nc = NULL;
     for (int64_t i = c0; i < r->n; i++) {
         const gs_report_run *w = &r->runs[i];
-        if (!counted(w, cname, f->req)) continue;
+        if (!counted(w, cname, f)) continue;
         if (w->status == 2) last_fail = w;
         if (w->status == 1) last_nc = w;
     }
@@ -463,9 +179,12 @@ int gs_report_summarize(const gs_report *r, int64_t c0, gs_report_fmt *f)
         stats(r, c0, &f[k]);
         status_text(r, c0, &f[k]);
     }
+    /* the reference: the one entry of the reference format's request */
     const gs_report_fmt *base = NULL;
+    int nref = 0;
     for (int k = 0; k < nf; k++)
-        if (!strcmp(f[k].req, "csr") && f[k].n_conv > 0) base = &f[k];
+        if (!strcmp(f[k].req, r->ref) && f[k].n > 0) base = &f[k], nref++;
+    if (nref != 1 || base->n_conv == 0) base = NULL;
     int best = -1;
     for (int k = 0; k < nf; k++) {
         f[k].speedup = base && f[k].n_conv > 0 ? base->total[GS_MED] / f[k].total[GS_MED] : NAN;
@@ -478,15 +197,6 @@ int gs_report_summarize(const gs_report *r, int64_t c0, gs_report_fmt *f)
 }
 
 /* ---- tables ------------------------------------------------------------------------------ */
-
-/* "cmrs (ran csr)" */
-static void fmt_label(const gs_report_fmt *f, char *out, size_t len)
-{
-    if (f->ran[0])
-        snprintf(out, len, "%s (ran %s)", f->req, f->ran);
-    else
-        snprintf(out, len, "%s", f->req);
-}
 
 /* A number or "-". */
 static const char *num(char *buf, size_t len, const char *fmt, double v)
@@ -600,10 +310,28 @@ static int case_warmups(const gs_report_fmt *f, int nf)
 static void put_profile(gs_report_text *t, const gs_report *r, int64_t c, const gs_report_fmt *f,
                         int nf, int md);
 
+/* The requests of the case with runs under more than one settings hash ("p12 csr, ") added
+ * to t; returns their number. */
+static int put_split(gs_report_text *t, const gs_report_fmt *f, int nf, const char *cname)
+{
+    int n = 0;
+    for (int k = 0; k < nf; k++) {
+        int first = 1;
+        for (int j = 0; j < k && first; j++) first = strcmp(f[j].req, f[k].req) != 0;
+        if (!f[k].split || !first) continue;
+        gs_report_put(t, "%s%s %s", t->len ? ", " : "", cname, f[k].req);
+        n++;
+    }
+    return n;
+}
+
 void gs_report_print(const gs_report *r, FILE *out)
 {
     gs_report_fmt f[GS_REPORT_MAXF];
-    char set[512], differ[512];
+    gs_report_text split = {0}, tail = {0};
+    char set[512], differ[512], vs[48];
+    int nsplit = 0;
+    snprintf(vs, sizeof vs, "vs %s", r->ref);
     if (r->n == 0) {
         fprintf(out, "no results in %s\n", r->dir);
         return;
@@ -621,13 +349,16 @@ void gs_report_print(const gs_report *r, FILE *out)
         fputc('\n', out);
         if (differ[0])
             fprintf(out, "  note: the runs differ in %s: the spread mixes settings\n", differ);
-        fprintf(out, "  %-18s %5s %12s %20s %20s %20s %7s  %s\n", "format", "runs", "its",
-                "setup ms", "solve ms", "total ms", "vs csr", "status");
+        int lw = 18; /* the labels' column: as wide as the longest */
+        for (int k = 0; k < nf; k++)
+            if ((int)strlen(f[k].label) > lw) lw = (int)strlen(f[k].label);
+        fprintf(out, "  %-*s %5s %12s %20s %20s %20s %7s  %s\n", lw, "format", "runs", "its",
+                "setup ms", "solve ms", "total ms", vs, "status");
+        nsplit += put_split(&split, f, nf, w->case_name);
         for (int k = 0; k < nf; k++) {
-            char lab[128], b[5][64];
-            fmt_label(&f[k], lab, sizeof lab);
-            fprintf(out, "  %-18s %2d/%-2d %12s %20s %20s %20s %7s  %s%s\n", lab, f[k].n_conv,
-                    f[k].n, its3(b[0], 64, f[k].its, "[", ", ", "]"),
+            char b[5][64];
+            fprintf(out, "  %-*s %2d/%-2d %12s %20s %20s %20s %7s  %s%s\n", lw, f[k].label,
+                    f[k].n_conv, f[k].n, its3(b[0], 64, f[k].its, "[", ", ", "]"),
                     ms3(b[1], 64, f[k].setup, "[", ", ", "]"),
                     ms3(b[2], 64, f[k].solve, "[", ", ", "]"),
                     ms3(b[3], 64, f[k].total, "[", ", ", "]"), speedup_str(b[4], 64, f[k].speedup),
@@ -639,6 +370,17 @@ void gs_report_print(const gs_report *r, FILE *out)
         gs_free(prof.s);
         fputc('\n', out);
     }
+    gs_report_put_missing(&tail, r, 0);
+    if (gs_report_ncases(r) > 1) gs_report_put_summary(&tail, r, 0);
+    if (tail.s) fputs(tail.s, out);
+    fflush(out);
+    if (nsplit && split.s)
+        fprintf(stderr,
+                "gsolve: warning: %d (case, format) with runs under more than one settings "
+                "hash (%s): reported apart, labelled [settings HASH]\n",
+                nsplit, split.s);
+    gs_free(split.s);
+    gs_free(tail.s);
 }
 
 /* ---- report files ------------------------------------------------------------------------- */
@@ -708,16 +450,16 @@ static void put_field(gs_report_text *t, const char *s, int last)
     gs_report_put(t, last ? "\n" : ",");
 }
 
-/* The report.csv row of format f of the case of run w (the columns of the first versions,
- * then the spread, the warmups and the settings). */
-static void csv_row(gs_report_text *csv, const gs_report_run *w, const gs_report_fmt *f,
-                    const char *differ)
+/* The report.csv row of entry f of the case of run w (the columns of the first versions,
+ * then the spread, the warmups, the settings, the reference, the settings hash and the label). */
+static void csv_row(gs_report_text *csv, const gs_report *r, const gs_report_run *w,
+                    const gs_report_fmt *f, const char *differ)
 {
     char b[5][32], n[3][24];
     snprintf(n[0], 24, "%lld", (long long)w->case_index);
     snprintf(n[1], 24, "%lld", (long long)w->rows);
     snprintf(n[2], 24, "%lld", (long long)w->nnz);
-    const char *row[] = {w->case_name, n[0], n[1], n[2], f->req, f->ran[0] ? f->ran : f->req};
+    const char *row[] = {w->case_name, n[0], n[1], n[2], f->req, f->ran};
     for (int j = 0; j < 6; j++) put_field(csv, row[j], 0);
     gs_report_put(csv, "%d,%d,%d,%s,%s,%s,%s,%s,%d,", f->n, f->n_conv, f->n_fail,
                   num(b[0], 32, "%.1f", f->its[GS_MED]), num(b[1], 32, "%.6f", f->setup[GS_MED]),
@@ -734,7 +476,10 @@ static void csv_row(gs_report_text *csv, const gs_report_run *w, const gs_report
     put_field(csv, f->failure, 0);
     const int keys[] = {SET_RTOL, SET_THREADS, SET_BACKEND, SET_DEVICE, SET_VERSION, SET_COMMIT};
     for (int j = 0; j < 6; j++) put_field(csv, w->set[keys[j]], 0);
-    put_field(csv, differ, 1);
+    put_field(csv, differ, 0);
+    put_field(csv, r->ref, 0);
+    put_field(csv, f->settings, 0);
+    put_field(csv, f->label, 1);
 }
 
 /* The Markdown section of the case of run c. */
@@ -742,6 +487,7 @@ static void md_case(gs_report_text *md, const gs_report *r, int64_t c, const gs_
                     int nf, const char *differ)
 {
     const gs_report_run *w = first_counted(r, c);
+    gs_report_text split = {0};
     char set[512];
     int nw = case_warmups(f, nf);
     settings_line(w, set, sizeof set);
@@ -752,11 +498,19 @@ static void md_case(gs_report_text *md, const gs_report *r, int64_t c, const gs_
     if (differ[0])
         gs_report_put(md, "\n**Note:** the runs differ in %s: the spread mixes settings.\n",
                       differ);
-    gs_report_put(md, "\n| format | runs | iterations | setup ms | solve ms | total ms | speedup "
-                      "vs csr | status |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+    if (put_split(&split, f, nf, w->case_name))
+        gs_report_put(md,
+                      "\n**Warning:** runs under more than one settings hash (%s): reported "
+                      "apart, labelled [settings HASH].\n",
+                      split.s ? split.s : "");
+    gs_free(split.s);
+    gs_report_put(md,
+                  "\n| format | runs | iterations | setup ms | solve ms | total ms | speedup "
+                  "vs %s | status |\n|---|---:|---:|---:|---:|---:|---:|---|\n",
+                  r->ref);
     for (int k = 0; k < nf; k++) {
-        char lab[128], b[5][64];
-        fmt_label(&f[k], lab, sizeof lab);
+        char b[5][64];
+        const char *lab = f[k].label;
         gs_report_put(
             md, "| %s%s%s | %d/%d | %s | %s | %s | %s | %s | %s |\n", f[k].best ? "**" : "", lab,
             f[k].best ? "** (best)" : "", f[k].n_conv, f[k].n,
@@ -789,20 +543,22 @@ static void put_profile(gs_report_text *t, const gs_report *r, int64_t c, const 
     int any = 0;
     for (int k = 0; k < nf; k++)
         for (int64_t i = c; i < r->n && !pr[k]; i++)
-            if (counted(&r->runs[i], cname, f[k].req) && r->runs[i].profile[0]) pr[k] = &r->runs[i];
+            if (counted(&r->runs[i], cname, &f[k]) && r->runs[i].profile[0]) pr[k] = &r->runs[i];
     for (int k = 0; k < nf; k++) any |= pr[k] != NULL;
     if (!any) return;
     if (md) {
         gs_report_put(t, "\nWhere the solve went (output.profile; share of each format's solve, "
                          "ms in brackets):\n\n| operation |");
-        for (int k = 0; k < nf; k++) gs_report_put(t, " %s |", f[k].req);
+        for (int k = 0; k < nf; k++) gs_report_put(t, " %s |", f[k].label);
         gs_report_put(t, "\n|---|");
         for (int k = 0; k < nf; k++) gs_report_put(t, "---:|");
         gs_report_put(t, "\n");
     } else {
-        gs_report_put(t, "  where the solve went (output.profile, share of each format's solve):\n"
-                         "  %-20s", "operation");
-        for (int k = 0; k < nf; k++) gs_report_put(t, " %9.9s", f[k].req);
+        gs_report_put(t,
+                      "  where the solve went (output.profile, share of each format's solve):\n"
+                      "  %-20s",
+                      "operation");
+        for (int k = 0; k < nf; k++) gs_report_put(t, " %9.9s", f[k].label);
         gs_report_put(t, "\n");
     }
     /* the operations in the order the first profiled run lists them, then any other's */
@@ -839,35 +595,42 @@ static void put_profile(gs_report_text *t, const gs_report *r, int64_t c, const 
 gs_status gs_report_write(const gs_report *r, const char *dir)
 {
     gs_status st = GS_OK;
-    gs_report_text csv = {0}, md = {0};
+    gs_report_text csv = {0}, md = {0}, sum = {0};
     gs_report_fmt f[GS_REPORT_MAXF];
     char path[2048], differ[512];
     gs_report_put(&csv,
                   "case,case_index,rows,nnz,format,ran_format,runs,converged,failed,iterations,"
-                  "setup_s,solve_s,total_s,speedup_vs_csr,best,status,iterations_min,"
+                  "setup_s,solve_s,total_s,speedup_vs_ref,best,status,iterations_min,"
                   "iterations_max,setup_min_s,setup_max_s,solve_min_s,solve_max_s,total_min_s,"
                   "total_max_s,warmup_runs,failure,rtol,threads,backend,device,version,commit,"
-                  "settings_differ\n");
+                  "settings_differ,reference,settings,label\n");
     gs_report_put(&md,
                   "# gsolve batch report: %s\n\nMedian (min-max) over the counted repeats "
                   "(converged runs; warmup runs are not counted); speedup = median total time "
-                  "of csr / that of the format; best = lowest median total time among formats "
-                  "whose runs all converged.\n",
-                  dir);
+                  "of %s (the reference: the batch's first format) / that of the format; best = "
+                  "lowest median total time among formats whose runs all converged. A format "
+                  "that fell back is named by what ran: \"csr (asked cds)\".\n",
+                  dir, r->ref);
     for (int64_t c = gs_report_next_case(r, 0); c >= 0; c = gs_report_next_case(r, c + 1)) {
         int nf = gs_report_summarize(r, c, f);
         settings_differ(r, c, differ, sizeof differ);
         md_case(&md, r, c, f, nf, differ);
         put_profile(&md, r, c, f, nf, 1);
-        for (int k = 0; k < nf; k++) csv_row(&csv, first_counted(r, c), &f[k], differ);
+        for (int k = 0; k < nf; k++) csv_row(&csv, r, first_counted(r, c), &f[k], differ);
     }
-    GS_CHECK(gs_report_text_status("the report text", &csv, &md, NULL));
+    gs_report_put_missing(&md, r, 1);
+    gs_report_put_summary(&md, r, 1);
+    gs_report_summary_csv(&sum, r);
+    GS_CHECK(gs_report_text_status("the report text", &csv, &md, &sum));
     snprintf(path, sizeof path, "%s/report.csv", dir);
     GS_CHECK(gs_report_write_atomic(path, csv.s, csv.len));
     snprintf(path, sizeof path, "%s/report.md", dir);
     GS_CHECK(gs_report_write_atomic(path, md.s, md.len));
+    snprintf(path, sizeof path, "%s/report_summary.csv", dir);
+    GS_CHECK(gs_report_write_atomic(path, sum.s, sum.len));
 done:
     gs_free(csv.s);
     gs_free(md.s);
+    gs_free(sum.s);
     return st;
 }
