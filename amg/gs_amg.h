@@ -130,7 +130,7 @@ typedef struct gs_amg_level_report {
     double rho;       /* the largest eigenvalue of D^-1 A by Lanczos (the smoothers' scale) */
     int rho_known;    /* rho was estimated (not on a coarsest level the dense solve takes) */
     char format[16], format_p[16], format_r[16];
-    char reason[160];
+    char reason[GS_REASON_LEN];
     int fell_back; /* A's chosen format refused it, so csr runs (reason says why) */
     /* a level split across MPI ranks: the least and most rows and nonzeros one rank holds
      * (0 when the level is on one process) */

@@ -423,7 +423,7 @@ static gs_status write_levels(gs_h5_record *h, const gs_result *r)
     int n = r->levels;
     double *v = NULL;
     char *reasons = NULL;
-    size_t cap = (size_t)n * 170 + 1, len = 0;
+    size_t cap = (size_t)n * (sizeof r->level_info[0].reason + 48) + 1, len = 0;
     GS_CHECK(gs_alloc_array((size_t)n, sizeof *v, "level table", (void **)&v));
     GS_CHECK(gs_alloc_array(cap, 1, "level reasons", (void **)&reasons));
     const char *names[] = {"level_rows", "level_nnz", "level_mean", "level_std", "level_max"};

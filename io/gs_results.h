@@ -18,7 +18,8 @@ typedef struct gs_level_info {
     double mean, std; /* nonzeros per row */
     int32_t max;
     char format[16];  /* SpMV format of the level's A */
-    char reason[160]; /* why that format (the rule, the measurement or the forcing key) */
+    char reason[512]; /* why that format (the rule, the measurement or the forcing key; as long
+                         as GS_REASON_LEN of gs_select.h) */
 } gs_level_info;
 
 /* Setup phases reported apart (seconds; AMG fills all, a one-level solve only convert) */

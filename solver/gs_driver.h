@@ -29,7 +29,7 @@ typedef struct gs_run {
                               * rank's), part of setup_s */
     double convert_s;        /* conversion of A into the SpMV format, part of setup_s */
     char format_desc[160];   /* the format's description of the stored matrix */
-    char format_reason[160]; /* why the selector chose it */
+    char format_reason[GS_REASON_LEN]; /* why the selector chose it */
     gs_amg_report *amg;      /* the AMG hierarchy's report (AMG runs), else NULL */
     gs_level_info *levels;   /* res.levels entries, res.level_info points here */
     FILE *out;               /* the header and the iteration lines go here (NULL: nowhere) */

@@ -64,7 +64,8 @@ static gs_status one_level(const gs_dist_op *D, const gs_gcsr *A, gs_run *run)
     I->mean = tot_rows ? (double)tot_nnz / (double)tot_rows : 0.0;
     I->max = (int32_t)lmax;
     gs_str_copy(I->format, sizeof I->format, gs_format_name(D->sel.format));
-    snprintf(I->reason, sizeof I->reason, "rank 0's block: %.140s", D->sel.reason);
+    gs_str_copy(I->reason, sizeof I->reason, "rank 0's block: ");
+    gs_select_reason_append(I->reason, sizeof I->reason, D->sel.reason);
     run->res.level_info = run->levels;
 done:
     return st;

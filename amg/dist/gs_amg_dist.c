@@ -574,7 +574,8 @@ static gs_status report_level(gs_amg_dist *amg, int l, const gs_dist_op *D)
     else
         snprintf(R->format, sizeof R->format, "%s..%s", gs_format_name((gs_format)-f[1]),
                  gs_format_name((gs_format)f[0]));
-    snprintf(R->reason, sizeof R->reason, "rank 0's block: %.140s", D->sel.reason);
+    gs_str_copy(R->reason, sizeof R->reason, "rank 0's block: ");
+    gs_select_reason_append(R->reason, sizeof R->reason, D->sel.reason);
     if (amg->lev[l].DP) {
         gs_str_copy(R->format_p, sizeof R->format_p, gs_format_name(amg->lev[l].DP->sel.format));
         gs_str_copy(R->format_r, sizeof R->format_r, gs_format_name(amg->lev[l].DR->sel.format));

@@ -1,10 +1,31 @@
 /* gs_amg_report.c: the console's AMG block: the level table, complexities, setup phases. */
 #include <stdio.h>
+#include <string.h>
 
 #include "gs_amg.h"
 
 const char *const gs_amg_phase_names[GS_AMG_PHASES] = {"strength",    "aggregation", "prolongator",
                                                        "rap",         "convert",     "coarse"};
+
+#define WHY_WIDTH 56 /* the level table's why column: a longer reason wraps onto lines below */
+
+/* text from column col of the line begun, wrapped at blanks into lines of at most WHY_WIDTH
+ * characters indented to col; a word longer than that stands alone on its line, uncut */
+static void print_wrapped(FILE *out, int col, const char *text)
+{
+    int first = 1;
+    while (*text || first) {
+        size_t n = strlen(text), cut = WHY_WIDTH;
+        if (n > WHY_WIDTH) {
+            while (cut > 0 && text[cut] != ' ') cut--;
+            n = cut ? cut : strcspn(text, " ");
+        }
+        fprintf(out, "%*s%.*s\n", first ? 0 : col, "", (int)n, text);
+        for (text += n; *text == ' '; text++) {
+        }
+        first = 0;
+    }
+}
 
 void gs_amg_report_print(const gs_amg_report *r, FILE *out)
 {
@@ -22,8 +43,9 @@ void gs_amg_report_print(const gs_amg_report *r, FILE *out)
             snprintf(f, sizeof f, "%s", L->format);
         char rho[16] = "-"; /* not estimated, or no positive eigenvalue to estimate */
         if (L->rho_known && L->rho > 0) snprintf(rho, sizeof rho, "%.4f", L->rho);
-        fprintf(out, "          %5d %10d %10lld %15.2f %6.2f %5d  %10s  %-21s %s\n", l, L->rows,
-                (long long)L->nnz, L->mean, L->std, L->max, rho, f, L->reason);
+        int col = fprintf(out, "          %5d %10d %10lld %15.2f %6.2f %5d  %10s  %-21s ", l,
+                          L->rows, (long long)L->nnz, L->mean, L->std, L->max, rho, f);
+        print_wrapped(out, col, L->reason);
     }
     const gs_amg_level_report *C = &r->level[r->levels > 0 ? r->levels - 1 : 0];
     if (r->levels > 0 && !C->rho_known)

@@ -613,6 +613,20 @@ static gs_status forced_format(const char *word, const char *key, gs_loc loc, gs
     return GS_OK;
 }
 
+void gs_select_reason_append(char *buf, size_t cap, const char *text)
+{
+    size_t w = strlen(buf), n = strlen(text), cut;
+    if (w + n < cap) {
+        memcpy(buf + w, text, n + 1);
+        return;
+    }
+    if (cap < w + 5) return; /* not even " ..." fits */
+    for (cut = cap - w - 5; cut > 0 && text[cut] != ' '; cut--) {
+    }
+    memcpy(buf + w, text, cut);
+    memcpy(buf + w + cut, " ...", 5);
+}
+
 /* *M = A in format f; a refusal falls back to csr and the reason says so */
 static gs_status convert(const gs_csr *A, gs_format f, const gs_format_params *p, gs_spmat **M,
                          gs_select_result *res)
@@ -621,9 +635,10 @@ static gs_status convert(const gs_csr *A, gs_format f, const gs_format_params *p
     const double t0 = gs_time_now();
     st = gs_spmat_create(A, f, p, M);
     if (st == GS_ERR_UNSUPPORTED && f != GS_FORMAT_CSR) {
-        const size_t w = strlen(res->reason);
-        snprintf(res->reason + w, sizeof res->reason - w, "; %s refused, csr runs: %s",
-                 gs_format_name(f), gs_error_message());
+        char head[64];
+        snprintf(head, sizeof head, "; %s refused, csr runs: ", gs_format_name(f));
+        gs_select_reason_append(res->reason, sizeof res->reason, head);
+        gs_select_reason_append(res->reason, sizeof res->reason, gs_error_message());
         gs_error_clear();
         f = GS_FORMAT_CSR;
         res->fell_back = 1;

@@ -131,10 +131,17 @@ typedef struct gs_select_request {
     gs_format_params params; /* tuning of the formats (gs_format_params_default, then the keys) */
 } gs_select_request;
 
+/* The longest reason kept (with its NUL): room for a format's refusal in full */
+#define GS_REASON_LEN 512
+
+/* Append text to the reason buf (cap bytes, NUL-terminated): whole, or cut after a whole word
+ * and marked " ..." when it does not fit, never in the middle of a word. */
+void gs_select_reason_append(char *buf, size_t cap, const char *text);
+
 typedef struct gs_select_result {
     gs_format format; /* what runs */
     gs_features feat;
-    char reason[160]; /* the rule that fired, the forcing key, or the measured times */
+    char reason[GS_REASON_LEN]; /* the rule that fired, the forcing key, or the measured times */
     int fell_back;    /* the chosen format refused the matrix, so csr runs (reason says why) */
     double feature_s; /* features */
     double convert_s; /* conversion into the kept format */

@@ -4,7 +4,7 @@
  * and every one-byte corruption of a .npz file read without a crash; .npy vectors of int32,
  * big-endian float64 and int64, float32 in Fortran order read exactly, complex refused naming
  * the dtype; hypre IJ matrix and vector files written and read back bit for bit, one file per
- * rank too; a problem loaded from them. */
+ * rank too; a problem loaded from them; a format's reason cut only after a whole word. */
 #include <math.h>
 #include <unistd.h>
 
@@ -14,6 +14,7 @@
 #include "gs_npy.h"
 #include "gs_npz.h"
 #include "gs_problem.h"
+#include "gs_select.h"
 #include "gs_test.h"
 
 #define G 6
@@ -242,6 +243,16 @@ static void problems(void)
     free(c);
 }
 
+/* a reason too long for its buffer is cut after a whole word, marked " ..." */
+static void reason_append(void)
+{
+    char buf[32] = "forced: ", whole[64] = "a";
+    gs_select_reason_append(buf, sizeof buf, "cds refused with 231.8% padding exceeding");
+    CHECK_MSG(strcmp(buf, "forced: cds refused with ...") == 0, "'%s'", buf);
+    gs_select_reason_append(whole, sizeof whole, " whole");
+    CHECK_MSG(strcmp(whole, "a whole") == 0, "'%s'", whole);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -257,5 +268,6 @@ int main(int argc, char **argv)
     ij_round_trip();
     ij_files();
     problems();
+    reason_append();
     return gs_test_result("test_formats");
 }
