@@ -20,12 +20,12 @@
 typedef enum fuzz_outcome { FUZZ_ACCEPTED = 0, FUZZ_REFUSED = 1 } fuzz_outcome;
 
 typedef struct fuzz_target {
-    const char *name; /* "mm", "h5", "config" */
+    const char *name; /* "mm", "h5", "config", "npz" */
     const char *what; /* one line for usage messages */
     fuzz_outcome (*run)(const uint8_t *data, size_t size);
 } fuzz_target;
 
-extern const fuzz_target fuzz_mm_target, fuzz_h5_target, fuzz_config_target;
+extern const fuzz_target fuzz_mm_target, fuzz_h5_target, fuzz_config_target, fuzz_npz_target;
 
 /* The target called name, or NULL. */
 const fuzz_target *fuzz_find(const char *name);

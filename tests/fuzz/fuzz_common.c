@@ -50,8 +50,8 @@ void fuzz_init(void)
 
 void fuzz_cleanup(void)
 {
-    static const char *const names[] = {"in.mtx",    "in.mtx.gz", "in.h5",   "in.cfg",
-                                        "gz.mtx.gz", "out.cfg",   "in2.cfg", NULL};
+    static const char *const names[] = {"in.mtx",    "in.mtx.gz", "in.h5",   "in.cfg", "gz.mtx.gz",
+                                        "out.cfg",   "in2.cfg",   "in.npz",  "in.ij.00000", NULL};
     if (!g_dir[0]) return;
     for (int i = 0; names[i]; i++) unlink(fuzz_path(0, names[i]));
     rmdir(g_dir);
@@ -166,7 +166,8 @@ void fuzz_check_released(const char *who, long live)
 
 const fuzz_target *fuzz_find(const char *name)
 {
-    const fuzz_target *all[] = {&fuzz_mm_target, &fuzz_h5_target, &fuzz_config_target};
+    const fuzz_target *all[] = {&fuzz_mm_target, &fuzz_h5_target, &fuzz_config_target,
+                                &fuzz_npz_target};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (strcmp(all[i]->name, name) == 0) return all[i];
     return NULL;

@@ -434,7 +434,7 @@ static void usage(void)
             "usage: fuzz_driver TARGET [-n N] [-t SECONDS] [-s SEED] [-o DIR] [-m BYTES] [-x DICT] "
             "[-r] [-l] "
             "CORPUS...\n"
-            "  TARGET  mm | h5 | config\n"
+            "  TARGET  mm | h5 | config | npz\n"
             "  -n N    run N mutated inputs (default 10000; with -t alone, no limit)\n"
             "  -t S    stop after S seconds\n"
             "  -s SEED PRNG seed (default 1): the same seed and N give the same inputs\n"

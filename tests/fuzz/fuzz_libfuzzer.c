@@ -5,7 +5,7 @@
 #include "fuzz.h"
 
 #ifndef FUZZ_TARGET
-#error "compile with -DFUZZ_TARGET=fuzz_mm_target (or fuzz_h5_target, fuzz_config_target)"
+#error "compile with -DFUZZ_TARGET=fuzz_mm_target (or fuzz_h5_target, fuzz_config_target, fuzz_npz_target)"
 #endif
 
 /* A refused allocation returns NULL (the readers must report out of memory) and allocations
