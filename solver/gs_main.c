@@ -363,8 +363,9 @@ static int solve_dist(const gs_config *c0)
     return code;
 }
 
-/* gsolve report DIR [--no-plots]: tables (printed, report.csv, report.md) and plots; exit 2
- * when there is nothing to report or no plotting tool (the tables are still written). */
+/* gsolve report DIR [--no-plots]: tables (printed, report.csv, report.md, report_summary.csv)
+ * and plots; exit 2 when there is nothing to report or the plotting tool GSOLVE_PLOTTER names
+ * cannot run (the tables are still written); no plotting tool found is a note. */
 static int report(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -391,7 +392,8 @@ static int report(int argc, char **argv)
         gs_report_print(r, stdout);
         st = gs_report_write(r, dir);
     }
-    if (st == GS_OK) printf("tables: %s/report.csv, %s/report.md\n", dir, dir);
+    if (st == GS_OK)
+        printf("tables: %s/report.csv, %s/report.md, %s/report_summary.csv\n", dir, dir, dir);
     if (st == GS_OK && plots) {
         fflush(stdout);
         st = gs_report_plot(r, dir, stdout);
