@@ -213,6 +213,89 @@ static void check_zero_coarsest(void)
         }
 }
 
+/* nullspace_constant with one level: the dense pseudo-inverse of A itself is the solve */
+static void check_singular_one_level(const gs_csr *A, const gs_amg_params *p)
+{
+    gs_amg *amg = NULL;
+    CHECK_OK(gs_amg_setup(A, p, "one level", &amg));
+    if (!amg) return;
+    const gs_amg_report *rep = gs_amg_get_report(amg);
+    CHECK_MSG(rep->levels == 1 && strstr(rep->coarse_desc, "pseudo-inverse"), "%d levels, %s",
+              rep->levels, rep->coarse_desc);
+    gs_amg_destroy(&amg);
+}
+
+/* the report's text (gs_amg_report_print) into buf */
+static void report_text(const gs_amg *amg, char *buf, size_t len)
+{
+    FILE *f = tmpfile();
+    size_t n = 0;
+    buf[0] = '\0';
+    if (!f) return;
+    gs_amg_report_print(gs_amg_get_report(amg), f);
+    rewind(f);
+    n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* nullspace_constant (problem.nullspace = "constant"): the coarsest solve is the pseudo-inverse
+ * that projects out the constant's coarse form, reported so, and PCG converges; the report's
+ * rho column says "-" on the coarsest level (solved directly, not estimated), never 0 */
+static void check_constant(void)
+{
+    static char text[16384];
+    gs_amg_params p;
+    gs_amg_params_default(&p);
+    p.nullspace_constant = 1;
+    gs_csr *A = neumann3d(16);
+    gs_amg *amg = NULL;
+    CHECK_OK(gs_amg_setup(A, &p, "neumann3d-16 constant", &amg));
+    if (amg) {
+        const gs_amg_report *rep = gs_amg_get_report(amg);
+        report_text(amg, text, sizeof text);
+        printf("%s", text);
+        CHECK_MSG(strstr(rep->coarse_desc, "dense pseudo-inverse") != NULL, "coarse solve \"%s\"",
+                  rep->coarse_desc);
+        CHECK(!rep->level[rep->levels - 1].rho_known && rep->level[0].rho_known);
+        CHECK(strstr(text, "0.0000") == NULL);
+        CHECK(strstr(text, "rho(D^-1A) \"-\" on level") != NULL);
+        gs_amg_destroy(&amg);
+    }
+    check_singular("neumann3d-16 constant", A, &p, 1, 25, 0);
+    gs_csr_destroy(&A);
+    /* 1 level: the whole matrix is the coarsest, its null space the constant itself */
+    A = neumann3d(6);
+    p.coarse_size = 1000;
+    check_singular_one_level(A, &p);
+    gs_csr_destroy(&A);
+}
+
+/* -(A + 0.1 I) for the Neumann Laplacian: negative definite, so the Lanczos estimate of the
+ * largest eigenvalue of |D|^-1/2 A |D|^-1/2 is negative; the report shows "-" and says so
+ * rather than printing a negative spectral radius */
+static void check_negative(void)
+{
+    static char text[16384];
+    gs_amg_params p;
+    gs_amg_params_default(&p);
+    gs_csr *A = neumann3d(8);
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            A->val[q] = -A->val[q] - (A->colind[q] == i ? 0.1 : 0.0);
+    gs_amg *amg = NULL;
+    CHECK_OK(gs_amg_setup(A, &p, "negative definite", &amg));
+    if (amg) {
+        report_text(amg, text, sizeof text);
+        printf("%s", text);
+        CHECK(gs_amg_get_report(amg)->level[0].rho < 0);
+        CHECK(strstr(text, "rho(D^-1A) - on level 0: the largest eigenvalue") != NULL);
+        CHECK(strstr(text, "not positive") != NULL);
+        gs_amg_destroy(&amg);
+    }
+    gs_csr_destroy(&A);
+}
+
 int main(void)
 {
     gs_amg_params p;
@@ -230,5 +313,7 @@ int main(void)
     gs_csr_destroy(&A);
 
     check_zero_coarsest();
+    check_constant();
+    check_negative();
     return gs_test_result("test_amg_faults");
 }

@@ -90,5 +90,61 @@ int main(void)
         }
         gs_csr_destroy(&A);
     }
+    { /* the pseudo-inverse given the null space (gs_amg_dense_pinv): the 2D Neumann Laplacian
+       * of 6 x 6 points, whose last pivot is rounding (no tolerance decides it): X 1 = 0, X
+       * symmetric, A X b = b for b orthogonal to 1, and X A X = X */
+        const int32_t m = 6, n = m * m;
+        double a[36 * 36] = {0}, x[36 * 36], z[36], b[36], y[36];
+        for (int32_t i = 0; i < n; i++) {
+            int32_t nb[2] = {i % m + 1 < m ? i + 1 : -1, i + m < n ? i + m : -1};
+            for (int k = 0; k < 2; k++)
+                if (nb[k] >= 0) {
+                    a[i * n + i] += 1, a[nb[k] * n + nb[k]] += 1;
+                    a[i * n + nb[k]] -= 1, a[nb[k] * n + i] -= 1;
+                }
+            z[i] = 1.0;
+        }
+        gs_csr *A = dense_csr(n, a);
+        int rank = -1;
+        CHECK_OK(gs_amg_dense_pinv(A, z, x, &rank));
+        CHECK_MSG(rank == n, "pinv: rank %d of the regularized matrix", rank);
+        double worst = 0.0, sym = 0.0, b_mean = 0.0;
+        for (int32_t i = 0; i < n; i++) {
+            double s = 0.0;
+            for (int32_t j = 0; j < n; j++) {
+                s += x[i * n + j];
+                sym = fmax(sym, fabs(x[i * n + j] - x[j * n + i]));
+            }
+            worst = fmax(worst, fabs(s));
+            b[i] = rnd();
+            b_mean += b[i] / n;
+        }
+        CHECK_MSG(worst < 1e-12 && sym < 1e-12, "pinv: |X 1| %g, |X - X^T| %g", worst, sym);
+        for (int32_t i = 0; i < n; i++) b[i] -= b_mean;
+        double err = 0.0;
+        for (int32_t i = 0; i < n; i++) {
+            y[i] = 0.0;
+            for (int32_t j = 0; j < n; j++) y[i] += x[i * n + j] * b[j];
+        }
+        for (int32_t i = 0; i < n; i++) {
+            double s = 0.0;
+            for (int32_t j = 0; j < n; j++) s += a[i * n + j] * y[j];
+            err = fmax(err, fabs(s - b[i]));
+        }
+        CHECK_MSG(err < 1e-12, "pinv: |A X b - b| %g for b orthogonal to 1", err);
+        double *xa = calloc((size_t)n * n, sizeof *xa), xax = 0.0; /* X A X = X */
+        for (int32_t i = 0; i < n; i++)
+            for (int32_t k = 0; k < n; k++)
+                for (int32_t j = 0; j < n; j++) xa[i * n + j] += x[i * n + k] * a[k * n + j];
+        for (int32_t i = 0; i < n; i++)
+            for (int32_t j = 0; j < n; j++) {
+                double s = 0.0;
+                for (int32_t k = 0; k < n; k++) s += xa[i * n + k] * x[k * n + j];
+                xax = fmax(xax, fabs(s - x[i * n + j]));
+            }
+        CHECK_MSG(xax < 1e-12, "pinv: |X A X - X| %g", xax);
+        free(xa);
+        gs_csr_destroy(&A);
+    }
     return gs_test_result("test_dense_inverse");
 }

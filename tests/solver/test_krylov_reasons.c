@@ -287,6 +287,35 @@ static void test_interrupt(void)
     }
 }
 
+/* dtol: A = diag(1, -0.999), b = (1, 1): CG's first step has alpha = b.b / b.Ab = 2000, so
+ * ||r_1|| = 1999 sqrt(2), 1999 times ||r_0||: diverged at iteration 1 with dtol 100 (CG and
+ * BiCGStab, whose first half step is the same); dtol 0 is off, and 1e5 lets it go on */
+static void test_dtol(void)
+{
+    double d[2] = {1.0, -0.999}, b[2] = {1.0, 1.0};
+    gs_csr *A = mat_diag(2, d);
+    gs_krylov_params p = kparams(GS_KRYLOV_CG, 1e-10, 50);
+    p.dtol = 100.0;
+    gs_krylov_result r = ends("diag(1, -0.999), dtol 100", p, A, 0, b, NULL, NULL,
+                              GS_DIVERGED_DTOL, "times the initial");
+    CHECK(r.iterations == 1);
+    CHECK(strstr(r.detail, "(dtol 100)") != NULL);
+    CHECK(r.rnorm > 100.0 * r.rnorm0);
+    p.type = GS_KRYLOV_BICGSTAB;
+    ends("diag(1, -0.999), dtol 100", p, A, 0, b, NULL, NULL, GS_DIVERGED_DTOL,
+         "times the initial");
+    p.type = GS_KRYLOV_CG;
+    for (int off = 0; off < 2; off++) { /* dtol 0 (off) or 1e5: not diverged */
+        p.dtol = off ? 0.0 : 1e5;
+        CHECK_OK(kry_solve(&p, A, 0, b, NULL, NULL, &r));
+        CHECK_MSG(r.reason != GS_DIVERGED_DTOL, "dtol %g: %s", p.dtol, gs_reason_name(r.reason));
+    }
+    p.dtol = -1.0;
+    CHECK(kry_solve(&p, A, 0, b, NULL, NULL, &r) == GS_ERR_ARG);
+    gs_error_clear();
+    gs_csr_destroy(&A);
+}
+
 static void test_names(void)
 {
     const gs_reason all[] = {GS_REASON_NONE,
@@ -299,7 +328,8 @@ static void test_names(void)
                              GS_DIVERGED_INDEFINITE_MATRIX,
                              GS_DIVERGED_INDEFINITE_PC,
                              GS_DIVERGED_STAGNATION,
-                             GS_STOPPED_INTERRUPTED};
+                             GS_STOPPED_INTERRUPTED,
+                             GS_DIVERGED_DTOL};
     const char *names[] = {"none",
                            "rtol",
                            "atol",
@@ -310,8 +340,9 @@ static void test_names(void)
                            "indefinite_matrix",
                            "indefinite_preconditioner",
                            "stagnation",
-                           "interrupted"};
-    for (int i = 0; i < 11; i++) {
+                           "interrupted",
+                           "diverged"};
+    for (int i = 0; i < 12; i++) {
         CHECK(strcmp(gs_reason_name(all[i]), names[i]) == 0);
         const char *s = gs_reason_str(all[i]);
         CHECK(all[i] <= 0 || strncmp(s, "converged", 9) == 0);
@@ -325,6 +356,7 @@ int main(void)
 {
     long live = gs_mem_live();
     test_cg_indefinite();
+    test_dtol();
     test_zero_rhs();
     test_max_iters();
     test_bicgstab_breakdown();
