@@ -137,19 +137,37 @@ done:
     return st;
 }
 
-/* --inspect of a vector (a dense array of one column or one row): its length and values. */
-static void print_vector(const char *path, const char *layout, const gs_csr *A)
+/* --inspect of a vector (a dense array of one column or one row, an IJ vector): its length and
+ * values, v[0..nv) the ones stored (the rest of the rows x cols are zeros). */
+static void print_vector(const char *path, const char *layout, int64_t rows, int64_t cols,
+                         const double *v, int64_t nv)
 {
-    int64_t len = (int64_t)A->rows * A->cols;
-    double sum2 = 0.0, lo = A->nnz < len ? 0.0 : INFINITY, hi = -lo;
-    for (int32_t k = 0; k < A->nnz; k++) {
-        sum2 += A->val[k] * A->val[k];
-        lo = fmin(lo, A->val[k]);
-        hi = fmax(hi, A->val[k]);
+    int64_t len = rows * cols, nz = 0;
+    double sum2 = 0.0, lo = nv < len ? 0.0 : INFINITY, hi = -lo;
+    for (int64_t k = 0; k < nv; k++) {
+        sum2 += v[k] * v[k];
+        lo = fmin(lo, v[k]);
+        hi = fmax(hi, v[k]);
+        nz += v[k] != 0.0;
     }
-    printf("file: %s\nformat: %s\nobject: vector (%d x %d)\nlength: %lld\nnonzeros: %d\n", path,
-           layout, A->rows, A->cols, (long long)len, A->nnz);
+    printf("file: %s\nformat: %s\nobject: vector (%lld x %lld)\nlength: %lld\nnonzeros: %lld\n",
+           path, layout, (long long)rows, (long long)cols, (long long)len, (long long)nz);
     if (len > 0) printf("norm2: %.6g\nmin: %.6g\nmax: %.6g\n", sqrt(sum2), lo, hi);
+}
+
+/* --inspect of hypre IJ files that hold a vector ("jlower jupper" first): 1 when they do
+ * (and nothing printed, the error cleared, when they do not) */
+static int inspect_ij_vector(const char *path)
+{
+    double *x = NULL;
+    int64_t n = 0;
+    if (!gs_ij_is_ij(path) || gs_ij_read_vector(path, -1, &x, &n) != GS_OK) {
+        gs_error_clear();
+        return 0;
+    }
+    print_vector(path, "hypre ij", n, 1, x, n);
+    gs_free(x);
+    return 1;
 }
 
 /* --inspect: describe a matrix or vector file. */
@@ -161,11 +179,14 @@ static int inspect(const char *path, const gs_config *c)
     if (!c->problem.group[0] && gs_h5_list_matrices(path, stdout, &nmat) == GS_OK && nmat > 1)
         return 0;
     gs_status st = gs_matrix_read(path, c->problem.group, &A, field, sym, layout);
+    if (st != GS_OK && inspect_ij_vector(path)) return 0;
+    if (st != GS_OK && gs_ij_is_ij(path)) /* neither: the matrix's error again */
+        st = gs_matrix_read(path, c->problem.group, &A, field, sym, layout);
     if (st != GS_OK) return fail(st, (int)c->output.verbosity);
     int dense = strcmp(layout, "npy") == 0 || strcmp(layout, "hdf5 dataset") == 0 ||
                 strcmp(layout, "matrix market array") == 0;
     if (dense && (A->cols == 1 || A->rows == 1)) {
-        print_vector(path, layout, A);
+        print_vector(path, layout, A->rows, A->cols, A->val, A->nnz);
         gs_csr_destroy(&A);
         return 0;
     }

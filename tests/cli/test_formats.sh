@@ -67,8 +67,13 @@ expect 2 "--export $W/A.txt: expected FILE.mtx, FILE.mtx.gz \(Matrix Market\), F
 expect 0 "numerically symmetric: yes \(to 6.7e-16 relative" "$G" --inspect "$D/near_sym.mtx"
 expect 0 "numerically symmetric: yes \(exactly\)" "$G" --inspect "$D/A_coo.npz"
 expect 0 "format: npz csr" "$G" --inspect "$D/A_csr.npz"
-for v in b_array.mtx Ab_i4.npy; do
-    out=$("$G" --inspect "$D/$v" 2>&1) || fail "inspect $v: $out"
+expect 0 "format: hypre ij" "$G" --inspect "$W/e.ij"
+printf '0 1 0 1\n0 0 x\n' > "$W/bad.ij.00000"
+expect 2 "bad.ij.00000:2: expected \"i j value\" \(0-based indices\), got \"0 0 x\"" \
+    "$G" --inspect "$W/bad.ij"
+cp "$W/e_b.ij.00000" "$W/v.ij.00000"
+for v in "$D/b_array.mtx" "$D/Ab_i4.npy" "$W/v.ij"; do
+    out=$("$G" --inspect "$v" 2>&1) || fail "inspect $v: $out"
     echo "$out" | grep -q "^object: vector (36 x 1)" || fail "inspect $v: $out"
     echo "$out" | grep -q "^length: 36" || fail "inspect $v: $out"
     echo "$out" | grep -Eq "^norm2: [0-9.]+" || fail "inspect $v: $out"
