@@ -302,6 +302,7 @@ static void bar_failures(const gs_report *r, const labels *L, double y, bar_data
 /* The matplotlib script's functions (the calls follow). */
 static const char *PY_HEAD =
     "import shlex\nimport matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+    "import matplotlib.ticker\n"
     "from matplotlib.patches import Patch\n"
     "import numpy as np\n"
     "def residual(case, series, failed):\n"
@@ -364,6 +365,12 @@ static const char *PY_HEAD =
     "        ax.bar(x, [y - 1 for y in v], width, bottom=1, color='C%d' % (j % 10),\n"
     "               edgecolor='black', label=f)\n"
     "    ax.set_yscale('log', base=2); ax.set_ylim(ylo, yhi)\n"
+    "    g = matplotlib.ticker.FuncFormatter(lambda v, p: '%g' % v)\n"
+    "    ax.yaxis.set_major_formatter(g)\n"
+    "    if yhi < 8 * ylo:\n"
+    "        ax.yaxis.set_minor_locator(matplotlib.ticker.LogLocator(base=2, subs=(1.25, 1.5, "
+    "1.75)))\n"
+    "        ax.yaxis.set_minor_formatter(g)\n"
     "    ax.set_xticks(range(len(cases) + 1), cases + ['geomean'], rotation=30)\n"
     "    ax.set_ylabel('speedup vs ' + ref)\n"
     "    ax.set_title('median total time of ' + ref + ' / that of the format (above 1: '\n"
@@ -531,10 +538,13 @@ static gs_status speedup_plot(const gs_report *r, const labels *L, const char *p
         "set title \"speedup vs %s: median total time of %s / that of the format (above 1: "
         "faster); geomean: over the cases\" font \",9\"\nset ylabel \"speedup vs %s\"\n"
         "set xlabel\nset xtics (%s) rotate by -30 nomirror\nset xrange [-0.6:%d.6]\n"
-        "set logscale y 2\nset yrange [%g:%g]\nset key top left\nplot 1 with lines lc rgb "
-        "\"gray40\" dt 2 notitle",
+        "set logscale y 2\nset yrange [%g:%g]\nset key top left",
         (ncases + 1) * 170 + 500 > 1800 ? 1800 : (ncases + 1) * 170 + 500, ref, ref, ref, xt.s,
         ncases, lo / 1.5, hi * 1.5);
+    if (hi < 8 * lo) /* a narrow range: tics between the powers of 2 as well */
+        for (double p = pow(2, floor(log2(lo / 1.5))); p < 2 * hi; p *= 2)
+            put(gp, "\nset ytics add (%g, %g, %g, %g)", p, 1.25 * p, 1.5 * p, 1.75 * p);
+    put(gp, "\nplot 1 with lines lc rgb \"gray40\" dt 2 notitle");
     for (int a = 0; a < L->n; a++) {
         if (!nsp[a]) continue; /* the reference, or nothing converged beside it */
         quoted(L->s[a], 100, q, sizeof q);
@@ -543,7 +553,7 @@ static gs_status speedup_plot(const gs_report *r, const labels *L, const char *p
             "== %d ? $2 : NaN) with boxxyerror fill solid 0.6 border -1 lc %d title %s",
             a, 0.46 * w, 0.46 * w, a, a + 1, q);
     }
-    put(gp, "\nunset logscale y\n");
+    put(gp, "\nunset logscale y\nset ytics autofreq\n");
     put(py, "speedup(");
     py_lists(r, L, py);
     put(py, ", \"%s\", %g, %g, %g)\n", ref, lo / 1.5, hi * 1.5, 0.92 * w);
