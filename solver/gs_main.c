@@ -161,7 +161,8 @@ static int inspect_ij_vector(const char *path)
 {
     double *x = NULL;
     int64_t n = 0;
-    if (!gs_ij_is_ij(path) || gs_ij_read_vector(path, -1, &x, &n) != GS_OK) {
+    if (!gs_ij_is_ij(path)) return 0;
+    if (gs_ij_read_vector(path, -1, &x, &n) != GS_OK) {
         gs_error_clear();
         return 0;
     }
