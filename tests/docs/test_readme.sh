@@ -12,8 +12,11 @@ R=$S/README.md
 blocks=$(awk '/^```/ { n++; next } n == 1 || n == 3 { print n ": " $0 } n >= 4 { exit }' "$R")
 [ "$blocks" = "$(printf '1: scripts/setup.sh quickstart\n3: scripts/setup.sh test')" ] \
     || fail "README's first two commands: $blocks"
-grep -q '^quickstart) exec "$build/gsolve" "$here/configs/quickstart.cfg"' "$S/scripts/setup.sh" \
+awk '/^quickstart\)/ { on = 1 } on' "$S/scripts/setup.sh" |
+    grep -q '^ *exec "$build/gsolve" "$here/configs/quickstart.cfg"' \
     || fail "setup.sh quickstart does not run configs/quickstart.cfg"
+grep -q 'targets=(--target gsolve)' "$S/scripts/setup.sh" \
+    || fail "setup.sh quickstart builds more than gsolve before the first solve"
 grep -q '^test) cd "$build" && exec ctest .* -L cpu' "$S/scripts/setup.sh" \
     || fail "setup.sh test does not run ctest -L cpu"
 grep -q '^scripts/setup.sh test$' "$S/.ci/run" || fail ".ci/run does not run the README's test command"
