@@ -4,8 +4,8 @@
  * gs_driver_solve as gsolve runs it. Every run must return GS_OK (gsolve's exit 1 is a failure
  * here) and end with a reason: converged with the true ||b - Ax||/||b|| recomputed here within
  * rtol and equal to the reported one, in an iteration range, on the backend asked for, in the
- * format forced (or csr where that format refused a level); CG on the nonsymmetric problem may
- * end with a reason instead. The full product runs, no pairwise subset needed: the host's 576
+ * format forced (or csr where that format refused a level); CG and MINRES on the nonsymmetric
+ * problem may end with a reason instead. The full product runs, no pairwise subset needed: the host's 576
  * solves take about 6 s on 2 cores, the 672 with cusparse about 8 s on an H100. The cuda run exits
  * 77 (skipped) without a GPU. */
 #include "gs_backend.h"
@@ -82,7 +82,9 @@ static void check_run(const combo *k, const gs_problem *p, const gs_config *c, c
     if (amg)
         CHECK_MSG(res->levels >= 3, "%s: %d AMG levels (a W-cycle needs 3 to differ)", k->name,
                   res->levels);
-    if (!k->pb->symmetric && strcmp(k->solver, "cg") == 0) return; /* a reason is enough */
+    /* CG and MINRES are for symmetric A: on the nonsymmetric problem a reason is enough */
+    if (!k->pb->symmetric && (strcmp(k->solver, "cg") == 0 || strcmp(k->solver, "minres") == 0))
+        return;
     int most = amg ? k->pb->max_its_amg : k->pb->max_its_one_level;
     CHECK_MSG(res->converged == 1, "%s: %s", k->name, res->reason_text);
     if (!res->converged) return;
