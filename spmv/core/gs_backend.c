@@ -1,6 +1,7 @@
 /* gs_backend.c: the one place that decides which backends exist. */
 #include "gs_backend.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,25 @@ static void cuda_version_text(int v, char *out, size_t len)
         snprintf(out, len, "none");
 }
 
+void gs_nvidia_module_version(const char *line, char *out, size_t len)
+{
+    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 ...", or
+     * "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.20  Release Build ...":
+     * the first word of digits and dots that holds a dot, after the "Module" */
+    const char *p = strstr(line, "Module");
+    p = p ? p : line;
+    while (*p) {
+        p += strspn(p, " \t\n");
+        size_t n = strcspn(p, " \t\n");
+        if (n > 2 && isdigit((unsigned char)p[0]) && strspn(p, "0123456789.") == n &&
+            memchr(p, '.', n)) {
+            snprintf(out, len, "%.*s", (int)n, p);
+            return;
+        }
+        p += n;
+    }
+}
+
 void gs_backend_cuda_versions(char *runtime, char *driver, char *module, size_t len)
 {
     snprintf(runtime, len, "none");
@@ -144,15 +164,9 @@ void gs_backend_cuda_versions(char *runtime, char *driver, char *module, size_t 
     gs_cuda_versions(&rt, &drv);
     cuda_version_text(rt, runtime, len);
     cuda_version_text(drv, driver, len);
-    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 ..." */
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
-    char line[256], *p;
-    if (f && fgets(line, sizeof line, f) && (p = strstr(line, "Kernel Module"))) {
-        p += strlen("Kernel Module");
-        p += strspn(p, " \t");
-        size_t n = strcspn(p, " \t\n");
-        if (n > 0) snprintf(module, len, "%.*s", (int)n, p);
-    }
+    char line[512];
+    if (f && fgets(line, sizeof line, f)) gs_nvidia_module_version(line, module, len);
     if (f) fclose(f);
 #else
     (void)cuda_version_text;

@@ -172,6 +172,9 @@ double gs_backend_h2d_seconds(void);
  * zero, *why (if given) says why in one line. */
 int gs_backend_cuda_devices(const char **why);
 
+/* out = the NVIDIA kernel module's version in a line of /proc/driver/nvidia/version ("570.133.20";
+ * out unchanged when the line holds none) */
+void gs_nvidia_module_version(const char *line, char *out, size_t len);
 /* What the CUDA side of this process is, for the result records and --version, each at most
  * len bytes: runtime, the CUDA runtime built with ("12.4"); driver, the CUDA version the
  * installed driver supports ("12.6"; "none" without a driver); module, the NVIDIA kernel
