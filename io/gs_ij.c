@@ -89,6 +89,9 @@ typedef struct ij_read {
     int64_t *i, *j;
     double *v;
     size_t n, cap;
+    char base[PATH_IJ]; /* the files are base.00000, base.00001, ... */
+    int64_t *upper;     /* the last row of each file read (their ranges follow one another) */
+    int nparts, cap_parts;
 } ij_read;
 
 /* Append entry (i, j, v), growing the arrays. */
@@ -165,6 +168,14 @@ static gs_status read_part(ij_read *r, const char *file, FILE *f)
                         GS_MAX_INDEX - 1);
             lo = 1;
             r->next = h[1] + 1;
+            if (r->nparts == r->cap_parts) {
+                int cap = r->cap_parts ? 2 * r->cap_parts : 16;
+                int64_t *u = gs_realloc(r->upper, (size_t)cap * sizeof *u);
+                if (!u) GS_FAIL(GS_ERR_NOMEM, "out of memory reading %s", file);
+                r->upper = u;
+                r->cap_parts = cap;
+            }
+            r->upper[r->nparts++] = h[1];
             if (nh == 4 && h[3] + 1 > r->cols) r->cols = h[3] + 1;
             continue;
         }
@@ -192,9 +203,9 @@ done:
 static gs_status read_parts(ij_read *r, const char *path)
 {
     gs_status st = GS_OK;
-    char base[PATH_IJ], file[PATH_IJ + 16];
+    char *base = r->base, file[PATH_IJ + 16];
     size_t n = strlen(path), s = rank_suffix(path);
-    if (n >= sizeof base) return GS_ERROR(GS_ERR_ARG, "%s: the path is too long", path);
+    if (n >= sizeof r->base) return GS_ERROR(GS_ERR_ARG, "%s: the path is too long", path);
     memcpy(base, path, n + 1);
     snprintf(file, sizeof file, "%s.00000", path);
     if (s && (is_file(path) || !is_file(file))) base[n - s] = '\0'; /* NAME.00003 -> NAME */
@@ -219,6 +230,15 @@ static void free_read(ij_read *r)
     gs_free(r->i);
     gs_free(r->j);
     gs_free(r->v);
+    gs_free(r->upper);
+}
+
+/* The number of the file that holds row i (the first whose range reaches it). */
+static int part_of(const ij_read *r, int64_t i)
+{
+    int p = 0;
+    while (p + 1 < r->nparts && r->upper[p] < i) p++;
+    return p;
 }
 
 gs_status gs_ij_read(const char *path, gs_csr **A)
@@ -233,9 +253,10 @@ gs_status gs_ij_read(const char *path, gs_csr **A)
     for (size_t k = 0; k < r.n; k++) {
         if (r.j[k] >= r.cols)
             GS_FAIL(GS_ERR_INPUT,
-                    "%s: entry (%lld, %lld): column beyond the files' columns 0..%lld (their "
-                    "ranges' jupper)",
-                    path, (long long)r.i[k], (long long)r.j[k], (long long)r.cols - 1);
+                    "%s.%05d: entry (%lld, %lld): column beyond the matrix's columns 0..%lld "
+                    "(the largest jupper of the range lines of %s.*)",
+                    r.base, part_of(&r, r.i[k]), (long long)r.i[k], (long long)r.j[k],
+                    (long long)r.cols - 1, r.base);
         ri[k] = (int32_t)r.i[k];
         ci[k] = (int32_t)r.j[k];
     }
