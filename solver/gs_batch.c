@@ -509,6 +509,24 @@ done:
     return st;
 }
 
+/* The rows of csv that another case recorded dropped: the case that stood at this index before
+ * the cases were reordered or renamed. Its record files are made again under this case's runs,
+ * so its rows would name records that are no longer its own. */
+static gs_status drop_other_cases(const char *csv, const char *name)
+{
+    gs_status st = GS_OK;
+    int64_t n = 0;
+    gs_csv_match m[1] = {{"case", name, 1}};
+    GS_CHECK(gs_results_csv_drop_where(csv, 1, m, &n));
+    if (n)
+        fprintf(stderr,
+                "gsolve: %s: %lld run%s of another case dropped (the cases were reordered or "
+                "renamed); case %s is recorded there now\n",
+                csv, (long long)n, n == 1 ? "" : "s", name);
+done:
+    return st;
+}
+
 /* The problem of case cc, loaded once for its runs (*p NULL with load_err on failure). */
 static void load_case(batch *b, const gs_config *cc, gs_problem **p, char *load_err, size_t len)
 {
@@ -560,6 +578,7 @@ static gs_status run_case(batch *b, int64_t ci)
     snprintf(lock, sizeof lock, "%s/case-%03lld.lock", res, (long long)ci);
     GS_CHECK(make_dir(sub));
     GS_CHECK(lock_case(lock, &lockfd));
+    GS_CHECK(drop_other_cases(csv, cc->problem.name));
     GS_CHECK(read_recorded(csv, &t)); /* rows of other settings never match recorded() */
     for (int f = 0; f < b->nformats; f++) {
         format_item(b, cc, f, fmt, sizeof fmt);

@@ -27,6 +27,7 @@
  * requested format; output.* but output.profile, batch.* and the name left out). Rows of that
  * (case, format) under another hash are dropped before it runs again (its files are made
  * again), in one line that names the case and the keys changed (from FORMAT.settings).
+ * Rows of another case name in case-NNN.csv (cases reordered or renamed) are dropped first.
  * A case whose problem cannot be read is said once (the case and the resolved path); its
  * pending counted runs are recorded as failed with that message, without warmups.
  */

@@ -85,4 +85,28 @@ tail -n +2 printed.cfg | diff - again.cfg > /dev/null || fail "printing the prin
 head -1 case1.cfg | grep -q "batch case 'cd' of .* as one run's configuration" || fail "case header: $(head -1 case1.cfg)"
 out=$(cd other && "$G" ../case1.cfg --set run.backend=host 2>&1) || fail "case 1 as one run: exit $?"
 echo "$out" | grep -q "gmres" || fail "case 1 as one run is not gmres"
+# cases reordered (their indices shift) or renamed: each case file holds only the rows of the
+# case now at its index (the runs of the one that stood there before are dropped, their record
+# files being made again), so reordering back neither skips runs nor mixes up their records
+mkdir -p ord && cd ord || fail "cd ord"
+pcase='{ name = "p8"; generate = { type = "poisson"; size = 8; }; }'
+ccase='{ name = "cd"; generate = { type = "convdiff"; size = 12; stencil = 5; velocity = 5.0; }; }'
+mk() { printf 'solver = { type = "bicgstab"; preconditioner = "jacobi"; };\nrun = { threads = 1; };\nbatch = { formats = ["csr"]; repeats = 1; results = "res";\n  cases = ( %s, %s ); };\n' "$1" "$2" > s.cfg; }
+only() { # case file $1 holds rows of case $2 only, with its rows count $3, and the report agrees
+    [ "$(grep -v '^case,' "res/$1" | cut -d, -f1 | sort -u)" = "$2" ] || fail "$1 after reordering: $(cut -d, -f1,3,35 "res/$1")"
+    [ "$(grep -v '^case,' "res/$1" | cut -d, -f3 | sort -u)" = "$3" ] || fail "$1: rows of another matrix: $(cut -d, -f1,3,35 "res/$1")"
+}
+mk "$pcase" "$ccase"; "$G" s.cfg > o1.log 2>&1 || { cat o1.log; fail "order 1: exit $?"; }
+mk "$ccase" "$pcase"; "$G" s.cfg > o2.log 2>&1 || { cat o2.log; fail "order 2: exit $?"; }
+only case-000.csv cd 144; only case-001.csv p8 512
+grep -q 'case-000.csv: 1 run of another case' o2.log || fail "no line on the dropped runs: $(cat o2.log)"
+mk "$pcase" "$ccase"; "$G" s.cfg > o3.log 2>&1 || { cat o3.log; fail "order 3: exit $?"; }
+only case-000.csv p8 512; only case-001.csv cd 144
+[ "$(grep -c '^\[' o3.log)" = 2 ] || fail "reordered back: not both cases ran: $(cat o3.log)"
+mk '{ name = "p8b"; generate = { type = "poisson"; size = 8; }; }' "$ccase"
+"$G" s.cfg > o4.log 2>&1 || { cat o4.log; fail "renamed: exit $?"; }
+only case-000.csv p8b 512
+"$G" report res > rep.log 2>&1 || { cat rep.log; fail "report: exit $?"; }
+grep -q '^p8,' res/report.csv && fail "the renamed case's old runs reported: $(cut -d, -f1,2,5 res/report.csv)"
+cd "$W" || exit 1
 echo "ok"
