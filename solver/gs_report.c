@@ -12,6 +12,7 @@
 
 #include "gs_mem.h"
 #include "gs_report_impl.h"
+#include "gs_select.h"
 #include "gs_results.h"
 
 enum {
@@ -159,14 +160,18 @@ static void status_text(const gs_report *r, int64_t c0, gs_report_fmt *f)
     f->status[0] = f->failure[0] = '\0';
     if (f->n_conv == f->n) snprintf(f->status, len, "ok");
     if (nc > 0) snprintf(f->status, len, "%d of %d not converged", nc, f->n);
-    if (f->n_fail)
-        snprintf(f->status + strlen(f->status), len - strlen(f->status), "%s%d failed: %.120s",
-                 nc > 0 ? "; " : "", f->n_fail, last_fail ? last_fail->message : "");
+    if (f->n_fail) { /* the message whole, or cut after a word where it does not fit */
+        snprintf(f->status + strlen(f->status), len - strlen(f->status), "%s%d failed: ",
+                 nc > 0 ? "; " : "", f->n_fail);
+        gs_select_reason_append(f->status, len, last_fail ? last_fail->message : "");
+    }
     if (f->n_conv > 0) return;
-    if (last_fail)
-        snprintf(f->failure, sizeof f->failure, "%s%.150s",
-                 strncmp(last_fail->message, "crashed", 7) ? "failed: " : "",
-                 last_fail->message[0] ? last_fail->message : "no reason recorded");
+    if (last_fail) {
+        snprintf(f->failure, sizeof f->failure, "%s",
+                 strncmp(last_fail->message, "crashed", 7) ? "failed: " : "");
+        gs_select_reason_append(f->failure, sizeof f->failure,
+                                last_fail->message[0] ? last_fail->message : "no reason recorded");
+    }
     else if (last_nc)
         snprintf(f->failure, sizeof f->failure, "not converged: %s after %d its", last_nc->reason,
                  last_nc->its);

@@ -45,8 +45,8 @@ typedef struct gs_report_fmt {
     double its[3], setup[3], solve[3], total[3]; /* min, median, max */
     double speedup; /* the reference's median total / this one's; NAN when either is missing */
     int best;
-    char status[200];
-    char failure[200]; /* no converged run: why ("failed: ...", "not converged: ..."), else "" */
+    char status[640];
+    char failure[640]; /* no converged run: why ("failed: ...", "not converged: ..."), else "" */
     const gs_report_run *plot_run; /* the run whose residual history is drawn */
 } gs_report_fmt;
 
