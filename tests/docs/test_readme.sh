@@ -21,6 +21,13 @@ grep -q '^test) cd "$build" && exec ctest .* -L cpu' "$S/scripts/setup.sh" \
     || fail "setup.sh test does not run ctest -L cpu"
 grep -q '^scripts/setup.sh test$' "$S/.ci/run" || fail ".ci/run does not run the README's test command"
 
+# every batch key is in the README (as batch.KEY, or KEY = in the example batch config), with
+# its default where the README states one
+for k in $("$G" --help-config batch | grep -o '^batch\.[a-z_]*' | sort -u); do
+    grep -q "$k" "$R" || grep -q "^  ${k#batch.} = " "$R" || fail "README does not mention $k"
+done
+grep -q 'batch.warmup = N` (default 0)' "$R" || fail "README does not give batch.warmup's default"
+
 # every configuration is listed
 for f in "$S"/configs/*.cfg; do
     b=$(basename "$f")
