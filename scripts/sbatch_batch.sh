@@ -14,7 +14,8 @@
 # Options: gsolve's own (--set KEY=VALUE, --set=KEY=VALUE, --force) and everything after `--`
 # go to gsolve; every other option is sbatch's (partition, account, time, qos, gres ...) and is
 # given to both the array and the report job. An sbatch option written apart from its value
-# (-p gpu, --time 10) takes the next word.
+# (-p gpu, --time 10) takes the next word. --export=NONE or a list of variables keeps its
+# meaning for the tasks, with GSOLVE added.
 #
 # gsolve is found when the script is submitted, in this order: $GSOLVE, gsolve on PATH, then
 # build/gsolve of the checkout holding this script; its absolute path goes to the tasks in the
@@ -46,6 +47,7 @@ flag_option() {
 }
 
 cfg=""
+export_spec=""
 sb_opts=()
 gs_opts=()
 while [ $# -gt 0 ]; do
@@ -60,6 +62,9 @@ while [ $# -gt 0 ]; do
         echo "$me: $a: the array runs every case (one a task); run 'gsolve CONFIG $a' directly" >&2
         exit 2 ;;
     -h | --help) usage ;;
+    --export=*) export_spec=${a#--export=} ;; # joined with gsolve's path below
+    --export) [ $# -ge 1 ] || { echo "$me: sbatch option $a needs a value" >&2; exit 2; }
+        export_spec=$1; shift ;;
     --*=* | -?) if [ "${#a}" = 2 ] && ! flag_option "$a"; then
             [ $# -ge 1 ] || { echo "$me: sbatch option $a needs a value" >&2; exit 2; }
             sb_opts+=("$a" "$1"); shift
@@ -129,10 +134,18 @@ n=$(echo "$list" | grep -vc '^#')
 results=$(echo "$list" | sed -n 's/^# results: //p')
 echo "$list"
 echo "gsolve: $gsolve"
-job=$(GSOLVE=$gsolve sbatch --parsable --export=ALL,GSOLVE="$gsolve" --array=0-$((n - 1)) \
+# gsolve's path joins the user's --export: NONE (only SLURM_* then) or a list keep their meaning
+case "$export_spec" in
+"") task_export=ALL,GSOLVE=$gsolve ;;
+NONE | NIL) task_export=GSOLVE=$gsolve ;;
+*) task_export=$export_spec,GSOLVE=$gsolve ;;
+esac
+rep_opts=(${sb_opts[@]+"${sb_opts[@]}"})
+[ -n "$export_spec" ] && rep_opts+=("--export=$export_spec") # the report job's as given
+job=$(GSOLVE=$gsolve sbatch --parsable --export="$task_export" --array=0-$((n - 1)) \
     ${sb_opts[@]+"${sb_opts[@]}"} "${BASH_SOURCE[0]}" "$cfg" ${gs_opts[@]+"${gs_opts[@]}"})
 echo "submitted array job $job: $n cases, results in $results"
 report=$(sbatch --parsable --dependency=afterany:"${job%%;*}" --job-name=gsolve-report \
-    --ntasks=1 --time=00:15:00 --output=gsolve-report-%j.out ${sb_opts[@]+"${sb_opts[@]}"} \
+    --ntasks=1 --time=00:15:00 --output=gsolve-report-%j.out ${rep_opts[@]+"${rep_opts[@]}"} \
     --wrap="$(printf '%q report %q' "$gsolve" "$results")")
 echo "submitted report job $report (after $job): tables and plots in $results"

@@ -75,6 +75,20 @@ log=$FAKE_SLURM_DIR/sbatch.log
 grep -q '^job 1001: .*-p gpu --exclusive .*b.cfg --force$' "$log" || fail "submission 2's arguments"
 check_run "$sub/res"
 
+# 2b. the user's --export (NONE, or a list apart from the option): gsolve's path joins it, so the
+# tasks still find gsolve; the report job gets the user's --export as given
+for ex in "--export=NONE" "--export FOO=1"; do
+    rm -rf "$FAKE_SLURM_DIR" "$sub/res"
+    log=$W/submit_export.log
+    "$repo/scripts/sbatch_batch.sh" b.cfg $ex > "$log" 2>&1 || fail "submission with $ex: exit $?"
+    v=${ex#--export}; v=${v#[= ]}; [ "$v" = NONE ] && want="GSOLVE=" || want="$v,GSOLVE="
+    log=$FAKE_SLURM_DIR/sbatch.log
+    grep -q -- "^job 1001: .*--export=$want$repo/build/gsolve " "$log" || fail "$ex: the array's --export"
+    [ "$(grep '^job 1001: ' "$log" | grep -o -- '--export' | wc -l)" = 1 ] || fail "$ex: --export given twice"
+    grep -q -- "^job 1002: .*--export=$v " "$log" || fail "$ex: the report job's --export"
+    check_run "$sub/res"
+done
+
 # 3. a task run by hand from a spooled copy (no GSOLVE): gsolve from the submission folder's
 # build/, else a message and exit 2, never 127
 mkdir -p "$W/spool"
