@@ -127,6 +127,11 @@ static gs_status load_file(gs_report *r, const char *path)
     gs_csv_table *t = NULL;
     gs_report_run w;
     GS_CHECK(gs_results_csv_read(path, &t));
+    if (t->ncols > 0 && gs_csv_table_col(t, "format") < 0) /* its rows would read as no runs */
+        GS_FAIL(GS_ERR_INPUT,
+                "%s is not a gsolve result file (no format column): expected the header gsolve "
+                "writes (case,matrix,rows,...); move it out of the results folder",
+                path);
     if (t->torn_bytes)
         fprintf(stderr,
                 "gsolve: note: %s: a torn last row (%lld bytes, an interrupted write) is "

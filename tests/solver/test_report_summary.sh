@@ -182,4 +182,17 @@ echo "$out" | grep -q '^gsolve: error: GSOLVE_PLOTTER = "gnuplot": gnuplot not f
 out=$(GSOLVE_PLOTTER=gnuplott "$G" report fb 2>&1); code=$?
 [ $code = 2 ] || fail "GSOLVE_PLOTTER=gnuplott: exit $code"
 echo "$out" | grep -q 'expected gnuplot, matplotlib or none' || fail "GSOLVE_PLOTTER=gnuplott: $out"
+# a case file that is no gsolve result file: one line naming it and what was expected, exit 2
+# (it was read as no runs, its case reported as not run); an empty one is no runs
+for bad in 'garbage' 'case,matrix
+foo,bar'; do
+    printf '%s\n' "$bad" > fb/case-002.csv
+    out=$("$G" report fb --no-plots 2>&1); code=$?
+    [ $code = 2 ] || fail "a case file that is no result file: exit $code: $out"
+    [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q '^gsolve: error: fb/case-002.csv is not a gsolve result file (no format column)' \
+        || fail "a case file that is no result file: $out"
+done
+: > fb/case-002.csv
+"$G" report fb --no-plots > /dev/null 2>&1 || fail "an empty case file: exit $?"
+rm -f fb/case-002.csv
 echo "ok"
