@@ -121,8 +121,9 @@ gs_status gs_config_to_text_batch(const gs_config *base, int64_t ncases, const g
 
 /* The settings that shape a run's numbers, as text: one "key = value;" line per key whose value
  * is not its default, in the key table's order; left out are problem.name, output.* (paths,
- * verbosity, monitor) except output.profile, and batch.*. hash = FNV-1a 64 of the text as 16
- * hex digits (a batch's results are keyed by it). gs_free *out. */
+ * verbosity, monitor) except output.profile, and batch.*; a path to an existing file is
+ * resolved and followed by the file's size and modification time in a comment. hash = FNV-1a 64
+ * of the text as 16 hex digits (a batch's results are keyed by it). gs_free *out. */
 gs_status gs_config_settings(const gs_config *c, char **out, char hash[17]);
 
 #ifdef __cplusplus

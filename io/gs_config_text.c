@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gs_config.h"
@@ -180,7 +182,15 @@ static void put_value(text *t, const gs_config *c, const key_def *k, const char 
     } else if (k->type == K_STR) {
         char path[2 * GS_CFG_STR], real[PATH_MAX];
         absolute(c, k, p, path, sizeof path);
-        put_string(t, t->canonical && path[0] == '/' && realpath(path, real) ? real : path);
+        int canon = t->canonical && path[0] == '/' && realpath(path, real);
+        put_string(t, canon ? real : path);
+        struct stat sb;
+        if (canon && stat(real, &sb) == 0 && S_ISREG(sb.st_mode)) { /* the file's identity too */
+            char when[32] = "";
+            struct tm tmv;
+            if (gmtime_r(&sb.st_mtime, &tmv)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+            put(t, " /* %lld bytes, modified %s */", (long long)sb.st_size, when);
+        }
     } else if (k->type == K_INT) {
         int64_t v = *(const int64_t *)p;
         put(t, "%lld%s", (long long)v, v > INT32_MAX || v < INT32_MIN ? "L" : "");

@@ -378,7 +378,7 @@ static gs_status lock_case(const char *path, int *fd)
 }
 
 /* The recorded rows of the case file, after cutting off a torn last row and dropping the rows
- * of interrupted runs (they run again). */
+ * of interrupted and failed runs (they run again). */
 static gs_status read_recorded(const char *csv, gs_csv_table **t)
 {
     gs_status st = GS_OK;
@@ -392,6 +392,11 @@ static gs_status read_recorded(const char *csv, gs_csv_table **t)
     GS_CHECK(gs_results_csv_drop(csv, "status", "interrupted", &dropped));
     if (dropped)
         fprintf(stderr, "gsolve: %s: %lld interrupted run%s will run again\n", csv,
+                (long long)dropped, dropped > 1 ? "s" : "");
+    /* a failed run (a file that could not be read, a GPU error) is no result: tried again */
+    GS_CHECK(gs_results_csv_drop(csv, "status", "failed", &dropped));
+    if (dropped)
+        fprintf(stderr, "gsolve: %s: %lld failed run%s will run again\n", csv,
                 (long long)dropped, dropped > 1 ? "s" : "");
     GS_CHECK(gs_results_csv_read(csv, t));
     if ((*t)->ncols > 0 && gs_csv_table_col(*t, "requested_format") < 0)

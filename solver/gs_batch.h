@@ -21,7 +21,9 @@
  *   RES/case-NNN.lock                  held while a process runs case NNN
  * Warmup runs are FORMAT-wK, recorded with repeat = -K and warmup = 1.
  * One file per case, so array tasks never share a file. The CSV row is the commit point: a run
- * killed before it is run again; a torn last row (a write cut by a crash) is cut off on rerun.
+ * killed before it is run again, and so is a failed one (its row is dropped on rerun); a torn
+ * last row (a write cut by a crash) is cut off on rerun. Input files enter the settings by
+ * resolved path, size and modification time.
  * A run is recorded when a row of its (case, requested format, repeat) carries its settings
  * hash (gs_config_settings of the case's configuration with --set applied and spmv.format the
  * requested format; output.* but output.profile, batch.* and the name left out). Rows of that

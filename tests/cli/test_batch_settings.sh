@@ -120,4 +120,31 @@ grep -q 'cmrs' res/report_summary.csv && fail "the removed format in the summary
 grep -q '^gsolve: note: .*2 runs of (case, format) pairs that res/expected.csv does not list left out: p8b cmrs, cd cmrs' rep2.log \
     || fail "no note on the runs left out: $(cat rep2.log)"
 cd "$W" || exit 1
+
+# a case whose matrix is missing fails; once the file is there, the next run tries it again
+# (a failed run is no result), and a matrix file replaced under the same name runs again too
+mkdir -p "$W/m" && cd "$W/m" || exit 1
+cat > m.cfg <<CFG
+solver = { type = "cg"; preconditioner = "jacobi"; };
+run = { threads = 1; };
+batch = { formats = ["csr"]; repeats = 1; results = "res";
+          cases = ( { name = "file"; matrix = "A.mtx"; } ); };
+CFG
+"$G" m.cfg > m1.log 2>&1
+[ $? = 3 ] || { cat m1.log; fail "missing matrix: exit $?, expected 3"; }
+"$G" "$SRC/../../configs/quickstart.cfg" --set problem.generate.size=6 --export A.mtx > /dev/null 2>&1 \
+    || fail "export of A.mtx"
+"$G" m.cfg > m2.log 2>&1 || { cat m2.log; fail "the matrix in place: exit $?, expected 0"; }
+grep -q '1 failed run will run again' m2.log || fail "the failed run was not said to run again: $(cat m2.log)"
+[ "$(rows res/case-000.csv)" = 1 ] || fail "after the retry: $(rows res/case-000.csv) rows, expected 1"
+grep -q ',converged,' res/case-000.csv || fail "the retried run is not recorded as converged"
+"$G" m.cfg > m3.log 2>&1 || fail "unchanged: exit $?"
+grep -q '1 skipped' m3.log || fail "an unchanged batch ran again: $(tail -2 m3.log)"
+"$G" "$SRC/../../configs/quickstart.cfg" --set problem.generate.size=7 --export A.mtx > /dev/null 2>&1 \
+    || fail "export of the new A.mtx"
+"$G" m.cfg > m4.log 2>&1 || { cat m4.log; fail "a new A.mtx: exit $?"; }
+grep -q 'settings changed since its runs were recorded (problem.matrix' m4.log \
+    || fail "a matrix file replaced under its name did not run again: $(cat m4.log)"
+grep -q ',343,' res/case-000.csv || fail "the rerun did not solve the new 7^3 matrix"
+cd "$W" || exit 1
 echo "ok"
