@@ -182,6 +182,14 @@ static gs_status matrix_read(const char *spec, const char *group, gs_csr **A, ch
         if (group && *group)
             GS_FAIL(GS_ERR_CONFIG, "problem.group = \"%s\" is set but '%s' is not an HDF5 file",
                     group, path);
+        if (ends_with(path, ".mat"))
+            GS_FAIL(GS_ERR_INPUT,
+                    "%s: not a MATLAB v7.3 file (no HDF5 signature%s): gsolve reads MATLAB's "
+                    "HDF5 format; save with save('%s', 'A', '-v7.3')",
+                    path, sb.st_size == 0 ? "; the file is empty" : "", path);
+        if (ends_with(path, ".h5") || ends_with(path, ".hdf5"))
+            GS_FAIL(GS_ERR_INPUT, "%s: not an HDF5 file (no HDF5 signature%s)", path,
+                    sb.st_size == 0 ? "; the file is empty" : "");
         gs_mm_info info;
         GS_CHECK(gs_mm_read(path, A, &info));
         if (field) gs_str_copy(field, 16, info.field);
