@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# test_classes.sh GSOLVE DIR NAME spd|nonsym: the fixture DIR/NAME.mtx.gz of one problem class
+# (tests/data/classes/README: how each was made) solved on the host with gsolve's defaults and
+# the AMG preconditioner, b = ones, rtol 1e-8. spd: CG must converge within 100 iterations with
+# the true residual ||b-Ax||/||b|| below 1e-8 (elasticity: with its rigid-body modes as the
+# near-nullspace, amg.block_size = 3). nonsym: GMRES must run and end with a reason, exit 0
+# (converged) or 3 (not converged), never 1 or 2; its iterations are printed, not judged.
+set -u
+G=$1 D=$2 name=$3 kind=$4
+fail() { echo "FAIL: $name: $*"; echo "$out"; exit 1; }
+args=(--set problem.matrix="$D/$name.mtx.gz" --set problem.rhs=ones --set run.backend=host
+      --set solver.preconditioner=amg)
+[ -f "$D/${name}_nullspace.npy" ] &&
+    args+=(--set problem.nullspace="$D/${name}_nullspace.npy" --set amg.block_size=3)
+if [ "$kind" = spd ]; then
+    out=$("$G" "${args[@]}" --set solver.type=cg 2>&1); code=$?
+    [ $code = 0 ] || fail "exit $code, expected 0"
+else
+    out=$("$G" "${args[@]}" --set solver.type=gmres 2>&1); code=$?
+    [ $code = 0 ] || [ $code = 3 ] || fail "exit $code, expected 0 or 3"
+fi
+result=$(echo "$out" | grep '^result') || fail "no result line"
+its=$(echo "$result" | sed -n 's/.* after \([0-9]*\) iterations.*/\1/p')
+res=$(echo "$out" | sed -n 's/^residual *true ||b-Ax||\/||b|| = \([^ ]*\).*/\1/p')
+[ -n "$its" ] && [ -n "$res" ] || fail "no iteration count or true residual"
+echo "$name ($kind): exit $code, $its iterations, true residual $res: $(echo "$result" | sed "s/^result *//")"
+if [ "$kind" = spd ]; then
+    echo "$result" | grep -q "converged" || fail "did not converge"
+    awk -v r="$res" 'BEGIN { exit !(r < 1e-8) }' || fail "true residual $res is not below 1e-8"
+    [ "$its" -le 100 ] || fail "$its iterations, expected at most 100"
+fi
+exit 0
