@@ -472,11 +472,15 @@ static void read_small(const char *path, char **out)
     *out = s;
 }
 
-/* text into path, written beside it and renamed into place. */
+/* text into path, written beside it under a name of this process's own (array tasks on any
+ * node may write the same file at once) and renamed into place. */
 static gs_status write_small(const char *path, const char *text)
 {
-    char tmp[PATH_LEN + 240];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    char tmp[PATH_LEN + 240], host[64] = "";
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    for (char *q = host; *q; q++)
+        if (*q == '/') *q = '_';
+    snprintf(tmp, sizeof tmp, "%s.tmp.%s.%ld", path, host, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) return GS_ERROR(GS_ERR_WRITE, "cannot write '%s': %s", tmp, strerror(errno));
     fputs(text, f);
@@ -572,12 +576,13 @@ static gs_status run_case(batch *b, int64_t ci)
     gs_csv_table *t = NULL;
     gs_problem *p = NULL;
     char csv[PATH_LEN], sub[PATH_LEN], lock[PATH_LEN], fmt[64], load_err[1024] = "";
-    char hash[17], why[512] = "", *text = NULL;
+    char(*hash)[17] = NULL, why[512] = "", *text = NULL; /* hash[f]: format f's settings */
     int lockfd = -1, loaded = 0;
     int64_t skipped = 0, dropped = 0, failed_load = 0;
     const char *res = b->base.batch.results;
     GS_CHECK(gs_alloc_array(1, sizeof *cc, "configuration", (void **)&cc));
     GS_CHECK(gs_batch_case_config(b->file_cfg, b->o, ci, cc));
+    GS_CHECK(gs_alloc_array((size_t)b->nformats, sizeof *hash, "settings hashes", (void **)&hash));
     snprintf(csv, sizeof csv, "%s/case-%03lld.csv", res, (long long)ci);
     snprintf(sub, sizeof sub, "%s/case-%03lld", res, (long long)ci);
     snprintf(lock, sizeof lock, "%s/case-%03lld.lock", res, (long long)ci);
@@ -587,8 +592,8 @@ static gs_status run_case(batch *b, int64_t ci)
     GS_CHECK(read_recorded(csv, &t)); /* rows of other settings never match recorded() */
     for (int f = 0; f < b->nformats; f++) {
         format_item(b, cc, f, fmt, sizeof fmt);
-        GS_CHECK(run_settings(cc, fmt, &text, hash));
-        st = drop_outdated(csv, sub, cc->problem.name, fmt, hash, text, &dropped, why,
+        GS_CHECK(run_settings(cc, fmt, &text, hash[f]));
+        st = drop_outdated(csv, sub, cc->problem.name, fmt, hash[f], text, &dropped, why,
                            sizeof why);
         gs_free(text);
         text = NULL;
@@ -601,12 +606,9 @@ static gs_status run_case(batch *b, int64_t ci)
                 cc->problem.name, why, (long long)dropped, dropped > 1 ? "s" : "", csv);
     for (int f = 0; f < b->nformats && !gs_host_signal(); f++) { /* a signal stops the batch */
         format_item(b, cc, f, fmt, sizeof fmt);
-        GS_CHECK(run_settings(cc, fmt, &text, hash));
-        gs_free(text);
-        text = NULL;
         int pending = 0; /* warmups run only before counted repeats that run */
         for (int rep = 1; rep <= b->base.batch.repeats && !pending; rep++)
-            pending = b->o->force || !recorded(t, cc->problem.name, fmt, rep, hash);
+            pending = b->o->force || !recorded(t, cc->problem.name, fmt, rep, hash[f]);
         for (int rep = -b->warmup; rep <= b->base.batch.repeats && !gs_host_signal(); rep++) {
             if (rep == 0) continue;
             b->k++;
@@ -615,7 +617,7 @@ static gs_status run_case(batch *b, int64_t ci)
                 continue;
             }
             const char *prev =
-                b->o->force || rep < 0 ? NULL : recorded(t, cc->problem.name, fmt, rep, hash);
+                b->o->force || rep < 0 ? NULL : recorded(t, cc->problem.name, fmt, rep, hash[f]);
             if (prev) {
                 clear_stale_marker(res, ci, fmt, rep);
                 skipped++;
@@ -626,7 +628,7 @@ static gs_status run_case(batch *b, int64_t ci)
             loaded = 1;
             if (!p && rep < 0) continue; /* no warmup of a problem not read */
             failed_load += !p;
-            GS_CHECK(run_one(b, cc, p, load_err, ci, fmt, rep, csv, hash));
+            GS_CHECK(run_one(b, cc, p, load_err, ci, fmt, rep, csv, hash[f]));
         }
     }
     if (failed_load) say_load_failed(cc, load_err, failed_load);
@@ -638,6 +640,7 @@ static gs_status run_case(batch *b, int64_t ci)
 done:
     if (lockfd >= 0) close(lockfd);
     gs_free(text);
+    gs_free(hash);
     gs_problem_destroy(&p);
     gs_csv_table_destroy(&t);
     gs_free(cc);
@@ -651,16 +654,12 @@ static gs_status write_manifest(batch *b)
 {
     gs_status st = GS_OK;
     gs_config *cc = NULL;
-    char path[PATH_LEN], tmp[PATH_LEN + 120], host[64] = "", fmt[64], hash[17], *text = NULL;
-    FILE *f = NULL;
+    char path[PATH_LEN], fmt[64], hash[17], *text = NULL, *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    if (!f) return GS_ERROR(GS_ERR_NOMEM, "out of memory for the batch's expected.csv");
     snprintf(path, sizeof path, "%s/expected.csv", b->base.batch.results);
-    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-    for (char *q = host; *q; q++) /* a name of its own per task, on any node */
-        if (*q == '/') *q = '_';
-    snprintf(tmp, sizeof tmp, "%s.tmp.%s.%ld", path, host, (long)getpid());
     GS_CHECK(gs_alloc_array(1, sizeof *cc, "configuration", (void **)&cc));
-    f = fopen(tmp, "w");
-    if (!f) GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", tmp, strerror(errno));
     fprintf(f, "case_index,case,requested_format,repeats,warmup,settings\n");
     for (int64_t i = 0; i < b->file_cfg->batch.cases; i++) {
         GS_CHECK(gs_batch_case_config(b->file_cfg, b->o, i, cc));
@@ -680,11 +679,11 @@ static gs_status write_manifest(batch *b)
     int bad = ferror(f);
     bad |= fclose(f);
     f = NULL;
-    if (bad || rename(tmp, path) != 0)
-        GS_FAIL(GS_ERR_WRITE, "cannot write '%s': %s", path, strerror(errno));
+    if (bad || !csv) GS_FAIL(GS_ERR_NOMEM, "out of memory for the batch's expected.csv");
+    GS_CHECK(write_small(path, csv));
 done:
     if (f) fclose(f);
-    if (st != GS_OK) (void)unlink(tmp);
+    free(csv); /* open_memstream's buffer: the C library's malloc */
     gs_free(text);
     gs_free(cc);
     return st;
