@@ -84,44 +84,18 @@ static int fail(gs_status st, int verbosity)
 
 #define SYM_TOL 1e-12 /* --inspect: |a_ij - a_ji| <= SYM_TOL * max(|a_ij|, |a_ji|) is symmetric */
 
-/* How far A (square) is from symmetric: *rel = max over (i, j) of |a_ij - a_ji| / max(|a_ij|,
- * |a_ji|) (an entry missing counts as 0), at (*wi, *wj); *pattern = 1 when the stored patterns
- * of A and A^T are the same. */
-static gs_status symmetry_detail(const gs_csr *A, double *rel, int32_t *wi, int32_t *wj,
-                                 int *pattern)
-{
-    gs_status st = GS_OK;
-    gs_csr *T = NULL;
-    *rel = 0.0, *wi = *wj = -1, *pattern = 1;
-    GS_CHECK(gs_csr_transpose(A, &T));
-    for (int32_t i = 0; i < A->rows; i++) { /* merge row i of A and of A^T */
-        int32_t p = A->rowptr[i], q = T->rowptr[i], pe = A->rowptr[i + 1], qe = T->rowptr[i + 1];
-        while (p < pe || q < qe) {
-            int32_t ja = p < pe ? A->colind[p] : INT32_MAX, jt = q < qe ? T->colind[q] : INT32_MAX;
-            int32_t j = ja < jt ? ja : jt;
-            double x = ja == j ? A->val[p++] : 0.0, y = jt == j ? T->val[q++] : 0.0;
-            if (ja != jt) *pattern = 0;
-            double m = fmax(fabs(x), fabs(y)), d = m > 0 ? fabs(x - y) / m : 0.0;
-            if (d > *rel || isnan(x - y)) *rel = d, *wi = i, *wj = j;
-        }
-    }
-done:
-    gs_csr_destroy(&T);
-    return st;
-}
-
 /* --inspect of a square matrix: its symmetry, judged entry by entry relative to the entries. */
 static gs_status print_symmetry(const gs_csr *A)
 {
     gs_status st = GS_OK;
-    double rel = 0.0;
-    int32_t i = -1, j = -1;
-    int pattern = 0;
+    gs_csr_asymmetry d;
     if (A->rows != A->cols) {
         printf("numerically symmetric: no (not square)\n");
         return GS_OK;
     }
-    GS_CHECK(symmetry_detail(A, &rel, &i, &j, &pattern));
+    GS_CHECK(gs_csr_asymmetry_of(A, &d));
+    double rel = d.rel;
+    int pattern = d.pattern;
     if (rel == 0.0)
         printf("numerically symmetric: yes (exactly%s)\n",
                pattern ? "" : "; explicit zeros make the stored pattern differ");
@@ -132,7 +106,7 @@ static gs_status print_symmetry(const gs_csr *A)
     else
         printf("numerically symmetric: %s (a_ij and a_ji differ by %.2g relative at row %d, "
                "column %d, counted from 1; tolerance %.0e)\n",
-               pattern ? "pattern only" : "no", rel, i + 1, j + 1, SYM_TOL);
+               pattern ? "pattern only" : "no", rel, d.i + 1, d.j + 1, SYM_TOL);
 done:
     return st;
 }

@@ -4,6 +4,7 @@
 #include "gs_backend.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 gs_status gs_csr_create(int64_t rows, int64_t cols, int64_t nnz, gs_csr **out)
@@ -252,24 +253,40 @@ done:
     return st;
 }
 
-gs_status gs_csr_symmetry(const gs_csr *A, double rel_tol, int *out)
+gs_status gs_csr_asymmetry_of(const gs_csr *A, gs_csr_asymmetry *d)
 {
     gs_status st = GS_OK;
     gs_csr *T = NULL;
-    *out = 0;
-    if (A->rows != A->cols) return GS_OK;
+    *d = (gs_csr_asymmetry){.i = -1, .j = -1, .pattern = 1};
     GS_CHECK(gs_csr_transpose(A, &T));
-    double amax = 0.0;
-    for (int32_t k = 0; k < A->nnz; k++)
-        if (fabs(A->val[k]) > amax) amax = fabs(A->val[k]);
-    int pattern = memcmp(A->rowptr, T->rowptr, ((size_t)A->rows + 1) * sizeof(int32_t)) == 0 &&
-                  memcmp(A->colind, T->colind, (size_t)A->nnz * sizeof(int32_t)) == 0;
-    int values = pattern;
-    for (int32_t k = 0; values && k < A->nnz; k++)
-        values = fabs(A->val[k] - T->val[k]) <= rel_tol * amax;
-    *out = values ? 2 : pattern ? 1 : 0;
+    for (int32_t i = 0; i < A->rows; i++) { /* merge row i of A and of A^T */
+        int32_t p = A->rowptr[i], q = T->rowptr[i], pe = A->rowptr[i + 1], qe = T->rowptr[i + 1];
+        while (p < pe || q < qe) {
+            int32_t ja = p < pe ? A->colind[p] : INT32_MAX, jt = q < qe ? T->colind[q] : INT32_MAX;
+            int32_t j = ja < jt ? ja : jt;
+            double x = ja == j ? A->val[p++] : 0.0, y = jt == j ? T->val[q++] : 0.0;
+            if (ja != jt) d->pattern = 0;
+            if (fabs(x) > d->amax) d->amax = fabs(x);
+            double m = fmax(fabs(x), fabs(y)), a = isnan(x - y) ? INFINITY : fabs(x - y);
+            double r = m > 0 ? fabs(x - y) / m : 0.0;
+            if (a > d->abs) d->abs = a;
+            if (r > d->rel || isnan(x - y)) d->rel = r, d->i = i, d->j = j;
+        }
+    }
 done:
     gs_csr_destroy(&T);
+    return st;
+}
+
+gs_status gs_csr_symmetry(const gs_csr *A, double rel_tol, int *out)
+{
+    gs_status st = GS_OK;
+    gs_csr_asymmetry d;
+    *out = 0;
+    if (A->rows != A->cols) return GS_OK;
+    GS_CHECK(gs_csr_asymmetry_of(A, &d));
+    *out = !d.pattern ? 0 : d.abs <= rel_tol * d.amax ? 2 : 1;
+done:
     return st;
 }
 

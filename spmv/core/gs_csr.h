@@ -69,6 +69,17 @@ gs_status gs_csr_copy(const gs_csr *A, gs_csr **out);
 /* B = A^T on the host (rows of B sorted). */
 gs_status gs_csr_transpose(const gs_csr *A, gs_csr **out);
 
+/* How far square A (sorted columns) is from symmetric, from one merge of A's rows with A^T's
+ * (an entry missing counts as 0): rel, the largest |a_ij - a_ji| / max(|a_ij|, |a_ji|), at
+ * (i, j) (-1 when A is symmetric); abs, the largest |a_ij - a_ji| (infinite where one is NaN);
+ * amax, the largest |a_ij|; pattern, 1 when A and A^T store the same pattern. */
+typedef struct gs_csr_asymmetry {
+    double rel, abs, amax;
+    int32_t i, j;
+    int pattern;
+} gs_csr_asymmetry;
+gs_status gs_csr_asymmetry_of(const gs_csr *A, gs_csr_asymmetry *d);
+
 /* How symmetric A is: 2 values equal to their transposes within rel_tol (relative to the
  * largest magnitude), 1 only the pattern is symmetric, 0 neither (or A not square). */
 gs_status gs_csr_symmetry(const gs_csr *A, double rel_tol, int *out);
