@@ -57,7 +57,19 @@ typedef enum gs_amg_aggregation { GS_AGG_MIS2 = 0, GS_AGG_STANDARD } gs_amg_aggr
 /* the strength test (gs_amg_ops.h): symmetric: |a_ij| > theta sqrt(|a_ii a_jj|); rowmax: with
  * c_ij = -a_ij sign(a_ii) (couplings of the diagonal's sign are weak), c_ij > theta max(m_i, m_j),
  * m_i the largest c_ik of row i */
-typedef enum gs_amg_strength { GS_STRENGTH_SYMMETRIC = 0, GS_STRENGTH_ROWMAX } gs_amg_strength;
+typedef enum gs_amg_strength {
+    GS_STRENGTH_SYMMETRIC = 0,
+    GS_STRENGTH_ROWMAX,
+    GS_STRENGTH_CLASSICAL /* classical AMG's, row by row: c_ij > theta m_i (not symmetric) */
+} gs_amg_strength;
+/* the AMG method: smoothed aggregation, or classical (Ruge-Stueben) AMG with PMIS coarsening and
+ * extended+i interpolation (amg/coarsen/gs_amg_classical.c); AUTO: chosen from the finest
+ * matrix (gs_amg_choose: its symmetry, row-length spread, block size and near-nullspace) */
+typedef enum gs_amg_method {
+    GS_AMG_METHOD_AUTO = 0,
+    GS_AMG_METHOD_SA,
+    GS_AMG_METHOD_CLASSICAL
+} gs_amg_method;
 
 #define GS_AMG_MAX_LEVELS 50
 
@@ -78,6 +90,7 @@ typedef enum gs_amg_phase {
 extern const char *const gs_amg_phase_names[GS_AMG_PHASES]; /* "strength", "aggregation", ... */
 
 typedef struct gs_amg_params {
+    gs_amg_method method;
     double theta;
     gs_amg_strength strength;
     int filter;                /* theta > 0, one unknown a node: smooth the prolongator with the
@@ -87,7 +100,15 @@ typedef struct gs_amg_params {
     int64_t coarse_size;
     gs_spgemm_method galerkin; /* AUTO: DCSR on the device, HOST on the host */
     int cycle_w;               /* 0: V, 1: W */
-    const gs_smoother *smoother; /* NULL: the registry's default (gs_smoother_default) */
+    const gs_smoother *smoother; /* NULL: auto, Chebyshev when the finest A is symmetric, else
+                                  * l1-Jacobi (Chebyshev assumes a real spectrum) */
+    /* classical AMG: strength -a_ij sign(a_ii) > classical_theta max_k (-a_ik sign(a_ii)) (row
+     * by row); each row of P keeps at most interp_max_elements entries (0: 4, or 1 when the
+     * finest matrix has irregular rows) of size at least interp_trunc x its largest, rescaled to
+     * the row's sum */
+    double classical_theta;
+    int interp_max_elements;
+    double interp_trunc;
     double smoother_omega;     /* weighted Jacobi damping; 0: 4/3 / rho */
     int chebyshev_degree;
     int coarse_chebyshev_degree; /* degree on levels >= 2 (their SpMVs are cheap); 0: the same */
@@ -144,6 +165,9 @@ typedef struct gs_amg_report {
     double phase_s[GS_AMG_PHASES]; /* setup split by phase (gs_amg_phase) */
     double setup_s;
     char coarse_desc[160]; /* "dense LU inverse, 112 x 112" */
+    gs_amg_method method;  /* the method that ran (SA or classical) */
+    char choice[320];      /* what the setup chose from the matrix and why (empty: nothing to
+                            * choose: every choice was given) */
     char desc[224];        /* "V cycle, Chebyshev, 1+1 sweeps, mis2 aggregation ..." */
 } gs_amg_report;
 

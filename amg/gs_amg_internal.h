@@ -44,6 +44,7 @@ struct gs_amg {
     const double *graph_r, *graph_z;
     int graph_captures, graph_off;
     int profiling;        /* gs_amg_profile_enable */
+    int irregular;        /* the finest matrix has rows of very different lengths (choose) */
     int64_t rho_rows;     /* rows of the whole operator when its rows are split across ranks
                            * (the Lanczos steps stop at it on every rank alike); 0: A's */
     gs_amg_profile prof;
@@ -69,6 +70,16 @@ gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
  * replaced by the coarse one; one_per_row: T has at most one entry a row. */
 gs_status gs_amg_coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, int *k,
                          gs_csr **T, int32_t *nagg, int *one_per_row, double *ph);
+
+/* Classical AMG's coarsening of level l (coarsen/gs_amg_classical.c): the C/F splitting into
+ * the level's agg (the coarse index of each C point, -1 for F), its P and R = P^T and the next
+ * level's Aown (products by m); *nc the C points (0 or all: no coarsening, P left NULL). */
+gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph);
+
+/* The method and smoother the setup runs when the parameters leave them to it
+ * (setup/gs_amg_choose.c): measured on the finest matrix A (its symmetry, rows), written into
+ * amg->p and the report's choice */
+gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, int b);
 
 /* The coarsest level's solve (coarse/gs_amg_coarse.c): its dense inverse when small enough
  * (the pseudo-inverse projecting out z when z, host, is given), else smoothing sweeps; fills

@@ -130,13 +130,28 @@ static const key_def ROWS[] = {
      "one format per AMG level, e.g. [\"cds\", \"cmrs\", \"csr\"], the last repeated on deeper "
      "levels (overrides spmv.format); empty: spmv.format on every level"},
     {FORMAT_KEYS, K_STR, 0, "", NOLIM, NULL, ""},
+    {"amg.method", K_STR, F(amg.method), "auto", NOLIM, "auto|sa|classical",
+     "sa: smoothed aggregation; classical: classical AMG (PMIS coarsening, extended+i "
+     "interpolation truncated to amg.interp_max_elements a row, one process); auto: classical "
+     "for a nonsymmetric matrix or one with irregular rows (the longest above 10x the mean), "
+     "smoothed aggregation for the rest and whenever a block size or near-nullspace is given. "
+     "The AMG block of the console says what was chosen and why"},
     {"amg.theta", K_FLOAT, F(amg.theta), "0.3", 0, 1, NULL,
-     "strength of connection threshold (amg.strength says of what). With rowmax, 0.3 keeps "
-     "every coupling of Poisson (7- or 27-point), the in-plane ones of anisotropic diffusion, "
-     "none across coefficient jumps of 1e3, and not the corners of a grid-aligned anisotropic "
-     "Q1 stencil (1/4 of its largest: 0.25 took 119 PCG iterations there, 0.3 takes 14); 0.4 "
-     "lost jumps 128^3 (31 iterations). 0 with symmetric is the old default (aggregates blind to "
-     "anisotropy and jumps). bench/results/README.md, AMG classes"},
+     "smoothed aggregation: strength of connection threshold (amg.strength says of what). "
+     "With rowmax, 0.3 keeps every coupling of 5-, 7- and 27-point Poisson stencils, the "
+     "in-plane couplings of anisotropic diffusion and none across coefficient jumps of 1e3; "
+     "0 with symmetric makes aggregates blind to anisotropy and jumps"},
+    {"amg.classical_theta", K_FLOAT, F(amg.classical_theta), "0.25", 0, 1, NULL,
+     "classical AMG: j is a strong neighbour of i when -a_ij sign(a_ii) > classical_theta "
+     "max_k (-a_ik sign(a_ii)); couplings of the diagonal's sign are weak"},
+    {"amg.interp_max_elements", K_INT, F(amg.interp_max_elements), "0", 0, 64, NULL,
+     "classical AMG: entries kept in each row of the interpolation, the largest; the row is "
+     "rescaled to keep its sum. 0: 4, or 1 when the matrix has irregular rows (the longest "
+     "above 10x the mean). A level whose Galerkin product would hold more entries than its "
+     "matrix is made again with half as many"},
+    {"amg.interp_trunc", K_FLOAT, F(amg.interp_trunc), "0", 0, 1, NULL,
+     "classical AMG: interpolation entries below this fraction of their row's largest are "
+     "dropped (the row rescaled to keep its sum)"},
     {"amg.strength", K_STR, F(amg.strength), "rowmax", NOLIM, "rowmax|symmetric",
      "rowmax: j is a strong neighbour of i when c_ij > theta max(m_i, m_j), c_ij = -a_ij "
      "sign(a_ii) (couplings of the diagonal's sign are weak) and m_i the largest c_ik of row i: "
@@ -161,8 +176,9 @@ static const key_def ROWS[] = {
      "Galerkin product R (A P): dcsr (row-binned DCSR SpGEMM, GPU), cusparse (cuSPARSE SpGEMM, "
      "GPU), host; auto: dcsr on the GPU, host on the host"},
     {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, "V|W", "multigrid cycle"},
-    {"amg.smoother", K_STR, F(amg.smoother), "chebyshev", NOLIM, SMOOTHERS,
-     "smoother on every level but the coarsest"},
+    {"amg.smoother", K_STR, F(amg.smoother), "auto", NOLIM, SMOOTHERS,
+     "smoother on every level but the coarsest; auto: chebyshev when the matrix is symmetric, "
+     "l1jacobi otherwise (Chebyshev's polynomial assumes a real spectrum)"},
     {"amg.smoother_omega", K_FLOAT, F(amg.smoother_omega), "0", 0, 2, NULL,
      "weighted Jacobi: damping; 0: 4/3 / rho(D^-1 A), rho estimated in the setup"},
     {"amg.chebyshev_degree", K_INT, F(amg.chebyshev_degree), "3", 1, 20, NULL,
@@ -337,7 +353,11 @@ static const char *key_choices(const key_def *k)
         return generators;
     }
     if (strcmp(k->choices, KRYLOV) == 0) return gs_krylov_choices();
-    if (strcmp(k->choices, SMOOTHERS) == 0) return gs_smoother_choices();
+    if (strcmp(k->choices, SMOOTHERS) == 0) {
+        static char smoothers[320];
+        if (!smoothers[0]) snprintf(smoothers, sizeof smoothers, "auto|%s", gs_smoother_choices());
+        return smoothers;
+    }
     if (strcmp(k->choices, GALERKIN) == 0) return gs_spgemm_choices();
     if (!formats[0]) {
         snprintf(formats, sizeof formats, "auto|measure|%s", gs_format_choices());

@@ -223,8 +223,14 @@ gs_status gs_driver_amg_params(const gs_config *c, const gs_problem *p, gs_amg_p
     ap->coarse_size = c->amg.coarse_size;
     GS_CHECK(gs_spgemm_method_parse(c->amg.galerkin, &ap->galerkin));
     ap->cycle_w = strcmp(c->amg.cycle, "W") == 0;
-    ap->smoother = gs_smoother_find(c->amg.smoother);
-    if (!ap->smoother)
+    ap->method = strcmp(c->amg.method, "sa") == 0          ? GS_AMG_METHOD_SA
+                 : strcmp(c->amg.method, "classical") == 0 ? GS_AMG_METHOD_CLASSICAL
+                                                           : GS_AMG_METHOD_AUTO;
+    ap->classical_theta = c->amg.classical_theta;
+    ap->interp_max_elements = (int)c->amg.interp_max_elements;
+    ap->interp_trunc = c->amg.interp_trunc;
+    ap->smoother = strcmp(c->amg.smoother, "auto") == 0 ? NULL : gs_smoother_find(c->amg.smoother);
+    if (!ap->smoother && strcmp(c->amg.smoother, "auto") != 0)
         GS_FAIL(GS_ERR_CONFIG, "amg.smoother = \"%s\" is not one of: %s", c->amg.smoother,
                 gs_smoother_choices());
     ap->smoother_omega = c->amg.smoother_omega;

@@ -24,9 +24,9 @@ static inline int host_strong(const gs_csr *A, const double *d, const double *m,
 {
     int32_t j = A->colind[q];
     if (j == i) return 0;
-    if (measure == GS_STRENGTH_ROWMAX) {
+    if (measure == GS_STRENGTH_ROWMAX || measure == GS_STRENGTH_CLASSICAL) {
         double c = gs_amg_coupling(A->val[q], d[i], sign);
-        return c > 0 && c > theta * fmax(m[i], m[j]);
+        return c > 0 && c > theta * (measure == GS_STRENGTH_ROWMAX ? fmax(m[i], m[j]) : m[i]);
     }
     return fabs(A->val[q]) > theta * sqrt(fabs(d[i] * d[j]));
 }
@@ -42,7 +42,7 @@ static gs_status host_strength_scalar(const gs_csr *A, double theta, int measure
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "strength diagonal", (void **)&d));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "strength diagonal", (void **)&m));
     gs_csr_diag_host(A, d);
-    if (measure == GS_STRENGTH_ROWMAX) row_max_coupling(A, d, sign, m);
+    if (measure != GS_STRENGTH_SYMMETRIC) row_max_coupling(A, d, sign, m);
     int64_t cnt = 0;
     for (int32_t i = 0; i < n; i++)
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)

@@ -737,6 +737,8 @@ static gs_status gather_tail(gs_amg_dist *amg, int l, const double *B, gs_loc B_
         tp.nullspace = NULL;
     }
     tp.block_size = b;
+    tp.method = GS_AMG_METHOD_SA; /* the distributed levels' method */
+    tp.smoother = amg->p.smoother;
     tp.first_level = amg->nd; /* its levels' choices as the one-process hierarchy's there */
     tp.max_levels = amg->p.max_levels - amg->nd;
     if (tp.max_levels < 1) tp.max_levels = 1;
@@ -786,7 +788,14 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     GS_CHECK(gs_alloc_array(1, sizeof *amg, "AMG hierarchy", (void **)&amg));
     memset(amg, 0, sizeof *amg);
     amg->p = *p;
+    /* across ranks: smoothed aggregation, Chebyshev unless a smoother is named (the choices
+     * from the matrix are the one-process setup's) */
     if (!amg->p.smoother) amg->p.smoother = gs_smoother_default();
+    if (amg->p.method == GS_AMG_METHOD_CLASSICAL)
+        st = GS_ERROR(GS_ERR_CONFIG, "amg.method = \"classical\" runs on one process; across MPI "
+                      "ranks the AMG is smoothed aggregation (amg.method = \"sa\" or \"auto\")");
+    GS_CHECK(gs_comm_agree(st));
+    amg->p.method = GS_AMG_METHOD_SA;
     amg->loc = loc;
     amg->be = gs_backend_get(loc);
     amg->ops = gs_amg_ops_at(loc);

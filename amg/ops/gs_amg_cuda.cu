@@ -432,6 +432,12 @@ extern "C" const gs_amg_ops gs_amg_cuda_ops = {
     cuda_times_tentative, /* times_tentative */
     cuda_scaled_spmv,   /* scaled_spmv */
     cuda_lanczos_update, /* lanczos_update */
+    gs_amg_cuda_pmis,    /* pmis */
+    gs_amg_cuda_classical_strength, /* classical_strength */
+    gs_amg_cuda_classical_fc, /* classical_fc */
+    gs_amg_cuda_classical_ff, /* classical_ff */
+    gs_amg_cuda_classical_p, /* classical_p */
+    gs_amg_cuda_asymmetry, /* asymmetry */
     gs_amg_cuda_graph_begin,   /* graph_begin */
     gs_amg_cuda_graph_end,     /* graph_end */
     gs_amg_cuda_graph_launch,  /* graph_launch */

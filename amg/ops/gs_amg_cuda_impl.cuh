@@ -66,5 +66,18 @@ gs_status gs_amg_cuda_tentative(int32_t nodes, int b, const int32_t *agg, int32_
                                 const double *w, gs_csr **P, double *wc);
 gs_status gs_amg_cuda_tentative_qr(int32_t nodes, int b, const int32_t *agg, int32_t nagg,
                                    const double *B, int k, gs_csr **P, double *Bc);
+/* classical AMG's steps (gs_amg_classical_cuda.cu) */
+extern "C" {
+gs_status gs_amg_cuda_pmis(const gs_csr *S, const gs_csr *A, int32_t dense, int32_t *cmap,
+                           int32_t *nc);
+gs_status gs_amg_cuda_classical_strength(const gs_csr *A, double theta, int32_t dense, gs_csr **S);
+gs_status gs_amg_cuda_classical_fc(const gs_csr *A, const gs_csr *S, const int32_t *cmap,
+                                   int32_t nc, gs_csr **AFC, double *beta);
+gs_status gs_amg_cuda_classical_ff(const gs_csr *A, const gs_csr *S, const int32_t *cmap,
+                                   const double *beta, gs_csr **M, double *d);
+gs_status gs_amg_cuda_classical_p(const gs_csr *X, const int32_t *cmap, const double *d,
+                                  int32_t nc, int pmax, double trunc, gs_csr **P);
+gs_status gs_amg_cuda_asymmetry(const gs_csr *A, const gs_csr *At, double *asym);
+}
 
 #endif

@@ -233,4 +233,10 @@ const gs_amg_ops gs_amg_host_ops = {
     .times_tentative = gs_spgemm_host,
     .scaled_spmv = host_scaled_spmv,
     .lanczos_update = host_lanczos_update,
+    .pmis = gs_amg_pmis_host,
+    .classical_strength = gs_amg_classical_strength_host,
+    .classical_fc = gs_amg_classical_fc_host,
+    .classical_ff = gs_amg_classical_ff_host,
+    .classical_p = gs_amg_classical_p_host,
+    .asymmetry = gs_amg_asymmetry_host,
 };

@@ -102,6 +102,40 @@ typedef struct gs_amg_ops {
     gs_status (*scaled_spmv)(const gs_csr *A, const double *s, const double *x, double *y);
     gs_status (*lanczos_update)(int64_t n, const double *w, const double *v, double a, double b,
                                 double c, double *vp, const double *s, double *t);
+    /* ---- classical AMG (amg/coarsen/gs_amg_classical.c; the host reference in
+     * amg/coarsen/gs_amg_classical_host.c): S is the classical strength graph, row i the j that
+     * i strongly depends on (GS_STRENGTH_CLASSICAL), sorted */
+    /* PMIS C/F splitting in synchronous rounds: a point nobody depends on is F; an undecided
+     * point whose (influence count, hash, index) is larger than every undecided neighbour's in
+     * S and S^T becomes C, and the undecided points depending on a C point become F; a dense
+     * row of A (more than dense entries, 0: none) is F from the start.
+     * cmap[i]: the coarse index of C point i (C points numbered in index order), -1 for F */
+    gs_status (*pmis)(const gs_csr *S, const gs_csr *A, int32_t dense, int32_t *cmap,
+                      int32_t *nc);
+    /* the classical strength graph (GS_STRENGTH_CLASSICAL) where a dense row of A (more than
+     * dense entries; 0: none) has no strong couplings and is no row's strong neighbour: PMIS
+     * makes it an F point that interpolates from nothing (the smoother alone corrects it), so
+     * its long row does not spread into every coarse row near it */
+    gs_status (*classical_strength)(const gs_csr *A, double theta, int32_t dense, gs_csr **S);
+    /* the extended+i interpolation of F points in two products: AFC (rows x nc): row i of an F
+     * point holds its strong C couplings a_ij at column cmap[j], beta[i] their sum (C rows
+     * empty, beta 0); then M (rows x rows): row i of an F point holds 1 at (i, i) and
+     * a_ik / (beta_k + a~_ki) for each strong F neighbour k (a~_ki = a_ki when its sign is
+     * opposite to a_kk's, else 0; a zero denominator drops the entry into the diagonal), and
+     * d[i] = a_ii + its weak couplings + the dropped ones + sum_k a_ik a~_ki / (beta_k + a~_ki)
+     * (a_ii where that sum changes the diagonal's sign); C rows empty */
+    gs_status (*classical_fc)(const gs_csr *A, const gs_csr *S, const int32_t *cmap, int32_t nc,
+                              gs_csr **AFC, double *beta);
+    gs_status (*classical_ff)(const gs_csr *A, const gs_csr *S, const int32_t *cmap,
+                              const double *beta, gs_csr **M, double *d);
+    /* P (rows x nc) from X = M AFC: a C row holds 1 at cmap[i]; an F row w = -X_i / d[i]
+     * without zeros, truncated to its pmax largest (0: all; ties to the lower column) of size at
+     * least trunc max |w| and rescaled to keep its sum; rows sorted */
+    gs_status (*classical_p)(const gs_csr *X, const int32_t *cmap, const double *d, int32_t nc,
+                             int pmax, double trunc, gs_csr **P);
+    /* how far square A is from symmetric, given At = A^T: the largest |a_ij - a_ji| over the
+     * largest |a_ij| (an entry missing counts as 0) */
+    gs_status (*asymmetry)(const gs_csr *A, const gs_csr *At, double *asym);
     /* the cycle recorded once and replayed (NULL on the host): begin capturing the stream's
      * work, end it into an executable graph (also after a failure inside), replay, free */
     gs_status (*graph_begin)(void);
@@ -113,6 +147,36 @@ typedef struct gs_amg_ops {
 /* one table per backend (gs_amg_host.c, gs_amg_cuda.cu), listed in spmv/core/gs_backend.c; the
  * AMG reaches them through gs_backend_module(loc, GS_MODULE_AMG) */
 extern const gs_amg_ops gs_amg_host_ops;
+
+/* the classical steps on the host (amg/coarsen/gs_amg_classical_host.c), as gs_amg_ops says */
+gs_status gs_amg_pmis_host(const gs_csr *S, const gs_csr *A, int32_t dense, int32_t *cmap,
+                           int32_t *nc);
+gs_status gs_amg_classical_strength_host(const gs_csr *A, double theta, int32_t dense,
+                                         gs_csr **S);
+gs_status gs_amg_classical_fc_host(const gs_csr *A, const gs_csr *S, const int32_t *cmap,
+                                   int32_t nc, gs_csr **AFC, double *beta);
+gs_status gs_amg_classical_ff_host(const gs_csr *A, const gs_csr *S, const int32_t *cmap,
+                                   const double *beta, gs_csr **M, double *d);
+gs_status gs_amg_classical_p_host(const gs_csr *X, const int32_t *cmap, const double *d,
+                                  int32_t nc, int pmax, double trunc, gs_csr **P);
+gs_status gs_amg_asymmetry_host(const gs_csr *A, const gs_csr *At, double *asym);
+
+/* the PMIS priority of point i with influence count c: larger wins (host and device alike) */
+static inline GS_AMG_HD uint64_t gs_amg_pmis_prio(int32_t c, int32_t i)
+{
+    return (uint64_t)(uint32_t)c << 32 | (uint64_t)gs_amg_hash((uint32_t)i) << 2;
+}
+static inline GS_AMG_HD int gs_amg_pmis_above(uint64_t pa, int32_t a, uint64_t pb, int32_t b)
+{
+    return pa > pb || (pa == pb && a > b);
+}
+
+/* whether a classical P entry (size s, column c) ranks above another (size t, column e) in the
+ * truncation: larger first, ties to the lower column */
+static inline GS_AMG_HD int gs_amg_trunc_above(double s, int32_t c, double t, int32_t e)
+{
+    return s > t || (s == t && c < e);
+}
 
 /* The general host steps (amg/coarsen/gs_amg_coarsen_host.c; the dense inverse in
  * amg/coarse/gs_amg_coarse.c). */

@@ -32,6 +32,10 @@ void gs_amg_report_print(const gs_amg_report *r, FILE *out)
     fprintf(out, "amg       %d levels  operator complexity %.3f  grid complexity %.3f\n",
             r->levels, r->operator_complexity, r->grid_complexity);
     fprintf(out, "          %s\n", r->desc);
+    if (r->choice[0]) {
+        fprintf(out, "          chosen: ");
+        print_wrapped(out, 18, r->choice);
+    }
     fprintf(out, "          level       rows        nnz  per row: mean    std   max  rho(D^-1A)  "
             "format A / P / R      why\n");
     for (int l = 0; l < r->levels; l++) {

@@ -14,6 +14,7 @@
 void gs_amg_params_default(gs_amg_params *p)
 {
     memset(p, 0, sizeof *p);
+    p->method = GS_AMG_METHOD_AUTO;
     p->theta = 0.3;
     p->strength = GS_STRENGTH_ROWMAX;
     p->filter = 1;
@@ -21,7 +22,10 @@ void gs_amg_params_default(gs_amg_params *p)
     p->max_levels = 10;
     p->coarse_size = 200;
     p->galerkin = GS_SPGEMM_AUTO;
-    p->smoother = gs_smoother_default();
+    p->smoother = NULL; /* auto */
+    p->classical_theta = 0.25;
+    p->interp_max_elements = 0;
+    p->interp_trunc = 0.0;
     p->chebyshev_degree = 3;
     p->coarse_chebyshev_degree = 10;
     p->chebyshev_ratio = 10.0;
@@ -263,7 +267,6 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     amg->loc = A->loc;
     amg->be = gs_backend_get(A->loc);
     amg->ops = gs_amg_ops_at(A->loc);
-    if (!amg->p.smoother) amg->p.smoother = gs_smoother_default();
     if (!amg->be || !amg->ops) GS_FAIL(GS_ERR_ARG, "amg: no backend for the matrix's location");
     m = p->galerkin;
     if (m == GS_SPGEMM_AUTO) m = A->loc == GS_LOC_HOST ? GS_SPGEMM_HOST : GS_SPGEMM_DCSR;
@@ -293,6 +296,18 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
     }
+    GS_CHECK(gs_amg_choose(amg, A, b)); /* the method and smoother left open */
+    gs_amg_trace(amg, 0, "method, smoother");
+    const int classical = amg->p.method == GS_AMG_METHOD_CLASSICAL;
+    amg->rep.method = amg->p.method;
+    if (classical && b > 1)
+        GS_FAIL(GS_ERR_CONFIG, "%s: amg.method = \"classical\" is for scalar problems, and "
+                "amg.block_size is %d; use \"sa\" for block systems", where, b);
+    if (classical && B) { /* interpolation has no near-nullspace to keep: the constant's */
+        gs_free(B);
+        B = NULL;
+        k = 1;
+    }
     int max_levels = p->max_levels < GS_AMG_MAX_LEVELS ? p->max_levels : GS_AMG_MAX_LEVELS;
     for (int l = 0;; l++) {
         gs_amg_level *L = &amg->lev[l];
@@ -306,6 +321,14 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         if (last) break;
+        if (classical) {
+            GS_CHECK(gs_amg_classical(amg, l, m, &nagg, ph));
+            if (!L->P) break; /* no coarsening: stop here */
+            amg->lev[l + 1].A = amg->lev[l + 1].Aown;
+            amg->nlev = l + 2;
+            B_level = l + 1;
+            continue;
+        }
         int one_per_row = 0;
         if (p->smooth_prolongator && L->rho > 0) { /* before B becomes the coarse one */
             GS_CHECK(gs_amg_sync(amg, &t0));
@@ -394,15 +417,22 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     GS_CHECK(gs_amg_sync(amg, &t1));
     ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
     amg->rep.setup_s = t1 - t_start;
-    snprintf(amg->rep.desc, sizeof amg->rep.desc,
-             "%s cycle, %s, %d+%d sweeps, %s aggregation, %s strength theta %g%s, galerkin %s, "
-             "block %d",
-             p->cycle_w ? "W" : "V", amg->p.smoother->label, p->presweeps, p->postsweeps,
-             p->aggregation == GS_AGG_MIS2 ? "mis2" : "standard",
-             p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
-             p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
-             gs_spgemm_method_name(m),
-             p->block_size > 0 ? p->block_size : 1);
+    if (classical)
+        snprintf(amg->rep.desc, sizeof amg->rep.desc,
+                 "%s cycle, %s, %d+%d sweeps, classical AMG: PMIS, extended+i interpolation "
+                 "(at most %d entries a row), strength theta %g, galerkin %s",
+                 p->cycle_w ? "W" : "V", amg->p.smoother->label, p->presweeps, p->postsweeps,
+                 p->interp_max_elements > 0 ? p->interp_max_elements : amg->irregular ? 1 : 4,
+                 p->classical_theta, gs_spgemm_method_name(m));
+    else
+        snprintf(amg->rep.desc, sizeof amg->rep.desc,
+                 "%s cycle, %s, %d+%d sweeps, %s aggregation, %s strength theta %g%s, galerkin "
+                 "%s, block %d",
+                 p->cycle_w ? "W" : "V", amg->p.smoother->label, p->presweeps, p->postsweeps,
+                 p->aggregation == GS_AGG_MIS2 ? "mis2" : "standard",
+                 p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
+                 p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
+                 gs_spgemm_method_name(m), p->block_size > 0 ? p->block_size : 1);
     if (amg->p.smoother->describe) {
         size_t len = strlen(amg->rep.desc);
         amg->p.smoother->describe(&amg->p, amg->nlev, amg->rep.desc + len,

@@ -435,6 +435,177 @@ static void test_solves(void)
     gs_csr_destroy(&A);
 }
 
+/* A 2D Poisson 5-point n x n grid with node 0 made a hub (a dense row): coupled to every
+ * node by -h, the diagonals raised so the rows still sum to zero (circuit-like: one row much
+ * longer than the mean) */
+static gs_csr *poisson_hub(int32_t n, double h)
+{
+    gs_csr *G = generate("poisson", n, 5, 1), *A = NULL;
+    int64_t cap = (int64_t)G->nnz + 4 * (int64_t)G->rows + 1, k = 0;
+    int32_t *ri = malloc((size_t)cap * sizeof *ri), *ci = malloc((size_t)cap * sizeof *ci);
+    double *v = malloc((size_t)cap * sizeof *v);
+    for (int32_t i = 0; i < G->rows; i++)
+        for (int32_t q = G->rowptr[i]; q < G->rowptr[i + 1]; q++)
+            ri[k] = i, ci[k] = G->colind[q], v[k++] = G->val[q];
+    for (int32_t i = 1; i < G->rows; i++) {
+        ri[k] = 0, ci[k] = i, v[k++] = -h;
+        ri[k] = i, ci[k] = 0, v[k++] = -h;
+        ri[k] = i, ci[k] = i, v[k++] = h;
+        ri[k] = 0, ci[k] = 0, v[k++] = h;
+    }
+    CHECK_OK(gs_csr_from_coo(G->rows, G->cols, k, ri, ci, v, &A));
+    free(ri), free(ci), free(v);
+    gs_csr_destroy(&G);
+    return A;
+}
+
+/* Classical AMG on the host: level 0 of a 2D Poisson: C rows of P are unit rows at their coarse
+ * index; every F point with a strong neighbour interpolates from something; rows of A that sum
+ * to zero give rows of P that sum to one; at most 4 entries a row; A_c = P^T A P. Then PCG on 3D
+ * Poisson, the automatic choices (a nonsymmetric matrix -> classical and l1-Jacobi, GMRES
+ * converges; a symmetric one -> smoothed aggregation), and a hub row kept out of the coarse
+ * levels (an F point with an empty row of P) at operator complexity <= 2. */
+static void test_classical(void)
+{
+    gs_amg_params p;
+    gs_amg_params_default(&p);
+    p.method = GS_AMG_METHOD_CLASSICAL;
+    gs_csr *A = generate("poisson", 40, 5, 1), *P = NULL, *Ac = NULL, *S = NULL, *AP = NULL,
+           *Rt = NULL, *PtAP = NULL;
+    gs_amg *amg = NULL;
+    int32_t *cmap = NULL, n = 0;
+    CHECK_OK(gs_amg_setup(A, &p, "poisson 40^2", &amg));
+    CHECK_OK(gs_amg_level_download(amg, 0, NULL, &P, NULL, &cmap, &n));
+    CHECK_OK(gs_amg_level_download(amg, 1, &Ac, NULL, NULL, NULL, NULL));
+    CHECK_OK(gs_amg_host_ops.classical_strength(A, p.classical_theta, 0, &S));
+    CHECK(P && cmap && n == A->rows && Ac);
+    if (!P || !cmap || !Ac || !S) goto out;
+    int32_t nc = 0, bad_c = 0, empty_f = 0, bad_sum = 0, wide = 0;
+    for (int32_t i = 0; i < n; i++) nc += cmap[i] >= 0;
+    CHECK(nc == P->cols && nc > n / 5 && nc < n / 2);
+    for (int32_t i = 0; i < n; i++) {
+        const int32_t len = P->rowptr[i + 1] - P->rowptr[i];
+        double rs = 0.0, sum = 0.0;
+        for (int32_t q = P->rowptr[i]; q < P->rowptr[i + 1]; q++) sum += P->val[q];
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) rs += A->val[q];
+        if (cmap[i] >= 0)
+            bad_c += len != 1 || P->colind[P->rowptr[i]] != cmap[i] || P->val[P->rowptr[i]] != 1.0;
+        else
+            empty_f += len == 0 && S->rowptr[i + 1] > S->rowptr[i];
+        bad_sum += fabs(rs) < 1e-14 && fabs(sum - 1.0) > 1e-12;
+        wide += len > 4;
+    }
+    CHECK_MSG(bad_c == 0 && empty_f == 0 && bad_sum == 0 && wide == 0,
+              "P of classical AMG: %d bad C rows, %d F rows without interpolation, %d rows of "
+              "zero-sum A not summing to 1, %d rows above 4 entries", bad_c, empty_f, bad_sum,
+              wide);
+    CHECK_OK(gs_spgemm_host(A, P, &AP));
+    CHECK_OK(gs_csr_transpose(P, &Rt));
+    CHECK_OK(gs_spgemm_host(Rt, AP, &PtAP));
+    double dif = PtAP ? csr_diff(Ac, PtAP) : -1.0;
+    CHECK_MSG(dif >= 0 && dif < 1e-13, "classical A_c differs from P^T A P (%g)", dif);
+out:
+    gs_csr_destroy(&A), gs_csr_destroy(&P), gs_csr_destroy(&Ac), gs_csr_destroy(&S);
+    gs_csr_destroy(&AP), gs_csr_destroy(&Rt), gs_csr_destroy(&PtAP);
+    gs_free(cmap);
+    gs_amg_destroy(&amg);
+
+    double oc, rr;
+    A = generate("poisson", 24, 7, 1);
+    int its = solve(A, GS_LOC_HOST, &p, GS_KRYLOV_CG, &oc, &rr);
+    printf("poisson 7-pt 24^3 classical AMG-PCG: %d iterations, OC %.3f\n", its, oc);
+    CHECK(its > 0 && its <= 20 && rr <= 1e-8 && oc <= 3.0);
+    gs_csr_destroy(&A);
+
+    gs_amg_params q;
+    gs_amg_params_default(&q); /* auto */
+    A = generate("convdiff", 64, 5, 1);
+    CHECK_OK(gs_amg_setup(A, &q, "convdiff", &amg));
+    if (amg) {
+        const gs_amg_report *r = gs_amg_get_report(amg);
+        CHECK_MSG(r->method == GS_AMG_METHOD_CLASSICAL && strstr(r->choice, "nonsymmetric") &&
+                      strstr(r->choice, "smoother l1jacobi"),
+                  "convdiff: chose \"%s\"", r->choice);
+    }
+    gs_amg_destroy(&amg);
+    its = solve(A, GS_LOC_HOST, &q, GS_KRYLOV_GMRES, &oc, &rr);
+    printf("convdiff 64^2 auto AMG-GMRES: %d iterations, OC %.3f\n", its, oc);
+    CHECK(its > 0 && its <= 30 && rr <= 1e-8);
+    gs_csr_destroy(&A);
+
+    A = generate("poisson", 24, 7, 1);
+    CHECK_OK(gs_amg_setup(A, &q, "poisson", &amg));
+    if (amg)
+        CHECK_MSG(gs_amg_get_report(amg)->method == GS_AMG_METHOD_SA &&
+                      strstr(gs_amg_get_report(amg)->choice, "smoother chebyshev"),
+                  "poisson: chose \"%s\"", gs_amg_get_report(amg)->choice);
+    gs_amg_destroy(&amg);
+    gs_csr_destroy(&A);
+
+    A = poisson_hub(40, 0.05);
+    CHECK_OK(gs_amg_setup(A, &q, "hub", &amg));
+    if (amg) {
+        const gs_amg_report *r = gs_amg_get_report(amg);
+        CHECK_MSG(r->method == GS_AMG_METHOD_CLASSICAL && strstr(r->choice, "irregular rows"),
+                  "hub: chose \"%s\"", r->choice);
+        CHECK_OK(gs_amg_level_download(amg, 0, NULL, &P, NULL, &cmap, &n));
+        CHECK(cmap && P && cmap[0] == -1 && P->rowptr[1] == 0);
+        gs_csr_destroy(&P);
+        gs_free(cmap);
+    }
+    gs_amg_destroy(&amg);
+    its = solve(A, GS_LOC_HOST, &q, GS_KRYLOV_CG, &oc, &rr);
+    printf("poisson 40^2 with a hub, auto AMG-PCG: %d iterations, OC %.3f\n", its, oc);
+    CHECK(its > 0 && its <= 30 && rr <= 1e-8 && oc <= 2.0);
+    gs_csr_destroy(&A);
+}
+
+/* The device's classical hierarchy against the host's: the same C/F splitting on level 0, P
+ * to rounding there (its values come through a product summed in another order), level sizes,
+ * and iterations within 2 */
+static void test_gpu_classical(const char *name, gs_csr *A, gs_krylov_type kt)
+{
+    gs_csr *dA = NULL;
+    gs_amg *h = NULL, *d = NULL;
+    gs_amg_params p;
+    gs_amg_params_default(&p);
+    p.method = GS_AMG_METHOD_CLASSICAL;
+    CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+    CHECK_OK(gs_amg_setup(A, &p, name, &h));
+    CHECK_OK(gs_amg_setup(dA, &p, name, &d));
+    if (h && d) {
+        const gs_amg_report *rh = gs_amg_get_report(h), *rd = gs_amg_get_report(d);
+        CHECK_MSG(rh->levels == rd->levels && strcmp(rh->choice, rd->choice) == 0,
+                  "%s: %d host levels, %d device; choices \"%s\", \"%s\"", name, rh->levels,
+                  rd->levels, rh->choice, rd->choice);
+        gs_csr *Ph = NULL, *Pd = NULL;
+        int32_t *ch = NULL, *cd = NULL, nh = 0, nd = 0;
+        CHECK_OK(gs_amg_level_download(h, 0, NULL, &Ph, NULL, &ch, &nh));
+        CHECK_OK(gs_amg_level_download(d, 0, NULL, &Pd, NULL, &cd, &nd));
+        CHECK_MSG(ch && cd && nh == nd && memcmp(ch, cd, (size_t)nh * 4) == 0,
+                  "%s: the C/F splittings differ", name);
+        double dif = Ph && Pd ? csr_diff(Pd, Ph) : -1.0;
+        CHECK_MSG(dif >= 0 && dif < 1e-12, "%s level 0: P differs (%g)", name, dif);
+        for (int l = 1; l < rh->levels && l < rd->levels; l++)
+            CHECK_MSG(rh->level[l].rows == rd->level[l].rows &&
+                          fabs((double)rh->level[l].nnz - rd->level[l].nnz) <=
+                              0.02 * rh->level[l].nnz,
+                      "%s level %d: %d rows, %lld nonzeros on the host, %d and %lld on the device",
+                      name, l, rh->level[l].rows, (long long)rh->level[l].nnz, rd->level[l].rows,
+                      (long long)rd->level[l].nnz);
+        gs_csr_destroy(&Ph), gs_csr_destroy(&Pd);
+        gs_free(ch), gs_free(cd);
+    }
+    double oc, rr;
+    int ih = solve(A, GS_LOC_HOST, &p, kt, &oc, &rr);
+    int id = solve(A, GS_LOC_DEVICE, &p, kt, &oc, &rr);
+    printf("%s classical: host %d iterations, device %d\n", name, ih, id);
+    CHECK(id > 0 && abs(ih - id) <= 2 && rr <= 1e-8);
+    gs_amg_destroy(&h);
+    gs_amg_destroy(&d);
+    gs_csr_destroy(&dA);
+}
+
 /* Every AMG option runs where A lives (issue: theta > 0 ended in a failed graph launch on the
  * GPU): each value of each key, one at a time on top of the defaults, on a scalar problem with
  * jumping coefficients and on 2D elasticity with its rigid-body modes, PCG to 1e-8 (the true
@@ -810,7 +981,16 @@ int main(int argc, char **argv)
         test_gpu_parity("elasticity", 64, 9, 1);
         test_gpu_parity("elasticity", 12, 27, 1);
         test_options(GS_LOC_DEVICE);
-        gs_csr *A = generate("poisson", 48, 7, 1);
+        gs_csr *A = generate("poisson", 32, 7, 1);
+        test_gpu_classical("poisson 7-pt 32^3", A, GS_KRYLOV_CG);
+        gs_csr_destroy(&A);
+        A = generate("convdiff", 96, 5, 1);
+        test_gpu_classical("convdiff 96^2", A, GS_KRYLOV_GMRES);
+        gs_csr_destroy(&A);
+        A = poisson_hub(60, 0.05);
+        test_gpu_classical("poisson 60^2 with a hub", A, GS_KRYLOV_CG);
+        gs_csr_destroy(&A);
+        A = generate("poisson", 48, 7, 1);
         test_gpu_graph_cusparse("poisson 7-pt 48^3", A, 0.0, "cusparse");
         gs_csr_destroy(&A);
         A = jump3d(48);
@@ -826,6 +1006,7 @@ int main(int argc, char **argv)
     test_filter();
     test_tentative_qr();
     test_solves();
+    test_classical();
     test_options(GS_LOC_HOST);
     test_chebyshev_levels();
     return gs_test_result("test_amg");

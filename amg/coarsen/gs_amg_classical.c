@@ -1,0 +1,94 @@
+/* gs_amg_classical.c: one level of classical AMG where A lives (both backends, through the
+ * table's steps): the classical strength (row by row, couplings of the diagonal's sign weak),
+ * PMIS C/F splitting, and the extended+i interpolation in its matrix form (Li, Sjoegreen and
+ * Yang 2021, hypre's device path): P_F = -D^-1 M A_FC, M = I + the strong F-F couplings
+ * distributed over the F neighbour's strong C points and the point itself, then truncated to
+ * interp_max_elements entries a row. */
+#include "gs_amg_internal.h"
+#include "gs_buf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define GS_AMG_DENSE_ROW 10 /* a row longer than this many times the mean is dense */
+#define GS_AMG_GROWTH 1.5   /* a coarse operator with more entries than this times A's grew */
+
+gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[l];
+    const gs_csr *A = L->A;
+    const gs_amg_ops *ops = amg->ops;
+    gs_csr *S = NULL, *AFC = NULL, *M = NULL, *X = NULL, *P = NULL, *R = NULL, *Ac = NULL;
+    gs_buf *beta = NULL, *d = NULL;
+    double t0, t1, t2;
+    *nc = 0;
+    GS_CHECK(gs_amg_sync(amg, &t0));
+    /* dense rows: more than GS_AMG_DENSE_ROW x the mean row */
+    const int64_t mean = A->rows > 0 ? A->nnz / A->rows : 0;
+    const int32_t dense = (int32_t)(GS_AMG_DENSE_ROW * (mean > 1 ? mean : 1));
+    GS_CHECK(ops->classical_strength(A, amg->p.classical_theta, dense, &S));
+    gs_amg_trace(amg, l, "classical strength");
+    GS_CHECK(gs_amg_sync(amg, &t1));
+    L->nodes = A->rows;
+    GS_CHECK(gs_buf_create(A->rows, GS_I32, amg->loc, "C/F splitting", &L->agg));
+    GS_CHECK(ops->pmis(S, A, dense, L->agg->data, nc));
+    gs_amg_trace(amg, l, "PMIS");
+    GS_CHECK(gs_amg_sync(amg, &t2));
+    ph[GS_AMG_PHASE_STRENGTH] += t1 - t0;
+    ph[GS_AMG_PHASE_AGGREGATE] += t2 - t1;
+    if (*nc == 0 || *nc >= A->rows) goto done; /* no coarsening: this level is the coarsest */
+    GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", &beta));
+    GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", &d));
+    GS_CHECK(ops->classical_fc(A, S, L->agg->data, *nc, &AFC, beta->data));
+    GS_CHECK(ops->classical_ff(A, S, L->agg->data, beta->data, &M, d->data));
+    gs_amg_trace(amg, l, "A_FC, M");
+    GS_CHECK(gs_spgemm(M, AFC, m, &X));
+    gs_amg_trace(amg, l, "M A_FC");
+    /* P truncated to pmax entries a row; while the Galerkin product holds more entries than A
+     * (it would explode down the levels), again with half as many */
+    const int pmax0 = amg->p.interp_max_elements > 0 ? amg->p.interp_max_elements
+                      : amg->irregular                ? 1
+                                                      : 4;
+    for (int pmax = pmax0;;) {
+        GS_CHECK(gs_amg_sync(amg, &t0));
+        GS_CHECK(ops->classical_p(X, L->agg->data, d->data, *nc, pmax, amg->p.interp_trunc, &P));
+        gs_amg_trace(amg, l, "P (truncated)");
+        GS_CHECK(gs_spgemm_transpose(P, &R));
+        gs_amg_trace(amg, l, "R = P^T");
+        GS_CHECK(gs_amg_sync(amg, &t1));
+        ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
+        GS_CHECK(gs_galerkin(A, P, R, m, &Ac));
+        gs_amg_trace(amg, l, "R (A P)");
+        GS_CHECK(gs_amg_sync(amg, &t2));
+        ph[GS_AMG_PHASE_RAP] += t2 - t1;
+        if (pmax == 1 || Ac->nnz <= GS_AMG_GROWTH * (double)A->nnz) {
+            if (pmax != pmax0) {
+                size_t len = strlen(amg->rep.choice);
+                snprintf(amg->rep.choice + len, sizeof amg->rep.choice - len,
+                         "%slevel %d: P truncated to %d a row (the coarse operator grew)",
+                         len ? "; " : "", l, pmax);
+            }
+            break;
+        }
+        pmax /= 2;
+        gs_csr_destroy(&P);
+        gs_csr_destroy(&R);
+        gs_csr_destroy(&Ac);
+    }
+    L->P = P;
+    L->R = R;
+    amg->lev[l + 1].Aown = Ac;
+    P = R = Ac = NULL;
+done:
+    gs_csr_destroy(&S);
+    gs_csr_destroy(&AFC);
+    gs_csr_destroy(&M);
+    gs_csr_destroy(&X);
+    gs_csr_destroy(&P);
+    gs_csr_destroy(&R);
+    gs_csr_destroy(&Ac);
+    gs_buf_destroy(&beta);
+    gs_buf_destroy(&d);
+    return st;
+}
