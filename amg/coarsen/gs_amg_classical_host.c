@@ -313,19 +313,15 @@ done:
     return st;
 }
 
-gs_status gs_amg_asymmetry_host(const gs_csr *A, const gs_csr *At, double *asym)
+gs_status gs_amg_asymmetry_host(const gs_csr *A, double *asym)
 {
     double amax = 0.0, dmax = 0.0;
-    for (int32_t i = 0; i < A->rows; i++) { /* merge row i of A and of A^T */
-        int32_t p = A->rowptr[i], q = At->rowptr[i], pe = A->rowptr[i + 1], qe = At->rowptr[i + 1];
-        while (p < pe || q < qe) {
-            int32_t ja = p < pe ? A->colind[p] : INT32_MAX, jt = q < qe ? At->colind[q] : INT32_MAX;
-            int32_t j = ja < jt ? ja : jt;
-            double x = ja == j ? A->val[p++] : 0.0, y = jt == j ? At->val[q++] : 0.0;
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            const double x = A->val[q], y = entry(A, A->colind[q], i);
             amax = fmax(amax, fabs(x));
             dmax = fmax(dmax, isnan(x - y) ? INFINITY : fabs(x - y));
         }
-    }
     *asym = amax > 0 ? dmax / amax : 0.0;
     return GS_OK;
 }

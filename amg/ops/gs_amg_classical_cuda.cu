@@ -464,18 +464,14 @@ done:
 
 /* the largest |a_ij| and |a_ij - a_ji| as the bits of non-negative doubles (which order like
  * them), one atomic a thread that found any */
-static __global__ void asym_rows(int32_t n, const int32_t *arp, const int32_t *aci,
-                                 const double *av, const int32_t *trp, const int32_t *tci,
-                                 const double *tv, unsigned long long *out)
+static __global__ void asym_rows(int32_t n, const int32_t *rp, const int32_t *ci, const double *v,
+                                 unsigned long long *out)
 {
     FOR_I(n)
     {
         double amax = 0.0, dmax = 0.0;
-        int32_t p = arp[i], q = trp[i], pe = arp[i + 1], qe = trp[i + 1];
-        while (p < pe || q < qe) {
-            const int32_t ja = p < pe ? aci[p] : INT32_MAX, jt = q < qe ? tci[q] : INT32_MAX;
-            const int32_t j = ja < jt ? ja : jt;
-            const double x = ja == j ? av[p++] : 0.0, y = jt == j ? tv[q++] : 0.0;
+        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+            const double x = v[q], y = d_entry(rp, ci, v, ci[q], (int32_t)i);
             amax = fmax(amax, fabs(x));
             dmax = fmax(dmax, isnan(x - y) ? INFINITY : fabs(x - y));
         }
@@ -484,7 +480,7 @@ static __global__ void asym_rows(int32_t n, const int32_t *arp, const int32_t *a
     }
 }
 
-static gs_status cuda_asymmetry(const gs_csr *A, const gs_csr *At, double *asym)
+static gs_status cuda_asymmetry(const gs_csr *A, double *asym)
 {
     gs_status st = GS_OK;
     unsigned long long *buf = NULL, h[2] = {0, 0};
@@ -492,8 +488,7 @@ static gs_status cuda_asymmetry(const gs_csr *A, const gs_csr *At, double *asym)
     GS_CHECK(gs_cuda_alloc(sizeof h, "symmetry", (void **)&buf));
     GS_CUDA_CALL(cudaMemsetAsync(buf, 0, sizeof h, gs_cuda_g.stream));
     if (A->rows > 0) {
-        asym_rows<<<GRID(A->rows)>>>(A->rows, A->rowptr, A->colind, A->val, At->rowptr,
-                                     At->colind, At->val, buf);
+        asym_rows<<<GRID(A->rows)>>>(A->rows, A->rowptr, A->colind, A->val, buf);
         GS_CUDA_LAUNCHED("asym_rows");
     }
     GS_CHECK(gs_cuda_d2h(h, buf, sizeof h));
@@ -530,8 +525,5 @@ gs_status gs_amg_cuda_classical_p(const gs_csr *X, const int32_t *cmap, const do
 {
     return cuda_classical_p(X, cmap, d, nc, pmax, trunc, P);
 }
-gs_status gs_amg_cuda_asymmetry(const gs_csr *A, const gs_csr *At, double *asym)
-{
-    return cuda_asymmetry(A, At, asym);
-}
+gs_status gs_amg_cuda_asymmetry(const gs_csr *A, double *asym) { return cuda_asymmetry(A, asym); }
 }

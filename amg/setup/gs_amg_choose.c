@@ -1,7 +1,7 @@
 /* gs_amg_choose.c: the AMG's choices from the matrix, as the SpMV format's are made from its
  * features: the method (smoothed aggregation or classical) and the smoother, when the parameters
  * leave them open (GS_AMG_METHOD_AUTO, smoother NULL). What it measures on the finest matrix:
- * its numerical symmetry (one transpose and a merge, where A lives), its row-length spread, and
+ * its numerical symmetry (each entry against its mirror, where A lives), its row-length spread, and
  * the block size and near-nullspace it was given.
  *   method: a block system or a given near-nullspace -> smoothed aggregation (its tentative
  *     prolongator keeps the near-nullspace, e.g. rigid-body modes); a nonsymmetric A ->
@@ -24,7 +24,6 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, int b)
 {
     gs_status st = GS_OK;
     gs_amg_params *p = &amg->p;
-    gs_csr *At = NULL;
     double asym = 0.0, mean = 0.0, sd = 0.0;
     int32_t mx = 0;
     char why_m[160] = "", why_s[160] = "";
@@ -33,10 +32,7 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, int b)
     amg->rep.choice[0] = '\0';
     if (!choose_m && !choose_s && p->method != GS_AMG_METHOD_CLASSICAL) return GS_OK;
     if (A->rows > 0) {
-        if (choose_m || choose_s) {
-            GS_CHECK(gs_spgemm_transpose(A, &At));
-            GS_CHECK(amg->ops->asymmetry(A, At, &asym));
-        }
+        if (choose_m || choose_s) GS_CHECK(amg->ops->asymmetry(A, &asym));
         GS_CHECK(amg->ops->row_stats(A, &mean, &sd, &mx));
     }
     const int sym = asym <= GS_AMG_SYM_TOL;
@@ -76,6 +72,5 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, int b)
                  why_s);
     }
 done:
-    gs_csr_destroy(&At);
     return st;
 }

@@ -5,10 +5,14 @@
 # of run_amg_classes.sh; PCG, or GMRES(30) with -solver 3) on every DIR/*.npz made by
 # make_problems.py --format npz; b = ones, rtol 1e-8. gsolve runs twice (the second is kept),
 # hypre reads the same matrix (gsolve --export NAME.ij). OUT/unseen.csv: one row per solver.
+# Environment: GS_SET="key=value ..." settings added to every gsolve run (its rows are labelled
+# with them); HYPRE=0 leaves hypre out.
 set -uo pipefail
 G=${1:?usage: run_gpu_table.sh GSOLVE IJ DIR OUT}; ij=${2:?}; dir=${3:?}; out=${4:?}
 mkdir -p "$out"; U=$out/unseen.csv; tmp=$(mktemp -d)
-echo "case,solver,its,setup_s,solve_s,rel_res,oc" > "$U"
+gs_set=(); for kv in ${GS_SET:-}; do gs_set+=(--set "$kv"); done
+label=${GS_SET:+ [$GS_SET]}
+[ -s "$U" ] || echo "case,solver,its,setup_s,solve_s,rel_res,oc" > "$U"
 peer=(-pmis -keepT 1 -rlx 18 -exec_device -mod_rap2 1 -mm_vendor 0 -interptype 6 -Pmx 4 -tol 1e-8
       -rhsisone -benchmark 1)
 for m in "$dir"/*.npz; do
@@ -18,10 +22,12 @@ for m in "$dir"/*.npz; do
     for r in 1 2; do
         rm -f "$tmp/o.csv"
         timeout 120 "$G" --set problem.matrix="$m" --set solver.type=$k --set solver.preconditioner=amg \
-            --set problem.rhs=ones --set output.csv="$tmp/o.csv" ${extra[@]+"${extra[@]}"} > "$out/g_$n.log" 2>&1
+            --set problem.rhs=ones --set output.csv="$tmp/o.csv" ${extra[@]+"${extra[@]}"} \
+            ${gs_set[@]+"${gs_set[@]}"} > "$out/g_$n.log" 2>&1
     done
     python3 -c "import csv,sys;r=list(csv.DictReader(open(sys.argv[1])))[-1];print(sys.argv[2],'gsolve-'+sys.argv[3],r['iterations'],r['setup_s'],r['solve_s'],r['rel_residual'],r['operator_complexity'],sep=',')" \
-        "$tmp/o.csv" "$n" "$k" >> "$U" 2>/dev/null || echo "$n,gsolve-$k,failed,,,," >> "$U"
+        "$tmp/o.csv" "$n" "$k$label" >> "$U" 2>/dev/null || echo "$n,gsolve-$k$label,failed,,,," >> "$U"
+    [ "${HYPRE:-1}" = 0 ] && continue
     "$G" --set problem.matrix="$m" --export "$tmp/$n.ij" > /dev/null 2>&1
     (cd "$tmp" && timeout 120 "$ij" -fromfile "$tmp/$n.ij" "${peer[@]}" -solver $hs -k 30 > "$out/h_$n.log" 2>&1)
     its=$(grep -m1 'Iterations = ' "$out/h_$n.log" | awk '{print $NF}')

@@ -19,18 +19,24 @@
 # settings, and with its systems options (-nf d -nodal 4 -interptype 10: nodal coarsening,
 # unknown-based interpolation). gsolve runs 3 times (separate processes; the table takes the
 # median of the totals), hypre twice per process (its second, warm run; 10 ms resolution).
+#   convdiff-1024  2D convection-diffusion (gsolve's generator, nonsymmetric): GMRES(30) on both
+# Environment: GSOLVE (default build-gpu/gsolve) the binary; GS_SET="key=value ..." settings
+# added to every gsolve run; HYPRE=0 leaves hypre out.
 set -uo pipefail
 ij=$(cd "$(dirname "${1:?usage: run_amg_classes.sh IJ OUT [CASE ...]}")" && pwd)/$(basename "$1")
 out=${2:?usage: run_amg_classes.sh IJ OUT [CASE ...]}
 shift 2
 here=$(cd "$(dirname "$0")/../.." && pwd)
-gsolve=$here/build-gpu/gsolve
+gsolve=${GSOLVE:-$here/build-gpu/gsolve}
+gs_set=()
+for kv in ${GS_SET:-}; do gs_set+=(--set "$kv"); done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 peer=(-pmis -keepT 1 -rlx 18 -exec_device -mod_rap2 1 -mm_vendor 0 -interptype 6 -Pmx 4 -solver 1
       -tol 1e-8 -rhsisone -benchmark 1)
 hypre() { # name, solver label, problem args, then -- and extra flags after the peer settings
     local name=$1 label=$2 args=() extra=() its t
+    [ "${HYPRE:-1}" = 0 ] && return
     shift 2
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
     [ $# -gt 0 ] && shift && extra=("$@")
@@ -46,7 +52,8 @@ gs() { # name, gsolve --set arguments
     rm -f "$csv"
     for r in 1 2 3; do
         "$gsolve" "$here/configs/quickstart.cfg" --set solver.preconditioner=amg \
-            --set solver.max_iters=1000 --set output.csv="$csv" "$@" > "$out/gsolve_$name.log" 2>&1
+            --set solver.max_iters=1000 --set output.csv="$csv" "$@" ${gs_set[@]+"${gs_set[@]}"} \
+            > "$out/gsolve_$name.log" 2>&1
     done
     python3 - "$csv" "$name" >> "$out/rows.csv" <<'EOF'
 import csv, sys
@@ -109,6 +116,12 @@ if want elast3d-32; then
         hypre elast3d-32 hypre -fromfile elast3d-32.ij
         hypre elast3d-32 hypre-systems -fromfile elast3d-32.ij -- -nf 3 -nodal 4 -interptype 10
     fi
+fi
+if want convdiff-1024; then
+    g=($P.type=convdiff $P.size=1024)
+    gs convdiff-1024 "${g[@]}" --set solver.type=gmres
+    export_ij convdiff-1024 "${g[@]}" &&
+        hypre convdiff-1024 hypre-gmres -fromfile convdiff-1024.ij -- -solver 3 -k 30
 fi
 want elast3d-64 && gs elast3d-64 $P.type=elasticity $P.stencil=27 $P.size=64
 rm -f "$out"/*.ij.00000
