@@ -77,9 +77,11 @@ gs_status gs_amg_coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, i
 gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph);
 
 /* The method and smoother the setup runs when the parameters leave them to it
- * (setup/gs_amg_choose.c): measured on the finest matrix A (its symmetry, rows), written into
- * amg->p and the report's choice */
-gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, int b);
+ * (setup/gs_amg_choose.c): measured on the finest matrix A (MA its SpMV form, dinv its inverse
+ * diagonal; its symmetry, rows and coefficient variation), written into amg->p, amg->irregular
+ * and the report's choice */
+gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const double *dinv,
+                        int b);
 
 /* The coarsest level's solve (coarse/gs_amg_coarse.c): its dense inverse when small enough
  * (the pseudo-inverse projecting out z when z, host, is given), else smoothing sweeps; fills

@@ -1,7 +1,8 @@
 /* gs_amg_classical_host.c: classical AMG's data-parallel steps on the host, the reference of the
  * device kernels (amg/ops/gs_amg_classical_cuda.cu): PMIS C/F splitting in synchronous rounds
  * (the same rounds and priorities on both, so the splitting is identical), the two factors of the
- * extended+i interpolation, its truncation, and the symmetry measure of the method's choice. */
+ * extended+i interpolation, its truncation, and the coefficient variation the method's choice
+ * reads. */
 #include <math.h>
 #include <string.h>
 
@@ -313,15 +314,17 @@ done:
     return st;
 }
 
-gs_status gs_amg_asymmetry_host(const gs_csr *A, double *asym)
+gs_status gs_amg_variation_host(const gs_csr *A, const double *dinv, double *frac)
 {
-    double amax = 0.0, dmax = 0.0;
+    int64_t all = 0, varied = 0;
     for (int32_t i = 0; i < A->rows; i++)
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-            const double x = A->val[q], y = entry(A, A->colind[q], i);
-            amax = fmax(amax, fabs(x));
-            dmax = fmax(dmax, isnan(x - y) ? INFINITY : fabs(x - y));
+            const int32_t j = A->colind[q];
+            if (j == i || dinv[i] == 0.0 || dinv[j] == 0.0) continue;
+            const double r = fabs(dinv[i] / dinv[j]);
+            all++;
+            varied += r > 2.0 || r < 0.5;
         }
-    *asym = amax > 0 ? dmax / amax : 0.0;
+    *frac = all > 0 ? (double)varied / (double)all : 0.0;
     return GS_OK;
 }

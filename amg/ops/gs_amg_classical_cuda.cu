@@ -1,7 +1,7 @@
 /* gs_amg_classical_cuda.cu: classical AMG's steps on the device, as gs_amg_ops describes them
  * and amg/coarsen/gs_amg_classical_host.c computes them: PMIS in the host's synchronous rounds
  * (the same priorities, so the same C/F splitting), the extended+i factors A_FC and M with the
- * diagonal d, the truncated P, and the symmetry measure of the method's choice. A thread a row:
+ * diagonal d, the truncated P, and the coefficient variation the method's choice reads. A thread a row:
  * the rows of these steps are short, and a dense row (circuits) is no one's neighbour here. */
 #include <math.h>
 #include <stdint.h>
@@ -460,41 +460,47 @@ done:
     return st;
 }
 
-/* ---- symmetry ------------------------------------------------------------------------------- */
+/* ---- coefficient variation ---------------------------------------------------------------- */
 
-/* the largest |a_ij| and |a_ij - a_ji| as the bits of non-negative doubles (which order like
- * them), one atomic a thread that found any */
-static __global__ void asym_rows(int32_t n, const int32_t *rp, const int32_t *ci, const double *v,
-                                 unsigned long long *out)
+/* off-diagonal entries next to two nonzero dinv (out[0]) and those whose ratio is outside
+ * [1/2, 2] (out[1]): block sums, one atomic a block */
+static __global__ void variation_rows(int32_t n, const int32_t *rp, const int32_t *ci,
+                                      const double *dinv, unsigned long long *out)
 {
+    __shared__ double ws[32];
+    double all = 0.0, varied = 0.0;
     FOR_I(n)
     {
-        double amax = 0.0, dmax = 0.0;
         for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
-            const double x = v[q], y = d_entry(rp, ci, v, ci[q], (int32_t)i);
-            amax = fmax(amax, fabs(x));
-            dmax = fmax(dmax, isnan(x - y) ? INFINITY : fabs(x - y));
+            const int32_t j = ci[q];
+            if (j == i || dinv[i] == 0.0 || dinv[j] == 0.0) continue;
+            const double r = fabs(dinv[i] / dinv[j]);
+            all += 1.0;
+            varied += r > 2.0 || r < 0.5;
         }
-        if (amax > 0) atomicMax(&out[0], (unsigned long long)__double_as_longlong(amax));
-        if (dmax > 0) atomicMax(&out[1], (unsigned long long)__double_as_longlong(dmax));
+    }
+    all = gs_block_sum(all, ws);
+    __syncthreads();
+    varied = gs_block_sum(varied, ws);
+    if (threadIdx.x == 0) {
+        atomicAdd(&out[0], (unsigned long long)all);
+        atomicAdd(&out[1], (unsigned long long)varied);
     }
 }
 
-static gs_status cuda_asymmetry(const gs_csr *A, double *asym)
+static gs_status cuda_variation(const gs_csr *A, const double *dinv, double *frac)
 {
     gs_status st = GS_OK;
     unsigned long long *buf = NULL, h[2] = {0, 0};
-    double amax, dmax;
-    GS_CHECK(gs_cuda_alloc(sizeof h, "symmetry", (void **)&buf));
+    GS_CHECK(gs_cuda_alloc(sizeof h, "coefficient variation", (void **)&buf));
     GS_CUDA_CALL(cudaMemsetAsync(buf, 0, sizeof h, gs_cuda_g.stream));
     if (A->rows > 0) {
-        asym_rows<<<GRID(A->rows)>>>(A->rows, A->rowptr, A->colind, A->val, buf);
-        GS_CUDA_LAUNCHED("asym_rows");
+        variation_rows<<<gs_cuda_red_blocks(A->rows), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
+            A->rows, A->rowptr, A->colind, dinv, buf);
+        GS_CUDA_LAUNCHED("variation_rows");
     }
     GS_CHECK(gs_cuda_d2h(h, buf, sizeof h));
-    memcpy(&amax, &h[0], sizeof amax);
-    memcpy(&dmax, &h[1], sizeof dmax);
-    *asym = amax > 0 ? dmax / amax : 0.0;
+    *frac = h[0] > 0 ? (double)h[1] / (double)h[0] : 0.0;
 done:
     gs_cuda_free(buf);
     return st;
@@ -525,5 +531,8 @@ gs_status gs_amg_cuda_classical_p(const gs_csr *X, const int32_t *cmap, const do
 {
     return cuda_classical_p(X, cmap, d, nc, pmax, trunc, P);
 }
-gs_status gs_amg_cuda_asymmetry(const gs_csr *A, double *asym) { return cuda_asymmetry(A, asym); }
+gs_status gs_amg_cuda_variation(const gs_csr *A, const double *dinv, double *frac)
+{
+    return cuda_variation(A, dinv, frac);
+}
 }

@@ -437,7 +437,7 @@ extern "C" const gs_amg_ops gs_amg_cuda_ops = {
     gs_amg_cuda_classical_fc, /* classical_fc */
     gs_amg_cuda_classical_ff, /* classical_ff */
     gs_amg_cuda_classical_p, /* classical_p */
-    gs_amg_cuda_asymmetry, /* asymmetry */
+    gs_amg_cuda_variation, /* variation */
     gs_amg_cuda_graph_begin,   /* graph_begin */
     gs_amg_cuda_graph_end,     /* graph_end */
     gs_amg_cuda_graph_launch,  /* graph_launch */

@@ -238,5 +238,5 @@ const gs_amg_ops gs_amg_host_ops = {
     .classical_fc = gs_amg_classical_fc_host,
     .classical_ff = gs_amg_classical_ff_host,
     .classical_p = gs_amg_classical_p_host,
-    .asymmetry = gs_amg_asymmetry_host,
+    .variation = gs_amg_variation_host,
 };

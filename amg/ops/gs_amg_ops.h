@@ -133,10 +133,10 @@ typedef struct gs_amg_ops {
      * least trunc max |w| and rescaled to keep its sum; rows sorted */
     gs_status (*classical_p)(const gs_csr *X, const int32_t *cmap, const double *d, int32_t nc,
                              int pmax, double trunc, gs_csr **P);
-    /* how far square A (sorted rows) is from symmetric: the largest |a_ij - a_ji| over the
-     * largest |a_ij|, each entry against its mirror found by a binary search in row j (a
-     * missing one counts as 0); no transpose */
-    gs_status (*asymmetry)(const gs_csr *A, double *asym);
+    /* the share of A's off-diagonal entries (i, j) whose diagonals differ by more than 2x
+     * (|dinv_i / dinv_j| outside [1/2, 2]; entries next to a zero dinv left out): how much
+     * the coefficients vary between neighbours (0 on a constant-coefficient stencil) */
+    gs_status (*variation)(const gs_csr *A, const double *dinv, double *frac);
     /* the cycle recorded once and replayed (NULL on the host): begin capturing the stream's
      * work, end it into an executable graph (also after a failure inside), replay, free */
     gs_status (*graph_begin)(void);
@@ -160,7 +160,7 @@ gs_status gs_amg_classical_ff_host(const gs_csr *A, const gs_csr *S, const int32
                                    const double *beta, gs_csr **M, double *d);
 gs_status gs_amg_classical_p_host(const gs_csr *X, const int32_t *cmap, const double *d,
                                   int32_t nc, int pmax, double trunc, gs_csr **P);
-gs_status gs_amg_asymmetry_host(const gs_csr *A, double *asym);
+gs_status gs_amg_variation_host(const gs_csr *A, const double *dinv, double *frac);
 
 /* the PMIS priority of point i with influence count c: larger wins (host and device alike) */
 static inline GS_AMG_HD uint64_t gs_amg_pmis_prio(int32_t c, int32_t i)

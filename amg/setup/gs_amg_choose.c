@@ -1,41 +1,77 @@
 /* gs_amg_choose.c: the AMG's choices from the matrix, as the SpMV format's are made from its
  * features: the method (smoothed aggregation or classical) and the smoother, when the parameters
- * leave them open (GS_AMG_METHOD_AUTO, smoother NULL). What it measures on the finest matrix:
- * its numerical symmetry (each entry against its mirror, where A lives), its row-length spread, and
- * the block size and near-nullspace it was given.
+ * leave them open (GS_AMG_METHOD_AUTO, smoother NULL). What it measures on the finest matrix,
+ * where it lives and at the cost of two SpMVs and two passes over the rows: its numerical
+ * symmetry (y^T A x against x^T A y for random x and y), its row-length spread, how much its
+ * coefficients vary between neighbours (the share of couplings whose diagonals differ by more
+ * than 2x), and the block size and near-nullspace it was given.
  *   method: a block system or a given near-nullspace -> smoothed aggregation (its tentative
  *     prolongator keeps the near-nullspace, e.g. rigid-body modes); a nonsymmetric A ->
- *     classical (PMIS and extended+i interpolation with truncation: no prolongator smoothing
- *     to spread a one-sided coupling, and its truncation bounds the coarse operators); rows of
- *     very different lengths (the longest above 10x the mean: circuit-like, with dense rows) ->
- *     classical (aggregates around dense rows make dense coarse rows); else smoothed
- *     aggregation;
+ *     classical (no prolongator smoothing to spread a one-sided coupling); rows of very
+ *     different lengths (the longest above 10x the mean: circuit-like, with dense rows) ->
+ *     classical (aggregates around dense rows make dense coarse rows; its truncated
+ *     interpolation and the dense rows kept out bound the coarse operators); coefficients that
+ *     vary between most neighbours (heterogeneous media: above 15% of the couplings) ->
+ *     classical (its strength is relative to each row's own couplings); else smoothed
+ *     aggregation (piecewise-constant coefficients such as jumps in blocks vary across few
+ *     couplings);
  *   smoother: Chebyshev when A is symmetric, l1-Jacobi otherwise (Chebyshev's polynomial is
  *     fitted to a real interval of eigenvalues, which a nonsymmetric D^-1 A need not have). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gs_amg_internal.h"
 
-#define GS_AMG_SYM_TOL 1e-10   /* max |a_ij - a_ji| over max |a_ij|: symmetric below it */
-#define GS_AMG_IRREGULAR 10.0  /* longest row over the mean: irregular rows above it */
+#define GS_AMG_SYM_TOL 1e-10  /* |y'Ax - x'Ay| / (|y| |Ax|): symmetric at or below it */
+#define GS_AMG_IRREGULAR 10.0 /* longest row over the mean: irregular rows above it */
+#define GS_AMG_VARIED 0.15    /* share of couplings across a 2x change of diagonal */
 
-gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, int b)
+/* |y'Ax - x'Ay| / (|y| |Ax|) for random x and y (MA: A's SpMV form): ~1e-16 when A is
+ * symmetric, about the relative size of its skew part otherwise */
+static gs_status skew_ratio(const gs_amg *amg, const gs_spmat *MA, int64_t n, double *out)
+{
+    gs_status st = GS_OK;
+    gs_vec *x = NULL, *y = NULL, *ax = NULL, *ay = NULL;
+    double yax = 0.0, xay = 0.0, ny = 0.0, nax = 0.0;
+    GS_CHECK(gs_vec_create(n, amg->loc, &x));
+    GS_CHECK(gs_vec_create(n, amg->loc, &y));
+    GS_CHECK(gs_vec_create(n, amg->loc, &ax));
+    GS_CHECK(gs_vec_create(n, amg->loc, &ay));
+    GS_CHECK(amg->ops->fill_random(n, 12345u, x->data));
+    GS_CHECK(amg->ops->fill_random(n, 67890u, y->data));
+    GS_CHECK(gs_spmat_spmv(MA, x, ax));
+    GS_CHECK(gs_spmat_spmv(MA, y, ay));
+    const gs_vec *l[4] = {y, x, y, ax}, *r[4] = {ax, ay, y, ax};
+    double d[4];
+    GS_CHECK(gs_vec_dots(4, l, r, d)); /* one fused reduction */
+    yax = d[0], xay = d[1], ny = sqrt(d[2]), nax = sqrt(d[3]);
+    *out = ny * nax > 0 ? fabs(yax - xay) / (ny * nax) : 0.0;
+    if (isnan(yax - xay)) *out = INFINITY;
+done:
+    gs_vec_destroy(&x);
+    gs_vec_destroy(&y);
+    gs_vec_destroy(&ax);
+    gs_vec_destroy(&ay);
+    return st;
+}
+
+gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const double *dinv,
+                        int b)
 {
     gs_status st = GS_OK;
     gs_amg_params *p = &amg->p;
-    double asym = 0.0, mean = 0.0, sd = 0.0;
+    double skew = 0.0, mean = 0.0, sd = 0.0, varied = 0.0;
     int32_t mx = 0;
     char why_m[160] = "", why_s[160] = "";
-    (void)sd;
     const int choose_m = p->method == GS_AMG_METHOD_AUTO, choose_s = !p->smoother;
     amg->rep.choice[0] = '\0';
     if (!choose_m && !choose_s && p->method != GS_AMG_METHOD_CLASSICAL) return GS_OK;
     if (A->rows > 0) {
-        if (choose_m || choose_s) GS_CHECK(amg->ops->asymmetry(A, &asym));
+        if (choose_m || choose_s) GS_CHECK(skew_ratio(amg, MA, A->rows, &skew));
         GS_CHECK(amg->ops->row_stats(A, &mean, &sd, &mx));
     }
-    const int sym = asym <= GS_AMG_SYM_TOL;
+    const int sym = skew <= GS_AMG_SYM_TOL;
     amg->irregular = mx > GS_AMG_IRREGULAR * mean;
     if (choose_m) {
         if (b > 1 || p->nullspace) {
@@ -44,15 +80,24 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, int b)
                      p->nullspace ? "a near-nullspace" : "a block size");
         } else if (!sym) {
             p->method = GS_AMG_METHOD_CLASSICAL;
-            snprintf(why_m, sizeof why_m, "A is nonsymmetric (max |a_ij - a_ji| = %.2g max |a_ij|)",
-                     asym);
+            snprintf(why_m, sizeof why_m, "A is nonsymmetric (|y'Ax - x'Ay| = %.2g |y| |Ax|)",
+                     skew);
         } else if (amg->irregular) {
             p->method = GS_AMG_METHOD_CLASSICAL;
             snprintf(why_m, sizeof why_m, "irregular rows (the longest %d entries, the mean %.1f)",
                      (int)mx, mean);
         } else {
-            p->method = GS_AMG_METHOD_SA;
-            snprintf(why_m, sizeof why_m, "A is symmetric with regular rows");
+            if (A->rows > 0) GS_CHECK(amg->ops->variation(A, dinv, &varied));
+            if (varied > GS_AMG_VARIED) {
+                p->method = GS_AMG_METHOD_CLASSICAL;
+                snprintf(why_m, sizeof why_m, "heterogeneous coefficients (%.0f%% of the "
+                         "couplings join diagonals 2x apart)", 100.0 * varied);
+            } else {
+                p->method = GS_AMG_METHOD_SA;
+                snprintf(why_m, sizeof why_m, "A is symmetric, its rows regular, its "
+                         "coefficients even (%.0f%% of the couplings join diagonals 2x apart)",
+                         100.0 * varied);
+            }
         }
     }
     if (choose_s) {
@@ -61,6 +106,7 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, int b)
                                                : "A is nonsymmetric: Chebyshev assumes a real "
                                                  "spectrum");
     }
+    (void)sd;
     char *c = amg->rep.choice;
     const size_t cap = sizeof amg->rep.choice;
     if (choose_m)

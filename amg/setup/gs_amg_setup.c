@@ -83,7 +83,7 @@ done:
     return st;
 }
 
-/* D^-1 (checked), rho(D^-1 A), and the smoother's state of level l */
+/* D^-1 (checked) and rho(D^-1 A) of level l */
 static gs_status level_diag(gs_amg *amg, int l, const char *where)
 {
     gs_status st = GS_OK;
@@ -107,13 +107,19 @@ static gs_status level_diag(gs_amg *amg, int l, const char *where)
     gs_amg_trace(amg, l, "rho (Lanczos)");
     L->dinv = dinv;
     dinv = NULL;
-    L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
-                                .A = A, .MA = L->MA, .dinv = L->dinv, .rho = L->rho};
-    GS_CHECK(amg->p.smoother->setup(&L->sl, &L->smooth));
 done:
     if (dinv) amg->be->free(dinv);
     if (sq) amg->be->free(sq);
     return st;
+}
+
+/* the smoother's state of level l (after level_diag) */
+static gs_status level_smoother(gs_amg *amg, int l)
+{
+    gs_amg_level *L = &amg->lev[l];
+    L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
+                                .A = L->A, .MA = L->MA, .dinv = L->dinv, .rho = L->rho};
+    return amg->p.smoother->setup(&L->sl, &L->smooth);
 }
 
 /* The prolongator smoothing's I - omega / rho D^-1 A of level l, where A is the filtered
@@ -296,8 +302,15 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
     }
-    GS_CHECK(gs_amg_choose(amg, A, b)); /* the method and smoother left open */
-    gs_amg_trace(amg, 0, "method, smoother");
+    { /* level 0's diagonal (checked: the user's input), then the method and smoother left
+       * open, chosen from A */
+        GS_CHECK(gs_amg_sync(amg, &t0));
+        GS_CHECK(level_diag(amg, 0, where));
+        GS_CHECK(gs_amg_choose(amg, A, amg->lev[0].MA, amg->lev[0].dinv, b));
+        gs_amg_trace(amg, 0, "method, smoother");
+        GS_CHECK(gs_amg_sync(amg, &t1));
+        ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
+    }
     const int classical = amg->p.method == GS_AMG_METHOD_CLASSICAL;
     amg->rep.method = amg->p.method;
     if (classical && b > 1)
@@ -317,7 +330,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
          * no rho (the finest is always checked: its diagonal is the user's input) */
         if (last && l > 0 && n <= GS_AMG_DENSE_MAX) break;
         GS_CHECK(gs_amg_sync(amg, &t0));
-        GS_CHECK(level_diag(amg, l, where));
+        if (!L->dinv) GS_CHECK(level_diag(amg, l, where));
+        GS_CHECK(level_smoother(amg, l));
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         if (last) break;

@@ -106,7 +106,7 @@ void gs_krylov_end(gs_krylov_state *k, gs_reason reason, const char *fmt, ...)
 
 int gs_krylov_met(const gs_krylov_state *k, double rnorm)
 {
-    return rnorm <= k->tol;
+    return rnorm <= k->rec_tol;
 }
 
 void gs_krylov_converged(gs_krylov_state *k, double rnorm)
@@ -200,12 +200,15 @@ gs_status gs_krylov_confirm(gs_krylov_state *k, gs_vec *r, int *ended)
     k->res->rnorm = tnorm;
     if (check_finite(k, k->res->iterations, tnorm)) {
         *ended = 1;
-    } else if (gs_krylov_met(k, tnorm)) {
+    } else if (tnorm <= k->tol) {
         gs_krylov_converged(k, tnorm);
         *ended = 1;
     } else {
-        /* refuted: restart from the true residual; give up only when refutations keep
-         * coming without the true residual halving in between */
+        /* refuted: restart from the true residual, the recurrence now aimed below tol by the
+         * gap it showed (a true residual just above tol: the next pass ends below it instead
+         * of stopping there again); give up only when refutations keep coming without the
+         * true residual halving in between */
+        k->rec_tol = fmin(k->rec_tol, 0.5 * k->tol * (k->tol / tnorm));
         k->replacements = tnorm < 0.5 * k->refuted ? 1 : k->replacements + 1;
         k->refuted = fmin(tnorm, k->refuted);
         if (k->replacements < GS_KRYLOV_MAX_REPLACEMENTS) return GS_OK;
@@ -320,6 +323,7 @@ gs_status gs_krylov_solve(const gs_krylov_params *p, const gs_linop *A, const gs
     }
     GS_CHECK(gs_vec_nrm2(b, &res->bnorm));
     k.tol = fmax(p->rtol * res->bnorm, p->atol);
+    k.rec_tol = k.tol;
     if (res->bnorm == 0.0) {
         GS_CHECK(zero_rhs(&k));
         goto done;

@@ -31,6 +31,8 @@ typedef struct gs_krylov_state {
     gs_vec *x;
     gs_krylov_result *res;
     double tol;       /* max(rtol * ||b||, atol) */
+    double rec_tol;   /* what the recurrence's residual must reach before the true one is
+                       * checked: tol, lowered after a refutation by the gap it showed */
     double stag_ref;  /* residual norm at the last gain of at least 0.1% */
     int stag_it;      /* iteration of that gain */
     int stag_armed;   /* the window runs: from the start for GMRES (monotone residual), after
