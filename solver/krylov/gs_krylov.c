@@ -204,11 +204,11 @@ gs_status gs_krylov_confirm(gs_krylov_state *k, gs_vec *r, int *ended)
         gs_krylov_converged(k, tnorm);
         *ended = 1;
     } else {
-        /* refuted: restart from the true residual, the recurrence now aimed below tol by the
-         * gap it showed (a true residual just above tol: the next pass ends below it instead
-         * of stopping there again); give up only when refutations keep coming without the
-         * true residual halving in between */
-        k->rec_tol = fmin(k->rec_tol, 0.5 * k->tol * (k->tol / tnorm));
+        /* refuted: restart from the true residual; when it is just above tol (within 2x),
+         * the recurrence is aimed below tol by the gap it showed, so the next pass ends below
+         * it instead of stopping there again; give up only when refutations keep coming
+         * without the true residual halving in between */
+        if (tnorm < 2.0 * k->tol) k->rec_tol = fmin(k->rec_tol, 0.5 * k->tol * (k->tol / tnorm));
         k->replacements = tnorm < 0.5 * k->refuted ? 1 : k->replacements + 1;
         k->refuted = fmin(tnorm, k->refuted);
         if (k->replacements < GS_KRYLOV_MAX_REPLACEMENTS) return GS_OK;

@@ -183,6 +183,7 @@ static void check_zero_coarsest(void)
     gs_amg_params_default(&p);
     p.coarse_size = 1;
     p.max_levels = 2;
+    p.method = GS_AMG_METHOD_SA; /* the aggregates of smoothed aggregation */
     p.theta = 0.0; /* every coupling strong: one aggregate (at the default, the weighted chain's
                     * 0.1 edge is weak beside 0.7 and its end node is left to the smoother) */
     for (int w = 0; w < 2; w++)

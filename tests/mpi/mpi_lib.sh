@@ -22,7 +22,12 @@ gs() {
     local np=$1 name=$2; shift 2
     rm -f "$T/$name.csv"
     if [ "$np" = 0 ]; then
-        "$G" "$@" --set output.csv="$T/$name.csv" </dev/null >"$T/$name.out" 2>&1
+        # the one-process reference runs the AMG that runs across ranks: smoothed aggregation,
+        # Chebyshev unless a smoother is named (one process chooses from the matrix)
+        local pin=()
+        [[ " $* " == *"amg.method="* ]] || pin+=(--set amg.method=sa)
+        [[ " $* " == *"amg.smoother="* ]] || pin+=(--set amg.smoother=chebyshev)
+        "$G" "$@" "${pin[@]}" --set output.csv="$T/$name.csv" </dev/null >"$T/$name.out" 2>&1
     else
         "$MPIEXEC" "${MPIFLAGS[@]}" -np "$np" "$G" "$@" --set output.csv="$T/$name.csv" \
             </dev/null >"$T/$name.out" 2>&1
