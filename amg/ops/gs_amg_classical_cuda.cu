@@ -463,29 +463,34 @@ done:
 /* ---- coefficient variation ---------------------------------------------------------------- */
 
 /* off-diagonal entries next to two nonzero dinv (out[0]) and those whose ratio is outside
- * [1/2, 2] (out[1]): block sums, one atomic a block */
+ * [1/2, 2] (out[1]): a group of G lanes a row (its entries read coalesced), counts summed in
+ * shared memory, one atomic a block */
+template <int G>
 static __global__ void variation_rows(int32_t n, const int32_t *rp, const int32_t *ci,
                                       const double *dinv, unsigned long long *out)
 {
-    __shared__ double ws[32];
-    double all = 0.0, varied = 0.0;
-    FOR_I(n)
+    __shared__ unsigned long long cnt[2];
+    if (threadIdx.x < 2) cnt[threadIdx.x] = 0;
+    __syncthreads();
+    const int lane = threadIdx.x & (G - 1);
+    unsigned long long all = 0, varied = 0;
+    FOR_ROW_G(G, n)
     {
-        for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
+        const double di = dinv[i];
+        if (di == 0.0) continue;
+        for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
             const int32_t j = ci[q];
-            if (j == i || dinv[i] == 0.0 || dinv[j] == 0.0) continue;
-            const double r = fabs(dinv[i] / dinv[j]);
-            all += 1.0;
+            const double dj = dinv[j];
+            if (j == i || dj == 0.0) continue;
+            const double r = fabs(di / dj);
+            all++;
             varied += r > 2.0 || r < 0.5;
         }
     }
-    all = gs_block_sum(all, ws);
+    if (all) atomicAdd(&cnt[0], all);
+    if (varied) atomicAdd(&cnt[1], varied);
     __syncthreads();
-    varied = gs_block_sum(varied, ws);
-    if (threadIdx.x == 0) {
-        atomicAdd(&out[0], (unsigned long long)all);
-        atomicAdd(&out[1], (unsigned long long)varied);
-    }
+    if (threadIdx.x < 2 && cnt[threadIdx.x]) atomicAdd(&out[threadIdx.x], cnt[threadIdx.x]);
 }
 
 static gs_status cuda_variation(const gs_csr *A, const double *dinv, double *frac)
@@ -495,9 +500,8 @@ static gs_status cuda_variation(const gs_csr *A, const double *dinv, double *fra
     GS_CHECK(gs_cuda_alloc(sizeof h, "coefficient variation", (void **)&buf));
     GS_CUDA_CALL(cudaMemsetAsync(buf, 0, sizeof h, gs_cuda_g.stream));
     if (A->rows > 0) {
-        variation_rows<<<gs_cuda_red_blocks(A->rows), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(
-            A->rows, A->rowptr, A->colind, dinv, buf);
-        GS_CUDA_LAUNCHED("variation_rows");
+        LAUNCH_G(row_group(A->nnz, A->rows), A->rows, variation_rows, A->rows, A->rowptr,
+                 A->colind, dinv, buf);
     }
     GS_CHECK(gs_cuda_d2h(h, buf, sizeof h));
     *frac = h[0] > 0 ? (double)h[1] / (double)h[0] : 0.0;
