@@ -19,7 +19,8 @@
 # settings, and with its systems options (-nf d -nodal 4 -interptype 10: nodal coarsening,
 # unknown-based interpolation). gsolve runs 3 times (separate processes; the table takes the
 # median of the totals), hypre twice per process (its second, warm run; 10 ms resolution).
-#   convdiff-1024  2D convection-diffusion (gsolve's generator, nonsymmetric): GMRES(30) on both
+#   convdiff-1024  2D convection-diffusion, 5-point, 1024^2 (gsolve's generator, nonsymmetric):
+#                  GMRES(30) on both
 # Environment: GSOLVE (default build-gpu/gsolve) the binary; GS_SET="key=value ..." settings
 # added to every gsolve run; HYPRE=0 leaves hypre out.
 set -uo pipefail
@@ -118,7 +119,7 @@ if want elast3d-32; then
     fi
 fi
 if want convdiff-1024; then
-    g=($P.type=convdiff $P.size=1024)
+    g=($P.type=convdiff $P.size=1024 $P.stencil=5)
     gs convdiff-1024 "${g[@]}" --set solver.type=gmres
     export_ij convdiff-1024 "${g[@]}" &&
         hypre convdiff-1024 hypre-gmres -fromfile convdiff-1024.ij -- -solver 3 -k 30
