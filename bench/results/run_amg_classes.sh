@@ -43,7 +43,7 @@ hypre() { # name, solver label, problem args, then -- and extra flags after the 
     [ $# -gt 0 ] && shift && extra=("$@")
     (cd "$out" && timeout 300 "$ij" "${args[@]}" "${peer[@]}" "${extra[@]}" \
         > "hypre_${name}_$label.log" 2>&1)
-    its=$(grep -m1 'Iterations =' "$out/hypre_${name}_$label.log" | awk '{print $3}')
+    its=$(grep -m1 'Iterations =' "$out/hypre_${name}_$label.log" | awk '{print $NF}')
     t=($(grep 'wall clock time' "$out/hypre_${name}_$label.log" | tail -4 | awk '{print $(NF-1)}'))
     echo "$name,$label,${its:-failed},${t[2]:-},${t[3]:-},,," >> "$out/rows.csv"
 }
