@@ -76,6 +76,15 @@ gs_status gs_amg_coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, i
  * level's Aown (products by m); *nc the C points (0 or all: no coarsening, P left NULL). */
 gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph);
 
+/* |y'Ax - x'Ay| / (|y| |Ax|) for random x and y (MA: A's SpMV form over n rows, the first
+ * numbered row0 in the whole matrix, so every split of the rows draws the same vectors; under
+ * MPI the dots are global): ~1e-16 when A is symmetric, about the relative size of its skew part
+ * otherwise; symmetric at or below GS_AMG_SKEW_TOL. And the smoother choice's reason. */
+#define GS_AMG_SKEW_TOL 1e-10
+gs_status gs_amg_skew_ratio(const gs_amg *amg, const gs_spmat *MA, int64_t n, int64_t row0,
+                           double *out);
+const char *gs_amg_smoother_why(int symmetric);
+
 /* The method and smoother the setup runs when the parameters leave them to it
  * (setup/gs_amg_choose.c): measured on the finest matrix A (MA its SpMV form, dinv its inverse
  * diagonal; its symmetry, rows and coefficient variation), written into amg->p, amg->irregular

@@ -788,9 +788,8 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     GS_CHECK(gs_alloc_array(1, sizeof *amg, "AMG hierarchy", (void **)&amg));
     memset(amg, 0, sizeof *amg);
     amg->p = *p;
-    /* across ranks: smoothed aggregation, Chebyshev unless a smoother is named (the choices
-     * from the matrix are the one-process setup's) */
-    if (!amg->p.smoother) amg->p.smoother = gs_smoother_default();
+    /* across ranks: smoothed aggregation; the smoother, when left open, from the matrix's
+     * symmetry as on one process (below) */
     if (amg->p.method == GS_AMG_METHOD_CLASSICAL)
         st = GS_ERROR(GS_ERR_CONFIG, "amg.method = \"classical\" runs on one process; across MPI "
                       "ranks the AMG is smoothed aggregation (amg.method = \"sa\" or \"auto\")");
@@ -812,6 +811,14 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         GS_CHECK(gs_alloc_array((size_t)A->rows * k + 1, sizeof *B, "near-nullspace",
                                 (void **)&B));
         memcpy(B, p->nullspace, (size_t)A->rows * k * sizeof *B);
+    }
+    if (!amg->p.smoother) { /* Chebyshev when A is symmetric, else l1-Jacobi */
+        double skew = 0.0;
+        GS_CHECK(gs_amg_skew_ratio(amg->shell, gs_dist_op_spmat(A0), A0->rows, A0->row0, &skew));
+        const int sym = skew <= GS_AMG_SKEW_TOL;
+        amg->p.smoother = amg->shell->p.smoother = gs_smoother_find(sym ? "chebyshev" : "l1jacobi");
+        snprintf(amg->rep.choice, sizeof amg->rep.choice, "smoother %s: %s",
+                 amg->p.smoother->name, gs_amg_smoother_why(sym));
     }
     amg->lev[0].A = A;
     amg->lev[0].DA = A0;

@@ -23,13 +23,11 @@
 
 #include "gs_amg_internal.h"
 
-#define GS_AMG_SYM_TOL 1e-10  /* |y'Ax - x'Ay| / (|y| |Ax|): symmetric at or below it */
 #define GS_AMG_IRREGULAR 10.0 /* longest row over the mean: irregular rows above it */
 #define GS_AMG_VARIED 0.15    /* share of couplings across a 2x change of diagonal */
 
-/* |y'Ax - x'Ay| / (|y| |Ax|) for random x and y (MA: A's SpMV form): ~1e-16 when A is
- * symmetric, about the relative size of its skew part otherwise */
-static gs_status skew_ratio(const gs_amg *amg, const gs_spmat *MA, int64_t n, double *out)
+gs_status gs_amg_skew_ratio(const gs_amg *amg, const gs_spmat *MA, int64_t n, int64_t row0,
+                           double *out)
 {
     gs_status st = GS_OK;
     gs_vec *x = NULL, *y = NULL, *ax = NULL, *ay = NULL;
@@ -38,8 +36,8 @@ static gs_status skew_ratio(const gs_amg *amg, const gs_spmat *MA, int64_t n, do
     GS_CHECK(gs_vec_create(n, amg->loc, &y));
     GS_CHECK(gs_vec_create(n, amg->loc, &ax));
     GS_CHECK(gs_vec_create(n, amg->loc, &ay));
-    GS_CHECK(amg->ops->fill_random(n, 12345u, x->data));
-    GS_CHECK(amg->ops->fill_random(n, 67890u, y->data));
+    GS_CHECK(amg->ops->fill_random(n, 12345u + (uint32_t)row0, x->data));
+    GS_CHECK(amg->ops->fill_random(n, 67890u + (uint32_t)row0, y->data));
     GS_CHECK(gs_spmat_spmv(MA, x, ax));
     GS_CHECK(gs_spmat_spmv(MA, y, ay));
     const gs_vec *l[4] = {y, x, y, ax}, *r[4] = {ax, ay, y, ax};
@@ -56,6 +54,11 @@ done:
     return st;
 }
 
+const char *gs_amg_smoother_why(int symmetric)
+{
+    return symmetric ? "A is symmetric" : "A is nonsymmetric: Chebyshev assumes a real spectrum";
+}
+
 gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const double *dinv,
                         int b)
 {
@@ -68,10 +71,10 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
     amg->rep.choice[0] = '\0';
     if (!choose_m && !choose_s && p->method != GS_AMG_METHOD_CLASSICAL) return GS_OK;
     if (A->rows > 0) {
-        if (choose_m || choose_s) GS_CHECK(skew_ratio(amg, MA, A->rows, &skew));
+        if (choose_m || choose_s) GS_CHECK(gs_amg_skew_ratio(amg, MA, A->rows, 0, &skew));
         GS_CHECK(amg->ops->row_stats(A, &mean, &sd, &mx));
     }
-    const int sym = skew <= GS_AMG_SYM_TOL;
+    const int sym = skew <= GS_AMG_SKEW_TOL;
     amg->irregular = mx > GS_AMG_IRREGULAR * mean;
     if (choose_m) {
         if (b > 1 || p->nullspace) {
@@ -102,9 +105,7 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
     }
     if (choose_s) {
         p->smoother = gs_smoother_find(sym ? "chebyshev" : "l1jacobi");
-        snprintf(why_s, sizeof why_s, "%s", sym ? "A is symmetric"
-                                               : "A is nonsymmetric: Chebyshev assumes a real "
-                                                 "spectrum");
+        snprintf(why_s, sizeof why_s, "%s", gs_amg_smoother_why(sym));
     }
     (void)sd;
     char *c = amg->rep.choice;

@@ -22,11 +22,10 @@ gs() {
     local np=$1 name=$2; shift 2
     rm -f "$T/$name.csv"
     if [ "$np" = 0 ]; then
-        # the one-process reference runs the AMG that runs across ranks: smoothed aggregation,
-        # Chebyshev unless a smoother is named (one process chooses from the matrix)
+        # the one-process reference runs the AMG method that runs across ranks: smoothed
+        # aggregation (one process chooses it from the matrix)
         local pin=()
         [[ " $* " == *"amg.method="* ]] || pin+=(--set amg.method=sa)
-        [[ " $* " == *"amg.smoother="* ]] || pin+=(--set amg.smoother=chebyshev)
         "$G" "$@" "${pin[@]}" --set output.csv="$T/$name.csv" </dev/null >"$T/$name.out" 2>&1
     else
         "$MPIEXEC" "${MPIFLAGS[@]}" -np "$np" "$G" "$@" --set output.csv="$T/$name.csv" \

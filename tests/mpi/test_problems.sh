@@ -5,7 +5,8 @@
 # 3D coefficient jumps, 2D rotated anisotropy, 2D elasticity (a block system with its
 # rigid-body modes as the near-nullspace) and 2D Poisson with 3 unknowns a point (block AMG).
 # Converged with a true residual below rtol; iterations equal for CG + Jacobi, within one for
-# GMRES + Jacobi, 15% (or 2) for BiCGStab + Jacobi, 20% (or 1) with AMG.
+# GMRES + Jacobi, 15% (or 2) for BiCGStab + Jacobi, 20% (or 1) with AMG; the AMG's smoother
+# chosen from the matrix (l1-Jacobi for convection-diffusion, Chebyshev for the others).
 source "$(dirname "$0")/mpi_lib.sh"
 while read -r name tol args; do
     [ -z "$name" ] && continue
@@ -17,6 +18,12 @@ while read -r name tol args; do
         gs "$np" "${name}_$np" "$@"
         converged "${name}_$np" 1e-8 || continue
         ranks_is "${name}_$np" "$np"
+        # the smoother left open is chosen from the matrix across ranks as on one process
+        case $name in *_amg)
+            sm=l1jacobi; case $name in convdiff*) ;; *) sm=chebyshev ;; esac
+            grep -q "chosen: smoother $sm" "$T/${name}_$np.out" ||
+                fail "${name}_$np: the AMG block does not say \"chosen: smoother $sm\"" ;;
+        esac
         case $tol in
         same) same_its "${name}_p" "${name}_$np" ;;
         *) near_its "${name}_p" "${name}_$np" ${tol//,/ } ;;
