@@ -133,9 +133,12 @@ static const key_def ROWS[] = {
     {"amg.method", K_STR, F(amg.method), "auto", NOLIM, "auto|sa|classical",
      "sa: smoothed aggregation; classical: classical AMG (PMIS coarsening, extended+i "
      "interpolation truncated to amg.interp_max_elements a row, one process); auto: classical "
-     "for a nonsymmetric matrix or one with irregular rows (the longest above 10x the mean), "
-     "smoothed aggregation for the rest and whenever a block size or near-nullspace is given. "
-     "The AMG block of the console says what was chosen and why"},
+     "for a nonsymmetric matrix, irregular rows (the longest above 10x the mean), coefficients "
+     "that vary between neighbours (more than 15% of the couplings join diagonals 2x apart) or "
+     "an unstructured mesh's stencil (row lengths spread by more than 10% of their mean, more "
+     "than 5% of the couplings of the diagonal's sign); smoothed aggregation for the rest and "
+     "whenever a block size or near-nullspace is given. The AMG block of the console says what "
+     "was chosen and why"},
     {"amg.theta", K_FLOAT, F(amg.theta), "0.3", 0, 1, NULL,
      "smoothed aggregation: strength of connection threshold (amg.strength says of what). "
      "With rowmax, 0.3 keeps every coupling of 5-, 7- and 27-point Poisson stencils, the "

@@ -224,7 +224,7 @@ gs_status gs_amg_classical_ff_host(const gs_csr *A, const gs_csr *S, const int32
                 }
             }
             if (pass) {
-                d[i] = di * aii > 0 ? di : aii;
+                d[i] = gs_amg_ff_diag(di, aii);
                 G->rowptr[i + 1] = (int32_t)cnt;
             }
         }
@@ -314,17 +314,20 @@ done:
     return st;
 }
 
-gs_status gs_amg_variation_host(const gs_csr *A, const double *dinv, double *frac)
+gs_status gs_amg_variation_host(const gs_csr *A, const double *dinv, double *varied,
+                                 double *positive)
 {
-    int64_t all = 0, varied = 0;
+    int64_t all = 0, var = 0, pos = 0;
     for (int32_t i = 0; i < A->rows; i++)
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
             const int32_t j = A->colind[q];
             if (j == i || dinv[i] == 0.0 || dinv[j] == 0.0) continue;
             const double r = fabs(dinv[i] / dinv[j]);
             all++;
-            varied += r > 2.0 || r < 0.5;
+            var += r > 2.0 || r < 0.5;
+            pos += A->val[q] * dinv[i] > 0;
         }
-    *frac = all > 0 ? (double)varied / (double)all : 0.0;
+    *varied = all > 0 ? (double)var / (double)all : 0.0;
+    *positive = all > 0 ? (double)pos / (double)all : 0.0;
     return GS_OK;
 }

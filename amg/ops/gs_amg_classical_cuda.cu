@@ -302,7 +302,7 @@ static __global__ void ff_rows(int32_t n, const int32_t *rp, const int32_t *ci, 
             }
         }
         if (mci)
-            d[i] = di * aii > 0 ? di : aii;
+            d[i] = gs_amg_ff_diag(di, aii);
         else
             cnt[i] = c;
     }
@@ -462,18 +462,19 @@ done:
 
 /* ---- coefficient variation ---------------------------------------------------------------- */
 
-/* off-diagonal entries next to two nonzero dinv (out[0]) and those whose ratio is outside
- * [1/2, 2] (out[1]): a group of G lanes a row (its entries read coalesced), counts summed in
- * shared memory, one atomic a block */
+/* off-diagonal entries next to two nonzero dinv (out[0]), those whose ratio is outside
+ * [1/2, 2] (out[1]) and those of the diagonal's sign (out[2]): a group of G lanes a row (its
+ * entries read coalesced), counts summed in shared memory, one atomic a block */
 template <int G>
 static __global__ void variation_rows(int32_t n, const int32_t *rp, const int32_t *ci,
-                                      const double *dinv, unsigned long long *out)
+                                      const double *v, const double *dinv,
+                                      unsigned long long *out)
 {
-    __shared__ unsigned long long cnt[2];
-    if (threadIdx.x < 2) cnt[threadIdx.x] = 0;
+    __shared__ unsigned long long cnt[3];
+    if (threadIdx.x < 3) cnt[threadIdx.x] = 0;
     __syncthreads();
     const int lane = threadIdx.x & (G - 1);
-    unsigned long long all = 0, varied = 0;
+    unsigned long long all = 0, varied = 0, pos = 0;
     FOR_ROW_G(G, n)
     {
         const double di = dinv[i];
@@ -485,26 +486,30 @@ static __global__ void variation_rows(int32_t n, const int32_t *rp, const int32_
             const double r = fabs(di / dj);
             all++;
             varied += r > 2.0 || r < 0.5;
+            pos += v[q] * di > 0;
         }
     }
     if (all) atomicAdd(&cnt[0], all);
     if (varied) atomicAdd(&cnt[1], varied);
+    if (pos) atomicAdd(&cnt[2], pos);
     __syncthreads();
-    if (threadIdx.x < 2 && cnt[threadIdx.x]) atomicAdd(&out[threadIdx.x], cnt[threadIdx.x]);
+    if (threadIdx.x < 3 && cnt[threadIdx.x]) atomicAdd(&out[threadIdx.x], cnt[threadIdx.x]);
 }
 
-static gs_status cuda_variation(const gs_csr *A, const double *dinv, double *frac)
+static gs_status cuda_variation(const gs_csr *A, const double *dinv, double *varied,
+                                double *positive)
 {
     gs_status st = GS_OK;
-    unsigned long long *buf = NULL, h[2] = {0, 0};
+    unsigned long long *buf = NULL, h[3] = {0, 0, 0};
     GS_CHECK(gs_cuda_alloc(sizeof h, "coefficient variation", (void **)&buf));
     GS_CUDA_CALL(cudaMemsetAsync(buf, 0, sizeof h, gs_cuda_g.stream));
     if (A->rows > 0) {
         LAUNCH_G(row_group(A->nnz, A->rows), A->rows, variation_rows, A->rows, A->rowptr,
-                 A->colind, dinv, buf);
+                 A->colind, A->val, dinv, buf);
     }
     GS_CHECK(gs_cuda_d2h(h, buf, sizeof h));
-    *frac = h[0] > 0 ? (double)h[1] / (double)h[0] : 0.0;
+    *varied = h[0] > 0 ? (double)h[1] / (double)h[0] : 0.0;
+    *positive = h[0] > 0 ? (double)h[2] / (double)h[0] : 0.0;
 done:
     gs_cuda_free(buf);
     return st;
@@ -535,8 +540,9 @@ gs_status gs_amg_cuda_classical_p(const gs_csr *X, const int32_t *cmap, const do
 {
     return cuda_classical_p(X, cmap, d, nc, pmax, trunc, P);
 }
-gs_status gs_amg_cuda_variation(const gs_csr *A, const double *dinv, double *frac)
+gs_status gs_amg_cuda_variation(const gs_csr *A, const double *dinv, double *varied,
+                                double *positive)
 {
-    return cuda_variation(A, dinv, frac);
+    return cuda_variation(A, dinv, varied, positive);
 }
 }

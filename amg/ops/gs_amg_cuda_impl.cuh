@@ -77,7 +77,8 @@ gs_status gs_amg_cuda_classical_ff(const gs_csr *A, const gs_csr *S, const int32
                                    const double *beta, gs_csr **M, double *d);
 gs_status gs_amg_cuda_classical_p(const gs_csr *X, const int32_t *cmap, const double *d,
                                   int32_t nc, int pmax, double trunc, gs_csr **P);
-gs_status gs_amg_cuda_variation(const gs_csr *A, const double *dinv, double *frac);
+gs_status gs_amg_cuda_variation(const gs_csr *A, const double *dinv, double *varied,
+                                double *positive);
 }
 
 #endif

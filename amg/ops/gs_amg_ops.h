@@ -123,7 +123,7 @@ typedef struct gs_amg_ops {
      * a_ik / (beta_k + a~_ki) for each strong F neighbour k (a~_ki = a_ki when its sign is
      * opposite to a_kk's, else 0; a zero denominator drops the entry into the diagonal), and
      * d[i] = a_ii + its weak couplings + the dropped ones + sum_k a_ik a~_ki / (beta_k + a~_ki)
-     * (a_ii where that sum changes the diagonal's sign); C rows empty */
+     * (gs_amg_ff_diag: at least a quarter of a_ii, on its side); C rows empty */
     gs_status (*classical_fc)(const gs_csr *A, const gs_csr *S, const int32_t *cmap, int32_t nc,
                               gs_csr **AFC, double *beta);
     gs_status (*classical_ff)(const gs_csr *A, const gs_csr *S, const int32_t *cmap,
@@ -133,10 +133,13 @@ typedef struct gs_amg_ops {
      * least trunc max |w| and rescaled to keep its sum; rows sorted */
     gs_status (*classical_p)(const gs_csr *X, const int32_t *cmap, const double *d, int32_t nc,
                              int pmax, double trunc, gs_csr **P);
-    /* the share of A's off-diagonal entries (i, j) whose diagonals differ by more than 2x
-     * (|dinv_i / dinv_j| outside [1/2, 2]; entries next to a zero dinv left out): how much
-     * the coefficients vary between neighbours (0 on a constant-coefficient stencil) */
-    gs_status (*variation)(const gs_csr *A, const double *dinv, double *frac);
+    /* over A's off-diagonal entries (i, j) (those next to a zero dinv left out): the share
+     * whose diagonals differ by more than 2x (|dinv_i / dinv_j| outside [1/2, 2]: how much the
+     * coefficients vary between neighbours, 0 on a constant-coefficient stencil), and the
+     * share of the diagonal's sign (a_ij dinv_i > 0: positive couplings, as finite elements on
+     * unstructured meshes have) */
+    gs_status (*variation)(const gs_csr *A, const double *dinv, double *varied,
+                           double *positive);
     /* the cycle recorded once and replayed (NULL on the host): begin capturing the stream's
      * work, end it into an executable graph (also after a failure inside), replay, free */
     gs_status (*graph_begin)(void);
@@ -160,7 +163,8 @@ gs_status gs_amg_classical_ff_host(const gs_csr *A, const gs_csr *S, const int32
                                    const double *beta, gs_csr **M, double *d);
 gs_status gs_amg_classical_p_host(const gs_csr *X, const int32_t *cmap, const double *d,
                                   int32_t nc, int pmax, double trunc, gs_csr **P);
-gs_status gs_amg_variation_host(const gs_csr *A, const double *dinv, double *frac);
+gs_status gs_amg_variation_host(const gs_csr *A, const double *dinv, double *varied,
+                                 double *positive);
 
 /* the PMIS priority of point i with influence count c: larger wins (host and device alike) */
 static inline GS_AMG_HD uint64_t gs_amg_pmis_prio(int32_t c, int32_t i)
@@ -170,6 +174,14 @@ static inline GS_AMG_HD uint64_t gs_amg_pmis_prio(int32_t c, int32_t i)
 static inline GS_AMG_HD int gs_amg_pmis_above(uint64_t pa, int32_t a, uint64_t pb, int32_t b)
 {
     return pa > pb || (pa == pb && a > b);
+}
+
+/* the extended+i diagonal d of an F row from its sum di and a_ii: kept on a_ii's side of zero
+ * and at least a quarter of its size (lumped weak couplings of the other sign can nearly cancel
+ * a_ii, and 1 / d scales the whole row of P) */
+static inline GS_AMG_HD double gs_amg_ff_diag(double di, double aii)
+{
+    return aii > 0 ? fmax(di, 0.25 * aii) : fmin(di, 0.25 * aii);
 }
 
 /* whether a classical P entry (size s, column c) ranks above another (size t, column e) in the

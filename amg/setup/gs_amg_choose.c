@@ -4,7 +4,8 @@
  * where it lives and at the cost of two SpMVs and two passes over the rows: its numerical
  * symmetry (y^T A x against x^T A y for random x and y), its row-length spread, how much its
  * coefficients vary between neighbours (the share of couplings whose diagonals differ by more
- * than 2x), and the block size and near-nullspace it was given.
+ * than 2x), the sign pattern of its couplings, and the block size and near-nullspace it was
+ * given.
  *   method: a block system or a given near-nullspace -> smoothed aggregation (its tentative
  *     prolongator keeps the near-nullspace, e.g. rigid-body modes); a nonsymmetric A ->
  *     classical (no prolongator smoothing to spread a one-sided coupling); rows of very
@@ -12,9 +13,12 @@
  *     classical (aggregates around dense rows make dense coarse rows; its truncated
  *     interpolation and the dense rows kept out bound the coarse operators); coefficients that
  *     vary between most neighbours (heterogeneous media: above 15% of the couplings) ->
- *     classical (its strength is relative to each row's own couplings); else smoothed
- *     aggregation (piecewise-constant coefficients such as jumps in blocks vary across few
- *     couplings);
+ *     classical (its strength is relative to each row's own couplings); the stencil of an
+ *     unstructured mesh (row lengths spread by more than 10% of their mean, and more than 5%
+ *     of the couplings of the diagonal's sign, as P1 and P2 elements on tetrahedra have) ->
+ *     classical (its iterations grow less under refinement there); else smoothed aggregation
+ *     (grid stencils, and piecewise-constant coefficients such as jumps in blocks, which vary
+ *     across few couplings);
  *   smoother: Chebyshev when A is symmetric, l1-Jacobi otherwise (Chebyshev's polynomial is
  *     fitted to a real interval of eigenvalues, which a nonsymmetric D^-1 A need not have). */
 #include <math.h>
@@ -25,6 +29,8 @@
 
 #define GS_AMG_IRREGULAR 10.0 /* longest row over the mean: irregular rows above it */
 #define GS_AMG_VARIED 0.15    /* share of couplings across a 2x change of diagonal */
+#define GS_AMG_UNSTRUCTURED 0.1 /* row lengths' standard deviation over their mean */
+#define GS_AMG_POSITIVE 0.05  /* share of couplings of the diagonal's sign */
 
 gs_status gs_amg_skew_ratio(const gs_amg *amg, const gs_spmat *MA, int64_t n, int64_t row0,
                            double *out)
@@ -64,7 +70,7 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
 {
     gs_status st = GS_OK;
     gs_amg_params *p = &amg->p;
-    double skew = 0.0, mean = 0.0, sd = 0.0, varied = 0.0;
+    double skew = 0.0, mean = 0.0, sd = 0.0, varied = 0.0, positive = 0.0;
     int32_t mx = 0;
     char why_m[160] = "", why_s[160] = "";
     const int choose_m = p->method == GS_AMG_METHOD_AUTO, choose_s = !p->smoother;
@@ -90,11 +96,16 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
             snprintf(why_m, sizeof why_m, "irregular rows (the longest %d entries, the mean %.1f)",
                      (int)mx, mean);
         } else {
-            if (A->rows > 0) GS_CHECK(amg->ops->variation(A, dinv, &varied));
+            if (A->rows > 0) GS_CHECK(amg->ops->variation(A, dinv, &varied, &positive));
             if (varied > GS_AMG_VARIED) {
                 p->method = GS_AMG_METHOD_CLASSICAL;
                 snprintf(why_m, sizeof why_m, "heterogeneous coefficients (%.0f%% of the "
                          "couplings join diagonals 2x apart)", 100.0 * varied);
+            } else if (sd > GS_AMG_UNSTRUCTURED * mean && positive > GS_AMG_POSITIVE) {
+                p->method = GS_AMG_METHOD_CLASSICAL;
+                snprintf(why_m, sizeof why_m, "an unstructured mesh's stencil (row lengths "
+                         "%.1f +- %.1f, %.0f%% positive couplings)", mean, sd,
+                         100.0 * positive);
             } else {
                 p->method = GS_AMG_METHOD_SA;
                 snprintf(why_m, sizeof why_m, "A is symmetric, its rows regular, its "
@@ -107,7 +118,6 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
         p->smoother = gs_smoother_find(sym ? "chebyshev" : "l1jacobi");
         snprintf(why_s, sizeof why_s, "%s", gs_amg_smoother_why(sym));
     }
-    (void)sd;
     char *c = amg->rep.choice;
     const size_t cap = sizeof amg->rep.choice;
     if (choose_m)
