@@ -3,8 +3,10 @@
 # (tests/data/classes/README: how each was made) solved on the host with gsolve's defaults and
 # the AMG preconditioner, b = ones, rtol 1e-8. spd: CG must converge within 100 iterations with
 # the true residual ||b-Ax||/||b|| below 1e-8 (elasticity: with its rigid-body modes as the
-# near-nullspace, amg.block_size = 3). nonsym: GMRES likewise (the AMG chooses classical AMG and
-# l1-Jacobi for a nonsymmetric matrix; the console must say so).
+# near-nullspace, amg.block_size = 3). nonsym: GMRES likewise. The console must name the AMG
+# method chosen from the matrix and the reason each class has (classical for the nonsymmetric,
+# circuit, heterogeneous and unstructured-mesh ones; smoothed aggregation for elasticity with its
+# rigid-body modes); circuits at operator complexity <= 2.
 set -u
 G=$1 D=$2 name=$3 kind=$4
 fail() { echo "FAIL: $name: $*"; echo "$out"; exit 1; }
@@ -29,6 +31,16 @@ echo "$name ($kind): exit $code, $its iterations, true residual $res: $(echo "$r
 echo "$result" | grep -q "converged" || fail "did not converge"
 awk -v r="$res" 'BEGIN { exit !(r < 1e-8) }' || fail "true residual $res is not below 1e-8"
 [ "$its" -le 100 ] || fail "$its iterations, expected at most 100"
+# the method chosen from the matrix, and why (the console's AMG block, joined onto one line)
+chosen=$(echo "$out" | sed -n '/chosen:/,/level  /p' | tr -s ' \n' ' ')
+case $name in
+    circuit_spd*) want="method classical: irregular rows" ;;
+    spe10* | channel*) want="method classical: heterogeneous coefficients" ;;
+    poisson_p*) want="method classical: an unstructured mesh's stencil" ;;
+    elast*) want="method sa: a near-nullspace given" ;;
+    *) want="method classical: A is nonsymmetric" ;;
+esac
+[[ "$chosen" == *"$want"* ]] || fail "the AMG block says \"$chosen\", expected \"$want\""
 oc=$(echo "$out" | sed -n 's/^amg .*operator complexity \([0-9.]*\).*/\1/p')
 case $name in circuit*) awk -v c="$oc" 'BEGIN { exit !(c <= 2.0) }' ||
     fail "operator complexity $oc, expected at most 2.0 on a circuit matrix" ;; esac
