@@ -84,6 +84,8 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
 gs_status gs_amg_skew_ratio(const gs_amg *amg, const gs_spmat *MA, int64_t n, int64_t row0,
                            double *out);
 const char *gs_amg_smoother_why(int symmetric);
+/* the sweeps of an l1-Jacobi smoother chosen for a nonsymmetric matrix: twice those asked */
+void gs_amg_double_sweeps(gs_amg_params *p);
 
 /* The method and smoother the setup runs when the parameters leave them to it
  * (setup/gs_amg_choose.c): measured on the finest matrix A (MA its SpMV form, dinv its inverse

@@ -181,7 +181,8 @@ static const key_def ROWS[] = {
     {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, "V|W", "multigrid cycle"},
     {"amg.smoother", K_STR, F(amg.smoother), "auto", NOLIM, SMOOTHERS,
      "smoother on every level but the coarsest; auto: chebyshev when the matrix is symmetric, "
-     "l1jacobi otherwise (Chebyshev's polynomial assumes a real spectrum)"},
+     "l1jacobi with twice amg.presweeps and amg.postsweeps otherwise (Chebyshev's polynomial "
+     "assumes a real spectrum)"},
     {"amg.smoother_omega", K_FLOAT, F(amg.smoother_omega), "0", 0, 2, NULL,
      "weighted Jacobi: damping; 0: 4/3 / rho(D^-1 A), rho estimated in the setup"},
     {"amg.chebyshev_degree", K_INT, F(amg.chebyshev_degree), "3", 1, 20, NULL,

@@ -817,6 +817,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         GS_CHECK(gs_amg_skew_ratio(amg->shell, gs_dist_op_spmat(A0), A0->rows, A0->row0, &skew));
         const int sym = skew <= GS_AMG_SKEW_TOL;
         amg->p.smoother = amg->shell->p.smoother = gs_smoother_find(sym ? "chebyshev" : "l1jacobi");
+        if (!sym) gs_amg_double_sweeps(&amg->p), gs_amg_double_sweeps(&amg->shell->p);
         snprintf(amg->rep.choice, sizeof amg->rep.choice, "smoother %s: %s",
                  amg->p.smoother->name, gs_amg_smoother_why(sym));
     }
@@ -916,7 +917,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     snprintf(amg->rep.desc, sizeof amg->rep.desc,
              "%s cycle, %s, %d+%d sweeps, mis2 aggregation within each of %d ranks, %s strength "
              "theta %g%s, %d levels across ranks then gathered, block %d",
-             p->cycle_w ? "W" : "V", amg->p.smoother->label, p->presweeps, p->postsweeps,
+             p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps, amg->p.postsweeps,
              gs_comm_size(), p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
              p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
              amg->nd, b0);

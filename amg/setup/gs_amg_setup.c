@@ -435,14 +435,16 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         snprintf(amg->rep.desc, sizeof amg->rep.desc,
                  "%s cycle, %s, %d+%d sweeps, classical AMG: PMIS, extended+i interpolation "
                  "(at most %d entries a row), strength theta %g, galerkin %s",
-                 p->cycle_w ? "W" : "V", amg->p.smoother->label, p->presweeps, p->postsweeps,
+                 p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
+                 amg->p.postsweeps,
                  p->interp_max_elements > 0 ? p->interp_max_elements : amg->irregular ? 1 : 4,
                  p->classical_theta, gs_spgemm_method_name(m));
     else
         snprintf(amg->rep.desc, sizeof amg->rep.desc,
                  "%s cycle, %s, %d+%d sweeps, %s aggregation, %s strength theta %g%s, galerkin "
                  "%s, block %d",
-                 p->cycle_w ? "W" : "V", amg->p.smoother->label, p->presweeps, p->postsweeps,
+                 p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
+                 amg->p.postsweeps,
                  p->aggregation == GS_AGG_MIS2 ? "mis2" : "standard",
                  p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
                  p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
