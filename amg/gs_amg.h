@@ -166,6 +166,8 @@ typedef struct gs_amg_report {
     double setup_s;
     char coarse_desc[160]; /* "dense LU inverse, 112 x 112" */
     gs_amg_method method;  /* the method that ran (SA or classical) */
+    char smoother[16];     /* the smoother that ran (its amg.smoother name) */
+    int presweeps, postsweeps; /* the sweeps that ran */
     char choice[320];      /* what the setup chose from the matrix and why (empty: nothing to
                             * choose: every choice was given) */
     char desc[224];        /* "V cycle, Chebyshev, 1+1 sweeps, mis2 aggregation ..." */

@@ -334,6 +334,7 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
                          : strcmp(r.reason, "interrupted") == 0 ? "interrupted"
                                                                 : "not_converged";
     gs_results_set_context(&r, rc);
+    if (rs == GS_OK) gs_driver_context_amg(run.amg, &r);
     gs_str_copy(r.context.settings, sizeof r.context.settings, hash); /* rc may run on the host */
     GS_CHECK(record_run(b->base.batch.results, csv, stem, ci, fmt, rep, status, &r));
     unlink(marker); /* the row is in: no crash to tell */

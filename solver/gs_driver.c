@@ -249,6 +249,22 @@ done:
     return st;
 }
 
+/* The AMG settings that ran over the configuration's in the result's context (after
+ * gs_results_set_context): the smoother and sweeps chosen from the matrix when amg.smoother is
+ * auto, and "pmis" as the coarsening when classical AMG ran. */
+void gs_driver_context_amg(const gs_amg_report *a, gs_result *r)
+{
+    if (!a || !r->context.filled || !r->context.amg) return;
+    if (a->smoother[0])
+        gs_str_copy(r->context.amg_smoother, sizeof r->context.amg_smoother, a->smoother);
+    if (a->presweeps > 0 || a->postsweeps > 0) {
+        r->context.amg_presweeps = a->presweeps;
+        r->context.amg_postsweeps = a->postsweeps;
+    }
+    if (a->method == GS_AMG_METHOD_CLASSICAL)
+        gs_str_copy(r->context.amg_aggregation, sizeof r->context.amg_aggregation, "pmis");
+}
+
 /* Copy the hierarchy's report into the run's record. */
 gs_status gs_driver_record_amg(const gs_amg_report *r, gs_run *run)
 {
@@ -620,6 +636,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
     gs_driver_record_reason(&kr, &run->res);
     gs_driver_hints(c, p, &kr, run);
     gs_results_set_context(&run->res, c); /* what produced it, for the CSV row and record */
+    gs_driver_context_amg(run->amg, &run->res);
 
     GS_CHECK(gs_driver_true_residual(&Aop, b, x, w, run->res.bnorm, &run->res.rel_residual));
     GS_CHECK(gs_alloc_array((size_t)A->cols, sizeof(double), "solution", (void **)&run->x));

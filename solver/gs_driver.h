@@ -95,6 +95,10 @@ gs_status gs_driver_write_outputs(const gs_config *c, const gs_run *run);
 /* Free what the run holds (not the struct itself). */
 void gs_run_release(gs_run *run);
 
+/* the AMG settings that ran (a: the run's report, may be NULL) over the configuration's in r's
+ * context: the smoother and sweeps chosen from the matrix, "pmis" when classical AMG ran */
+void gs_driver_context_amg(const gs_amg_report *a, gs_result *r);
+
 #ifdef __cplusplus
 }
 #endif

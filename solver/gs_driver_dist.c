@@ -225,6 +225,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     if (me == 0) {
         gs_driver_hints(c, p, &kr, run);
         gs_results_set_context(&run->res, c);
+        gs_driver_context_amg(run->amg, &run->res);
         GS_CHECK(gs_driver_attach_record(c, run));
     }
 done:

@@ -921,6 +921,10 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
              gs_comm_size(), p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
              p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
              amg->nd, b0);
+    gs_str_copy(amg->rep.smoother, sizeof amg->rep.smoother, amg->p.smoother->name);
+    amg->rep.method = GS_AMG_METHOD_SA;
+    amg->rep.presweeps = amg->p.presweeps;
+    amg->rep.postsweeps = amg->p.postsweeps;
     if (amg->p.smoother->describe) {
         size_t len = strlen(amg->rep.desc);
         amg->p.smoother->describe(&amg->p, amg->rep.levels, amg->rep.desc + len,

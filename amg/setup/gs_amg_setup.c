@@ -449,6 +449,9 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
                  p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
                  p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
                  gs_spgemm_method_name(m), p->block_size > 0 ? p->block_size : 1);
+    gs_str_copy(amg->rep.smoother, sizeof amg->rep.smoother, amg->p.smoother->name);
+    amg->rep.presweeps = amg->p.presweeps;
+    amg->rep.postsweeps = amg->p.postsweeps;
     if (amg->p.smoother->describe) {
         size_t len = strlen(amg->rep.desc);
         amg->p.smoother->describe(&amg->p, amg->nlev, amg->rep.desc + len,

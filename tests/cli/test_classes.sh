@@ -6,7 +6,8 @@
 # near-nullspace, amg.block_size = 3). nonsym: GMRES likewise. The console must name the AMG
 # method chosen from the matrix and the reason each class has (classical for the nonsymmetric,
 # circuit, heterogeneous and unstructured-mesh ones; smoothed aggregation for elasticity with its
-# rigid-body modes); circuits at operator complexity <= 2.
+# rigid-body modes); circuits at operator complexity <= 2; a nonsymmetric run's CSV row records
+# the smoother, sweeps and coarsening that ran.
 set -u
 G=$1 D=$2 name=$3 kind=$4
 fail() { echo "FAIL: $name: $*"; echo "$out"; exit 1; }
@@ -18,10 +19,14 @@ if [ "$kind" = spd ]; then
     out=$("$G" "${args[@]}" --set solver.type=cg 2>&1); code=$?
     [ $code = 0 ] || fail "exit $code, expected 0"
 else
-    out=$("$G" "${args[@]}" --set solver.type=gmres 2>&1); code=$?
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    out=$("$G" "${args[@]}" --set solver.type=gmres --set output.csv="$tmp/r.csv" 2>&1); code=$?
     [ $code = 0 ] || fail "exit $code, expected 0"
-    echo "$out" | grep -q "chosen: method classical: A is nonsymmetric" ||
-        fail "the AMG block does not say classical AMG was chosen for a nonsymmetric matrix"
+    # the CSV row records what ran: PMIS coarsening, l1-Jacobi, V cycle, 2+2 sweeps (the columns
+    # amg_aggregation, amg_smoother, amg_cycle, amg_presweeps, amg_postsweeps, in that order)
+    sed -n 2p "$tmp/r.csv" | grep -q ',pmis,l1jacobi,V,2,2,' ||
+        fail "the CSV row does not record pmis, l1jacobi, V, 2, 2: $(sed -n 2p "$tmp/r.csv")"
 fi
 result=$(echo "$out" | grep '^result') || fail "no result line"
 its=$(echo "$result" | sed -n 's/.* after \([0-9]*\) iterations.*/\1/p')
