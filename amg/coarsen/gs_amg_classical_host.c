@@ -26,12 +26,7 @@ gs_status gs_amg_classical_strength_host(const gs_csr *A, double theta, int32_t 
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "strength", (void **)&d));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "strength", (void **)&m));
     gs_csr_diag_host(A, d);
-    for (int32_t i = 0; i < n; i++) {
-        double x = 0.0;
-        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-            if (A->colind[q] != i) x = fmax(x, gs_amg_coupling(A->val[q], d[i], 1));
-        m[i] = x;
-    }
+    gs_amg_row_max_coupling(A, d, 1, m);
     int64_t cnt = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass) {

@@ -7,8 +7,7 @@
 
 #include "gs_amg_ops.h"
 
-/* m[i] = the largest coupling size of row i (0 when none is positive) */
-static void row_max_coupling(const gs_csr *A, const double *d, int sign, double *m)
+void gs_amg_row_max_coupling(const gs_csr *A, const double *d, int sign, double *m)
 {
     for (int32_t i = 0; i < A->rows; i++) {
         double x = 0.0;
@@ -42,7 +41,7 @@ static gs_status host_strength_scalar(const gs_csr *A, double theta, int measure
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "strength diagonal", (void **)&d));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "strength diagonal", (void **)&m));
     gs_csr_diag_host(A, d);
-    if (measure != GS_STRENGTH_SYMMETRIC) row_max_coupling(A, d, sign, m);
+    if (measure != GS_STRENGTH_SYMMETRIC) gs_amg_row_max_coupling(A, d, sign, m);
     int64_t cnt = 0;
     for (int32_t i = 0; i < n; i++)
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
@@ -132,7 +131,7 @@ gs_status gs_amg_filter_host(const gs_csr *A, double theta, int measure, const d
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "filtered matrix", (void **)&d));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "filtered matrix", (void **)&m));
     gs_csr_diag_host(A, d);
-    row_max_coupling(A, d, sign, m);
+    gs_amg_row_max_coupling(A, d, sign, m);
     int64_t cnt = 0;
     for (int32_t i = 0; i < n; i++) {
         int f = filter_row(A, i, d[i], m[i], theta, sign, w, &lumped);

@@ -308,30 +308,30 @@ static __global__ void ff_rows(int32_t n, const int32_t *rp, const int32_t *ci, 
     }
 }
 
-static gs_status cuda_classical_fc(const gs_csr *A, const gs_csr *S, const int32_t *cmap,
-                                   int32_t nc, gs_csr **AFC, double *beta)
+/* A rows x cols CSR made by a row kernel in two passes: pass(NULL, cnt, NULL, NULL) launches it
+ * to count each row's entries into cnt, pass(rp, NULL, ci, v) to write them at rp (the counts'
+ * scan); the result adopted (adopt: with SpMV state, for an operator of the cycle) or wrapped
+ * (a factor only products read) */
+template <typename Pass>
+static gs_status two_pass_csr(int32_t rows, int32_t cols, int adopt, Pass pass, gs_csr **out)
 {
     gs_status st = GS_OK;
-    const int32_t n = A->rows;
     int32_t *cnt = NULL, *rp = NULL, *ci = NULL, nnz = 0;
     double *v = NULL;
-    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "interpolation", (void **)&cnt));
-    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *rp, "interpolation", (void **)&rp));
-    if (n > 0) {
-        fc_rows<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, S->rowptr, S->colind, cmap, NULL,
-                             cnt, NULL, NULL, NULL);
-        GS_CUDA_LAUNCHED("fc_rows");
-    }
-    GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
-    GS_CHECK(scan_counts(cnt, rp, n, &nnz));
+    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof *cnt, "interpolation", (void **)&cnt));
+    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof *rp, "interpolation", (void **)&rp));
+    if (rows > 0) GS_CHECK(pass((const int32_t *)NULL, cnt, (int32_t *)NULL, (double *)NULL));
+    GS_CUDA_CALL(cudaMemsetAsync(cnt + rows, 0, sizeof *cnt, gs_cuda_g.stream));
+    GS_CHECK(scan_counts(cnt, rp, rows, &nnz));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *ci, "interpolation", (void **)&ci));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *v, "interpolation", (void **)&v));
-    if (n > 0) {
-        fc_rows<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, S->rowptr, S->colind, cmap, rp,
-                             NULL, ci, v, beta);
-        GS_CUDA_LAUNCHED("fc_rows");
+    if (rows > 0) GS_CHECK(pass((const int32_t *)rp, (int32_t *)NULL, ci, v));
+    if (adopt) {
+        st = gs_cuda_csr_adopt(rows, cols, nnz, rp, ci, v, out);
+        rp = NULL, ci = NULL, v = NULL;
+    } else {
+        GS_CHECK(wrap_device_csr(rows, cols, nnz, &rp, &ci, &v, "interpolation", out));
     }
-    GS_CHECK(wrap_device_csr(n, nc, nnz, &rp, &ci, &v, "interpolation", AFC));
 done:
     gs_cuda_free(cnt);
     gs_cuda_free(rp);
@@ -340,36 +340,32 @@ done:
     return st;
 }
 
+static gs_status cuda_classical_fc(const gs_csr *A, const gs_csr *S, const int32_t *cmap,
+                                   int32_t nc, gs_csr **AFC, double *beta)
+{
+    const int32_t n = A->rows;
+    return two_pass_csr(n, nc, 0, [&](const int32_t *rp, int32_t *cnt, int32_t *ci, double *v) {
+        gs_status st = GS_OK;
+        fc_rows<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, S->rowptr, S->colind, cmap, rp,
+                             cnt, ci, v, beta);
+        GS_CUDA_LAUNCHED("fc_rows");
+    done:
+        return st;
+    }, AFC);
+}
+
 static gs_status cuda_classical_ff(const gs_csr *A, const gs_csr *S, const int32_t *cmap,
                                    const double *beta, gs_csr **M, double *d)
 {
-    gs_status st = GS_OK;
     const int32_t n = A->rows;
-    int32_t *cnt = NULL, *rp = NULL, *ci = NULL, nnz = 0;
-    double *v = NULL;
-    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "interpolation", (void **)&cnt));
-    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *rp, "interpolation", (void **)&rp));
-    if (n > 0) {
+    return two_pass_csr(n, n, 0, [&](const int32_t *rp, int32_t *cnt, int32_t *ci, double *v) {
+        gs_status st = GS_OK;
         ff_rows<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, S->rowptr, S->colind, cmap, beta,
-                             NULL, cnt, NULL, NULL, NULL);
+                             rp, cnt, ci, v, d);
         GS_CUDA_LAUNCHED("ff_rows");
-    }
-    GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
-    GS_CHECK(scan_counts(cnt, rp, n, &nnz));
-    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *ci, "interpolation", (void **)&ci));
-    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *v, "interpolation", (void **)&v));
-    if (n > 0) {
-        ff_rows<<<GRID(n)>>>(n, A->rowptr, A->colind, A->val, S->rowptr, S->colind, cmap, beta,
-                             rp, NULL, ci, v, d);
-        GS_CUDA_LAUNCHED("ff_rows");
-    }
-    GS_CHECK(wrap_device_csr(n, n, nnz, &rp, &ci, &v, "interpolation", M));
-done:
-    gs_cuda_free(cnt);
-    gs_cuda_free(rp);
-    gs_cuda_free(ci);
-    gs_cuda_free(v);
-    return st;
+    done:
+        return st;
+    }, M);
 }
 
 /* ---- truncated P ---------------------------------------------------------------------------- */
@@ -430,34 +426,15 @@ static __global__ void p_rows(int32_t n, const int32_t *xrp, const int32_t *xci,
 static gs_status cuda_classical_p(const gs_csr *X, const int32_t *cmap, const double *d,
                                   int32_t nc, int pmax, double trunc, gs_csr **P)
 {
-    gs_status st = GS_OK;
     const int32_t n = X->rows;
-    int32_t *cnt = NULL, *rp = NULL, *ci = NULL, nnz = 0;
-    double *v = NULL;
-    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "interpolation", (void **)&cnt));
-    GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *rp, "interpolation", (void **)&rp));
-    if (n > 0) {
-        p_rows<<<GRID(n)>>>(n, X->rowptr, X->colind, X->val, cmap, d, pmax, trunc, NULL, cnt,
-                            NULL, NULL);
-        GS_CUDA_LAUNCHED("p_rows");
-    }
-    GS_CUDA_CALL(cudaMemsetAsync(cnt + n, 0, sizeof *cnt, gs_cuda_g.stream));
-    GS_CHECK(scan_counts(cnt, rp, n, &nnz));
-    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *ci, "interpolation", (void **)&ci));
-    GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *v, "interpolation", (void **)&v));
-    if (n > 0) {
-        p_rows<<<GRID(n)>>>(n, X->rowptr, X->colind, X->val, cmap, d, pmax, trunc, rp, NULL, ci,
+    return two_pass_csr(n, nc, 1, [&](const int32_t *rp, int32_t *cnt, int32_t *ci, double *v) {
+        gs_status st = GS_OK;
+        p_rows<<<GRID(n)>>>(n, X->rowptr, X->colind, X->val, cmap, d, pmax, trunc, rp, cnt, ci,
                             v);
         GS_CUDA_LAUNCHED("p_rows");
-    }
-    st = gs_cuda_csr_adopt(n, nc, nnz, rp, ci, v, P);
-    rp = NULL, ci = NULL, v = NULL;
-done:
-    gs_cuda_free(cnt);
-    gs_cuda_free(rp);
-    gs_cuda_free(ci);
-    gs_cuda_free(v);
-    return st;
+    done:
+        return st;
+    }, P);
 }
 
 /* ---- coefficient variation ---------------------------------------------------------------- */

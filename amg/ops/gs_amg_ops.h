@@ -152,6 +152,10 @@ typedef struct gs_amg_ops {
  * AMG reaches them through gs_backend_module(loc, GS_MODULE_AMG) */
 extern const gs_amg_ops gs_amg_host_ops;
 
+/* m[i] = the largest coupling size gs_amg_coupling(a_ij, d[i], sign) of row i, j != i (0 when
+ * none is positive; amg/coarsen/gs_amg_coarsen_host.c) */
+void gs_amg_row_max_coupling(const gs_csr *A, const double *d, int sign, double *m);
+
 /* the classical steps on the host (amg/coarsen/gs_amg_classical_host.c), as gs_amg_ops says */
 gs_status gs_amg_pmis_host(const gs_csr *S, const gs_csr *A, int32_t dense, int32_t *cmap,
                            int32_t *nc);
