@@ -1,6 +1,7 @@
 /* test_krylov_reasons.c: every way a Krylov solve ends (breakdowns, indefiniteness, NaN,
  * stagnation, maximum iterations, b = 0, happy breakdown) and the argument checks. */
 #include "kry_test.h"
+#include "gs_krylov_impl.h"
 
 /* Solve and check the reason (and the detail mentions `in_detail` when given) */
 static gs_krylov_result ends(const char *what, gs_krylov_params p, const gs_csr *A, int jacobi,
@@ -204,6 +205,59 @@ static void test_attainable(void)
     gs_csr_destroy(&A);
 }
 
+/* The true residual's check (gs_krylov_confirm) on A = I, b = ones(4) (tol = 1e-8 ||b||): a
+ * claim refuted just above tol (1.05 tol) does not end the solve and aims the recurrence below
+ * tol by the gap, so a recurrence at 0.9 tol no longer counts as met; a true residual of
+ * 0.5 tol then converges; a refutation far above tol (3 tol) leaves the recurrence's target. */
+static void set_gap(gs_vec *x, double e)
+{
+    double h[4];
+    for (int i = 0; i < 4; i++) h[i] = 1.0 - e / 2.0; /* ||b - x|| = e */
+    CHECK_OK(gs_vec_set_host(x, h));
+}
+
+static void test_confirm_gap(void)
+{
+    const double d[4] = {1.0, 1.0, 1.0, 1.0};
+    gs_csr *A = mat_diag(4, d);
+    gs_linop op = csr_linop(A);
+    gs_vec *b = NULL, *x = NULL, *r = NULL;
+    CHECK_OK(gs_vec_create(4, GS_LOC_HOST, &b));
+    CHECK_OK(gs_vec_create(4, GS_LOC_HOST, &x));
+    CHECK_OK(gs_vec_create(4, GS_LOC_HOST, &r));
+    CHECK_OK(gs_vec_fill(1.0, b));
+    gs_krylov_params p = kparams(GS_KRYLOV_CG, 1e-8, 10);
+    for (int far = 0; far < 2; far++) {
+        gs_krylov_result res;
+        memset(&res, 0, sizeof res);
+        res.bnorm = 2.0;
+        gs_krylov_state k = {.p = &p, .A = &op, .b = b, .x = x, .res = &res};
+        k.tol = k.rec_tol = 2e-8;
+        k.refuted = HUGE_VAL;
+        int ended = -1;
+        set_gap(x, (far ? 3.0 : 1.05) * k.tol);
+        CHECK_OK(gs_krylov_confirm(&k, r, &ended));
+        CHECK_MSG(ended == 0, "a refuted claim (%s tol) ended the solve", far ? "3" : "1.05");
+        if (far) {
+            CHECK_MSG(k.rec_tol == k.tol, "3 tol: the recurrence's target moved to %g tol",
+                      k.rec_tol / k.tol);
+            continue;
+        }
+        CHECK_MSG(k.rec_tol < 0.5 * k.tol && !gs_krylov_met(&k, 0.9 * k.tol) &&
+                      gs_krylov_met(&k, 0.4 * k.tol),
+                  "1.05 tol: the recurrence's target is %g tol, expected below 0.5 tol",
+                  k.rec_tol / k.tol);
+        set_gap(x, 0.5 * k.tol);
+        CHECK_OK(gs_krylov_confirm(&k, r, &ended));
+        CHECK_MSG(ended == 1 && res.reason == GS_CONVERGED_RTOL,
+                  "0.5 tol: ended %d, reason %s", ended, gs_reason_name(res.reason));
+    }
+    gs_vec_destroy(&b);
+    gs_vec_destroy(&x);
+    gs_vec_destroy(&r);
+    gs_csr_destroy(&A);
+}
+
 /* bad arguments are errors, with a message naming the parameter */
 static void test_args(void)
 {
@@ -354,6 +408,7 @@ static void test_names(void)
 
 int main(void)
 {
+    test_confirm_gap();
     long live = gs_mem_live();
     test_cg_indefinite();
     test_dtol();
