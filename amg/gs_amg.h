@@ -57,11 +57,7 @@ typedef enum gs_amg_aggregation { GS_AGG_MIS2 = 0, GS_AGG_STANDARD } gs_amg_aggr
 /* the strength test (gs_amg_ops.h): symmetric: |a_ij| > theta sqrt(|a_ii a_jj|); rowmax: with
  * c_ij = -a_ij sign(a_ii) (couplings of the diagonal's sign are weak), c_ij > theta max(m_i, m_j),
  * m_i the largest c_ik of row i */
-typedef enum gs_amg_strength {
-    GS_STRENGTH_SYMMETRIC = 0,
-    GS_STRENGTH_ROWMAX,
-    GS_STRENGTH_CLASSICAL /* classical AMG's, row by row: c_ij > theta m_i (not symmetric) */
-} gs_amg_strength;
+typedef enum gs_amg_strength { GS_STRENGTH_SYMMETRIC = 0, GS_STRENGTH_ROWMAX } gs_amg_strength;
 /* the AMG method: smoothed aggregation, or classical (Ruge-Stueben) AMG with PMIS coarsening and
  * extended+i interpolation (amg/coarsen/gs_amg_classical.c); AUTO: chosen from the finest
  * matrix (gs_amg_choose: its symmetry, row-length spread, block size and near-nullspace) */

@@ -71,6 +71,13 @@ gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
 gs_status gs_amg_coarsen(gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, int *k,
                          gs_csr **T, int32_t *nagg, int *one_per_row, double *ph);
 
+/* the entries a row of classical AMG's P keeps before its growth check: amg.interp_max_elements,
+ * or when 0, 1 on irregular rows and 4 otherwise */
+static inline int gs_amg_interp_max(const gs_amg *amg)
+{
+    return amg->p.interp_max_elements > 0 ? amg->p.interp_max_elements : amg->irregular ? 1 : 4;
+}
+
 /* Classical AMG's coarsening of level l (coarsen/gs_amg_classical.c): the C/F splitting into
  * the level's agg (the coarse index of each C point, -1 for F), its P and R = P^T and the next
  * level's Aown (products by m); *nc the C points (0 or all: no coarsening, P left NULL). */
@@ -79,18 +86,18 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
 /* |y'Ax - x'Ay| / (|y| |Ax|) for random x and y (MA: A's SpMV form over n rows, the first
  * numbered row0 in the whole matrix, so every split of the rows draws the same vectors; under
  * MPI the dots are global): ~1e-16 when A is symmetric, about the relative size of its skew part
- * otherwise; symmetric at or below GS_AMG_SKEW_TOL. And the smoother choice's reason. */
+ * otherwise; symmetric at or below GS_AMG_SKEW_TOL. */
 #define GS_AMG_SKEW_TOL 1e-10
 gs_status gs_amg_skew_ratio(const gs_amg *amg, const gs_spmat *MA, int64_t n, int64_t row0,
                            double *out);
-const char *gs_amg_smoother_why(int symmetric);
-/* the sweeps of an l1-Jacobi smoother chosen for a nonsymmetric matrix: twice those asked */
-void gs_amg_double_sweeps(gs_amg_params *p);
+/* The smoother left open, for a matrix that is symmetric or not: Chebyshev, or l1-Jacobi with
+ * twice the sweeps asked; "smoother NAME: why" appended to choice (len its size). */
+void gs_amg_choose_smoother(gs_amg_params *p, int symmetric, char *choice, size_t len);
 
 /* The method and smoother the setup runs when the parameters leave them to it
  * (setup/gs_amg_choose.c): measured on the finest matrix A (MA its SpMV form, dinv its inverse
- * diagonal; its symmetry, rows and coefficient variation), written into amg->p, amg->irregular
- * and the report's choice */
+ * diagonal, its row statistics already in the report's level 0; its symmetry and coefficient
+ * variation), written into amg->p, amg->irregular and the report's choice */
 gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const double *dinv,
                         int b);
 

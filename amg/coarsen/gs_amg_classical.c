@@ -47,9 +47,7 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     gs_amg_trace(amg, l, "M A_FC");
     /* P truncated to pmax entries a row; while the Galerkin product holds more entries than A
      * (it would explode down the levels), again with half as many */
-    const int pmax0 = amg->p.interp_max_elements > 0 ? amg->p.interp_max_elements
-                      : amg->irregular                ? 1
-                                                      : 4;
+    const int pmax0 = gs_amg_interp_max(amg);
     for (int pmax = pmax0;;) {
         GS_CHECK(gs_amg_sync(amg, &t0));
         GS_CHECK(ops->classical_p(X, L->agg->data, d->data, *nc, pmax, amg->p.interp_trunc, &P));

@@ -10,54 +10,6 @@
 
 enum { PMIS_F = 0, PMIS_U = 1, PMIS_C = 2 };
 
-/* row i of A is dense */
-static inline int dense_row(const gs_csr *A, int32_t dense, int32_t i)
-{
-    return dense > 0 && A->rowptr[i + 1] - A->rowptr[i] > dense;
-}
-
-gs_status gs_amg_classical_strength_host(const gs_csr *A, double theta, int32_t dense,
-                                         gs_csr **S)
-{
-    gs_status st = GS_OK;
-    gs_csr *G = NULL;
-    double *d = NULL, *m = NULL;
-    const int32_t n = A->rows;
-    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "strength", (void **)&d));
-    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "strength", (void **)&m));
-    gs_csr_diag_host(A, d);
-    gs_amg_row_max_coupling(A, d, 1, m);
-    int64_t cnt = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass) {
-            GS_CHECK(gs_csr_create(n, n, cnt, &G));
-            gs_free(G->val);
-            G->val = NULL;
-            G->rowptr[0] = 0;
-            cnt = 0;
-        }
-        for (int32_t i = 0; i < n; i++) {
-            if (!dense_row(A, dense, i))
-                for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-                    const int32_t j = A->colind[q];
-                    const double c = gs_amg_coupling(A->val[q], d[i], 1);
-                    if (j != i && c > 0 && c > theta * m[i] && !dense_row(A, dense, j)) {
-                        if (pass) G->colind[cnt] = j;
-                        cnt++;
-                    }
-                }
-            if (pass) G->rowptr[i + 1] = (int32_t)cnt;
-        }
-    }
-    *S = G;
-    G = NULL;
-done:
-    gs_csr_destroy(&G);
-    gs_free(d);
-    gs_free(m);
-    return st;
-}
-
 gs_status gs_amg_pmis_host(const gs_csr *S, const gs_csr *A, int32_t dense, int32_t *cmap,
                            int32_t *nc)
 {
@@ -74,7 +26,7 @@ gs_status gs_amg_pmis_host(const gs_csr *S, const gs_csr *A, int32_t dense, int3
     for (int32_t q = 0; q < S->nnz; q++) cnt[S->colind[q]]++; /* how many depend on j */
     for (int32_t i = 0; i < n; i++) {
         prio[i] = gs_amg_pmis_prio(cnt[i], i);
-        state[i] = dense_row(A, dense, i) ? PMIS_F : cnt[i] > 0 ? PMIS_U : PMIS_F;
+        state[i] = gs_amg_dense_row(A->rowptr, dense, i) ? PMIS_F : cnt[i] > 0 ? PMIS_U : PMIS_F;
     }
     for (;;) {
         int64_t und = 0;
@@ -120,15 +72,8 @@ done:
 /* the value of column col in sorted row r of A (0 when not stored) */
 static double entry(const gs_csr *A, int32_t r, int32_t col)
 {
-    int32_t lo = A->rowptr[r], hi = A->rowptr[r + 1];
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (A->colind[mid] < col)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < A->rowptr[r + 1] && A->colind[lo] == col ? A->val[lo] : 0.0;
+    const int32_t q = gs_csr_lower_bound(A, r, col);
+    return q < A->rowptr[r + 1] && A->colind[q] == col ? A->val[q] : 0.0;
 }
 
 gs_status gs_amg_classical_fc_host(const gs_csr *A, const gs_csr *S, const int32_t *cmap,

@@ -7,7 +7,8 @@
 
 #include "gs_amg_ops.h"
 
-void gs_amg_row_max_coupling(const gs_csr *A, const double *d, int sign, double *m)
+/* m[i] = the largest coupling size of row i (0 when none is positive) */
+static void row_max_coupling(const gs_csr *A, const double *d, int sign, double *m)
 {
     for (int32_t i = 0; i < A->rows; i++) {
         double x = 0.0;
@@ -17,22 +18,28 @@ void gs_amg_row_max_coupling(const gs_csr *A, const double *d, int sign, double 
     }
 }
 
-/* the strength test of coupling q = (i, j) (gs_amg_ops.strength) */
+/* classical AMG's measure beside gs_amg_strength's: c_ij > 0 and c_ij > theta m_i, relative to
+ * row i alone (not symmetric) */
+enum { STRENGTH_CLASSICAL = GS_STRENGTH_ROWMAX + 1 };
+
+/* the strength test of coupling q = (i, j) (gs_amg_ops.strength; classical_strength with
+ * STRENGTH_CLASSICAL and dense rows, which are no row's strong neighbour) */
 static inline int host_strong(const gs_csr *A, const double *d, const double *m, double theta,
-                              int measure, int sign, int32_t i, int32_t q)
+                              int measure, int sign, int32_t dense, int32_t i, int32_t q)
 {
     int32_t j = A->colind[q];
-    if (j == i) return 0;
-    if (measure == GS_STRENGTH_ROWMAX || measure == GS_STRENGTH_CLASSICAL) {
+    if (j == i || gs_amg_dense_row(A->rowptr, dense, j)) return 0;
+    if (measure == GS_STRENGTH_ROWMAX || measure == STRENGTH_CLASSICAL) {
         double c = gs_amg_coupling(A->val[q], d[i], sign);
         return c > 0 && c > theta * (measure == GS_STRENGTH_ROWMAX ? fmax(m[i], m[j]) : m[i]);
     }
     return fabs(A->val[q]) > theta * sqrt(fabs(d[i] * d[j]));
 }
 
-/* sign: the couplings are signed entries (b = 1), not block norms */
+/* sign: the couplings are signed entries (b = 1), not block norms; a dense row (more than
+ * `dense` entries, 0: none) has no strong couplings and is no row's strong neighbour */
 static gs_status host_strength_scalar(const gs_csr *A, double theta, int measure, int sign,
-                                      gs_csr **S)
+                                      int32_t dense, gs_csr **S)
 {
     gs_status st = GS_OK;
     gs_csr *G = NULL;
@@ -41,11 +48,12 @@ static gs_status host_strength_scalar(const gs_csr *A, double theta, int measure
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "strength diagonal", (void **)&d));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "strength diagonal", (void **)&m));
     gs_csr_diag_host(A, d);
-    if (measure != GS_STRENGTH_SYMMETRIC) gs_amg_row_max_coupling(A, d, sign, m);
+    if (measure != GS_STRENGTH_SYMMETRIC) row_max_coupling(A, d, sign, m);
     int64_t cnt = 0;
     for (int32_t i = 0; i < n; i++)
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-            cnt += host_strong(A, d, m, theta, measure, sign, i, q);
+            cnt += !gs_amg_dense_row(A->rowptr, dense, i) &&
+                   host_strong(A, d, m, theta, measure, sign, dense, i, q);
     GS_CHECK(gs_csr_create(n, n, cnt, &G));
     gs_free(G->val);
     G->val = NULL;
@@ -53,7 +61,9 @@ static gs_status host_strength_scalar(const gs_csr *A, double theta, int measure
     cnt = 0;
     for (int32_t i = 0; i < n; i++) {
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-            if (host_strong(A, d, m, theta, measure, sign, i, q)) G->colind[cnt++] = A->colind[q];
+            if (!gs_amg_dense_row(A->rowptr, dense, i) &&
+                host_strong(A, d, m, theta, measure, sign, dense, i, q))
+                G->colind[cnt++] = A->colind[q];
         G->rowptr[i + 1] = (int32_t)cnt;
     }
     *S = G;
@@ -65,13 +75,19 @@ done:
     return st;
 }
 
+gs_status gs_amg_classical_strength_host(const gs_csr *A, double theta, int32_t dense,
+                                         gs_csr **S)
+{
+    return host_strength_scalar(A, theta, STRENGTH_CLASSICAL, 1, dense, S);
+}
+
 gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, int measure, gs_csr **S)
 {
     gs_status st = GS_OK;
     gs_csr *N = NULL;
     int32_t *ri = NULL, *ci = NULL;
     double *v = NULL;
-    if (b <= 1) return host_strength_scalar(A, theta, measure, 1, S);
+    if (b <= 1) return host_strength_scalar(A, theta, measure, 1, 0, S);
     if (A->rows % b != 0)
         return GS_ERROR(GS_ERR_INPUT, "amg: %d rows are not a multiple of amg.block_size = %d",
                         A->rows, b);
@@ -87,7 +103,7 @@ gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, int measur
         }
     GS_CHECK(gs_csr_from_coo(A->rows / b, A->cols / b, A->nnz, ri, ci, v, &N));
     for (int32_t q = 0; q < N->nnz; q++) N->val[q] = sqrt(N->val[q]);
-    GS_CHECK(host_strength_scalar(N, theta, measure, 0, S));
+    GS_CHECK(host_strength_scalar(N, theta, measure, 0, 0, S));
 done:
     gs_csr_destroy(&N);
     gs_free(ri);
@@ -131,7 +147,7 @@ gs_status gs_amg_filter_host(const gs_csr *A, double theta, int measure, const d
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "filtered matrix", (void **)&d));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "filtered matrix", (void **)&m));
     gs_csr_diag_host(A, d);
-    gs_amg_row_max_coupling(A, d, sign, m);
+    row_max_coupling(A, d, sign, m);
     int64_t cnt = 0;
     for (int32_t i = 0; i < n; i++) {
         int f = filter_row(A, i, d[i], m[i], theta, sign, w, &lumped);

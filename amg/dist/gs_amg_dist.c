@@ -815,11 +815,11 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     if (!amg->p.smoother) { /* Chebyshev when A is symmetric, else l1-Jacobi */
         double skew = 0.0;
         GS_CHECK(gs_amg_skew_ratio(amg->shell, gs_dist_op_spmat(A0), A0->rows, A0->row0, &skew));
-        const int sym = skew <= GS_AMG_SKEW_TOL;
-        amg->p.smoother = amg->shell->p.smoother = gs_smoother_find(sym ? "chebyshev" : "l1jacobi");
-        if (!sym) gs_amg_double_sweeps(&amg->p), gs_amg_double_sweeps(&amg->shell->p);
-        snprintf(amg->rep.choice, sizeof amg->rep.choice, "smoother %s: %s",
-                 amg->p.smoother->name, gs_amg_smoother_why(sym));
+        gs_amg_choose_smoother(&amg->p, skew <= GS_AMG_SKEW_TOL, amg->rep.choice,
+                               sizeof amg->rep.choice);
+        amg->shell->p.smoother = amg->p.smoother;
+        amg->shell->p.presweeps = amg->p.presweeps;
+        amg->shell->p.postsweeps = amg->p.postsweeps;
     }
     amg->lev[0].A = A;
     amg->lev[0].DA = A0;

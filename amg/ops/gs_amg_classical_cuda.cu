@@ -11,11 +11,6 @@
 
 enum { PMIS_F = 0, PMIS_U = 1, PMIS_C = 2 };
 
-static __device__ __forceinline__ bool d_dense(const int32_t *rp, int32_t dense, int64_t i)
-{
-    return dense > 0 && rp[i + 1] - rp[i] > dense;
-}
-
 /* ---- PMIS ----------------------------------------------------------------------------------- */
 
 static __global__ void pmis_count(int32_t nnz, const int32_t *ci, int32_t *cnt)
@@ -29,7 +24,7 @@ static __global__ void pmis_init(int32_t n, const int32_t *cnt, const int32_t *a
     FOR_I(n)
     {
         prio[i] = gs_amg_pmis_prio(cnt[i], (int32_t)i);
-        state[i] = d_dense(arp, dense, i) ? PMIS_F : cnt[i] > 0 ? PMIS_U : PMIS_F;
+        state[i] = gs_amg_dense_row(arp, dense, i) ? PMIS_F : cnt[i] > 0 ? PMIS_U : PMIS_F;
     }
 }
 
@@ -167,11 +162,11 @@ static __global__ void cstr_rows(int32_t n, const int32_t *rp, const int32_t *ci
     FOR_I(n)
     {
         int32_t c = 0, o = sci ? srp[i] : 0;
-        if (!d_dense(rp, dense, i))
+        if (!gs_amg_dense_row(rp, dense, i))
             for (int32_t q = rp[i]; q < rp[i + 1]; q++) {
                 const int32_t j = ci[q];
                 const double cij = gs_amg_coupling(v[q], d[i], 1);
-                if (j != i && cij > 0 && cij > theta * mx[i] && !d_dense(rp, dense, j)) {
+                if (j != i && cij > 0 && cij > theta * mx[i] && !gs_amg_dense_row(rp, dense, j)) {
                     if (sci) sci[o + c] = j;
                     c++;
                 }
@@ -221,15 +216,8 @@ done:
 static __device__ __forceinline__ double d_entry(const int32_t *rp, const int32_t *ci,
                                                  const double *v, int32_t r, int32_t col)
 {
-    int32_t lo = rp[r], hi = rp[r + 1];
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (ci[mid] < col)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < rp[r + 1] && ci[lo] == col ? v[lo] : 0.0;
+    const int32_t q = gs_first_ge(rp[r], rp[r + 1], col, [ci](int32_t k) { return ci[k]; });
+    return q < rp[r + 1] && ci[q] == col ? v[q] : 0.0;
 }
 
 /* A_FC and beta: count (fci NULL) or write */

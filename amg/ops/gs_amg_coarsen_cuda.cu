@@ -66,8 +66,8 @@ static __global__ void rowmax_kernel(int32_t n, const int32_t *rp, const int32_t
 template <int G>
 static __global__ void strength_kernel(int32_t n, const int32_t *rp, const int32_t *ci,
                                        const double *v, const double *d, const double *mx,
-                                       double theta, int rowonly, const int32_t *srp,
-                                       int32_t *cnt, int32_t *sci)
+                                       double theta, const int32_t *srp, int32_t *cnt,
+                                       int32_t *sci)
 {
     const unsigned m = group_mask<G>();
     const int lane = threadIdx.x & (G - 1);
@@ -83,10 +83,9 @@ static __global__ void strength_kernel(int32_t n, const int32_t *rp, const int32
             int32_t j = 0;
             if (q < e) {
                 j = ci[q];
-                if (mx) { /* rowmax: signed, relative to the larger row maximum (classical:
-                           * to row i's) */
+                if (mx) { /* rowmax: signed, relative to the larger row maximum */
                     const double c = gs_amg_coupling(v[q], di, 1);
-                    strong = j != i && c > 0 && c > theta * (rowonly ? mx[i] : fmax(mx[i], mx[j]));
+                    strong = j != i && c > 0 && c > theta * fmax(mx[i], mx[j]);
                 } else {
                     const double lim = d ? theta * sqrt(fabs(di * d[j])) : 0.0;
                     strong = j != i && fabs(v[q]) > lim;
@@ -259,11 +258,6 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
     if (b > GS_AMG_MAX_BLOCK)
         return GS_ERROR(GS_ERR_ARG, "amg: device strength for at most %d unknowns per node",
                         GS_AMG_MAX_BLOCK);
-    const int rowonly = measure == GS_STRENGTH_CLASSICAL;
-    if (rowonly) {
-        if (b != 1) return GS_ERROR(GS_ERR_ARG, "amg: the classical strength is for scalar rows");
-        measure = GS_STRENGTH_ROWMAX;
-    }
     if (theta > 0 || measure == GS_STRENGTH_ROWMAX) {
         GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *d, "strength diagonal", (void **)&d));
         if (measure == GS_STRENGTH_ROWMAX)
@@ -282,8 +276,8 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *cnt, "strength counts", (void **)&cnt));
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *srp, "strength rows", (void **)&srp));
     if (n > 0 && b == 1) {
-        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, rowonly,
-                 NULL, cnt, NULL);
+        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, NULL,
+                 cnt, NULL);
     } else if (n > 0) {
         block_strength_kernel<<<GRID((int64_t)n * 32)>>>(n, b, A->rowptr, A->colind, A->val, theta,
                                                          1, d, mx, cnt, NULL, NULL);
@@ -293,8 +287,8 @@ gs_status gs_amg_cuda_strength(const gs_csr *A, double theta, int b, int measure
     GS_CHECK(scan_counts(cnt, srp, n, &nnz));
     GS_CHECK(gs_cuda_alloc(((size_t)nnz + 1) * sizeof *sci, "strength graph", (void **)&sci));
     if (n > 0 && b == 1) {
-        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, rowonly,
-                 srp, NULL, sci);
+        LAUNCH_G(g, n, strength_kernel, n, A->rowptr, A->colind, A->val, d, mx, theta, srp,
+                 NULL, sci);
     } else if (n > 0) {
         block_strength_kernel<<<GRID((int64_t)n * 32)>>>(n, b, A->rowptr, A->colind, A->val, theta,
                                                          2, d, mx, NULL, srp, sci);

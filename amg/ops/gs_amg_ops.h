@@ -104,7 +104,7 @@ typedef struct gs_amg_ops {
                                 double c, double *vp, const double *s, double *t);
     /* ---- classical AMG (amg/coarsen/gs_amg_classical.c; the host reference in
      * amg/coarsen/gs_amg_classical_host.c): S is the classical strength graph, row i the j that
-     * i strongly depends on (GS_STRENGTH_CLASSICAL), sorted */
+     * i strongly depends on (c_ij > theta m_i, row by row), sorted */
     /* PMIS C/F splitting in synchronous rounds: a point nobody depends on is F; an undecided
      * point whose (influence count, hash, index) is larger than every undecided neighbour's in
      * S and S^T becomes C, and the undecided points depending on a C point become F; a dense
@@ -112,7 +112,8 @@ typedef struct gs_amg_ops {
      * cmap[i]: the coarse index of C point i (C points numbered in index order), -1 for F */
     gs_status (*pmis)(const gs_csr *S, const gs_csr *A, int32_t dense, int32_t *cmap,
                       int32_t *nc);
-    /* the classical strength graph (GS_STRENGTH_CLASSICAL) where a dense row of A (more than
+    /* the classical strength graph (c_ij > 0 and c_ij > theta m_i, m_i the largest c_ik of row
+     * i: relative to row i alone, not symmetric) where a dense row of A (more than
      * dense entries; 0: none) has no strong couplings and is no row's strong neighbour: PMIS
      * makes it an F point that interpolates from nothing (the smoother alone corrects it), so
      * its long row does not spread into every coarse row near it */
@@ -152,13 +153,16 @@ typedef struct gs_amg_ops {
  * AMG reaches them through gs_backend_module(loc, GS_MODULE_AMG) */
 extern const gs_amg_ops gs_amg_host_ops;
 
-/* m[i] = the largest coupling size gs_amg_coupling(a_ij, d[i], sign) of row i, j != i (0 when
- * none is positive; amg/coarsen/gs_amg_coarsen_host.c) */
-void gs_amg_row_max_coupling(const gs_csr *A, const double *d, int sign, double *m);
+/* row i (of row pointers rp) is dense: more than `dense` entries (0: no row is) */
+static inline GS_AMG_HD int gs_amg_dense_row(const int32_t *rp, int32_t dense, int64_t i)
+{
+    return dense > 0 && rp[i + 1] - rp[i] > dense;
+}
 
 /* the classical steps on the host (amg/coarsen/gs_amg_classical_host.c), as gs_amg_ops says */
 gs_status gs_amg_pmis_host(const gs_csr *S, const gs_csr *A, int32_t dense, int32_t *cmap,
                            int32_t *nc);
+/* (in amg/coarsen/gs_amg_coarsen_host.c, beside the other strength measures) */
 gs_status gs_amg_classical_strength_host(const gs_csr *A, double theta, int32_t dense,
                                          gs_csr **S);
 gs_status gs_amg_classical_fc_host(const gs_csr *A, const gs_csr *S, const int32_t *cmap,

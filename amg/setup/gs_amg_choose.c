@@ -63,17 +63,18 @@ done:
     return st;
 }
 
-const char *gs_amg_smoother_why(int symmetric)
+void gs_amg_choose_smoother(gs_amg_params *p, int symmetric, char *choice, size_t len)
 {
-    return symmetric ? "A is symmetric"
-                     : "A is nonsymmetric: Chebyshev assumes a real spectrum; two sweeps for "
-                       "each one asked (still fewer SpMVs than a degree-3 Chebyshev sweep)";
-}
-
-void gs_amg_double_sweeps(gs_amg_params *p)
-{
-    p->presweeps *= 2;
-    p->postsweeps *= 2;
+    p->smoother = gs_smoother_find(symmetric ? "chebyshev" : "l1jacobi");
+    if (!symmetric) {
+        p->presweeps *= 2;
+        p->postsweeps *= 2;
+    }
+    size_t used = strlen(choice);
+    snprintf(choice + used, len - used, "%ssmoother %s: %s", used ? "; " : "", p->smoother->name,
+             symmetric ? "A is symmetric"
+                       : "A is nonsymmetric: Chebyshev assumes a real spectrum; two sweeps for "
+                         "each one asked (still fewer SpMVs than a degree-3 Chebyshev sweep)");
 }
 
 gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const double *dinv,
@@ -81,16 +82,16 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
 {
     gs_status st = GS_OK;
     gs_amg_params *p = &amg->p;
-    double skew = 0.0, mean = 0.0, sd = 0.0, varied = 0.0, positive = 0.0;
-    int32_t mx = 0;
-    char why_m[160] = "", why_s[160] = "";
+    double skew = 0.0, varied = 0.0, positive = 0.0;
+    /* A's row statistics, measured by the setup for the report's level 0 */
+    const double mean = amg->rep.level[0].mean, sd = amg->rep.level[0].std;
+    const int32_t mx = amg->rep.level[0].max;
+    char why_m[160] = "";
     const int choose_m = p->method == GS_AMG_METHOD_AUTO, choose_s = !p->smoother;
     amg->rep.choice[0] = '\0';
     if (!choose_m && !choose_s && p->method != GS_AMG_METHOD_CLASSICAL) return GS_OK;
-    if (A->rows > 0) {
-        if (choose_m || choose_s) GS_CHECK(gs_amg_skew_ratio(amg, MA, A->rows, 0, &skew));
-        GS_CHECK(amg->ops->row_stats(A, &mean, &sd, &mx));
-    }
+    if (A->rows > 0 && (choose_m || choose_s))
+        GS_CHECK(gs_amg_skew_ratio(amg, MA, A->rows, 0, &skew));
     const int sym = skew <= GS_AMG_SKEW_TOL;
     amg->irregular = mx > GS_AMG_IRREGULAR * mean;
     if (choose_m) {
@@ -125,21 +126,10 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
             }
         }
     }
-    if (choose_s) {
-        p->smoother = gs_smoother_find(sym ? "chebyshev" : "l1jacobi");
-        if (!sym) gs_amg_double_sweeps(p);
-        snprintf(why_s, sizeof why_s, "%s", gs_amg_smoother_why(sym));
-    }
-    char *c = amg->rep.choice;
-    const size_t cap = sizeof amg->rep.choice;
     if (choose_m)
-        snprintf(c, cap, "method %s: %s", p->method == GS_AMG_METHOD_SA ? "sa" : "classical",
-                 why_m);
-    if (choose_s) {
-        size_t len = strlen(c);
-        snprintf(c + len, cap - len, "%ssmoother %s: %s", len ? "; " : "", p->smoother->name,
-                 why_s);
-    }
+        snprintf(amg->rep.choice, sizeof amg->rep.choice, "method %s: %s",
+                 p->method == GS_AMG_METHOD_SA ? "sa" : "classical", why_m);
+    if (choose_s) gs_amg_choose_smoother(p, sym, amg->rep.choice, sizeof amg->rep.choice);
 done:
     return st;
 }

@@ -306,6 +306,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
        * open, chosen from A */
         GS_CHECK(gs_amg_sync(amg, &t0));
         GS_CHECK(level_diag(amg, 0, where));
+        gs_amg_level_report *R0 = &amg->rep.level[0]; /* its row statistics: the report's too */
+        GS_CHECK(amg->ops->row_stats(A, &R0->mean, &R0->std, &R0->max));
         GS_CHECK(gs_amg_choose(amg, A, amg->lev[0].MA, amg->lev[0].dinv, b));
         gs_amg_trace(amg, 0, "method, smoother");
         GS_CHECK(gs_amg_sync(amg, &t1));
@@ -400,7 +402,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         R->rho = L->rho;
         R->rho_known = L->rho_known;
         gs_amg_trace(amg, l, NULL);
-        GS_CHECK(amg->ops->row_stats(L->A, &R->mean, &R->std, &R->max));
+        if (l > 0) GS_CHECK(amg->ops->row_stats(L->A, &R->mean, &R->std, &R->max)); /* 0's: above */
         gs_amg_trace(amg, l, "row statistics");
         /* an empty matrix has complexities 1 (no division by its zero size) */
         amg->rep.operator_complexity += nnz0 > 0 ? (double)L->A->nnz / nnz0 : 1.0;
@@ -437,8 +439,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
                  "(at most %d entries a row), strength theta %g, galerkin %s",
                  p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
                  amg->p.postsweeps,
-                 p->interp_max_elements > 0 ? p->interp_max_elements : amg->irregular ? 1 : 4,
-                 p->classical_theta, gs_spgemm_method_name(m));
+                 gs_amg_interp_max(amg), p->classical_theta, gs_spgemm_method_name(m));
     else
         snprintf(amg->rep.desc, sizeof amg->rep.desc,
                  "%s cycle, %s, %d+%d sweeps, %s aggregation, %s strength theta %g%s, galerkin "

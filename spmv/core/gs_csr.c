@@ -253,6 +253,19 @@ done:
     return st;
 }
 
+int32_t gs_csr_lower_bound(const gs_csr *A, int32_t r, int32_t col)
+{
+    int32_t lo = A->rowptr[r], hi = A->rowptr[r + 1];
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (A->colind[mid] < col)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 gs_status gs_csr_asymmetry_of(const gs_csr *A, gs_csr_asymmetry *d)
 {
     gs_status st = GS_OK;

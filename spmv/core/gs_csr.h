@@ -84,6 +84,10 @@ gs_status gs_csr_asymmetry_of(const gs_csr *A, gs_csr_asymmetry *d);
  * largest magnitude), 1 only the pattern is symmetric, 0 neither (or A not square). */
 gs_status gs_csr_symmetry(const gs_csr *A, double rel_tol, int *out);
 
+/* The first entry of sorted row r at or past column col (A->rowptr[r + 1] when none): one
+ * binary search, host arrays. */
+int32_t gs_csr_lower_bound(const gs_csr *A, int32_t r, int32_t col);
+
 /* y = A*x on the host (OpenMP over rows where available). */
 void gs_csr_spmv_host(const gs_csr *A, const double *x, double *y);
 

@@ -16,15 +16,7 @@
 /* the first entry of row i of C at or beyond column ncols (rows sorted: one binary search) */
 static int32_t split_point(const gs_csr *C, int32_t i, int32_t ncols)
 {
-    int32_t lo = C->rowptr[i], hi = C->rowptr[i + 1];
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (C->colind[mid] < ncols)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return gs_csr_lower_bound(C, i, ncols);
 }
 
 /* row i of C holds halo entries: more entries than its own len[i] */
