@@ -32,14 +32,16 @@ static void prof_add(gs_amg *amg, int l, gs_amg_prof_op op, double t0)
     amg->prof.calls[l][op]++;
 }
 
-/* sweeps of the level's smoother on A x = b; x_zero: x is zero on entry (not read) */
-static gs_status smooth(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zero, int sweeps)
+/* sweeps of the level's smoother on A x = b; x_zero: x is zero on entry (not read); post: the
+ * post-smoothing (an ordered smoother's backward sweeps) */
+static gs_status smooth(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zero, int sweeps,
+                        int post)
 {
     gs_status st = GS_OK;
     const gs_amg_level *L = &amg->lev[l];
     double t0 = prof_now(amg);
     for (int s = 0; s < sweeps; s++, x_zero = 0)
-        GS_CHECK(amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero));
+        GS_CHECK(amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero, post));
     if (sweeps > 0) prof_add(amg, l, GS_PROF_SMOOTH, t0);
 done:
     return st;
@@ -53,15 +55,15 @@ static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zer
     if (l == amg->nlev - 1) {
         if (amg->Mc)
             st = gs_spmat_spmv(amg->Mc, b, x);
-        else /* 8 sweeps, counted as the coarse solve */
+        else /* 8 sweeps, forward and backward in turn, counted as the coarse solve */
             for (int s = 0; s < 8 && st == GS_OK; s++, x_zero = 0)
-                st = amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero);
+                st = amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero, s % 2);
         prof_add(amg, l, GS_PROF_COARSE, t0);
         return st;
     }
     gs_amg_level *C = &amg->lev[l + 1];
     int pre = amg->p.presweeps;
-    GS_CHECK(smooth(amg, l, b, x, x_zero, pre));
+    GS_CHECK(smooth(amg, l, b, x, x_zero, pre, 0));
     if (pre == 0 && x_zero) {
         t0 = prof_now(amg);
         GS_CHECK(gs_spmat_spmv(L->MR, b, C->b));
@@ -84,7 +86,7 @@ static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zer
     else
         GS_CHECK(gs_vec_axpy(1.0, L->y, x));
     prof_add(amg, l, GS_PROF_PROLONG, t0);
-    GS_CHECK(smooth(amg, l, b, x, 0, amg->p.postsweeps));
+    GS_CHECK(smooth(amg, l, b, x, 0, amg->p.postsweeps, 1));
 done:
     return st;
 }

@@ -20,7 +20,7 @@ typedef struct dlevel {
     gs_part *part;           /* this level's rows */
     gs_dist_op *DAown, *DP, *DR;
     const gs_dist_op *DA;
-    const gs_csr *Al1;       /* the whole rows at loc for l1-Jacobi's row sums (borrowed) */
+    const gs_csr *Al1;       /* the whole rows at loc for l1 row sums (l1jacobi, gs; borrowed) */
     double *dinv;            /* at loc */
     gs_smoother_level sl;
     void *smooth;
@@ -121,7 +121,9 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
     amg->shell->rho_rows = L->part->start[L->part->nranks];
     GS_CHECK(gs_amg_estimate_rho(amg->shell, D->diag, gs_dist_op_spmat(D), sq, &L->rho));
     trace(amg, l, "   (rho)");
-    if (strcmp(amg->p.smoother->name, "l1jacobi") == 0) /* row sums over the whole rows */
+    /* l1 row sums over the whole rows (compact columns: the own block, then the halo, which
+     * Gauss-Seidel's triangles leave out) */
+    if (strcmp(amg->p.smoother->name, "l1jacobi") == 0 || strcmp(amg->p.smoother->name, "gs") == 0)
         L->Al1 = D->compact;
     L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
                                 .A = L->Al1 ? L->Al1 : D->diag, .MA = gs_dist_op_spmat(D),
@@ -1023,7 +1025,8 @@ static gs_status down(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x
     dlevel *L = &amg->lev[l], *C = &amg->lev[l + 1];
     const gs_smoother *sm = amg->p.smoother;
     const int pre = amg->p.presweeps;
-    for (int s = 0; s < pre; s++, x_zero = 0) GS_CHECK(sm->apply(L->smooth, &L->sl, b, x, x_zero));
+    for (int s = 0; s < pre; s++, x_zero = 0)
+        GS_CHECK(sm->apply(L->smooth, &L->sl, b, x, x_zero, 0));
     if (pre == 0 && x_zero) {
         GS_CHECK(gs_spmat_spmv(gs_dist_op_spmat(L->DR), b, C->b));
     } else {
@@ -1047,7 +1050,8 @@ static gs_status up(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_z
         GS_CHECK(gs_vec_copy(L->y, x));
     else
         GS_CHECK(gs_vec_axpy(1.0, L->y, x));
-    for (int s = 0; s < amg->p.postsweeps; s++) GS_CHECK(sm->apply(L->smooth, &L->sl, b, x, 0));
+    for (int s = 0; s < amg->p.postsweeps; s++)
+        GS_CHECK(sm->apply(L->smooth, &L->sl, b, x, 0, 1));
 done:
     return st;
 }

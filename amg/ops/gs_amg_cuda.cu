@@ -294,6 +294,46 @@ done:
 }
 
 template <int G>
+static __global__ void gs_stage_kernel(int32_t n, const int32_t *__restrict__ rp,
+                                       const int32_t *__restrict__ ci,
+                                       const double *__restrict__ v, int upper,
+                                       const double *__restrict__ dinv,
+                                       const double *__restrict__ b, const double *__restrict__ y,
+                                       const double *__restrict__ gin, double *__restrict__ g,
+                                       double *__restrict__ x, int x_zero)
+{
+    const unsigned m = group_mask<G>();
+    const int lane = threadIdx.x & (G - 1);
+    FOR_ROW_G(G, n)
+    {
+        double s = 0.0;
+        if (gin) {
+            for (int32_t q = rp[i] + lane; q < rp[i + 1]; q += G) {
+                const int32_t j = ci[q];
+                if (upper ? j > i && j < n : j < i) s += v[q] * __ldg(gin + j);
+            }
+            s = group_sum<G>(s, m);
+        }
+        if (lane != 0) continue;
+        const double gi = dinv[i] * (b[i] - (y ? y[i] : 0.0) - s);
+        if (g) g[i] = gi;
+        if (x) x[i] = x_zero ? gi : x[i] + gi;
+    }
+}
+
+static gs_status cuda_gs_stage(const gs_csr *A, int upper, const double *dinv, const double *b,
+                               const double *y, const double *gin, double *g, double *x,
+                               int x_zero)
+{
+    gs_status st = GS_OK;
+    if (A->rows > 0)
+        LAUNCH_G(row_group(A->nnz, A->rows), A->rows, gs_stage_kernel, A->rows, A->rowptr,
+                 A->colind, A->val, upper, dinv, b, y, gin, g, x, x_zero);
+done:
+    return st;
+}
+
+template <int G>
 static __global__ void scaled_spmv_kernel(int32_t n, const int32_t *__restrict__ rp,
                                           const int32_t *__restrict__ ci,
                                           const double *__restrict__ v,
@@ -427,6 +467,7 @@ extern "C" const gs_amg_ops gs_amg_cuda_ops = {
     cuda_diag_inv,      /* diag_inv */
     cuda_jacobi_matrix, /* jacobi_matrix */
     cuda_smooth_step,   /* smooth_step */
+    cuda_gs_stage,      /* gs_stage */
     cuda_fill_random,   /* fill_random */
     cuda_row_stats,     /* row_stats */
     cuda_times_tentative, /* times_tentative */

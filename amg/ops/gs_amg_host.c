@@ -175,6 +175,26 @@ static gs_status host_smooth_step(int64_t n, const double *dinv, const double *b
     return GS_OK;
 }
 
+static gs_status host_gs_stage(const gs_csr *A, int upper, const double *dinv, const double *b,
+                               const double *y, const double *gin, double *g, double *x,
+                               int x_zero)
+{
+    const int32_t n = A->rows;
+#pragma omp parallel for schedule(static) if (n > 20000)
+    for (int32_t i = 0; i < n; i++) {
+        double s = 0.0;
+        if (gin)
+            for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+                const int32_t j = A->colind[q];
+                if (upper ? j > i && j < n : j < i) s += A->val[q] * gin[j];
+            }
+        const double gi = dinv[i] * (b[i] - (y ? y[i] : 0.0) - s);
+        if (g) g[i] = gi;
+        if (x) x[i] = x_zero ? gi : x[i] + gi;
+    }
+    return GS_OK;
+}
+
 /* ---- dense coarse inverse ------------------------------------------------------------- */
 
 /* y = s .* (A (s .* x)) */
@@ -228,6 +248,7 @@ const gs_amg_ops gs_amg_host_ops = {
     .diag_inv = host_diag_inv,
     .jacobi_matrix = host_jacobi_matrix,
     .smooth_step = host_smooth_step,
+    .gs_stage = host_gs_stage,
     .fill_random = host_fill_random,
     .row_stats = host_row_stats,
     .times_tentative = gs_spgemm_host,

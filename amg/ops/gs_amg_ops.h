@@ -89,6 +89,12 @@ typedef struct gs_amg_ops {
      * x = x + d (x_zero: x = d) */
     gs_status (*smooth_step)(int64_t n, const double *dinv, const double *b, const double *y,
                              double a, double c, double *d, double *x, int x_zero);
+    /* one stage of two-stage Gauss-Seidel on square A: g = dinv .* (b - y - T gin), T the
+     * strictly lower part of A (upper: the strictly upper part; columns >= rows, a rank's halo,
+     * left out), y NULL: 0, gin NULL: T gin = 0; g NULL: not stored; x not NULL: x = x + g
+     * (x_zero: x = g). Rows read gin only, so every row is independent */
+    gs_status (*gs_stage)(const gs_csr *A, int upper, const double *dinv, const double *b,
+                          const double *y, const double *gin, double *g, double *x, int x_zero);
     /* x[i] = a uniform value in [-1, 1) from hash(i + seed) */
     gs_status (*fill_random)(int64_t n, uint32_t seed, double *x);
     /* nonzeros per row of A: mean, standard deviation, max */

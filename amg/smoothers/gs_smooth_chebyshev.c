@@ -48,9 +48,10 @@ done:
 
 /* x = x + p(D^-1 A) D^-1 (b - A x) by the three-term recurrence, one SpMV a degree */
 static gs_status cheb_apply(const void *state, const gs_smoother_level *L, const gs_vec *b,
-                            gs_vec *x, int x_zero)
+                            gs_vec *x, int x_zero, int post)
 {
     gs_status st = GS_OK;
+    (void)post;
     const cheb_state *s = state;
     int64_t n = b->n;
     double theta = 0.5 * (s->hi + s->lo), delta = 0.5 * (s->hi - s->lo);

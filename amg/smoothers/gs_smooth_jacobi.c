@@ -34,9 +34,10 @@ done:
 
 /* x = x + omega D^-1 (b - A x) */
 static gs_status jacobi_apply(const void *state, const gs_smoother_level *L, const gs_vec *b,
-                              gs_vec *x, int x_zero)
+                              gs_vec *x, int x_zero, int post)
 {
     const jacobi_state *s = state;
+    (void)post;
     return gs_smoother_jacobi_sweep(L, L->dinv, s->omega, b, x, x_zero);
 }
 

@@ -34,9 +34,10 @@ done:
 
 /* x = x + D_l1^-1 (b - A x) */
 static gs_status l1_apply(const void *state, const gs_smoother_level *L, const gs_vec *b,
-                          gs_vec *x, int x_zero)
+                          gs_vec *x, int x_zero, int post)
 {
     const l1_state *s = state;
+    (void)post;
     return gs_smoother_jacobi_sweep(L, s->dinv, 1.0, b, x, x_zero);
 }
 

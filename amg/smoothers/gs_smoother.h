@@ -36,9 +36,10 @@ struct gs_smoother {
     const char *help;  /* one line for --help-config */
     /* the level's state (weights, bounds, its own diagonal), freed by destroy */
     gs_status (*setup)(const gs_smoother_level *L, void **state);
-    /* one sweep on A x = b; x_zero: x is zero on entry (not read) */
+    /* one sweep on A x = b; x_zero: x is zero on entry (not read); post: a post-smoothing
+     * sweep (an ordered smoother runs backward there, so that the cycle stays symmetric) */
     gs_status (*apply)(const void *state, const gs_smoother_level *L, const gs_vec *b, gs_vec *x,
-                       int x_zero);
+                       int x_zero, int post);
     void (*destroy)(void *state, const gs_backend_ops *be);
     /* words appended to the AMG description (may be NULL): ", Chebyshev degree 3 ..." */
     void (*describe)(const gs_amg_params *p, int nlev, char *buf, size_t len);

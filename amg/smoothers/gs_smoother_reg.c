@@ -4,11 +4,13 @@
 
 #include "gs_smoother.h"
 
-extern const gs_smoother gs_smoother_jacobi, gs_smoother_l1jacobi, gs_smoother_chebyshev;
+extern const gs_smoother gs_smoother_jacobi, gs_smoother_l1jacobi, gs_smoother_gs,
+    gs_smoother_chebyshev;
 
 static const gs_smoother *const REGISTRY[] = {
     &gs_smoother_jacobi,
     &gs_smoother_l1jacobi,
+    &gs_smoother_gs,
     &gs_smoother_chebyshev,
 };
 #define NREG (sizeof REGISTRY / sizeof REGISTRY[0])
@@ -25,7 +27,10 @@ const gs_smoother *gs_smoother_find(const char *name)
     return NULL;
 }
 
-const gs_smoother *gs_smoother_default(void) { return &gs_smoother_chebyshev; }
+const gs_smoother *gs_smoother_default(void)
+{
+    return &gs_smoother_chebyshev;
+}
 
 const char *gs_smoother_choices(void)
 {

@@ -60,6 +60,8 @@ static gs_csr *generate_ns(const char *type, int64_t size, int stencil, int dof,
     return A;
 }
 
+static void check_gs_stage(const gs_csr *A, const gs_amg_ops *dev, const char *name);
+
 static gs_csr *generate(const char *type, int64_t size, int stencil, int dof)
 {
     return generate_ns(type, size, stencil, dof, NULL, NULL);
@@ -378,8 +380,11 @@ static void test_solves(void)
         const char *s;
         int w;
         const char *name;
-    } v[] = {{"jacobi", 0, "jacobi"}, {"l1jacobi", 0, "l1jacobi"}, {"chebyshev", 1, "chebyshev W"}};
-    for (int i = 0; i < 3; i++) {
+    } v[] = {{"jacobi", 0, "jacobi"},
+             {"l1jacobi", 0, "l1jacobi"},
+             {"gs", 0, "gs"},
+             {"chebyshev", 1, "chebyshev W"}};
+    for (int i = 0; i < 4; i++) {
         gs_amg_params q = p;
         q.smoother = gs_smoother_find(v[i].s);
         CHECK(q.smoother != NULL);
@@ -402,6 +407,20 @@ static void test_solves(void)
     its = solve(A, GS_LOC_HOST, &p, GS_KRYLOV_GMRES, &oc, &rr);
     printf("convdiff 64^2 AMG-GMRES: %d iterations\n", its);
     CHECK(its > 0 && its <= 60 && rr <= 1e-8);
+    {
+        gs_amg_params q = p;
+        q.smoother = gs_smoother_find("gs");
+        its = solve(A, GS_LOC_HOST, &q, GS_KRYLOV_GMRES, &oc, &rr);
+        printf("  gs: %d iterations\n", its);
+        CHECK(its > 0 && its <= 60 && rr <= 1e-8);
+    }
+    check_gs_stage(A, NULL, "convdiff 64^2");
+    gs_csr_destroy(&A);
+    A = generate("poisson", 6, 7, 1); /* 216 rows: a deep triangle, checked for 40 steps */
+    check_gs_stage(A, NULL, "poisson 6^3");
+    gs_csr_destroy(&A);
+    A = generate("poisson", 3, 7, 1); /* 27 rows: the substitution reached */
+    check_gs_stage(A, NULL, "poisson 3^3");
     gs_csr_destroy(&A);
 
     /* the default on the problem classes: few iterations at low operator complexity */
@@ -560,6 +579,83 @@ out:
     gs_csr_destroy(&A);
 }
 
+/* Two-stage Gauss-Seidel's stage (ops->gs_stage): started from g = D^-1 r and repeated, it is
+ * the triangular solve by substitution after as many steps as the triangle is deep (T nilpotent),
+ * forward with the lower part and backward with the upper; the last step adds g into x. On the
+ * GPU (dev not NULL) every step gives the host's vector to rounding. */
+static void check_gs_stage(const gs_csr *A, const gs_amg_ops *dev, const char *name)
+{
+    const gs_amg_ops *host = (const gs_amg_ops *)gs_backend_module(GS_LOC_HOST, GS_MODULE_AMG);
+    const int32_t n = A->rows;
+    const gs_backend_ops *be = dev ? gs_backend_get(GS_LOC_DEVICE) : NULL;
+    double *w = malloc(8 * ((size_t)n + 1) * sizeof *w);
+    double *b = w, *y = b + n, *dinv = y + n, *g = dinv + n, *g2 = g + n, *x = g2 + n,
+           *ref = x + n, *dg = ref + n;
+    double *d[5] = {NULL};
+    for (int32_t i = 0; i < n; i++) {
+        b[i] = 1.0 + 0.01 * (double)((i * 7) % 13);
+        y[i] = 0.1 * (double)((i * 3) % 5);
+    }
+    int64_t bad = 0, first = -1;
+    CHECK_OK(host->diag_inv(A, 0, dinv, NULL, &bad, &first));
+    if (dev) {
+        for (int k = 0; k < 5; k++)
+            CHECK_OK(be->alloc(((size_t)n + 1) * sizeof(double), "gs test", (void **)&d[k]));
+        CHECK_OK(be->put(d[0], b, (size_t)n * sizeof *b));
+        CHECK_OK(be->put(d[1], y, (size_t)n * sizeof *y));
+        CHECK_OK(be->put(d[2], dinv, (size_t)n * sizeof *dinv));
+    }
+    gs_csr *dA = NULL;
+    if (dev) CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
+    for (int upper = 0; upper < 2; upper++) {
+        /* the reference: (D + T) ref = b - y by substitution */
+        for (int32_t t = 0; t < n; t++) {
+            const int32_t i = upper ? n - 1 - t : t;
+            double s = b[i] - y[i], aii = 0.0;
+            for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+                const int32_t j = A->colind[q];
+                if (j == i) aii = A->val[q];
+                else if (upper ? j > i : j < i) s -= A->val[q] * ref[j];
+            }
+            ref[i] = s / aii;
+        }
+        CHECK_OK(host->gs_stage(A, upper, dinv, b, y, NULL, g, NULL, 0));
+        if (dev) CHECK_OK(dev->gs_stage(dA, upper, d[2], d[0], d[1], NULL, d[3], NULL, 0));
+        double devdif = 0.0;
+        for (int step = 1; step < n; step++) {
+            const int last = step == n - 1;
+            for (int32_t i = 0; i < n; i++) x[i] = 1.0;
+            CHECK_OK(host->gs_stage(A, upper, dinv, b, y, g, g2, last ? x : NULL, 0));
+            memcpy(g, g2, (size_t)n * sizeof *g);
+            if (dev && step <= 3) { /* the device's steps against the host's */
+                CHECK_OK(dev->gs_stage(dA, upper, d[2], d[0], d[1], d[3], d[4], NULL, 0));
+                CHECK_OK(be->get(dg, d[4], (size_t)n * sizeof *dg));
+                for (int32_t i = 0; i < n; i++)
+                    devdif = fmax(devdif, fabs(dg[i] - g[i]) / fmax(1.0, fabs(g[i])));
+                double *t = d[3];
+                d[3] = d[4], d[4] = t;
+            }
+            if (!last && n > 40 && step == 40) break; /* deep triangles: the first steps only */
+        }
+        if (n <= 40) {
+            double e = 0.0, ex = 0.0;
+            for (int32_t i = 0; i < n; i++) {
+                e = fmax(e, fabs(g[i] - ref[i]) / fmax(1.0, fabs(ref[i])));
+                ex = fmax(ex, fabs(x[i] - 1.0 - ref[i]) / fmax(1.0, fabs(ref[i])));
+            }
+            CHECK_MSG(e < 1e-12 && ex < 1e-12, "%s %s: the repeated stage is %g from the "
+                      "substitution (x: %g)", name, upper ? "backward" : "forward", e, ex);
+        }
+        if (dev)
+            CHECK_MSG(devdif < 1e-13, "%s %s: the device's stage is %g from the host's", name,
+                      upper ? "backward" : "forward", devdif);
+    }
+    for (int k = 0; k < 5; k++)
+        if (d[k]) be->free(d[k]);
+    gs_csr_destroy(&dA);
+    free(w);
+}
+
 /* The device's classical hierarchy against the host's: the same C/F splitting on level 0, P
  * to rounding there (its values come through a product summed in another order), level sizes,
  * and iterations within 2 */
@@ -653,10 +749,11 @@ static void test_options(gs_loc loc)
                      q.smoother_omega = 0.5; break;
             case 22: what = "galerkin dcsr", q.galerkin = GS_SPGEMM_DCSR; break;
             case 23: what = "galerkin cusparse", q.galerkin = GS_SPGEMM_CUSPARSE; break;
+            case 24: what = "smoother gs", q.smoother = gs_smoother_find("gs"); break;
             default: break;
             }
             if (!what) break;
-            if (v >= 22 && loc == GS_LOC_HOST) continue; /* the GPU's products */
+            if (v >= 22 && v <= 23 && loc == GS_LOC_HOST) continue; /* the GPU's products */
             double oc = 0.0, rr = 1.0;
             int its = solve(A, loc, &q, GS_KRYLOV_CG, &oc, &rr);
             CHECK_MSG(its > 0 && rr <= 1e-8, "%s, %s, %s: %d iterations, residual %.2e",
@@ -989,6 +1086,16 @@ int main(int argc, char **argv)
         gs_csr_destroy(&A);
         A = poisson_hub(60, 0.05);
         test_gpu_classical("poisson 60^2 with a hub", A, GS_KRYLOV_CG);
+        gs_csr_destroy(&A);
+        const gs_amg_ops *dev = (const gs_amg_ops *)gs_backend_module(GS_LOC_DEVICE, GS_MODULE_AMG);
+        A = generate("convdiff", 64, 5, 1);
+        check_gs_stage(A, dev, "convdiff 64^2");
+        gs_csr_destroy(&A);
+        A = generate("poisson", 3, 7, 1);
+        check_gs_stage(A, dev, "poisson 3^3");
+        gs_csr_destroy(&A);
+        A = poisson_hub(60, 0.05);
+        check_gs_stage(A, dev, "poisson 60^2 with a hub");
         gs_csr_destroy(&A);
         A = generate("poisson", 48, 7, 1);
         test_gpu_graph_cusparse("poisson 7-pt 48^3", A, 0.0, "cusparse");

@@ -44,7 +44,7 @@ for np in 2 4; do
 done
 # AMG variants on 2 ranks, levels across the ranks
 # (symmetric strength: theta 0.1, since 0.3 keeps no coupling of the 7-point stencil)
-for v in amg.cycle=W amg.smoother=jacobi amg.smoother=l1jacobi amg.aggregation=standard \
+for v in amg.cycle=W amg.smoother=jacobi amg.smoother=l1jacobi amg.smoother=gs amg.aggregation=standard \
     amg.strength=symmetric,amg.theta=0.1 amg.smooth_prolongator=0; do
     n=${v//[.=,]/_}
     set -- ; for kv in ${v//,/ }; do set -- "$@" --set "$kv"; done
