@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define GS_AMG_DENSE_ROW 10 /* a row longer than this many times the mean is dense */
+/* a row longer than this many times the level's mean is dense; on a matrix with irregular rows
+ * (a circuit's power-law degrees) already above the lower factor, which keeps the next rows of
+ * the degree tail out of the coarse operators as well */
+#define GS_AMG_DENSE_ROW 10
+#define GS_AMG_DENSE_ROW_IRREGULAR 6
 #define GS_AMG_GROWTH 1.5   /* a coarse operator with more entries than this times A's grew */
 
 gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph)
@@ -24,9 +28,10 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     double t0, t1, t2;
     *nc = 0;
     GS_CHECK(gs_amg_sync(amg, &t0));
-    /* dense rows: more than GS_AMG_DENSE_ROW x the mean row */
+    /* dense rows: more than factor x the mean row */
     const int64_t mean = A->rows > 0 ? A->nnz / A->rows : 0;
-    const int32_t dense = (int32_t)(GS_AMG_DENSE_ROW * (mean > 1 ? mean : 1));
+    const int factor = amg->irregular ? GS_AMG_DENSE_ROW_IRREGULAR : GS_AMG_DENSE_ROW;
+    const int32_t dense = (int32_t)(factor * (mean > 1 ? mean : 1));
     GS_CHECK(ops->classical_strength(A, amg->p.classical_theta, dense, &S));
     gs_amg_trace(amg, l, "classical strength");
     GS_CHECK(gs_amg_sync(amg, &t1));
