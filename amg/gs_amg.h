@@ -67,6 +67,16 @@ typedef enum gs_amg_method {
     GS_AMG_METHOD_CLASSICAL
 } gs_amg_method;
 
+/* classical AMG's restriction: R = P^T (Galerkin), or R = Q^T with Q the extended+i
+ * interpolation of A^T on the same C/F splitting (Petrov-Galerkin: for a nonsymmetric A, R follows
+ * what the smoother leaves of A^T's error as P follows A's); AUTO: Q^T for a nonsymmetric matrix
+ * without irregular rows (gs_amg_choose), P^T otherwise */
+typedef enum gs_amg_restriction {
+    GS_AMG_RESTRICT_AUTO = 0,
+    GS_AMG_RESTRICT_PT,
+    GS_AMG_RESTRICT_AT
+} gs_amg_restriction;
+
 #define GS_AMG_MAX_LEVELS 50
 
 /* Which operator of a level a format is chosen for. */
@@ -103,6 +113,7 @@ typedef struct gs_amg_params {
      * finest matrix has irregular rows) of size at least interp_trunc x its largest, rescaled to
      * the row's sum */
     double classical_theta;
+    gs_amg_restriction restriction;
     int interp_max_elements;
     double interp_trunc;
     double smoother_omega;     /* weighted Jacobi damping; 0: 4/3 / rho */
@@ -162,6 +173,7 @@ typedef struct gs_amg_report {
     double setup_s;
     char coarse_desc[160]; /* "dense LU inverse, 112 x 112" */
     gs_amg_method method;  /* the method that ran (SA or classical) */
+    gs_amg_restriction restriction; /* classical AMG's restriction that ran (PT or AT) */
     char smoother[16];     /* the smoother that ran (its amg.smoother name) */
     int presweeps, postsweeps; /* the sweeps that ran */
     char choice[320];      /* what the setup chose from the matrix and why (empty: nothing to

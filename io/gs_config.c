@@ -152,6 +152,11 @@ static const key_def ROWS[] = {
      "rescaled to keep its sum. 0: 4, or 1 when the matrix has irregular rows (the longest "
      "above 10x the mean). A level whose Galerkin product would hold more entries than its "
      "matrix is made again with half as many"},
+    {"amg.restriction", K_STR, F(amg.restriction), "auto", NOLIM, "auto|pt|at",
+     "classical AMG's restriction: pt: R = P^T (Galerkin); at: R = Q^T with Q the extended+i "
+     "interpolation of A^T on the same C/F splitting (Petrov-Galerkin, for a nonsymmetric A: "
+     "convection's upwind direction); auto: at for a nonsymmetric matrix without irregular "
+     "rows, pt otherwise (the same as at on a symmetric one)"},
     {"amg.interp_trunc", K_FLOAT, F(amg.interp_trunc), "0", 0, 1, NULL,
      "classical AMG: interpolation entries below this fraction of their row's largest are "
      "dropped (the row rescaled to keep its sum)"},

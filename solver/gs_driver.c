@@ -227,6 +227,9 @@ gs_status gs_driver_amg_params(const gs_config *c, const gs_problem *p, gs_amg_p
                  : strcmp(c->amg.method, "classical") == 0 ? GS_AMG_METHOD_CLASSICAL
                                                            : GS_AMG_METHOD_AUTO;
     ap->classical_theta = c->amg.classical_theta;
+    ap->restriction = strcmp(c->amg.restriction, "pt") == 0   ? GS_AMG_RESTRICT_PT
+                      : strcmp(c->amg.restriction, "at") == 0 ? GS_AMG_RESTRICT_AT
+                                                              : GS_AMG_RESTRICT_AUTO;
     ap->interp_max_elements = (int)c->amg.interp_max_elements;
     ap->interp_trunc = c->amg.interp_trunc;
     ap->smoother = strcmp(c->amg.smoother, "auto") == 0 ? NULL : gs_smoother_find(c->amg.smoother);

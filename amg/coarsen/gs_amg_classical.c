@@ -3,7 +3,8 @@
  * PMIS C/F splitting, and the extended+i interpolation in its matrix form (Li, Sjoegreen and
  * Yang 2021, hypre's device path): P_F = -D^-1 M A_FC, M = I + the strong F-F couplings
  * distributed over the F neighbour's strong C points and the point itself, then truncated to
- * interp_max_elements entries a row. */
+ * interp_max_elements entries a row. The restriction is P^T, or (GS_AMG_RESTRICT_AT) Q^T with
+ * Q the same interpolation built from A^T on A's C/F splitting. */
 #include "gs_amg_internal.h"
 #include "gs_buf.h"
 
@@ -17,6 +18,30 @@
 #define GS_AMG_DENSE_ROW_IRREGULAR 6
 #define GS_AMG_GROWTH 1.5   /* a coarse operator with more entries than this times A's grew */
 
+/* A^T's interpolation before truncation on level l's C/F splitting: Xt = M_t A_FC,t and its
+ * diagonals dt, as for A (beta: scratch of rows + 1) */
+static gs_status transposed_interp(gs_amg *amg, int l, int32_t dense, int32_t nc,
+                                   gs_spgemm_method m, gs_buf *beta, gs_buf **dt, gs_csr **Xt)
+{
+    gs_status st = GS_OK;
+    const gs_amg_level *L = &amg->lev[l];
+    const gs_amg_ops *ops = amg->ops;
+    gs_csr *At = NULL, *St = NULL, *AFC = NULL, *M = NULL;
+    GS_CHECK(gs_spgemm_transpose(L->A, &At));
+    GS_CHECK(ops->classical_strength(At, amg->p.classical_theta, dense, &St));
+    GS_CHECK(gs_buf_create((int64_t)At->rows + 1, GS_F64, amg->loc, "interpolation", dt));
+    GS_CHECK(ops->classical_fc(At, St, L->agg->data, nc, &AFC, beta->data));
+    GS_CHECK(ops->classical_ff(At, St, L->agg->data, beta->data, &M, (*dt)->data));
+    GS_CHECK(gs_spgemm(M, AFC, m, Xt));
+    gs_amg_trace(amg, l, "A^T's M A_FC");
+done:
+    gs_csr_destroy(&At);
+    gs_csr_destroy(&St);
+    gs_csr_destroy(&AFC);
+    gs_csr_destroy(&M);
+    return st;
+}
+
 gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph)
 {
     gs_status st = GS_OK;
@@ -24,7 +49,8 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     const gs_csr *A = L->A;
     const gs_amg_ops *ops = amg->ops;
     gs_csr *S = NULL, *AFC = NULL, *M = NULL, *X = NULL, *P = NULL, *R = NULL, *Ac = NULL;
-    gs_buf *beta = NULL, *d = NULL;
+    gs_csr *Xt = NULL, *Q = NULL;
+    gs_buf *beta = NULL, *d = NULL, *dt = NULL;
     double t0, t1, t2;
     *nc = 0;
     GS_CHECK(gs_amg_sync(amg, &t0));
@@ -50,6 +76,8 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     gs_amg_trace(amg, l, "A_FC, M");
     GS_CHECK(gs_spgemm(M, AFC, m, &X));
     gs_amg_trace(amg, l, "M A_FC");
+    if (amg->p.restriction == GS_AMG_RESTRICT_AT)
+        GS_CHECK(transposed_interp(amg, l, dense, *nc, m, beta, &dt, &Xt));
     /* P truncated to pmax entries a row; while the Galerkin product holds more entries than A
      * (it would explode down the levels), again with half as many */
     const int pmax0 = gs_amg_interp_max(amg);
@@ -57,8 +85,16 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
         GS_CHECK(gs_amg_sync(amg, &t0));
         GS_CHECK(ops->classical_p(X, L->agg->data, d->data, *nc, pmax, amg->p.interp_trunc, &P));
         gs_amg_trace(amg, l, "P (truncated)");
-        GS_CHECK(gs_spgemm_transpose(P, &R));
-        gs_amg_trace(amg, l, "R = P^T");
+        if (Xt) {
+            GS_CHECK(ops->classical_p(Xt, L->agg->data, dt->data, *nc, pmax,
+                                      amg->p.interp_trunc, &Q));
+            GS_CHECK(gs_spgemm_transpose(Q, &R));
+            gs_csr_destroy(&Q);
+            gs_amg_trace(amg, l, "R = Q^T (A^T's interpolation)");
+        } else {
+            GS_CHECK(gs_spgemm_transpose(P, &R));
+            gs_amg_trace(amg, l, "R = P^T");
+        }
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         GS_CHECK(gs_galerkin(A, P, R, m, &Ac));
@@ -88,10 +124,13 @@ done:
     gs_csr_destroy(&AFC);
     gs_csr_destroy(&M);
     gs_csr_destroy(&X);
+    gs_csr_destroy(&Xt);
+    gs_csr_destroy(&Q);
     gs_csr_destroy(&P);
     gs_csr_destroy(&R);
     gs_csr_destroy(&Ac);
     gs_buf_destroy(&beta);
     gs_buf_destroy(&d);
+    gs_buf_destroy(&dt);
     return st;
 }

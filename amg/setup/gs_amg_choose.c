@@ -1,6 +1,7 @@
 /* gs_amg_choose.c: the AMG's choices from the matrix, as the SpMV format's are made from its
- * features: the method (smoothed aggregation or classical) and the smoother, when the parameters
- * leave them open (GS_AMG_METHOD_AUTO, smoother NULL). What it measures on the finest matrix,
+ * features: the method (smoothed aggregation or classical), the smoother and classical AMG's
+ * restriction, when the parameters leave them open (GS_AMG_METHOD_AUTO, smoother NULL,
+ * GS_AMG_RESTRICT_AUTO). What it measures on the finest matrix,
  * where it lives and at the cost of two SpMVs and two passes over the rows: its numerical
  * symmetry (y^T A x against x^T A y for random x and y), its row-length spread, how much its
  * coefficients vary between neighbours (the share of couplings whose diagonals differ by more
@@ -23,7 +24,11 @@
  *     fitted to a real interval of eigenvalues, which a nonsymmetric D^-1 A need not have),
  *     with twice the sweeps asked: two l1-Jacobi sweeps cost fewer SpMVs than one Chebyshev
  *     sweep of degree 3, and they halve GMRES's iterations on convection-diffusion (59k-row
- *     SUPG: 111 -> 63). */
+ *     SUPG: 111 -> 63);
+ *   restriction (classical): R from A^T's interpolation when A is nonsymmetric and its rows
+ *     regular (convection: the upwind direction that P^T does not see; SUPG 63 -> 33, the
+ *     upwind "sky" 19 -> 13), else R = P^T (the same on a symmetric A; a circuit's few
+ *     transconductance stamps among power-law rows converge slower with A^T's: 35 -> 66). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,9 +93,10 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
     const int32_t mx = amg->rep.level[0].max;
     char why_m[160] = "";
     const int choose_m = p->method == GS_AMG_METHOD_AUTO, choose_s = !p->smoother;
+    const int choose_r = p->restriction == GS_AMG_RESTRICT_AUTO && p->method != GS_AMG_METHOD_SA;
     amg->rep.choice[0] = '\0';
     if (!choose_m && !choose_s && p->method != GS_AMG_METHOD_CLASSICAL) return GS_OK;
-    if (A->rows > 0 && (choose_m || choose_s))
+    if (A->rows > 0 && (choose_m || choose_s || choose_r))
         GS_CHECK(gs_amg_skew_ratio(amg, MA, A->rows, 0, &skew));
     const int sym = skew <= GS_AMG_SKEW_TOL;
     amg->irregular = mx > GS_AMG_IRREGULAR * mean;
@@ -130,6 +136,16 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
         snprintf(amg->rep.choice, sizeof amg->rep.choice, "method %s: %s",
                  p->method == GS_AMG_METHOD_SA ? "sa" : "classical", why_m);
     if (choose_s) gs_amg_choose_smoother(p, sym, amg->rep.choice, sizeof amg->rep.choice);
+    if (choose_r && p->method == GS_AMG_METHOD_CLASSICAL) {
+        p->restriction = !sym && !amg->irregular ? GS_AMG_RESTRICT_AT : GS_AMG_RESTRICT_PT;
+        if (!sym) {
+            const size_t len = strlen(amg->rep.choice);
+            snprintf(amg->rep.choice + len, sizeof amg->rep.choice - len, "%srestriction %s",
+                     len ? "; " : "",
+                     amg->irregular ? "pt: a few nonsymmetric couplings among irregular rows"
+                                    : "at: A is nonsymmetric, R from A^T's interpolation");
+        }
+    }
 done:
     return st;
 }

@@ -315,6 +315,9 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     }
     const int classical = amg->p.method == GS_AMG_METHOD_CLASSICAL;
     amg->rep.method = amg->p.method;
+    if (classical && amg->p.restriction == GS_AMG_RESTRICT_AUTO) /* choose leaves it on SA only */
+        amg->p.restriction = GS_AMG_RESTRICT_PT;
+    amg->rep.restriction = classical ? amg->p.restriction : GS_AMG_RESTRICT_PT;
     if (classical && b > 1)
         GS_FAIL(GS_ERR_CONFIG, "%s: amg.method = \"classical\" is for scalar problems, and "
                 "amg.block_size is %d; use \"sa\" for block systems", where, b);
@@ -436,10 +439,11 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     if (classical)
         snprintf(amg->rep.desc, sizeof amg->rep.desc,
                  "%s cycle, %s, %d+%d sweeps, classical AMG: PMIS, extended+i interpolation "
-                 "(at most %d entries a row), strength theta %g, galerkin %s",
+                 "(at most %d entries a row), strength theta %g, %s, galerkin %s",
                  p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
-                 amg->p.postsweeps,
-                 gs_amg_interp_max(amg), p->classical_theta, gs_spgemm_method_name(m));
+                 amg->p.postsweeps, gs_amg_interp_max(amg), p->classical_theta,
+                 amg->p.restriction == GS_AMG_RESTRICT_AT ? "R from A^T" : "R = P^T",
+                 gs_spgemm_method_name(m));
     else
         snprintf(amg->rep.desc, sizeof amg->rep.desc,
                  "%s cycle, %s, %d+%d sweeps, %s aggregation, %s strength theta %g%s, galerkin "

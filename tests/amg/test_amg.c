@@ -484,6 +484,40 @@ static gs_csr *poisson_hub(int32_t n, double h)
  * Poisson, the automatic choices (a nonsymmetric matrix -> classical and l1-Jacobi, GMRES
  * converges; a symmetric one -> smoothed aggregation), and a hub row kept out of the coarse
  * levels (an F point with an empty row of P) at operator complexity <= 2. */
+/* level 0 of a classical hierarchy: R = P^T exactly (pt), or R differs from P^T and is the
+ * transpose of an interpolation (C rows of R^T the identity on cmap); A_c = R A P either way */
+static void check_restriction(const gs_amg *amg, const gs_csr *A, int pt, const char *name)
+{
+    gs_csr *P = NULL, *R = NULL, *Ac = NULL, *Pt = NULL, *Rt = NULL, *AP = NULL, *RAP = NULL;
+    int32_t *cmap = NULL, n = 0;
+    CHECK_OK(gs_amg_level_download(amg, 0, NULL, &P, &R, &cmap, &n));
+    CHECK_OK(gs_amg_level_download(amg, 1, &Ac, NULL, NULL, NULL, NULL));
+    if (P && R && Ac && cmap) {
+        CHECK_OK(gs_csr_transpose(P, &Pt));
+        CHECK_OK(gs_csr_transpose(R, &Rt));
+        double d = Pt ? csr_diff(R, Pt) : -1.0;
+        if (pt)
+            CHECK_MSG(d == 0.0, "%s: R is not P^T (%g)", name, d);
+        else
+            CHECK_MSG(d != 0.0, "%s: R from A^T is P^T", name);
+        int32_t bad = 0;
+        for (int32_t i = 0; Rt && i < n; i++)
+            if (cmap[i] >= 0)
+                bad += Rt->rowptr[i + 1] - Rt->rowptr[i] != 1 ||
+                       Rt->colind[Rt->rowptr[i]] != cmap[i] || Rt->val[Rt->rowptr[i]] != 1.0;
+        CHECK_MSG(bad == 0, "%s: %d C rows of R^T are not the identity", name, bad);
+        CHECK_OK(gs_spgemm_host(A, P, &AP));
+        CHECK_OK(gs_spgemm_host(R, AP, &RAP));
+        d = RAP ? csr_diff(Ac, RAP) : -1.0;
+        CHECK_MSG(d >= 0 && d < 1e-13, "%s: A_c differs from R A P (%g)", name, d);
+    } else {
+        CHECK_MSG(0, "%s: no level 0 operators", name);
+    }
+    gs_csr_destroy(&P), gs_csr_destroy(&R), gs_csr_destroy(&Ac), gs_csr_destroy(&Pt);
+    gs_csr_destroy(&Rt), gs_csr_destroy(&AP), gs_csr_destroy(&RAP);
+    gs_free(cmap);
+}
+
 static void test_classical(void)
 {
     gs_amg_params p;
@@ -523,6 +557,14 @@ static void test_classical(void)
     CHECK_OK(gs_spgemm_host(Rt, AP, &PtAP));
     double dif = PtAP ? csr_diff(Ac, PtAP) : -1.0;
     CHECK_MSG(dif >= 0 && dif < 1e-13, "classical A_c differs from P^T A P (%g)", dif);
+    { /* on a symmetric A, A^T's interpolation is P: R = P^T to the bit */
+        gs_amg *at = NULL;
+        gs_amg_params pa = p;
+        pa.restriction = GS_AMG_RESTRICT_AT;
+        CHECK_OK(gs_amg_setup(A, &pa, "poisson 40^2, R from A^T", &at));
+        if (at) check_restriction(at, A, 1, "poisson 40^2, R from A^T");
+        gs_amg_destroy(&at);
+    }
 out:
     gs_csr_destroy(&A), gs_csr_destroy(&P), gs_csr_destroy(&Ac), gs_csr_destroy(&S);
     gs_csr_destroy(&AP), gs_csr_destroy(&Rt), gs_csr_destroy(&PtAP);
@@ -543,13 +585,28 @@ out:
     if (amg) {
         const gs_amg_report *r = gs_amg_get_report(amg);
         CHECK_MSG(r->method == GS_AMG_METHOD_CLASSICAL && strstr(r->choice, "nonsymmetric") &&
-                      strstr(r->choice, "smoother l1jacobi"),
+                      strstr(r->choice, "smoother l1jacobi") &&
+                      strstr(r->choice, "restriction at") &&
+                      r->restriction == GS_AMG_RESTRICT_AT,
                   "convdiff: chose \"%s\"", r->choice);
+        check_restriction(amg, A, 0, "convdiff 64^2");
     }
     gs_amg_destroy(&amg);
     its = solve(A, GS_LOC_HOST, &q, GS_KRYLOV_GMRES, &oc, &rr);
     printf("convdiff 64^2 auto AMG-GMRES: %d iterations, OC %.3f\n", its, oc);
     CHECK(its > 0 && its <= 30 && rr <= 1e-8);
+    gs_csr_destroy(&A);
+    /* upwind convection across the grid lines: R from A^T takes fewer iterations than P^T */
+    A = generate("convdiff", 128, 5, 1);
+    {
+        gs_amg_params qa = q, qp = q;
+        qa.restriction = GS_AMG_RESTRICT_AT, qp.restriction = GS_AMG_RESTRICT_PT;
+        int ia = solve(A, GS_LOC_HOST, &qa, GS_KRYLOV_GMRES, &oc, &rr);
+        CHECK(rr <= 1e-8);
+        int ip = solve(A, GS_LOC_HOST, &qp, GS_KRYLOV_GMRES, &oc, &rr);
+        printf("convdiff 128^2 AMG-GMRES: R from A^T %d iterations, R = P^T %d\n", ia, ip);
+        CHECK(ia > 0 && ia < ip && rr <= 1e-8);
+    }
     gs_csr_destroy(&A);
 
     A = generate("poisson", 24, 7, 1);
@@ -565,8 +622,10 @@ out:
     CHECK_OK(gs_amg_setup(A, &q, "hub", &amg));
     if (amg) {
         const gs_amg_report *r = gs_amg_get_report(amg);
-        CHECK_MSG(r->method == GS_AMG_METHOD_CLASSICAL && strstr(r->choice, "irregular rows"),
+        CHECK_MSG(r->method == GS_AMG_METHOD_CLASSICAL && strstr(r->choice, "irregular rows") &&
+                      r->restriction == GS_AMG_RESTRICT_PT,
                   "hub: chose \"%s\"", r->choice);
+        check_restriction(amg, A, 1, "hub");
         CHECK_OK(gs_amg_level_download(amg, 0, NULL, &P, NULL, &cmap, &n));
         CHECK(cmap && P && cmap[0] == -1 && P->rowptr[1] == 0);
         gs_csr_destroy(&P);
@@ -674,14 +733,19 @@ static void test_gpu_classical(const char *name, gs_csr *A, gs_krylov_type kt)
         CHECK_MSG(rh->levels == rd->levels && strcmp(rh->choice, rd->choice) == 0,
                   "%s: %d host levels, %d device; choices \"%s\", \"%s\"", name, rh->levels,
                   rd->levels, rh->choice, rd->choice);
-        gs_csr *Ph = NULL, *Pd = NULL;
+        gs_csr *Ph = NULL, *Pd = NULL, *Rh = NULL, *Rd = NULL;
         int32_t *ch = NULL, *cd = NULL, nh = 0, nd = 0;
-        CHECK_OK(gs_amg_level_download(h, 0, NULL, &Ph, NULL, &ch, &nh));
-        CHECK_OK(gs_amg_level_download(d, 0, NULL, &Pd, NULL, &cd, &nd));
+        CHECK_OK(gs_amg_level_download(h, 0, NULL, &Ph, &Rh, &ch, &nh));
+        CHECK_OK(gs_amg_level_download(d, 0, NULL, &Pd, &Rd, &cd, &nd));
         CHECK_MSG(ch && cd && nh == nd && memcmp(ch, cd, (size_t)nh * 4) == 0,
                   "%s: the C/F splittings differ", name);
         double dif = Ph && Pd ? csr_diff(Pd, Ph) : -1.0;
         CHECK_MSG(dif >= 0 && dif < 1e-12, "%s level 0: P differs (%g)", name, dif);
+        CHECK(rh->restriction == rd->restriction);
+        dif = Rh && Rd ? csr_diff(Rd, Rh) : -1.0;
+        CHECK_MSG(dif >= 0 && dif < 1e-12, "%s level 0: R (%s) differs (%g)", name,
+                  rh->restriction == GS_AMG_RESTRICT_AT ? "from A^T" : "P^T", dif);
+        gs_csr_destroy(&Rh), gs_csr_destroy(&Rd);
         for (int l = 1; l < rh->levels && l < rd->levels; l++)
             CHECK_MSG(rh->level[l].rows == rd->level[l].rows &&
                           fabs((double)rh->level[l].nnz - rd->level[l].nnz) <=
