@@ -144,9 +144,9 @@ typedef struct gs_amg_params {
 
 void gs_amg_params_default(gs_amg_params *p);
 
-/* The Chebyshev smoother of level l: its degree, and the ratio of its interval's bounds for a
- * degree (the same on the host and the device). */
-int gs_amg_level_degree(const gs_amg_params *p, int l);
+/* The Chebyshev smoother of level l holding share of level 0's nonzeros: its degree, and the
+ * ratio of its interval's bounds for a degree (the same on the host and the device). */
+int gs_amg_level_degree(const gs_amg_params *p, int l, double share);
 double gs_amg_level_ratio(const gs_amg_params *p, int degree);
 
 /* One level as reported. */
@@ -178,7 +178,7 @@ typedef struct gs_amg_report {
     int presweeps, postsweeps; /* the sweeps that ran */
     char choice[320];      /* what the setup chose from the matrix and why (empty: nothing to
                             * choose: every choice was given) */
-    char desc[224];        /* "V cycle, Chebyshev, 1+1 sweeps, mis2 aggregation ..." */
+    char desc[256];        /* "V cycle, Chebyshev, 1+1 sweeps, mis2 aggregation ..." */
 } gs_amg_report;
 
 /* Where the cycle's time goes, per level and operation (gs_amg_profile_enable): smoother

@@ -193,8 +193,10 @@ static const key_def ROWS[] = {
     {"amg.chebyshev_degree", K_INT, F(amg.chebyshev_degree), "3", 1, 20, NULL,
      "Chebyshev smoother: polynomial degree (SpMVs per sweep)"},
     {"amg.coarse_chebyshev_degree", K_INT, F(amg.coarse_chebyshev_degree), "10", 0, 20, NULL,
-     "Chebyshev smoother: degree on levels 2 and below (not the coarsest, solved densely), "
-     "whose SpMVs cost little next to levels 0 and 1; 0: chebyshev_degree. It makes up for "
+     "Chebyshev smoother: degree on levels 2 and below (not the coarsest, solved densely) "
+     "that hold at most 10% of level 0's nonzeros, whose SpMVs cost little next to levels 0 "
+     "and 1 (a larger level, as classical AMG makes, keeps amg.chebyshev_degree); 0: "
+     "chebyshev_degree. It makes up for "
      "the weak coarse correction of their large aggregates: 3D Poisson 7-point 256^3 takes 14 "
      "PCG iterations instead of 17"},
     {"amg.chebyshev_ratio", K_FLOAT, F(amg.chebyshev_ratio), "10", 1, 1e6, NULL,

@@ -117,8 +117,10 @@ done:
 static gs_status level_smoother(gs_amg *amg, int l)
 {
     gs_amg_level *L = &amg->lev[l];
+    const int64_t nnz0 = amg->lev[0].A->nnz;
     L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
-                                .A = L->A, .MA = L->MA, .dinv = L->dinv, .rho = L->rho};
+                                .A = L->A, .MA = L->MA, .dinv = L->dinv, .rho = L->rho,
+                                .share = nnz0 > 0 ? (double)L->A->nnz / (double)nnz0 : 0.0};
     return amg->p.smoother->setup(&L->sl, &L->smooth);
 }
 

@@ -1,24 +1,29 @@
 /* gs_smooth_chebyshev.c: the Chebyshev polynomial in D^-1 A that damps [hi / r, hi], hi = 1.1
  * rho(D^-1 A) (the Lanczos estimate), of degree chebyshev_degree on levels 0 and 1 and
- * coarse_chebyshev_degree below. */
+ * coarse_chebyshev_degree below where the level is cheap. */
 #include <stdio.h>
 #include <string.h>
 
 #include "gs_smoother.h"
 
 #define CHEB_COARSE_LEVEL 2 /* the first level of coarse_chebyshev_degree */
+#define CHEB_CHEAP 0.1      /* ... where the level holds at most this share of level 0's entries */
 
 /* Levels 0 and 1 hold most of the cycle's bytes (3D Poisson 7-point: 100% and 43% of level 0's
  * nonzeros), the levels below about 1% each, where a kernel costs its launch: a higher degree
  * there is cheap, and it makes up for the weak coarse correction of their large aggregates
  * (MIS(2) on a level-1 stencil of ~33 points: 70 rows per aggregate, then ~130 into the
  * coarsest level). A degree-d polynomial damps [hi / d^2, hi] to about 1/4 (1 / T_d(1 + 2 /
- * (d^2 - 1)) = 0.25 for d = 3 and 0.26 for d = 10), so the interval widens with the degree. */
-int gs_amg_level_degree(const gs_amg_params *p, int l)
+ * (d^2 - 1)) = 0.25 for d = 3 and 0.26 for d = 10), so the interval widens with the degree.
+ * Classical AMG coarsens more slowly (spe10 at 1.5M rows: levels 2 and 3 hold 55% and 37% of level
+ * 0's entries); a level above CHEB_CHEAP of them keeps chebyshev_degree (there degree 10 made the
+ * solve 27 ms against 16 ms, for one iteration less). */
+int gs_amg_level_degree(const gs_amg_params *p, int l, double share)
 {
     l += p->first_level;
-    return l >= CHEB_COARSE_LEVEL && p->coarse_chebyshev_degree > 0 ? p->coarse_chebyshev_degree
-                                                                    : p->chebyshev_degree;
+    return l >= CHEB_COARSE_LEVEL && p->coarse_chebyshev_degree > 0 && share <= CHEB_CHEAP
+               ? p->coarse_chebyshev_degree
+               : p->chebyshev_degree;
 }
 
 double gs_amg_level_ratio(const gs_amg_params *p, int degree)
@@ -38,7 +43,7 @@ static gs_status cheb_setup(const gs_smoother_level *L, void **state)
     gs_status st = GS_OK;
     cheb_state *s = NULL;
     GS_CHECK(gs_alloc_array(1, sizeof *s, "Chebyshev smoother", (void **)&s));
-    s->degree = gs_amg_level_degree(L->p, L->level);
+    s->degree = gs_amg_level_degree(L->p, L->level, L->share);
     s->hi = 1.1 * L->rho;
     s->lo = s->hi / gs_amg_level_ratio(L->p, s->degree);
     *state = s;
@@ -79,14 +84,15 @@ static void cheb_destroy(void *state, const gs_backend_ops *be)
     gs_free(state);
 }
 
-/* ", Chebyshev degree 3 on [hi/30, hi], levels >= 2: 10 on [hi/100, hi]" */
+/* ", Chebyshev degree 3 on [hi/30, hi], small levels >= 2: 10 on [hi/100, hi]" (small: at most
+ * CHEB_CHEAP of level 0's entries) */
 static void cheb_describe(const gs_amg_params *p, int nlev, char *buf, size_t len)
 {
-    int d0 = gs_amg_level_degree(p, 0), dc = gs_amg_level_degree(p, CHEB_COARSE_LEVEL);
+    int d0 = gs_amg_level_degree(p, 0, 1.0), dc = gs_amg_level_degree(p, CHEB_COARSE_LEVEL, 0.0);
     size_t n = (size_t)snprintf(buf, len, ", Chebyshev degree %d on [hi/%g, hi]", d0,
                                 gs_amg_level_ratio(p, d0));
     if (dc != d0 && nlev > CHEB_COARSE_LEVEL + 1 && n < len)
-        snprintf(buf + n, len - n, ", levels >= %d: %d on [hi/%g, hi]", CHEB_COARSE_LEVEL, dc,
+        snprintf(buf + n, len - n, ", small levels >= %d: %d on [hi/%g, hi]", CHEB_COARSE_LEVEL, dc,
                  gs_amg_level_ratio(p, dc));
 }
 

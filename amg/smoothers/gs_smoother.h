@@ -27,6 +27,7 @@ typedef struct gs_smoother_level {
     const gs_spmat *MA;      /* A in its SpMV format */
     const double *dinv;      /* 1 / a_ii */
     double rho;              /* rho(D^-1 A), the Lanczos estimate */
+    double share;            /* the level's nonzeros over the finest level's (0: not known) */
     gs_vec *y, *d;           /* work vectors of the level (set before the first apply) */
 } gs_smoother_level;
 

@@ -835,8 +835,9 @@ static void test_chebyshev_levels(void)
 {
     gs_amg_params p;
     gs_amg_params_default(&p);
-    CHECK(gs_amg_level_degree(&p, 0) == 3 && gs_amg_level_degree(&p, 1) == 3);
-    CHECK(gs_amg_level_degree(&p, 2) == 10 && gs_amg_level_degree(&p, 5) == 10);
+    CHECK(gs_amg_level_degree(&p, 0, 1.0) == 3 && gs_amg_level_degree(&p, 1, 0.01) == 3);
+    CHECK(gs_amg_level_degree(&p, 2, 0.05) == 10 && gs_amg_level_degree(&p, 5, 0.0) == 10);
+    CHECK(gs_amg_level_degree(&p, 2, 0.5) == 3); /* a classical hierarchy's large level */
     CHECK_NEAR(gs_amg_level_ratio(&p, 3), 10.0, 0);
     CHECK_NEAR(gs_amg_level_ratio(&p, 10), 100.0, 0);
     p.chebyshev_ratio = 9.0;
@@ -844,7 +845,7 @@ static void test_chebyshev_levels(void)
     CHECK_NEAR(gs_amg_level_ratio(&p, 4), 16.0, 0);
     p.chebyshev_ratio = 30.0;
     p.coarse_chebyshev_degree = 0;
-    CHECK(gs_amg_level_degree(&p, 3) == 3);
+    CHECK(gs_amg_level_degree(&p, 3, 0.0) == 3);
 
     gs_csr *A = generate("poisson", 32, 7, 1);
     gs_amg *amg = NULL;
@@ -856,7 +857,7 @@ static void test_chebyshev_levels(void)
     if (amg) {
         const gs_amg_report *r = gs_amg_get_report(amg);
         CHECK_MSG(r->levels >= 4, "%d levels", r->levels);
-        CHECK_MSG(strstr(r->desc, "Chebyshev degree 3 on [hi/30, hi], levels >= 2: 10 on "
+        CHECK_MSG(strstr(r->desc, "Chebyshev degree 3 on [hi/30, hi], small levels >= 2: 10 on "
                                   "[hi/100, hi]") != NULL, "desc \"%s\"", r->desc);
     }
     gs_amg_destroy(&amg);
