@@ -117,7 +117,9 @@ done:
 static gs_status level_smoother(gs_amg *amg, int l)
 {
     gs_amg_level *L = &amg->lev[l];
-    const int64_t nnz0 = amg->lev[0].A->nnz;
+    /* the share of the finest level's nonzeros; a hierarchy below distributed levels holds
+     * their coarse end (0: small) */
+    const int64_t nnz0 = amg->p.first_level == 0 ? amg->lev[0].A->nnz : 0;
     L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
                                 .A = L->A, .MA = L->MA, .dinv = L->dinv, .rho = L->rho,
                                 .share = nnz0 > 0 ? (double)L->A->nnz / (double)nnz0 : 0.0};
