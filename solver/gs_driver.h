@@ -66,7 +66,7 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, 
  * gsolve grows the device pool to while the problem is read (gs_backend_pool_prepare). A
  * multiple of the matrix's CSR bytes measured on the high-water marks of 3D Poisson's AMG setup
  * (one GPU 5.4x, four ranks 8.2x, both at 16.8M rows a GPU and at 4.2M:
- * bench/results/archive/mpi_scaling_h200x4_2026-11-26b.md and 2026-11-26c.md), more for block
+ * bench/results/mpi_scaling_h200x4_2026-11-26b.md and 2026-11-26c.md), more for block
  * systems with several near-nullspace vectors (11x with 3, 34x with 6:
  * bench/results/amg_classes_2026-11-26j.md); without AMG the SpMV form and the vectors (2x).
  * What a setup wants beyond it, it grows itself. */

@@ -508,7 +508,7 @@ extern "C" size_t gs_cuda_pool_bytes(void)
  *
  * The driver grows a pool slowly and, for processes sharing a node, one process at a time:
  * about 1.5 ms a GB alone on an H200 and 6 to 8 ms a GB each with four ranks growing at once
- * (bench/results/archive/mpi_scaling_h200x4_2026-11-26b.md, "tried and dropped"). A setup that grows
+ * (bench/results/mpi_scaling_h200x4_2026-11-26b.md, "tried and dropped"). A setup that grows
  * its pool as it goes pays that inside its clock; one grown ahead, while the problem is still
  * being read on the host, does not. A thread of its own makes one block of the size asked on a
  * stream of its own and frees it into the pool (which keeps it: cudaMemPoolAttrReleaseThreshold

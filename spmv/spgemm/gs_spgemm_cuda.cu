@@ -113,7 +113,7 @@ static int64_t bound_max(void)
  * other (7-point A P at 16.8M rows a rank: 4.9 GB bounded, 6.9 ms alone and 26-33 ms with four
  * ranks at once; sampled, 1.7 GB). Measured on 4 x H200 with these products sampled: the setup
  * of 256^3 on one GPU 0.159 -> 0.145 s, of 256 x 512 x 512 on four 0.347 -> 0.327 s
- * (bench/results/archive/mpi_scaling_h200x4_2026-11-26b.md, item 2). Even from a pool grown
+ * (bench/results/mpi_scaling_h200x4_2026-11-26b.md, item 2). Even from a pool grown
  * ahead, a block of a few hundred MB costs about 1.5-4 ms a GB when the pool maps it anew, more
  * with four ranks at once: the 256^3 hierarchy's level-2 A P (26.5M products, 320 MB bounded,
  * 1.3M entries) took 0.53 ms for its capacity on one GPU and 1.1-1.4 ms on each of four

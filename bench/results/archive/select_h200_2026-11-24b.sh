@@ -1,6 +1,0 @@
-#!/usr/bin/env bash
-# bench/results/select_h200_2026-11-24b.sh OUT: the run behind select_h200_2026-11-24b.md, on the
-# GPU machine from the repository root: the same build, tests and bench_select matrices as
-# select_h200_2026-11-24.sh (which it runs), on the code after the one-wait feature pass, CDS
-# fill and SURAA plan.
-exec "$(dirname "$0")/select_h200_2026-11-24.sh" "${1:?usage: bench/results/select_h200_2026-11-24b.sh OUTDIR}"

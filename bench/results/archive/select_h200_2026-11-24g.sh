@@ -1,5 +1,0 @@
-#!/usr/bin/env bash
-# bench/results/select_h200_2026-11-24g.sh OUT: the run behind select_h200_2026-11-24g.md, on the
-# GPU machine from the repository root: the same build, tests and matrices as
-# select_h200_2026-11-24f.sh (which it runs), on the code with the feature pass's faster host part.
-exec "$(dirname "$0")/select_h200_2026-11-24f.sh" "${1:?usage: bench/results/select_h200_2026-11-24g.sh OUTDIR}"
