@@ -82,6 +82,11 @@ static inline int gs_amg_interp_max(const gs_amg *amg)
  * the level's agg (the coarse index of each C point, -1 for F), its P and R = P^T and the next
  * level's Aown (products by m); *nc the C points (0 or all: no coarsening, P left NULL). */
 gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph);
+/* The same splitting and its truncated interpolation alone (no growth check, R or Galerkin
+ * product: the distributed hierarchy makes those across ranks): *P NULL when level l does not
+ * coarsen */
+gs_status gs_amg_classical_p(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, gs_csr **P,
+                             double *ph);
 
 /* |y'Ax - x'Ay| / (|y| |Ax|) for random x and y (MA: A's SpMV form over n rows, the first
  * numbered row0 in the whole matrix, so every split of the rows draws the same vectors; under

@@ -132,12 +132,14 @@ static const key_def ROWS[] = {
     {FORMAT_KEYS, K_STR, 0, "", NOLIM, NULL, ""},
     {"amg.method", K_STR, F(amg.method), "auto", NOLIM, "auto|sa|classical",
      "sa: smoothed aggregation; classical: classical AMG (PMIS coarsening, extended+i "
-     "interpolation truncated to amg.interp_max_elements a row, one process); auto: classical "
+     "interpolation truncated to amg.interp_max_elements a row; across MPI ranks the C/F "
+     "splitting is made within each rank's rows); auto: classical "
      "for a nonsymmetric matrix, irregular rows (the longest above 10x the mean), coefficients "
      "that vary between neighbours (more than 15% of the couplings join diagonals 2x apart) or "
      "an unstructured mesh's stencil (row lengths spread by more than 10% of their mean, more "
      "than 5% of the couplings of the diagonal's sign); smoothed aggregation for the rest and "
-     "whenever a block size or near-nullspace is given. The AMG block of the console says what "
+     "whenever a block size or near-nullspace is given (across MPI ranks: smoothed aggregation). "
+     "The AMG block of the console says what "
      "was chosen and why"},
     {"amg.theta", K_FLOAT, F(amg.theta), "0.3", 0, 1, NULL,
      "smoothed aggregation: strength of connection threshold (amg.strength says of what). "

@@ -42,15 +42,18 @@ done:
     return st;
 }
 
-gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph)
+/* The C/F splitting of level l into its agg, then (when it coarsens: 0 < *nc < rows) the
+ * interpolation before truncation, X = M A_FC, with its diagonals d (beta: the strong C
+ * couplings' row sums); *dense the dense-row length */
+static gs_status split_interp(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc,
+                              int32_t *dense_out, gs_buf **beta, gs_buf **d, gs_csr **X,
+                              double *ph)
 {
     gs_status st = GS_OK;
     gs_amg_level *L = &amg->lev[l];
     const gs_csr *A = L->A;
     const gs_amg_ops *ops = amg->ops;
-    gs_csr *S = NULL, *AFC = NULL, *M = NULL, *X = NULL, *P = NULL, *R = NULL, *Ac = NULL;
-    gs_csr *Xt = NULL, *Q = NULL;
-    gs_buf *beta = NULL, *d = NULL, *dt = NULL;
+    gs_csr *S = NULL, *AFC = NULL, *M = NULL;
     double t0, t1, t2;
     *nc = 0;
     GS_CHECK(gs_amg_sync(amg, &t0));
@@ -58,6 +61,7 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     const int64_t mean = A->rows > 0 ? A->nnz / A->rows : 0;
     const int factor = amg->irregular ? GS_AMG_DENSE_ROW_IRREGULAR : GS_AMG_DENSE_ROW;
     const int32_t dense = (int32_t)(factor * (mean > 1 ? mean : 1));
+    *dense_out = dense;
     GS_CHECK(ops->classical_strength(A, amg->p.classical_theta, dense, &S));
     gs_amg_trace(amg, l, "classical strength");
     GS_CHECK(gs_amg_sync(amg, &t1));
@@ -69,13 +73,56 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     ph[GS_AMG_PHASE_STRENGTH] += t1 - t0;
     ph[GS_AMG_PHASE_AGGREGATE] += t2 - t1;
     if (*nc == 0 || *nc >= A->rows) goto done; /* no coarsening: this level is the coarsest */
-    GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", &beta));
-    GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", &d));
-    GS_CHECK(ops->classical_fc(A, S, L->agg->data, *nc, &AFC, beta->data));
-    GS_CHECK(ops->classical_ff(A, S, L->agg->data, beta->data, &M, d->data));
+    GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", beta));
+    GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", d));
+    GS_CHECK(ops->classical_fc(A, S, L->agg->data, *nc, &AFC, (*beta)->data));
+    GS_CHECK(ops->classical_ff(A, S, L->agg->data, (*beta)->data, &M, (*d)->data));
     gs_amg_trace(amg, l, "A_FC, M");
-    GS_CHECK(gs_spgemm(M, AFC, m, &X));
+    GS_CHECK(gs_spgemm(M, AFC, m, X));
     gs_amg_trace(amg, l, "M A_FC");
+done:
+    gs_csr_destroy(&S);
+    gs_csr_destroy(&AFC);
+    gs_csr_destroy(&M);
+    return st;
+}
+
+gs_status gs_amg_classical_p(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, gs_csr **P,
+                             double *ph)
+{
+    gs_status st = GS_OK;
+    gs_csr *X = NULL;
+    gs_buf *beta = NULL, *d = NULL;
+    int32_t dense = 0;
+    double t0, t1;
+    *P = NULL;
+    GS_CHECK(split_interp(amg, l, m, nc, &dense, &beta, &d, &X, ph));
+    if (!X) goto done;
+    GS_CHECK(gs_amg_sync(amg, &t0));
+    GS_CHECK(amg->ops->classical_p(X, amg->lev[l].agg->data, d->data, *nc,
+                                   gs_amg_interp_max(amg), amg->p.interp_trunc, P));
+    gs_amg_trace(amg, l, "P (truncated)");
+    GS_CHECK(gs_amg_sync(amg, &t1));
+    ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
+done:
+    gs_csr_destroy(&X);
+    gs_buf_destroy(&beta);
+    gs_buf_destroy(&d);
+    return st;
+}
+
+gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[l];
+    const gs_csr *A = L->A;
+    const gs_amg_ops *ops = amg->ops;
+    gs_csr *X = NULL, *P = NULL, *R = NULL, *Ac = NULL, *Xt = NULL, *Q = NULL;
+    gs_buf *beta = NULL, *d = NULL, *dt = NULL;
+    int32_t dense = 0;
+    double t0, t1, t2;
+    GS_CHECK(split_interp(amg, l, m, nc, &dense, &beta, &d, &X, ph));
+    if (!X) goto done; /* no coarsening: this level is the coarsest */
     if (amg->p.restriction == GS_AMG_RESTRICT_AT)
         GS_CHECK(transposed_interp(amg, l, dense, *nc, m, beta, &dt, &Xt));
     /* P truncated to pmax entries a row; while the Galerkin product holds more entries than A
@@ -120,9 +167,6 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     amg->lev[l + 1].Aown = Ac;
     P = R = Ac = NULL;
 done:
-    gs_csr_destroy(&S);
-    gs_csr_destroy(&AFC);
-    gs_csr_destroy(&M);
     gs_csr_destroy(&X);
     gs_csr_destroy(&Xt);
     gs_csr_destroy(&Q);

@@ -52,6 +52,7 @@ struct gs_amg_dist {
     const double *graph_r, *graph_z;
     int graph_captures, graph_off;
     double *hb, *hpart;     /* host staging without TG: whole b, this rank's part of it */
+    int64_t nnz0;           /* level 0's nonzeros over all ranks (the smoother's level share) */
     size_t *gbytes;         /* every rank's part of the gathered level, in bytes */
     gs_amg_report rep;
 };
@@ -125,9 +126,13 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
      * Gauss-Seidel's triangles leave out) */
     if (strcmp(amg->p.smoother->name, "l1jacobi") == 0 || strcmp(amg->p.smoother->name, "gs") == 0)
         L->Al1 = D->compact;
+    int64_t nz = D->compact->nnz; /* the level's share of level 0's nonzeros, the same on all */
+    GS_CHECK(gs_comm_sum_i64(&nz, 1));
+    if (l == 0) amg->nnz0 = nz;
     L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
                                 .A = L->Al1 ? L->Al1 : D->diag, .MA = gs_dist_op_spmat(D),
-                                .dinv = L->dinv, .rho = L->rho};
+                                .dinv = L->dinv, .rho = L->rho,
+                                .share = amg->nnz0 > 0 ? (double)nz / (double)amg->nnz0 : 0.0};
     GS_CHECK(amg->p.smoother->setup(&L->sl, &L->smooth));
 done:
     if (sq) amg->be->free(sq);
@@ -215,7 +220,10 @@ static gs_status coarsen(gs_amg_dist *amg, int l, int b, double **B, gs_loc *B_l
     *one = 0;
     S->A = L->DA->diag; /* strength and aggregates on the rank's diagonal block */
     gs_amg_trace(amg->shell, l, NULL); /* its trace's clock from here */
-    GS_CHECK(gs_amg_coarsen(amg->shell, l, b, B, B_loc, k, T, &nagg, one, ph));
+    if (amg->p.method == GS_AMG_METHOD_CLASSICAL) /* C/F splitting and P within the block */
+        GS_CHECK(gs_amg_classical_p(amg->shell, l, GS_SPGEMM_AUTO, &nagg, T, ph));
+    else
+        GS_CHECK(gs_amg_coarsen(amg->shell, l, b, B, B_loc, k, T, &nagg, one, ph));
     gs_buf_destroy(&S->agg);
     if (!*T) { /* no aggregate here: no columns */
         GS_CHECK(gs_csr_create(L->DA->rows, 0, 0, &hT));
@@ -739,7 +747,7 @@ static gs_status gather_tail(gs_amg_dist *amg, int l, const double *B, gs_loc B_
         tp.nullspace = NULL;
     }
     tp.block_size = b;
-    tp.method = GS_AMG_METHOD_SA; /* the distributed levels' method */
+    tp.method = amg->p.method; /* the distributed levels' method (restriction: as asked) */
     tp.smoother = amg->p.smoother;
     tp.first_level = amg->nd; /* its levels' choices as the one-process hierarchy's there */
     tp.max_levels = amg->p.max_levels - amg->nd;
@@ -790,13 +798,19 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     GS_CHECK(gs_alloc_array(1, sizeof *amg, "AMG hierarchy", (void **)&amg));
     memset(amg, 0, sizeof *amg);
     amg->p = *p;
-    /* across ranks: smoothed aggregation; the smoother, when left open, from the matrix's
-     * symmetry as on one process (below) */
-    if (amg->p.method == GS_AMG_METHOD_CLASSICAL)
-        st = GS_ERROR(GS_ERR_CONFIG, "amg.method = \"classical\" runs on one process; across MPI "
-                      "ranks the AMG is smoothed aggregation (amg.method = \"sa\" or \"auto\")");
+    /* across ranks: smoothed aggregation, or classical AMG when asked (PMIS within each rank's
+     * rows, R = P^T); the smoother, when left open, from the matrix's symmetry as on one process
+     * (below) */
+    const int classical = amg->p.method == GS_AMG_METHOD_CLASSICAL;
+    if (classical && b > 1)
+        st = GS_ERROR(GS_ERR_CONFIG, "%s: amg.method = \"classical\" is for scalar problems, and "
+                      "amg.block_size is %d; use \"sa\" for block systems", where, b);
+    else if (classical && amg->p.restriction == GS_AMG_RESTRICT_AT)
+        st = GS_ERROR(GS_ERR_CONFIG, "amg.restriction = \"at\" runs on one process; across MPI "
+                      "ranks classical AMG restricts with P^T (amg.restriction = \"pt\" or "
+                      "\"auto\")");
     GS_CHECK(gs_comm_agree(st));
-    amg->p.method = GS_AMG_METHOD_SA;
+    if (!classical) amg->p.method = GS_AMG_METHOD_SA;
     amg->loc = loc;
     amg->be = gs_backend_get(loc);
     amg->ops = gs_amg_ops_at(loc);
@@ -809,7 +823,8 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     amg->shell->ops = amg->ops;
     ph = amg->rep.phase_s;
     GS_CHECK(sync_now(amg, &t_start));
-    if (p->nullspace) {
+    if (classical) k = 1; /* its interpolation keeps the constant; no near-nullspace carried */
+    if (p->nullspace && !classical) {
         GS_CHECK(gs_alloc_array((size_t)A->rows * k + 1, sizeof *B, "near-nullspace",
                                 (void **)&B));
         memcpy(B, p->nullspace, (size_t)A->rows * k * sizeof *B);
@@ -844,7 +859,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         trace(amg, l, NULL);
         GS_CHECK(level_diag(amg, l, where));
         trace(amg, l, "diagonal, rho, smoother");
-        if (p->smooth_prolongator && L->rho > 0)
+        if (p->smooth_prolongator && L->rho > 0 && !classical)
             GS_CHECK(smoothing_matrix(amg, l, b, k, B, B_loc, &S));
         trace(amg, l, "smoothing matrix");
         GS_CHECK(sync_now(amg, &t1));
@@ -916,15 +931,26 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     gs_str_copy(amg->rep.coarse_desc, sizeof amg->rep.coarse_desc, tr->coarse_desc);
     GS_CHECK(sync_now(amg, &t1));
     amg->rep.setup_s = t1 - t_start;
-    snprintf(amg->rep.desc, sizeof amg->rep.desc,
-             "%s cycle, %s, %d+%d sweeps, mis2 aggregation within each of %d ranks, %s strength "
-             "theta %g%s, %d levels across ranks then gathered, block %d",
-             p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps, amg->p.postsweeps,
-             gs_comm_size(), p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
-             p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
-             amg->nd, b0);
+    if (classical)
+        snprintf(amg->rep.desc, sizeof amg->rep.desc,
+                 "%s cycle, %s, %d+%d sweeps, classical AMG: PMIS within each of %d ranks, "
+                 "extended+i interpolation (at most %d entries a row), strength theta %g, "
+                 "R = P^T, %d levels across ranks then gathered",
+                 p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
+                 amg->p.postsweeps, gs_comm_size(), gs_amg_interp_max(amg->shell),
+                 p->classical_theta, amg->nd);
+    else
+        snprintf(amg->rep.desc, sizeof amg->rep.desc,
+                 "%s cycle, %s, %d+%d sweeps, mis2 aggregation within each of %d ranks, %s "
+                 "strength theta %g%s, %d levels across ranks then gathered, block %d",
+                 p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
+                 amg->p.postsweeps, gs_comm_size(),
+                 p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
+                 p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
+                 amg->nd, b0);
     gs_str_copy(amg->rep.smoother, sizeof amg->rep.smoother, amg->p.smoother->name);
-    amg->rep.method = GS_AMG_METHOD_SA;
+    amg->rep.method = amg->p.method;
+    amg->rep.restriction = GS_AMG_RESTRICT_PT;
     amg->rep.presweeps = amg->p.presweeps;
     amg->rep.postsweeps = amg->p.postsweeps;
     if (amg->p.smoother->describe) {

@@ -5,8 +5,9 @@
 # down to the coarsest is; with the default (20000) a 27000-row problem keeps level 0 across the
 # ranks and gathers the rest, and an 8000-row one gathers the whole hierarchy. Each run converges
 # with a true residual below rtol in at most 20% more (or fewer) iterations than one process;
-# the AMG variants (W cycle, Jacobi and l1-Jacobi smoothers, standard aggregation, symmetric
-# strength, unsmoothed P) likewise on 2 ranks.
+# the AMG variants (W cycle, Jacobi, l1-Jacobi and Gauss-Seidel smoothers, standard
+# aggregation, symmetric strength, unsmoothed P) likewise on 2 ranks; classical AMG on 2 and 3
+# ranks within twice one process's iterations.
 source "$(dirname "$0")/mpi_lib.sh"
 P20=(--set problem.generate.type=poisson --set problem.generate.size=20)
 P30=(--set problem.generate.type=poisson --set problem.generate.size=30)
@@ -53,4 +54,22 @@ for v in amg.cycle=W amg.smoother=jacobi amg.smoother=l1jacobi amg.smoother=gs a
     gs 2 "${n}_2" "${A[@]}" "${P20[@]}" "$@" --set amg.gather_rows=300
     converged "${n}_2" 1e-8 && near_its "${n}_p" "${n}_2" 20 && across "${n}_2"
 done
+# classical AMG across ranks: PMIS within each rank's rows, R = P^T; it converges to the true
+# residual with at most twice the iterations of one process, the console says so; and the
+# restriction from A^T, one process's only, is refused with a message (exit 2)
+CL=(--set amg.method=classical)
+gs 0 cl_p "${A[@]}" "${P20[@]}" "${CL[@]}"
+converged cl_p 1e-8
+for np in 2 3; do
+    gs "$np" cl_$np "${A[@]}" "${P20[@]}" "${CL[@]}" --set amg.gather_rows=300
+    if converged cl_$np 1e-8 && across cl_$np; then
+        grep -q "classical AMG: PMIS within each of $np ranks" "$T/cl_$np.out" ||
+            { fail "cl_$np: the description does not say classical AMG within $np ranks"; show cl_$np; }
+        [ "$(field cl_$np iterations)" -le $((2 * $(field cl_p iterations))) ] ||
+            fail "cl_$np: $(field cl_$np iterations) iterations, one process $(field cl_p iterations)"
+    fi
+done
+gs 2 cl_at "${A[@]}" "${P20[@]}" "${CL[@]}" --set amg.restriction=at
+[ "$(cat "$T/cl_at.rc")" = 2 ] && grep -q 'amg.restriction = "at" runs on one process' "$T/cl_at.out" ||
+    { fail "cl_at: expected exit 2 and the message on amg.restriction"; show cl_at; }
 finish
