@@ -125,6 +125,8 @@ void gs_results_set_context(gs_result *r, const gs_config *c)
     gs_str_copy(x->amg_smoother, sizeof x->amg_smoother, c->amg.smoother);
     gs_str_copy(x->amg_cycle, sizeof x->amg_cycle, c->amg.cycle);
     gs_str_copy(x->amg_galerkin, sizeof x->amg_galerkin, c->amg.galerkin);
+    gs_str_copy(x->amg_method, sizeof x->amg_method, c->amg.method);
+    gs_str_copy(x->amg_restriction, sizeof x->amg_restriction, c->amg.restriction);
     x->amg_theta = c->amg.theta;
     x->amg_chebyshev_ratio = c->amg.chebyshev_ratio;
     x->amg_smoother_omega = c->amg.smoother_omega;
@@ -174,6 +176,8 @@ static const ctx_field CTX_FIELDS[] = {
     CTX(amg_max_levels, 'I', 1),
     CTX(amg_coarse_size, 'I', 1),
     CTX(amg_block_size, 'I', 1),
+    CTX(amg_method, 'S', 1),
+    CTX(amg_restriction, 'S', 1),
 };
 #undef CTX
 #define NCTX (sizeof CTX_FIELDS / sizeof CTX_FIELDS[0])

@@ -39,6 +39,7 @@ typedef struct gs_run_context {
     int amg;         /* the preconditioner was AMG: the amg_ fields apply */
     char amg_strength[32], amg_aggregation[32], amg_smoother[32], amg_cycle[8];
     char amg_galerkin[32];
+    char amg_method[16], amg_restriction[8]; /* as configured; what ran where the AMG chose */
     double amg_theta, amg_chebyshev_ratio, amg_smoother_omega, amg_prolongator_omega;
     int64_t amg_presweeps, amg_postsweeps, amg_chebyshev_degree, amg_coarse_chebyshev_degree;
     int64_t amg_smooth_prolongator, amg_filter, amg_max_levels, amg_coarse_size, amg_block_size;

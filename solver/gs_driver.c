@@ -266,6 +266,12 @@ void gs_driver_context_amg(const gs_amg_report *a, gs_result *r)
     }
     if (a->method == GS_AMG_METHOD_CLASSICAL)
         gs_str_copy(r->context.amg_aggregation, sizeof r->context.amg_aggregation, "pmis");
+    if (a->method != GS_AMG_METHOD_AUTO) {
+        gs_str_copy(r->context.amg_method, sizeof r->context.amg_method,
+                    a->method == GS_AMG_METHOD_CLASSICAL ? "classical" : "sa");
+        gs_str_copy(r->context.amg_restriction, sizeof r->context.amg_restriction,
+                    a->restriction == GS_AMG_RESTRICT_AT ? "at" : "pt");
+    }
 }
 
 /* Copy the hierarchy's report into the run's record. */

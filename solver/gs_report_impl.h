@@ -14,7 +14,7 @@
 
 /* The settings a run records beside its numbers (CSV columns); the runs of one case that
  * differ in one of them are pointed out. */
-enum { GS_REPORT_NSET = 29 };
+enum { GS_REPORT_NSET = 31 };
 extern const char *const gs_report_set_keys[GS_REPORT_NSET];
 
 /* One run as its CSV row recorded it (or as a crash left its marker). */

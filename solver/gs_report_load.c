@@ -42,7 +42,9 @@ const char *const gs_report_set_keys[GS_REPORT_NSET] = {"solver",
                                                         "amg_galerkin",
                                                         "amg_max_levels",
                                                         "amg_coarse_size",
-                                                        "amg_block_size"};
+                                                        "amg_block_size",
+                                                        "amg_method",
+                                                        "amg_restriction"};
 
 int64_t gs_report_runs(const gs_report *r)
 {

@@ -7,7 +7,7 @@
 # method chosen from the matrix and the reason each class has (classical for the nonsymmetric,
 # circuit, heterogeneous and unstructured-mesh ones; smoothed aggregation for elasticity with its
 # rigid-body modes); circuits at operator complexity <= 2; a nonsymmetric run's CSV row records
-# the smoother, sweeps and coarsening that ran.
+# the smoother, sweeps, coarsening, method and restriction that ran.
 set -u
 G=$1 D=$2 name=$3 kind=$4
 fail() { echo "FAIL: $name: $*"; echo "$out"; exit 1; }
@@ -27,6 +27,11 @@ else
     # amg_aggregation, amg_smoother, amg_cycle, amg_presweeps, amg_postsweeps, in that order)
     sed -n 2p "$tmp/r.csv" | grep -q ',pmis,l1jacobi,V,2,2,' ||
         fail "the CSV row does not record pmis, l1jacobi, V, 2, 2: $(sed -n 2p "$tmp/r.csv")"
+    # ... and the method and restriction (amg_method, amg_restriction): classical, with R from
+    # A^T's interpolation unless the rows are irregular (a circuit)
+    rw=at; case $name in circuit*) rw=pt ;; esac
+    sed -n 2p "$tmp/r.csv" | grep -q ",classical,$rw," ||
+        fail "the CSV row does not record classical, $rw: $(sed -n 2p "$tmp/r.csv")"
 fi
 result=$(echo "$out" | grep '^result') || fail "no result line"
 its=$(echo "$result" | sed -n 's/.* after \([0-9]*\) iterations.*/\1/p')

@@ -81,6 +81,8 @@ static void check_csv_amg(const char *path)
     CHECK(!strcmp(gs_csv_table_get(t, 0, "amg_theta"), "0.08"));
     CHECK(!strcmp(gs_csv_table_get(t, 0, "amg_cycle"), "W"));
     CHECK(!strcmp(gs_csv_table_get(t, 0, "amg_smoother"), "l1jacobi"));
+    CHECK(!strcmp(gs_csv_table_get(t, 0, "amg_method"), "auto") &&
+          !strcmp(gs_csv_table_get(t, 0, "amg_restriction"), "auto"));
     CHECK(!strcmp(gs_csv_table_get(t, 0, "amg_chebyshev_ratio"), "10"));
     CHECK(gs_csv_table_get(t, 0, "amg_coarse_size")[0] != '\0');
     CHECK(!strcmp(gs_csv_table_get(t, 0, "version"), gs_version()));
@@ -174,7 +176,7 @@ static void check_old_header(void)
     CHECK_OK(gs_results_csv_append(path, &r));
     CHECK_OK(gs_results_csv_read(path, &t));
     if (!t) return;
-    CHECK(t->ncols == 69 && t->nrows == 2 && t->bad_rows == 0 && t->torn_bytes == 0);
+    CHECK(t->ncols == 71 && t->nrows == 2 && t->bad_rows == 0 && t->torn_bytes == 0);
     CHECK(gs_csv_table_col(t, "coarse_s") == 28 && gs_csv_table_col(t, "rtol") == 29);
     CHECK(!strcmp(gs_csv_table_get(t, 0, "case"), "old") &&
           !strcmp(gs_csv_table_get(t, 0, "iterations"), "12") &&
