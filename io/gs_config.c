@@ -196,16 +196,13 @@ static const key_def ROWS[] = {
      "Chebyshev smoother: polynomial degree (SpMVs per sweep)"},
     {"amg.coarse_chebyshev_degree", K_INT, F(amg.coarse_chebyshev_degree), "10", 0, 20, NULL,
      "Chebyshev smoother: degree on levels 2 and below (not the coarsest, solved densely) "
-     "that hold at most 10% of level 0's nonzeros, whose SpMVs cost little next to levels 0 "
-     "and 1 (a larger level, as classical AMG makes, keeps amg.chebyshev_degree); 0: "
-     "chebyshev_degree. It makes up for "
-     "the weak coarse correction of their large aggregates: 3D Poisson 7-point 256^3 takes 14 "
-     "PCG iterations instead of 17"},
+     "that hold at most 10% of level 0's nonzeros, where SpMVs cost little; a stronger "
+     "smoother there makes up for the weak coarse correction of large aggregates. A larger "
+     "level keeps amg.chebyshev_degree; 0: chebyshev_degree everywhere"},
     {"amg.chebyshev_ratio", K_FLOAT, F(amg.chebyshev_ratio), "10", 1, 1e6, NULL,
      "Chebyshev smoother: it damps [hi / r, hi], hi = 1.1 x the estimated rho(D^-1 A), "
-     "r = max(chebyshev_ratio, degree^2) (degree d damps [hi / d^2, hi] to about 1/4). With "
-     "the rowmax strength 10 takes 1-2 fewer iterations than PyAMG's 30 on Poisson, jumps, "
-     "anisotropy, rotated anisotropy and elasticity, and 13% more on bcsstk13"},
+     "r = max(chebyshev_ratio, degree^2) (degree d damps [hi / d^2, hi] to about 1/4); a "
+     "larger ratio smooths a wider band of the spectrum less strongly"},
     {"amg.presweeps", K_INT, F(amg.presweeps), "1", 0, 20, NULL, "smoothing sweeps before "
      "restriction"},
     {"amg.postsweeps", K_INT, F(amg.postsweeps), "1", 0, 20, NULL, "smoothing sweeps after "
