@@ -18,27 +18,39 @@
 #define GS_AMG_DENSE_ROW_IRREGULAR 6
 #define GS_AMG_GROWTH 1.5   /* a coarse operator with more entries than this times A's grew */
 
-/* A^T's interpolation before truncation on level l's C/F splitting: Xt = M_t A_FC,t and its
- * diagonals dt, as for A (beta: scratch of rows + 1) */
+/* The extended+i interpolation of A (strength graph S) on level l's C/F splitting before
+ * truncation: X = M A_FC and its diagonals d (new, rows + 1); beta: scratch of rows + 1 */
+static gs_status interp_x(gs_amg *amg, int l, const gs_csr *A, const gs_csr *S, int32_t nc,
+                          gs_spgemm_method m, gs_buf *beta, gs_buf **d, gs_csr **X)
+{
+    gs_status st = GS_OK;
+    const int32_t *cmap = amg->lev[l].agg->data;
+    gs_csr *AFC = NULL, *M = NULL;
+    GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", d));
+    GS_CHECK(amg->ops->classical_fc(A, S, cmap, nc, &AFC, beta->data));
+    GS_CHECK(amg->ops->classical_ff(A, S, cmap, beta->data, &M, (*d)->data));
+    gs_amg_trace(amg, l, "A_FC, M");
+    GS_CHECK(gs_spgemm(M, AFC, m, X));
+    gs_amg_trace(amg, l, "M A_FC");
+done:
+    gs_csr_destroy(&AFC);
+    gs_csr_destroy(&M);
+    return st;
+}
+
+/* A^T's interpolation before truncation on level l's C/F splitting: Xt and its diagonals dt,
+ * as for A (its own strength graph) */
 static gs_status transposed_interp(gs_amg *amg, int l, int32_t dense, int32_t nc,
                                    gs_spgemm_method m, gs_buf *beta, gs_buf **dt, gs_csr **Xt)
 {
     gs_status st = GS_OK;
-    const gs_amg_level *L = &amg->lev[l];
-    const gs_amg_ops *ops = amg->ops;
-    gs_csr *At = NULL, *St = NULL, *AFC = NULL, *M = NULL;
-    GS_CHECK(gs_spgemm_transpose(L->A, &At));
-    GS_CHECK(ops->classical_strength(At, amg->p.classical_theta, dense, &St));
-    GS_CHECK(gs_buf_create((int64_t)At->rows + 1, GS_F64, amg->loc, "interpolation", dt));
-    GS_CHECK(ops->classical_fc(At, St, L->agg->data, nc, &AFC, beta->data));
-    GS_CHECK(ops->classical_ff(At, St, L->agg->data, beta->data, &M, (*dt)->data));
-    GS_CHECK(gs_spgemm(M, AFC, m, Xt));
-    gs_amg_trace(amg, l, "A^T's M A_FC");
+    gs_csr *At = NULL, *St = NULL;
+    GS_CHECK(gs_spgemm_transpose(amg->lev[l].A, &At));
+    GS_CHECK(amg->ops->classical_strength(At, amg->p.classical_theta, dense, &St));
+    GS_CHECK(interp_x(amg, l, At, St, nc, m, beta, dt, Xt));
 done:
     gs_csr_destroy(&At);
     gs_csr_destroy(&St);
-    gs_csr_destroy(&AFC);
-    gs_csr_destroy(&M);
     return st;
 }
 
@@ -53,7 +65,7 @@ static gs_status split_interp(gs_amg *amg, int l, gs_spgemm_method m, int32_t *n
     gs_amg_level *L = &amg->lev[l];
     const gs_csr *A = L->A;
     const gs_amg_ops *ops = amg->ops;
-    gs_csr *S = NULL, *AFC = NULL, *M = NULL;
+    gs_csr *S = NULL;
     double t0, t1, t2;
     *nc = 0;
     GS_CHECK(gs_amg_sync(amg, &t0));
@@ -74,16 +86,9 @@ static gs_status split_interp(gs_amg *amg, int l, gs_spgemm_method m, int32_t *n
     ph[GS_AMG_PHASE_AGGREGATE] += t2 - t1;
     if (*nc == 0 || *nc >= A->rows) goto done; /* no coarsening: this level is the coarsest */
     GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", beta));
-    GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", d));
-    GS_CHECK(ops->classical_fc(A, S, L->agg->data, *nc, &AFC, (*beta)->data));
-    GS_CHECK(ops->classical_ff(A, S, L->agg->data, (*beta)->data, &M, (*d)->data));
-    gs_amg_trace(amg, l, "A_FC, M");
-    GS_CHECK(gs_spgemm(M, AFC, m, X));
-    gs_amg_trace(amg, l, "M A_FC");
+    GS_CHECK(interp_x(amg, l, A, S, *nc, m, *beta, d, X));
 done:
     gs_csr_destroy(&S);
-    gs_csr_destroy(&AFC);
-    gs_csr_destroy(&M);
     return st;
 }
 

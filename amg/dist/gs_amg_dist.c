@@ -20,7 +20,7 @@ typedef struct dlevel {
     gs_part *part;           /* this level's rows */
     gs_dist_op *DAown, *DP, *DR;
     const gs_dist_op *DA;
-    const gs_csr *Al1;       /* the whole rows at loc for l1 row sums (l1jacobi, gs; borrowed) */
+    const gs_csr *Al1;       /* the whole rows at loc for a whole_rows smoother (borrowed) */
     double *dinv;            /* at loc */
     gs_smoother_level sl;
     void *smooth;
@@ -124,8 +124,7 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
     trace(amg, l, "   (rho)");
     /* l1 row sums over the whole rows (compact columns: the own block, then the halo, which
      * Gauss-Seidel's triangles leave out) */
-    if (strcmp(amg->p.smoother->name, "l1jacobi") == 0 || strcmp(amg->p.smoother->name, "gs") == 0)
-        L->Al1 = D->compact;
+    if (amg->p.smoother->whole_rows) L->Al1 = D->compact;
     int64_t nz = D->compact->nnz; /* the level's share of level 0's nonzeros, the same on all */
     GS_CHECK(gs_comm_sum_i64(&nz, 1));
     if (l == 0) amg->nnz0 = nz;

@@ -319,8 +319,6 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     }
     const int classical = amg->p.method == GS_AMG_METHOD_CLASSICAL;
     amg->rep.method = amg->p.method;
-    if (classical && amg->p.restriction == GS_AMG_RESTRICT_AUTO) /* choose leaves it on SA only */
-        amg->p.restriction = GS_AMG_RESTRICT_PT;
     amg->rep.restriction = classical ? amg->p.restriction : GS_AMG_RESTRICT_PT;
     if (classical && b > 1)
         GS_FAIL(GS_ERR_CONFIG, "%s: amg.method = \"classical\" is for scalar problems, and "

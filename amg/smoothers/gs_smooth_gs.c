@@ -34,10 +34,7 @@ static gs_status gs_setup(const gs_smoother_level *L, void **state)
     s->g = s->dinv = NULL;
     GS_CHECK(L->be->alloc(((size_t)L->A->rows + 1) * sizeof(double), "AMG Gauss-Seidel iterate",
                           (void **)&s->g));
-    GS_CHECK(L->be->alloc(((size_t)L->A->rows + 1) * sizeof(double), "AMG l1 diagonal",
-                          (void **)&s->dinv));
-    int64_t bad = 0, first = -1;
-    GS_CHECK(L->ops->diag_inv(L->A, 1, s->dinv, NULL, &bad, &first));
+    GS_CHECK(gs_smoother_l1_dinv(L, &s->dinv));
     *state = s;
     s = NULL;
 done:
@@ -72,6 +69,7 @@ const gs_smoother gs_smoother_gs = {
     .label = "two-stage Gauss-Seidel",
     .help = "two-stage Gauss-Seidel with the l1 diagonal: (D + L)^-1 by an inner Jacobi "
             "step, forward before the coarse correction and backward after it",
+    .whole_rows = 1,
     .setup = gs_setup,
     .apply = gs_apply,
     .destroy = gs_destroy,

@@ -14,17 +14,29 @@ static void l1_destroy(void *state, const gs_backend_ops *be)
     gs_free(s);
 }
 
+gs_status gs_smoother_l1_dinv(const gs_smoother_level *L, double **dinv)
+{
+    gs_status st = GS_OK;
+    int64_t bad = 0, first = -1;
+    double *d = NULL;
+    GS_CHECK(L->be->alloc(((size_t)L->A->rows + 1) * sizeof(double), "AMG l1 diagonal",
+                          (void **)&d));
+    GS_CHECK(L->ops->diag_inv(L->A, 1, d, NULL, &bad, &first));
+    *dinv = d;
+    d = NULL;
+done:
+    if (d) L->be->free(d);
+    return st;
+}
+
 /* the l1 row sums' inverses where A lives */
 static gs_status l1_setup(const gs_smoother_level *L, void **state)
 {
     gs_status st = GS_OK;
     l1_state *s = NULL;
-    int64_t bad = 0, first = -1;
     GS_CHECK(gs_alloc_array(1, sizeof *s, "l1-Jacobi smoother", (void **)&s));
     s->dinv = NULL;
-    GS_CHECK(L->be->alloc(((size_t)L->A->rows + 1) * sizeof(double), "AMG l1 diagonal",
-                          (void **)&s->dinv));
-    GS_CHECK(L->ops->diag_inv(L->A, 1, s->dinv, NULL, &bad, &first));
+    GS_CHECK(gs_smoother_l1_dinv(L, &s->dinv));
     *state = s;
     s = NULL;
 done:
@@ -45,6 +57,7 @@ const gs_smoother gs_smoother_l1jacobi = {
     .name = "l1jacobi",
     .label = "l1-Jacobi",
     .help = "l1-Jacobi: D^-1 replaced by 1 / sum_j |a_ij|, no damping factor",
+    .whole_rows = 1,
     .setup = l1_setup,
     .apply = l1_apply,
     .destroy = l1_destroy,

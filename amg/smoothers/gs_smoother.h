@@ -35,6 +35,9 @@ struct gs_smoother {
     const char *name;  /* the value of amg.smoother */
     const char *label; /* for the AMG description: "weighted Jacobi" */
     const char *help;  /* one line for --help-config */
+    /* setup reads the level's whole rows (l1 row sums): across MPI ranks it is given the rank's
+     * rows with their halo columns after the own ones (compact), else the diagonal block */
+    int whole_rows;
     /* the level's state (weights, bounds, its own diagonal), freed by destroy */
     gs_status (*setup)(const gs_smoother_level *L, void **state);
     /* one sweep on A x = b; x_zero: x is zero on entry (not read); post: a post-smoothing
@@ -51,6 +54,10 @@ struct gs_smoother {
  * (gs_smooth_jacobi.c) */
 gs_status gs_smoother_jacobi_sweep(const gs_smoother_level *L, const double *dinv, double w,
                                    const gs_vec *b, gs_vec *x, int x_zero);
+
+/* *dinv = 1 / sum_j |a_ij| over the rows of L->A, allocated where the level lives (freed with
+ * L->be->free): the l1 diagonal that l1-Jacobi and Gauss-Seidel divide by */
+gs_status gs_smoother_l1_dinv(const gs_smoother_level *L, double **dinv);
 
 /* The registered smoothers: the i-th (NULL past the end), the one named name (NULL: none), the
  * default (Chebyshev), and "a|b|c" of their names (for the config table). */
