@@ -44,6 +44,7 @@
 
 #include "gs_csr.h"
 #include "gs_linop.h"
+#include "gs_log.h"
 #include "gs_select.h"
 #include "gs_spgemm.h"
 #include "gs_spmat.h"
@@ -231,7 +232,7 @@ gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z);
 gs_linop gs_amg_linop(gs_amg *amg);
 
 /* Print the level table, complexities and setup phases (the console's AMG block). */
-void gs_amg_report_print(const gs_amg_report *r, FILE *out);
+void gs_amg_report_print(const gs_amg_report *r, const gs_out *out);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "gs_config.h"
-#include "gs_config_impl.h"
 #include "gs_mem.h"
 
 /* ---- the configuration as a libconfig file ------------------------------------------------ */

@@ -8,31 +8,11 @@
 #include "gs_config.h"
 #include "gs_csr.h"
 #include "gs_gen.h"
+#include "gs_system.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct gs_problem {
-    gs_csr *A;
-    double *b;               /* rows */
-    double *x0;              /* cols */
-    double *x_exact;         /* cols, or NULL */
-    char name[256];          /* case name */
-    char matrix[GS_CFG_STR]; /* file path or generator description */
-    char source[GS_CFG_STR]; /* the path used in messages ("" for generated) */
-    char field[16], symmetry[24], layout[32];
-    char rhs[64], x0_desc[64]; /* where b and x0 came from */
-    char group[256];           /* HDF5: the group the matrix was read from ("" otherwise) */
-    double read_s;             /* time to read or generate */
-    /* the near-nullspace, rows x nullspace_k column-major on the host, or NULL: the file
-     * problem.nullspace names, else the generator's (elasticity: rigid-body modes);
-     * block_size: unknowns per grid point, the generator's (dof, elasticity's dimension), 1
-     * for a matrix file */
-    double *nullspace;
-    int nullspace_k;
-    int block_size;
-} gs_problem;
 
 /* Read a matrix file, Matrix Market (.gz too) or HDF5 (told apart by the HDF5 signature);
  * "FILE.h5:/NAME" names a group of the file (its sparse matrix) or a dataset (a dense

@@ -17,27 +17,11 @@
 
 #include "gs_dist.h"
 #include "gs_problem.h"
+#include "gs_system.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct gs_dproblem {
-    gs_part *part;     /* the rows of every rank */
-    gs_gcsr *A;        /* this rank's rows, global columns */
-    /* the same rows in compact columns (gs_dist.h: own, then the halo's in ascending global
-     * order; host memory, page-locked when a device backend runs), made as the rows are read,
-     * as a ParCSR assembly makes its diagonal and off-diagonal parts: the set-up uploads these
-     * 32-bit columns; halo: the nhalo halo columns' global numbers */
-    gs_csr *C;
-    int64_t *halo;
-    int32_t nhalo;
-    double *b, *x0;    /* this rank's rows */
-    double *x_exact;   /* this rank's rows of the exact solution, or NULL */
-    double *nullspace; /* this rank's rows x nullspace_k, column-major, or NULL */
-    int nullspace_k, block_size;
-    int64_t rows, nnz; /* of the whole matrix */
-} gs_dproblem;
 
 /* The configured problem across the ranks: every rank receives its rows in *d; rank 0 receives
  * in *p the problem's description (name, matrix, source, rhs, x0_desc, read_s, block_size, ...;
@@ -51,9 +35,6 @@ gs_status gs_problem_load_dist(const gs_config *c, gs_problem **p, gs_dproblem *
 gs_status gs_problem_scatter(const gs_problem *p, gs_dproblem **out);
 void gs_dproblem_destroy(gs_dproblem **d);
 
-/* The whole vector on rank 0 (x: this rank's part of d->part's rows; all: rows values on rank 0,
- * not read elsewhere). Collective. */
-gs_status gs_dproblem_gather(const gs_dproblem *d, const double *x, double *all);
 
 #ifdef __cplusplus
 }

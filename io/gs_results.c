@@ -24,8 +24,6 @@
 #include <omp.h>
 #endif
 
-const char *const gs_phase_names[GS_PHASES] = {"strength",    "aggregation", "prolongator",
-                                               "rap",         "convert",     "coarse"};
 
 /* Append s to buf as one CSV field, quoted when it holds a comma, quote or newline. */
 static size_t csv_field(char *buf, size_t cap, size_t len, const char *s, int last)

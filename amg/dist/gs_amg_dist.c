@@ -1,61 +1,17 @@
-/* gs_amg_dist.c: smoothed aggregation across MPI ranks (gs_amg_dist.h): the setup of the
- * distributed levels, the gathered tail, and the cycle. */
+/* gs_amg_dist.c: smoothed aggregation across MPI ranks (gs_amg_dist.h): setup, gathered tail. */
 #include "gs_amg_dist.h"
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "gs_amg_internal.h"
+#include "gs_amg_dist_impl.h"
 #include "gs_comm.h"
-#include "gs_dist_ops.h"
+#include "gs_log.h"
 #include "gs_spgemm.h"
 #include "gs_time.h"
 
 #define GATHER_ROWS_DEFAULT 20000
-
-typedef struct dlevel {
-    const gs_gcsr *A;        /* level 0's rows with global columns (the caller's) */
-    gs_part *part;           /* this level's rows */
-    gs_dist_op *DAown, *DP, *DR;
-    const gs_dist_op *DA;
-    const gs_csr *Al1;       /* the whole rows at loc for a whole_rows smoother (borrowed) */
-    double *dinv;            /* at loc */
-    gs_smoother_level sl;
-    void *smooth;
-    gs_vec *x, *b, *r, *y, *d;
-    double rho;
-} dlevel;
-
-struct gs_amg_dist {
-    gs_amg_params p;
-    gs_loc loc;
-    const gs_backend_ops *be;
-    const gs_amg_ops *ops;
-    gs_amg *shell;          /* the one-process helpers' view of a level (coarsening, rho) */
-    int nd;                 /* distributed levels; level nd is the gathered one */
-    dlevel lev[GS_AMG_MAX_LEVELS];
-    gs_csr *tailA;          /* the gathered level, at loc */
-    gs_amg *tail;           /* its hierarchy (every rank the same) */
-    gs_vec *tb, *tx;        /* the whole gathered level's vectors, at loc */
-    /* the other ranks' parts of the gathered level's b, each cycle: the halo of an operator
-     * with no entries whose halo is every row this rank does not own (NULL on one rank), and
-     * that halo at loc */
-    gs_dist_op *TG;
-    double *th;
-    /* the V cycle recorded as CUDA graphs, for the vectors graph_r, graph_z: where TG's
-     * exchange is signalled on the device, the whole cycle in gdown; otherwise the distributed
-     * levels' way down (pre-smoothing, restrictions) in gdown and their way up in gup, the
-     * gathered tail between them */
-    void *gdown, *gup;
-    const double *graph_r, *graph_z;
-    int graph_captures, graph_off;
-    double *hb, *hpart;     /* host staging without TG: whole b, this rank's part of it */
-    int64_t nnz0;           /* level 0's nonzeros over all ranks (the smoother's level share) */
-    size_t *gbytes;         /* every rank's part of the gathered level, in bytes */
-    gs_amg_report rep;
-};
 
 /* amg.trace (verbosity 3): each setup step's time on rank 0's stderr, the slowest rank's (and
  * which) and the fastest's. Every rank calls it at the same points; the ranks wait for each
@@ -63,7 +19,7 @@ struct gs_amg_dist {
  * work and its waits inside the step. */
 #define GS_TRACE_RANKS 64 /* ranks whose step times are gathered (more: rank 0's only) */
 static double g_trace_t;
-static void trace(const gs_amg_dist *amg, int l, const char *what)
+void gs_amg_dist_trace(const gs_amg_dist *amg, int l, const char *what)
 {
     if (!amg->p.trace) return;
     (void)amg->be->sync();
@@ -76,13 +32,13 @@ static void trace(const gs_amg_dist *amg, int l, const char *what)
             if (all[r] > all[hi]) hi = r;
             if (all[r] < all[lo]) lo = r;
         }
-        fprintf(stderr, "amg setup: level %d %-24s rank 0 %8.3f ms, slowest rank %d %8.3f ms, "
-                "fastest %8.3f ms", l, what, 1e-3 * (double)all[0], hi, 1e-3 * (double)all[hi],
-                1e-3 * (double)all[lo]);
-        if (amg->loc != GS_LOC_HOST) fprintf(stderr, "; pool %.2f GB", gs_backend_pool_gb());
-        fputc('\n', stderr);
+        char pool[32] = "";
+        if (amg->loc != GS_LOC_HOST) snprintf(pool, sizeof pool, "; pool %.2f GB", gs_backend_pool_gb());
+        gs_log(GS_LOG_INFO, "amg setup: level %d %-24s rank 0 %8.3f ms, slowest rank %d %8.3f ms, "
+               "fastest %8.3f ms%s", l, what, 1e-3 * (double)all[0], hi, 1e-3 * (double)all[hi],
+               1e-3 * (double)all[lo], pool);
     } else if (what && gs_comm_rank() == 0) {
-        fprintf(stderr, "amg setup (rank 0): level %d %-22s %8.3f ms\n", l, what, 1e-3 * (double)us);
+        gs_log(GS_LOG_INFO, "amg setup (rank 0): level %d %-22s %8.3f ms", l, what, 1e-3 * (double)us);
     }
     g_trace_t = gs_time_now();
 }
@@ -94,7 +50,7 @@ static gs_status sync_now(const gs_amg_dist *amg, double *t)
     return st;
 }
 
-static const gs_dist_ops *dops(const gs_amg_dist *amg)
+const gs_dist_ops *gs_amg_dist_dops(const gs_amg_dist *amg)
 {
     return (const gs_dist_ops *)gs_backend_module(amg->loc, GS_MODULE_DIST);
 }
@@ -118,10 +74,10 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
                       "nonzero diagonal", where, (long long)(D->row0 + first + 1),
                       (long long)bad);
     GS_CHECK(gs_comm_agree(st));
-    trace(amg, l, "   (diagonal)");
+    gs_amg_dist_trace(amg, l, "   (diagonal)");
     amg->shell->rho_rows = L->part->start[L->part->nranks];
     GS_CHECK(gs_amg_estimate_rho(amg->shell, D->diag, gs_dist_op_spmat(D), sq, &L->rho));
-    trace(amg, l, "   (rho)");
+    gs_amg_dist_trace(amg, l, "   (rho)");
     /* l1 row sums over the whole rows (compact columns: the own block, then the halo, which
      * Gauss-Seidel's triangles leave out) */
     if (amg->p.smoother->whole_rows) L->Al1 = D->compact;
@@ -172,13 +128,13 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
         double tf = p->theta;
         for (int i = 0; i < l; i++) tf *= 0.25;
         GS_CHECK(amg->ops->filter(D->compact, tf, p->strength, B ? w->data : NULL, &F));
-        trace(amg, l, "  filter");
+        gs_amg_dist_trace(amg, l, "  filter");
     }
     int64_t anyF = F != NULL; /* F = A on every rank, or F's own rho over all of them */
     GS_CHECK(gs_comm_max_i64(&anyF, 1));
     if (anyF) {
         int64_t bad, first;
-        if (!F) GS_CHECK(dops(amg)->row_slice(D->compact, 0, D->rows, &F)); /* a copy */
+        if (!F) GS_CHECK(gs_amg_dist_dops(amg)->row_slice(D->compact, 0, D->rows, &F)); /* a copy */
         /* A's columns and halo: its plan copied, its halos through A's CUDA IPC buffers
          * (rho's twelve products; DF is destroyed before D); F's rows not split */
         GS_CHECK(gs_dist_op_whole_like(&F, D, &DF));
@@ -188,15 +144,15 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
                                 (void **)&sqF));
         GS_CHECK(amg->ops->diag_inv(DF->compact, 0, dF, sqF, &bad, &first));
         amg->shell->rho_rows = grows;
-        trace(amg, l, "  F's SpMV form");
+        gs_amg_dist_trace(amg, l, "  F's SpMV form");
         GS_CHECK(gs_amg_estimate_rho(amg->shell, DF->compact, gs_dist_op_spmat(DF), sqF, &rho));
-        trace(amg, l, "  F's rho");
+        gs_amg_dist_trace(amg, l, "  F's rho");
         if (!(rho > 0)) rho = L->rho;
         GS_CHECK(amg->ops->jacobi_matrix(DF->compact, dF, p->prolongator_omega / rho, S));
     } else {
         GS_CHECK(amg->ops->jacobi_matrix(D->compact, L->dinv, p->prolongator_omega / rho, S));
     }
-    trace(amg, l, "  I - w D^-1 F");
+    gs_amg_dist_trace(amg, l, "  I - w D^-1 F");
 done:
     gs_csr_destroy(&F);
     gs_dist_op_destroy(&DF);
@@ -239,314 +195,14 @@ done:
 }
 
 /* n host values of `size` bytes into a new array at loc (at least one element) */
-static gs_status to_loc(const gs_amg_dist *amg, const void *h, int64_t n, size_t size,
-                        const char *what, void **out)
+gs_status gs_amg_dist_to_loc(const gs_amg_dist *amg, const void *h, int64_t n, size_t size,
+                             const char *what, void **out)
 {
     gs_status st = GS_OK;
     *out = NULL;
     GS_CHECK(amg->be->alloc(((size_t)n + 1) * size, what, out));
     if (n > 0) GS_CHECK(amg->be->put(*out, h, (size_t)n * size));
 done:
-    return st;
-}
-
-/* the distinct values of a[0..na) and b[0..nb) (both at loc, each below bound) outside
- * [c0, c0 + nc), ascending, into *out (host) and *dout (at loc), their count into *m: the other
- * ranks' columns a level's rows name (selected, sorted and made unique where the matrices
- * live) */
-static gs_status other_columns(const gs_amg_dist *amg, const int64_t *a, int64_t na,
-                               const int64_t *b, int64_t nb, int64_t c0, int32_t nc,
-                               int64_t bound, int64_t **out, int64_t **dout, int64_t *m)
-{
-    gs_status st = GS_OK;
-    int64_t *d = NULL;
-    GS_CHECK(amg->be->alloc(((size_t)(na + nb) + 1) * sizeof *d, "columns", (void **)&d));
-    if (na > 0) GS_CHECK(amg->be->move(d, a, (size_t)na * sizeof *d));
-    if (nb > 0) GS_CHECK(amg->be->move(d + na, b, (size_t)nb * sizeof *d));
-    GS_CHECK(dops(amg)->sort_unique(d, na + nb, c0, nc, bound, out, dout, m));
-done:
-    if (d) amg->be->free(d);
-    return st;
-}
-
-/* the CSR at loc of ne entries with global columns g and values v (all at loc) whose rows come
- * from offsets rp (nrp + 1 of them, at loc: entry q of block i is in row i, or rmap[i] when
- * rmap (at loc) is given), in the column space [own (c0 .. c0 + nc) | the ascending global
- * numbers of dmap (at loc, nmap of them)]: rows sorted, duplicates summed */
-static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne, int32_t nrp,
-                             const int64_t *rp, const int32_t *rmap, const int64_t *g,
-                             const double *v, int64_t c0, int32_t nc, const int64_t *dmap,
-                             int64_t nmap, gs_csr **out)
-{
-    gs_status st = GS_OK;
-    int32_t *dr = NULL, *dc = NULL;
-    GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dr, "entries", (void **)&dr));
-    GS_CHECK(dops(amg)->row_index(nrp, rp, rmap, dr));
-    GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dc, "entries", (void **)&dc));
-    GS_CHECK(dops(amg)->map_cols(g, ne, c0, nc, dmap, nmap, dc));
-    GS_CHECK(dops(amg)->coo_csr(rows, (int32_t)(nc + nmap), ne, dr, dc, v, out));
-done:
-    if (dr) amg->be->free(dr);
-    if (dc) amg->be->free(dc);
-    return st;
-}
-
-/* out (at loc) = base + the place of each of v[0..n) (at loc, none in [c0, c0 + base)) in the
- * ascending dmap (at loc) */
-static gs_status map_places(const gs_amg_dist *amg, const int64_t *v, int64_t n, int64_t c0,
-                            int32_t base, const int64_t *dmap, int64_t nmap, int32_t **out)
-{
-    gs_status st = GS_OK;
-    *out = NULL;
-    GS_CHECK(amg->be->alloc(((size_t)n + 1) * sizeof **out, "column map", (void **)out));
-    GS_CHECK(dops(amg)->map_cols(v, n, c0, base, dmap, nmap, *out));
-done:
-    return st;
-}
-
-/* The rows of a tentative prolongator T with at most one entry a row that the halo of D names,
- * as gs_dist_op_fetch_rows gives them (*rp offsets, *g global columns and *v values, all at
- * loc; *ne entries): two halo exchanges of D carry each row's aggregate (as a double, exact
- * below 2^53) and value instead of a row fetch (row lengths, offsets, packing, the entries
- * rank to rank), and the rows' entries are gathered where they live. */
-static gs_status tentative_halo(const gs_amg_dist *amg, const gs_dist_op *D, const gs_csr *T,
-                                int64_t c0, int64_t **rp, int64_t *ne, int64_t **g, double **v)
-{
-    gs_status st = GS_OK;
-    const int64_t nc = D->cols, nh = D->nhalo;
-    gs_vec *x = NULL;
-    *rp = NULL, *ne = 0, *g = NULL, *v = NULL;
-    if (T->rows != D->cols)
-        GS_FAIL(GS_ERR_INTERNAL, "tentative halo: %d rows, the operator has %d columns", T->rows,
-                D->cols);
-    GS_CHECK(gs_vec_create(2 * (nc + nh), amg->loc, &x));
-    double *xg = x->data, *xv = x->data + nc + nh; /* own rows, then the halo's */
-    GS_CHECK(dops(amg)->first_entry(T, c0, xg, xv));
-    GS_CHECK(gs_dist_op_halo(D, xg, xg + nc));
-    GS_CHECK(gs_dist_op_halo(D, xv, xv + nc));
-    GS_CHECK(amg->be->alloc(((size_t)nh + 1) * sizeof **rp, "tentative halo", (void **)rp));
-    GS_CHECK(amg->be->alloc(((size_t)nh + 1) * sizeof **g, "tentative halo", (void **)g));
-    GS_CHECK(amg->be->alloc(((size_t)nh + 1) * sizeof **v, "tentative halo", (void **)v));
-    GS_CHECK(dops(amg)->first_entry_rows(nh, xg + nc, xv + nc, *rp, *g, *v));
-    GS_CHECK(amg->be->get(ne, *rp + nh, sizeof *ne));
-done:
-    if (st != GS_OK) {
-        if (*rp) amg->be->free(*rp);
-        if (*g) amg->be->free(*g);
-        if (*v) amg->be->free(*v);
-        *rp = NULL, *g = NULL, *v = NULL;
-    }
-    gs_vec_destroy(&x);
-    return st;
-}
-
-/* P = S T at loc in compact columns (own aggregates, then the other ranks' aggregates that the
- * halo's tentative rows name), and its SpMV form; S NULL: P = T (taken over) */
-static gs_status prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_csr **T, int one,
-                             const gs_part *cpart)
-{
-    gs_status st = GS_OK;
-    dlevel *L = &amg->lev[l];
-    const gs_dist_op *D = L->DA;
-    gs_csr *P = NULL, *Th = NULL, *Te = NULL;
-    int64_t *rp = NULL, *g = NULL, *pmap = NULL, *dpm = NULL;
-    double *v = NULL;
-    int64_t npm = 0, ne = 0;
-    const int32_t nc = (*T)->cols;
-    const int64_t c0 = cpart->start[gs_comm_rank()];
-    if (S) {
-        if (one && (*T)->nnz <= (*T)->rows) /* one entry a row at most: the halo exchange */
-            GS_CHECK(tentative_halo(amg, D, *T, c0, &rp, &ne, &g, &v));
-        else
-            GS_CHECK(gs_dist_op_fetch_rows(D, *T, c0, nc, NULL, &rp, &ne, &g, &v));
-        trace(amg, l, "   (T's rows fetched)");
-        /* other ranks' aggregates only */
-        GS_CHECK(other_columns(amg, NULL, 0, g, ne, c0, nc, cpart->start[cpart->nranks], &pmap,
-                               &dpm, &npm));
-        GS_CHECK(entries_csr(amg, D->nhalo, ne, D->nhalo, rp, NULL, g, v, c0, nc, dpm, npm, &Th));
-        GS_CHECK(dops(amg)->vcat(*T, NULL, Th, (int32_t)(nc + npm), &Te));
-        if (one)
-            GS_CHECK(amg->ops->times_tentative(S, Te, &P));
-        else
-            GS_CHECK(gs_spgemm(S, Te, GS_SPGEMM_AUTO, &P));
-        gs_csr_destroy(T);
-        trace(amg, l, "   (S T)");
-    } else {
-        P = *T;
-        *T = NULL;
-        GS_CHECK(gs_alloc_array(1, sizeof *pmap, "prolongator", (void **)&pmap));
-    }
-    GS_CHECK(gs_dist_op_from_compact(&P, &pmap, (int32_t)npm, D->row0, cpart, amg->loc,
-                                     amg->p.select, l, &L->DP));
-done:
-    gs_csr_destroy(&P);
-    gs_csr_destroy(&Th);
-    gs_csr_destroy(&Te);
-    if (rp) amg->be->free(rp);
-    if (g) amg->be->free(g);
-    if (v) amg->be->free(v);
-    if (dpm) amg->be->free(dpm);
-    gs_free(pmap);
-    return st;
-}
-
-/* A_c = P^T (A P): this rank's coarse rows in compact columns and their SpMV form. A P takes the
- * rows of P that A's halo names (their owners send them); P^T (A P) gives rows of other ranks'
- * coarse points too (P's halo columns), which go to their owners as entries and are added in. */
-static gs_status galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs_dist_op **out)
-{
-    gs_status st = GS_OK;
-    dlevel *L = &amg->lev[l];
-    const gs_dist_op *D = L->DA, *DP = L->DP, *DR = L->DR;
-    const gs_dist_ops *ops = dops(amg);
-    const int R = gs_comm_size();
-    const int32_t nc = DP->cols, npm = DP->nhalo;
-    const int64_t c0 = DP->col0;
-    gs_csr *Ph = NULL, *Pe = NULL, *AP = NULL, *Wo = NULL, *Wr = NULL, *Rv = NULL, *Ac = NULL;
-    int64_t *gm = NULL, *rp = NULL, *g = NULL, *xmap = NULL, *hc = NULL, *sinfo = NULL,
-            *rinfo = NULL, *dxm = NULL, *dsc = NULL, *drc = NULL,
-            *dhc = NULL, *poff = NULL, *dpoff = NULL;
-    int32_t *m1 = NULL, *m2 = NULL, *prow = NULL, *dprow = NULL, *hrp = NULL;
-    const int64_t bound = cpart->start[cpart->nranks];
-    double *v = NULL, *dsv = NULL, *drv = NULL;
-    size_t *sb = NULL, *rb = NULL, *isb = NULL, *irb = NULL;
-    int64_t nx = 0, nh = 0, nf = 0;
-    /* P's rows at A's halo, their columns as global numbers */
-    GS_CHECK(amg->be->alloc(((size_t)npm + 1) * sizeof *gm, "coarse columns", (void **)&gm));
-    if (npm > 0) GS_CHECK(amg->be->put(gm, DP->halo, (size_t)npm * sizeof *gm));
-    GS_CHECK(gs_dist_op_fetch_rows(D, DP->compact, c0, nc, gm, &rp, &nf, &g, &v));
-    trace(amg, l, "   (fetch)");
-    /* X: own coarse columns, then the others P and those rows hold, ascending */
-    GS_CHECK(other_columns(amg, gm, npm, g, nf, c0, nc, bound, &xmap, &dxm, &nx));
-    GS_CHECK(map_places(amg, gm, npm, c0, nc, dxm, nx, &m1));
-    GS_CHECK(entries_csr(amg, D->nhalo, nf, D->nhalo, rp, NULL, g, v, c0, nc, dxm, nx, &Ph));
-    { /* P's own rows, its halo columns renumbered into X as they are copied, over the fetched */
-        const gs_col_map pm = {nc, m1};
-        GS_CHECK(ops->vcat(DP->compact, &pm, Ph, (int32_t)(nc + nx), &Pe));
-    }
-    gs_csr_destroy(&Ph);
-    trace(amg, l, "  P's halo rows");
-    GS_CHECK(gs_spgemm(D->compact, Pe, GS_SPGEMM_AUTO, &AP));
-    gs_csr_destroy(&Pe);
-    trace(amg, l, "  A P");
-    /* P^T (A P) from R's two parts: its own rows (diag) and the rows of other ranks' coarse
-     * points (rem, one a halo column of P), which go to their owners as entries */
-    GS_CHECK(gs_spgemm(DR->diag, AP, GS_SPGEMM_AUTO, &Wo));
-    if (DR->rem)
-        GS_CHECK(gs_spgemm(DR->rem, AP, GS_SPGEMM_AUTO, &Wr));
-    else
-        GS_CHECK(ops->row_slice(Wo, nc, nc, &Wr));
-    gs_csr_destroy(&AP);
-    trace(amg, l, "  P^T (A P)");
-    /* Wr's rows go to their owners where the matrices live (global columns, values); each
-     * owner learns which of its rows and how long from a short host list (row, length) */
-    GS_CHECK(gs_alloc_array((size_t)npm + 1, sizeof *hrp, "coarse entries", (void **)&hrp));
-    GS_CHECK(amg->be->get(hrp, Wr->rowptr, ((size_t)npm + 1) * sizeof *hrp));
-    GS_CHECK(gs_alloc_array(2 * (size_t)npm + 1, sizeof *sinfo, "coarse entries",
-                            (void **)&sinfo));
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof *sb, "coarse entries", (void **)&sb));
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof *rb, "coarse entries", (void **)&rb));
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof *isb, "coarse entries", (void **)&isb));
-    GS_CHECK(gs_alloc_array((size_t)R, sizeof *irb, "coarse entries", (void **)&irb));
-    memset(sb, 0, (size_t)R * sizeof *sb);
-    memset(rb, 0, (size_t)R * sizeof *rb);
-    memset(isb, 0, (size_t)R * sizeof *isb);
-    for (int32_t i = 0; i < npm; i++) { /* DP->halo ascending: grouped by owner */
-        const int r = gs_part_owner(cpart, DP->halo[i]);
-        sinfo[2 * i] = DP->halo[i] - cpart->start[r];
-        sinfo[2 * i + 1] = hrp[i + 1] - hrp[i];
-        sb[r] += (size_t)(hrp[i + 1] - hrp[i]) * sizeof(int64_t);
-        isb[r] += 2 * sizeof(int64_t);
-    }
-    const int64_t ne = hrp[npm];
-    GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dsc, "coarse entries", (void **)&dsc));
-    GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dsv, "coarse entries", (void **)&dsv));
-    /* Wr's rows in order, each where Wr has it: the blocks by owner follow DP->halo's order */
-    if (ne > 0) GS_CHECK(ops->pack_rows(Wr, npm, NULL, NULL, c0, nc, dxm, dsc, dsv));
-    trace(amg, l, "   (pack)");
-    GS_CHECK(gs_comm_alltoall_sizes(isb, irb));
-    int64_t ni = 0;
-    for (int r = 0; r < R; r++) ni += (int64_t)(irb[r] / sizeof(int64_t));
-    GS_CHECK(gs_alloc_array((size_t)ni + 1, sizeof *rinfo, "coarse entries", (void **)&rinfo));
-    GS_CHECK(gs_comm_alltoallv(sinfo, isb, rinfo, irb));
-    /* rinfo: the senders' (row, length) pairs, by rank; the entries arrive in that order, so
-     * the pairs' offsets and rows give each entry's row where the entries live */
-    const int64_t npr = ni / 2;
-    if (npr > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "%lld coarse rows sent to one rank (below 2^31)",
-                (long long)npr);
-    GS_CHECK(gs_alloc_array((size_t)npr + 1, sizeof *poff, "coarse entries", (void **)&poff));
-    GS_CHECK(gs_alloc_array((size_t)npr + 1, sizeof *prow, "coarse entries", (void **)&prow));
-    int64_t nr = 0;
-    poff[0] = 0;
-    for (int r = 0, q = 0; r < R; r++)
-        for (size_t k = 0; k < irb[r] / (2 * sizeof(int64_t)); k++, q++) {
-            rb[r] += (size_t)rinfo[2 * q + 1] * sizeof(int64_t);
-            nr += rinfo[2 * q + 1];
-            poff[q + 1] = nr;
-            prow[q] = (int32_t)rinfo[2 * q];
-        }
-    GS_CHECK(to_loc(amg, poff, npr + 1, sizeof *poff, "coarse entries", (void **)&dpoff));
-    GS_CHECK(to_loc(amg, prow, npr, sizeof *prow, "coarse entries", (void **)&dprow));
-    GS_CHECK(amg->be->alloc(((size_t)nr + 1) * sizeof *drc, "coarse entries", (void **)&drc));
-    GS_CHECK(amg->be->alloc(((size_t)nr + 1) * sizeof *drv, "coarse entries", (void **)&drv));
-    { /* columns and values (doubles: the same byte counts) in one exchange */
-        const void *snd[2] = {dsc, dsv};
-        void *rcv[2] = {drc, drv};
-        GS_CHECK(gs_dist_alltoallv_at(amg->loc, 2, snd, sb, rcv, rb));
-    }
-    trace(amg, l, "   (exchange)");
-    /* the coarse level's halo: X's columns and the received ones that are not its own */
-    GS_CHECK(other_columns(amg, dxm, nx, drc, nr, c0, nc, bound, &hc, &dhc, &nh));
-    if ((int64_t)nc + nh > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "a rank's coarse block has %lld columns (below 2^31)",
-                (long long)(nc + nh));
-    GS_CHECK(map_places(amg, dxm, nx, c0, nc, dhc, nh, &m2));
-    trace(amg, l, "   (halo columns)");
-    GS_CHECK(entries_csr(amg, nc, nr, (int32_t)npr, dpoff, dprow, drc, drv, c0, nc, dhc, nh,
-                         &Rv));
-    trace(amg, l, "   (entries)");
-    { /* the own rows, their other columns renumbered into the coarse halo as they are added */
-        const gs_col_map wm = {nc, m2};
-        GS_CHECK(ops->add(Wo, &wm, Rv, &Ac));
-    }
-    gs_csr_destroy(&Wo);
-    trace(amg, l, "  coarse rows exchanged");
-    GS_CHECK(gs_dist_op_from_compact(&Ac, &hc, (int32_t)nh, c0, cpart, amg->loc, amg->p.select,
-                                     l + 1, out));
-done:
-    if (gm) amg->be->free(gm);
-    if (m1) amg->be->free(m1);
-    if (m2) amg->be->free(m2);
-    gs_csr_destroy(&Ph);
-    gs_csr_destroy(&Pe);
-    gs_csr_destroy(&AP);
-    gs_csr_destroy(&Wo);
-    gs_csr_destroy(&Wr);
-    gs_csr_destroy(&Rv);
-    gs_csr_destroy(&Ac);
-    if (rp) amg->be->free(rp);
-    if (g) amg->be->free(g);
-    if (v) amg->be->free(v);
-    if (dxm) amg->be->free(dxm);
-    if (dsc) amg->be->free(dsc);
-    if (dsv) amg->be->free(dsv);
-    if (drc) amg->be->free(drc);
-    if (drv) amg->be->free(drv);
-    if (dhc) amg->be->free(dhc);
-    if (dpoff) amg->be->free(dpoff);
-    if (dprow) amg->be->free(dprow);
-    gs_free(poff);
-    gs_free(prow);
-    gs_free(xmap);
-    gs_free(hc);
-    gs_free(hrp);
-    gs_free(sinfo);
-    gs_free(rinfo);
-    gs_free(sb);
-    gs_free(rb);
-    gs_free(isb);
-    gs_free(irb);
     return st;
 }
 
@@ -602,7 +258,7 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
     const dlevel *L = &amg->lev[l];
     const gs_dist_op *D = L->DA;
     const gs_csr *C = D->compact;
-    const gs_dist_ops *ops = dops(amg);
+    const gs_dist_ops *ops = gs_amg_dist_dops(amg);
     const int R = L->part->nranks;
     const int64_t n = L->part->start[R], nnz = C->nnz;
     const int32_t rows = C->rows;
@@ -621,11 +277,11 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
     /* this rank's rows: lengths, entries with global columns (each row where C has it) */
     GS_CHECK(amg->be->alloc(((size_t)rows + 1) * sizeof *len, "gather", (void **)&len));
     GS_CHECK(ops->row_lengths(C, rows, NULL, len));
-    GS_CHECK(to_loc(amg, D->halo, D->nhalo, sizeof *D->halo, "gather", (void **)&dh));
+    GS_CHECK(gs_amg_dist_to_loc(amg, D->halo, D->nhalo, sizeof *D->halo, "gather", (void **)&dh));
     GS_CHECK(amg->be->alloc(((size_t)nnz + 1) * sizeof *g, "gather", (void **)&g));
     GS_CHECK(amg->be->alloc(((size_t)nnz + 1) * sizeof *v, "gather", (void **)&v));
     GS_CHECK(ops->pack_rows(C, rows, NULL, NULL, D->col0, D->cols, dh, g, v));
-    trace(amg, l, "   (rows packed)");
+    gs_amg_dist_trace(amg, l, "   (rows packed)");
     /* to every rank: the lengths, then columns and values */
     GS_CHECK(amg->be->alloc(((size_t)n + 1) * sizeof *lall, "gather", (void **)&lall));
     GS_CHECK(amg->be->alloc(((size_t)total + 1) * sizeof *gall, "gather", (void **)&gall));
@@ -637,14 +293,14 @@ static gs_status gather_at(const gs_amg_dist *amg, int l, gs_csr **out)
         void *rcv[1] = {lall};
         GS_CHECK(gs_dist_allgatherv_at(amg->loc, 1, snd, (size_t)rows * sizeof *len, rcv, rb));
     }
-    trace(amg, l, "   (lengths exchanged)");
+    gs_amg_dist_trace(amg, l, "   (lengths exchanged)");
     for (int r = 0; r < R; r++) rb[r] = (size_t)cnt[r] * sizeof *g;
     { /* columns and values (doubles: the same byte counts) in one exchange */
         const void *snd[2] = {g, v};
         void *rcv[2] = {gall, vall};
         GS_CHECK(gs_dist_allgatherv_at(amg->loc, 2, snd, (size_t)nnz * sizeof *g, rcv, rb));
     }
-    trace(amg, l, "   (entries exchanged)");
+    gs_amg_dist_trace(amg, l, "   (entries exchanged)");
     GS_CHECK(ops->csr_from_rows((int32_t)n, (int32_t)n, lall, total, gall, vall, out));
 done:
     if (len) amg->be->free(len);
@@ -706,7 +362,7 @@ static gs_status gather_tail(gs_amg_dist *amg, int l, const double *B, gs_loc B_
     } else {
         GS_CHECK(gather_at(amg, l, &amg->tailA));
     }
-    trace(amg, l, "  gathered (whole level)");
+    gs_amg_dist_trace(amg, l, "  gathered (whole level)");
     gs_amg_params tp = amg->p;
     tp.trace = amg->p.trace && gs_comm_rank() == 0; /* every rank builds the same: one trace */
     GS_CHECK(gs_alloc_array((size_t)R, sizeof(size_t), "gather", (void **)&amg->gbytes));
@@ -755,11 +411,11 @@ static gs_status gather_tail(gs_amg_dist *amg, int l, const double *B, gs_loc B_
     st = gs_amg_setup(amg->tailA, &tp, where, &amg->tail);
     gs_vec_local_end();
     GS_CHECK(st);
-    trace(amg, l, "  its hierarchy");
+    gs_amg_dist_trace(amg, l, "  its hierarchy");
     GS_CHECK(gs_vec_create(n, amg->loc, &amg->tb));
     GS_CHECK(gs_vec_create(n, amg->loc, &amg->tx));
     GS_CHECK(tail_gather_op(amg, l));
-    trace(amg, l, "  cycle's gather");
+    gs_amg_dist_trace(amg, l, "  cycle's gather");
     if (!amg->TG) {
         GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof(double), "gather", (void **)&amg->hb));
         GS_CHECK(gs_alloc_array((size_t)own + 1, sizeof(double), "gather", (void **)&amg->hpart));
@@ -855,16 +511,16 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
             break;
         }
         GS_CHECK(sync_now(amg, &t0));
-        trace(amg, l, NULL);
+        gs_amg_dist_trace(amg, l, NULL);
         GS_CHECK(level_diag(amg, l, where));
-        trace(amg, l, "diagonal, rho, smoother");
+        gs_amg_dist_trace(amg, l, "diagonal, rho, smoother");
         if (p->smooth_prolongator && L->rho > 0 && !classical)
             GS_CHECK(smoothing_matrix(amg, l, b, k, B, B_loc, &S));
-        trace(amg, l, "smoothing matrix");
+        gs_amg_dist_trace(amg, l, "smoothing matrix");
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &one, &cpart, ph));
-        trace(amg, l, "aggregates, tentative");
+        gs_amg_dist_trace(amg, l, "aggregates, tentative");
         const int64_t nc = cpart->start[cpart->nranks];
         if (nc == 0 || nc >= n) { /* no coarsening: this level is gathered and ends there */
             gs_csr_destroy(&T);
@@ -875,20 +531,20 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
             break;
         }
         GS_CHECK(sync_now(amg, &t0));
-        GS_CHECK(prolongator(amg, l, S, &T, one, cpart));
+        GS_CHECK(gs_amg_dist_prolongator(amg, l, S, &T, one, cpart));
         gs_csr_destroy(&S);
-        trace(amg, l, "P = S T");
+        gs_amg_dist_trace(amg, l, "P = S T");
         GS_CHECK(gs_dist_op_use_ipc(L->DP));
         GS_CHECK(gs_dist_op_transpose(L->DP, p->select, l, &L->DR));
         GS_CHECK(gs_dist_op_use_ipc(L->DR));
-        trace(amg, l, "R = P^T");
+        gs_amg_dist_trace(amg, l, "R = P^T");
         GS_CHECK(sync_now(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         dlevel *C = &amg->lev[l + 1];
-        GS_CHECK(galerkin(amg, l, cpart, &C->DAown));
+        GS_CHECK(gs_amg_dist_galerkin(amg, l, cpart, &C->DAown));
         GS_CHECK(gs_dist_op_use_ipc(C->DAown));
         C->DA = C->DAown;
-        trace(amg, l, "R A P");
+        gs_amg_dist_trace(amg, l, "R A P");
         GS_CHECK(sync_now(amg, &t0));
         ph[GS_AMG_PHASE_RAP] += t0 - t1;
         C->part = cpart;
@@ -1005,215 +661,6 @@ void gs_amg_dist_destroy(gs_amg_dist **pa)
     gs_free(amg->shell);
     gs_free(amg);
     *pa = NULL;
-}
-
-/* the gathered level: every rank's part of b into the whole b, the one-process cycle (its own
- * graph unless in_graph: recorded into the caller's), this rank's part of its x */
-static gs_status tail_cycle(gs_amg_dist *amg, const gs_vec *b, gs_vec *x, int in_graph)
-{
-    gs_status st = GS_OK;
-    const dlevel *L = &amg->lev[amg->nd];
-    const int me = gs_comm_rank();
-    const int64_t row0 = L->part->start[me], n = b->n, total = amg->tb->n;
-    if (amg->TG) { /* the others' parts as TG's halo: those below row0, then those above */
-        double *tb = amg->tb->data;
-        const size_t d = sizeof(double);
-        GS_CHECK(gs_dist_op_halo(amg->TG, b->data, amg->th));
-        if (row0 > 0) GS_CHECK(amg->be->move(tb, amg->th, (size_t)row0 * d));
-        if (n > 0) GS_CHECK(amg->be->move(tb + row0, b->data, (size_t)n * d));
-        if (total > row0 + n)
-            GS_CHECK(amg->be->move(tb + row0 + n, amg->th + row0, (size_t)(total - row0 - n) * d));
-    } else {
-        GS_CHECK(gs_vec_get_host(b, amg->hpart));
-        GS_CHECK(gs_comm_allgatherv(amg->hpart, (size_t)n * sizeof(double), amg->hb,
-                                    amg->gbytes));
-        GS_CHECK(gs_vec_set_host(amg->tb, amg->hb));
-    }
-    const int off = amg->tail->graph_off;
-    if (in_graph) amg->tail->graph_off = 1; /* no capture inside a capture */
-    gs_vec_local_begin();
-    st = gs_amg_apply(amg->tail, amg->tb, amg->tx);
-    gs_vec_local_end();
-    amg->tail->graph_off = off;
-    GS_CHECK(st);
-    /* this rank's part of the whole x where both live: no wait for the tail here */
-    GS_CHECK(amg->be->move(x->data, amg->tx->data + row0, (size_t)n * sizeof(double)));
-done:
-    return st;
-}
-
-/* level l's pre-smoothing of x (zero on entry when x_zero) and the restriction of its residual
- * into the next level's b */
-static gs_status down(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
-{
-    gs_status st = GS_OK;
-    dlevel *L = &amg->lev[l], *C = &amg->lev[l + 1];
-    const gs_smoother *sm = amg->p.smoother;
-    const int pre = amg->p.presweeps;
-    for (int s = 0; s < pre; s++, x_zero = 0)
-        GS_CHECK(sm->apply(L->smooth, &L->sl, b, x, x_zero, 0));
-    if (pre == 0 && x_zero) {
-        GS_CHECK(gs_spmat_spmv(gs_dist_op_spmat(L->DR), b, C->b));
-    } else {
-        GS_CHECK(gs_spmat_spmv(gs_dist_op_spmat(L->DA), x, L->r));
-        GS_CHECK(gs_vec_axpby(1.0, b, -1.0, L->r));
-        GS_CHECK(gs_spmat_spmv(gs_dist_op_spmat(L->DR), L->r, C->b));
-    }
-done:
-    return st;
-}
-
-/* the next level's correction prolongated into x (x_zero: x was zero when level l began, and
- * no pre-smoothing changed it) and the post-smoothing */
-static gs_status up(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
-{
-    gs_status st = GS_OK;
-    dlevel *L = &amg->lev[l], *C = &amg->lev[l + 1];
-    const gs_smoother *sm = amg->p.smoother;
-    GS_CHECK(gs_spmat_spmv(gs_dist_op_spmat(L->DP), C->x, L->y));
-    if (amg->p.presweeps == 0 && x_zero)
-        GS_CHECK(gs_vec_copy(L->y, x));
-    else
-        GS_CHECK(gs_vec_axpy(1.0, L->y, x));
-    for (int s = 0; s < amg->p.postsweeps; s++)
-        GS_CHECK(sm->apply(L->smooth, &L->sl, b, x, 0, 1));
-done:
-    return st;
-}
-
-static gs_status cycle(gs_amg_dist *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
-{
-    gs_status st = GS_OK;
-    if (l == amg->nd) return tail_cycle(amg, b, x, 0);
-    dlevel *C = &amg->lev[l + 1];
-    GS_CHECK(down(amg, l, b, x, x_zero));
-    GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
-    if (amg->p.cycle_w && l + 1 < amg->nd) GS_CHECK(cycle(amg, l + 1, C->b, C->x, 0));
-    GS_CHECK(up(amg, l, b, x, x_zero));
-done:
-    return st;
-}
-
-/* the V cycle's way down the distributed levels (each x starts at zero), and back up */
-static gs_status down_all(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
-{
-    gs_status st = GS_OK;
-    for (int l = 0; l < amg->nd; l++)
-        GS_CHECK(down(amg, l, l ? amg->lev[l].b : r, l ? amg->lev[l].x : z, 1));
-done:
-    return st;
-}
-
-static gs_status up_all(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
-{
-    gs_status st = GS_OK;
-    for (int l = amg->nd - 1; l >= 0; l--)
-        GS_CHECK(up(amg, l, l ? amg->lev[l].b : r, l ? amg->lev[l].x : z, 1));
-done:
-    return st;
-}
-
-/* the whole V cycle, recorded as one graph: the way down, the gathered tail, the way up */
-static gs_status whole_cycle(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
-{
-    gs_status st = GS_OK;
-    GS_CHECK(down_all(amg, r, z));
-    GS_CHECK(tail_cycle(amg, amg->lev[amg->nd].b, amg->lev[amg->nd].x, 1));
-    GS_CHECK(up_all(amg, r, z));
-done:
-    return st;
-}
-
-#define GRAPH_MAX_CAPTURES 3 /* vector pairs recorded before the plain cycle is kept */
-
-/* a V cycle whose every distributed product is signalled on the device (GSOLVE_DIST_GRAPH=0:
- * never) */
-static int graph_wanted(const gs_amg_dist *amg)
-{
-    const char *e = getenv("GSOLVE_DIST_GRAPH");
-    if (amg->graph_off || amg->p.cycle_w || amg->nd < 1 || !amg->ops->graph_begin ||
-        (e && strcmp(e, "0") == 0))
-        return 0;
-    for (int l = 0; l < amg->nd; l++)
-        if (!gs_dist_op_graph_safe(amg->lev[l].DA) || !gs_dist_op_graph_safe(amg->lev[l].DP) ||
-            !gs_dist_op_graph_safe(amg->lev[l].DR))
-            return 0;
-    return 1;
-}
-
-/* record part (down_all or up_all) into *g; nothing runs while recording */
-static gs_status record(gs_amg_dist *amg, gs_status (*part)(gs_amg_dist *, const gs_vec *,
-                                                            gs_vec *),
-                        const gs_vec *r, gs_vec *z, void **g)
-{
-    gs_status st = amg->ops->graph_begin();
-    if (st == GS_OK) {
-        gs_status sc = part(amg, r, z);
-        st = amg->ops->graph_end(g);
-        if (sc != GS_OK) st = sc;
-    }
-    return st;
-}
-
-/* the V cycle as one graph launch where the tail's gather is signalled on the device, else as
- * two around the gathered tail. The products' counters and flags live on the device, so a rank
- * that records and one that does not stay in step. */
-static gs_status graph_cycle(gs_amg_dist *amg, const gs_vec *r, gs_vec *z, int *ran)
-{
-    gs_status st = GS_OK;
-    const gs_amg_ops *ops = amg->ops;
-    const int whole = gs_dist_op_graph_safe(amg->TG);
-    *ran = 0;
-    if (!amg->gdown || amg->graph_r != r->data || amg->graph_z != z->data) {
-        ops->graph_destroy(amg->gdown);
-        ops->graph_destroy(amg->gup);
-        amg->gdown = amg->gup = NULL;
-        if (++amg->graph_captures > GRAPH_MAX_CAPTURES) {
-            amg->graph_off = 1;
-            return GS_OK;
-        }
-        if (whole ? record(amg, whole_cycle, r, z, &amg->gdown) != GS_OK
-                  : (record(amg, down_all, r, z, &amg->gdown) != GS_OK ||
-                     record(amg, up_all, r, z, &amg->gup) != GS_OK)) { /* the plain cycle */
-            gs_error_clear();
-            ops->graph_destroy(amg->gdown);
-            ops->graph_destroy(amg->gup);
-            amg->gdown = amg->gup = NULL;
-            amg->graph_off = 1;
-            return GS_OK;
-        }
-        amg->graph_r = r->data;
-        amg->graph_z = z->data;
-    }
-    *ran = 1;
-    GS_CHECK(ops->graph_launch(amg->gdown));
-    if (amg->gup) {
-        GS_CHECK(tail_cycle(amg, amg->lev[amg->nd].b, amg->lev[amg->nd].x, 0));
-        GS_CHECK(ops->graph_launch(amg->gup));
-    }
-done:
-    return st;
-}
-
-gs_status gs_amg_dist_apply(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
-{
-    gs_status st = GS_OK;
-    int ran = 0;
-    if (graph_wanted(amg)) st = graph_cycle(amg, r, z, &ran);
-    if (st == GS_OK && !ran) st = cycle(amg, 0, r, z, 1);
-    if (st != GS_OK) gs_comm_abort(st); /* the other ranks wait in this cycle's exchanges */
-    return st;
-}
-
-static gs_status linop_apply(void *ctx, const gs_vec *x, gs_vec *y)
-{
-    return gs_amg_dist_apply(ctx, x, y);
-}
-
-gs_linop gs_amg_dist_linop(gs_amg_dist *amg)
-{
-    gs_linop op = {amg->lev[0].A->rows, amg, linop_apply, NULL};
-    return op;
 }
 
 const gs_amg_report *gs_amg_dist_report(const gs_amg_dist *amg) { return &amg->rep; }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gs_amg.h"
+#include "gs_log.h"
 
 const char *const gs_amg_phase_names[GS_AMG_PHASES] = {"strength",    "aggregation", "prolongator",
                                                        "rap",         "convert",     "coarse"};
@@ -11,7 +12,7 @@ const char *const gs_amg_phase_names[GS_AMG_PHASES] = {"strength",    "aggregati
 
 /* text from column col of the line begun, wrapped at blanks into lines of at most WHY_WIDTH
  * characters indented to col; a word longer than that stands alone on its line, uncut */
-static void print_wrapped(FILE *out, int col, const char *text)
+static void print_wrapped(const gs_out *out, int col, const char *text)
 {
     int first = 1;
     while (*text || first) {
@@ -20,23 +21,23 @@ static void print_wrapped(FILE *out, int col, const char *text)
             while (cut > 0 && text[cut] != ' ') cut--;
             n = cut ? cut : strcspn(text, " ");
         }
-        fprintf(out, "%*s%.*s\n", first ? 0 : col, "", (int)n, text);
+        gs_outf(out, "%*s%.*s\n", first ? 0 : col, "", (int)n, text);
         for (text += n; *text == ' '; text++) {
         }
         first = 0;
     }
 }
 
-void gs_amg_report_print(const gs_amg_report *r, FILE *out)
+void gs_amg_report_print(const gs_amg_report *r, const gs_out *out)
 {
-    fprintf(out, "amg       %d levels  operator complexity %.3f  grid complexity %.3f\n",
+    gs_outf(out, "amg       %d levels  operator complexity %.3f  grid complexity %.3f\n",
             r->levels, r->operator_complexity, r->grid_complexity);
-    fprintf(out, "          %s\n", r->desc);
+    gs_outf(out, "          %s\n", r->desc);
     if (r->choice[0]) {
-        fprintf(out, "          chosen: ");
+        gs_outf(out, "          chosen: ");
         print_wrapped(out, 18, r->choice);
     }
-    fprintf(out, "          level       rows        nnz  per row: mean    std   max  rho(D^-1A)  "
+    gs_outf(out, "          level       rows        nnz  per row: mean    std   max  rho(D^-1A)  "
             "format A / P / R      why\n");
     for (int l = 0; l < r->levels; l++) {
         const gs_amg_level_report *L = &r->level[l];
@@ -47,29 +48,31 @@ void gs_amg_report_print(const gs_amg_report *r, FILE *out)
             snprintf(f, sizeof f, "%s", L->format);
         char rho[16] = "-"; /* not estimated, or no positive eigenvalue to estimate */
         if (L->rho_known && L->rho > 0) snprintf(rho, sizeof rho, "%.4f", L->rho);
-        int col = fprintf(out, "          %5d %10d %10lld %15.2f %6.2f %5d  %10s  %-21s ", l,
-                          L->rows, (long long)L->nnz, L->mean, L->std, L->max, rho, f);
+        char row[160];
+        int col = snprintf(row, sizeof row, "          %5d %10d %10lld %15.2f %6.2f %5d  %10s  %-21s ",
+                           l, L->rows, (long long)L->nnz, L->mean, L->std, L->max, rho, f);
+        gs_outf(out, "%s", row);
         print_wrapped(out, col, L->reason);
     }
     const gs_amg_level_report *C = &r->level[r->levels > 0 ? r->levels - 1 : 0];
     if (r->levels > 0 && !C->rho_known)
-        fprintf(out, "          rho(D^-1A) \"-\" on level %d: solved directly, its rho not "
+        gs_outf(out, "          rho(D^-1A) \"-\" on level %d: solved directly, its rho not "
                 "estimated\n", r->levels - 1);
     for (int l = 0; l < r->levels; l++)
         if (r->level[l].rho_known && !(r->level[l].rho > 0))
-            fprintf(out, "          rho(D^-1A) - on level %d: the largest eigenvalue of "
+            gs_outf(out, "          rho(D^-1A) - on level %d: the largest eigenvalue of "
                     "|D|^-1/2 A |D|^-1/2 is %.4g, not positive (a negative diagonal or an "
                     "indefinite matrix): the smoothers assume it is\n", l, r->level[l].rho);
     for (int l = 0; l < r->levels; l++) { /* levels split across MPI ranks: their spread */
         const gs_amg_level_report *L = &r->level[l];
         if (L->rank_rows_max <= 0) continue;
-        fprintf(out, "          level %d across ranks: rows %lld..%lld, nnz %lld..%lld per rank\n",
+        gs_outf(out, "          level %d across ranks: rows %lld..%lld, nnz %lld..%lld per rank\n",
                 l, (long long)L->rank_rows_min, (long long)L->rank_rows_max,
                 (long long)L->rank_nnz_min, (long long)L->rank_nnz_max);
     }
-    fprintf(out, "          coarse solve: %s\n", r->coarse_desc);
-    fprintf(out, "          setup %.2f ms:", 1e3 * r->setup_s);
+    gs_outf(out, "          coarse solve: %s\n", r->coarse_desc);
+    gs_outf(out, "          setup %.2f ms:", 1e3 * r->setup_s);
     for (int i = 0; i < GS_AMG_PHASES; i++)
-        fprintf(out, " %s %.2f", gs_amg_phase_names[i], 1e3 * r->phase_s[i]);
-    fprintf(out, " ms\n");
+        gs_outf(out, " %s %.2f", gs_amg_phase_names[i], 1e3 * r->phase_s[i]);
+    gs_outf(out, " ms\n");
 }

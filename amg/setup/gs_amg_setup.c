@@ -9,6 +9,7 @@
 
 #include "gs_amg_internal.h"
 #include "gs_buf.h"
+#include "gs_log.h"
 #include "gs_time.h"
 
 void gs_amg_params_default(gs_amg_params *p)
@@ -49,9 +50,10 @@ void gs_amg_trace(gs_amg *amg, int l, const char *what)
     if (!amg->p.trace) return;
     (void)gs_amg_sync(amg, &t);
     if (what) {
-        fprintf(stderr, "amg setup: level %d %-22s %8.3f ms", l, what, 1e3 * (t - amg->trace_t));
-        if (amg->loc != GS_LOC_HOST) fprintf(stderr, "; pool %.2f GB", gs_backend_pool_gb());
-        fputc('\n', stderr);
+        char pool[32] = "";
+        if (amg->loc != GS_LOC_HOST) snprintf(pool, sizeof pool, "; pool %.2f GB", gs_backend_pool_gb());
+        gs_log(GS_LOG_INFO, "amg setup: level %d %-22s %8.3f ms%s", l, what,
+               1e3 * (t - amg->trace_t), pool);
     }
     amg->trace_t = t;
 }
@@ -71,7 +73,7 @@ static gs_status make_op(gs_amg *amg, const gs_csr *M, int l, gs_amg_op_kind kin
             R->fell_back = sr.fell_back;
         }
         if (amg->p.trace) /* beside the setup trace */
-            fprintf(stderr, "amg setup: level %d %s: %s, features %.3f ms + conversion %.3f ms\n",
+            gs_log(GS_LOG_INFO, "amg setup: level %d %s: %s, features %.3f ms + conversion %.3f ms",
                     l, kind == GS_AMG_OP_A ? "A" : kind == GS_AMG_OP_P ? "P" : "R",
                     gs_format_name((*out)->format), 1e3 * sr.feature_s, 1e3 * sr.convert_s);
     } else {

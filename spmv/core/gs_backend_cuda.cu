@@ -16,6 +16,8 @@
 
 #include "gs_cuda_impl.h"
 #include "gs_cuda_signal.cuh"
+#include "gs_knob.h"
+#include "gs_log.h"
 #include "gs_time.h"
 
 extern "C" int gs_cuda_device_count(const char **why);
@@ -86,7 +88,7 @@ static struct {
 
 static void cap_read(void)
 {
-    const char *s = getenv("GSOLVE_DEVICE_MEMORY_LIMIT"), *f = getenv("GSOLVE_FAIL_DEVICE_ALLOC");
+    const char *s = gs_knob("GSOLVE_DEVICE_MEMORY_LIMIT"), *f = gs_knob("GSOLVE_FAIL_DEVICE_ALLOC");
     char *end = NULL;
     g_cap.read = 1;
     if (f && *f) { /* failure injection for whole programs (gs_backend_cuda_fail_at) */
@@ -97,10 +99,8 @@ static void cap_read(void)
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s || *end || v == 0 || strchr(s, '-'))
-        fprintf(stderr,
-                "gsolve: warning: GSOLVE_DEVICE_MEMORY_LIMIT = '%s' is not a positive number of "
-                "bytes: ignored\n",
-                s);
+        gs_log(GS_LOG_WARN,
+               "GSOLVE_DEVICE_MEMORY_LIMIT = '%s' is not a positive number of bytes: ignored", s);
     else
         g_cap.limit = (size_t)v;
 }
@@ -349,11 +349,11 @@ extern "C" void gs_cuda_select_trace(const char *what)
 {
     static int on = -1;
     static double last;
-    if (on < 0) on = getenv("GSOLVE_SELECT_TRACE") != NULL;
+    if (on < 0) on = gs_knob("GSOLVE_SELECT_TRACE") != NULL;
     if (!on) return;
     const double now = gs_time_now();
     if (last == 0.0) last = now;
-    fprintf(stderr, "select trace: %s %.1f us\n", what, 1e6 * (now - last));
+    gs_log(GS_LOG_INFO, "select trace: %s %.1f us", what, 1e6 * (now - last));
     last = now;
 }
 
@@ -545,7 +545,7 @@ static void *prep_main(void *arg)
 
 extern "C" void gs_cuda_pool_prepare(size_t bytes)
 {
-    const char *e = getenv("GSOLVE_POOL_PREPARE");
+    const char *e = gs_knob("GSOLVE_POOL_PREPARE");
     size_t free_b = 0, total_b = 0, have = 0;
     if (!gs_cuda_g.ready || g_prep.running || (e && strcmp(e, "0") == 0)) return;
     if (!g_cap.read) cap_read();

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_knob.h"
+
 static atomic_long g_live;
 static atomic_long g_count;
 static atomic_long g_fail_at; /* countdown: the allocation that brings it to 0 fails */
@@ -28,13 +30,13 @@ static atomic_int g_npinned; /* blocks in the table */
 static pinned_block g_pinned[PINNED_SLOTS];
 static atomic_flag g_pin_lock = ATOMIC_FLAG_INIT;
 
-/* GSOLVE_FAIL_ALLOC=K in the environment makes the K-th host allocation of the process fail:
- * the injection of gs_mem_fail_at for whole programs (gsolve itself), read once. */
+/* the diagnostic GSOLVE_FAIL_ALLOC=K (gs_knob.h) makes the K-th host allocation of the process
+ * fail: the injection of gs_mem_fail_at for whole programs (gsolve itself), read once. */
 static void read_env(void)
 {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g_env_read, &expected, 1)) return;
-    const char *s = getenv("GSOLVE_FAIL_ALLOC");
+    const char *s = gs_knob("GSOLVE_FAIL_ALLOC");
     long k = s ? strtol(s, NULL, 10) : 0;
     if (k > 0) atomic_store(&g_fail_at, k);
 }
@@ -227,14 +229,6 @@ long gs_mem_live(void)
 long gs_mem_count(void)
 {
     return atomic_load(&g_count);
-}
-
-int64_t gs_env_i64(const char *name, int64_t min, int64_t fallback)
-{
-    const char *e = getenv(name);
-    char *end = NULL;
-    const long long v = e ? strtoll(e, &end, 10) : 0;
-    return e && end != e && *end == '\0' && v >= min ? (int64_t)v : fallback;
 }
 
 void gs_str_copy(char *dst, size_t cap, const char *src)

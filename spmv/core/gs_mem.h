@@ -52,10 +52,6 @@ int gs_mem_pinned_enable(int on);
 /* 1 when p is a block made page-locked by gs_alloc_pinned, else 0. */
 int gs_mem_is_pinned(const void *p);
 
-/* The environment variable `name` as a whole decimal integer of at least min, else fallback
- * (unset, empty, not a number, trailing characters or below min). */
-int64_t gs_env_i64(const char *name, int64_t min, int64_t fallback);
-
 /* Copy src into dst of capacity cap, truncating, always NUL-terminated. */
 void gs_str_copy(char *dst, size_t cap, const char *src);
 

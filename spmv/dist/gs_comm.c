@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_knob.h"
+#include "gs_log.h"
 #include "gs_mem.h"
 #include "gs_time.h"
 
@@ -18,16 +20,6 @@
 static int g_started, g_size = 1, g_rank, g_local_rank, g_local_size = 1, g_device_aware;
 static double g_comm_s;
 static char g_library[64] = "none";
-
-/* launched by an MPI launcher: its environment says so */
-static int launched(void)
-{
-    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK",
-                                 "MPI_LOCALNRANKS", "MV2_COMM_WORLD_SIZE"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
-        if (getenv(vars[i])) return 1;
-    return 0;
-}
 
 int gs_comm_size(void) { return g_size; }
 int gs_comm_rank(void) { return g_rank; }
@@ -66,10 +58,10 @@ void gs_comm_add_seconds(double s) { g_comm_s += s; }
         }                                                                                          \
     } while (0)
 
-int gs_comm_init(int *argc, char ***argv)
+int gs_comm_init(int *argc, char ***argv, int launched)
 {
     int flag = 0;
-    if (g_started || !launched()) return g_started;
+    if (g_started || !launched) return g_started;
     MPI_Initialized(&flag);
     if (!flag && MPI_Init(argc, argv) != MPI_SUCCESS) return 0;
     /* errors come back as codes: gsolve turns them into its messages */
@@ -91,7 +83,7 @@ int gs_comm_init(int *argc, char ***argv)
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
     g_device_aware = MPIX_Query_cuda_support() ? 1 : 0;
 #endif
-    if (getenv("GSOLVE_MPI_STAGE")) g_device_aware = 0; /* force the pinned staging */
+    if (gs_knob("GSOLVE_MPI_STAGE")) g_device_aware = 0; /* force the pinned staging */
     g_started = 1;
     return 1;
 }
@@ -369,18 +361,17 @@ gs_status gs_comm_agree(gs_status st)
 void gs_comm_abort(gs_status st)
 {
     const char *msg = gs_error_message();
-    fprintf(stderr, "gsolve: error: rank %d: %s\n", g_rank, msg[0] ? msg : gs_status_str(st));
-    fflush(stderr);
+    gs_log(GS_LOG_ERROR, "rank %d: %s", g_rank, msg[0] ? msg : gs_status_str(st));
     if (g_started) MPI_Abort(MPI_COMM_WORLD, gs_status_exit_code(st));
-    exit(gs_status_exit_code(st));
 }
 
 #else /* one process */
 
-int gs_comm_init(int *argc, char ***argv)
+int gs_comm_init(int *argc, char ***argv, int launched)
 {
     (void)argc;
     (void)argv;
+    (void)launched;
     return 0;
 }
 void gs_comm_finalize(void) {}
@@ -455,8 +446,6 @@ gs_status gs_comm_exchange_end(gs_comm_exchange *e) { (void)e; return GS_OK; }
 gs_status gs_comm_agree(gs_status st) { return st; }
 void gs_comm_abort(gs_status st)
 {
-    const char *msg = gs_error_message();
-    fprintf(stderr, "gsolve: error: %s\n", msg[0] ? msg : gs_status_str(st));
-    exit(gs_status_exit_code(st));
+    (void)st; /* one process: nobody waits for it, the failure returns as a status */
 }
 #endif

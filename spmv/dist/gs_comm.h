@@ -2,15 +2,16 @@
  * that no other file includes mpi.h. Built without MPI (GSOLVE_MPI off, or not started under a
  * launcher) it is one process of rank 0: every call works and does nothing across processes.
  *
- * MPI starts (gs_comm_init) only when the process was launched by mpirun, mpiexec or srun (their
- * environment variables tell), so a plain `gsolve CONFIG` never pays for it. With one rank the
- * solve takes the single-process path unchanged.
+ * MPI starts (gs_comm_init) only when the caller says the process was launched by mpirun, mpiexec
+ * or srun (the gsolve program tells from their environment variables), so a plain `gsolve CONFIG`
+ * never pays for it. With one rank the solve takes the single-process path unchanged.
  *
  * Failures: a collective call that fails locally returns its status; gs_comm_agree is the
  * checkpoint every rank calls at the end of a phase, after which all ranks hold the same status
  * and the message of the lowest failing rank (so one message is printed, by rank 0). Inside the
  * solve, where one rank cannot return alone without leaving the others waiting in a reduction,
- * gs_comm_abort ends every rank with the message and exit code of the failure.
+ * gs_comm_abort logs the failure and ends every rank through MPI_Abort (the library never exits
+ * otherwise; with one process it returns).
  */
 #ifndef GS_COMM_H
 #define GS_COMM_H
@@ -24,8 +25,8 @@
 extern "C" {
 #endif
 
-/* Start MPI when launched by an MPI launcher and MPI is built (else nothing); 1 when started. */
-int gs_comm_init(int *argc, char ***argv);
+/* Start MPI when `launched` (by an MPI launcher) and MPI is built (else nothing); 1 when started. */
+int gs_comm_init(int *argc, char ***argv, int launched);
 void gs_comm_finalize(void);
 int gs_comm_size(void);
 int gs_comm_rank(void);
@@ -81,8 +82,8 @@ gs_status gs_comm_exchange_end(gs_comm_exchange *e);
  * status (GS_OK when none failed), and that rank's message becomes the recorded error of every
  * rank ("rank 2: ..." prefixed when it is not rank 0's). */
 gs_status gs_comm_agree(gs_status st);
-/* End every rank now: print the recorded message (with the rank) and exit with st's exit code
- * through MPI_Abort (or exit() with one process). */
+/* End every rank now: log the recorded message (with the rank) and MPI_Abort with st's exit code
+ * when MPI runs; with one process it only returns. */
 void gs_comm_abort(gs_status st);
 
 /* Seconds spent in communication calls since the last reset (halo exchanges, reductions). */

@@ -6,7 +6,8 @@
  * or an entry; a result whose size is not known beforehand is a
  * count kernel, a CUB prefix sum and a fill kernel, with one read of the total in between (the
  * compact form's halo list and the sorted distinct values: CUB's select, sort and unique; the
- * triplets' CSR: CUB's radix sort and reduce by key). All on gs_cuda_g.stream. */
+ * triplets' CSR: CUB's radix sort and reduce by key). All on gs_cuda_g.stream. The steps that
+ * make blocks (split, slices, stacking, sums) are in gs_dist_ops_blocks_cuda.cu. */
 #include <stdint.h>
 #include <string.h>
 
@@ -20,23 +21,12 @@
 #include "gs_cuda_rows.cuh"
 #include "gs_cuda_scan.cuh"
 #include "gs_cuda_signal.cuh"
-#include "gs_dist_ops.h"
+#include "gs_dist_ops_cuda_impl.cuh"
 #include "gs_mem.h"
-#include "gs_time.h"
-
-#define FOR_EACH(i, n)                                                                             \
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
-         i += (int64_t)blockDim.x * gridDim.x)
-
-/* grid-stride launch on the backend's stream over n >= 1 items, checked */
-#define LAUNCH(kernel, n, ...)                                                                     \
-    do {                                                                                           \
-        kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(__VA_ARGS__);            \
-        GS_CUDA_LAUNCHED(#kernel);                                                                 \
-    } while (0)
 
 /* device arrays of a new matrix, each of at least one element */
-static gs_status alloc_csr_arrays(int64_t rows, int64_t nnz, int32_t **rp, int32_t **ci, double **v)
+gs_status gs_dist_cuda_alloc_csr_arrays(int64_t rows, int64_t nnz, int32_t **rp, int32_t **ci,
+                                        double **v)
 {
     gs_status st = GS_OK;
     const size_t n = nnz > 0 ? (size_t)nnz : 1;
@@ -47,606 +37,11 @@ done:
     return st;
 }
 
-static void free_csr_arrays(int32_t *rp, int32_t *ci, double *v)
+void gs_dist_cuda_free_csr_arrays(int32_t *rp, int32_t *ci, double *v)
 {
     gs_cuda_free(rp);
     gs_cuda_free(ci);
     gs_cuda_free(v);
-}
-
-/* ---- split ------------------------------------------------------------------------------- */
-
-/* key[i] = row i's entries below column ncols, plus 2^32 when it has others (rows sorted: the
- * own columns first); key[rows] = 0. One prefix sum of the keys gives both the diagonal
- * block's row pointers (the low halves) and each halo row's place among them (the high). */
-template <int G>
-static __global__ void split_count_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
-                                          int32_t ncols, uint64_t *key)
-{
-    const unsigned m = group_mask<G>();
-    const int lane = threadIdx.x & (G - 1);
-    FOR_ROW_G(G, (int64_t)rows + 1)
-    {
-        int32_t c = 0, n = 0;
-        if (i < rows) {
-            const int32_t q0 = rp[i], e = rp[i + 1];
-            n = e - q0;
-            if (n > 0 && ci[e - 1] < ncols) /* no halo entry: the whole row */
-                c = lane == 0 ? n : 0;
-            else
-                for (int32_t q = q0 + lane; q < e; q += G) c += ci[q] < ncols;
-        }
-        c = group_sum<G>(c, m);
-        if (lane == 0) key[i] = (uint64_t)(uint32_t)c + ((uint64_t)(c < n) << 32);
-    }
-}
-
-/* from the scanned keys: diag's row pointers drp, and for the o-th row with halo entries its
- * index orow[o] and the offset orp[o] of its first halo entry (C's entries before it less the
- * own ones); orp[nor] = the halo entries in all */
-static __global__ void split_rows_kernel(int32_t rows, const int32_t *rp, const uint64_t *key,
-                                         int32_t *drp, int32_t *orow, int32_t *orp)
-{
-    FOR_EACH(i, (int64_t)rows + 1)
-    {
-        const uint64_t k = key[i];
-        const int32_t d = (int32_t)(uint32_t)k, o = (int32_t)(k >> 32);
-        drp[i] = d;
-        if (!orp) continue;
-        if (i == rows)
-            orp[o] = rp[i] - d;
-        else if ((int32_t)(key[i + 1] >> 32) > o) /* row i has halo entries */
-            orow[o] = (int32_t)i, orp[o] = rp[i] - d;
-    }
-}
-
-/* entry q in [e0, e1) of C to its block, a thread an entry (read and written side by side): its
- * row by a search among the rows this block's entries span (found once a block). rp and drp: the
- * rows [0, rows] holding those entries (rp's values C's entry offsets); oci NULL: the halo
- * entries left out (they go later, to rows found then) */
-#define SPLIT_PER 4 /* entries a thread */
-static __global__ void split_fill_kernel(int32_t rows, int64_t e0, int64_t e1, const int32_t *rp,
-                                         const int32_t *ci, const double *v, int32_t ncols,
-                                         const int32_t *drp, int32_t *dci, double *dv,
-                                         int32_t *oci, double *ov)
-{
-    __shared__ int32_t span[2];
-    const int64_t per_block = (int64_t)blockDim.x * SPLIT_PER;
-    for (int64_t b0 = e0 + (int64_t)blockIdx.x * per_block; b0 < e1;
-         b0 += (int64_t)gridDim.x * per_block) {
-        const int64_t b1 = b0 + per_block < e1 ? b0 + per_block : e1;
-        if (threadIdx.x < 32) { /* the rows of entries b0 and b1 - 1, by warp 0 */
-            const int32_t r0 = gs_warp_row_of(rp, rows, b0), r1 = gs_warp_row_of(rp, rows, b1 - 1);
-            if (threadIdx.x == 0) span[0] = r0, span[1] = r1;
-        }
-        __syncthreads();
-        const int32_t r0 = span[0], r1 = span[1];
-        for (int64_t q = b0 + threadIdx.x; q < b1; q += blockDim.x) {
-            const int32_t lo = gs_last_le(r0, r1, q, [rp](int32_t i) { return __ldg(rp + i); });
-            const int32_t p = (int32_t)(q - __ldg(rp + lo)), d0 = __ldg(drp + lo),
-                          dl = __ldg(drp + lo + 1) - d0, c = ci[q];
-            const double x = v[q];
-            if (p < dl) {
-                dci[d0 + p] = c, dv[d0 + p] = x;
-            } else if (oci) {
-                const int32_t o = __ldg(rp + lo) - d0 + (p - dl);
-                oci[o] = c - ncols, ov[o] = x;
-            }
-        }
-        __syncthreads(); /* span[] read by all before the next chunk's */
-    }
-}
-
-/* the fill over entries [e0, e1), the grid by their count */
-static gs_status split_fill(int32_t rows, int64_t e0, int64_t e1, const int32_t *rp,
-                            const int32_t *ci, const double *v, int32_t ncols, const int32_t *drp,
-                            int32_t *dci, double *dv, int32_t *oci, double *ov)
-{
-    gs_status st = GS_OK;
-    if (e1 <= e0) return GS_OK;
-    const int64_t chunks = (e1 - e0 + GS_CUDA_THREADS * SPLIT_PER - 1) /
-                           (GS_CUDA_THREADS * SPLIT_PER);
-    split_fill_kernel<<<(unsigned)(chunks > 65536 ? 65536 : chunks), GS_CUDA_THREADS, 0,
-                        gs_cuda_g.stream>>>(rows, e0, e1, rp, ci, v, ncols, drp, dci, dv, oci, ov);
-    GS_CUDA_LAUNCHED("split_fill_kernel");
-done:
-    return st;
-}
-
-/* diag = C's columns < ncols, offd = the others shifted by -ncols in the rows that hold any
- * (NULL when nhalo == 0), orow those rows: a key a row, one prefix sum, one read of the totals,
- * the rows' pointers, then the entries a thread each */
-static gs_status cuda_split(const gs_csr *C, int32_t ncols, int32_t nhalo, gs_csr **diag,
-                            gs_csr **offd, int32_t *nor, int32_t **orow)
-{
-    gs_status st = GS_OK;
-    const int32_t rows = C->rows;
-    const int g = row_group(C->nnz, C->rows);
-    int32_t *drp = NULL, *dci = NULL, *orp = NULL, *oci = NULL, *ix = NULL, dnnz = 0, no = 0;
-    double *dv = NULL, *ov = NULL;
-    uint64_t *key = NULL, tot = 0;
-    gs_csr *D = NULL;
-    *diag = NULL;
-    if (offd) *offd = NULL;
-    if (nor) *nor = 0;
-    if (orow) *orow = NULL;
-    if (ncols < 0 || nhalo < 0 || (nhalo > 0 && (!offd || !nor || !orow)))
-        GS_FAIL(GS_ERR_ARG, "split: bad columns %d + halo %d", (int)ncols, (int)nhalo);
-    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof *key, "split row keys", (void **)&key));
-    LAUNCH_G(g, (int64_t)rows + 1, split_count_kernel, rows, C->rowptr, C->colind, ncols, key);
-    GS_CHECK(gs_cuda_exclusive_sum(key, key, (int64_t)rows + 1, "split scan"));
-    GS_CHECK(gs_cuda_d2h(&tot, key + rows, sizeof tot));
-    dnnz = (int32_t)(uint32_t)tot, no = (int32_t)(tot >> 32);
-    if (nhalo == 0 && C->nnz > dnnz)
-        GS_FAIL(GS_ERR_ARG, "split: %lld entries at column >= %d but no halo columns",
-                (long long)(C->nnz - dnnz), (int)ncols);
-    {
-        const size_t dn = dnnz > 0 ? (size_t)dnnz : 1;
-        GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "split row pointers",
-                               (void **)&drp));
-        GS_CHECK(gs_cuda_alloc(dn * sizeof(int32_t), "split column indices", (void **)&dci));
-        GS_CHECK(gs_cuda_alloc(dn * sizeof(double), "split values", (void **)&dv));
-        if (nhalo > 0) {
-            GS_CHECK(alloc_csr_arrays(no, C->nnz - dnnz, &orp, &oci, &ov));
-            GS_CHECK(gs_cuda_alloc(((size_t)no + 1) * sizeof(int32_t), "split rows",
-                                   (void **)&ix));
-        }
-    }
-    LAUNCH(split_rows_kernel, (int64_t)rows + 1, rows, C->rowptr, key, drp, ix, orp);
-    GS_CHECK(split_fill(rows, 0, C->nnz, C->rowptr, C->colind, C->val, ncols, drp, dci, dv, oci,
-                        ov));
-    st = gs_cuda_csr_adopt(rows, ncols, dnnz, drp, dci, dv, &D);
-    drp = NULL, dci = NULL, dv = NULL; /* adopted, or freed by the failed adopt */
-    if (st != GS_OK) goto done;
-    if (nhalo > 0) {
-        st = gs_cuda_csr_adopt(no, nhalo, C->nnz - dnnz, orp, oci, ov, offd);
-        orp = NULL, oci = NULL, ov = NULL;
-        if (st != GS_OK) goto done;
-        *nor = no, *orow = ix, ix = NULL;
-    }
-    *diag = D, D = NULL;
-done:
-    gs_cuda_free(key);
-    gs_cuda_free(ix);
-    free_csr_arrays(drp, dci, dv);
-    free_csr_arrays(orp, oci, ov);
-    gs_csr_destroy(&D);
-    return st;
-}
-
-/* the halo entries of the no rows that hold any (rows ix[o], their first at orp[o] among the
- * halo entries), after their rows' own entries */
-static __global__ void split_halo_kernel(int32_t no, const int32_t *ix, const int32_t *orp,
-                                         const int32_t *rp, const int32_t *ci, const double *v,
-                                         int32_t ncols, const int32_t *drp, int32_t *oci,
-                                         double *ov)
-{
-    FOR_EACH(o, no)
-    {
-        const int32_t i = ix[o], q0 = rp[i] + (drp[i + 1] - drp[i]), n = rp[i + 1] - q0;
-        for (int32_t k = 0; k < n; k++)
-            oci[orp[o] + k] = ci[q0 + k] - ncols, ov[orp[o] + k] = v[q0 + k];
-    }
-}
-
-/* The upload and the split in parts of about this many entries: part k's count, prefix sum and
- * own entries run while part k + 1 travels, so what is left once the last part has arrived is
- * its share of the split, the halo rows and the total's read (the split of 3D Poisson's 16.8M
- * rows on each of four ranks was 1.6 ms after its 37 ms upload). Smaller uploads, or rows not
- * page-locked (the copy staged through the backend's buffers), go whole: upload, then split
- * (below four parts). */
-#define UPSPLIT_PART ((int64_t)4 << 20)
-
-/* that part size; GSOLVE_UPLOAD_SPLIT_PART=N (entries, >= 1) sets it (the tests: small parts) */
-static int64_t upsplit_part(void)
-{
-    return gs_env_i64("GSOLVE_UPLOAD_SPLIT_PART", 1, UPSPLIT_PART);
-}
-
-static gs_status cuda_upload_split(const gs_csr *C, int32_t ncols, int32_t nhalo,
-                                   gs_status (*meanwhile)(void *), void *arg, gs_csr **out,
-                                   gs_csr **diag, gs_csr **offd, int32_t *nor, int32_t **orow)
-{
-    gs_status st = GS_OK, mst = GS_OK;
-    int ran = 0; /* meanwhile has run (it may hold collectives: it runs on failure too) */
-    const int32_t rows = C->rows;
-    const int64_t nnz = C->nnz, part = upsplit_part();
-    cudaStream_t s = gs_cuda_g.stream, cs = NULL;
-    cudaEvent_t ready = NULL, *ev = NULL;
-    int32_t *rp = NULL, *ci = NULL, *drp = NULL, *dci = NULL, *orp = NULL, *oci = NULL,
-            *ix = NULL, dnnz = 0, no = 0, nparts = 0;
-    double *v = NULL, *dv = NULL, *ov = NULL;
-    uint64_t *keyc = NULL, *keys = NULL, tot = 0;
-    void *tmp = NULL;
-    size_t tmp_bytes = 0;
-    double t0 = 0.0;
-    gs_csr *M = NULL, *D = NULL;
-    *out = *diag = NULL;
-    if (offd) *offd = NULL;
-    if (nor) *nor = 0;
-    if (orow) *orow = NULL;
-    if (ncols < 0 || nhalo < 0 || (nhalo > 0 && (!offd || !nor || !orow)) ||
-        C->cols != ncols + nhalo)
-        GS_FAIL(GS_ERR_ARG, "upload and split: bad columns %d + halo %d of %d", (int)ncols,
-                (int)nhalo, (int)C->cols);
-    if (nnz < 4 * part || rows < 1 ||
-        !gs_cuda_host_pinned(C->rowptr, ((size_t)rows + 1) * sizeof(int32_t)) ||
-        !gs_cuda_host_pinned(C->colind, (size_t)nnz * sizeof(int32_t)) ||
-        !gs_cuda_host_pinned(C->val, (size_t)nnz * sizeof(double))) {
-        ran = 1;
-        GS_CHECK(gs_cuda_csr_upload(C, meanwhile, arg, &M));
-        GS_CHECK(cuda_split(M, ncols, nhalo, diag, offd, nor, orow));
-        *out = M, M = NULL;
-        goto done;
-    }
-    nparts = (int32_t)((nnz + part - 1) / part);
-    if (nparts > rows) nparts = rows;
-    GS_CHECK(alloc_csr_arrays(rows, nnz, &rp, &ci, &v));
-    GS_CHECK(alloc_csr_arrays(rows, nnz, &drp, &dci, &dv)); /* the own entries: at most nnz */
-    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof *keyc, "split row counts", (void **)&keyc));
-    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof *keys, "split row keys", (void **)&keys));
-    { /* the prefix sums' scratch: the longest part's */
-        size_t b = 0;
-        GS_CUDA_CALL(cub::DeviceScan::ExclusiveScan(
-            NULL, b, keyc, keys, cuda::std::plus<uint64_t>(),
-            cub::FutureValue<uint64_t>(keys), (int64_t)rows + 1, s));
-        tmp_bytes = b;
-        GS_CHECK(gs_cuda_alloc(tmp_bytes, "split prefix sums", &tmp));
-    }
-    GS_CUDA_CALL(cudaMemsetAsync(keys, 0, sizeof *keys, s));
-    GS_CHECK(gs_alloc_array((size_t)nparts, sizeof *ev, "upload events", (void **)&ev));
-    memset(ev, 0, (size_t)nparts * sizeof *ev);
-    GS_CUDA_CALL(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-    GS_CUDA_CALL(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-    for (int32_t k = 0; k < nparts; k++)
-        GS_CUDA_CALL(cudaEventCreateWithFlags(&ev[k], cudaEventDisableTiming));
-    GS_CUDA_CALL(cudaEventRecord(ready, s)); /* the allocations above, stream-ordered on s */
-    t0 = gs_time_now();
-    GS_CUDA_CALL(cudaStreamWaitEvent(cs, ready, 0));
-    { /* every part's copies on cs; on s, each part's split once its copies are in */
-        const int g = row_group(nnz, rows);
-        int32_t r0 = 0;
-        for (int32_t k = 0; k < nparts; k++) {
-            /* rows up to the part's share of the entries (the last part: all that are left) */
-            int32_t r1 = rows;
-            if (k < nparts - 1 && r0 < rows) {
-                const int64_t want = nnz / nparts * (k + 1);
-                int32_t lo = r0 + 1, hi = rows;
-                while (lo < hi) { /* the first row whose end reaches `want` */
-                    const int32_t mid = lo + (hi - lo) / 2;
-                    if ((int64_t)C->rowptr[mid] >= want)
-                        hi = mid;
-                    else
-                        lo = mid + 1;
-                }
-                r1 = lo;
-            }
-            if (r1 <= r0) { /* no rows left (the parts before took them, and the total) */
-                GS_CUDA_CALL(cudaEventRecord(ev[k], cs));
-                continue;
-            }
-            const int64_t e0 = C->rowptr[r0], e1 = C->rowptr[r1];
-            GS_CUDA_CALL(cudaMemcpyAsync(rp + r0, C->rowptr + r0,
-                                         ((size_t)(r1 - r0) + 1) * sizeof(int32_t),
-                                         cudaMemcpyHostToDevice, cs));
-            if (e1 > e0) {
-                GS_CUDA_CALL(cudaMemcpyAsync(ci + e0, C->colind + e0,
-                                             (size_t)(e1 - e0) * sizeof(int32_t),
-                                             cudaMemcpyHostToDevice, cs));
-                GS_CUDA_CALL(cudaMemcpyAsync(v + e0, C->val + e0,
-                                             (size_t)(e1 - e0) * sizeof(double),
-                                             cudaMemcpyHostToDevice, cs));
-            }
-            GS_CUDA_CALL(cudaEventRecord(ev[k], cs));
-            GS_CUDA_CALL(cudaStreamWaitEvent(s, ev[k], 0));
-            /* counts of rows [r0, r1) (and 0 at r1, the next part's or the end's), their keys
-             * after keys[r0] (the parts before), the own rows' pointers, the own entries */
-            LAUNCH_G(g, (int64_t)(r1 - r0) + 1, split_count_kernel, r1 - r0, rp + r0, ci, ncols,
-                     keyc + r0);
-            GS_CUDA_CALL(cub::DeviceScan::ExclusiveScan(
-                tmp, tmp_bytes, keyc + r0, keys + r0, cuda::std::plus<uint64_t>(),
-                cub::FutureValue<uint64_t>(keys + r0), (int64_t)(r1 - r0) + 1, s));
-            LAUNCH(split_rows_kernel, (int64_t)(r1 - r0) + 1, r1 - r0, rp + r0, keys + r0,
-                   drp + r0, (int32_t *)NULL, (int32_t *)NULL);
-            GS_CHECK(split_fill(r1 - r0, e0, e1, rp + r0, ci, v, ncols, drp + r0, dci, dv, NULL,
-                                NULL));
-            r0 = r1;
-        }
-    }
-    if (meanwhile) mst = meanwhile(arg), ran = 1;
-    /* the transfer: until the last part is in (what the upload line reports as such) */
-    GS_CUDA_CALL(cudaEventSynchronize(ev[nparts - 1]));
-    gs_cuda_h2d_account(gs_time_now() - t0);
-    GS_CHECK(gs_cuda_d2h(&tot, keys + rows, sizeof tot)); /* waits for every part */
-    if (mst != GS_OK) { /* meanwhile's error, as it set it */
-        st = mst;
-        goto done;
-    }
-    dnnz = (int32_t)(uint32_t)tot, no = (int32_t)(tot >> 32);
-    if (nhalo == 0 && nnz > dnnz)
-        GS_FAIL(GS_ERR_ARG, "split: %lld entries at column >= %d but no halo columns",
-                (long long)(nnz - dnnz), (int)ncols);
-    if (nhalo > 0) { /* the rows with halo entries, then those entries */
-        GS_CHECK(alloc_csr_arrays(no, nnz - dnnz, &orp, &oci, &ov));
-        GS_CHECK(gs_cuda_alloc(((size_t)no + 1) * sizeof(int32_t), "split rows", (void **)&ix));
-        LAUNCH(split_rows_kernel, (int64_t)rows + 1, rows, rp, keys, drp, ix, orp);
-        if (no > 0)
-            LAUNCH(split_halo_kernel, no, no, ix, orp, rp, ci, v, ncols, drp, oci, ov);
-    }
-    st = gs_cuda_csr_adopt(rows, ncols + nhalo, (int32_t)nnz, rp, ci, v, &M);
-    rp = NULL, ci = NULL, v = NULL;
-    if (st != GS_OK) goto done;
-    st = gs_cuda_csr_adopt(rows, ncols, dnnz, drp, dci, dv, &D);
-    drp = NULL, dci = NULL, dv = NULL;
-    if (st != GS_OK) goto done;
-    if (nhalo > 0) {
-        st = gs_cuda_csr_adopt(no, nhalo, (int32_t)(nnz - dnnz), orp, oci, ov, offd);
-        orp = NULL, oci = NULL, ov = NULL;
-        if (st != GS_OK) goto done;
-        *nor = no, *orow = ix, ix = NULL;
-    }
-    *out = M, M = NULL;
-    *diag = D, D = NULL;
-done:
-    if (st != GS_OK && cs) (void)cudaStreamSynchronize(cs); /* no copy left in flight */
-    if (meanwhile && !ran) (void)meanwhile(arg);
-    for (int32_t k = 0; ev && k < nparts; k++)
-        if (ev[k]) (void)cudaEventDestroy(ev[k]);
-    gs_free(ev);
-    if (ready) (void)cudaEventDestroy(ready);
-    if (cs) (void)cudaStreamDestroy(cs);
-    gs_cuda_free(tmp);
-    gs_cuda_free(keyc);
-    gs_cuda_free(keys);
-    gs_cuda_free(ix);
-    free_csr_arrays(rp, ci, v);
-    free_csr_arrays(drp, dci, dv);
-    free_csr_arrays(orp, oci, ov);
-    gs_csr_destroy(&M);
-    gs_csr_destroy(&D);
-    return st;
-}
-
-/* ---- remap, slice, stack ----------------------------------------------------------------- */
-
-/* column j renumbered: kept below nown, else map[j - nown] (no map: nown is INT32_MAX) */
-static __device__ __forceinline__ int32_t mapped(int32_t j, int32_t nown, const int32_t *map)
-{
-    return j < nown ? j : map[j - nown];
-}
-
-static __global__ void remap_kernel(int32_t nnz, const int32_t *ci, int32_t nown,
-                                    const int32_t *map, int32_t *out)
-{
-    FOR_EACH(q, nnz) out[q] = mapped(ci[q], nown, map);
-}
-
-/* a gs_col_map's kernel arguments (none: nothing renumbered) */
-static int32_t map_nown(const gs_col_map *m) { return m ? m->nown : INT32_MAX; }
-static const int32_t *map_of(const gs_col_map *m) { return m ? m->map : NULL; }
-
-/* out[i] = rp[i] - rp[0], i <= n (rp: the rows of a slice) */
-static __global__ void rebase_kernel(int32_t n, const int32_t *rp, int32_t *out)
-{
-    const int32_t base = rp[0];
-    FOR_EACH(i, (int64_t)n + 1)
-    {
-        out[i] = rp[i] - base;
-    }
-}
-
-/* the nnz entries from rp[0] on (read here, so the host need not) */
-static __global__ void slice_copy_kernel(int32_t nnz, const int32_t *rp, const int32_t *ci,
-                                         const double *v, int32_t *oci, double *ov)
-{
-    const int32_t base = rp[0];
-    FOR_EACH(q, nnz)
-    {
-        oci[q] = ci[base + q];
-        ov[q] = v[base + q];
-    }
-}
-
-/* out = rows [r0, r1) of A, rowptr rebased to 0 */
-static gs_status cuda_row_slice(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out)
-{
-    gs_status st = GS_OK;
-    int32_t *rp = NULL, *ci = NULL, nnz = 0;
-    double *v = NULL;
-    *out = NULL;
-    if (r0 < 0 || r1 < r0 || r1 > A->rows)
-        GS_FAIL(GS_ERR_ARG, "row slice [%d, %d) of a matrix of %d rows", (int)r0, (int)r1,
-                (int)A->rows);
-    GS_CHECK(gs_cuda_alloc(((size_t)(r1 - r0) + 1) * sizeof(int32_t), "slice row pointers",
-                           (void **)&rp));
-    LAUNCH(rebase_kernel, (int64_t)(r1 - r0) + 1, r1 - r0, A->rowptr + r0, rp);
-    GS_CHECK(gs_cuda_d2h(&nnz, rp + (r1 - r0), sizeof nnz));
-    {
-        const size_t n = nnz > 0 ? (size_t)nnz : 1;
-        GS_CHECK(gs_cuda_alloc(n * sizeof(int32_t), "slice column indices", (void **)&ci));
-        GS_CHECK(gs_cuda_alloc(n * sizeof(double), "slice values", (void **)&v));
-    }
-    if (nnz > 0) LAUNCH(slice_copy_kernel, nnz, nnz, A->rowptr + r0, A->colind, A->val, ci, v);
-    st = gs_cuda_csr_adopt(r1 - r0, A->cols, nnz, rp, ci, v, out);
-    rp = NULL, ci = NULL, v = NULL;
-done:
-    free_csr_arrays(rp, ci, v);
-    return st;
-}
-
-/* *out = *A's first r rows around *A's arrays (its entry count read from the row pointers;
- * the row statistics measured again), *A's own state freed */
-static gs_status cuda_row_prefix(gs_csr **A, int32_t r, gs_csr **out)
-{
-    gs_status st = GS_OK;
-    gs_csr *M = *A;
-    int32_t nnz = 0, *rp = NULL, *ci = NULL;
-    double *v = NULL;
-    const int32_t cols = M->cols;
-    *out = NULL;
-    *A = NULL;
-    if (r < 0 || r > M->rows)
-        GS_FAIL(GS_ERR_ARG, "row prefix of %d rows of a matrix of %d rows", (int)r,
-                (int)M->rows);
-    GS_CHECK(gs_cuda_d2h(&nnz, M->rowptr + r, sizeof nnz));
-    rp = M->rowptr, ci = M->colind, v = M->val; /* the arrays kept, M's state freed */
-    M->rowptr = M->colind = NULL;
-    M->val = NULL;
-    gs_csr_destroy(&M);
-    st = gs_cuda_csr_adopt(r, cols, nnz, rp, ci, v, out); /* taken over, also on failure */
-done:
-    gs_csr_destroy(&M);
-    return st;
-}
-
-/* out[i] = arp[i] for i <= arows, then brp[i - arows] + annz */
-static __global__ void vcat_rowptr_kernel(int32_t arows, int32_t brows, const int32_t *arp,
-                                          const int32_t *brp, int32_t annz, int32_t *out)
-{
-    FOR_EACH(i, (int64_t)arows + brows + 1)
-    {
-        out[i] = i <= arows ? arp[i] : brp[i - arows] + annz;
-    }
-}
-
-/* out = A's rows (columns renumbered by am) over B's rows, cols columns (sizes known: nothing
- * waits) */
-static gs_status cuda_vcat(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,
-                           gs_csr **out)
-{
-    gs_status st = GS_OK;
-    int32_t *rp = NULL, *ci = NULL;
-    double *v = NULL;
-    const int64_t rows = (int64_t)A->rows + B->rows, nnz = (int64_t)A->nnz + B->nnz;
-    const cudaStream_t s = gs_cuda_g.stream;
-    *out = NULL;
-    if ((!am && cols < A->cols) || cols < B->cols)
-        GS_FAIL(GS_ERR_ARG, "vcat: %d columns for matrices of %d and %d", (int)cols, (int)A->cols,
-                (int)B->cols);
-    if (rows > GS_MAX_INDEX || nnz > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "vcat: %lld rows, %lld entries exceed 32-bit indices",
-                (long long)rows, (long long)nnz);
-    GS_CHECK(alloc_csr_arrays(rows, nnz, &rp, &ci, &v));
-    LAUNCH(vcat_rowptr_kernel, rows + 1, A->rows, B->rows, A->rowptr, B->rowptr, A->nnz, rp);
-    if (A->nnz > 0) {
-        const size_t n = (size_t)A->nnz;
-        if (am)
-            LAUNCH(remap_kernel, A->nnz, A->nnz, A->colind, am->nown, am->map, ci);
-        else
-            GS_CUDA_CALL(
-                cudaMemcpyAsync(ci, A->colind, n * sizeof(int32_t), cudaMemcpyDeviceToDevice, s));
-        GS_CUDA_CALL(cudaMemcpyAsync(v, A->val, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
-    }
-    if (B->nnz > 0) {
-        const size_t n = (size_t)B->nnz;
-        GS_CUDA_CALL(cudaMemcpyAsync(ci + A->nnz, B->colind, n * sizeof(int32_t),
-                                     cudaMemcpyDeviceToDevice, s));
-        GS_CUDA_CALL(
-            cudaMemcpyAsync(v + A->nnz, B->val, n * sizeof(double), cudaMemcpyDeviceToDevice, s));
-    }
-    st = gs_cuda_csr_adopt((int32_t)rows, cols, (int32_t)nnz, rp, ci, v, out);
-    rp = NULL, ci = NULL, v = NULL;
-done:
-    free_csr_arrays(rp, ci, v);
-    return st;
-}
-
-/* ---- sum --------------------------------------------------------------------------------- */
-
-/* the merge of row i of A (columns renumbered by nown, map) and B: its length; with oci, its
- * entries written from out position p (av, bv and ov are read and written only then) */
-static __device__ int32_t merge_row(int32_t i, const int32_t *arp, const int32_t *aci,
-                                    const double *av, int32_t nown, const int32_t *map,
-                                    const int32_t *brp, const int32_t *bci, const double *bv,
-                                    int32_t *oci, double *ov, int32_t p)
-{
-    int32_t qa = arp[i], ea = arp[i + 1], qb = brp[i], eb = brp[i + 1], n = 0;
-    while (qa < ea || qb < eb) {
-        const int32_t ja = qa < ea ? mapped(aci[qa], nown, map) : INT32_MAX;
-        const int32_t jb = qb < eb ? bci[qb] : INT32_MAX;
-        const int32_t j = ja < jb ? ja : jb;
-        if (oci) { /* the fill pass (the count pass has no values) */
-            oci[p + n] = j;
-            ov[p + n] = ja != j ? bv[qb] : jb != j ? av[qa] : av[qa] + bv[qb];
-        }
-        qa += ja == j, qb += jb == j;
-        n++;
-    }
-    return n;
-}
-
-/* len[i] = the length of row i of A + B; len[rows] = 0 (a row of one of them: its length) */
-static __global__ void add_count_kernel(int32_t rows, const int32_t *arp, const int32_t *aci,
-                                        int32_t nown, const int32_t *map, const int32_t *brp,
-                                        const int32_t *bci, int32_t *len)
-{
-    FOR_EACH(i, (int64_t)rows + 1)
-    {
-        if (i == rows)
-            len[i] = 0;
-        else if (brp[i + 1] == brp[i] || arp[i + 1] == arp[i])
-            len[i] = arp[i + 1] - arp[i] + brp[i + 1] - brp[i];
-        else
-            len[i] = merge_row(i, arp, aci, NULL, nown, map, brp, bci, NULL, NULL, NULL, 0);
-    }
-}
-
-/* a group of G lanes a row: a row of A alone (its columns renumbered) or of B alone copied side
- * by side (the received entries of other ranks touch few rows), a row of both merged by the
- * group's first lane */
-template <int G>
-static __global__ void add_fill_kernel(int32_t rows, const int32_t *arp, const int32_t *aci,
-                                       const double *av, int32_t nown, const int32_t *map,
-                                       const int32_t *brp, const int32_t *bci, const double *bv,
-                                       const int32_t *rp, int32_t *oci, double *ov)
-{
-    const int lane = threadIdx.x & (G - 1);
-    FOR_ROW_G(G, rows)
-    {
-        const int32_t a0 = arp[i], a1 = arp[i + 1], b0 = brp[i], b1 = brp[i + 1], o = rp[i];
-        if (b1 == b0) {
-            for (int32_t q = a0 + lane; q < a1; q += G)
-                oci[o + q - a0] = mapped(aci[q], nown, map), ov[o + q - a0] = av[q];
-        } else if (a1 == a0) {
-            for (int32_t q = b0 + lane; q < b1; q += G)
-                oci[o + q - b0] = bci[q], ov[o + q - b0] = bv[q];
-        } else if (lane == 0) {
-            (void)merge_row((int32_t)i, arp, aci, av, nown, map, brp, bci, bv, oci, ov, o);
-        }
-    }
-}
-
-/* out = A' + B (A' = A with its columns renumbered by am): the union of the patterns (count,
- * scan, one read of the total, fill) */
-static gs_status cuda_add(const gs_csr *A, const gs_col_map *am, const gs_csr *B, gs_csr **out)
-{
-    gs_status st = GS_OK;
-    int32_t *rp = NULL, *ci = NULL, nnz = 0;
-    double *v = NULL;
-    const int32_t rows = A->rows, nown = map_nown(am);
-    const int32_t *map = map_of(am);
-    *out = NULL;
-    if (A->rows != B->rows || (!am && A->cols != B->cols))
-        GS_FAIL(GS_ERR_ARG, "add: %d x %d plus %d x %d", (int)A->rows, (int)A->cols, (int)B->rows,
-                (int)B->cols);
-    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "sum row pointers", (void **)&rp));
-    LAUNCH(add_count_kernel, (int64_t)rows + 1, rows, A->rowptr, A->colind, nown, map, B->rowptr,
-           B->colind, rp);
-    GS_CHECK(gs_cuda_exclusive_sum(rp, rp, (int64_t)rows + 1, "sum scan"));
-    GS_CHECK(gs_cuda_d2h(&nnz, rp + rows, sizeof nnz));
-    {
-        const size_t n = nnz > 0 ? (size_t)nnz : 1;
-        GS_CHECK(gs_cuda_alloc(n * sizeof(int32_t), "sum column indices", (void **)&ci));
-        GS_CHECK(gs_cuda_alloc(n * sizeof(double), "sum values", (void **)&v));
-    }
-    if (rows > 0)
-        LAUNCH_G(row_group(A->nnz, rows), rows, add_fill_kernel, rows, A->rowptr, A->colind,
-                 A->val, nown, map, B->rowptr, B->colind, B->val, (const int32_t *)rp, ci, v);
-    st = gs_cuda_csr_adopt(rows, B->cols, nnz, rp, ci, v, out);
-    rp = NULL, ci = NULL, v = NULL;
-done:
-    free_csr_arrays(rp, ci, v);
-    return st;
 }
 
 /* ---- halo rows --------------------------------------------------------------------------- */
@@ -877,7 +272,7 @@ static gs_status cuda_compact(int32_t rows, const int64_t *rowptr, const int64_t
     if ((int64_t)ncols + nh > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "compact: %d own and %d halo columns (below 2^31)", (int)ncols,
                 (int)nh);
-    GS_CHECK(alloc_csr_arrays(rows, nnz, &rp, &ci, &v));
+    GS_CHECK(gs_dist_cuda_alloc_csr_arrays(rows, nnz, &rp, &ci, &v));
     LAUNCH(compact_fill_kernel, (int64_t)rows + 1, rows, rowptr, col, val, col0, ncols, a, nh, rp,
            ci, v);
     GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *h, "halo columns", (void **)&h));
@@ -888,7 +283,7 @@ static gs_status cuda_compact(int32_t rows, const int64_t *rowptr, const int64_t
     *halo = h, h = NULL;
     *nhalo = nh;
 done:
-    free_csr_arrays(rp, ci, v);
+    gs_dist_cuda_free_csr_arrays(rp, ci, v);
     gs_cuda_free(a);
     gs_cuda_free(b);
     gs_cuda_free(cnt);
@@ -988,7 +383,6 @@ done:
     return st;
 }
 
-
 /* key[q] = ri[q] << cbits | ci[q]: a row-major order of the entries */
 static __global__ void coo_key_kernel(int32_t n, const int32_t *ri, const int32_t *ci, int cbits,
                                       uint64_t *key)
@@ -1076,7 +470,7 @@ static gs_status cuda_coo_csr(int32_t rows, int32_t cols, int64_t n, const int32
         /* at least one bit: a sort of no bits is left alone */
         const int end_bit = cbits + rbits > 0 ? cbits + rbits : 1;
         GS_CHECK(coo_sort_sum((int32_t)n, end_bit, kb, vb, cnt, &nnz));
-        GS_CHECK(alloc_csr_arrays(rows, nnz, &rp, &cc, &cv));
+        GS_CHECK(gs_dist_cuda_alloc_csr_arrays(rows, nnz, &rp, &cc, &cv));
         const uint64_t *key = kb.Alternate();
         LAUNCH(coo_rowptr_kernel, (int64_t)rows + 1, rows, key, nnz, cbits, rp);
         if (nnz > 0) {
@@ -1085,13 +479,13 @@ static gs_status cuda_coo_csr(int32_t rows, int32_t cols, int64_t n, const int32
                                          cudaMemcpyDeviceToDevice, s));
         }
     } else {
-        GS_CHECK(alloc_csr_arrays(rows, 0, &rp, &cc, &cv));
+        GS_CHECK(gs_dist_cuda_alloc_csr_arrays(rows, 0, &rp, &cc, &cv));
         GS_CUDA_CALL(cudaMemsetAsync(rp, 0, ((size_t)rows + 1) * sizeof(int32_t), s));
     }
     st = gs_cuda_csr_adopt(rows, cols, nnz, rp, cc, cv, C);
     rp = NULL, cc = NULL, cv = NULL; /* adopted, or freed by the failed adopt */
 done:
-    free_csr_arrays(rp, cc, cv);
+    gs_dist_cuda_free_csr_arrays(rp, cc, cv);
     gs_cuda_free(k0);
     gs_cuda_free(k1);
     gs_cuda_free(v0);
@@ -1155,7 +549,7 @@ static gs_status cuda_csr_from_rows(int32_t rows, int32_t cols, const int32_t *l
     *C = NULL;
     if (n > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "rows of %lld entries (below 2^31)", (long long)n);
-    GS_CHECK(alloc_csr_arrays(rows, n, &rp, &ci, &v));
+    GS_CHECK(gs_dist_cuda_alloc_csr_arrays(rows, n, &rp, &ci, &v));
     if (rows > 0) {
         GS_CUDA_CALL(cudaMemcpyAsync(rp, len, (size_t)rows * sizeof *rp, cudaMemcpyDeviceToDevice,
                                      gs_cuda_g.stream));
@@ -1183,7 +577,7 @@ static gs_status cuda_csr_from_rows(int32_t rows, int32_t cols, const int32_t *l
 done:
     gs_cuda_free(c0);
     gs_cuda_free(tmp);
-    free_csr_arrays(rp, ci, v);
+    gs_dist_cuda_free_csr_arrays(rp, ci, v);
     return st;
 }
 
@@ -1235,12 +629,12 @@ done:
 }
 
 extern "C" const gs_dist_ops gs_dist_cuda_ops = {
-    cuda_split,       /* split */
-    cuda_upload_split, /* upload_split */
-    cuda_row_slice,   /* row_slice */
-    cuda_row_prefix,  /* row_prefix */
-    cuda_vcat,        /* vcat */
-    cuda_add,         /* add */
+    gs_dist_cuda_split,       /* split */
+    gs_dist_cuda_upload_split, /* upload_split */
+    gs_dist_cuda_row_slice,   /* row_slice */
+    gs_dist_cuda_row_prefix,  /* row_prefix */
+    gs_dist_cuda_vcat,        /* vcat */
+    gs_dist_cuda_add,         /* add */
     cuda_row_lengths, /* row_lengths */
     cuda_pack_rows,   /* pack_rows */
     cuda_first_entry, /* first_entry */

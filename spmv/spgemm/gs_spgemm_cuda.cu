@@ -31,6 +31,8 @@
 #include <string.h>
 
 #include "gs_spgemm_cuda_impl.cuh"
+#include "gs_knob.h"
+#include "gs_log.h"
 #include "gs_time.h"
 
 sg_track gs_spgemm_track; /* the memory tracker (gs_spgemm_cuda_impl.cuh) */
@@ -99,7 +101,7 @@ static __global__ void set_ull_kernel(unsigned long long *p, unsigned long long 
  * and its capacity growth. */
 static int64_t bound_max(void)
 {
-    const char *e = getenv("GSOLVE_SPGEMM_BOUND_MAX");
+    const char *e = gs_knob("GSOLVE_SPGEMM_BOUND_MAX");
     const int64_t v = e && *e ? (int64_t)strtoll(e, NULL, 10) : ((int64_t)1 << 29);
     return v < GS_MAX_INDEX - 1024 ? v : GS_MAX_INDEX - 1024; /* DCSR offsets are 32-bit */
 }
@@ -231,7 +233,7 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
     int32_t *chunks = NULL;
     double ms_bin = 0, ms_cap = 0, ms_run = 0, ms_csr = 0;
     *C = NULL;
-    g_trace = getenv("GSOLVE_SPGEMM_TRACE") != NULL;
+    g_trace = gs_knob("GSOLVE_SPGEMM_TRACE") != NULL;
     memset(g_bin_ms, 0, sizeof g_bin_ms);
     (void)stage_ms(g_trace);
     { /* the products per row, the counters, the binned, failed and spilled rows: one
@@ -354,19 +356,26 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         info->retried_rows = retried;
     }
     if (g_trace) {
-        fprintf(stderr,
+        char line[640];
+        size_t n = (size_t)snprintf(line, sizeof line,
                 "spgemm: %lld x %lld, %lld products -> %lld entries, %s capacity %lld, "
                 "%lld rows redone, %s, %s; rows per bin",
                 (long long)rows, (long long)B->cols, (long long)total, (long long)(*C)->nnz,
                 bounded ? "bounded" : "sampled", (long long)cap, (long long)retried,
                 unbinned ? "not binned" : "binned",
                 chunk_rows ? "moved by chunks" : "moved by rows");
-        for (int b = 0; b < GS_SPGEMM_BINS; b++)
-            fprintf(stderr, " %lld", (long long)(bn.start[b + 1] - bn.start[b]));
-        fprintf(stderr, "; ms: bins %.3f, capacity %.3f, rows %.3f (", ms_bin, ms_cap, ms_run);
-        for (int b = 1; b < GS_SPGEMM_BINS; b++)
-            fprintf(stderr, "%s%.3f", b > 1 ? " " : "", g_bin_ms[b]);
-        fprintf(stderr, "), to CSR %.3f\n", ms_csr);
+        for (int b = 0; b < GS_SPGEMM_BINS && n < sizeof line; b++)
+            n += (size_t)snprintf(line + n, sizeof line - n, " %lld",
+                                  (long long)(bn.start[b + 1] - bn.start[b]));
+        if (n < sizeof line)
+            n += (size_t)snprintf(line + n, sizeof line - n,
+                                  "; ms: bins %.3f, capacity %.3f, rows %.3f (", ms_bin, ms_cap,
+                                  ms_run);
+        for (int b = 1; b < GS_SPGEMM_BINS && n < sizeof line; b++)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%.3f", b > 1 ? " " : "",
+                                  g_bin_ms[b]);
+        if (n < sizeof line) snprintf(line + n, sizeof line - n, "), to CSR %.3f", ms_csr);
+        gs_log(GS_LOG_INFO, "%s", line);
     }
 done:
     tfree(prod), tfree(list2), tfree(chunks);

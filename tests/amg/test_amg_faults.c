@@ -229,15 +229,11 @@ static void check_singular_one_level(const gs_csr *A, const gs_amg_params *p)
 /* the report's text (gs_amg_report_print) into buf */
 static void report_text(const gs_amg *amg, char *buf, size_t len)
 {
-    FILE *f = tmpfile();
-    size_t n = 0;
-    buf[0] = '\0';
-    if (!f) return;
-    gs_amg_report_print(gs_amg_get_report(amg), f);
-    rewind(f);
-    n = fread(buf, 1, len - 1, f);
-    buf[n] = '\0';
-    fclose(f);
+    gs_text t = {0};
+    gs_out o = gs_text_out(&t);
+    gs_amg_report_print(gs_amg_get_report(amg), &o);
+    gs_str_copy(buf, len, t.s ? t.s : "");
+    gs_text_release(&t);
 }
 
 /* nullspace_constant (problem.nullspace = "constant"): the coarsest solve is the pseudo-inverse

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 
+#include "gs_app_run.h"
 #include "gs_driver.h"
 #include "gs_test.h"
 

@@ -109,7 +109,7 @@ static void run_combo(const combo *k, const gs_config *base, const gs_problem *p
     gs_status st = gs_config_check(&c);
     CHECK_MSG(st == GS_OK, "%s: config: %s", k->name, gs_error_message());
     double t0 = gs_time_now();
-    if (st == GS_OK) st = gs_driver_solve(&c, p, &r, NULL);
+    if (st == GS_OK) st = gs_app_solve(&c, p, &r, NULL);
     CHECK_MSG(st == GS_OK, "%s: %s: %s (%s)", k->name, gs_status_str(st), gs_error_message(),
               gs_error_trace_str());
     gs_error_clear();

@@ -55,7 +55,7 @@ static void run(const char *dir, const solve_case *sc)
                   "%s: pool estimates %.0f and %.0f bytes for %.0f CSR bytes (%d vectors)",
                   p->matrix, e1, e2, csr, sc->nullspace_k);
     }
-    CHECK_OK(gs_driver_solve(&c, p, &r, stdout));
+    CHECK_OK(gs_app_solve(&c, p, &r, stdout));
     if (r.x) {
         double rel = test_true_residual(p->A, p->b, r.x);
         CHECK_MSG(r.res.converged == 1, "%s: %s", p->matrix, r.res.reason_text);

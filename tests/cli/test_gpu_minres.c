@@ -52,7 +52,7 @@ static int run_case(const minres_case *sc, const char *backend, gs_run *r, gs_pr
     for (int i = 0; i < n; i++) CHECK_OK(gs_config_set(&c, kv[i]));
     CHECK_OK(gs_problem_load(&c, p));
     if (!*p) return 0;
-    gs_status st = gs_driver_solve(&c, *p, r, stdout);
+    gs_status st = gs_app_solve(&c, *p, r, stdout);
     CHECK_MSG(st == GS_OK, "%s on %s: %s", sc->name, backend, gs_error_message());
     gs_error_clear();
     return st == GS_OK;

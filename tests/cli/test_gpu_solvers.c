@@ -56,7 +56,7 @@ static int run_case(const solve_case *sc, const char *backend, gs_run *r, gs_pro
     if (strcmp(backend, "host") == 0) gs_str_copy(c.spmv.format, sizeof c.spmv.format, "auto");
     CHECK_OK(gs_problem_load(&c, p));
     if (!*p) return 0;
-    gs_status st = gs_driver_solve(&c, *p, r, stdout);
+    gs_status st = gs_app_solve(&c, *p, r, stdout);
     CHECK_MSG(st == GS_OK, "%s on %s: %s", sc->name, backend, gs_error_message());
     gs_error_clear();
     return st == GS_OK;

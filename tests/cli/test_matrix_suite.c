@@ -54,7 +54,7 @@ static int solve(const row *w, const char *path, const char *dir, gs_run *run, g
     CHECK_OK(test_config(&c, kv[0], kv[1], kv[2], kv[3], kv[4], "run.backend=host",
                          "solver.rtol=1e-8", NULL));
     gs_status st = gs_problem_load(&c, p);
-    if (st == GS_OK) st = gs_driver_solve(&c, *p, run, stdout);
+    if (st == GS_OK) st = gs_app_solve(&c, *p, run, stdout);
     if (strncmp(w->expect, "error:", 6) == 0) {
         CHECK_MSG(st != GS_OK && strstr(gs_error_message(), w->expect + 6),
                   "%s: expected an error with '%s', got %s: %s", w->file, w->expect + 6,

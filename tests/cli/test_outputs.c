@@ -107,9 +107,9 @@ int main(void)
                          "problem.generate.stencil=5", "problem.name=poisson-small",
                          "run.backend=host", set[0], set[1], set[2], set[3], NULL));
     CHECK_OK(gs_problem_load(&c, &p));
-    CHECK_OK(gs_driver_solve(&c, p, &r, stdout));
-    CHECK_OK(gs_driver_write_outputs(&c, &r));
-    CHECK_OK(gs_driver_write_outputs(&c, &r)); /* a second row, no second header */
+    CHECK_OK(gs_app_solve(&c, p, &r, stdout));
+    CHECK_OK(gs_app_write_outputs(&c, &r));
+    CHECK_OK(gs_app_write_outputs(&c, &r)); /* a second row, no second header */
     CHECK(count_lines(csv, first, sizeof first) == 3);
     const char *contract = "case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,"
                            "reason,converged,rel_residual,setup_s,solve_s,total_s,backend,device";

@@ -18,7 +18,7 @@ static void run(const char *precond)
                          "solver.rtol=1e-8", pc, NULL));
     CHECK_OK(gs_problem_load(&c, &p));
     if (!p) return;
-    CHECK_OK(gs_driver_solve(&c, p, &r, stdout));
+    CHECK_OK(gs_app_solve(&c, p, &r, stdout));
     CHECK(r.res.converged == 1);
     CHECK_MSG(abs(r.res.iterations - SCIPY_ITERS) <= 3, "%s: %d iterations, scipy takes %d",
               precond, r.res.iterations, SCIPY_ITERS);

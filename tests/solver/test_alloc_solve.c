@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "gs_app_run.h"
 #include "gs_driver.h"
 #include "gs_mem.h"
 #include "gs_test.h"
@@ -75,8 +76,8 @@ static gs_status full_solve(int *converged, int *iterations)
     GS_CHECK(gs_config_set(&c, "output.verbosity=0"));
     GS_CHECK(gs_config_check(&c));
     GS_CHECK(gs_problem_load(&c, &p));
-    GS_CHECK(gs_driver_solve(&c, p, &run, stdout));
-    GS_CHECK(gs_driver_write_outputs(&c, &run));
+    GS_CHECK(gs_app_solve(&c, p, &run, stdout));
+    GS_CHECK(gs_app_write_outputs(&c, &run));
     *converged = run.res.converged;
     *iterations = run.res.iterations;
 done:

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "gs_backend.h"
+#include "gs_app_run.h"
 #include "gs_driver.h"
 #include "gs_mem.h"
 #include "gs_test.h"
@@ -27,7 +28,7 @@ static gs_status full_solve(const char *const *sets, int n, int *converged, doub
     for (int i = 0; i < n; i++) GS_CHECK(gs_config_set(&c, sets[i]));
     GS_CHECK(gs_config_check(&c));
     GS_CHECK(gs_problem_load(&c, &p));
-    GS_CHECK(gs_driver_solve(&c, p, &run, stdout));
+    GS_CHECK(gs_app_solve(&c, p, &run, stdout));
     *converged = run.res.converged;
     *relres = run.res.rel_residual;
 done:

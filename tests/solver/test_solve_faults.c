@@ -11,6 +11,7 @@
  * the files: tests/io/test_io_faults.c.) */
 #include <unistd.h>
 
+#include "gs_app_run.h"
 #include "gs_driver.h"
 #include "kry_test.h"
 
@@ -131,7 +132,7 @@ static gs_status whole(const char *path, const char *type, const char *pc, gs_ru
     GS_CHECK(gs_config_set(&c, "output.verbosity=0"));
     GS_CHECK(gs_config_check(&c));
     GS_CHECK(gs_problem_load(&c, &p));
-    GS_CHECK(gs_driver_solve(&c, p, run, stdout));
+    GS_CHECK(gs_app_solve(&c, p, run, stdout));
 done:
     gs_problem_destroy(&p);
     return st;

@@ -7,13 +7,14 @@
 #include <stdlib.h>
 
 #include "gs_backend.h"
+#include "gs_knob.h"
 #include "gs_test.h"
 #include "gs_vec.h"
 
 int main(void)
 {
     const char *why = NULL;
-    setenv("GSOLVE_DEVICE_MEMORY_LIMIT", "50000000", 1); /* read at the first device allocation */
+    gs_knob_set("GSOLVE_DEVICE_MEMORY_LIMIT", "50000000"); /* read at the first device allocation */
     if (gs_backend_cuda_devices(&why) == 0) {
         printf("test_cuda_memlimit: skipped: %s\n", why ? why : "no CUDA device");
         return 77;

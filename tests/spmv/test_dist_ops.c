@@ -23,6 +23,7 @@
 #include "gs_backend.h"
 #include "gs_dist.h"
 #include "gs_dist_ops.h"
+#include "gs_knob.h"
 #include "gs_test.h"
 
 static gs_loc LOC = GS_LOC_HOST;
@@ -221,10 +222,10 @@ static void check_upload_split_of(gs_csr *C, int32_t ncols, int32_t nhalo, long 
     int32_t nr = -1, nr2 = -2, *orow = NULL, *orow2 = NULL;
     CHECK_OK(OPS->split(dC, ncols, nhalo, &D, &O, &nr, &orow)); /* the reference */
     snprintf(env, sizeof env, "%ld", part);
-    if (part > 0) setenv("GSOLVE_UPLOAD_SPLIT_PART", env, 1);
+    if (part > 0) gs_knob_set("GSOLVE_UPLOAD_SPLIT_PART", env);
     g_meanwhile_runs = 0;
     CHECK_OK(OPS->upload_split(C, ncols, nhalo, count_meanwhile, NULL, &M, &D2, &O2, &nr2, &orow2));
-    unsetenv("GSOLVE_UPLOAD_SPLIT_PART");
+    gs_knob_set("GSOLVE_UPLOAD_SPLIT_PART", NULL);
     CHECK_MSG(g_meanwhile_runs == 1, "%s: the host work ran %d times", what, g_meanwhile_runs);
     compare(M, C, what);
     gs_csr *HD = NULL, *HO = NULL;
@@ -277,8 +278,8 @@ static void check_upload_split_skewed(int32_t rows, int32_t ncols, int32_t nhalo
     gs_csr_destroy(&C);
 }
 
-/* gs_env_i64, which reads the part size above (and the plan lists' threshold): a whole decimal
- * integer of at least min, else the fallback */
+/* gs_knob_i64, which reads the part size above (and the plan lists' threshold): a whole decimal
+ * integer of at least min, else the fallback; an unknown knob is refused */
 static void check_env_i64(void)
 {
     static const struct {
@@ -298,15 +299,19 @@ static void check_env_i64(void)
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         if (c[i].val)
-            setenv("GSOLVE_TEST_ENV_I64", c[i].val, 1);
+            CHECK(gs_knob_set("GSOLVE_UPLOAD_SPLIT_PART", c[i].val) == GS_OK);
         else
-            unsetenv("GSOLVE_TEST_ENV_I64");
-        const int64_t got = gs_env_i64("GSOLVE_TEST_ENV_I64", c[i].min, -7);
-        CHECK_MSG(got == c[i].want, "gs_env_i64(\"%s\", min %lld): %lld, expected %lld",
+            CHECK(gs_knob_set("GSOLVE_UPLOAD_SPLIT_PART", NULL) == GS_OK);
+        const int64_t got = gs_knob_i64("GSOLVE_UPLOAD_SPLIT_PART", c[i].min, -7);
+        CHECK_MSG(got == c[i].want, "gs_knob_i64(\"%s\", min %lld): %lld, expected %lld",
                   c[i].val ? c[i].val : "(unset)", (long long)c[i].min, (long long)got,
                   (long long)c[i].want);
     }
-    unsetenv("GSOLVE_TEST_ENV_I64");
+    CHECK(gs_knob_set("GSOLVE_UPLOAD_SPLIT_PART", NULL) == GS_OK);
+    gs_error_clear();
+    CHECK(gs_knob_set("GSOLVE_NO_SUCH_KNOB", "1") == GS_ERR_ARG);
+    CHECK(strstr(gs_error_message(), "GSOLVE_NO_SUCH_KNOB") != NULL);
+    gs_error_clear();
 }
 
 /* an increasing map of nhalo columns from nown on into [nown, cols), cols >= nown + nhalo (the

@@ -10,6 +10,7 @@
 
 #include "gs_backend.h"
 #include "gs_gen.h"
+#include "gs_knob.h"
 #include "gs_mm.h"
 #include "gs_spgemm.h"
 #include "gs_test.h"
@@ -334,7 +335,7 @@ int main(int argc, char **argv)
     if (GPU) { /* the same with the sampled estimate, which falls short: C grows, rows rerun */
         gs_csr *dA = NULL, *dB = NULL;
         gs_spgemm_info info;
-        setenv("GSOLVE_SPGEMM_BOUND_MAX", "0", 1);
+        gs_knob_set("GSOLVE_SPGEMM_BOUND_MAX", "0");
         check_product("sampling fooled (capacity growth)", A, B);
         CHECK_OK(gs_csr_upload(A, GS_LOC_DEVICE, &dA));
         CHECK_OK(gs_csr_upload(B, GS_LOC_DEVICE, &dB));
@@ -342,7 +343,7 @@ int main(int argc, char **argv)
         CHECK_MSG(info.retried_rows > 0, "sampled capacity: %lld rows retried, expected some",
                   (long long)info.retried_rows);
         gs_csr_destroy(&C);
-        unsetenv("GSOLVE_SPGEMM_BOUND_MAX");
+        gs_knob_set("GSOLVE_SPGEMM_BOUND_MAX", NULL);
         CHECK_OK(gs_spgemm_ex(dA, dB, GS_SPGEMM_DCSR, &info, &C));
         CHECK_MSG(info.retried_rows == 0 && info.capacity >= info.nnz,
                   "bounded capacity: %lld rows retried, capacity %lld for %lld entries",

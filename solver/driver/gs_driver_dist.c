@@ -12,9 +12,8 @@
 #include "gs_dist_op.h"
 #include "gs_driver.h"
 #include "gs_driver_impl.h"
-#include "gs_host.h"
 #include "gs_jacobi.h"
-#include "gs_problem_dist.h"
+#include "gs_system.h"
 #include "gs_time.h"
 
 /* A signal reaches the ranks at different iterations; every rank must stop at the same one. The
@@ -22,6 +21,7 @@
  * makes at least one), so all ranks read the same agreed flag after the iteration, and CG keeps
  * one reduction an iteration. */
 static volatile sig_atomic_t g_stop;
+static const volatile sig_atomic_t *g_signal; /* the caller's flag (gs_driver_io.interrupt) */
 
 /* the vector sums of the Krylov methods and the AMG over the ranks; a rank whose part failed
  * ends every rank (the others would wait in the sum) */
@@ -37,7 +37,7 @@ static gs_status reduce_sum(gs_status local, double *v, int k)
         cap = k + 1;
     }
     memcpy(buf, v, (size_t)k * sizeof *v);
-    buf[k] = *gs_host_interrupt_flag() ? 1.0 : 0.0;
+    buf[k] = g_signal && *g_signal ? 1.0 : 0.0;
     gs_status st = gs_comm_sum(buf, k + 1);
     if (st != GS_OK) gs_comm_abort(st);
     memcpy(v, buf, (size_t)k * sizeof *v);
@@ -80,7 +80,7 @@ static double comm_max(void)
 }
 
 gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs_dproblem *d,
-                               gs_run *run, FILE *out)
+                               gs_run *run, const gs_driver_io *io)
 {
     gs_status st = GS_OK;
     const int me = gs_comm_rank();
@@ -95,7 +95,8 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     const char *where = me == 0 ? (p->source[0] ? p->source : p->matrix) : "matrix";
     memset(run, 0, sizeof *run);
     run->verbosity = (int)c->output.verbosity;
-    run->out = me == 0 ? out : NULL;
+    run->out = me == 0 ? &io->out : NULL;
+    g_signal = io->interrupt;
     run->monitor_every = (int)c->output.monitor;
     if (me == 0) gs_driver_describe(c, p, &run->res);
     run->res.rows = d->rows;
@@ -110,8 +111,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     GS_CHECK(gs_dist_stats_i64(d->A->rows, NULL, &run->rank_rows[0], &run->rank_rows[1]));
     GS_CHECK(gs_dist_stats_i64(d->A->rowptr[d->A->rows], NULL, &run->rank_nnz[0],
                                &run->rank_nnz[1]));
-    run->threads = gs_host_threads(c->run.threads, d->A->rows, run->threads_why,
-                                   sizeof run->threads_why);
+    run->threads = gs_driver_threads(c, io, d->A->rows, run->threads_why, sizeof run->threads_why);
     GS_CHECK(gs_comm_agree(gs_driver_choose_backend(c, &loc, &run->res)));
     if (strcmp(c->spmv.format, "cusparse") == 0 && loc != GS_LOC_DEVICE)
         GS_FAIL(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and this run "
@@ -192,10 +192,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     gs_krylov_params kp = gs_driver_krylov_params(c, run, &g_stop);
     gs_krylov_result kr;
     GS_CHECK(gs_vec_nrm2(b, &run->res.bnorm));
-    if (me == 0 && out && run->verbosity >= 1) {
-        gs_driver_print_header(c, p, run, out);
-        fflush(out);
-    }
+    if (me == 0 && run->verbosity >= 1) gs_driver_print_header(c, p, run, run->out);
     gs_comm_reset_seconds();
     run->t_solve0 = gs_time_now();
     GS_CHECK(gs_krylov_solve(&kp, &Aop, Mp, b, x, &kr));
@@ -204,7 +201,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     run->res.comm_solve_s = comm_max();
     GS_CHECK(gs_comm_max(&run->res.solve_s, 1)); /* the slowest rank's */
     run->res.total_s = run->res.setup_s + run->res.solve_s;
-    gs_driver_record_reason(&kr, &run->res);
+    gs_driver_record_reason(&kr, g_signal ? (int)*g_signal : 0, &run->res);
     GS_CHECK(gs_driver_true_residual(&Aop, b, x, w, run->res.bnorm, &run->res.rel_residual));
     /* the solution on rank 0 */
     GS_CHECK(gs_alloc_array((size_t)d->A->rows + 1, sizeof *xl, "solution", (void **)&xl));
@@ -224,12 +221,11 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     }
     if (me == 0) {
         gs_driver_hints(c, p, &kr, run);
-        gs_results_set_context(&run->res, c);
-        gs_driver_context_amg(run->amg, &run->res);
-        GS_CHECK(gs_driver_attach_record(c, run));
+        gs_driver_attach_record(run);
     }
 done:
     gs_vec_set_reduce(NULL);
+    g_signal = NULL;
     gs_vec_destroy(&b);
     gs_vec_destroy(&x);
     gs_vec_destroy(&w);

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gs_status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,6 +38,13 @@ int gs_host_cpus(const char **from);
  * GS_HOST_ROWS_PER_THREAD rows. Sets OpenMP's count (omp_set_num_threads) and returns it; why
  * (len >= 64) says where it came from. 1 in a build without OpenMP. */
 int gs_host_threads(int64_t requested, int64_t rows, char *why, size_t len);
+
+/* 1 when an MPI launcher (mpirun, mpiexec, srun) started this process: its environment says so */
+int gs_host_mpi_launched(void);
+
+/* The library's diagnostic settings (gs_knob.h) from the GSOLVE_* variables of the environment
+ * that name them. */
+gs_status gs_host_knobs_from_env(void);
 
 /* Catch SIGINT and SIGTERM: the first raises the interrupt flag, a second one ends the
  * process by its default action. */

@@ -3,21 +3,29 @@
 #include "gs_driver_impl.h"
 
 #include <math.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "gs_amg.h"
 #include "gs_backend.h"
+#include "gs_buf.h"
 #include "gs_comm.h"
 #include "gs_dist_op.h"
-#include "gs_host.h"
 #include "gs_jacobi.h"
+#include "gs_log.h"
 #include "gs_krylov.h"
-#include "gs_mm.h"
 #include "gs_select.h"
 #include "gs_smoother.h"
 #include "gs_spmat.h"
 #include "gs_time.h"
+
+const char *const gs_phase_names[GS_PHASES] = {"strength",    "aggregation", "prolongator",
+                                               "rap",         "convert",     "coarse"};
 
 /* A in the chosen SpMV format, as the Krylov method's operator */
 typedef struct spmv_op {
@@ -80,6 +88,8 @@ static gs_status profile_text(gs_run *run)
 {
     gs_status st = GS_OK;
     size_t cap = 64 + (size_t)GS_AMG_MAX_LEVELS * GS_PROF_OPS * 48, len = 0;
+    gs_free(run->profile);
+    run->profile = NULL;
     GS_CHECK(gs_alloc_array(cap, 1, "profile", (void **)&run->profile));
     len += (size_t)snprintf(run->profile + len, cap - len, "krylov:A=%.4f/%lld;",
                             1e3 * run->prof_s[0], (long long)run->prof_calls[0]);
@@ -99,27 +109,27 @@ done:
 }
 
 /* the profile table of the summary */
-static void print_profile(const gs_run *run, FILE *out)
+static void print_profile(const gs_run *run, const gs_out *out)
 {
     const double T = run->res.solve_s > 0 ? run->res.solve_s : 1.0;
     const double vec = vector_seconds(run);
-    fprintf(out, "profile   the solve's %.3f ms by operation (the device synchronized around each: "
+    gs_outf(out, "profile   the solve's %.3f ms by operation (the device synchronized around each: "
                  "slower than an unprofiled solve)\n", 1e3 * run->res.solve_s);
-    fprintf(out, "          level  operation          calls     time ms   share\n");
-    fprintf(out, "          -      A SpMV (Krylov)  %7lld  %10.3f  %5.1f%%\n",
+    gs_outf(out, "          level  operation          calls     time ms   share\n");
+    gs_outf(out, "          -      A SpMV (Krylov)  %7lld  %10.3f  %5.1f%%\n",
             (long long)run->prof_calls[0], 1e3 * run->prof_s[0], 100.0 * run->prof_s[0] / T);
     if (run->prof_calls[1] > 0)
-        fprintf(out, "          -      preconditioner   %7lld  %10.3f  %5.1f%%%s\n",
+        gs_outf(out, "          -      preconditioner   %7lld  %10.3f  %5.1f%%%s\n",
                 (long long)run->prof_calls[1], 1e3 * run->prof_s[1], 100.0 * run->prof_s[1] / T,
                 run->amg_prof ? "  (the cycle, split below)" : "");
     for (int l = 0; run->amg_prof && l < run->amg_prof->levels; l++)
         for (int o = 0; o < GS_PROF_OPS; o++)
             if (run->amg_prof->calls[l][o] > 0)
-                fprintf(out, "          %-5d  %-15s  %7lld  %10.3f  %5.1f%%\n", l,
+                gs_outf(out, "          %-5d  %-15s  %7lld  %10.3f  %5.1f%%\n", l,
                         gs_amg_prof_op_names[o], (long long)run->amg_prof->calls[l][o],
                         1e3 * run->amg_prof->seconds[l][o],
                         100.0 * run->amg_prof->seconds[l][o] / T);
-    fprintf(out, "          -      Krylov vectors         -  %10.3f  %5.1f%%  (the rest: dots, "
+    gs_outf(out, "          -      Krylov vectors         -  %10.3f  %5.1f%%  (the rest: dots, "
                  "updates, the method's own work)\n", 1e3 * vec, 100.0 * vec / T);
 }
 
@@ -142,7 +152,7 @@ gs_status gs_driver_choose_backend(const gs_config *c, gs_loc *loc, gs_result *r
         why = gs_error_message();
         if (strcmp(c->run.backend, "cuda") == 0) return st; /* the message says why */
         if (gs_comm_rank() == 0)
-            fprintf(stderr, "gsolve: the GPU cannot be used (%s): running on the host\n", why);
+            gs_log(GS_LOG_WARN, "the GPU cannot be used (%s): running on the host", why);
         gs_error_clear();
         gs_str_copy(r->device, sizeof r->device, "cpu");
         return GS_OK;
@@ -151,8 +161,7 @@ gs_status gs_driver_choose_backend(const gs_config *c, gs_loc *loc, gs_result *r
         return GS_ERROR(GS_ERR_CUDA, "run.backend = \"cuda\" but the GPU cannot be used: %s",
                         why ? why : "unknown reason");
     if (gs_comm_rank() == 0)
-        fprintf(stderr, "gsolve: no usable GPU (%s): running on the host\n",
-                why ? why : "none found");
+        gs_log(GS_LOG_WARN, "no usable GPU (%s): running on the host", why ? why : "none found");
     return GS_OK;
 }
 
@@ -167,17 +176,17 @@ gs_select_request gs_driver_select_request(const gs_config *c)
     return rq;
 }
 
-/* A chosen format the matrix cannot take: say so on stderr (the selector ran csr). */
+/* A chosen format the matrix cannot take: say so in the log (the selector ran csr). */
 static void warn_fallback(const gs_select_result *sr)
 {
-    if (sr->fell_back) fprintf(stderr, "gsolve: %s\n", sr->reason);
+    if (sr->fell_back) gs_log(GS_LOG_WARN, "%s", sr->reason);
 }
 
-/* The AMG levels whose chosen format refused their A: say so on stderr (csr ran). */
+/* The AMG levels whose chosen format refused their A: say so in the log (csr ran). */
 static void warn_fallbacks(const gs_amg_report *r)
 {
     for (int l = 0; l < r->levels; l++)
-        if (r->level[l].fell_back) fprintf(stderr, "gsolve: %s\n", r->level[l].reason);
+        if (r->level[l].fell_back) gs_log(GS_LOG_WARN, "%s", r->level[l].reason);
 }
 
 /* Convert dA (the matrix on the run's backend) into the format the selector picks (spmv.format,
@@ -333,7 +342,7 @@ void gs_driver_monitor(void *ctx, int it, double rnorm)
     int every = run->monitor_every > 0 && it % run->monitor_every == 0;
     if (run->out && (every || run->verbosity >= 3 || (run->verbosity >= 2 && it % 10 == 0))) {
         double bn = run->res.bnorm > 0 ? run->res.bnorm : 1.0;
-        fprintf(run->out, "  iter %6d  residual %.6e  relative %.6e\n", it, rnorm, rnorm / bn);
+        gs_outf(run->out, "  iter %6d  residual %.6e  relative %.6e\n", it, rnorm, rnorm / bn);
     }
 }
 
@@ -355,16 +364,58 @@ void gs_driver_describe(const gs_config *c, const gs_problem *p, gs_result *r)
     r->read_s = p->read_s;
 }
 
+/* "SIGINT", "SIGTERM" or "signal N" */
+static const char *signal_name(int sig)
+{
+    static _Thread_local char other[24];
+    if (sig == SIGINT) return "SIGINT";
+    if (sig == SIGTERM) return "SIGTERM";
+    snprintf(other, sizeof other, "signal %d", sig);
+    return other;
+}
+
+int gs_driver_threads(const gs_config *c, const gs_driver_io *io, int64_t rows, char *why,
+                      size_t len)
+{
+    int n = 1;
+    const char *from = "run.threads";
+#ifdef _OPENMP
+    if (c->run.threads > 0) {
+        n = c->run.threads > 4096 ? 4096 : (int)c->run.threads;
+    } else {
+        n = io && io->threads > 0 ? io->threads : omp_get_max_threads();
+        from = io && io->threads > 0 && io->threads_why && io->threads_why[0]
+                   ? io->threads_why : "OpenMP's default";
+        int64_t useful = rows / GS_DRIVER_ROWS_PER_THREAD;
+        if (rows > 0 && useful < n && !(io && io->threads > 0 && io->threads_exact)) {
+            n = useful > 1 ? (int)useful : 1;
+            snprintf(why, len, "%lld rows: not shared below %d a thread", (long long)rows,
+                     GS_DRIVER_ROWS_PER_THREAD);
+            omp_set_num_threads(n);
+            return n;
+        }
+    }
+    omp_set_num_threads(n);
+#else
+    (void)c;
+    (void)io;
+    (void)rows;
+    from = "built without OpenMP";
+#endif
+    snprintf(why, len, "%s", from);
+    return n;
+}
+
 /* The reason as one word and as a sentence: "converged (...) after N iterations"; "did not
  * converge: <why>: <the method's detail, which gives the iteration>"; "interrupted by SIGTERM at
  * iteration N, ...". */
-void gs_driver_record_reason(const gs_krylov_result *kr, gs_result *r)
+void gs_driver_record_reason(const gs_krylov_result *kr, int sig, gs_result *r)
 {
     const char *phrase = gs_reason_str(kr->reason);
     gs_str_copy(r->reason, sizeof r->reason, gs_reason_name(kr->reason));
     if (kr->reason == GS_STOPPED_INTERRUPTED)
         snprintf(r->reason_text, sizeof r->reason_text, "%s by %s %s", phrase,
-                 gs_host_signal_name(gs_host_signal()), kr->detail);
+                 signal_name(sig), kr->detail);
     else if (kr->reason > 0 && kr->reason != GS_CONVERGED_ZERO_RHS)
         snprintf(r->reason_text, sizeof r->reason_text, "%s after %d iterations", phrase,
                  kr->iterations);
@@ -478,16 +529,14 @@ gs_krylov_params gs_driver_krylov_params(const gs_config *c, gs_run *run,
     return kp;
 }
 
-gs_status gs_driver_attach_record(const gs_config *c, gs_run *run)
+void gs_driver_attach_record(gs_run *run)
 {
-    gs_status st = gs_config_to_text(c, &run->config_text);
     run->res.x = run->x;
     run->res.history = run->hist;
     run->res.history_time = run->hist_t;
     run->res.history_iter = run->hist_it;
     run->res.history_len = run->hist_len;
     run->res.config_text = run->config_text;
-    return st;
 }
 
 /* ||b - A x|| / ||b|| recomputed from scratch (||b - A x|| when b = 0). */
@@ -536,134 +585,237 @@ double gs_driver_solution_error(const double *x, const double *xe, int64_t n)
     return e > 0 ? sqrt(d / e) : sqrt(d);
 }
 
-gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out)
+/* What a setup leaves for the solves: where they run, A's SpMV form, the preconditioner and
+ * the vectors. */
+struct gs_engine {
+    gs_loc loc;
+    int64_t n;
+    gs_csr *dA;      /* A on the device (NULL on the host, or borrowed: p->A_dev) */
+    int dA_borrowed;
+    gs_amg *amg;
+    gs_jacobi *J;
+    spmv_op aop;
+    gs_linop Aop, M;
+    int have_M;
+    gs_vec *b, *x, *w;
+    double setup_s; /* the setup's seconds (upload, formats, preconditioner, vectors) */
+};
+
+void gs_engine_destroy(gs_engine **ep)
+{
+    gs_engine *e = ep ? *ep : NULL;
+    if (!e) return;
+    gs_vec_destroy(&e->b);
+    gs_vec_destroy(&e->x);
+    gs_vec_destroy(&e->w);
+    gs_jacobi_destroy(&e->J);
+    gs_amg_destroy(&e->amg);
+    if (!e->aop.borrowed) gs_spmat_destroy(&e->aop.M);
+    if (!e->dA_borrowed) gs_csr_destroy(&e->dA);
+    gs_free(e);
+    *ep = NULL;
+}
+
+gs_amg *gs_engine_amg(const gs_engine *e)
+{
+    return e ? e->amg : NULL;
+}
+
+/* Jacobi's diagonal from the host copy of A (downloaded when the caller gave A on the device) */
+static gs_status make_jacobi(const gs_problem *p, const gs_csr *dA, gs_loc loc, const char *where,
+                             gs_jacobi **J)
 {
     gs_status st = GS_OK;
-    gs_vec *b = NULL, *x = NULL, *w = NULL;
-    gs_jacobi *J = NULL;
-    gs_amg *amg = NULL;
-    gs_csr *dA = NULL; /* A on the device */
-    gs_linop M, *Mp = NULL;
-    gs_loc loc;
-    spmv_op aop = {NULL, 0, {NULL, NULL}};
-    const gs_csr *A = p->A;
+    gs_csr *h = NULL;
+    if (!p->A) GS_CHECK(gs_csr_download(dA, &h));
+    GS_CHECK(gs_jacobi_create(p->A ? p->A : h, loc, where, J));
+done:
+    gs_csr_destroy(&h);
+    return st;
+}
+
+gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
+                          const gs_driver_io *io, gs_engine **out)
+{
+    gs_status st = GS_OK;
+    gs_engine *e = NULL;
+    const gs_csr *A = p->A ? p->A : p->A_dev;
     const char *where = p->source[0] ? p->source : p->matrix;
+    *out = NULL;
     memset(run, 0, sizeof *run);
     run->verbosity = (int)c->output.verbosity;
-    run->out = out;
+    run->out = &io->out;
     run->monitor_every = (int)c->output.monitor;
     gs_driver_describe(c, p, &run->res);
+    if (!A) GS_FAIL(GS_ERR_ARG, "no matrix to solve with");
     if (A->rows != A->cols)
         GS_FAIL(GS_ERR_INPUT, "%s: the matrix is %d x %d; the solvers need a square matrix", where,
                 A->rows, A->cols);
-    run->threads =
-        gs_host_threads(c->run.threads, A->rows, run->threads_why, sizeof run->threads_why);
-    GS_CHECK(gs_driver_choose_backend(c, &loc, &run->res));
-    if (strcmp(c->spmv.format, "cusparse") == 0 && loc != GS_LOC_DEVICE)
+    run->res.rows = A->rows;
+    run->res.cols = A->cols;
+    run->res.nnz = A->nnz;
+    GS_CHECK(gs_alloc_array(1, sizeof *e, "solver", (void **)&e));
+    memset(e, 0, sizeof *e);
+    e->n = A->rows;
+    run->threads = gs_driver_threads(c, io, A->rows, run->threads_why, sizeof run->threads_why);
+    GS_CHECK(gs_driver_choose_backend(c, &e->loc, &run->res));
+    if (p->A_dev && e->loc != GS_LOC_DEVICE)
+        GS_FAIL(GS_ERR_ARG, "the matrix was given in device memory, and this run is on the host "
+                "(run.backend)");
+    if (strcmp(c->spmv.format, "cusparse") == 0 && e->loc != GS_LOC_DEVICE)
         GS_FAIL(GS_ERR_CONFIG, "spmv.format = \"cusparse\" needs the GPU backend, and this run "
                 "is on the host");
 
     double t0 = gs_time_now();
-    if (loc != GS_LOC_HOST) {
+    if (p->A_dev) {
+        e->dA = p->A_dev;
+        e->dA_borrowed = 1;
+    } else if (e->loc != GS_LOC_HOST) {
         run->pool_wait_s = gs_backend_pool_wait(); /* in the setup's time: mostly 0 */
         double h0 = gs_backend_h2d_seconds();
-        GS_CHECK(gs_csr_upload(A, loc, &dA));
-        GS_CHECK(gs_backend_get(loc)->sync());
+        GS_CHECK(gs_csr_upload(p->A, e->loc, &e->dA));
+        GS_CHECK(gs_backend_get(e->loc)->sync());
         run->upload_s = gs_time_now() - t0;
         run->transfer_s = gs_backend_h2d_seconds() - h0;
     }
+    const gs_csr *use = e->dA ? e->dA : p->A;
     if (strcmp(c->solver.preconditioner, "amg") == 0) {
         gs_amg_params ap;
         GS_CHECK(gs_driver_amg_params(c, p, &ap));
         if (p->nullspace) { /* problem.nullspace's, else the generator's (elasticity: its
-                             * rigid-body modes), read by gs_problem_load */
+                             * rigid-body modes) */
             ap.nullspace = p->nullspace;
             ap.nullspace_k = p->nullspace_k;
         }
         gs_select_request rq = gs_driver_select_request(c);
         ap.select = &rq; /* AMG picks every operator's format through the selector */
-        GS_CHECK(gs_amg_setup(dA ? dA : A, &ap, where, &amg));
-        GS_CHECK(gs_driver_record_amg(gs_amg_get_report(amg), run));
-        warn_fallbacks(gs_amg_get_report(amg));
-        M = gs_amg_linop(amg);
-        Mp = &M;
+        GS_CHECK(gs_amg_setup(use, &ap, where, &e->amg));
+        GS_CHECK(gs_driver_record_amg(gs_amg_get_report(e->amg), run));
+        warn_fallbacks(gs_amg_get_report(e->amg));
+        e->M = gs_amg_linop(e->amg);
+        e->have_M = 1;
         /* the Krylov method multiplies by the finest level's operator (its format chosen once) */
-        aop.M = (gs_spmat *)gs_amg_level_op(amg, 0);
-        aop.borrowed = 1;
-        gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(aop.M->format));
-        gs_spmat_describe(aop.M, run->format_desc, sizeof run->format_desc);
-        run->convert_s = aop.M->convert_s;
+        e->aop.M = (gs_spmat *)gs_amg_level_op(e->amg, 0);
+        e->aop.borrowed = 1;
+        gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(e->aop.M->format));
+        gs_spmat_describe(e->aop.M, run->format_desc, sizeof run->format_desc);
+        run->convert_s = e->aop.M->convert_s;
     } else {
-        GS_CHECK(make_spmv(c, dA ? dA : A, &aop, run));
+        GS_CHECK(make_spmv(c, use, &e->aop, run));
     }
-    gs_linop Aop = gs_spmat_linop(aop.M, &aop.op);
-    timed_op tA, tM;
-    GS_CHECK(gs_vec_create(A->rows, loc, &b));
-    GS_CHECK(gs_vec_create(A->rows, loc, &x));
-    GS_CHECK(gs_vec_create(A->rows, loc, &w));
-    GS_CHECK(gs_vec_set_host(b, p->b));
-    GS_CHECK(gs_vec_set_host(x, p->x0));
-    GS_CHECK(gs_driver_project_rhs(c, b, run));
+    e->Aop = gs_spmat_linop(e->aop.M, &e->aop.op);
+    GS_CHECK(gs_vec_create(A->rows, e->loc, &e->b));
+    GS_CHECK(gs_vec_create(A->rows, e->loc, &e->x));
+    GS_CHECK(gs_vec_create(A->rows, e->loc, &e->w));
     if (strcmp(c->solver.preconditioner, "jacobi") == 0) {
-        GS_CHECK(gs_jacobi_create(A, loc, where, &J));
-        M = gs_jacobi_linop(J);
-        Mp = &M;
+        GS_CHECK(make_jacobi(p, e->dA, e->loc, where, &e->J));
+        e->M = gs_jacobi_linop(e->J);
+        e->have_M = 1;
     }
-    GS_CHECK(gs_backend_get(loc)->sync());
-    run->res.setup_s = gs_time_now() - t0;
+    GS_CHECK(gs_backend_get(e->loc)->sync());
+    e->setup_s = gs_time_now() - t0;
+    run->res.setup_s = e->setup_s;
+    *out = e;
+    e = NULL;
+done:
+    gs_engine_destroy(&e);
+    return st;
+}
 
-    gs_krylov_params kp = gs_driver_krylov_params(c, run, gs_host_interrupt_flag());
+/* b, x0 into the engine's vectors: from the host or, where = GS_LOC_DEVICE, from device memory */
+static gs_status vectors_in(gs_engine *e, const double *b, const double *x0, gs_loc where)
+{
+    gs_status st = GS_OK;
+    if (where == GS_LOC_HOST) {
+        GS_CHECK(gs_vec_set_host(e->b, b));
+        GS_CHECK(gs_vec_set_host(e->x, x0));
+    } else {
+        const gs_buf fb = {(void *)b, e->n, GS_F64, where}, fx = {(void *)x0, e->n, GS_F64, where};
+        gs_buf tb = {e->b->data, e->n, GS_F64, e->loc}, tx = {e->x->data, e->n, GS_F64, e->loc};
+        if (e->n > 0) GS_CHECK(gs_buf_copy(&fb, &tb));
+        if (e->n > 0) GS_CHECK(gs_buf_copy(&fx, &tx));
+    }
+done:
+    return st;
+}
+
+gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
+                        const gs_driver_io *io, const double *b, double *x, gs_loc where)
+{
+    gs_status st = GS_OK;
+    timed_op tA, tM;
     gs_krylov_result kr;
-    gs_linop Ause = Aop, Muse;
+    gs_linop Ause = e->Aop, Muse, *Mp = e->have_M ? &e->M : NULL;
+    run->out = &io->out;
+    double t0 = gs_time_now();
+    GS_CHECK(vectors_in(e, b, x, where));
+    GS_CHECK(gs_driver_project_rhs(c, e->b, run));
+    GS_CHECK(gs_backend_get(e->loc)->sync());
+    run->res.setup_s = e->setup_s + (gs_time_now() - t0); /* with b and x0 in place */
+
+    gs_krylov_params kp = gs_driver_krylov_params(c, run, io->interrupt);
     run->profiled = c->output.profile || run->verbosity >= 2;
     if (run->profiled) { /* every application timed; the cycle split by level */
-        Ause = timed(&tA, Aop, gs_backend_get(loc), &run->prof_calls[0], &run->prof_s[0]);
+        Ause = timed(&tA, e->Aop, gs_backend_get(e->loc), &run->prof_calls[0], &run->prof_s[0]);
         if (Mp) {
-            Muse = timed(&tM, *Mp, gs_backend_get(loc), &run->prof_calls[1], &run->prof_s[1]);
+            Muse = timed(&tM, *Mp, gs_backend_get(e->loc), &run->prof_calls[1], &run->prof_s[1]);
             Mp = &Muse;
         }
-        if (amg) gs_amg_profile_enable(amg, 1);
+        if (e->amg) gs_amg_profile_enable(e->amg, 1);
     }
-    GS_CHECK(gs_vec_nrm2(b, &run->res.bnorm));
-    if (out && run->verbosity >= 1) {
-        gs_driver_print_header(c, p, run, out);
-        fflush(out);
-    }
+    GS_CHECK(gs_vec_nrm2(e->b, &run->res.bnorm));
+    if (run->verbosity >= 1) gs_driver_print_header(c, p, run, run->out);
     run->t_solve0 = gs_time_now();
-    GS_CHECK(gs_krylov_solve(&kp, &Ause, Mp, b, x, &kr));
-    GS_CHECK(gs_backend_get(loc)->sync());
+    GS_CHECK(gs_krylov_solve(&kp, &Ause, Mp, e->b, e->x, &kr));
+    GS_CHECK(gs_backend_get(e->loc)->sync());
     run->res.solve_s = gs_time_now() - run->t_solve0;
     if (run->profiled) {
-        if (amg) {
-            GS_CHECK(gs_alloc_array(1, sizeof *run->amg_prof, "profile", (void **)&run->amg_prof));
-            *run->amg_prof = *gs_amg_get_profile(amg);
+        if (e->amg) {
+            if (!run->amg_prof)
+                GS_CHECK(gs_alloc_array(1, sizeof *run->amg_prof, "profile",
+                                        (void **)&run->amg_prof));
+            *run->amg_prof = *gs_amg_get_profile(e->amg);
+            gs_amg_profile_enable(e->amg, 0);
         }
         GS_CHECK(profile_text(run));
         run->res.profile = run->profile;
     }
     run->res.total_s = run->res.setup_s + run->res.solve_s;
-    gs_driver_record_reason(&kr, &run->res);
+    gs_driver_record_reason(&kr, io->interrupt ? (int)*io->interrupt : 0, &run->res);
     gs_driver_hints(c, p, &kr, run);
-    gs_results_set_context(&run->res, c); /* what produced it, for the CSV row and record */
-    gs_driver_context_amg(run->amg, &run->res);
 
-    GS_CHECK(gs_driver_true_residual(&Aop, b, x, w, run->res.bnorm, &run->res.rel_residual));
-    GS_CHECK(gs_alloc_array((size_t)A->cols, sizeof(double), "solution", (void **)&run->x));
-    GS_CHECK(gs_vec_get_host(x, run->x));
-    if (p->x_exact) run->res.error = gs_driver_solution_error(run->x, p->x_exact, A->cols);
-    GS_CHECK(gs_driver_attach_record(c, run));
+    GS_CHECK(gs_driver_true_residual(&e->Aop, e->b, e->x, e->w, run->res.bnorm,
+                                     &run->res.rel_residual));
+    if (where == GS_LOC_HOST) {
+        GS_CHECK(gs_vec_get_host(e->x, x));
+    } else {
+        const gs_buf fx = {e->x->data, e->n, GS_F64, e->loc};
+        gs_buf tx = {x, e->n, GS_F64, where};
+        if (e->n > 0) GS_CHECK(gs_buf_copy(&fx, &tx));
+    }
+    if (p->x_exact && where == GS_LOC_HOST)
+        run->res.error = gs_driver_solution_error(x, p->x_exact, e->n);
 done:
-    gs_vec_destroy(&b);
-    gs_vec_destroy(&x);
-    gs_vec_destroy(&w);
-    gs_jacobi_destroy(&J);
-    gs_amg_destroy(&amg);
-    if (!aop.borrowed) gs_spmat_destroy(&aop.M);
-    gs_csr_destroy(&dA);
     return st;
 }
 
-void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out)
+gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run,
+                          const gs_driver_io *io)
+{
+    gs_status st = GS_OK;
+    gs_engine *e = NULL;
+    GS_CHECK(gs_driver_setup(c, p, run, io, &e));
+    GS_CHECK(gs_alloc_array((size_t)p->A->cols, sizeof(double), "solution", (void **)&run->x));
+    memcpy(run->x, p->x0, (size_t)p->A->cols * sizeof(double));
+    GS_CHECK(gs_driver_run(e, c, p, run, io, p->b, run->x, GS_LOC_HOST));
+    gs_driver_attach_record(run);
+done:
+    gs_engine_destroy(&e);
+    return st;
+}
+
+void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_run *run,
+                            const gs_out *out)
 {
     const gs_result *r = &run->res;
     gs_row_stats rs = {0};
@@ -674,83 +826,84 @@ void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_ru
         rs.std = run->levels[0].std;
         rs.max = run->levels[0].max;
     }
-    fprintf(out, "problem   %s\n", p->matrix);
-    fprintf(out, "          rows %lld  cols %lld  nnz %lld  per row: mean %.2f std %.2f max %d\n",
+    gs_outf(out, "problem   %s\n", p->matrix);
+    gs_outf(out, "          rows %lld  cols %lld  nnz %lld  per row: mean %.2f std %.2f max %d\n",
             (long long)r->rows, (long long)r->cols, (long long)r->nnz, rs.mean, rs.std, rs.max);
-    fprintf(out, "          rhs %s  x0 %s\n", p->rhs, p->x0_desc);
-    fprintf(out, "solver    %s  preconditioner %s  format %s  backend %s (%s)", r->solver,
+    gs_outf(out, "          rhs %s  x0 %s\n", p->rhs, p->x0_desc);
+    gs_outf(out, "solver    %s  preconditioner %s  format %s  backend %s (%s)", r->solver,
             r->preconditioner, r->format, r->backend, r->device);
-    if (r->ranks > 1) fprintf(out, "  ranks %d (%s)", r->ranks, gs_comm_library());
-    fprintf(out, "  threads %d (%s)\n", run->threads, run->threads_why);
-    fprintf(out, "          rtol %g  atol %g  max_iters %lld", c->solver.rtol, c->solver.atol,
+    if (r->ranks > 1) gs_outf(out, "  ranks %d (%s)", r->ranks, gs_comm_library());
+    gs_outf(out, "  threads %d (%s)\n", run->threads, run->threads_why);
+    gs_outf(out, "          rtol %g  atol %g  max_iters %lld", c->solver.rtol, c->solver.atol,
             (long long)c->solver.max_iters);
-    if (strstr(r->solver, "gmres")) fprintf(out, "  restart %lld", (long long)c->solver.restart);
-    if (c->solver.dtol > 0) fprintf(out, "  dtol %g", c->solver.dtol);
-    fputc('\n', out);
+    if (strstr(r->solver, "gmres")) gs_outf(out, "  restart %lld", (long long)c->solver.restart);
+    if (c->solver.dtol > 0) gs_outf(out, "  dtol %g", c->solver.dtol);
+    gs_outf(out, "\n");
     if (gs_config_nullspace_constant(c) && run->nullspace_shift >= 0)
-        fprintf(out, "nullspace constant: b made consistent (projected orthogonal to the constant "
+        gs_outf(out, "nullspace constant: b made consistent (projected orthogonal to the constant "
                 "vector, ||b_proj - b||/||b|| = %.3e); residuals relative to b_proj\n",
                 run->nullspace_shift);
 }
 
 /* Each line of the run's hints as "hint      ..." */
-static void print_hints(const gs_run *run, FILE *out)
+static void print_hints(const gs_run *run, const gs_out *out)
 {
     for (const char *h = run->hint; *h;) {
         size_t n = strcspn(h, "\n");
-        fprintf(out, "hint      %.*s\n", (int)n, h);
+        gs_outf(out, "hint      %.*s\n", (int)n, h);
         h += n + (h[n] == '\n');
     }
 }
 
-void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out)
+void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run,
+                             const gs_out *out)
 {
     const gs_result *r = &run->res;
     (void)c;
     (void)p;
-    fprintf(out, "result    %s\n", r->reason_text);
-    fprintf(out, "residual  true ||b-Ax||/||b|| = %.3e\n", r->rel_residual);
-    if (r->error >= 0) fprintf(out, "error     ||x-x_exact||/||x_exact|| = %.3e\n", r->error);
-    fprintf(out, "time      read %.3f s  setup %.3f s  solve %.3f s  total %.3f s", r->read_s,
+    gs_outf(out, "result    %s\n", r->reason_text);
+    gs_outf(out, "residual  true ||b-Ax||/||b|| = %.3e\n", r->rel_residual);
+    if (r->error >= 0) gs_outf(out, "error     ||x-x_exact||/||x_exact|| = %.3e\n", r->error);
+    gs_outf(out, "time      read %.3f s  setup %.3f s  solve %.3f s  total %.3f s", r->read_s,
             r->setup_s, r->solve_s, r->total_s);
     if (r->iterations > 0)
-        fprintf(out, "  (%.3f ms per iteration)", 1e3 * r->solve_s / r->iterations);
-    fputc('\n', out);
+        gs_outf(out, "  (%.3f ms per iteration)", 1e3 * r->solve_s / r->iterations);
+    gs_outf(out, "\n");
     if (r->ranks > 1) {
-        fprintf(out, "ranks     %d: rows %lld..%lld, nnz %lld..%lld per rank; communication: setup "
+        gs_outf(out, "ranks     %d: rows %lld..%lld, nnz %lld..%lld per rank; communication: setup "
                 "%.3f s, solve %.3f s (%.0f%% of the solve, the most of any rank)%s%s\n",
                 r->ranks, (long long)run->rank_rows[0], (long long)run->rank_rows[1],
                 (long long)run->rank_nnz[0], (long long)run->rank_nnz[1], r->comm_setup_s,
                 r->comm_solve_s, r->solve_s > 0 ? 100.0 * r->comm_solve_s / r->solve_s : 0.0,
                 run->comm_desc[0] ? "; halos: " : "", run->comm_desc);
         if (gs_dist_peers_seconds() > 0)
-            fprintf(out, "          the GPUs mapped into each other's address space, their "
+            gs_outf(out, "          the GPUs mapped into each other's address space, their "
                     "exchange buffers made, at the start (%.2f ms, before the setup's clock)\n",
                     1e3 * gs_dist_peers_seconds());
     }
     if (run->format_desc[0] || run->convert_s > 0)
-        fprintf(out, "format    %s: %s  choice and conversion %.2f ms, part of setup\n",
+        gs_outf(out, "format    %s: %s  choice and conversion %.2f ms, part of setup\n",
                 r->format, run->format_desc[0] ? run->format_desc : "-", 1e3 * run->convert_s);
-    if (run->format_reason[0] && !run->amg) fprintf(out, "          why: %s\n", run->format_reason);
+    if (run->format_reason[0] && !run->amg) gs_outf(out, "          why: %s\n", run->format_reason);
     if (run->amg) gs_amg_report_print(run->amg, out);
     if (run->profiled) print_profile(run, out);
     if (run->upload_s > 0 && r->ranks > 1) {
         double mb = (12.0 * (double)r->nnz + 4.0 * ((double)r->rows + r->ranks)) / 1e6;
-        fprintf(out, "upload    matrix %.1f MB from %d ranks' host memory in %.2f ms: transfer "
+        gs_outf(out, "upload    matrix %.1f MB from %d ranks' host memory in %.2f ms: transfer "
                 "%.2f ms (%.1f GB/s together) + split, halo plan and SpMV set-up %.2f ms (the "
                 "slowest rank's), part of setup\n", mb, r->ranks, 1e3 * run->upload_s,
                 1e3 * run->transfer_s, mb / 1e3 / run->transfer_s,
                 1e3 * (run->upload_s - run->transfer_s));
     } else if (run->upload_s > 0) {
         double mb = (12.0 * (double)r->nnz + 4.0 * ((double)r->rows + 1)) / 1e6;
-        fprintf(out, "upload    matrix %.1f MB in %.2f ms: transfer %.2f ms (%.1f GB/s) + SpMV "
+        gs_outf(out, "upload    matrix %.1f MB in %.2f ms: transfer %.2f ms (%.1f GB/s) + SpMV "
                 "set-up %.2f ms, part of setup\n", mb, 1e3 * run->upload_s, 1e3 * run->transfer_s,
                 mb / 1e3 / run->transfer_s, 1e3 * (run->upload_s - run->transfer_s));
     }
     double took = 0.0;
     const size_t grown = gs_backend_pool_prepared(&took);
     if (grown && run->upload_s > 0)
-        fprintf(out, "memory    device pool grown by %.2f GB%s while the problem was read (%.2f "
+        gs_outf(out, "memory    device pool grown by %.2f GB%s while the problem was read (%.2f "
                 "ms); the setup waited %.2f ms for it%s\n", (double)grown / 1e9,
                 r->ranks > 1 ? " on rank 0" : "", 1e3 * took, 1e3 * run->pool_wait_s,
                 r->ranks > 1 ? " (the slowest rank)" : "");
@@ -779,18 +932,6 @@ size_t gs_driver_pool_estimate(const gs_config *c, int64_t rows, int64_t nnz, in
     const int k = pool_modes(c);
     const double f = k <= 1 ? 5.5 : k <= 3 ? 11.0 : 34.0;
     return (size_t)((ranks > 1 ? f * 8.3 / 5.5 : f) * csr);
-}
-
-gs_status gs_driver_write_outputs(const gs_config *c, const gs_run *run)
-{
-    gs_status st = GS_OK;
-    if (c->output.csv[0]) GS_CHECK(gs_results_csv_append(c->output.csv, &run->res));
-    if (c->output.hdf5[0]) GS_CHECK(gs_results_hdf5_write(c->output.hdf5, &run->res));
-    if (c->output.history[0]) GS_CHECK(gs_results_history_write(c->output.history, &run->res));
-    if (c->output.solution[0])
-        GS_CHECK(gs_mm_write_vector(c->output.solution, run->x, run->res.cols));
-done:
-    return st;
 }
 
 void gs_run_release(gs_run *run)

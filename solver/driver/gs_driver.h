@@ -3,16 +3,27 @@
 #ifndef GS_DRIVER_H
 #define GS_DRIVER_H
 
-#include <stdio.h>
+#include <signal.h>
 
 #include "gs_amg.h"
-#include "gs_config.h"
-#include "gs_problem.h"
-#include "gs_results.h"
+#include "gs_keys.h"
+#include "gs_log.h"
+#include "gs_result.h"
+#include "gs_system.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* What the caller gives a solve beside configuration and system. */
+typedef struct gs_driver_io {
+    gs_out out; /* the header and the iteration lines as the run goes (fn NULL: nowhere) */
+    const volatile sig_atomic_t *interrupt; /* raised (a signal's number): the iterations stop
+                                             * with reason "interrupted" (NULL: never) */
+    int threads;             /* host threads when run.threads is 0 (0: OpenMP's default) */
+    const char *threads_why; /* where that count came from ("": OpenMP's default) */
+    int threads_exact;       /* the user asked for that count: not reduced on small problems */
+} gs_driver_io;
 
 typedef struct gs_run {
     gs_result res; /* fields point into the arrays below */
@@ -32,7 +43,7 @@ typedef struct gs_run {
     char format_reason[GS_REASON_LEN]; /* why the selector chose it */
     gs_amg_report *amg;      /* the AMG hierarchy's report (AMG runs), else NULL */
     gs_level_info *levels;   /* res.levels entries, res.level_info points here */
-    FILE *out;               /* the header and the iteration lines go here (NULL: nowhere) */
+    const gs_out *out;       /* the header and the iteration lines go here (NULL: nowhere) */
     int monitor_every;       /* output.monitor: an iteration line every this many (0: off) */
     int threads;             /* host threads the run used */
     char threads_why[96];    /* where that count came from */
@@ -54,12 +65,28 @@ typedef struct gs_run {
 } gs_run;
 
 /* Solve problem p as c says; run->res is filled (non-convergence is a result, not an error).
- * Messages about the backend choice go to stderr. To out (NULL: nothing), as the run goes: the
+ * Messages about the backend choice go to the log (gs_log.h). To io->out, as the run goes: the
  * header (verbosity >= 1) once the setup is done, before the first iteration; the iteration
- * lines (every 10 at verbosity 2, every one at 3, every output.monitor). A SIGINT or SIGTERM
- * caught by gs_host_catch_signals stops the iterations: reason "interrupted", x and the history
- * as far as they got. */
-gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out);
+ * lines (every 10 at verbosity 2, every one at 3, every output.monitor). io->interrupt raised
+ * stops the iterations: reason "interrupted", x and the history as far as they got. The
+ * caller completes the record's context (the application: gs_results_set_context, then
+ * gs_driver_context_amg). */
+gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run,
+                          const gs_driver_io *io);
+
+/* The same in two steps, for solves that share a setup: gs_driver_setup does everything up to
+ * the first iteration that does not depend on b and x0 (backend, upload, formats,
+ * preconditioner; run->res.setup_s); gs_driver_run solves with b and the initial guess x (n
+ * values each, on the host for where = GS_LOC_HOST, else in device memory), x overwritten with
+ * the solution, run->res filled for this solve. */
+typedef struct gs_engine gs_engine;
+gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
+                          const gs_driver_io *io, gs_engine **out);
+gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
+                        const gs_driver_io *io, const double *b, double *x, gs_loc where);
+void gs_engine_destroy(gs_engine **e);
+/* the engine's AMG hierarchy (NULL without AMG) */
+gs_amg *gs_engine_amg(const gs_engine *e);
 
 /* The device memory (bytes) the setup of a matrix of `rows` rows and `nnz` entries on this
  * process is expected to hold at its peak, under configuration c with `ranks` ranks: what
@@ -79,21 +106,27 @@ size_t gs_driver_pool_estimate(const gs_config *c, int64_t rows, int64_t nnz, in
  * exits alike. A failure on any rank is every rank's (gs_comm_agree). */
 struct gs_dproblem;
 gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p,
-                               const struct gs_dproblem *d, gs_run *run, FILE *out);
+                               const struct gs_dproblem *d, gs_run *run, const gs_driver_io *io);
 
 /* The header: problem, solver, preconditioner, format, backend and threads (gs_driver_solve
  * prints it before the iterations). */
-void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out);
+void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_run *run,
+                            const gs_out *out);
 
 /* Print the rest of the console summary of a finished run: result, residual, times, format
  * and AMG details, hints. */
-void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out);
-
-/* Write the outputs the configuration names (CSV, HDF5, history, solution). */
-gs_status gs_driver_write_outputs(const gs_config *c, const gs_run *run);
+void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run,
+                             const gs_out *out);
 
 /* Free what the run holds (not the struct itself). */
 void gs_run_release(gs_run *run);
+
+/* The host threads of a run of `rows` rows: run.threads when > 0, else io's count (OpenMP's
+ * default when 0), at most one thread per GS_DRIVER_ROWS_PER_THREAD rows; OpenMP's count is
+ * set to it; why (len >= 64) says where it came from. 1 without OpenMP. */
+#define GS_DRIVER_ROWS_PER_THREAD 20000
+int gs_driver_threads(const gs_config *c, const gs_driver_io *io, int64_t rows, char *why,
+                      size_t len);
 
 /* the AMG settings that ran (a: the run's report, may be NULL) over the configuration's in r's
  * context: the smoother and sweeps chosen from the matrix, "pmis" when classical AMG ran */

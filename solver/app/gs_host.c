@@ -3,6 +3,7 @@
 #include "gs_host.h"
 
 #include "gs_comm.h"
+#include "gs_knob.h"
 
 #include <math.h>
 #include <sched.h>
@@ -146,6 +147,27 @@ int gs_host_threads(int64_t requested, int64_t rows, char *why, size_t len)
 #endif
     snprintf(why, len, "%s", from);
     return n;
+}
+
+int gs_host_mpi_launched(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK",
+                                 "MPI_LOCALNRANKS", "MV2_COMM_WORLD_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (getenv(vars[i])) return 1;
+    return 0;
+}
+
+gs_status gs_host_knobs_from_env(void)
+{
+    for (const char *const *k = gs_knob_names(); *k; k++) {
+        const char *v = getenv(*k);
+        if (v) {
+            gs_status st = gs_knob_set(*k, v);
+            if (st != GS_OK) return st;
+        }
+    }
+    return GS_OK;
 }
 
 /* ---- signals ---- */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gs_backend.h"
+#include "gs_app_run.h"
 #include "gs_driver.h"
 #include "gs_host.h"
 #include "gs_mem.h"
@@ -319,7 +320,7 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
     gs_error_clear();
     /* the run's header and iteration lines at verbosity 2 or with output.monitor */
     FILE *out = rc->output.verbosity >= 2 || rc->output.monitor > 0 ? stdout : NULL;
-    gs_status rs = p ? gs_driver_solve(rc, p, &run, out) : GS_ERR_IO;
+    gs_status rs = p ? gs_app_solve(rc, p, &run, out) : GS_ERR_IO;
     if (rs != GS_OK) {
         gs_str_copy(msg, sizeof msg, p ? gs_error_message() : load_err);
         if (!msg[0]) gs_str_copy(msg, sizeof msg, gs_status_str(rs));
@@ -327,7 +328,7 @@ static gs_status run_one(batch *b, const gs_config *cc, const gs_problem *p, con
         failed_result(rc, &run, fmt, msg, &r);
     } else {
         r = run.res;
-        if (rc->output.verbosity >= 2) gs_driver_print_summary(rc, p, &run, stdout);
+        if (rc->output.verbosity >= 2) gs_app_print_summary(rc, p, &run, stdout);
     }
     const char *status = rs != GS_OK                            ? "failed"
                          : r.converged                          ? "converged"

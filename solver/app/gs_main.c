@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gs_app_run.h"
 #include "gs_backend.h"
 #include "gs_batch.h"
 #include "gs_comm.h"
@@ -259,16 +260,16 @@ static int solve(const gs_config *c)
     gs_problem_set_sized_hook(NULL);
     g_loading = NULL;
     if (st == GS_OK) gs_host_catch_signals();
-    if (st == GS_OK) st = gs_driver_solve(c, p, &run, stdout);
+    if (st == GS_OK) st = gs_app_solve(c, p, &run, stdout);
     if (st != GS_OK) {
         int code = fail(st, verbosity);
         gs_run_release(&run);
         gs_problem_destroy(&p);
         return code;
     }
-    if (verbosity >= 1) gs_driver_print_summary(c, p, &run, stdout);
+    if (verbosity >= 1) gs_app_print_summary(c, p, &run, stdout);
     fflush(stdout);
-    st = gs_driver_write_outputs(c, &run);
+    st = gs_app_write_outputs(c, &run);
     int code = st != GS_OK ? fail(st, verbosity) : run.res.converged ? 0 : EXIT_NOT_CONVERGED;
     if (code == EXIT_NOT_CONVERGED) {
         fprintf(stderr, "gsolve: %s\n", run.res.reason_text);
@@ -327,7 +328,7 @@ static int solve_dist(const gs_config *c0)
     gs_problem_set_sized_hook(NULL);
     g_loading = NULL;
     if (st == GS_OK) gs_host_catch_signals();
-    if (st == GS_OK) st = gs_driver_solve_dist(c, p, d, &run, stdout);
+    if (st == GS_OK) st = gs_app_solve_dist(c, p, d, &run, stdout);
     if (st != GS_OK) {
         int code = fail(st, verbosity);
         gs_run_release(&run);
@@ -336,9 +337,9 @@ static int solve_dist(const gs_config *c0)
         free(c);
         return code;
     }
-    if (me == 0 && verbosity >= 1) gs_driver_print_summary(c, p, &run, stdout);
+    if (me == 0 && verbosity >= 1) gs_app_print_summary(c, p, &run, stdout);
     fflush(stdout);
-    if (me == 0) st = gs_driver_write_outputs(c, &run);
+    if (me == 0) st = gs_app_write_outputs(c, &run);
     st = gs_comm_agree(st);
     gs_dist_peers_release(GS_LOC_DEVICE); /* every rank here, in step */
     int code = st != GS_OK ? fail(st, verbosity) : run.res.converged ? 0 : EXIT_NOT_CONVERGED;
@@ -504,8 +505,11 @@ static int run_command(int argc, char **argv);
 int main(int argc, char **argv)
 {
     passive_wait(argv);
+    gs_app_log_to_stderr();  /* the library's warnings and traces */
+    if (gs_host_knobs_from_env() != GS_OK) return fail(GS_ERR_CONFIG, 1);
     /* under mpirun or srun: MPI starts, rank 0 alone prints to stdout */
-    if (gs_comm_init(&argc, &argv) && gs_comm_rank() != 0 && !freopen("/dev/null", "w", stdout))
+    if (gs_comm_init(&argc, &argv, gs_host_mpi_launched()) && gs_comm_rank() != 0 &&
+        !freopen("/dev/null", "w", stdout))
         return 1;
     int code = run_command(argc, argv);
     fflush(stdout);
@@ -536,10 +540,12 @@ static int run_command(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--help-config") == 0) {
             if (i + 1 < argc && argv[i + 1][0] != '-') {
-                gs_status st = gs_config_print_help_key(stdout, argv[i + 1]);
+                gs_out o = gs_app_file_out(stdout);
+                gs_status st = gs_config_print_help_key(&o, argv[i + 1]);
                 return st == GS_OK ? 0 : fail(st, 1);
             }
-            gs_config_print_help(stdout);
+            gs_out o = gs_app_file_out(stdout);
+            gs_config_print_help(&o);
             return 0;
         } else if (strcmp(a, "--print-config") == 0) {
             print_cfg = 1;

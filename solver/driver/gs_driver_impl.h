@@ -23,13 +23,14 @@ gs_krylov_params gs_driver_krylov_params(const gs_config *c, gs_run *run,
 void gs_driver_monitor(void *ctx, int it, double rnorm);
 /* the result's identification fields from configuration and problem */
 void gs_driver_describe(const gs_config *c, const gs_problem *p, gs_result *r);
-/* the reason as a word and a sentence, converged, iterations */
-void gs_driver_record_reason(const gs_krylov_result *kr, gs_result *r);
+/* the reason as a word and a sentence, converged, iterations (sig: the signal that interrupted
+ * the solve, 0: none) */
+void gs_driver_record_reason(const gs_krylov_result *kr, int sig, gs_result *r);
 /* what to try after a failed solve (p: the whole problem) */
 void gs_driver_hints(const gs_config *c, const gs_problem *p, const gs_krylov_result *kr,
                      gs_run *run);
-/* the run's arrays (x, history) and its configuration as text into run->res, for the outputs */
-gs_status gs_driver_attach_record(const gs_config *c, gs_run *run);
+/* the run's arrays (x, history) into run->res, for the outputs */
+void gs_driver_attach_record(gs_run *run);
 /* ||b - A x|| / ||b|| from scratch (w: work vector) */
 gs_status gs_driver_true_residual(const gs_linop *A, const gs_vec *b, const gs_vec *x, gs_vec *w,
                                   double bnorm, double *out);

@@ -1,0 +1,622 @@
+/* gsolve.c: the public C API (include/gsolve.h) over the driver: a context holds the settings
+ * (the key table of gs_keys.h), the matrix, the setup (gs_engine) and the last solve's record. */
+#include "gsolve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_backend.h"
+#include "gs_buf.h"
+#include "gs_driver.h"
+#include "gs_keys.h"
+#include "gs_knob.h"
+#include "gs_log.h"
+#include "gs_mem.h"
+#include "gs_status.h"
+
+#define ERR_CAP 1536
+
+struct gsolve {
+    gs_config c;
+    gs_problem p;      /* the system: A (host) and its description; b and x0 come per solve */
+    int64_t *pos;      /* input entry k -> its place in p.A (duplicates share one), for updates */
+    int64_t nin;       /* the entries given (rowptr[n]) */
+    gs_engine *e;      /* the setup, NULL until made (or after a change) */
+    gs_run run;        /* the setup's record, then the last solve's */
+    double setup_s;    /* the last setup's seconds */
+    double solve_s;    /* the last gsolve_solve's seconds (all its columns) */
+    int nrhs, cap;     /* the last solve's columns and the room below */
+    int *col_it, *col_conv;
+    double *col_res;
+    int solved;        /* a solve has run on this setup */
+    gs_text report;    /* the last solve's report */
+    gsolve_log_fn log;
+    void *log_user;
+    char err[ERR_CAP];
+};
+
+/* ---- every call: the context's logger on this thread, its error recorded ---- */
+
+typedef struct call {
+    gs_log_fn fn;
+    void *user;
+} call;
+
+static void log_to_user(void *user, int level, const char *msg)
+{
+    gsolve_t *s = user;
+    if (s->log) s->log(s->log_user, level, msg);
+}
+
+static call enter(gsolve_t *s)
+{
+    call k;
+    gs_log_set(s && s->log ? log_to_user : NULL, s, &k.fn, &k.user);
+    gs_error_clear();
+    if (s) s->err[0] = '\0';
+    return k;
+}
+
+/* the call's return code from its status; the message kept in the context */
+static int leave(gsolve_t *s, call k, gs_status st)
+{
+    if (st != GS_OK && s) {
+        const char *m = gs_error_message();
+        snprintf(s->err, sizeof s->err, "%s", m[0] ? m : gs_status_str(st));
+    }
+    gs_error_clear();
+    gs_log_set(k.fn, k.user, NULL, NULL);
+    return st == GS_OK ? GSOLVE_OK : gs_status_exit_code(st);
+}
+
+static int bad_arg(gsolve_t *s, const char *fn)
+{
+    call k = enter(s);
+    return leave(s, k, GS_ERROR(GS_ERR_ARG, "%s: the context is NULL", fn));
+}
+
+/* ---- version, context ---- */
+
+const char *gsolve_version(void)
+{
+    static char v[160];
+    if (!v[0])
+        snprintf(v, sizeof v, "%s (commit %s; backends: host%s%s)", GSOLVE_VERSION, GSOLVE_COMMIT,
+#ifdef GS_HAVE_CUDA
+                 ", cuda",
+#else
+                 "",
+#endif
+#ifdef GSOLVE_MPI
+                 "; MPI"
+#else
+                 ""
+#endif
+        );
+    return v;
+}
+
+/* the setup and the last solve's record dropped (the settings or the matrix changed) */
+static void drop_setup(gsolve_t *s)
+{
+    gs_engine_destroy(&s->e);
+    gs_run_release(&s->run);
+    s->solved = 0;
+}
+
+int gsolve_create(gsolve_t **out)
+{
+    if (!out) return GSOLVE_BAD_INPUT;
+    *out = NULL;
+    gsolve_t *s = calloc(1, sizeof *s);
+    if (!s) return GSOLVE_ERROR;
+    gs_config_defaults(&s->c);
+    gs_str_copy(s->p.name, sizeof s->p.name, "matrix");
+    gs_str_copy(s->p.rhs, sizeof s->p.rhs, "given");
+    gs_str_copy(s->p.x0_desc, sizeof s->p.x0_desc, "given");
+    s->p.block_size = 1;
+    *out = s;
+    return GSOLVE_OK;
+}
+
+void gsolve_destroy(gsolve_t **sp)
+{
+    gsolve_t *s = sp ? *sp : NULL;
+    if (!s) return;
+    call k = enter(s);
+    drop_setup(s);
+    gs_csr_destroy(&s->p.A);
+    gs_free(s->p.nullspace);
+    gs_free(s->pos);
+    free(s->col_it);
+    free(s->col_conv);
+    free(s->col_res);
+    gs_text_release(&s->report);
+    gs_log_set(k.fn, k.user, NULL, NULL);
+    gs_error_clear();
+    free(s);
+    *sp = NULL;
+}
+
+/* ---- settings ---- */
+
+/* keys of the gsolve program's files that the library has no use for */
+static int program_key(const char *key)
+{
+    static const char *const own[] = {"problem.", "batch.", "output.csv", "output.hdf5",
+                                      "output.history", "output.solution"};
+    if (strcmp(key, "problem.nullspace") == 0) return 0;
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+        if (strncmp(key, own[i], strlen(own[i])) == 0) return 1;
+    return 0;
+}
+
+int gsolve_set(gsolve_t *s, const char *key, const char *value)
+{
+    if (!s) return bad_arg(s, "gsolve_set");
+    call k = enter(s);
+    gs_status st = GS_OK;
+    char *a = NULL;
+    if (!key || !value) GS_FAIL(GS_ERR_ARG, "gsolve_set: the key or the value is NULL");
+    if (gs_config_find_key(key) && program_key(key))
+        GS_FAIL(GS_ERR_CONFIG, "gsolve_set: %s is a key of the gsolve program's configuration "
+                "files, not of the library (the matrix and the vectors come through "
+                "gsolve_set_matrix_csr and gsolve_solve)", key);
+    if (strcmp(key, "problem.nullspace") == 0 && strcmp(value, "none") != 0 &&
+        strcmp(value, "constant") != 0 && strcmp(value, "\"none\"") != 0 &&
+        strcmp(value, "\"constant\"") != 0)
+        GS_FAIL(GS_ERR_CONFIG, "gsolve_set: problem.nullspace = \"%s\": the library takes none "
+                "or constant here; near-nullspace vectors come through gsolve_set_nullspace",
+                value);
+    if (strchr(key, '='))
+        GS_FAIL(GS_ERR_CONFIG, "gsolve_set: unknown key '%s' (a key has no '=')", key);
+    size_t n = strlen(key) + strlen(value) + 2;
+    GS_CHECK(gs_alloc_array(n, 1, "setting", (void **)&a));
+    snprintf(a, n, "%s=%s", key, value);
+    GS_CHECK(gs_config_assign(&s->c, a, "gsolve_set"));
+    drop_setup(s);
+done:
+    gs_free(a);
+    return leave(s, k, st);
+}
+
+int gsolve_get_key(const gsolve_t *cs, const char *key, char *buf, size_t len)
+{
+    gsolve_t *s = (gsolve_t *)cs;
+    if (!s) return bad_arg(s, "gsolve_get_key");
+    call k = enter(s);
+    gs_status st = GS_OK;
+    const key_def *d = key ? gs_config_find_key(key) : NULL;
+    if (!buf || len == 0) GS_FAIL(GS_ERR_ARG, "gsolve_get_key: no buffer");
+    buf[0] = '\0';
+    if (!d) {
+        st = gs_config_unknown_key("gsolve_get_key", key ? key : "");
+        goto done;
+    }
+    const gs_format_key *fk = gs_config_format_key(d);
+    const char *base = (const char *)&s->c + d->off;
+    if (fk) {
+        double v = gs_format_key_get(fk, &s->c.spmv.params);
+        if (fk->type == GS_FORMAT_KEY_CHOICE) {
+            char item[64] = "";
+            const char *p = fk->choices;
+            for (int i = 0; p && i < (int)v; i++) p = strchr(p, '|'), p = p ? p + 1 : NULL;
+            if (p) snprintf(item, sizeof item, "%.*s", (int)strcspn(p, "|"), p);
+            snprintf(buf, len, "%s", item);
+        } else {
+            snprintf(buf, len, "%.17g", v);
+        }
+    } else if (d->type == K_STR || d->type == K_LIST) {
+        snprintf(buf, len, "%s", base);
+    } else if (d->type == K_INT || d->type == K_CASES) {
+        snprintf(buf, len, "%lld", (long long)*(const int64_t *)base);
+    } else {
+        snprintf(buf, len, "%.17g", *(const double *)base);
+    }
+done:
+    return leave(s, k, st);
+}
+
+int gsolve_set_log(gsolve_t *s, gsolve_log_fn fn, void *user)
+{
+    if (!s) return bad_arg(s, "gsolve_set_log");
+    s->log = fn;
+    s->log_user = user;
+    return GSOLVE_OK;
+}
+
+int gsolve_set_diagnostic(const char *name, const char *value)
+{
+    gs_status st = gs_knob_set(name, value);
+    gs_error_clear();
+    return st == GS_OK ? GSOLVE_OK : gs_status_exit_code(st);
+}
+
+/* ---- the matrix ---- */
+
+/* the caller's arrays on the host (copied down from the device for where = GSOLVE_DEVICE) */
+static gs_status host_arrays(int64_t n, const int64_t *rowptr, const int32_t *cols,
+                             const double *vals, int where, int64_t **rp, int32_t **ci, double **v,
+                             int64_t *nnz)
+{
+    gs_status st = GS_OK;
+    *rp = NULL, *ci = NULL, *v = NULL;
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof **rp, "row pointers", (void **)rp));
+    if (where == GSOLVE_HOST) {
+        memcpy(*rp, rowptr, ((size_t)n + 1) * sizeof **rp);
+    } else {
+        const gs_buf f = {(void *)rowptr, n + 1, GS_I64, GS_LOC_DEVICE};
+        gs_buf t = {*rp, n + 1, GS_I64, GS_LOC_HOST};
+        GS_CHECK(gs_buf_copy(&f, &t));
+    }
+    if ((*rp)[0] != 0)
+        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr[0] = %lld, expected 0",
+                (long long)(*rp)[0]);
+    for (int64_t i = 0; i < n; i++)
+        if ((*rp)[i + 1] < (*rp)[i])
+            GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr decreases at row %lld (%lld "
+                    "then %lld)", (long long)i, (long long)(*rp)[i], (long long)(*rp)[i + 1]);
+    *nnz = (*rp)[n];
+    if (*nnz > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "gsolve_set_matrix_csr: %lld entries; at most %lld (2^31 - 1)",
+                (long long)*nnz, GS_MAX_INDEX);
+    if (*nnz > 0 && (!cols || !vals))
+        GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: cols or vals is NULL");
+    GS_CHECK(gs_alloc_array(*nnz > 0 ? (size_t)*nnz : 1, sizeof **ci, "column indices",
+                            (void **)ci));
+    GS_CHECK(gs_alloc_array(*nnz > 0 ? (size_t)*nnz : 1, sizeof **v, "values", (void **)v));
+    if (*nnz > 0 && where == GSOLVE_HOST) {
+        memcpy(*ci, cols, (size_t)*nnz * sizeof **ci);
+        memcpy(*v, vals, (size_t)*nnz * sizeof **v);
+    } else if (*nnz > 0) {
+        const gs_buf fc = {(void *)cols, *nnz, GS_I32, GS_LOC_DEVICE},
+                     fv = {(void *)vals, *nnz, GS_F64, GS_LOC_DEVICE};
+        gs_buf tc = {*ci, *nnz, GS_I32, GS_LOC_HOST}, tv = {*v, *nnz, GS_F64, GS_LOC_HOST};
+        GS_CHECK(gs_buf_copy(&fc, &tc));
+        GS_CHECK(gs_buf_copy(&fv, &tv));
+    }
+done:
+    return st;
+}
+
+/* entries of one row ordered by column, then input order */
+typedef struct entry {
+    int32_t col;
+    int64_t k;
+} entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* A (rows sorted, duplicates summed) and pos (input entry -> its place in A) */
+static gs_status build_csr(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
+                           int64_t nnz, gs_csr **out, int64_t **pos)
+{
+    gs_status st = GS_OK;
+    gs_csr *A = NULL;
+    entry *row = NULL;
+    int64_t longest = 0, m = 0;
+    *out = NULL;
+    *pos = NULL;
+    for (int64_t i = 0; i < n; i++) {
+        if (rp[i + 1] - rp[i] > longest) longest = rp[i + 1] - rp[i];
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            if (ci[k] < 0 || ci[k] >= n)
+                GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: row %lld: column %d outside "
+                        "0..%lld", (long long)i, ci[k], (long long)(n - 1));
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+            if (!isfinite(v[k]))
+                GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: row %lld, column %d: the value is "
+                        "%g", (long long)i, ci[k], v[k]);
+    }
+    GS_CHECK(gs_alloc_array(nnz > 0 ? (size_t)nnz : 1, sizeof **pos, "entry map", (void **)pos));
+    GS_CHECK(gs_alloc_array(longest > 0 ? (size_t)longest : 1, sizeof *row, "row", (void **)&row));
+    GS_CHECK(gs_csr_create(n, n, nnz, &A));
+    A->rowptr[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t len = rp[i + 1] - rp[i];
+        for (int64_t j = 0; j < len; j++) row[j] = (entry){ci[rp[i] + j], rp[i] + j};
+        qsort(row, (size_t)len, sizeof *row, cmp_entry);
+        for (int64_t j = 0; j < len; j++) {
+            if (j == 0 || row[j].col != row[j - 1].col) {
+                A->colind[m] = row[j].col;
+                A->val[m] = 0.0;
+                m++;
+            }
+            A->val[m - 1] += v[row[j].k];
+            (*pos)[row[j].k] = m - 1;
+        }
+        A->rowptr[i + 1] = (int32_t)m;
+    }
+    A->nnz = (int32_t)m;
+    *out = A;
+    A = NULL;
+done:
+    gs_csr_destroy(&A);
+    gs_free(row);
+    if (st != GS_OK) {
+        gs_free(*pos);
+        *pos = NULL;
+    }
+    return st;
+}
+
+int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr, const int32_t *cols,
+                          const double *vals, int where)
+{
+    if (!s) return bad_arg(s, "gsolve_set_matrix_csr");
+    call k = enter(s);
+    gs_status st = GS_OK;
+    int64_t *rp = NULL, nnz = 0, *pos = NULL;
+    int32_t *ci = NULL;
+    double *v = NULL;
+    gs_csr *A = NULL;
+    if (where != GSOLVE_HOST && where != GSOLVE_DEVICE)
+        GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: where = %d: expected GSOLVE_HOST (0) or "
+                "GSOLVE_DEVICE (1)", where);
+    if (n < 1 || n > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: n = %lld: expected 1..%lld", (long long)n,
+                GS_MAX_INDEX);
+    if (!rowptr) GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: rowptr is NULL");
+    GS_CHECK(host_arrays(n, rowptr, cols, vals, where, &rp, &ci, &v, &nnz));
+    GS_CHECK(build_csr(n, rp, ci, v, nnz, &A, &pos));
+    drop_setup(s);
+    gs_csr_destroy(&s->p.A);
+    gs_free(s->pos);
+    s->p.A = A;
+    s->pos = pos;
+    s->nin = nnz;
+    A = NULL;
+    pos = NULL;
+    snprintf(s->p.matrix, sizeof s->p.matrix, "CSR %lld x %lld, %lld entries (gsolve_set_matrix_csr)",
+             (long long)n, (long long)n, (long long)s->p.A->nnz);
+done:
+    gs_free(rp);
+    gs_free(ci);
+    gs_free(v);
+    gs_free(pos);
+    gs_csr_destroy(&A);
+    return leave(s, k, st);
+}
+
+int gsolve_update_values(gsolve_t *s, const double *vals, int where)
+{
+    if (!s) return bad_arg(s, "gsolve_update_values");
+    call k = enter(s);
+    gs_status st = GS_OK;
+    double *v = NULL;
+    if (!s->p.A) GS_FAIL(GS_ERR_ARG, "gsolve_update_values: no matrix yet (gsolve_set_matrix_csr)");
+    if (!vals && s->nin > 0) GS_FAIL(GS_ERR_ARG, "gsolve_update_values: vals is NULL");
+    if (where != GSOLVE_HOST && where != GSOLVE_DEVICE)
+        GS_FAIL(GS_ERR_ARG, "gsolve_update_values: where = %d: expected GSOLVE_HOST (0) or "
+                "GSOLVE_DEVICE (1)", where);
+    GS_CHECK(gs_alloc_array(s->nin > 0 ? (size_t)s->nin : 1, sizeof *v, "values", (void **)&v));
+    if (where == GSOLVE_HOST) {
+        if (s->nin > 0) memcpy(v, vals, (size_t)s->nin * sizeof *v);
+    } else if (s->nin > 0) {
+        const gs_buf f = {(void *)vals, s->nin, GS_F64, GS_LOC_DEVICE};
+        gs_buf t = {v, s->nin, GS_F64, GS_LOC_HOST};
+        GS_CHECK(gs_buf_copy(&f, &t));
+    }
+    for (int64_t i = 0; i < s->nin; i++)
+        if (!isfinite(v[i]))
+            GS_FAIL(GS_ERR_INPUT, "gsolve_update_values: entry %lld is %g", (long long)i, v[i]);
+    gs_csr *A = s->p.A;
+    memset(A->val, 0, (size_t)A->nnz * sizeof *A->val);
+    for (int64_t i = 0; i < s->nin; i++) A->val[s->pos[i]] += v[i];
+    drop_setup(s);
+done:
+    gs_free(v);
+    return leave(s, k, st);
+}
+
+int gsolve_set_nullspace(gsolve_t *s, int kvec, const double *vectors)
+{
+    if (!s) return bad_arg(s, "gsolve_set_nullspace");
+    call k = enter(s);
+    gs_status st = GS_OK;
+    double *ns = NULL;
+    if (kvec < 0 || kvec > 64) GS_FAIL(GS_ERR_ARG, "gsolve_set_nullspace: k = %d: expected 0..64", kvec);
+    if (kvec > 0 && !s->p.A)
+        GS_FAIL(GS_ERR_ARG, "gsolve_set_nullspace: set the matrix first (its rows give n)");
+    if (kvec > 0 && !vectors) GS_FAIL(GS_ERR_ARG, "gsolve_set_nullspace: vectors is NULL");
+    if (kvec > 0) {
+        size_t cnt = (size_t)kvec * (size_t)s->p.A->rows;
+        GS_CHECK(gs_alloc_array(cnt, sizeof *ns, "near-nullspace", (void **)&ns));
+        memcpy(ns, vectors, cnt * sizeof *ns);
+        for (size_t i = 0; i < cnt; i++)
+            if (!isfinite(ns[i]))
+                GS_FAIL(GS_ERR_INPUT, "gsolve_set_nullspace: vector %zu, entry %zu is %g",
+                        i / (size_t)s->p.A->rows, i % (size_t)s->p.A->rows, ns[i]);
+    }
+    gs_free(s->p.nullspace);
+    s->p.nullspace = ns;
+    s->p.nullspace_k = kvec;
+    ns = NULL;
+    drop_setup(s);
+done:
+    gs_free(ns);
+    return leave(s, k, st);
+}
+
+/* ---- setup and solve ---- */
+
+static gs_driver_io io_of(gs_text *t)
+{
+    gs_driver_io io;
+    memset(&io, 0, sizeof io);
+    io.out = gs_text_out(t);
+    return io;
+}
+
+static gs_status setup(gsolve_t *s)
+{
+    gs_status st = GS_OK;
+    gs_text scratch = {0};
+    gs_driver_io io = io_of(&scratch);
+    if (!s->p.A) GS_FAIL(GS_ERR_ARG, "no matrix: call gsolve_set_matrix_csr first");
+    drop_setup(s);
+    GS_CHECK(gs_driver_setup(&s->c, &s->p, &s->run, &io, &s->e));
+    s->setup_s = s->run.res.setup_s;
+done:
+    gs_text_release(&scratch);
+    return st;
+}
+
+int gsolve_setup(gsolve_t *s)
+{
+    if (!s) return bad_arg(s, "gsolve_setup");
+    call k = enter(s);
+    return leave(s, k, setup(s));
+}
+
+static gs_status columns(gsolve_t *s, int nrhs)
+{
+    if (nrhs <= s->cap) return GS_OK;
+    int *it = realloc(s->col_it, (size_t)nrhs * sizeof *it);
+    if (it) s->col_it = it;
+    int *cv = realloc(s->col_conv, (size_t)nrhs * sizeof *cv);
+    if (cv) s->col_conv = cv;
+    double *r = realloc(s->col_res, (size_t)nrhs * sizeof *r);
+    if (r) s->col_res = r;
+    if (!it || !cv || !r) return GS_ERROR(GS_ERR_NOMEM, "out of memory: %d right-hand sides", nrhs);
+    s->cap = nrhs;
+    return GS_OK;
+}
+
+int gsolve_solve(gsolve_t *s, int nrhs, const double *b, double *x, int where)
+{
+    if (!s) return bad_arg(s, "gsolve_solve");
+    call k = enter(s);
+    gs_status st = GS_OK;
+    int all = 1;
+    if (nrhs < 1) GS_FAIL(GS_ERR_ARG, "gsolve_solve: nrhs = %d: expected at least 1", nrhs);
+    if (!b || !x) GS_FAIL(GS_ERR_ARG, "gsolve_solve: b or x is NULL");
+    if (where != GSOLVE_HOST && where != GSOLVE_DEVICE)
+        GS_FAIL(GS_ERR_ARG, "gsolve_solve: where = %d: expected GSOLVE_HOST (0) or GSOLVE_DEVICE "
+                "(1)", where);
+    if (!s->e) GS_CHECK(setup(s));
+    if (where == GSOLVE_DEVICE && !gs_backend_get(GS_LOC_DEVICE))
+        GS_FAIL(GS_ERR_ARG, "gsolve_solve: the vectors are in device memory, and this build "
+                "has no GPU backend");
+    GS_CHECK(columns(s, nrhs));
+    s->nrhs = 0;
+    s->solve_s = 0.0;
+    const int64_t n = s->p.A->rows;
+    for (int j = 0; j < nrhs; j++) {
+        gs_text_release(&s->report);
+        gs_driver_io io = io_of(&s->report);
+        s->run.hist_len = 0;
+        s->run.hint[0] = '\0';
+        GS_CHECK(gs_driver_run(s->e, &s->c, &s->p, &s->run, &io, b + (size_t)j * (size_t)n,
+                               x + (size_t)j * (size_t)n,
+                               where == GSOLVE_HOST ? GS_LOC_HOST : GS_LOC_DEVICE));
+        s->run.out = NULL;
+        s->col_it[j] = s->run.res.iterations;
+        s->col_conv[j] = s->run.res.converged;
+        s->col_res[j] = s->run.res.rel_residual;
+        s->solve_s += s->run.res.solve_s;
+        s->nrhs = j + 1;
+        all = all && s->run.res.converged;
+        gs_out o = gs_text_out(&s->report);
+        gs_driver_print_summary(&s->c, &s->p, &s->run, &o);
+    }
+    s->solved = 1;
+    if (!all) {
+        st = GS_OK;
+        for (int j = 0; j < s->nrhs; j++)
+            if (!s->col_conv[j]) {
+                snprintf(s->err, sizeof s->err, "right-hand side %d: %s", j,
+                         s->run.res.reason_text);
+                break;
+            }
+        gs_error_clear();
+        gs_log_set(k.fn, k.user, NULL, NULL);
+        return GSOLVE_NOT_CONVERGED;
+    }
+done:
+    return leave(s, k, st);
+}
+
+/* ---- results ---- */
+
+int gsolve_get(const gsolve_t *cs, const char *name, double *value)
+{
+    gsolve_t *s = (gsolve_t *)cs;
+    if (!s) return bad_arg(s, "gsolve_get");
+    call k = enter(s);
+    gs_status st = GS_OK;
+    const gs_result *r = &s->run.res;
+    const char *colon = name ? strchr(name, ':') : NULL;
+    char base[32];
+    int j = -1;
+    if (!name || !value) GS_FAIL(GS_ERR_ARG, "gsolve_get: the name or the value is NULL");
+    snprintf(base, sizeof base, "%.*s", colon ? (int)(colon - name) : (int)strlen(name), name);
+    if (colon) {
+        char *end = NULL;
+        long v = strtol(colon + 1, &end, 10);
+        if (end == colon + 1 || *end || v < 0 || v >= s->nrhs)
+            GS_FAIL(GS_ERR_ARG, "gsolve_get: %s: the column must be 0..%d (the last solve's)",
+                    name, s->nrhs - 1);
+        j = (int)v;
+    }
+    int solve_item = !strcmp(base, "iterations") || !strcmp(base, "residual") ||
+                     !strcmp(base, "converged") || !strcmp(base, "solve_s");
+    if (solve_item && !s->solved)
+        GS_FAIL(GS_ERR_ARG, "gsolve_get: %s: no solve yet", name);
+    int setup_item = !strcmp(base, "levels") || strstr(base, "complexity") != NULL;
+    if (setup_item && !s->e)
+        GS_FAIL(GS_ERR_ARG, "gsolve_get: %s: no setup yet", name);
+    if (!strcmp(base, "iterations") || !strcmp(base, "residual") || !strcmp(base, "converged")) {
+        double best = 0.0;
+        for (int c = j >= 0 ? j : 0; c < (j >= 0 ? j + 1 : s->nrhs); c++) {
+            double v = base[0] == 'i' ? s->col_it[c] : base[0] == 'r' ? s->col_res[c] : s->col_conv[c];
+            if (c == (j >= 0 ? j : 0))
+                best = v;
+            else if (base[0] == 'c')
+                best = best && v;
+            else if (v > best)
+                best = v;
+        }
+        *value = best;
+    } else if (j >= 0) {
+        GS_FAIL(GS_ERR_ARG, "gsolve_get: %s: only iterations, residual and converged are by "
+                "column", name);
+    } else if (!strcmp(base, "setup_s")) {
+        *value = s->setup_s;
+    } else if (!strcmp(base, "solve_s")) {
+        *value = s->solve_s;
+    } else if (!strcmp(base, "levels")) {
+        *value = r->levels;
+    } else if (!strcmp(base, "operator_complexity")) {
+        *value = r->operator_complexity > 0 ? r->operator_complexity : 1.0;
+    } else if (!strcmp(base, "grid_complexity")) {
+        *value = r->grid_complexity > 0 ? r->grid_complexity : 1.0;
+    } else if (!strcmp(base, "rows")) {
+        *value = s->p.A ? s->p.A->rows : 0;
+    } else if (!strcmp(base, "nnz")) {
+        *value = s->p.A ? s->p.A->nnz : 0;
+    } else {
+        GS_FAIL(GS_ERR_ARG, "gsolve_get: unknown name '%s' (iterations, residual, converged, "
+                "setup_s, solve_s, levels, operator_complexity, grid_complexity, rows, nnz)",
+                name);
+    }
+done:
+    return leave(s, k, st);
+}
+
+const char *gsolve_report(const gsolve_t *s)
+{
+    return s && s->report.s ? s->report.s : "";
+}
+
+const char *gsolve_error(const gsolve_t *s)
+{
+    return s ? s->err : "gsolve: the context is NULL";
+}

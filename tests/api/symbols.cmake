@@ -1,0 +1,22 @@
+# cmake -DLIB=libgsolve.so -P symbols.cmake: fails when the library needs a symbol it must not
+# (it never exits or aborts, never reads the environment, never prints, and does not use
+# libconfig or HDF5).
+find_program(NM nm REQUIRED)
+execute_process(COMMAND ${NM} -u -D ${LIB} OUTPUT_VARIABLE undef RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm -u ${LIB} failed")
+endif()
+string(REPLACE "\n" ";" lines "${undef}")
+set(bad "")
+foreach(l ${lines})
+  string(REGEX REPLACE "^ *U +" "" sym "${l}")
+  string(REGEX REPLACE "@.*" "" sym "${sym}")
+  if(sym MATCHES "^(exit|_exit|_Exit|abort|getenv|secure_getenv|printf|fprintf|vprintf|vfprintf|puts|fputs|putchar|fputc|putc|perror|fwrite|__printf_chk|__fprintf_chk|__vfprintf_chk|__vprintf_chk|config_.*|H5.*|stdout|stderr)$")
+    list(APPEND bad ${sym})
+  endif()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "${LIB} needs: ${bad}")
+endif()
+list(LENGTH lines n)
+message(STATUS "${LIB}: ${n} undefined symbols, none forbidden")

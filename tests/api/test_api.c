@@ -1,0 +1,288 @@
+/* test_api.c: the public C API (include/gsolve.h) as a user calls it, through the shared
+ * library and gsolve.h alone: solutions checked by the true residual computed here, new values,
+ * several right-hand sides against separate solves, every error as a code and a message, the
+ * NULL-safe destroy, two contexts at once, the log callback. With --gpu the same on the GPU
+ * (run.backend = cuda; device vectors when the build has CUDA); exit 77 without one. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gsolve.h"
+
+static int g_fail;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            g_fail = 1;                                                                            \
+        }                                                                                          \
+    } while (0)
+#define CHECK_RC(s, call, want)                                                                    \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != (want)) {                                                                       \
+            fprintf(stderr, "%s:%d: %s returned %d, expected %d: %s\n", __FILE__, __LINE__,       \
+                    #call, rc_, (want), gsolve_error(s));                                          \
+            g_fail = 1;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+typedef struct csr {
+    int64_t n, *rp;
+    int32_t *ci;
+    double *v;
+} csr;
+
+/* 2D 5-point Poisson scaled by k; convection c (upwind in x: nonsymmetric when c != 0); the
+ * entries of each row written in reverse column order (the library sorts them) */
+static csr poisson(int N, double k, double c)
+{
+    csr A = {(int64_t)N * N, NULL, NULL, NULL};
+    A.rp = malloc((size_t)(A.n + 1) * sizeof *A.rp);
+    A.ci = malloc((size_t)(5 * A.n) * sizeof *A.ci);
+    A.v = malloc((size_t)(5 * A.n) * sizeof *A.v);
+    int64_t nz = 0;
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            int32_t i = y * N + x;
+            A.rp[i] = nz;
+            if (y < N - 1) A.ci[nz] = i + N, A.v[nz++] = -k;
+            if (x < N - 1) A.ci[nz] = i + 1, A.v[nz++] = -k;
+            A.ci[nz] = i, A.v[nz++] = 4.0 * k + c;
+            if (x > 0) A.ci[nz] = i - 1, A.v[nz++] = -k - c;
+            if (y > 0) A.ci[nz] = i - N, A.v[nz++] = -k;
+        }
+    A.rp[A.n] = nz;
+    return A;
+}
+
+static void csr_free(csr *A)
+{
+    free(A->rp), free(A->ci), free(A->v);
+}
+
+static double true_residual(const csr *A, const double *b, const double *x)
+{
+    double r2 = 0.0, b2 = 0.0;
+    for (int64_t i = 0; i < A->n; i++) {
+        double ax = 0.0;
+        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) ax += A->v[k] * x[A->ci[k]];
+        r2 += (b[i] - ax) * (b[i] - ax);
+        b2 += b[i] * b[i];
+    }
+    return sqrt(r2 / b2);
+}
+
+static void logger(void *user, int level, const char *msg)
+{
+    (void)level;
+    (void)msg;
+    (*(int *)user)++;
+}
+
+static void backend(gsolve_t *s, int gpu)
+{
+    CHECK_RC(s, gsolve_set(s, "run.backend", gpu ? "cuda" : "host"), GSOLVE_OK);
+}
+
+/* AMG-CG, the residual checked here; then new values; then 4 right-hand sides = 4 solves */
+static void solves(int gpu)
+{
+    const int N = 64, K = 4;
+    csr A = poisson(N, 1.0, 0.0);
+    double *b = malloc((size_t)(K * A.n) * sizeof *b), *x = calloc((size_t)(K * A.n), sizeof *x);
+    double *x1 = calloc((size_t)A.n, sizeof *x1), v = 0, it1[4] = {0};
+    gsolve_t *s = NULL;
+    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    backend(s, gpu);
+    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "solver.rtol", "1e-9"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    CHECK_RC(s, gsolve_setup(s), GSOLVE_OK);
+    CHECK_RC(s, gsolve_get(s, "levels", &v), GSOLVE_OK);
+    CHECK(v >= 2);
+    CHECK_RC(s, gsolve_get(s, "operator_complexity", &v), GSOLVE_OK);
+    CHECK(v > 1.0 && v < 2.0);
+    for (int64_t i = 0; i < K * A.n; i++) b[i] = 1.0 + 0.5 * sin(0.01 * (double)(i + 1));
+    CHECK_RC(s, gsolve_solve(s, 1, b, x1, GSOLVE_HOST), GSOLVE_OK);
+    CHECK(true_residual(&A, b, x1) < 1e-8);
+    CHECK_RC(s, gsolve_get(s, "residual", &v), GSOLVE_OK);
+    CHECK(fabs(v - true_residual(&A, b, x1)) < 1e-10);
+    CHECK_RC(s, gsolve_get(s, "converged", &v), GSOLVE_OK);
+    CHECK(v == 1.0);
+    CHECK_RC(s, gsolve_get(s, "iterations", &v), GSOLVE_OK);
+    CHECK(v >= 3 && v < 30);
+    CHECK(strstr(gsolve_report(s), "amg") != NULL);
+    CHECK(strstr(gsolve_report(s), "residual  true") != NULL);
+
+    /* new values of the same pattern: the solution of the new system */
+    csr B = poisson(N, 2.5, 0.0);
+    memset(x1, 0, (size_t)A.n * sizeof *x1);
+    CHECK_RC(s, gsolve_update_values(s, B.v, GSOLVE_HOST), GSOLVE_OK);
+    CHECK_RC(s, gsolve_solve(s, 1, b, x1, GSOLVE_HOST), GSOLVE_OK);
+    CHECK(true_residual(&B, b, x1) < 1e-8);
+
+    /* K right-hand sides at once equal K separate solves */
+    for (int j = 0; j < K; j++) {
+        memset(x1, 0, (size_t)A.n * sizeof *x1);
+        CHECK_RC(s, gsolve_solve(s, 1, b + j * A.n, x1, GSOLVE_HOST), GSOLVE_OK);
+        CHECK_RC(s, gsolve_get(s, "iterations", &it1[j]), GSOLVE_OK);
+        memcpy(x + j * A.n, x1, (size_t)A.n * sizeof *x1); /* kept to compare */
+    }
+    double *xk = calloc((size_t)(K * A.n), sizeof *xk);
+    CHECK_RC(s, gsolve_solve(s, K, b, xk, GSOLVE_HOST), GSOLVE_OK);
+    for (int j = 0; j < K; j++) {
+        char name[32];
+        snprintf(name, sizeof name, "iterations:%d", j);
+        CHECK_RC(s, gsolve_get(s, name, &v), GSOLVE_OK);
+        CHECK(v == it1[j]);
+        CHECK(true_residual(&B, b + j * A.n, xk + j * A.n) < 1e-8);
+        double d = 0.0, e = 0.0;
+        for (int64_t i = 0; i < A.n; i++)
+            d += pow(xk[j * A.n + i] - x[j * A.n + i], 2), e += pow(x[j * A.n + i], 2);
+        CHECK(sqrt(d / e) < 1e-12);
+    }
+    CHECK_RC(s, gsolve_get(s, "iterations:4", &v), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "0..3") != NULL);
+    gsolve_destroy(&s);
+    CHECK(s == NULL);
+    free(xk);
+    free(b), free(x), free(x1);
+    csr_free(&A), csr_free(&B);
+}
+
+/* a nonsymmetric system with GMRES and classical AMG; not converging is a code, not an error */
+static void nonsymmetric(int gpu)
+{
+    csr A = poisson(48, 1.0, 3.0);
+    double *b = malloc((size_t)A.n * sizeof *b), *x = calloc((size_t)A.n, sizeof *x), v = 0;
+    for (int64_t i = 0; i < A.n; i++) b[i] = 1.0;
+    gsolve_t *s = NULL;
+    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    backend(s, gpu);
+    CHECK_RC(s, gsolve_set(s, "solver.type", "\"gmres\""), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK); /* set up by itself */
+    CHECK(true_residual(&A, b, x) < 1e-7);
+    memset(x, 0, (size_t)A.n * sizeof *x);
+    CHECK_RC(s, gsolve_set(s, "solver.max_iters", "2"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_NOT_CONVERGED);
+    CHECK(strstr(gsolve_error(s), "max_iters") != NULL || strstr(gsolve_error(s), "2 iter") != NULL);
+    CHECK_RC(s, gsolve_get(s, "converged", &v), GSOLVE_OK);
+    CHECK(v == 0.0);
+    gsolve_destroy(&s);
+    free(b), free(x);
+    csr_free(&A);
+}
+
+/* bad keys, values, matrices and calls: a code and a message each, never an exit */
+static void errors(void)
+{
+    gsolve_t *s = NULL, *t = NULL;
+    csr A = poisson(8, 1.0, 0.0);
+    double b[64], x[64], v = 0;
+    char buf[64];
+    for (int i = 0; i < 64; i++) b[i] = 1.0, x[i] = 0.0;
+    gsolve_destroy(NULL);
+    gsolve_destroy(&t); /* NULL-safe */
+    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "amg.thetta", "0.2"), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "did you mean 'amg.theta'") != NULL);
+    CHECK_RC(s, gsolve_set(s, "amg.theta", "1.5"), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "amg.theta = 1.5 is out of range 0..1") != NULL);
+    CHECK_RC(s, gsolve_set(s, "solver.max_iters", "many"), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "expects an integer") != NULL);
+    CHECK_RC(s, gsolve_set(s, "solver.type", "cgs"), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "is not one of") != NULL);
+    CHECK_RC(s, gsolve_set(s, "problem.matrix", "a.mtx"), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "gsolve_set_matrix_csr") != NULL);
+    CHECK_RC(s, gsolve_set(s, "amg.theta", "0.25"), GSOLVE_OK);
+    CHECK(gsolve_error(s)[0] == '\0');
+    CHECK_RC(s, gsolve_get_key(s, "amg.theta", buf, sizeof buf), GSOLVE_OK);
+    CHECK(atof(buf) == 0.25);
+    CHECK_RC(s, gsolve_get_key(s, "solver.type", buf, sizeof buf), GSOLVE_OK);
+    CHECK(strcmp(buf, "cg") == 0);
+    CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_BAD_INPUT); /* no matrix */
+    CHECK(strstr(gsolve_error(s), "gsolve_set_matrix_csr") != NULL);
+    CHECK_RC(s, gsolve_get(s, "iterations", &v), GSOLVE_BAD_INPUT); /* no solve */
+    CHECK_RC(s, gsolve_get(s, "speed", &v), GSOLVE_BAD_INPUT);
+    /* malformed CSR: each names what is wrong and where */
+    CHECK_RC(s, gsolve_set_matrix_csr(s, 0, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "n = 0") != NULL);
+    const int32_t keepc = A.ci[5];
+    A.ci[5] = 64;
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "column 64 outside 0..63") != NULL);
+    A.ci[5] = keepc;
+    int64_t keep = A.rp[9];
+    A.rp[9] = A.rp[8] - 1;
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "rowptr decreases at row 8") != NULL);
+    A.rp[9] = keep;
+    A.rp[0] = 1;
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "rowptr[0] = 1") != NULL);
+    A.rp[0] = 0;
+    const double keepv = A.v[2];
+    A.v[2] = NAN;
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "nan") != NULL);
+    A.v[2] = keepv;
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, 7), GSOLVE_BAD_INPUT);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    CHECK_RC(s, gsolve_solve(s, 0, b, x, GSOLVE_HOST), GSOLVE_BAD_INPUT);
+    CHECK_RC(s, gsolve_solve(s, 1, NULL, x, GSOLVE_HOST), GSOLVE_BAD_INPUT);
+    CHECK_RC(s, gsolve_set_nullspace(s, 1, NULL), GSOLVE_BAD_INPUT);
+    /* a second context at the same time: its own settings and errors */
+    CHECK_RC(t, gsolve_create(&t), GSOLVE_OK);
+    CHECK_RC(t, gsolve_get_key(t, "amg.theta", buf, sizeof buf), GSOLVE_OK);
+    CHECK(atof(buf) == 0.3);
+    CHECK(gsolve_error(t)[0] == '\0');
+    CHECK_RC(t, gsolve_set(t, "run.backend", "host"), GSOLVE_OK);
+    CHECK_RC(t, gsolve_set_matrix_csr(t, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    CHECK_RC(t, gsolve_solve(t, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+    CHECK(true_residual(&A, b, x) < 1e-7);
+    CHECK(gsolve_error(s)[0] != '\0'); /* s keeps its last error */
+    CHECK_RC(s, gsolve_get(NULL, "iterations", &v), GSOLVE_BAD_INPUT);
+    CHECK_RC(s, gsolve_set_diagnostic("GSOLVE_NO_SUCH", "1"), GSOLVE_BAD_INPUT);
+    /* the log: the AMG setup's trace (output.verbosity = 3) comes as messages */
+    int logged = 0;
+    CHECK_RC(t, gsolve_set_log(t, logger, &logged), GSOLVE_OK);
+    CHECK_RC(t, gsolve_set(t, "output.verbosity", "3"), GSOLVE_OK);
+    CHECK_RC(t, gsolve_set(t, "solver.preconditioner", "amg"), GSOLVE_OK);
+    csr P = poisson(40, 1.0, 0.0);
+    CHECK_RC(t, gsolve_set_matrix_csr(t, P.n, P.rp, P.ci, P.v, GSOLVE_HOST), GSOLVE_OK);
+    CHECK(gsolve_setup(t) == GSOLVE_OK);
+    CHECK(logged > 0);
+    gsolve_destroy(&t);
+    gsolve_destroy(&s);
+    csr_free(&A), csr_free(&P);
+}
+
+int main(int argc, char **argv)
+{
+    int gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
+    CHECK(strncmp(gsolve_version(), GSOLVE_VERSION_STRING, strlen(GSOLVE_VERSION_STRING)) == 0);
+    if (gpu) {
+        gsolve_t *s = NULL;
+        csr A = poisson(4, 1.0, 0.0);
+        gsolve_create(&s);
+        gsolve_set(s, "run.backend", "cuda");
+        gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST);
+        int rc = gsolve_setup(s);
+        gsolve_destroy(&s);
+        csr_free(&A);
+        if (rc != GSOLVE_OK) {
+            printf("no usable GPU: skipped\n");
+            return 77;
+        }
+    }
+    solves(gpu);
+    nonsymmetric(gpu);
+    if (!gpu) errors();
+    printf(g_fail ? "FAILED\n" : "ok\n");
+    return g_fail;
+}
