@@ -49,12 +49,12 @@ void gs_config_set_generators(const char *(*choices)(void),
  * declared by the format (spmv/formats/gs_spmat.c) and take the place of the FORMAT_KEYS row. */
 static const key_def ROWS[] = {
     {"problem.name", K_STR, F(problem.name), "", NOLIM, NULL,
-     "case name for results (default: the matrix file's name or the generator's)"},
+     "case name in the results; empty: the matrix file's name or the generator's"},
     {"problem.matrix", K_STR, F(problem.matrix), "", NOLIM, NULL,
      "matrix file: Matrix Market (.mtx, .mtx.gz) or HDF5 (.h5, .hdf5, .mat), \"F.h5:/GROUP\", "
      "a dataset or .npy read as a dense matrix"},
     {"problem.group", K_STR, F(problem.group), "", NOLIM, NULL,
-     "HDF5 group holding the matrix (default: the root, else the file's one matrix group)"},
+     "HDF5 group holding the matrix; empty: the root, else the file's one matrix group"},
     {"problem.rhs", K_STR, F(problem.rhs), "auto", NOLIM, NULL,
      "right-hand side: auto (the file's b, else ones) | ones | random | Ax (b = A*ones) | a "
      "file: Matrix Market, \"F.h5:/NAME\" (HDF5 dataset, MATLAB variable) or .npy"},
@@ -62,33 +62,26 @@ static const key_def ROWS[] = {
      "initial guess: auto (the file's x0, else zero) | zero | random | a file: Matrix Market, "
      "\"F.h5:/NAME\" (HDF5 dataset, MATLAB variable) or .npy"},
     {"problem.nullspace", K_STR, F(problem.nullspace), "none", NOLIM, NULL,
-     "none: A is taken as nonsingular; constant: A annihilates the constant vector (rows sum to "
-     "zero, e.g. a pure Neumann Laplacian): b is projected orthogonal to it and so are the "
-     "iterates, the AMG's coarsest solve is a pseudo-inverse; a file (a Matrix Market array, "
-     "\"F.h5:/NAME\" or .npy, n x k, vectors as columns): the AMG's near-nullspace (rigid-body "
-     "modes for elasticity ...). With none or constant the AMG interpolates the generator's own "
-     "(elasticity: its rigid-body modes), else one constant vector per unknown of a grid point "
-     "(amg.block_size)"},
+     "none: A is nonsingular; constant: A annihilates the constant vector (e.g. pure Neumann), b "
+     "and the iterates are kept orthogonal to it; a file (n x k: .mtx, \"F.h5:/NAME\", .npy): "
+     "AMG near-nullspace"},
     {"problem.generate.type", K_STR, F(problem.generate.type), "", NOLIM, GENERATORS,
-     "generated problem instead of a matrix file (io/gs_gen.h gives every formula): jumps: 3D "
-     "diffusion with coefficients jumping between cubes; rotated: 2D Q1 rotated anisotropy; "
-     "elasticity: Q1 linear elasticity, clamped, with its rigid-body modes"},
+     "generate the matrix instead of reading problem.matrix (empty: none); --help-config "
+     "problem.generate.type describes each type and the keys it reads"},
     {"problem.generate.size", K_INT, F(problem.generate.size), "32", 1, IMAX, NULL,
      "grid points per direction (rotated, elasticity: interior nodes; powerlaw: nodes); "
      "problem.generate.nx, ny, nz override it along one direction"},
     {"problem.generate.nx", K_INT, F(problem.generate.nx), "0", 0, IMAX, NULL,
-     "grid points along x (0: problem.generate.size); with ny and nz a grid that is not cubic, "
-     "unknowns x fastest (x + nx*(y + ny*z)); poisson, anisotropic, convdiff, jumps, rotated, "
-     "elasticity; powerlaw refuses it"},
+     "grid points along x (0: problem.generate.size), for a non-cubic grid with ny and nz; "
+     "unknowns numbered x fastest; all grid types, powerlaw refuses it"},
     {"problem.generate.ny", K_INT, F(problem.generate.ny), "0", 0, IMAX, NULL,
      "grid points along y (0: problem.generate.size), as problem.generate.nx"},
     {"problem.generate.nz", K_INT, F(problem.generate.nz), "0", 0, IMAX, NULL,
      "grid points along z (0: problem.generate.size), 3D grids only (stencil 7 or 27, jumps), "
      "as problem.generate.nx"},
     {"problem.generate.stencil", K_INT, F(problem.generate.stencil), "7", 5, 27, NULL,
-     "5 or 9 (2D), 7 or 27 (3D); elasticity: picks the dimension only (5 or 9: 2D, 7 or 27: 3D; "
-     "every node couples to its 3^d neighbours); jumps (3D 7-point), rotated (2D 9-point) and "
-     "powerlaw ignore it"},
+     "5 or 9 (2D), 7 or 27 (3D) points; elasticity: picks only 2D or 3D (nodes couple to all 3^d "
+     "neighbours); jumps, rotated and powerlaw ignore it"},
     {"problem.generate.dof", K_INT, F(problem.generate.dof), "1", 1, 64, NULL,
      "poisson, anisotropic, convdiff: unknowns per grid point (block structure); 1 for the "
      "other types"},
@@ -132,59 +125,42 @@ static const key_def ROWS[] = {
     {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM, "none|jacobi|amg",
      "preconditioner"},
     {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, FORMATS,
-     "SpMV format: csr (gsolve's own kernel), cusparse (cuSPARSE CSR, GPU only), cmrs, suraa, "
-     "cds, on every AMG level; auto: the rule table of spmv/select/gs_select.c over the matrix's "
-     "features; measure: time every format that can hold the matrix and keep the fastest. A "
-     "format that does not suit the matrix falls back to csr with a warning"},
+     "SpMV format on every AMG level; auto: chosen from the matrix's row lengths and diagonal "
+     "structure; measure: times each, keeps the fastest; one unfit for A falls back to csr"},
     {"spmv.levels", K_LIST, F(spmv.levels), "", NOLIM, LEVEL_FORMATS,
      "one format per AMG level, e.g. [\"cds\", \"cmrs\", \"csr\"], the last repeated on deeper "
      "levels (overrides spmv.format); empty: spmv.format on every level"},
     {FORMAT_KEYS, K_STR, 0, "", NOLIM, NULL, ""},
     {"amg.method", K_STR, F(amg.method), "auto", NOLIM, "auto|sa|classical",
-     "sa: smoothed aggregation; classical: classical AMG (PMIS coarsening, extended+i "
-     "interpolation truncated to amg.interp_max_elements a row; across MPI ranks the C/F "
-     "splitting is made within each rank's rows); auto: classical "
-     "for a nonsymmetric matrix, irregular rows (the longest above 10x the mean), coefficients "
-     "that vary between neighbours (more than 15% of the couplings join diagonals 2x apart) or "
-     "an unstructured mesh's stencil (row lengths spread by more than 10% of their mean, more "
-     "than 5% of the couplings of the diagonal's sign); smoothed aggregation for the rest and "
-     "whenever a block size or near-nullspace is given (across MPI ranks: smoothed aggregation). "
-     "The AMG block of the console says what "
-     "was chosen and why"},
+     "sa: smoothed aggregation; classical: PMIS + extended+i; auto: classical for a nonsymmetric "
+     "A, irregular rows, coefficient jumps or unstructured stencils; sa otherwise and always "
+     "with a block size, near-nullspace or MPI"},
     {"amg.theta", K_FLOAT, F(amg.theta), "0.3", 0, 1, NULL,
-     "smoothed aggregation: strength of connection threshold (amg.strength says of what). "
-     "With rowmax, 0.3 keeps every coupling of 5-, 7- and 27-point Poisson stencils, the "
-     "in-plane couplings of anisotropic diffusion and none across coefficient jumps of 1e3; "
-     "0 with symmetric makes aggregates blind to anisotropy and jumps"},
+     "smoothed aggregation: strength-of-connection threshold (see amg.strength); larger: fewer "
+     "strong couplings, smaller aggregates that follow anisotropy and jumps, more levels"},
     {"amg.classical_theta", K_FLOAT, F(amg.classical_theta), "0.25", 0, 1, NULL,
      "classical AMG: j is a strong neighbour of i when -a_ij sign(a_ii) > classical_theta "
      "max_k (-a_ik sign(a_ii)); couplings of the diagonal's sign are weak"},
     {"amg.interp_max_elements", K_INT, F(amg.interp_max_elements), "0", 0, 64, NULL,
-     "classical AMG: entries kept in each row of the interpolation, the largest; the row is "
-     "rescaled to keep its sum. 0: 4, or 1 when the matrix has irregular rows (the longest "
-     "above 10x the mean). A level whose Galerkin product would hold more entries than its "
-     "matrix is made again with half as many"},
+     "classical AMG: most entries kept per interpolation row (the largest, row sum kept), halved "
+     "on a level that would grow; 0: 4, or 1 when the matrix has irregular rows"},
     {"amg.restriction", K_STR, F(amg.restriction), "auto", NOLIM, "auto|pt|at",
-     "classical AMG's restriction: pt: R = P^T (Galerkin); at: R = Q^T with Q the extended+i "
-     "interpolation of A^T on the same C/F splitting (Petrov-Galerkin, for a nonsymmetric A: "
-     "convection's upwind direction); auto: at for a nonsymmetric matrix without irregular "
-     "rows, pt otherwise (the same as at on a symmetric one)"},
+     "classical AMG: pt: R = P^T (Galerkin); at: R from the interpolation of A^T "
+     "(Petrov-Galerkin, for a nonsymmetric A); auto: at for a nonsymmetric A without irregular "
+     "rows, else pt"},
     {"amg.interp_trunc", K_FLOAT, F(amg.interp_trunc), "0", 0, 1, NULL,
      "classical AMG: interpolation entries below this fraction of their row's largest are "
      "dropped (the row rescaled to keep its sum)"},
     {"amg.strength", K_STR, F(amg.strength), "rowmax", NOLIM, "rowmax|symmetric",
-     "rowmax: j is a strong neighbour of i when c_ij > theta max(m_i, m_j), c_ij = -a_ij "
-     "sign(a_ii) (couplings of the diagonal's sign are weak) and m_i the largest c_ik of row i: "
-     "scale-free, so 7- and 27-point rows count alike; symmetric: |a_ij| > theta "
-     "sqrt(|a_ii a_jj|) (PyAMG's). Block systems compare block norms"},
+     "rowmax: j is strong for i when -a_ij sign(a_ii) > theta x the largest such coupling of row "
+     "i or j (scale-free); symmetric: |a_ij| > theta sqrt(|a_ii a_jj|); blocks: block norms"},
     {"amg.filter", K_INT, F(amg.filter), "1", 0, 1, NULL,
-     "theta > 0, one unknown a node: smooth the prolongator with the filtered matrix (couplings "
-     "at most t x the row's largest dropped and lumped to the diagonal, the near-nullspace "
-     "kept; t = theta on level 0, a quarter of it on each level below), which keeps P and the "
-     "coarse levels sparse on anisotropic problems"},
+     "1 (with theta > 0, one unknown per node): smooth the prolongator with a filtered matrix, "
+     "weak couplings lumped to the diagonal; keeps P and coarse levels sparse on anisotropic "
+     "problems"},
     {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, "mis2|standard",
      "mis2: parallel, deterministic aggregation around a distance-2 maximal independent set "
-     "(same aggregates on host and GPU); standard: PyAMG's sequential greedy rule (host setup)"},
+     "(same on host and GPU); standard: PyAMG's sequential greedy rule (setup on the host)"},
     {"amg.max_levels", K_INT, F(amg.max_levels), "10", 1, 50, NULL, "most levels of the hierarchy"},
     {"amg.coarse_size", K_INT, F(amg.coarse_size), "200", 1, 20000, NULL,
      "stop coarsening at this many unknowns; the coarsest level is solved by a dense "
@@ -195,24 +171,21 @@ static const key_def ROWS[] = {
     {"amg.galerkin", K_STR, F(amg.galerkin), "auto", NOLIM, GALERKIN,
      "Galerkin product R (A P): dcsr (row-binned DCSR SpGEMM, GPU), cusparse (cuSPARSE SpGEMM, "
      "GPU), host; auto: dcsr on the GPU, host on the host"},
-    {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, "V|W", "multigrid cycle"},
+    {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, "V|W",
+     "multigrid cycle: V: one coarse correction per level; W: two (stronger, costlier)"},
     {"amg.smoother", K_STR, F(amg.smoother), "auto", NOLIM, SMOOTHERS,
-     "smoother on every level but the coarsest; auto: chebyshev when the matrix is symmetric, "
-     "l1jacobi with twice amg.presweeps and amg.postsweeps otherwise (Chebyshev's polynomial "
-     "assumes a real spectrum)"},
+     "smoother on every level but the coarsest; auto: chebyshev for a symmetric matrix, else "
+     "l1jacobi with twice amg.presweeps and amg.postsweeps"},
     {"amg.smoother_omega", K_FLOAT, F(amg.smoother_omega), "0", 0, 2, NULL,
      "weighted Jacobi: damping; 0: 4/3 / rho(D^-1 A), rho estimated in the setup"},
     {"amg.chebyshev_degree", K_INT, F(amg.chebyshev_degree), "3", 1, 20, NULL,
      "Chebyshev smoother: polynomial degree (SpMVs per sweep)"},
     {"amg.coarse_chebyshev_degree", K_INT, F(amg.coarse_chebyshev_degree), "10", 0, 20, NULL,
-     "Chebyshev smoother: degree on levels 2 and below (not the coarsest, solved densely) "
-     "that hold at most 10% of level 0's nonzeros, where SpMVs cost little; a stronger "
-     "smoother there makes up for the weak coarse correction of large aggregates. A larger "
-     "level keeps amg.chebyshev_degree; 0: chebyshev_degree everywhere"},
+     "Chebyshev degree on levels 2 and below with at most 10% of level 0's nonzeros (cheap "
+     "SpMVs), strengthening the smoother there; 0: amg.chebyshev_degree everywhere"},
     {"amg.chebyshev_ratio", K_FLOAT, F(amg.chebyshev_ratio), "10", 1, 1e6, NULL,
-     "Chebyshev smoother: it damps [hi / r, hi], hi = 1.1 x the estimated rho(D^-1 A), "
-     "r = max(chebyshev_ratio, degree^2) (degree d damps [hi / d^2, hi] to about 1/4); a "
-     "larger ratio smooths a wider band of the spectrum less strongly"},
+     "Chebyshev smoother damps [hi / r, hi], hi = 1.1 rho(D^-1 A), r = max(ratio, degree^2); a "
+     "larger ratio damps a wider band of the spectrum, less strongly"},
     {"amg.presweeps", K_INT, F(amg.presweeps), "1", 0, 20, NULL, "smoothing sweeps before "
      "restriction"},
     {"amg.postsweeps", K_INT, F(amg.postsweeps), "1", 0, 20, NULL, "smoothing sweeps after "
@@ -228,10 +201,8 @@ static const key_def ROWS[] = {
      "auto: the GPU when one is present, else the host"},
     {"run.device", K_INT, F(run.device), "0", 0, 1024, NULL, "CUDA device number"},
     {"run.threads", K_INT, F(run.threads), "0", 0, 4096, NULL,
-     "host threads (0: OMP_NUM_THREADS when set, else the CPUs this process may use, the "
-     "smallest of its affinity mask, the cgroup's CPU quota and SLURM_CPUS_PER_TASK, and one "
-     "thread per 20000 rows at most: a small solve is not shared). Waiting threads sleep "
-     "instead of spinning (gsolve sets OMP_WAIT_POLICY=PASSIVE unless it is set)"},
+     "host threads; 0: OMP_NUM_THREADS, else the CPUs this process may use (affinity, cgroup "
+     "quota, SLURM_CPUS_PER_TASK), at most one per 20000 rows"},
     {"output.csv", K_STR, F(output.csv), "", NOLIM, NULL,
      "CSV file that gets one row per run (header on first write)"},
     {"output.hdf5", K_STR, F(output.hdf5), "", NOLIM, NULL,
@@ -246,16 +217,11 @@ static const key_def ROWS[] = {
      "print \"iter N  residual r  relative rr\" every this many iterations as the solve runs, "
      "whatever the verbosity (0: off)"},
     {"output.profile", K_INT, F(output.profile), "0", 0, 1, NULL,
-     "time every operation of the solve per AMG level (smoother, residual, restriction, "
-     "prolongation, coarse solve) and of the Krylov method (A SpMV, preconditioner, vector "
-     "work): a table in the summary, a \"profile\" column in the CSV and attribute in the HDF5 "
-     "record. On at output.verbosity >= 2. The device is synchronized around each operation and "
-     "the AMG cycle is not replayed as a CUDA graph, so a profiled solve is slower (off: no "
-     "cost)"},
+     "1: time each operation per AMG level and Krylov step (summary table, CSV column, HDF5 "
+     "attribute); also on at verbosity >= 2; synchronizes the device, so the solve is slower"},
     {"batch.cases", K_CASES, F(batch.cases), "0", NOLIM, NULL,
-     "a batch: ( { name = \"a\"; matrix = \"A.mtx\"; }, { name = \"b\"; generate = { type = "
-     "\"poisson\"; size = 64; }; set = [\"solver.rtol=1e-6\"]; }, ... ); a case may also hold "
-     "groups (solver = { ... };); the top-level keys are every case's defaults (file only)"},
+     "batch file only: ( { name = \"a\"; matrix = \"A.mtx\"; }, { generate = { ... }; set = "
+     "[\"solver.rtol=1e-6\"]; }, ... ); top-level keys are every case's defaults"},
     {"batch.formats", K_LIST, F(batch.formats), "", NOLIM, FORMATS,
      "SpMV formats every case runs with, e.g. [\"csr\", \"cmrs\", \"cds\"] (--set "
      "batch.formats=csr,cds); empty: spmv.format alone"},

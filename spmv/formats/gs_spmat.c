@@ -18,20 +18,20 @@
 /* clang-format off */
 static const gs_format_key CMRS_KEYS[] = {
     {"spmv.cmrs_h", GS_FORMAT_KEY_INT, P(cmrs_h), "0", 0, GS_CMRS_MAX_H, NULL, {0},
-     "CMRS strip height (rows per strip, 1-16; 0: the measured default, 16)"},
+     "CMRS strip height in rows (1-16); 0: 16"},
     {"spmv.cmrs_sort", GS_FORMAT_KEY_INT, P(cmrs_sort), "0", 0, 1, NULL, {0},
      "CMRS: sort each strip's entries by column (1) or keep them row by row (0)"},
     /* measured: faster than the plain kernel on every matrix tried */
     {"spmv.cmrs_modified", GS_FORMAT_KEY_INT, P(cmrs_modified), "1", 0, 1, NULL, {0},
-     "CMRS: the modified kernel of sec. 6.7 (per-warp h x M buffer, strips padded to warp "
-     "multiples; 1.03-1.15x the plain kernel's speed and more on the H200, "
-     "bench/results/README.md, SpMV formats), or the plain warp-per-strip kernel (0)"},
+     "CMRS kernel: 1: modified (per-warp h x M buffer, strips padded to warp multiples), usually "
+     "the faster; 0: plain warp-per-strip"},
     {NULL},
 };
 static const gs_format_key SURAA_KEYS[] = {
     {"spmv.suraa_g1", GS_FORMAT_KEY_CHOICE, P(suraa_g1_dynamic), "auto", 0, 0,
      "auto|dynamic|block", {-1, 1, 0},
-     "SURAA long rows (G1): child grids by dynamic parallelism, or one block per row"},
+     "SURAA long rows (G1): dynamic: child grids (dynamic parallelism); block: one block per "
+     "row; auto: child grids only for a few very long rows"},
     {"spmv.suraa_max_child_threads", GS_FORMAT_KEY_INT, P(suraa_max_child_threads), "0", 0,
      1048576, NULL, {0},
      "SURAA: threads of one child grid for a long row (0: chosen from the row counts)"},
@@ -41,7 +41,7 @@ static const gs_format_key CDS_KEYS[] = {
     {"spmv.cds_max_fill", GS_FORMAT_KEY_FLOAT, P(cds_max_fill), "0.25", 0, 1e6, NULL, {0},
      "CDS refuses a matrix whose stored entries (padding included) exceed (1 + this) x nnz"},
     {"spmv.cds_block", GS_FORMAT_KEY_INT, P(cds_block), "0", 0, GS_CDS_MAX_BLOCK, NULL, {0},
-     "CDS unknowns per grid point (0: detected)"},
+     "CDS unknowns per grid point (block size); 0: detected from the matrix"},
     {NULL},
 };
 /* clang-format on */
@@ -56,7 +56,7 @@ static const gs_format_key CDS_KEYS[] = {
 static const gs_format_desc FORMATS[GS_FORMAT_COUNT] = {
     [GS_FORMAT_CSR] = {"csr", "gsolve's own CSR kernel (host loop; warp-per-row on the GPU)", -1,
                        0, NULL},
-    [GS_FORMAT_CUSPARSE] = {"cusparse", "CSR through cusparseSpMV, the baseline (GPU only)", -1,
+    [GS_FORMAT_CUSPARSE] = {"cusparse", "cuSPARSE's CSR SpMV, cusparseSpMV (GPU only)", -1,
                             1, NULL},
     [GS_FORMAT_CMRS] = {"cmrs", "Koza et al.: strips of h rows (spmv.cmrs_h, cmrs_sort, "
                         "cmrs_modified)", GS_MODULE_CMRS, 0, CMRS_KEYS},
