@@ -85,8 +85,9 @@ GSOLVE_API int gsolve_set_log(gsolve_t *s, gsolve_log_fn fn, void *user);
 
 /* The n x n matrix in CSR form: rowptr (n + 1 entries, rowptr[0] = 0), column indices cols
  * and values vals (rowptr[n] entries each), 0-based; columns within a row in any order,
- * duplicates summed. where: GSOLVE_HOST or GSOLVE_DEVICE (the arrays are copied on the
- * device, not through the host). The arrays are copied; the caller keeps them. A malformed CSR
+ * duplicates summed. where: GSOLVE_HOST or GSOLVE_DEVICE (device arrays are copied to the host
+ * once, checked and sorted there, and uploaded by the setup). The arrays are copied; the caller
+ * keeps them. A malformed CSR
  * (rowptr not increasing, a column outside 0..n-1, sizes beyond 2^31 - 1 entries) is
  * GSOLVE_BAD_INPUT naming the row. The previous setup is dropped. */
 GSOLVE_API int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr,

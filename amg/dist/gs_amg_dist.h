@@ -1,4 +1,5 @@
-/* gs_amg_dist.h: smoothed-aggregation AMG across MPI ranks, on the rows each rank holds.
+/* gs_amg_dist.h: AMG across MPI ranks (smoothed aggregation; classical with amg.method =
+ * classical, its splitting made on each rank's block), on the rows each rank holds.
  *
  * Per level, while the level has more than gather_rows rows in all:
  *   - diagonal, rho (Lanczos with the distributed SpMV and global dot products) and the smoother,

@@ -45,7 +45,7 @@ void gs_config_set_generators(const char *(*choices)(void),
     g_generators.at = at;
 }
 
-/* The one declaration of every key: later issues add rows here. A format's tuning keys are
+/* The one declaration of every key. A format's tuning keys are
  * declared by the format (spmv/formats/gs_spmat.c) and take the place of the FORMAT_KEYS row. */
 static const key_def ROWS[] = {
     {"problem.name", K_STR, F(problem.name), "", NOLIM, NULL,

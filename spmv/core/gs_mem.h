@@ -1,5 +1,5 @@
 /* gs_mem.h: host allocation with a live count and failure injection, buffer locations, and small
- * helpers (strings, an integer from the environment).
+ * helpers (strings).
  *
  * All host memory of gsolve goes through gs_malloc/gs_calloc/gs_realloc/gs_free so that
  * tests can make the k-th allocation fail (CSparse's trick) and check that nothing leaks.
@@ -60,9 +60,9 @@ void gs_str_copy(char *dst, size_t cap, const char *src);
 void gs_str_add_choice(char *dst, size_t cap, const char *name);
 
 /* Test hooks: make the k-th allocation from now fail (k >= 1; 0 turns injection off);
- * the number of host allocations not yet freed; allocations made since start. A program
- * started with GSOLVE_FAIL_ALLOC=K in its environment has its K-th allocation fail (until
- * gs_mem_fail_at is called). */
+ * the number of host allocations not yet freed; allocations made since start. With the
+ * diagnostic GSOLVE_FAIL_ALLOC=K set (gs_knob.h) before its first allocation, a program has
+ * its K-th allocation fail (until gs_mem_fail_at is called). */
 void gs_mem_fail_at(long k);
 long gs_mem_live(void);
 long gs_mem_count(void);
