@@ -111,12 +111,25 @@ GSOLVE_API int gsolve_update_values(gsolve_t *s, const double *vals, int where);
  * did not (its solution is still returned), else an error code. */
 GSOLVE_API int gsolve_solve(gsolve_t *s, int nrhs, const double *b, double *x, int where);
 
+/* z = M r: the preconditioner once (one AMG cycle from a zero guess; Jacobi's D^-1 r; z = r
+ * for none) for nrhs columns, after a setup (made here when needed); r and z as gsolve_solve's
+ * b and x. For using gsolve's AMG inside another Krylov method. */
+GSOLVE_API int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, int where);
+
 /* A number from the last setup and solve: "iterations", "residual" (true ||b - Ax|| / ||b||),
  * "converged" (1 or 0), "setup_s", "solve_s", "levels", "operator_complexity",
  * "grid_complexity", "rows", "nnz". With several right-hand sides: the most iterations, the
  * largest residual, converged when all did, the total solve time; "iterations:J",
- * "residual:J", "converged:J" give column J's. GSOLVE_BAD_INPUT for an unknown name. */
+ * "residual:J", "converged:J" give column J's; "level_rows:L", "level_nnz:L" level L's size
+ * (L < levels). GSOLVE_BAD_INPUT for an unknown name. */
 GSOLVE_API int gsolve_get(const gsolve_t *s, const char *name, double *value);
+
+/* A text from the last setup and solve ("" when unknown or not made yet): "reason" (one word:
+ * rtol, max_iters, ...), "reason_text" (a sentence), "solver", "preconditioner", "format"
+ * (level 0's SpMV format), "formats" (every level's), "backend" (host or cuda), "device",
+ * "amg_method" (sa or classical, what ran), "level_format:L". NULL for an unknown name (and
+ * gsolve_error says so). */
+GSOLVE_API const char *gsolve_get_text(const gsolve_t *s, const char *name);
 
 /* The report of the last solve as text: the console summary of the gsolve program (problem,
  * solver, result, residual, times, format, the AMG levels). "" before the first solve. */

@@ -544,6 +544,28 @@ done:
     return leave(s, k, st);
 }
 
+int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, int where)
+{
+    if (!s) return bad_arg(s, "gsolve_apply");
+    call k = enter(s);
+    gs_status st = GS_OK;
+    if (nrhs < 1) GS_FAIL(GS_ERR_ARG, "gsolve_apply: nrhs = %d: expected at least 1", nrhs);
+    if (!r || !z) GS_FAIL(GS_ERR_ARG, "gsolve_apply: r or z is NULL");
+    if (where != GSOLVE_HOST && where != GSOLVE_DEVICE)
+        GS_FAIL(GS_ERR_ARG, "gsolve_apply: where = %d: expected GSOLVE_HOST (0) or GSOLVE_DEVICE "
+                "(1)", where);
+    if (!s->e) GS_CHECK(setup(s));
+    if (where == GSOLVE_DEVICE && !gs_backend_get(GS_LOC_DEVICE))
+        GS_FAIL(GS_ERR_ARG, "gsolve_apply: the vectors are in device memory, and this build "
+                "has no GPU backend");
+    const int64_t n = s->p.A->rows;
+    for (int j = 0; j < nrhs; j++)
+        GS_CHECK(gs_engine_precondition(s->e, r + (size_t)j * (size_t)n, z + (size_t)j * (size_t)n,
+                                        where == GSOLVE_HOST ? GS_LOC_HOST : GS_LOC_DEVICE));
+done:
+    return leave(s, k, st);
+}
+
 /* ---- results ---- */
 
 int gsolve_get(const gsolve_t *cs, const char *name, double *value)
@@ -558,6 +580,15 @@ int gsolve_get(const gsolve_t *cs, const char *name, double *value)
     int j = -1;
     if (!name || !value) GS_FAIL(GS_ERR_ARG, "gsolve_get: the name or the value is NULL");
     snprintf(base, sizeof base, "%.*s", colon ? (int)(colon - name) : (int)strlen(name), name);
+    if (colon && (!strcmp(base, "level_rows") || !strcmp(base, "level_nnz"))) {
+        char *end = NULL;
+        long l = strtol(colon + 1, &end, 10);
+        if (!s->e) GS_FAIL(GS_ERR_ARG, "gsolve_get: %s: no setup yet", name);
+        if (end == colon + 1 || *end || l < 0 || l >= r->levels || !r->level_info)
+            GS_FAIL(GS_ERR_ARG, "gsolve_get: %s: the level must be 0..%d", name, r->levels - 1);
+        *value = base[6] == 'r' ? (double)r->level_info[l].rows : (double)r->level_info[l].nnz;
+        goto done;
+    }
     if (colon) {
         char *end = NULL;
         long v = strtol(colon + 1, &end, 10);
@@ -598,6 +629,8 @@ int gsolve_get(const gsolve_t *cs, const char *name, double *value)
         *value = r->operator_complexity > 0 ? r->operator_complexity : 1.0;
     } else if (!strcmp(base, "grid_complexity")) {
         *value = r->grid_complexity > 0 ? r->grid_complexity : 1.0;
+    } else if (!strcmp(base, "level_rows") || !strcmp(base, "level_nnz")) {
+        GS_FAIL(GS_ERR_ARG, "gsolve_get: %s needs a level, as %s:0", name, base);
     } else if (!strcmp(base, "rows")) {
         *value = s->p.A ? s->p.A->rows : 0;
     } else if (!strcmp(base, "nnz")) {
@@ -609,6 +642,44 @@ int gsolve_get(const gsolve_t *cs, const char *name, double *value)
     }
 done:
     return leave(s, k, st);
+}
+
+const char *gsolve_get_text(const gsolve_t *cs, const char *name)
+{
+    gsolve_t *s = (gsolve_t *)cs;
+    if (!s) return NULL;
+    const gs_result *r = &s->run.res;
+    s->err[0] = '\0';
+    if (!name) name = "";
+    if (!strncmp(name, "level_format:", 13)) {
+        char *end = NULL;
+        long l = strtol(name + 13, &end, 10);
+        if (end == name + 13 || *end || l < 0 || l >= r->levels || !r->level_info) {
+            snprintf(s->err, sizeof s->err, "gsolve_get_text: %s: the level must be 0..%d", name,
+                     r->levels - 1);
+            return NULL;
+        }
+        return r->level_info[l].format;
+    }
+    static const char *const solve_only[] = {"reason", "reason_text"};
+    for (size_t i = 0; i < 2; i++)
+        if (!strcmp(name, solve_only[i]) && !s->solved) return "";
+    if (!strcmp(name, "reason")) return r->reason;
+    if (!strcmp(name, "reason_text")) return r->reason_text;
+    if (!strcmp(name, "solver")) return s->e ? r->solver : "";
+    if (!strcmp(name, "preconditioner")) return s->e ? r->preconditioner : "";
+    if (!strcmp(name, "format")) return s->e ? r->format : "";
+    if (!strcmp(name, "formats")) return s->e ? r->formats : "";
+    if (!strcmp(name, "backend")) return s->e ? r->backend : "";
+    if (!strcmp(name, "device")) return s->e ? r->device : "";
+    if (!strcmp(name, "amg_method"))
+        return !s->e || !s->run.amg                           ? ""
+               : s->run.amg->method == GS_AMG_METHOD_CLASSICAL ? "classical"
+                                                                : "sa";
+    snprintf(s->err, sizeof s->err, "gsolve_get_text: unknown name '%s' (reason, reason_text, "
+             "solver, preconditioner, format, formats, backend, device, amg_method, "
+             "level_format:L)", name);
+    return NULL;
 }
 
 const char *gsolve_report(const gsolve_t *s)

@@ -601,6 +601,9 @@ struct gs_engine {
     double setup_s; /* the setup's seconds (upload, formats, preconditioner, vectors) */
 };
 
+static gs_status vectors_in(gs_engine *e, const double *b, const double *x0, gs_loc where);
+static gs_status vectors_out(gs_engine *e, double *x, gs_loc where);
+
 void gs_engine_destroy(gs_engine **ep)
 {
     gs_engine *e = ep ? *ep : NULL;
@@ -614,6 +617,20 @@ void gs_engine_destroy(gs_engine **ep)
     if (!e->dA_borrowed) gs_csr_destroy(&e->dA);
     gs_free(e);
     *ep = NULL;
+}
+
+gs_status gs_engine_precondition(gs_engine *e, const double *r, double *z, gs_loc where)
+{
+    gs_status st = GS_OK;
+    /* r into e->b, z out of e->x (the solve's vectors, free between solves) */
+    GS_CHECK(vectors_in(e, r, r, where));
+    if (e->have_M)
+        GS_CHECK(e->M.apply(e->M.ctx, e->b, e->x));
+    else
+        GS_CHECK(gs_vec_copy(e->b, e->x));
+    GS_CHECK(vectors_out(e, z, where));
+done:
+    return st;
 }
 
 gs_amg *gs_engine_amg(const gs_engine *e)
@@ -739,6 +756,15 @@ done:
     return st;
 }
 
+/* the solution out of the engine's x */
+static gs_status vectors_out(gs_engine *e, double *x, gs_loc where)
+{
+    if (where == GS_LOC_HOST) return gs_vec_get_host(e->x, x);
+    const gs_buf fx = {e->x->data, e->n, GS_F64, e->loc};
+    gs_buf tx = {x, e->n, GS_F64, where};
+    return e->n > 0 ? gs_buf_copy(&fx, &tx) : GS_OK;
+}
+
 gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
                         const gs_driver_io *io, const double *b, double *x, gs_loc where)
 {
@@ -786,13 +812,7 @@ gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, g
 
     GS_CHECK(gs_driver_true_residual(&e->Aop, e->b, e->x, e->w, run->res.bnorm,
                                      &run->res.rel_residual));
-    if (where == GS_LOC_HOST) {
-        GS_CHECK(gs_vec_get_host(e->x, x));
-    } else {
-        const gs_buf fx = {e->x->data, e->n, GS_F64, e->loc};
-        gs_buf tx = {x, e->n, GS_F64, where};
-        if (e->n > 0) GS_CHECK(gs_buf_copy(&fx, &tx));
-    }
+    GS_CHECK(vectors_out(e, x, where));
     if (p->x_exact && where == GS_LOC_HOST)
         run->res.error = gs_driver_solution_error(x, p->x_exact, e->n);
 done:

@@ -85,6 +85,9 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
 gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
                         const gs_driver_io *io, const double *b, double *x, gs_loc where);
 void gs_engine_destroy(gs_engine **e);
+/* z = M r: the preconditioner once (one AMG cycle from z = 0; Jacobi's D^-1 r; r for none), r
+ * and z n values on the host (where = GS_LOC_HOST) or in device memory */
+gs_status gs_engine_precondition(gs_engine *e, const double *r, double *z, gs_loc where);
 /* the engine's AMG hierarchy (NULL without AMG) */
 gs_amg *gs_engine_amg(const gs_engine *e);
 

@@ -146,11 +146,57 @@ static void solves(int gpu)
     }
     CHECK_RC(s, gsolve_get(s, "iterations:4", &v), GSOLVE_BAD_INPUT);
     CHECK(strstr(gsolve_error(s), "0..3") != NULL);
+    /* texts and the level table */
+    CHECK(strcmp(gsolve_get_text(s, "reason"), "rtol") == 0);
+    CHECK(strcmp(gsolve_get_text(s, "amg_method"), "sa") == 0);
+    CHECK(strcmp(gsolve_get_text(s, "backend"), gpu ? "cuda" : "host") == 0);
+    CHECK(gsolve_get_text(s, "colour") == NULL);
+    CHECK(strstr(gsolve_error(s), "unknown name 'colour'") != NULL);
+    CHECK_RC(s, gsolve_get(s, "level_rows:0", &v), GSOLVE_OK);
+    CHECK(v == (double)A.n);
+    CHECK_RC(s, gsolve_get(s, "level_nnz:0", &v), GSOLVE_OK);
+    CHECK(v == (double)A.rp[A.n]);
+    CHECK_RC(s, gsolve_get(s, "level_rows:1", &v), GSOLVE_OK);
+    CHECK(v > 0 && v < A.n);
+    CHECK(gsolve_get_text(s, "level_format:0")[0] != '\0');
+    CHECK_RC(s, gsolve_get(s, "iterations:4", &v), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "0..3") != NULL);
     gsolve_destroy(&s);
     CHECK(s == NULL);
     free(xk);
     free(b), free(x), free(x1);
     csr_free(&A), csr_free(&B);
+}
+
+/* the preconditioner once: Jacobi gives r / diag exactly; AMG's cycle reduces the error of
+ * A z = r, and inside a simple preconditioned Richardson iteration it converges */
+static void apply(int gpu)
+{
+    csr A = poisson(32, 2.0, 0.0);
+    double *r = malloc((size_t)(2 * A.n) * sizeof *r), *z = calloc((size_t)(2 * A.n), sizeof *z);
+    double *x = calloc((size_t)A.n, sizeof *x), *res = malloc((size_t)A.n * sizeof *res);
+    gsolve_t *s = NULL;
+    for (int64_t i = 0; i < 2 * A.n; i++) r[i] = cos(0.37 * (double)i);
+    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    backend(s, gpu);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "jacobi"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_apply(s, 2, r, z, GSOLVE_HOST), GSOLVE_OK);
+    for (int64_t i = 0; i < 2 * A.n; i++) CHECK(fabs(z[i] - r[i] / 8.0) <= 1e-15 * fabs(r[i]));
+    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+    for (int it = 0; it < 12; it++) { /* x += M (b - A x), b = r's first column */
+        for (int64_t i = 0; i < A.n; i++) {
+            double ax = 0.0;
+            for (int64_t k = A.rp[i]; k < A.rp[i + 1]; k++) ax += A.v[k] * x[A.ci[k]];
+            res[i] = r[i] - ax;
+        }
+        CHECK_RC(s, gsolve_apply(s, 1, res, z, GSOLVE_HOST), GSOLVE_OK);
+        for (int64_t i = 0; i < A.n; i++) x[i] += z[i];
+    }
+    CHECK(true_residual(&A, r, x) < 1e-5);
+    gsolve_destroy(&s);
+    free(r), free(z), free(x), free(res);
+    csr_free(&A);
 }
 
 /* a nonsymmetric system with GMRES and classical AMG; not converging is a code, not an error */
@@ -262,6 +308,51 @@ static void errors(void)
     csr_free(&A), csr_free(&P);
 }
 
+#ifdef GSOLVE_TEST_CUDA
+#include <cuda_runtime.h>
+/* matrix, right-hand sides and solutions in device memory (GSOLVE_DEVICE) */
+static void device_arrays(void)
+{
+    const int K = 2;
+    csr A = poisson(40, 1.0, 0.0);
+    double *b = malloc((size_t)(K * A.n) * sizeof *b), *x = malloc((size_t)(K * A.n) * sizeof *x);
+    int64_t *drp = NULL;
+    int32_t *dci = NULL;
+    double *dv = NULL, *db = NULL, *dx = NULL;
+    for (int64_t i = 0; i < K * A.n; i++) b[i] = 1.0 + (double)(i % 7);
+    CHECK(cudaMalloc((void **)&drp, (size_t)(A.n + 1) * sizeof *drp) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&dci, (size_t)A.rp[A.n] * sizeof *dci) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&dv, (size_t)A.rp[A.n] * sizeof *dv) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&db, (size_t)(K * A.n) * sizeof *db) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&dx, (size_t)(K * A.n) * sizeof *dx) == cudaSuccess);
+    cudaMemcpy(drp, A.rp, (size_t)(A.n + 1) * sizeof *drp, cudaMemcpyHostToDevice);
+    cudaMemcpy(dci, A.ci, (size_t)A.rp[A.n] * sizeof *dci, cudaMemcpyHostToDevice);
+    cudaMemcpy(dv, A.v, (size_t)A.rp[A.n] * sizeof *dv, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, b, (size_t)(K * A.n) * sizeof *db, cudaMemcpyHostToDevice);
+    cudaMemset(dx, 0, (size_t)(K * A.n) * sizeof *dx);
+    gsolve_t *s = NULL;
+    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "run.backend", "cuda"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, drp, dci, dv, GSOLVE_DEVICE), GSOLVE_OK);
+    CHECK_RC(s, gsolve_solve(s, K, db, dx, GSOLVE_DEVICE), GSOLVE_OK);
+    cudaMemcpy(x, dx, (size_t)(K * A.n) * sizeof *x, cudaMemcpyDeviceToHost);
+    for (int j = 0; j < K; j++) CHECK(true_residual(&A, b + j * A.n, x + j * A.n) < 1e-7);
+    for (int64_t i = 0; i < A.rp[A.n]; i++) A.v[i] *= 2.0;
+    cudaMemcpy(dv, A.v, (size_t)A.rp[A.n] * sizeof *dv, cudaMemcpyHostToDevice);
+    CHECK_RC(s, gsolve_update_values(s, dv, GSOLVE_DEVICE), GSOLVE_OK);
+    cudaMemset(dx, 0, (size_t)(K * A.n) * sizeof *dx);
+    CHECK_RC(s, gsolve_solve(s, K, db, dx, GSOLVE_DEVICE), GSOLVE_OK);
+    cudaMemcpy(x, dx, (size_t)(K * A.n) * sizeof *x, cudaMemcpyDeviceToHost);
+    for (int j = 0; j < K; j++) CHECK(true_residual(&A, b + j * A.n, x + j * A.n) < 1e-7);
+    gsolve_destroy(&s);
+    cudaFree(drp), cudaFree(dci), cudaFree(dv), cudaFree(db), cudaFree(dx);
+    free(b), free(x);
+    csr_free(&A);
+    printf("device arrays: ok\n");
+}
+#endif
+
 int main(int argc, char **argv)
 {
     int gpu = argc > 1 && strcmp(argv[1], "--gpu") == 0;
@@ -281,7 +372,11 @@ int main(int argc, char **argv)
         }
     }
     solves(gpu);
+    apply(gpu);
     nonsymmetric(gpu);
+#ifdef GSOLVE_TEST_CUDA
+    if (gpu) device_arrays();
+#endif
     if (!gpu) errors();
     printf(g_fail ? "FAILED\n" : "ok\n");
     return g_fail;
