@@ -40,11 +40,12 @@ if [ -n "$missing" ]; then
         exit 2
     fi
 fi
-# Optional, for the test that runs the README's h5py example: h5py and scipy.
+# For the tests: h5py (the README's h5py example), and the Python package's tests and build
+# (numpy, scipy, pytest, pyamg, scikit-build-core), from PyPI when missing.
 if [ "$mode" = test ] && command -v python3 >/dev/null; then
-    python3 -c "import h5py, scipy" 2>/dev/null \
-        || python3 -m pip install --quiet h5py scipy 2>/dev/null \
-        || echo "setup: h5py/scipy not available: the h5py example test is skipped"
+    python3 -c "import h5py, scipy, numpy, pytest, pyamg, scikit_build_core" 2>/dev/null \
+        || python3 -m pip install --quiet h5py numpy scipy pytest pyamg scikit-build-core \
+        || echo "setup: the Python packages could not be installed: the Python tests fail"
 fi
 
 # --- build (MPI support when CMake finds MPI). The CUDA code is built when nvcc is found, except

@@ -34,3 +34,13 @@ gs_add_test(test_dist_ops ${CMAKE_CURRENT_LIST_DIR}/test_dist_ops.c LABEL cpu)
 if(GS_HAVE_CUDA)
   gs_add_test(test_dist_ops_gpu ${CMAKE_CURRENT_LIST_DIR}/test_dist_ops.c LABEL gpu ARGS --gpu)
 endif()
+# gs_dist_ops, continued (helpers shared with test_dist_ops in
+# test_dist_ops_util.h): the rows and columns ranks exchange (packing, scatter-add, offd_add,
+# gather, rows to CSR, compact columns, sort_unique, map_cols, triplets to CSR); the host table
+# against references built in the test, the device table against the same in CUDA builds
+gs_add_test(test_dist_ops_rows ${CMAKE_CURRENT_LIST_DIR}/test_dist_ops_rows.c LABEL cpu)
+if(GS_HAVE_CUDA)
+  gs_add_test(test_dist_ops_rows_gpu ${CMAKE_CURRENT_LIST_DIR}/test_dist_ops_rows.c LABEL gpu
+              ARGS --gpu)
+endif()
+
