@@ -15,12 +15,17 @@
 #include "gs_log.h"
 #include "gs_mem.h"
 #include "gs_status.h"
+#ifdef GS_HAVE_CUDA
+#include "gs_api.h"
+#endif
 
 #define ERR_CAP 1536
 
 struct gsolve {
     gs_config c;
-    gs_problem p;      /* the system: A (host) and its description; b and x0 come per solve */
+    gs_problem p;      /* the system: A (host) or A_dev (device, given there) and its
+                        * description; b and x0 come per solve */
+    int64_t n, nnz;    /* the matrix's rows and stored entries (0: no matrix yet) */
     int64_t *pos;      /* input entry k -> its place in p.A (duplicates share one), for updates */
     int64_t nin;       /* the entries given (rowptr[n]) */
     gs_engine *e;      /* the setup, NULL until made (or after a change) */
@@ -128,6 +133,7 @@ void gsolve_destroy(gsolve_t **sp)
     call k = enter(s);
     drop_setup(s);
     gs_csr_destroy(&s->p.A);
+    gs_csr_destroy(&s->p.A_dev);
     gs_free(s->p.nullspace);
     gs_free(s->pos);
     free(s->col_it);
@@ -281,6 +287,66 @@ done:
     return st;
 }
 
+/* A straight from host arrays whose rows are sorted with distinct columns (the usual case), in
+ * one pass: rowptr checked and narrowed, columns and values checked and copied. *canonical = 0
+ * (and no matrix) when a row is not sorted: build_csr takes it. */
+static gs_status canonical_csr(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
+                               gs_csr **out, int64_t *nnz, int *canonical)
+{
+    gs_status st = GS_OK;
+    gs_csr *A = NULL;
+    *out = NULL;
+    *canonical = 1;
+    if (rp[0] != 0)
+        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr[0] = %lld, expected 0",
+                (long long)rp[0]);
+    for (int64_t i = 0; i < n; i++)
+        if (rp[i + 1] < rp[i])
+            GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr decreases at row %lld (%lld "
+                    "then %lld)", (long long)i, (long long)rp[i], (long long)rp[i + 1]);
+    *nnz = rp[n];
+    if (*nnz > GS_MAX_INDEX)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "gsolve_set_matrix_csr: %lld entries; at most %lld (2^31 - 1)",
+                (long long)*nnz, GS_MAX_INDEX);
+    if (*nnz > 0 && (!ci || !v)) GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: cols or vals is NULL");
+    for (int64_t i = 0; i < n && *canonical; i++)
+        for (int64_t k = rp[i] + 1; k < rp[i + 1]; k++)
+            if (ci[k] <= ci[k - 1]) {
+                *canonical = 0;
+                break;
+            }
+    if (!*canonical) goto done;
+    GS_CHECK(gs_csr_create(n, n, *nnz, &A));
+    int64_t bad_c = -1, bad_v = -1;
+#pragma omp parallel for schedule(static) if (n > 100000)
+    for (int64_t i = 0; i < n; i++) {
+        A->rowptr[i] = (int32_t)rp[i];
+        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+            A->colind[k] = ci[k];
+            A->val[k] = v[k];
+            if ((ci[k] < 0 || ci[k] >= n) && bad_c < 0) {
+#pragma omp critical
+                if (bad_c < 0 || i < bad_c) bad_c = i;
+            }
+            if (!isfinite(v[k]) && bad_v < 0) {
+#pragma omp critical
+                if (bad_v < 0 || i < bad_v) bad_v = i;
+            }
+        }
+    }
+    A->rowptr[n] = (int32_t)*nnz;
+    if (bad_c >= 0 || bad_v >= 0) { /* the exact first row and message from the slow path */
+        *canonical = 0;
+        gs_csr_destroy(&A);
+        goto done;
+    }
+    *out = A;
+    A = NULL;
+done:
+    gs_csr_destroy(&A);
+    return st;
+}
+
 /* entries of one row ordered by column, then input order */
 typedef struct entry {
     int32_t col;
@@ -364,18 +430,43 @@ int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr, const i
         GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: n = %lld: expected 1..%lld", (long long)n,
                 GS_MAX_INDEX);
     if (!rowptr) GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: rowptr is NULL");
-    GS_CHECK(host_arrays(n, rowptr, cols, vals, where, &rp, &ci, &v, &nnz));
-    GS_CHECK(build_csr(n, rp, ci, v, nnz, &A, &pos));
+    gs_csr *D = NULL; /* the device path: checked and kept on the device */
+    if (where == GSOLVE_DEVICE) {
+#ifdef GS_HAVE_CUDA
+        int canonical = 0;
+        char dev[128];
+        GS_CHECK(gs_backend_cuda_init((int)s->c.run.device, dev, sizeof dev));
+        GS_CHECK(gs_api_csr_from_device(n, rowptr, cols, vals, &D, &canonical, &nnz));
+        if (!canonical)
+            gs_log(GS_LOG_INFO, "gsolve_set_matrix_csr: the device CSR's rows are not sorted "
+                   "with distinct columns: sorted through the host");
+#else
+        GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: the arrays are in device memory, and this "
+                "build has no GPU backend");
+#endif
+    }
+    if (!D && where == GSOLVE_HOST) {
+        int canonical = 0;
+        GS_CHECK(canonical_csr(n, rowptr, cols, vals, &A, &nnz, &canonical));
+    }
+    if (!D && !A) {
+        GS_CHECK(host_arrays(n, rowptr, cols, vals, where, &rp, &ci, &v, &nnz));
+        GS_CHECK(build_csr(n, rp, ci, v, nnz, &A, &pos));
+    }
     drop_setup(s);
     gs_csr_destroy(&s->p.A);
+    gs_csr_destroy(&s->p.A_dev);
     gs_free(s->pos);
     s->p.A = A;
-    s->pos = pos;
+    s->p.A_dev = D;
+    s->pos = pos; /* NULL when the caller's entries are kept in their order (rows sorted) */
     s->nin = nnz;
+    s->n = n;
+    s->nnz = A ? A->nnz : D->nnz;
     A = NULL;
     pos = NULL;
     snprintf(s->p.matrix, sizeof s->p.matrix, "CSR %lld x %lld, %lld entries (gsolve_set_matrix_csr)",
-             (long long)n, (long long)n, (long long)s->p.A->nnz);
+             (long long)n, (long long)n, (long long)s->nnz);
 done:
     gs_free(rp);
     gs_free(ci);
@@ -391,11 +482,18 @@ int gsolve_update_values(gsolve_t *s, const double *vals, int where)
     call k = enter(s);
     gs_status st = GS_OK;
     double *v = NULL;
-    if (!s->p.A) GS_FAIL(GS_ERR_ARG, "gsolve_update_values: no matrix yet (gsolve_set_matrix_csr)");
+    if (!s->n) GS_FAIL(GS_ERR_ARG, "gsolve_update_values: no matrix yet (gsolve_set_matrix_csr)");
     if (!vals && s->nin > 0) GS_FAIL(GS_ERR_ARG, "gsolve_update_values: vals is NULL");
     if (where != GSOLVE_HOST && where != GSOLVE_DEVICE)
         GS_FAIL(GS_ERR_ARG, "gsolve_update_values: where = %d: expected GSOLVE_HOST (0) or "
                 "GSOLVE_DEVICE (1)", where);
+#ifdef GS_HAVE_CUDA
+    if (s->p.A_dev && where == GSOLVE_DEVICE) { /* on the device, in place */
+        GS_CHECK(gs_api_values_from_device(s->p.A_dev, vals));
+        drop_setup(s);
+        goto done;
+    }
+#endif
     GS_CHECK(gs_alloc_array(s->nin > 0 ? (size_t)s->nin : 1, sizeof *v, "values", (void **)&v));
     if (where == GSOLVE_HOST) {
         if (s->nin > 0) memcpy(v, vals, (size_t)s->nin * sizeof *v);
@@ -407,9 +505,19 @@ int gsolve_update_values(gsolve_t *s, const double *vals, int where)
     for (int64_t i = 0; i < s->nin; i++)
         if (!isfinite(v[i]))
             GS_FAIL(GS_ERR_INPUT, "gsolve_update_values: entry %lld is %g", (long long)i, v[i]);
-    gs_csr *A = s->p.A;
-    memset(A->val, 0, (size_t)A->nnz * sizeof *A->val);
-    for (int64_t i = 0; i < s->nin; i++) A->val[s->pos[i]] += v[i];
+    if (s->p.A_dev) { /* the host's values up into the device matrix (entries in order) */
+        const gs_buf f = {v, s->nin, GS_F64, GS_LOC_HOST};
+        gs_buf t = {s->p.A_dev->val, s->nin, GS_F64, GS_LOC_DEVICE};
+        if (s->nin > 0) GS_CHECK(gs_buf_copy(&f, &t));
+    } else {
+        gs_csr *A = s->p.A;
+        if (s->pos) { /* rows sorted here: the caller's entries moved, duplicates summed */
+            memset(A->val, 0, (size_t)A->nnz * sizeof *A->val);
+            for (int64_t i = 0; i < s->nin; i++) A->val[s->pos[i]] += v[i];
+        } else {
+            memcpy(A->val, v, (size_t)s->nin * sizeof *v);
+        }
+    }
     drop_setup(s);
 done:
     gs_free(v);
@@ -423,17 +531,17 @@ int gsolve_set_nullspace(gsolve_t *s, int kvec, const double *vectors)
     gs_status st = GS_OK;
     double *ns = NULL;
     if (kvec < 0 || kvec > 64) GS_FAIL(GS_ERR_ARG, "gsolve_set_nullspace: k = %d: expected 0..64", kvec);
-    if (kvec > 0 && !s->p.A)
+    if (kvec > 0 && !s->n)
         GS_FAIL(GS_ERR_ARG, "gsolve_set_nullspace: set the matrix first (its rows give n)");
     if (kvec > 0 && !vectors) GS_FAIL(GS_ERR_ARG, "gsolve_set_nullspace: vectors is NULL");
     if (kvec > 0) {
-        size_t cnt = (size_t)kvec * (size_t)s->p.A->rows;
+        size_t cnt = (size_t)kvec * (size_t)s->n;
         GS_CHECK(gs_alloc_array(cnt, sizeof *ns, "near-nullspace", (void **)&ns));
         memcpy(ns, vectors, cnt * sizeof *ns);
         for (size_t i = 0; i < cnt; i++)
             if (!isfinite(ns[i]))
                 GS_FAIL(GS_ERR_INPUT, "gsolve_set_nullspace: vector %zu, entry %zu is %g",
-                        i / (size_t)s->p.A->rows, i % (size_t)s->p.A->rows, ns[i]);
+                        i / (size_t)s->n, i % (size_t)s->n, ns[i]);
     }
     gs_free(s->p.nullspace);
     s->p.nullspace = ns;
@@ -460,7 +568,7 @@ static gs_status setup(gsolve_t *s)
     gs_status st = GS_OK;
     gs_text scratch = {0};
     gs_driver_io io = io_of(&scratch);
-    if (!s->p.A) GS_FAIL(GS_ERR_ARG, "no matrix: call gsolve_set_matrix_csr first");
+    if (!s->n) GS_FAIL(GS_ERR_ARG, "no matrix: call gsolve_set_matrix_csr first");
     drop_setup(s);
     GS_CHECK(gs_driver_setup(&s->c, &s->p, &s->run, &io, &s->e));
     s->setup_s = s->run.res.setup_s;
@@ -508,7 +616,7 @@ int gsolve_solve(gsolve_t *s, int nrhs, const double *b, double *x, int where)
     GS_CHECK(columns(s, nrhs));
     s->nrhs = 0;
     s->solve_s = 0.0;
-    const int64_t n = s->p.A->rows;
+    const int64_t n = s->n;
     for (int j = 0; j < nrhs; j++) {
         gs_text_release(&s->report);
         gs_driver_io io = io_of(&s->report);
@@ -558,7 +666,7 @@ int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, int where)
     if (where == GSOLVE_DEVICE && !gs_backend_get(GS_LOC_DEVICE))
         GS_FAIL(GS_ERR_ARG, "gsolve_apply: the vectors are in device memory, and this build "
                 "has no GPU backend");
-    const int64_t n = s->p.A->rows;
+    const int64_t n = s->n;
     for (int j = 0; j < nrhs; j++)
         GS_CHECK(gs_engine_precondition(s->e, r + (size_t)j * (size_t)n, z + (size_t)j * (size_t)n,
                                         where == GSOLVE_HOST ? GS_LOC_HOST : GS_LOC_DEVICE));
@@ -632,9 +740,9 @@ int gsolve_get(const gsolve_t *cs, const char *name, double *value)
     } else if (!strcmp(base, "level_rows") || !strcmp(base, "level_nnz")) {
         GS_FAIL(GS_ERR_ARG, "gsolve_get: %s needs a level, as %s:0", name, base);
     } else if (!strcmp(base, "rows")) {
-        *value = s->p.A ? s->p.A->rows : 0;
+        *value = (double)s->n;
     } else if (!strcmp(base, "nnz")) {
-        *value = s->p.A ? s->p.A->nnz : 0;
+        *value = (double)s->nnz;
     } else {
         GS_FAIL(GS_ERR_ARG, "gsolve_get: unknown name '%s' (iterations, residual, converged, "
                 "setup_s, solve_s, levels, operator_complexity, grid_complexity, rows, nnz)",

@@ -310,44 +310,82 @@ static void errors(void)
 
 #ifdef GSOLVE_TEST_CUDA
 #include <cuda_runtime.h>
-/* matrix, right-hand sides and solutions in device memory (GSOLVE_DEVICE) */
-static void device_arrays(void)
+/* matrix, right-hand sides and solutions in device memory (GSOLVE_DEVICE): a CSR with sorted
+ * rows stays on the device (no note in the log), one with rows in another order is sorted
+ * through the host (a note says so); both solve, with new values from the device and the host */
+static int g_notes;
+static void note(void *user, int level, const char *msg)
+{
+    (void)user;
+    if (level == GSOLVE_LOG_INFO && strstr(msg, "sorted through the host")) g_notes++;
+}
+
+static void device_arrays_of(csr *A, int sorted)
 {
     const int K = 2;
-    csr A = poisson(40, 1.0, 0.0);
-    double *b = malloc((size_t)(K * A.n) * sizeof *b), *x = malloc((size_t)(K * A.n) * sizeof *x);
+    const size_t nz = (size_t)A->rp[A->n];
+    double *b = malloc((size_t)(K * A->n) * sizeof *b), *x = malloc((size_t)(K * A->n) * sizeof *x);
     int64_t *drp = NULL;
     int32_t *dci = NULL;
     double *dv = NULL, *db = NULL, *dx = NULL;
-    for (int64_t i = 0; i < K * A.n; i++) b[i] = 1.0 + (double)(i % 7);
-    CHECK(cudaMalloc((void **)&drp, (size_t)(A.n + 1) * sizeof *drp) == cudaSuccess);
-    CHECK(cudaMalloc((void **)&dci, (size_t)A.rp[A.n] * sizeof *dci) == cudaSuccess);
-    CHECK(cudaMalloc((void **)&dv, (size_t)A.rp[A.n] * sizeof *dv) == cudaSuccess);
-    CHECK(cudaMalloc((void **)&db, (size_t)(K * A.n) * sizeof *db) == cudaSuccess);
-    CHECK(cudaMalloc((void **)&dx, (size_t)(K * A.n) * sizeof *dx) == cudaSuccess);
-    cudaMemcpy(drp, A.rp, (size_t)(A.n + 1) * sizeof *drp, cudaMemcpyHostToDevice);
-    cudaMemcpy(dci, A.ci, (size_t)A.rp[A.n] * sizeof *dci, cudaMemcpyHostToDevice);
-    cudaMemcpy(dv, A.v, (size_t)A.rp[A.n] * sizeof *dv, cudaMemcpyHostToDevice);
-    cudaMemcpy(db, b, (size_t)(K * A.n) * sizeof *db, cudaMemcpyHostToDevice);
-    cudaMemset(dx, 0, (size_t)(K * A.n) * sizeof *dx);
+    for (int64_t i = 0; i < K * A->n; i++) b[i] = 1.0 + (double)(i % 7);
+    CHECK(cudaMalloc((void **)&drp, (size_t)(A->n + 1) * sizeof *drp) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&dci, nz * sizeof *dci) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&dv, nz * sizeof *dv) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&db, (size_t)(K * A->n) * sizeof *db) == cudaSuccess);
+    CHECK(cudaMalloc((void **)&dx, (size_t)(K * A->n) * sizeof *dx) == cudaSuccess);
+    cudaMemcpy(drp, A->rp, (size_t)(A->n + 1) * sizeof *drp, cudaMemcpyHostToDevice);
+    cudaMemcpy(dci, A->ci, nz * sizeof *dci, cudaMemcpyHostToDevice);
+    cudaMemcpy(dv, A->v, nz * sizeof *dv, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, b, (size_t)(K * A->n) * sizeof *db, cudaMemcpyHostToDevice);
+    cudaMemset(dx, 0, (size_t)(K * A->n) * sizeof *dx);
     gsolve_t *s = NULL;
+    g_notes = 0;
     CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set_log(s, note, NULL), GSOLVE_OK);
     CHECK_RC(s, gsolve_set(s, "run.backend", "cuda"), GSOLVE_OK);
     CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
-    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, drp, dci, dv, GSOLVE_DEVICE), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A->n, drp, dci, dv, GSOLVE_DEVICE), GSOLVE_OK);
+    CHECK(g_notes == (sorted ? 0 : 1));
     CHECK_RC(s, gsolve_solve(s, K, db, dx, GSOLVE_DEVICE), GSOLVE_OK);
-    cudaMemcpy(x, dx, (size_t)(K * A.n) * sizeof *x, cudaMemcpyDeviceToHost);
-    for (int j = 0; j < K; j++) CHECK(true_residual(&A, b + j * A.n, x + j * A.n) < 1e-7);
-    for (int64_t i = 0; i < A.rp[A.n]; i++) A.v[i] *= 2.0;
-    cudaMemcpy(dv, A.v, (size_t)A.rp[A.n] * sizeof *dv, cudaMemcpyHostToDevice);
+    cudaMemcpy(x, dx, (size_t)(K * A->n) * sizeof *x, cudaMemcpyDeviceToHost);
+    for (int j = 0; j < K; j++) CHECK(true_residual(A, b + j * A->n, x + j * A->n) < 1e-7);
+    for (size_t i = 0; i < nz; i++) A->v[i] *= 2.0; /* new values from the device */
+    cudaMemcpy(dv, A->v, nz * sizeof *dv, cudaMemcpyHostToDevice);
     CHECK_RC(s, gsolve_update_values(s, dv, GSOLVE_DEVICE), GSOLVE_OK);
-    cudaMemset(dx, 0, (size_t)(K * A.n) * sizeof *dx);
+    cudaMemset(dx, 0, (size_t)(K * A->n) * sizeof *dx);
     CHECK_RC(s, gsolve_solve(s, K, db, dx, GSOLVE_DEVICE), GSOLVE_OK);
-    cudaMemcpy(x, dx, (size_t)(K * A.n) * sizeof *x, cudaMemcpyDeviceToHost);
-    for (int j = 0; j < K; j++) CHECK(true_residual(&A, b + j * A.n, x + j * A.n) < 1e-7);
+    cudaMemcpy(x, dx, (size_t)(K * A->n) * sizeof *x, cudaMemcpyDeviceToHost);
+    for (int j = 0; j < K; j++) CHECK(true_residual(A, b + j * A->n, x + j * A->n) < 1e-7);
+    for (size_t i = 0; i < nz; i++) A->v[i] *= 0.25; /* and from the host */
+    CHECK_RC(s, gsolve_update_values(s, A->v, GSOLVE_HOST), GSOLVE_OK);
+    cudaMemset(dx, 0, (size_t)(K * A->n) * sizeof *dx);
+    CHECK_RC(s, gsolve_solve(s, K, db, dx, GSOLVE_DEVICE), GSOLVE_OK);
+    cudaMemcpy(x, dx, (size_t)(K * A->n) * sizeof *x, cudaMemcpyDeviceToHost);
+    for (int j = 0; j < K; j++) CHECK(true_residual(A, b + j * A->n, x + j * A->n) < 1e-7);
+    /* a bad value on the device is refused with the entry */
+    double nan = NAN;
+    cudaMemcpy(dv + 3, &nan, sizeof nan, cudaMemcpyHostToDevice);
+    CHECK_RC(s, gsolve_update_values(s, dv, GSOLVE_DEVICE), GSOLVE_BAD_INPUT);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A->n, drp, dci, dv, GSOLVE_DEVICE), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "not finite") != NULL || strstr(gsolve_error(s), "nan") != NULL);
     gsolve_destroy(&s);
     cudaFree(drp), cudaFree(dci), cudaFree(dv), cudaFree(db), cudaFree(dx);
     free(b), free(x);
+}
+
+static void device_arrays(void)
+{
+    csr A = poisson(40, 1.0, 0.0); /* rows in decreasing column order */
+    device_arrays_of(&A, 0);
+    for (int64_t i = 0; i < A.n; i++) /* reversed: increasing */
+        for (int64_t k = A.rp[i], l = A.rp[i + 1] - 1; k < l; k++, l--) {
+            int32_t c = A.ci[k];
+            double v = A.v[k];
+            A.ci[k] = A.ci[l], A.v[k] = A.v[l];
+            A.ci[l] = c, A.v[l] = v;
+        }
+    device_arrays_of(&A, 1);
     csr_free(&A);
     printf("device arrays: ok\n");
 }
