@@ -332,7 +332,9 @@ class Solver:
             if arr.ndim not in (1, 2) or arr.shape[0] != self._n:
                 raise InputError("gsolve: %s has shape %s; expected (%d,) or (%d, k)"
                                  % (name, shape, self._n, self._n))
-            cols = np.array(arr, dtype=np.float64, order="F", copy=True)
+            # the caller's array as it is when it is already float64 in columns (the library
+            # only reads b); a copy otherwise
+            cols = np.asfortranarray(arr, dtype=np.float64)
             return cols, (1 if arr.ndim == 1 else arr.shape[1]), shape
         if bk != kind:
             raise InputError("gsolve: %s is a %s array; the matrix was given as %s"
@@ -367,7 +369,12 @@ class Solver:
         type on the same device out. self.info holds the run's numbers."""
         self._live()
         bc, k, shape = self._columns(b, "b")
-        xc = self._zeros_like(bc) if x0 is None else self._columns(x0, "x0")[0]
+        if x0 is None:
+            xc = self._zeros_like(bc)
+        else:
+            xc = self._columns(x0, "x0")[0]
+            if xc is x0 or (self._kind == "numpy" and np.shares_memory(xc, x0)):
+                xc = xc.copy(order="F")  # the solution goes into a new array, x0 stays
         if x0 is not None and tuple(xc.shape) != tuple(bc.shape):
             raise InputError("gsolve: x0 has shape %s; b has %s" % (tuple(x0.shape), shape))
         where = HOST if self._kind == "numpy" else DEVICE

@@ -99,8 +99,13 @@ def test_many_right_hand_sides(backend):
             assert np.allclose(X[:, j], xj, rtol=0, atol=1e-12 * np.abs(xj).max())
             assert cols[j]["iterations"] == s.info["iterations"]
             assert rel_res(A, X[:, j], B[:, j]) < 1e-8
+        keep = X.copy()
         X0 = s.solve(B, x0=X)  # the solution as initial guess: nothing left to do
         assert s.info["iterations"] <= 1
+        assert np.array_equal(X, keep)  # x0 is not written
+        keep_b = B.copy()
+        s.solve(B)
+        assert np.array_equal(B, keep_b)  # nor is b
         assert rel_res(A, X0[:, 0], B[:, 0]) < 1e-8
 
 
