@@ -3,6 +3,7 @@
 #include "gsolve.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,28 @@ struct gsolve {
 typedef struct call {
     gs_log_fn fn;
     void *user;
+    int locked;
 } call;
+
+/* The GPU (its context, stream and memory pool) is the process's: calls of contexts that may
+ * use it take turns; contexts on the host run side by side. */
+static pthread_mutex_t g_device;
+static pthread_once_t g_device_once = PTHREAD_ONCE_INIT;
+
+/* recursive: a log callback may call the API again on its thread */
+static void device_lock_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&g_device, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+static int may_use_device(const gsolve_t *s)
+{
+    return s && (strcmp(s->c.run.backend, "host") != 0 || s->p.A_dev);
+}
 
 static void log_to_user(void *user, int level, const char *msg)
 {
@@ -58,6 +80,11 @@ static void log_to_user(void *user, int level, const char *msg)
 static call enter(gsolve_t *s)
 {
     call k;
+    k.locked = may_use_device(s);
+    if (k.locked) {
+        pthread_once(&g_device_once, device_lock_init);
+        pthread_mutex_lock(&g_device);
+    }
     gs_log_set(s && s->log ? log_to_user : NULL, s, &k.fn, &k.user);
     gs_error_clear();
     if (s) s->err[0] = '\0';
@@ -73,6 +100,7 @@ static int leave(gsolve_t *s, call k, gs_status st)
     }
     gs_error_clear();
     gs_log_set(k.fn, k.user, NULL, NULL);
+    if (k.locked) pthread_mutex_unlock(&g_device);
     return st == GS_OK ? GSOLVE_OK : gs_status_exit_code(st);
 }
 
@@ -142,6 +170,7 @@ void gsolve_destroy(gsolve_t **sp)
     gs_text_release(&s->report);
     gs_log_set(k.fn, k.user, NULL, NULL);
     gs_error_clear();
+    if (k.locked) pthread_mutex_unlock(&g_device);
     free(s);
     *sp = NULL;
 }
@@ -646,6 +675,7 @@ int gsolve_solve(gsolve_t *s, int nrhs, const double *b, double *x, int where)
             }
         gs_error_clear();
         gs_log_set(k.fn, k.user, NULL, NULL);
+        if (k.locked) pthread_mutex_unlock(&g_device);
         return GSOLVE_NOT_CONVERGED;
     }
 done:

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,7 +33,9 @@
 /* the row the formats' tuning keys take the place of (gs_format_key_at, gs_spmat.h) */
 #define FORMAT_KEYS "@format_keys"
 
-/* the problem generators' registry, the application's (gs_config_set_generators) */
+/* the problem generators' registry, the application's (gs_config_set_generators, called as the
+ * program starts) */
+static char g_generators_list[320];
 static struct {
     const char *(*choices)(void);
     int (*at)(int i, const char **name, const char **help);
@@ -43,6 +46,8 @@ void gs_config_set_generators(const char *(*choices)(void),
 {
     g_generators.choices = choices;
     g_generators.at = at;
+    g_generators_list[0] = '\0';
+    if (choices) snprintf(g_generators_list, sizeof g_generators_list, "|%s", choices());
 }
 
 /* The one declaration of every key. A format's tuning keys are
@@ -242,11 +247,21 @@ static const key_def ROWS[] = {
 static key_def KEYS[NROWS + FORMAT_KEYS_MAX];
 
 /* How many keys KEYS holds (made on the first call). */
-static size_t nkeys(void)
+static size_t g_nkeys;
+static char g_formats[320], g_level_formats[320], g_smoothers[320];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+/* The table and the registries' choice lists, made once (contexts may be made on several
+ * threads at once; afterwards everything here is only read). */
+static void build(void)
 {
-    static size_t n;
     const gs_format_key *fk;
-    if (n > 0) return n;
+    size_t n = 0;
+    (void)gs_krylov_choices(); /* the registries' own lists, made here, once */
+    (void)gs_spgemm_choices();
+    snprintf(g_smoothers, sizeof g_smoothers, "auto|%s", gs_smoother_choices());
+    snprintf(g_formats, sizeof g_formats, "auto|measure|%s", gs_format_choices());
+    snprintf(g_level_formats, sizeof g_level_formats, "auto|%s", gs_format_choices());
     for (size_t i = 0; i < NROWS; i++) {
         if (strcmp(ROWS[i].key, FORMAT_KEYS) != 0) {
             KEYS[n++] = ROWS[i];
@@ -261,7 +276,13 @@ static size_t nkeys(void)
             KEYS[n++] = k;
         }
     }
-    return n;
+    g_nkeys = n;
+}
+
+static size_t nkeys(void)
+{
+    pthread_once(&g_once, build);
+    return g_nkeys;
 }
 
 const key_def *gs_config_keys(size_t *n)
@@ -332,25 +353,15 @@ const char *gs_config_type_name(key_type t)
 /* The "a|b|c" choices of key k: its own, or the names a registry lists ("@..."). */
 const char *gs_config_key_choices(const key_def *k)
 {
-    static char formats[320], level_formats[320], generators[320];
     if (!k->choices || k->choices[0] != '@') return k->choices;
+    (void)nkeys(); /* the lists below made */
     if (strcmp(k->choices, GENERATORS) == 0) { /* "" (no generator) is a choice too */
-        if (!g_generators.choices) return "|"; /* no generators registered: none */
-        if (!generators[0]) snprintf(generators, sizeof generators, "|%s", g_generators.choices());
-        return generators;
+        return g_generators_list[0] ? g_generators_list : "|"; /* none registered: none */
     }
     if (strcmp(k->choices, KRYLOV) == 0) return gs_krylov_choices();
-    if (strcmp(k->choices, SMOOTHERS) == 0) {
-        static char smoothers[320];
-        if (!smoothers[0]) snprintf(smoothers, sizeof smoothers, "auto|%s", gs_smoother_choices());
-        return smoothers;
-    }
+    if (strcmp(k->choices, SMOOTHERS) == 0) return g_smoothers;
     if (strcmp(k->choices, GALERKIN) == 0) return gs_spgemm_choices();
-    if (!formats[0]) {
-        snprintf(formats, sizeof formats, "auto|measure|%s", gs_format_choices());
-        snprintf(level_formats, sizeof level_formats, "auto|%s", gs_format_choices());
-    }
-    return strcmp(k->choices, FORMATS) == 0 ? formats : level_formats;
+    return strcmp(k->choices, FORMATS) == 0 ? g_formats : g_level_formats;
 }
 
 /* The index of v among the "a|b|c" choices, or -1. */

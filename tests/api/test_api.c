@@ -4,6 +4,7 @@
  * NULL-safe destroy, two contexts at once, the log callback. With --gpu the same on the GPU
  * (run.backend = cuda; device vectors when the build has CUDA); exit 77 without one. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,47 @@ static void apply(int gpu)
     gsolve_destroy(&s);
     free(r), free(z), free(x), free(res);
     csr_free(&A);
+}
+
+/* two contexts on two threads at once (on the GPU they take turns), each its own matrix and
+ * settings, solved several times: every solution right, every context's numbers its own */
+typedef struct job {
+    int gpu, N, fail;
+    double k, its;
+} job;
+
+static void *run_job(void *arg)
+{
+    job *j = arg;
+    csr A = poisson(j->N, j->k, 0.0);
+    double *b = malloc((size_t)A.n * sizeof *b), *x = malloc((size_t)A.n * sizeof *x), v = 0;
+    gsolve_t *s = NULL;
+    for (int64_t i = 0; i < A.n; i++) b[i] = 1.0 + (double)(i % 5);
+    if (gsolve_create(&s) != GSOLVE_OK || gsolve_set(s, "run.backend", j->gpu ? "cuda" : "host") ||
+        gsolve_set(s, "solver.preconditioner", "amg") ||
+        gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST))
+        j->fail = 1;
+    for (int r = 0; r < 3 && !j->fail; r++) {
+        memset(x, 0, (size_t)A.n * sizeof *x);
+        if (gsolve_solve(s, 1, b, x, GSOLVE_HOST) != GSOLVE_OK || true_residual(&A, b, x) > 1e-7)
+            j->fail = 1;
+        if (gsolve_get(s, "rows", &v) != GSOLVE_OK || v != (double)A.n) j->fail = 1;
+        gsolve_get(s, "iterations", &j->its);
+    }
+    gsolve_destroy(&s);
+    free(b), free(x);
+    csr_free(&A);
+    return NULL;
+}
+
+static void threads(int gpu)
+{
+    job j[2] = {{gpu, 90, 0, 1.0, 0}, {gpu, 57, 0, 7.0, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) CHECK(pthread_create(&t[i], NULL, run_job, &j[i]) == 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECK(!j[0].fail && !j[1].fail);
+    CHECK(j[0].its > 0 && j[1].its > 0);
 }
 
 /* a nonsymmetric system with GMRES and classical AMG; not converging is a code, not an error */
@@ -411,6 +453,7 @@ int main(int argc, char **argv)
     }
     solves(gpu);
     apply(gpu);
+    threads(gpu);
     nonsymmetric(gpu);
 #ifdef GSOLVE_TEST_CUDA
     if (gpu) device_arrays();
