@@ -269,6 +269,28 @@ int gsolve_set_diagnostic(const char *name, const char *value)
     return st == GS_OK ? GSOLVE_OK : gs_status_exit_code(st);
 }
 
+/* Arrays in device memory need the GPU backend: started here (run.device) in a CUDA build. */
+static gs_status device_arrays(gsolve_t *s, const char *fn)
+{
+#ifdef GS_HAVE_CUDA
+    char dev[128];
+    if (gs_backend_get(GS_LOC_DEVICE)) return GS_OK;
+    gs_status st = gs_backend_cuda_init((int)s->c.run.device, dev, sizeof dev);
+    if (st != GS_OK) {
+        char msg[640];
+        gs_str_copy(msg, sizeof msg, gs_error_message());
+        gs_error_clear();
+        return GS_ERROR(GS_ERR_ARG, "%s: the arrays are in device memory, and the GPU cannot be "
+                        "used: %s", fn, msg);
+    }
+    return GS_OK;
+#else
+    (void)s;
+    return GS_ERROR(GS_ERR_ARG, "%s: the arrays are in device memory, and this build has no GPU "
+                    "backend", fn);
+#endif
+}
+
 /* ---- the matrix ---- */
 
 /* the caller's arrays on the host (copied down from the device for where = GSOLVE_DEVICE) */
@@ -461,17 +483,13 @@ int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr, const i
     if (!rowptr) GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: rowptr is NULL");
     gs_csr *D = NULL; /* the device path: checked and kept on the device */
     if (where == GSOLVE_DEVICE) {
+        GS_CHECK(device_arrays(s, "gsolve_set_matrix_csr"));
 #ifdef GS_HAVE_CUDA
         int canonical = 0;
-        char dev[128];
-        GS_CHECK(gs_backend_cuda_init((int)s->c.run.device, dev, sizeof dev));
         GS_CHECK(gs_api_csr_from_device(n, rowptr, cols, vals, &D, &canonical, &nnz));
         if (!canonical)
             gs_log(GS_LOG_INFO, "gsolve_set_matrix_csr: the device CSR's rows are not sorted "
                    "with distinct columns: sorted through the host");
-#else
-        GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: the arrays are in device memory, and this "
-                "build has no GPU backend");
 #endif
     }
     if (!D && where == GSOLVE_HOST) {
@@ -516,6 +534,7 @@ int gsolve_update_values(gsolve_t *s, const double *vals, int where)
     if (where != GSOLVE_HOST && where != GSOLVE_DEVICE)
         GS_FAIL(GS_ERR_ARG, "gsolve_update_values: where = %d: expected GSOLVE_HOST (0) or "
                 "GSOLVE_DEVICE (1)", where);
+    if (where == GSOLVE_DEVICE) GS_CHECK(device_arrays(s, "gsolve_update_values"));
 #ifdef GS_HAVE_CUDA
     if (s->p.A_dev && where == GSOLVE_DEVICE) { /* on the device, in place */
         GS_CHECK(gs_api_values_from_device(s->p.A_dev, vals));
@@ -639,9 +658,7 @@ int gsolve_solve(gsolve_t *s, int nrhs, const double *b, double *x, int where)
         GS_FAIL(GS_ERR_ARG, "gsolve_solve: where = %d: expected GSOLVE_HOST (0) or GSOLVE_DEVICE "
                 "(1)", where);
     if (!s->e) GS_CHECK(setup(s));
-    if (where == GSOLVE_DEVICE && !gs_backend_get(GS_LOC_DEVICE))
-        GS_FAIL(GS_ERR_ARG, "gsolve_solve: the vectors are in device memory, and this build "
-                "has no GPU backend");
+    if (where == GSOLVE_DEVICE) GS_CHECK(device_arrays(s, "gsolve_solve"));
     GS_CHECK(columns(s, nrhs));
     s->nrhs = 0;
     s->solve_s = 0.0;
@@ -693,9 +710,7 @@ int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, int where)
         GS_FAIL(GS_ERR_ARG, "gsolve_apply: where = %d: expected GSOLVE_HOST (0) or GSOLVE_DEVICE "
                 "(1)", where);
     if (!s->e) GS_CHECK(setup(s));
-    if (where == GSOLVE_DEVICE && !gs_backend_get(GS_LOC_DEVICE))
-        GS_FAIL(GS_ERR_ARG, "gsolve_apply: the vectors are in device memory, and this build "
-                "has no GPU backend");
+    if (where == GSOLVE_DEVICE) GS_CHECK(device_arrays(s, "gsolve_apply"));
     const int64_t n = s->n;
     for (int j = 0; j < nrhs; j++)
         GS_CHECK(gs_engine_precondition(s->e, r + (size_t)j * (size_t)n, z + (size_t)j * (size_t)n,

@@ -324,6 +324,14 @@ static void errors(void)
     CHECK_RC(s, gsolve_solve(s, 0, b, x, GSOLVE_HOST), GSOLVE_BAD_INPUT);
     CHECK_RC(s, gsolve_solve(s, 1, NULL, x, GSOLVE_HOST), GSOLVE_BAD_INPUT);
     CHECK_RC(s, gsolve_set_nullspace(s, 1, NULL), GSOLVE_BAD_INPUT);
+    if (!strstr(gsolve_version(), "cuda")) { /* device arrays in a build without a GPU backend */
+        CHECK_RC(s, gsolve_update_values(s, A.v, GSOLVE_DEVICE), GSOLVE_BAD_INPUT);
+        CHECK(strstr(gsolve_error(s), "no GPU backend") != NULL);
+        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_DEVICE), GSOLVE_BAD_INPUT);
+        CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_DEVICE),
+                 GSOLVE_BAD_INPUT);
+        CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    }
     /* a second context at the same time: its own settings and errors */
     CHECK_RC(t, gsolve_create(&t), GSOLVE_OK);
     CHECK_RC(t, gsolve_get_key(t, "amg.theta", buf, sizeof buf), GSOLVE_OK);
