@@ -48,7 +48,7 @@ static gs_driver_io make_io(const gs_config *c, FILE *out, char *why, size_t len
     memset(&io, 0, sizeof io);
     io.out = gs_app_file_out(out);
     io.interrupt = gs_host_interrupt_flag();
-    io.threads = gs_host_threads(c->run.threads, 0, why, len);
+    io.threads = gs_host_threads(c->run.threads, why, len);
     io.threads_why = why;
     io.threads_exact = strcmp(why, "OMP_NUM_THREADS") == 0; /* the user's count, as asked */
     return io;

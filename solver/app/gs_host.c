@@ -111,7 +111,7 @@ int gs_host_cpus(const char **from)
     return n;
 }
 
-int gs_host_threads(int64_t requested, int64_t rows, char *why, size_t len)
+int gs_host_threads(int64_t requested, char *why, size_t len)
 {
     int n = 1;
     const char *from = "run.threads";
@@ -130,19 +130,10 @@ int gs_host_threads(int64_t requested, int64_t rows, char *why, size_t len)
             n = n / ranks > 1 ? n / ranks : 1;
             from = "the node's CPUs shared by its MPI ranks";
         }
-        int64_t useful = rows / GS_HOST_ROWS_PER_THREAD;
-        if (rows > 0 && useful < n) {
-            n = useful > 1 ? (int)useful : 1;
-            snprintf(why, len, "%lld rows: not shared below %d a thread", (long long)rows,
-                     GS_HOST_ROWS_PER_THREAD);
-            omp_set_num_threads(n);
-            return n;
-        }
     }
     omp_set_num_threads(n);
 #else
     (void)requested;
-    (void)rows;
     from = "built without OpenMP";
 #endif
     snprintf(why, len, "%s", from);

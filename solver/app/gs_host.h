@@ -23,21 +23,17 @@
 extern "C" {
 #endif
 
-/* Rows per thread below which host work is not shared: a 3600-row solve runs on one thread
- * (its SpMV and vector updates take microseconds; waking threads costs as much). */
-#define GS_HOST_ROWS_PER_THREAD 20000
-
 /* The CPUs this process may use: the smallest of its affinity mask, the cgroup's CPU quota
  * (cgroup v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us, rounded up) and
  * SLURM_CPUS_PER_TASK; *from names the one that decided ("affinity", "cgroup quota",
  * "SLURM_CPUS_PER_TASK"). At least 1. */
 int gs_host_cpus(const char **from);
 
-/* The OpenMP threads for a run of `rows` rows (0: not known yet): `requested` when > 0
- * (run.threads), else OMP_NUM_THREADS when set, else gs_host_cpus, at most one thread per
- * GS_HOST_ROWS_PER_THREAD rows. Sets OpenMP's count (omp_set_num_threads) and returns it; why
- * (len >= 64) says where it came from. 1 in a build without OpenMP. */
-int gs_host_threads(int64_t requested, int64_t rows, char *why, size_t len);
+/* The OpenMP threads the job has: `requested` when > 0 (run.threads), else OMP_NUM_THREADS when
+ * set, else gs_host_cpus shared by the MPI ranks of the node when they are not bound. Sets
+ * OpenMP's count (omp_set_num_threads) and returns it; why (len >= 64) says where it came from.
+ * 1 in a build without OpenMP. The library fits it to the problem (gs_driver_threads). */
+int gs_host_threads(int64_t requested, char *why, size_t len);
 
 /* 1 when an MPI launcher (mpirun, mpiexec, srun) started this process: its environment says so */
 int gs_host_mpi_launched(void);

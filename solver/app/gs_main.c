@@ -253,7 +253,7 @@ static int solve(const gs_config *c)
     if (st == GS_OK) st = gs_results_check_outputs(c); /* before a long read and solve */
     /* the GPU first: the matrix is then read into page-locked memory (one direct upload) */
     if (st == GS_OK) gs_backend_cuda_start(c->run.backend, (int)c->run.device);
-    if (st == GS_OK) gs_host_threads(c->run.threads, 0, why, sizeof why);
+    if (st == GS_OK) gs_host_threads(c->run.threads, why, sizeof why);
     g_loading = c;
     gs_problem_set_sized_hook(pool_ahead);
     if (st == GS_OK) st = gs_problem_load(c, &p);
@@ -320,7 +320,7 @@ static int solve_dist(const gs_config *c0)
             fprintf(stderr, "rank %d: GPU %d of the %d its node has\n", me, (int)c->run.device,
                     ndev);
     }
-    if (st == GS_OK) gs_host_threads(c->run.threads, 0, why, sizeof why);
+    if (st == GS_OK) gs_host_threads(c->run.threads, why, sizeof why);
     st = gs_comm_agree(st);
     g_loading = c;
     gs_problem_set_sized_hook(pool_ahead);
