@@ -121,7 +121,8 @@ GSOLVE_API int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, i
  * "grid_complexity", "rows", "nnz". With several right-hand sides: the most iterations, the
  * largest residual, converged when all did, the total solve time; "iterations:J",
  * "residual:J", "converged:J" give column J's; "level_rows:L", "level_nnz:L" level L's size
- * (L < levels). GSOLVE_BAD_INPUT for an unknown name. */
+ * (L < levels); "device_to_host_bytes": the arrays the process has copied from the GPU to the
+ * host so far (vectors, matrices; not the reductions' few numbers). GSOLVE_BAD_INPUT for an unknown name. */
 GSOLVE_API int gsolve_get(const gsolve_t *s, const char *name, double *value);
 
 /* A text from the last setup and solve ("" when unknown or not made yet): "reason" (one word:

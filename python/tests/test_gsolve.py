@@ -189,8 +189,12 @@ def test_device_arrays_cupy():
     A = poisson2d(100)
     dA = csp.csr_matrix(A)
     db = cupy.ones(A.shape[0])
+    probe = gsolve.Solver(A, {"run.backend": "cuda"})
+    before = probe._num("device_to_host_bytes")
+    probe.close()
     with gsolve.Solver(dA) as s:
         dx = s.solve(db)
+        assert s._num("device_to_host_bytes") - before < 8 * A.shape[0]  # A, b stayed
         assert isinstance(dx, cupy.ndarray)
         assert s.info["backend"] == "cuda"
     assert rel_res(A, dx.get(), np.ones(A.shape[0])) < 1e-8
@@ -205,8 +209,14 @@ def test_device_arrays_torch():
                                 torch.from_numpy(A.indices.astype(np.int64)),
                                 torch.from_numpy(A.data), size=A.shape).cuda()
     b = torch.ones(A.shape[0], dtype=torch.float64, device="cuda")
-    x = gsolve.solve(T, b)
+    probe = gsolve.Solver(A, {"run.backend": "cuda"})
+    before = probe._num("device_to_host_bytes")
+    with gsolve.Solver(T) as s:
+        x = s.solve(b)
+        after = s._num("device_to_host_bytes")
+    probe.close()
     assert x.is_cuda
+    assert after - before < 8 * A.shape[0]  # neither A nor b came to the host
     assert rel_res(A, x.cpu().numpy(), np.ones(A.shape[0])) < 1e-8
 
 

@@ -784,13 +784,16 @@ int gsolve_get(const gsolve_t *cs, const char *name, double *value)
         *value = r->grid_complexity > 0 ? r->grid_complexity : 1.0;
     } else if (!strcmp(base, "level_rows") || !strcmp(base, "level_nnz")) {
         GS_FAIL(GS_ERR_ARG, "gsolve_get: %s needs a level, as %s:0", name, base);
+    } else if (!strcmp(base, "device_to_host_bytes")) {
+        *value = (double)gs_backend_d2h_bytes();
     } else if (!strcmp(base, "rows")) {
         *value = (double)s->n;
     } else if (!strcmp(base, "nnz")) {
         *value = (double)s->nnz;
     } else {
         GS_FAIL(GS_ERR_ARG, "gsolve_get: unknown name '%s' (iterations, residual, converged, "
-                "setup_s, solve_s, levels, operator_complexity, grid_complexity, rows, nnz)",
+                "setup_s, solve_s, levels, operator_complexity, grid_complexity, rows, nnz, "
+                "device_to_host_bytes)",
                 name);
     }
 done:

@@ -33,6 +33,7 @@ int gs_cuda_device_count(const char **why);
 gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
 double gs_cuda_h2d_seconds(void);
+unsigned long long gs_cuda_d2h_bytes(void);
 size_t gs_cuda_pool_bytes(void);
 void gs_cuda_pool_prepare(size_t bytes);
 double gs_cuda_pool_wait(void);
@@ -233,6 +234,15 @@ size_t gs_backend_pool_prepared(double *took_s)
     return gs_cuda_pool_prepared(took_s);
 #else
     if (took_s) *took_s = 0.0;
+    return 0;
+#endif
+}
+
+unsigned long long gs_backend_d2h_bytes(void)
+{
+#ifdef GS_HAVE_CUDA
+    return gs_cuda_d2h_bytes();
+#else
     return 0;
 #endif
 }

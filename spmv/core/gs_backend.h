@@ -168,6 +168,10 @@ size_t gs_backend_pool_prepared(double *took_s);
  * the device-side set-up around them); 0 without CUDA. */
 double gs_backend_h2d_seconds(void);
 
+/* Bytes of arrays this process has copied from the device to the host (vectors, matrices; not
+ * the reductions' few numbers); 0 without CUDA. */
+unsigned long long gs_backend_d2h_bytes(void);
+
 /* Number of usable CUDA devices (0 when CUDA is not built or no GPU is present); when
  * zero, *why (if given) says why in one line. */
 int gs_backend_cuda_devices(const char **why);

@@ -648,9 +648,13 @@ done:
 /* Copy `bytes` from the device to host memory and wait: directly into page-locked memory,
  * staged into pageable memory like gs_cuda_h2d (the copy engine fills one pinned buffer while
  * the CPU empties the other). */
+static unsigned long long g_d2h_bytes; /* gs_backend_d2h_bytes */
+extern "C" unsigned long long gs_cuda_d2h_bytes(void) { return g_d2h_bytes; }
+
 extern "C" gs_status gs_cuda_d2h(void *dst, const void *src, size_t bytes)
 {
     gs_status st = GS_OK;
+    __atomic_fetch_add(&g_d2h_bytes, (unsigned long long)bytes, __ATOMIC_RELAXED);
     gs_cuda_ctx *g = &gs_cuda_g;
     size_t off = 0, chunk = stage_chunk(bytes), prev_off = 0,
            prev_len = 0; /* prev: in stage[b ^ 1] */

@@ -437,6 +437,44 @@ static void device_arrays(void)
         }
     device_arrays_of(&A, 1);
     csr_free(&A);
+    /* sorted rows and vectors on the device: neither A nor b comes to the host (only the
+     * coarsest level, solved by a dense factorization, and the reductions' numbers do) */
+    csr P = poisson(200, 1.0, 0.0);
+    for (int64_t i = 0; i < P.n; i++)
+        for (int64_t k = P.rp[i], l = P.rp[i + 1] - 1; k < l; k++, l--) {
+            int32_t c = P.ci[k];
+            double v = P.v[k];
+            P.ci[k] = P.ci[l], P.v[k] = P.v[l];
+            P.ci[l] = c, P.v[l] = v;
+        }
+    int64_t *drp = NULL;
+    int32_t *dci = NULL;
+    double *dv = NULL, *db = NULL, *dx = NULL, d0 = 0, d1 = 0;
+    const size_t nz = (size_t)P.rp[P.n];
+    cudaMalloc((void **)&drp, (size_t)(P.n + 1) * sizeof *drp);
+    cudaMalloc((void **)&dci, nz * sizeof *dci);
+    cudaMalloc((void **)&dv, nz * sizeof *dv);
+    cudaMalloc((void **)&db, (size_t)P.n * sizeof *db);
+    cudaMalloc((void **)&dx, (size_t)P.n * sizeof *dx);
+    cudaMemcpy(drp, P.rp, (size_t)(P.n + 1) * sizeof *drp, cudaMemcpyHostToDevice);
+    cudaMemcpy(dci, P.ci, nz * sizeof *dci, cudaMemcpyHostToDevice);
+    cudaMemcpy(dv, P.v, nz * sizeof *dv, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, P.v, (size_t)P.n * sizeof *db, cudaMemcpyHostToDevice); /* some b */
+    cudaMemset(dx, 0, (size_t)P.n * sizeof *dx);
+    gsolve_t *s = NULL;
+    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "run.backend", "cuda"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_get(s, "device_to_host_bytes", &d0), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, P.n, drp, dci, dv, GSOLVE_DEVICE), GSOLVE_OK);
+    CHECK_RC(s, gsolve_solve(s, 1, db, dx, GSOLVE_DEVICE), GSOLVE_OK);
+    CHECK_RC(s, gsolve_get(s, "device_to_host_bytes", &d1), GSOLVE_OK);
+    printf("device arrays: %.0f bytes to the host for a %lld-row A (%zu bytes) and b\n", d1 - d0,
+           (long long)P.n, nz * 12);
+    CHECK(d1 - d0 < 8.0 * (double)P.n);
+    gsolve_destroy(&s);
+    cudaFree(drp), cudaFree(dci), cudaFree(dv), cudaFree(db), cudaFree(dx);
+    csr_free(&P);
     printf("device arrays: ok\n");
 }
 #endif
