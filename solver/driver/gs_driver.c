@@ -18,6 +18,7 @@
 #include "gs_dist_op.h"
 #include "gs_jacobi.h"
 #include "gs_log.h"
+#include "gs_precond.h"
 #include "gs_krylov.h"
 #include "gs_select.h"
 #include "gs_smoother.h"
@@ -180,13 +181,6 @@ gs_select_request gs_driver_select_request(const gs_config *c)
 static void warn_fallback(const gs_select_result *sr)
 {
     if (sr->fell_back) gs_log(GS_LOG_WARN, "%s", sr->reason);
-}
-
-/* The AMG levels whose chosen format refused their A: say so in the log (csr ran). */
-static void warn_fallbacks(const gs_amg_report *r)
-{
-    for (int l = 0; l < r->levels; l++)
-        if (r->level[l].fell_back) gs_log(GS_LOG_WARN, "%s", r->level[l].reason);
 }
 
 /* Convert dA (the matrix on the run's backend) into the format the selector picks (spmv.format,
@@ -592,8 +586,8 @@ struct gs_engine {
     int64_t n;
     gs_csr *dA;      /* A on the device (NULL on the host, or borrowed: p->A_dev) */
     int dA_borrowed;
-    gs_amg *amg;
-    gs_jacobi *J;
+    gs_amg *amg;     /* the preconditioner's hierarchy (borrowed from pc), or NULL */
+    gs_pc_build pc;  /* the preconditioner (gs_precond.h) */
     spmv_op aop;
     gs_linop Aop, M;
     int have_M;
@@ -611,9 +605,8 @@ void gs_engine_destroy(gs_engine **ep)
     gs_vec_destroy(&e->b);
     gs_vec_destroy(&e->x);
     gs_vec_destroy(&e->w);
-    gs_jacobi_destroy(&e->J);
-    gs_amg_destroy(&e->amg);
     if (!e->aop.borrowed) gs_spmat_destroy(&e->aop.M);
+    if (e->pc.destroy) e->pc.destroy(e->pc.state);
     if (!e->dA_borrowed) gs_csr_destroy(&e->dA);
     gs_free(e);
     *ep = NULL;
@@ -636,19 +629,6 @@ done:
 gs_amg *gs_engine_amg(const gs_engine *e)
 {
     return e ? e->amg : NULL;
-}
-
-/* Jacobi's diagonal from the host copy of A (downloaded when the caller gave A on the device) */
-static gs_status make_jacobi(const gs_problem *p, const gs_csr *dA, gs_loc loc, const char *where,
-                             gs_jacobi **J)
-{
-    gs_status st = GS_OK;
-    gs_csr *h = NULL;
-    if (!p->A) GS_CHECK(gs_csr_download(dA, &h));
-    GS_CHECK(gs_jacobi_create(p->A ? p->A : h, loc, where, J));
-done:
-    gs_csr_destroy(&h);
-    return st;
 }
 
 gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
@@ -696,23 +676,18 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
         run->transfer_s = gs_backend_h2d_seconds() - h0;
     }
     const gs_csr *use = e->dA ? e->dA : p->A;
-    if (strcmp(c->solver.preconditioner, "amg") == 0) {
-        gs_amg_params ap;
-        GS_CHECK(gs_driver_amg_params(c, p, &ap));
-        if (p->nullspace) { /* problem.nullspace's, else the generator's (elasticity: its
-                             * rigid-body modes) */
-            ap.nullspace = p->nullspace;
-            ap.nullspace_k = p->nullspace_k;
-        }
-        gs_select_request rq = gs_driver_select_request(c);
-        ap.select = &rq; /* AMG picks every operator's format through the selector */
-        GS_CHECK(gs_amg_setup(use, &ap, where, &e->amg));
-        GS_CHECK(gs_driver_record_amg(gs_amg_get_report(e->amg), run));
-        warn_fallbacks(gs_amg_get_report(e->amg));
-        e->M = gs_amg_linop(e->amg);
-        e->have_M = 1;
+    const gs_precond *pc = gs_precond_find(c->solver.preconditioner);
+    if (!pc)
+        GS_FAIL(GS_ERR_CONFIG, "solver.preconditioner = \"%s\" is not one of: %s",
+                c->solver.preconditioner, gs_precond_choices());
+    e->pc = (gs_pc_build){.c = c, .p = p, .A = use, .loc = e->loc, .where = where, .run = run};
+    GS_CHECK(pc->build(&e->pc));
+    e->amg = e->pc.amg;
+    e->M = e->pc.M;
+    e->have_M = e->pc.M.apply != NULL;
+    if (e->pc.A_op) {
         /* the Krylov method multiplies by the finest level's operator (its format chosen once) */
-        e->aop.M = (gs_spmat *)gs_amg_level_op(e->amg, 0);
+        e->aop.M = e->pc.A_op;
         e->aop.borrowed = 1;
         gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(e->aop.M->format));
         gs_spmat_describe(e->aop.M, run->format_desc, sizeof run->format_desc);
@@ -724,11 +699,6 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->b));
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->x));
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->w));
-    if (strcmp(c->solver.preconditioner, "jacobi") == 0) {
-        GS_CHECK(make_jacobi(p, e->dA, e->loc, where, &e->J));
-        e->M = gs_jacobi_linop(e->J);
-        e->have_M = 1;
-    }
     GS_CHECK(gs_backend_get(e->loc)->sync());
     e->setup_s = gs_time_now() - t0;
     run->res.setup_s = e->setup_s;

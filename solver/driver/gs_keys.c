@@ -15,6 +15,7 @@
 
 #include "gs_krylov.h"
 #include "gs_mem.h"
+#include "gs_precond.h"
 #include "gs_smoother.h"
 #include "gs_spgemm.h"
 #include "gs_spmat.h"
@@ -28,6 +29,7 @@
 #define LEVEL_FORMATS "@level_formats"
 #define KRYLOV "@krylov"
 #define SMOOTHERS "@smoothers"
+#define PRECONDITIONERS "@preconditioners" /* the preconditioners (gs_precond.h) */
 #define GALERKIN "@galerkin"     /* the Galerkin (SpGEMM) methods (gs_spgemm.h) */
 #define GENERATORS "@generators" /* the problem generators (gs_gen.h), or none */
 /* the row the formats' tuning keys take the place of (gs_format_key_at, gs_spmat.h) */
@@ -127,8 +129,8 @@ static const key_def ROWS[] = {
     {"solver.stagnation_window", K_INT, F(solver.stagnation_window), "1000", 0, IMAX, NULL,
      "stop as stagnated when the best residual gains < 0.1% in this many iterations (or in "
      "the last quarter of the run, when longer; 0: off)"},
-    {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM, "none|jacobi|amg",
-     "preconditioner"},
+    {"solver.preconditioner", K_STR, F(solver.preconditioner), "jacobi", NOLIM, PRECONDITIONERS,
+     "the Krylov method's preconditioner, applied once per iteration"},
     {"spmv.format", K_STR, F(spmv.format), "auto", NOLIM, FORMATS,
      "SpMV format on every AMG level; auto: chosen from the matrix's row lengths and diagonal "
      "structure; measure: times each, keeps the fastest; one unfit for A falls back to csr"},
@@ -259,6 +261,7 @@ static void build(void)
     size_t n = 0;
     (void)gs_krylov_choices(); /* the registries' own lists, made here, once */
     (void)gs_spgemm_choices();
+    (void)gs_precond_choices();
     snprintf(g_smoothers, sizeof g_smoothers, "auto|%s", gs_smoother_choices());
     snprintf(g_formats, sizeof g_formats, "auto|measure|%s", gs_format_choices());
     snprintf(g_level_formats, sizeof g_level_formats, "auto|%s", gs_format_choices());
@@ -360,6 +363,7 @@ const char *gs_config_key_choices(const key_def *k)
     }
     if (strcmp(k->choices, KRYLOV) == 0) return gs_krylov_choices();
     if (strcmp(k->choices, SMOOTHERS) == 0) return g_smoothers;
+    if (strcmp(k->choices, PRECONDITIONERS) == 0) return gs_precond_choices();
     if (strcmp(k->choices, GALERKIN) == 0) return gs_spgemm_choices();
     return strcmp(k->choices, FORMATS) == 0 ? g_formats : g_level_formats;
 }
@@ -651,6 +655,7 @@ static int registry_entry(const char *tag, int i, const char **name, const char 
     const gs_krylov_method *km;
     const gs_smoother *sm;
     const gs_spgemm_desc *gd;
+    const gs_precond *pd;
     *name = *help = NULL;
     if (!tag || tag[0] != '@') return 0;
     if ((!strcmp(tag, FORMATS) || !strcmp(tag, LEVEL_FORMATS)) && (fd = gs_format_at(i)))
@@ -659,6 +664,8 @@ static int registry_entry(const char *tag, int i, const char **name, const char 
         *name = km->name, *help = km->help;
     else if (!strcmp(tag, SMOOTHERS) && (sm = gs_smoother_at(i)))
         *name = sm->name, *help = sm->help;
+    else if (!strcmp(tag, PRECONDITIONERS) && (pd = gs_precond_at(i)))
+        *name = pd->name, *help = pd->help;
     else if (!strcmp(tag, GALERKIN) && (gd = gs_spgemm_method_at(i)))
         *name = gd->name, *help = gd->help;
     else if (!strcmp(tag, GENERATORS) && g_generators.at)
