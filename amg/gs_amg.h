@@ -81,6 +81,28 @@ typedef enum gs_amg_restriction {
 #define GS_AMG_MAX_LEVELS 50
 
 /* Which operator of a level a format is chosen for. */
+/* The named choices of the amg.* keys (gs_amg_choices.c): per choice point a table of name,
+ * help line and the setting it stands for (a gs_amg_method, gs_amg_strength, ... value; for the
+ * cycle 1 = W). */
+typedef enum gs_amg_choice_kind {
+    GS_AMG_CHOICE_METHOD = 0,
+    GS_AMG_CHOICE_STRENGTH,
+    GS_AMG_CHOICE_AGGREGATION,
+    GS_AMG_CHOICE_CYCLE,
+    GS_AMG_CHOICE_RESTRICTION,
+    GS_AMG_CHOICES
+} gs_amg_choice_kind;
+typedef struct gs_amg_choice {
+    const char *name, *help;
+    int value;
+} gs_amg_choice;
+/* entry i of kind k (NULL past the end); the entry named `name` (NULL: none); "a|b|c" */
+const gs_amg_choice *gs_amg_choice_at(gs_amg_choice_kind k, int i);
+const gs_amg_choice *gs_amg_choice_find(gs_amg_choice_kind k, const char *name);
+const char *gs_amg_choice_list(gs_amg_choice_kind k);
+/* the name of the entry of kind k standing for `value` ("?" for none) */
+const char *gs_amg_choice_name(gs_amg_choice_kind k, int value);
+
 typedef enum gs_amg_op_kind { GS_AMG_OP_A = 0, GS_AMG_OP_P, GS_AMG_OP_R } gs_amg_op_kind;
 
 /* Setup phases reported apart (seconds): the AMG's own; io's result record names its columns

@@ -600,7 +600,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
                  "strength theta %g%s, %d levels across ranks then gathered, block %d",
                  p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
                  amg->p.postsweeps, gs_comm_size(),
-                 p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
+                 gs_amg_choice_name(GS_AMG_CHOICE_STRENGTH, p->strength), p->theta,
                  p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
                  amg->nd, b0);
     gs_str_copy(amg->rep.smoother, sizeof amg->rep.smoother, amg->p.smoother->name);

@@ -134,7 +134,7 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
     }
     if (choose_m)
         snprintf(amg->rep.choice, sizeof amg->rep.choice, "method %s: %s",
-                 p->method == GS_AMG_METHOD_SA ? "sa" : "classical", why_m);
+                 gs_amg_choice_name(GS_AMG_CHOICE_METHOD, p->method), why_m);
     if (choose_s) gs_amg_choose_smoother(p, sym, amg->rep.choice, sizeof amg->rep.choice);
     if (choose_r && p->method == GS_AMG_METHOD_CLASSICAL) {
         p->restriction = !sym && !amg->irregular ? GS_AMG_RESTRICT_AT : GS_AMG_RESTRICT_PT;

@@ -444,7 +444,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         snprintf(amg->rep.desc, sizeof amg->rep.desc,
                  "%s cycle, %s, %d+%d sweeps, classical AMG: PMIS, extended+i interpolation "
                  "(at most %d entries a row), strength theta %g, %s, galerkin %s",
-                 p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
+                 gs_amg_choice_name(GS_AMG_CHOICE_CYCLE, p->cycle_w), amg->p.smoother->label,
+                 amg->p.presweeps,
                  amg->p.postsweeps, gs_amg_interp_max(amg), p->classical_theta,
                  amg->p.restriction == GS_AMG_RESTRICT_AT ? "R from A^T" : "R = P^T",
                  gs_spgemm_method_name(m));
@@ -452,10 +453,11 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         snprintf(amg->rep.desc, sizeof amg->rep.desc,
                  "%s cycle, %s, %d+%d sweeps, %s aggregation, %s strength theta %g%s, galerkin "
                  "%s, block %d",
-                 p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
+                 gs_amg_choice_name(GS_AMG_CHOICE_CYCLE, p->cycle_w), amg->p.smoother->label,
+                 amg->p.presweeps,
                  amg->p.postsweeps,
-                 p->aggregation == GS_AGG_MIS2 ? "mis2" : "standard",
-                 p->strength == GS_STRENGTH_ROWMAX ? "rowmax" : "symmetric", p->theta,
+                 gs_amg_choice_name(GS_AMG_CHOICE_AGGREGATION, p->aggregation),
+                 gs_amg_choice_name(GS_AMG_CHOICE_STRENGTH, p->strength), p->theta,
                  p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
                  gs_spgemm_method_name(m), p->block_size > 0 ? p->block_size : 1);
     gs_str_copy(amg->rep.smoother, sizeof amg->rep.smoother, amg->p.smoother->name);

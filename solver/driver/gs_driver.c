@@ -213,26 +213,30 @@ done:
 }
 
 
+/* the setting an amg.* key's value stands for (the key table checked the name: the first
+ * entry, the default's, for one it does not know) */
+static int amg_choice(gs_amg_choice_kind k, const char *name)
+{
+    const gs_amg_choice *ch = gs_amg_choice_find(k, name);
+    return ch ? ch->value : gs_amg_choice_at(k, 0)->value;
+}
+
 gs_status gs_driver_amg_params(const gs_config *c, const gs_problem *p, gs_amg_params *ap)
 {
     gs_status st = GS_OK;
     gs_amg_params_default(ap);
     ap->theta = c->amg.theta;
-    ap->strength = strcmp(c->amg.strength, "symmetric") == 0 ? GS_STRENGTH_SYMMETRIC
-                                                              : GS_STRENGTH_ROWMAX;
+    ap->strength = (gs_amg_strength)amg_choice(GS_AMG_CHOICE_STRENGTH, c->amg.strength);
     ap->filter = (int)c->amg.filter;
-    ap->aggregation = strcmp(c->amg.aggregation, "standard") == 0 ? GS_AGG_STANDARD : GS_AGG_MIS2;
+    ap->aggregation = (gs_amg_aggregation)amg_choice(GS_AMG_CHOICE_AGGREGATION, c->amg.aggregation);
     ap->max_levels = (int)c->amg.max_levels;
     ap->coarse_size = c->amg.coarse_size;
     GS_CHECK(gs_spgemm_method_parse(c->amg.galerkin, &ap->galerkin));
-    ap->cycle_w = strcmp(c->amg.cycle, "W") == 0;
-    ap->method = strcmp(c->amg.method, "sa") == 0          ? GS_AMG_METHOD_SA
-                 : strcmp(c->amg.method, "classical") == 0 ? GS_AMG_METHOD_CLASSICAL
-                                                           : GS_AMG_METHOD_AUTO;
+    ap->cycle_w = amg_choice(GS_AMG_CHOICE_CYCLE, c->amg.cycle);
+    ap->method = (gs_amg_method)amg_choice(GS_AMG_CHOICE_METHOD, c->amg.method);
     ap->classical_theta = c->amg.classical_theta;
-    ap->restriction = strcmp(c->amg.restriction, "pt") == 0   ? GS_AMG_RESTRICT_PT
-                      : strcmp(c->amg.restriction, "at") == 0 ? GS_AMG_RESTRICT_AT
-                                                              : GS_AMG_RESTRICT_AUTO;
+    ap->restriction = (gs_amg_restriction)amg_choice(GS_AMG_CHOICE_RESTRICTION,
+                                                     c->amg.restriction);
     ap->interp_max_elements = (int)c->amg.interp_max_elements;
     ap->interp_trunc = c->amg.interp_trunc;
     ap->smoother = strcmp(c->amg.smoother, "auto") == 0 ? NULL : gs_smoother_find(c->amg.smoother);
@@ -271,9 +275,11 @@ void gs_driver_context_amg(const gs_amg_report *a, gs_result *r)
         gs_str_copy(r->context.amg_aggregation, sizeof r->context.amg_aggregation, "pmis");
     if (a->method != GS_AMG_METHOD_AUTO) {
         gs_str_copy(r->context.amg_method, sizeof r->context.amg_method,
-                    a->method == GS_AMG_METHOD_CLASSICAL ? "classical" : "sa");
+                    gs_amg_choice_name(GS_AMG_CHOICE_METHOD, a->method));
         gs_str_copy(r->context.amg_restriction, sizeof r->context.amg_restriction,
-                    a->restriction == GS_AMG_RESTRICT_AT ? "at" : "pt");
+                    gs_amg_choice_name(GS_AMG_CHOICE_RESTRICTION,
+                                       a->restriction == GS_AMG_RESTRICT_AT ? GS_AMG_RESTRICT_AT
+                                                                           : GS_AMG_RESTRICT_PT));
     }
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_amg.h"
 #include "gs_krylov.h"
 #include "gs_mem.h"
 #include "gs_precond.h"
@@ -30,6 +31,12 @@
 #define KRYLOV "@krylov"
 #define SMOOTHERS "@smoothers"
 #define PRECONDITIONERS "@preconditioners" /* the preconditioners (gs_precond.h) */
+/* the AMG's named choices (gs_amg_choice_*, gs_amg.h) */
+#define AMG_METHOD "@amg.method"
+#define AMG_STRENGTH "@amg.strength"
+#define AMG_AGGREGATION "@amg.aggregation"
+#define AMG_CYCLE "@amg.cycle"
+#define AMG_RESTRICTION "@amg.restriction"
 #define GALERKIN "@galerkin"     /* the Galerkin (SpGEMM) methods (gs_spgemm.h) */
 #define GENERATORS "@generators" /* the problem generators (gs_gen.h), or none */
 /* the row the formats' tuning keys take the place of (gs_format_key_at, gs_spmat.h) */
@@ -50,6 +57,16 @@ void gs_config_set_generators(const char *(*choices)(void),
     g_generators.at = at;
     g_generators_list[0] = '\0';
     if (choices) snprintf(g_generators_list, sizeof g_generators_list, "|%s", choices());
+}
+
+/* the AMG choice point behind a "@amg.*" tag, or -1 */
+static int amg_kind(const char *tag)
+{
+    static const char *const tags[GS_AMG_CHOICES] = {AMG_METHOD, AMG_STRENGTH, AMG_AGGREGATION,
+                                                     AMG_CYCLE, AMG_RESTRICTION};
+    for (int i = 0; tag && i < GS_AMG_CHOICES; i++)
+        if (strcmp(tag, tags[i]) == 0) return i;
+    return -1;
 }
 
 /* The one declaration of every key. A format's tuning keys are
@@ -138,10 +155,9 @@ static const key_def ROWS[] = {
      "one format per AMG level, e.g. [\"cds\", \"cmrs\", \"csr\"], the last repeated on deeper "
      "levels (overrides spmv.format); empty: spmv.format on every level"},
     {FORMAT_KEYS, K_STR, 0, "", NOLIM, NULL, ""},
-    {"amg.method", K_STR, F(amg.method), "auto", NOLIM, "auto|sa|classical",
-     "sa: smoothed aggregation; classical: PMIS + extended+i; auto: classical for a nonsymmetric "
-     "A, irregular rows, coefficient jumps or unstructured stencils; sa otherwise and always "
-     "with a block size, near-nullspace or MPI"},
+    {"amg.method", K_STR, F(amg.method), "auto", NOLIM, AMG_METHOD,
+     "the AMG method; auto chooses from the matrix, and smoothed aggregation whenever a block "
+     "size or near-nullspace is given and across MPI ranks"},
     {"amg.theta", K_FLOAT, F(amg.theta), "0.3", 0, 1, NULL,
      "smoothed aggregation: strength-of-connection threshold (see amg.strength); larger: fewer "
      "strong couplings, smaller aggregates that follow anisotropy and jumps, more levels"},
@@ -151,23 +167,20 @@ static const key_def ROWS[] = {
     {"amg.interp_max_elements", K_INT, F(amg.interp_max_elements), "0", 0, 64, NULL,
      "classical AMG: most entries kept per interpolation row (the largest, row sum kept), halved "
      "on a level that would grow; 0: 4, or 1 when the matrix has irregular rows"},
-    {"amg.restriction", K_STR, F(amg.restriction), "auto", NOLIM, "auto|pt|at",
-     "classical AMG: pt: R = P^T (Galerkin); at: R from the interpolation of A^T "
-     "(Petrov-Galerkin, for a nonsymmetric A); auto: at for a nonsymmetric A without irregular "
-     "rows, else pt"},
+    {"amg.restriction", K_STR, F(amg.restriction), "auto", NOLIM, AMG_RESTRICTION,
+     "classical AMG's restriction R (at is refused across MPI ranks)"},
     {"amg.interp_trunc", K_FLOAT, F(amg.interp_trunc), "0", 0, 1, NULL,
      "classical AMG: interpolation entries below this fraction of their row's largest are "
      "dropped (the row rescaled to keep its sum)"},
-    {"amg.strength", K_STR, F(amg.strength), "rowmax", NOLIM, "rowmax|symmetric",
-     "rowmax: j is strong for i when -a_ij sign(a_ii) > theta x the largest such coupling of row "
-     "i or j (scale-free); symmetric: |a_ij| > theta sqrt(|a_ii a_jj|); blocks: block norms"},
+    {"amg.strength", K_STR, F(amg.strength), "rowmax", NOLIM, AMG_STRENGTH,
+     "smoothed aggregation: when j is a strong neighbour of i (block systems compare block "
+     "norms)"},
     {"amg.filter", K_INT, F(amg.filter), "1", 0, 1, NULL,
      "1 (with theta > 0, one unknown per node): smooth the prolongator with a filtered matrix, "
      "weak couplings lumped to the diagonal; keeps P and coarse levels sparse on anisotropic "
      "problems"},
-    {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, "mis2|standard",
-     "mis2: parallel, deterministic aggregation around a distance-2 maximal independent set "
-     "(same on host and GPU); standard: PyAMG's sequential greedy rule (setup on the host)"},
+    {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, AMG_AGGREGATION,
+     "smoothed aggregation: how nodes are grouped into aggregates"},
     {"amg.max_levels", K_INT, F(amg.max_levels), "10", 1, 50, NULL, "most levels of the hierarchy"},
     {"amg.coarse_size", K_INT, F(amg.coarse_size), "200", 1, 20000, NULL,
      "stop coarsening at this many unknowns; the coarsest level is solved by a dense "
@@ -178,8 +191,7 @@ static const key_def ROWS[] = {
     {"amg.galerkin", K_STR, F(amg.galerkin), "auto", NOLIM, GALERKIN,
      "Galerkin product R (A P): dcsr (row-binned DCSR SpGEMM, GPU), cusparse (cuSPARSE SpGEMM, "
      "GPU), host; auto: dcsr on the GPU, host on the host"},
-    {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, "V|W",
-     "multigrid cycle: V: one coarse correction per level; W: two (stronger, costlier)"},
+    {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, AMG_CYCLE, "the multigrid cycle"},
     {"amg.smoother", K_STR, F(amg.smoother), "auto", NOLIM, SMOOTHERS,
      "smoother on every level but the coarsest; auto: chebyshev for a symmetric matrix, else "
      "l1jacobi with twice amg.presweeps and amg.postsweeps"},
@@ -262,6 +274,7 @@ static void build(void)
     (void)gs_krylov_choices(); /* the registries' own lists, made here, once */
     (void)gs_spgemm_choices();
     (void)gs_precond_choices();
+    for (int i = 0; i < GS_AMG_CHOICES; i++) (void)gs_amg_choice_list((gs_amg_choice_kind)i);
     snprintf(g_smoothers, sizeof g_smoothers, "auto|%s", gs_smoother_choices());
     snprintf(g_formats, sizeof g_formats, "auto|measure|%s", gs_format_choices());
     snprintf(g_level_formats, sizeof g_level_formats, "auto|%s", gs_format_choices());
@@ -364,6 +377,7 @@ const char *gs_config_key_choices(const key_def *k)
     if (strcmp(k->choices, KRYLOV) == 0) return gs_krylov_choices();
     if (strcmp(k->choices, SMOOTHERS) == 0) return g_smoothers;
     if (strcmp(k->choices, PRECONDITIONERS) == 0) return gs_precond_choices();
+    if (amg_kind(k->choices) >= 0) return gs_amg_choice_list((gs_amg_choice_kind)amg_kind(k->choices));
     if (strcmp(k->choices, GALERKIN) == 0) return gs_spgemm_choices();
     return strcmp(k->choices, FORMATS) == 0 ? g_formats : g_level_formats;
 }
@@ -656,6 +670,7 @@ static int registry_entry(const char *tag, int i, const char **name, const char 
     const gs_smoother *sm;
     const gs_spgemm_desc *gd;
     const gs_precond *pd;
+    const gs_amg_choice *ac;
     *name = *help = NULL;
     if (!tag || tag[0] != '@') return 0;
     if ((!strcmp(tag, FORMATS) || !strcmp(tag, LEVEL_FORMATS)) && (fd = gs_format_at(i)))
@@ -664,6 +679,8 @@ static int registry_entry(const char *tag, int i, const char **name, const char 
         *name = km->name, *help = km->help;
     else if (!strcmp(tag, SMOOTHERS) && (sm = gs_smoother_at(i)))
         *name = sm->name, *help = sm->help;
+    else if (amg_kind(tag) >= 0 && (ac = gs_amg_choice_at((gs_amg_choice_kind)amg_kind(tag), i)))
+        *name = ac->name, *help = ac->help;
     else if (!strcmp(tag, PRECONDITIONERS) && (pd = gs_precond_at(i)))
         *name = pd->name, *help = pd->help;
     else if (!strcmp(tag, GALERKIN) && (gd = gs_spgemm_method_at(i)))
