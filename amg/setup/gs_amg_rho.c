@@ -42,7 +42,7 @@ gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
     gs_status st = GS_OK;
     int32_t n = A->rows;
     gs_vec *v = NULL, *w = NULL, *vp = NULL, *t = NULL;
-    const gs_vec s = {n, (double *)sqrt_dinv, amg->loc};
+    const gs_vec s = {n, (double *)sqrt_dinv, amg->loc, GS_F64};
     double al[LANCZOS_STEPS] = {0}, be[LANCZOS_STEPS] = {0}, beta = 0.0, nrm;
     int m = 0;
     GS_CHECK(gs_vec_create(n, amg->loc, &v));

@@ -51,6 +51,11 @@ static const void *const g_device_tables[GS_MODULE_COUNT] = {
 static int g_device_ready; /* gs_backend_cuda_init succeeded */
 #endif
 
+const gs_backend_ops *gs_backend_for(gs_loc loc, gs_dtype type)
+{
+    return type == GS_F64 ? gs_backend_get(loc) : NULL; /* double only, for now */
+}
+
 const gs_backend_ops *gs_backend_get(gs_loc loc)
 {
     switch (loc) {

@@ -110,6 +110,9 @@ typedef struct gs_backend_ops {
 
 /* The operations for data at loc; NULL when that backend is not built. */
 const gs_backend_ops *gs_backend_get(gs_loc loc);
+/* The operations for values of type `type` at loc: the tables are keyed by location and value
+ * type; only GS_F64 has kernels (NULL for the others). gs_backend_get(loc) is the GS_F64 one. */
+const gs_backend_ops *gs_backend_for(gs_loc loc, gs_dtype type);
 
 /* The operation tables of the modules that sit on the core: each module defines its table's
  * struct in its own header (gs_format_ops in gs_spmat.h, gs_dcsr_ops in gs_dcsr.h, gs_spgemm_ops

@@ -5,7 +5,8 @@
 
 size_t gs_dtype_size(gs_dtype t)
 {
-    return t == GS_F64 ? sizeof(double) : t == GS_I64 ? sizeof(int64_t) : sizeof(int32_t);
+    return t == GS_F64 ? sizeof(double) : t == GS_I64 ? sizeof(int64_t) : t == GS_F32 ? sizeof(float)
+                                                                                  : sizeof(int32_t);
 }
 
 gs_status gs_buf_create(int64_t n, gs_dtype t, gs_loc loc, const char *what, gs_buf **out)

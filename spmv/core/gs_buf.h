@@ -15,7 +15,6 @@
 extern "C" {
 #endif
 
-typedef enum gs_dtype { GS_F64 = 0, GS_I32, GS_I64 } gs_dtype;
 
 typedef struct gs_buf {
     void *data;

@@ -30,6 +30,7 @@ typedef struct gs_csr {
     double *val;     /* nnz */
     gs_loc loc;
     void *backend; /* backend state of a device matrix (cuSPARSE descriptors, buffers) */
+    gs_dtype type; /* the values' type: GS_F64 (the kernels' type; 0 in a zeroed struct) */
 } gs_csr;
 
 /* Nonzeros-per-row statistics of a matrix. */

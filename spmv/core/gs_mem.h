@@ -19,6 +19,12 @@ extern "C" {
 /* Where a buffer lives. */
 typedef enum gs_loc { GS_LOC_HOST = 0, GS_LOC_DEVICE = 1 } gs_loc;
 
+/* The type of an array's elements. Buffers, vectors and matrices carry it (their values' type):
+ * the value type double (GS_F64, 0, what zeroed structs hold) is the one with kernels; GS_F32
+ * marks single-precision values, which the backends refuse until they have kernels for them
+ * (gs_backend_for). */
+typedef enum gs_dtype { GS_F64 = 0, GS_I32, GS_I64, GS_F32 } gs_dtype;
+
 /* Plain allocators: NULL on failure (real or injected); gs_free(NULL) is a no-op. */
 void *gs_malloc(size_t bytes);
 void *gs_calloc(size_t count, size_t size);

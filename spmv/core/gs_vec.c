@@ -7,9 +7,11 @@
 #include "gs_backend.h"
 #include "gs_buf.h"
 
-static gs_status ops_for(gs_loc loc, const gs_backend_ops **out)
+static gs_status ops_for(gs_loc loc, gs_dtype type, const gs_backend_ops **out)
 {
-    *out = gs_backend_get(loc);
+    *out = gs_backend_for(loc, type);
+    if (!*out && type != GS_F64)
+        return GS_ERROR(GS_ERR_UNSUPPORTED, "vectors of value type %d have no kernels", (int)type);
     if (!*out)
         return GS_ERROR(GS_ERR_UNSUPPORTED, "no backend for %s data in this build",
                         loc == GS_LOC_HOST ? "host" : "device");
@@ -30,9 +32,10 @@ static gs_status reduce(gs_status st, double *v, int k)
     return g_reduce(st, v, k);
 }
 
-#define OPS(loc)                                                                                   \
+/* the table of vector v (its location and value type) */
+#define OPS_V(v)                                                                                   \
     const gs_backend_ops *ops;                                                                     \
-    gs_status ops_st_ = ops_for((loc), &ops);                                                      \
+    gs_status ops_st_ = ops_for((v)->loc, (v)->type, &ops);                                        \
     if (ops_st_ != GS_OK) return ops_st_
 
 gs_status gs_vec_create(int64_t n, gs_loc loc, gs_vec **out)
@@ -40,10 +43,10 @@ gs_status gs_vec_create(int64_t n, gs_loc loc, gs_vec **out)
     gs_status st = GS_OK;
     gs_vec *x = NULL;
     *out = NULL;
-    OPS(loc);
+    const gs_vec shape = {.n = n, .loc = loc, .type = GS_F64};
+    OPS_V(&shape);
     GS_CHECK(gs_alloc_array(1, sizeof *x, "vector", (void **)&x));
-    x->n = n;
-    x->loc = loc;
+    *x = shape;
     x->data = NULL;
     st = ops->alloc((size_t)(n > 0 ? n : 1) * sizeof(double), "vector values", (void **)&x->data);
     if (st != GS_OK) {
@@ -70,13 +73,13 @@ void gs_vec_destroy(gs_vec **x)
 
 gs_status gs_vec_dot(const gs_vec *x, const gs_vec *y, double *out)
 {
-    OPS(x->loc);
+    OPS_V(x);
     return reduce(ops->dot(x, y, out), out, 1);
 }
 
 gs_status gs_vec_nrm2(const gs_vec *x, double *out)
 {
-    OPS(x->loc);
+    OPS_V(x);
     double d = 0.0;
     gs_status st = reduce(ops->dot(x, x, &d), &d, 1);
     *out = sqrt(d);
@@ -85,37 +88,37 @@ gs_status gs_vec_nrm2(const gs_vec *x, double *out)
 
 gs_status gs_vec_axpy(double a, const gs_vec *x, gs_vec *y)
 {
-    OPS(x->loc);
+    OPS_V(x);
     return ops->axpby(a, x, 1.0, y);
 }
 
 gs_status gs_vec_axpby(double a, const gs_vec *x, double b, gs_vec *y)
 {
-    OPS(x->loc);
+    OPS_V(x);
     return ops->axpby(a, x, b, y);
 }
 
 gs_status gs_vec_copy(const gs_vec *x, gs_vec *y)
 {
-    OPS(x->loc);
+    OPS_V(x);
     return ops->copy(x, y);
 }
 
 gs_status gs_vec_fill(double a, gs_vec *x)
 {
-    OPS(x->loc);
+    OPS_V(x);
     return ops->fill(a, x);
 }
 
 gs_status gs_vec_scal(double a, gs_vec *x)
 {
-    OPS(x->loc);
+    OPS_V(x);
     return ops->axpby(0.0, x, a, x);
 }
 
 gs_status gs_vec_pmul(const gs_vec *d, const gs_vec *x, gs_vec *y)
 {
-    OPS(x->loc);
+    OPS_V(x);
     return ops->pmul(d, x, y);
 }
 
@@ -123,21 +126,21 @@ gs_status gs_vec_dots(int k, const gs_vec *const *x, const gs_vec *const *y, dou
 {
     if (k < 1 || k > GS_MAX_DOTS)
         return GS_ERROR(GS_ERR_ARG, "gs_vec_dots: %d products, expected 1..%d", k, GS_MAX_DOTS);
-    OPS(x[0]->loc);
+    OPS_V(x[0]);
     return reduce(ops->dots(k, x, y, out), out, k);
 }
 
 gs_status gs_vec_cg_update(double alpha, double beta, const gs_vec *u, const gs_vec *w,
                            gs_vec *p, gs_vec *s, gs_vec *x, gs_vec *r)
 {
-    OPS(x->loc);
+    OPS_V(x);
     return ops->cg_update(alpha, beta, u, w, p, s, x, r);
 }
 
 gs_status gs_vec_mdot(int k, const gs_vec *const *V, const gs_vec *w, double *out)
 {
     if (k < 1) return GS_ERROR(GS_ERR_ARG, "gs_vec_mdot: %d vectors, expected >= 1", k);
-    OPS(w->loc);
+    OPS_V(w);
     return reduce(ops->mdot(k, V, w, out), out, k);
 }
 
@@ -145,20 +148,20 @@ gs_status gs_vec_mdot2(int k, const gs_vec *const *V, const gs_vec *a, const gs_
                        double *out)
 {
     if (k < 1) return GS_ERROR(GS_ERR_ARG, "gs_vec_mdot2: %d vectors, expected >= 1", k);
-    OPS(a->loc);
+    OPS_V(a);
     return reduce(ops->mdot2(k, V, a, b, out), out, 2 * k);
 }
 
 gs_status gs_vec_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y)
 {
     if (k < 1) return GS_OK;
-    OPS(y->loc);
+    OPS_V(y);
     return ops->maxpy(k, c, V, y);
 }
 
 gs_status gs_vec_all_finite(const gs_vec *x, int *out)
 {
-    OPS(x->loc);
+    OPS_V(x);
     gs_status st = ops->all_finite(x, out);
     double bad = *out ? 0.0 : 1.0; /* finite everywhere: no process holds a bad entry */
     st = reduce(st, &bad, 1);
@@ -169,7 +172,7 @@ gs_status gs_vec_all_finite(const gs_vec *x, int *out)
 /* both through gs_buf_copy, the one copy between locations */
 gs_status gs_vec_set_host(gs_vec *x, const double *src)
 {
-    OPS(x->loc);
+    OPS_V(x);
     (void)ops;
     if (x->n <= 0) return GS_OK;
     const gs_buf from = {(void *)src, x->n, GS_F64, GS_LOC_HOST};
@@ -179,7 +182,7 @@ gs_status gs_vec_set_host(gs_vec *x, const double *src)
 
 gs_status gs_vec_get_host(const gs_vec *x, double *dst)
 {
-    OPS(x->loc);
+    OPS_V(x);
     (void)ops;
     if (x->n <= 0) return GS_OK;
     const gs_buf from = {x->data, x->n, GS_F64, x->loc};

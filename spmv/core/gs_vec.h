@@ -18,6 +18,7 @@ typedef struct gs_vec {
     int64_t n;
     double *data; /* n values, on loc */
     gs_loc loc;
+    gs_dtype type; /* the values' type: GS_F64 (the kernels' type; 0 in a zeroed struct) */
 } gs_vec;
 
 /* A zero-filled vector of length n on loc. */

@@ -297,7 +297,7 @@ static gs_status ipc_setup(gs_dist_op *D)
         gs_error_clear();
         goto done;
     }
-    D->ipc.xh = (gs_vec){D->nhalo, D->ipc.buf, D->loc};
+    D->ipc.xh = (gs_vec){D->nhalo, D->ipc.buf, D->loc, GS_F64};
     if (!bad[1]) { /* where this rank's kernels write the neighbours' flags; one block at loc:
                     * done_at, ready_at, the counters (seq), dpeer, dsoff */
         const size_t ns = (size_t)D->nsend + 1, nr = (size_t)D->nrecv + 1, nc = SEQ_COUNT;

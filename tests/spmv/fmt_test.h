@@ -143,7 +143,7 @@ static void fmt_check_case(const char *name, const gs_csr *A, gs_format f,
     double *x = malloc((size_t)nx * 8), *yr = malloc((size_t)ny * 8), *yf = malloc((size_t)ny * 8);
     gs_gen_random_vector(4242, x, A->cols);
     gs_csr_spmv_host(A, x, yr);
-    gs_vec xv = {A->cols, x, GS_LOC_HOST}, yv = {A->rows, yf, GS_LOC_HOST};
+    gs_vec xv = {A->cols, x, GS_LOC_HOST, GS_F64}, yv = {A->rows, yf, GS_LOC_HOST, GS_F64};
     for (int64_t i = 0; i < A->rows; i++) yf[i] = 1e300; /* must be overwritten */
     CHECK_OK(gs_spmat_spmv(M, &xv, &yv));
     double e = fmt_rel_diff(yf, yr, A->rows);

@@ -246,7 +246,7 @@ static void image_get(const gs_spmat *M, cds_image *im)
     if (M->loc == GS_LOC_HOST) {
         memcpy(im->val, C->val, (size_t)n * sizeof *im->val);
     } else if (n > 0) {
-        gs_vec v = {n, C->val, GS_LOC_DEVICE};
+        gs_vec v = {n, C->val, GS_LOC_DEVICE, GS_F64};
         CHECK_OK(gs_vec_get_host(&v, im->val));
     }
 }
