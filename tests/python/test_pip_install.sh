@@ -5,7 +5,10 @@
 set -eu
 py=$1 src=$2 work=$3
 rm -rf "$work"
-"$py" -m venv --system-site-packages "$work/venv"
+if ! "$py" -m venv --system-site-packages "$work/venv"; then
+    echo "python_pip_install: $py cannot make a virtual environment (Debian: python3-venv): skipped"
+    exit 77
+fi
 "$work/venv/bin/python" -m pip install --quiet --no-build-isolation --no-deps \
     -C cmake.define.GSOLVE_CUDA=OFF -C build-dir="$work/build" "$src/python"
 cd "$work"
