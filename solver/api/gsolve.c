@@ -293,41 +293,44 @@ static gs_status device_arrays(gsolve_t *s, const char *fn)
 
 /* ---- the matrix ---- */
 
-/* the caller's arrays on the host (copied down from the device for where = GSOLVE_DEVICE) */
-static gs_status host_arrays(int64_t n, const int64_t *rowptr, const int32_t *cols,
-                             const double *vals, int where, int64_t **rp, int32_t **ci, double **v,
-                             int64_t *nnz)
+/* rowptr (n + 1 entries, on the host) from 0 and never decreasing, at most 2^31 - 1 entries,
+ * cols and vals given when there are entries; *nnz = rowptr[n] */
+static gs_status check_rowptr(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
+                              int64_t *nnz)
+{
+    if (rp[0] != 0)
+        return GS_ERROR(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr[0] = %lld, expected 0",
+                        (long long)rp[0]);
+    for (int64_t i = 0; i < n; i++)
+        if (rp[i + 1] < rp[i])
+            return GS_ERROR(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr decreases at row %lld "
+                            "(%lld then %lld)", (long long)i, (long long)rp[i],
+                            (long long)rp[i + 1]);
+    *nnz = rp[n];
+    if (*nnz > GS_MAX_INDEX)
+        return GS_ERROR(GS_ERR_UNSUPPORTED, "gsolve_set_matrix_csr: %lld entries; at most %lld "
+                        "(2^31 - 1)", (long long)*nnz, GS_MAX_INDEX);
+    if (*nnz > 0 && (!ci || !v))
+        return GS_ERROR(GS_ERR_ARG, "gsolve_set_matrix_csr: cols or vals is NULL");
+    return GS_OK;
+}
+
+/* host copies of a device CSR's arrays (the rows to be sorted on the host), rowptr checked */
+static gs_status device_to_host(int64_t n, const int64_t *rowptr, const int32_t *cols,
+                                const double *vals, int64_t **rp, int32_t **ci, double **v,
+                                int64_t *nnz)
 {
     gs_status st = GS_OK;
     *rp = NULL, *ci = NULL, *v = NULL;
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof **rp, "row pointers", (void **)rp));
-    if (where == GSOLVE_HOST) {
-        memcpy(*rp, rowptr, ((size_t)n + 1) * sizeof **rp);
-    } else {
-        const gs_buf f = {(void *)rowptr, n + 1, GS_I64, GS_LOC_DEVICE};
-        gs_buf t = {*rp, n + 1, GS_I64, GS_LOC_HOST};
-        GS_CHECK(gs_buf_copy(&f, &t));
-    }
-    if ((*rp)[0] != 0)
-        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr[0] = %lld, expected 0",
-                (long long)(*rp)[0]);
-    for (int64_t i = 0; i < n; i++)
-        if ((*rp)[i + 1] < (*rp)[i])
-            GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr decreases at row %lld (%lld "
-                    "then %lld)", (long long)i, (long long)(*rp)[i], (long long)(*rp)[i + 1]);
-    *nnz = (*rp)[n];
-    if (*nnz > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "gsolve_set_matrix_csr: %lld entries; at most %lld (2^31 - 1)",
-                (long long)*nnz, GS_MAX_INDEX);
-    if (*nnz > 0 && (!cols || !vals))
-        GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: cols or vals is NULL");
+    const gs_buf f = {(void *)rowptr, n + 1, GS_I64, GS_LOC_DEVICE};
+    gs_buf t = {*rp, n + 1, GS_I64, GS_LOC_HOST};
+    GS_CHECK(gs_buf_copy(&f, &t));
+    GS_CHECK(check_rowptr(n, *rp, cols, vals, nnz));
     GS_CHECK(gs_alloc_array(*nnz > 0 ? (size_t)*nnz : 1, sizeof **ci, "column indices",
                             (void **)ci));
     GS_CHECK(gs_alloc_array(*nnz > 0 ? (size_t)*nnz : 1, sizeof **v, "values", (void **)v));
-    if (*nnz > 0 && where == GSOLVE_HOST) {
-        memcpy(*ci, cols, (size_t)*nnz * sizeof **ci);
-        memcpy(*v, vals, (size_t)*nnz * sizeof **v);
-    } else if (*nnz > 0) {
+    if (*nnz > 0) {
         const gs_buf fc = {(void *)cols, *nnz, GS_I32, GS_LOC_DEVICE},
                      fv = {(void *)vals, *nnz, GS_F64, GS_LOC_DEVICE};
         gs_buf tc = {*ci, *nnz, GS_I32, GS_LOC_HOST}, tv = {*v, *nnz, GS_F64, GS_LOC_HOST};
@@ -339,58 +342,32 @@ done:
 }
 
 /* A straight from host arrays whose rows are sorted with distinct columns (the usual case), in
- * one pass: rowptr checked and narrowed, columns and values checked and copied. *canonical = 0
- * (and no matrix) when a row is not sorted: build_csr takes it. */
+ * one pass: rowptr checked and narrowed, columns and values checked and copied. *out stays NULL
+ * when a row is not sorted, or a column or value is bad: build_csr takes those (and says which
+ * row is bad). */
 static gs_status canonical_csr(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
-                               gs_csr **out, int64_t *nnz, int *canonical)
+                               gs_csr **out, int64_t *nnz)
 {
     gs_status st = GS_OK;
     gs_csr *A = NULL;
     *out = NULL;
-    *canonical = 1;
-    if (rp[0] != 0)
-        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr[0] = %lld, expected 0",
-                (long long)rp[0]);
+    GS_CHECK(check_rowptr(n, rp, ci, v, nnz));
     for (int64_t i = 0; i < n; i++)
-        if (rp[i + 1] < rp[i])
-            GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr decreases at row %lld (%lld "
-                    "then %lld)", (long long)i, (long long)rp[i], (long long)rp[i + 1]);
-    *nnz = rp[n];
-    if (*nnz > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "gsolve_set_matrix_csr: %lld entries; at most %lld (2^31 - 1)",
-                (long long)*nnz, GS_MAX_INDEX);
-    if (*nnz > 0 && (!ci || !v)) GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: cols or vals is NULL");
-    for (int64_t i = 0; i < n && *canonical; i++)
         for (int64_t k = rp[i] + 1; k < rp[i + 1]; k++)
-            if (ci[k] <= ci[k - 1]) {
-                *canonical = 0;
-                break;
-            }
-    if (!*canonical) goto done;
+            if (ci[k] <= ci[k - 1]) goto done;
     GS_CHECK(gs_csr_create(n, n, *nnz, &A));
-    int64_t bad_c = -1, bad_v = -1;
-#pragma omp parallel for schedule(static) if (n > 100000)
+    int bad = 0; /* a column outside the matrix or a value that is not finite */
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n > 100000)
     for (int64_t i = 0; i < n; i++) {
         A->rowptr[i] = (int32_t)rp[i];
         for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
             A->colind[k] = ci[k];
             A->val[k] = v[k];
-            if ((ci[k] < 0 || ci[k] >= n) && bad_c < 0) {
-#pragma omp critical
-                if (bad_c < 0 || i < bad_c) bad_c = i;
-            }
-            if (!isfinite(v[k]) && bad_v < 0) {
-#pragma omp critical
-                if (bad_v < 0 || i < bad_v) bad_v = i;
-            }
+            bad |= ci[k] < 0 || ci[k] >= n || !isfinite(v[k]);
         }
     }
     A->rowptr[n] = (int32_t)*nnz;
-    if (bad_c >= 0 || bad_v >= 0) { /* the exact first row and message from the slow path */
-        *canonical = 0;
-        gs_csr_destroy(&A);
-        goto done;
-    }
+    if (bad) goto done; /* the first bad row's message: build_csr's */
     *out = A;
     A = NULL;
 done:
@@ -493,11 +470,10 @@ int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr, const i
 #endif
     }
     if (!D && where == GSOLVE_HOST) {
-        int canonical = 0;
-        GS_CHECK(canonical_csr(n, rowptr, cols, vals, &A, &nnz, &canonical));
-    }
-    if (!D && !A) {
-        GS_CHECK(host_arrays(n, rowptr, cols, vals, where, &rp, &ci, &v, &nnz));
+        GS_CHECK(canonical_csr(n, rowptr, cols, vals, &A, &nnz));
+        if (!A) GS_CHECK(build_csr(n, rowptr, cols, vals, nnz, &A, &pos)); /* sorted here */
+    } else if (!D) { /* a device CSR whose rows are not sorted: sorted on the host */
+        GS_CHECK(device_to_host(n, rowptr, cols, vals, &rp, &ci, &v, &nnz));
         GS_CHECK(build_csr(n, rp, ci, v, nnz, &A, &pos));
     }
     drop_setup(s);
@@ -657,8 +633,8 @@ int gsolve_solve(gsolve_t *s, int nrhs, const double *b, double *x, int where)
     if (where != GSOLVE_HOST && where != GSOLVE_DEVICE)
         GS_FAIL(GS_ERR_ARG, "gsolve_solve: where = %d: expected GSOLVE_HOST (0) or GSOLVE_DEVICE "
                 "(1)", where);
-    if (!s->e) GS_CHECK(setup(s));
     if (where == GSOLVE_DEVICE) GS_CHECK(device_arrays(s, "gsolve_solve"));
+    if (!s->e) GS_CHECK(setup(s));
     GS_CHECK(columns(s, nrhs));
     s->nrhs = 0;
     s->solve_s = 0.0;
@@ -709,8 +685,8 @@ int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, int where)
     if (where != GSOLVE_HOST && where != GSOLVE_DEVICE)
         GS_FAIL(GS_ERR_ARG, "gsolve_apply: where = %d: expected GSOLVE_HOST (0) or GSOLVE_DEVICE "
                 "(1)", where);
-    if (!s->e) GS_CHECK(setup(s));
     if (where == GSOLVE_DEVICE) GS_CHECK(device_arrays(s, "gsolve_apply"));
+    if (!s->e) GS_CHECK(setup(s));
     const int64_t n = s->n;
     for (int j = 0; j < nrhs; j++)
         GS_CHECK(gs_engine_precondition(s->e, r + (size_t)j * (size_t)n, z + (size_t)j * (size_t)n,
