@@ -201,7 +201,7 @@ gs_status gs_amg_dist_apply(gs_amg_dist *amg, const gs_vec *r, gs_vec *z)
     int ran = 0;
     if (graph_wanted(amg)) st = graph_cycle(amg, r, z, &ran);
     if (st == GS_OK && !ran) st = cycle(amg, 0, r, z, 1);
-    if (st != GS_OK) gs_comm_abort(st); /* the other ranks wait in this cycle's exchanges */
+    if (st != GS_OK) gs_comm_fatal(st); /* the other ranks wait in this cycle's exchanges */
     return st;
 }
 

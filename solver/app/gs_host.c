@@ -1,4 +1,5 @@
-/* gs_host.c: the CPUs the process may use, the run's OpenMP thread count, SIGINT/SIGTERM. */
+/* gs_host.c: the CPUs the process may use, the run's OpenMP thread count, SIGINT/SIGTERM, the
+ * MPI launcher, the diagnostic settings from the environment, the end of every rank. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT_S */
 #include "gs_host.h"
 
@@ -13,6 +14,9 @@
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
+#endif
+#ifdef GSOLVE_MPI
+#include <mpi.h>
 #endif
 
 /* CPUs in the affinity mask (0: unknown) */
@@ -147,6 +151,21 @@ int gs_host_mpi_launched(void)
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (getenv(vars[i])) return 1;
     return 0;
+}
+
+void gs_host_mpi_fatal(int exit_code)
+{
+    fflush(stdout);
+#ifdef GSOLVE_MPI
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+#endif
+    exit(exit_code);
+}
+
+int gs_host_mpi_init(int *argc, char ***argv)
+{
+    gs_comm_set_fatal(gs_host_mpi_fatal);
+    return gs_comm_init(argc, argv, gs_host_mpi_launched());
 }
 
 gs_status gs_host_knobs_from_env(void)

@@ -38,6 +38,14 @@ int gs_host_threads(int64_t requested, char *why, size_t len);
 /* 1 when an MPI launcher (mpirun, mpiexec, srun) started this process: its environment says so */
 int gs_host_mpi_launched(void);
 
+/* The gsolve program's answer to a failure the other MPI ranks cannot learn of
+ * (gs_comm_set_fatal): every rank ends with that exit code (MPI_Abort). */
+void gs_host_mpi_fatal(int exit_code);
+
+/* MPI started as the gsolve program starts it: when an MPI launcher started the process
+ * (gs_comm_init), with gs_host_mpi_fatal as the answer to a failure; 1 when started. */
+int gs_host_mpi_init(int *argc, char ***argv);
+
 /* The library's diagnostic settings (gs_knob.h) from the GSOLVE_* variables of the environment
  * that name them. */
 gs_status gs_host_knobs_from_env(void);

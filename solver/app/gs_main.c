@@ -508,7 +508,7 @@ int main(int argc, char **argv)
     gs_app_log_to_stderr();  /* the library's warnings and traces */
     if (gs_host_knobs_from_env() != GS_OK) return fail(GS_ERR_CONFIG, 1);
     /* under mpirun or srun: MPI starts, rank 0 alone prints to stdout */
-    if (gs_comm_init(&argc, &argv, gs_host_mpi_launched()) && gs_comm_rank() != 0 &&
+    if (gs_host_mpi_init(&argc, &argv) && gs_comm_rank() != 0 &&
         !freopen("/dev/null", "w", stdout))
         return 1;
     int code = run_command(argc, argv);

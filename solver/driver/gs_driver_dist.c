@@ -29,17 +29,17 @@ static gs_status reduce_sum(gs_status local, double *v, int k)
 {
     static double *buf;
     static int cap;
-    if (local != GS_OK) gs_comm_abort(local);
+    if (local != GS_OK) gs_comm_fatal(local);
     if (k + 1 > cap) {
         double *b = realloc(buf, (size_t)(k + 1) * sizeof *b);
-        if (!b) gs_comm_abort(GS_ERROR(GS_ERR_NOMEM, "out of memory: a reduction of %d sums", k));
+        if (!b) gs_comm_fatal(GS_ERROR(GS_ERR_NOMEM, "out of memory: a reduction of %d sums", k));
         buf = b;
         cap = k + 1;
     }
     memcpy(buf, v, (size_t)k * sizeof *v);
     buf[k] = g_signal && *g_signal ? 1.0 : 0.0;
     gs_status st = gs_comm_sum(buf, k + 1);
-    if (st != GS_OK) gs_comm_abort(st);
+    if (st != GS_OK) gs_comm_fatal(st);
     memcpy(v, buf, (size_t)k * sizeof *v);
     g_stop = buf[k] > 0;
     return GS_OK;

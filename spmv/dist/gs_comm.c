@@ -19,6 +19,9 @@
 
 static int g_started, g_size = 1, g_rank, g_local_rank, g_local_size = 1, g_device_aware;
 static double g_comm_s;
+static gs_comm_fatal_fn g_fatal; /* gs_comm_set_fatal */
+
+void gs_comm_set_fatal(gs_comm_fatal_fn fn) { g_fatal = fn; }
 static char g_library[64] = "none";
 
 int gs_comm_size(void) { return g_size; }
@@ -334,7 +337,7 @@ gs_status gs_comm_agree(gs_status st)
     int64_t first = st != GS_OK ? g_rank : g_size;
     if (MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD) !=
         MPI_SUCCESS)
-        gs_comm_abort(GS_ERROR(GS_ERR_INTERNAL, "MPI: the checkpoint's reduction failed"));
+        gs_comm_fatal(GS_ERROR(GS_ERR_INTERNAL, "MPI: the checkpoint's reduction failed"));
     if (first == g_size) return GS_OK;
     struct {
         int status;
@@ -347,7 +350,7 @@ gs_status gs_comm_agree(gs_status st)
                                                                    : gs_status_str(st));
     }
     if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, (int)first, MPI_COMM_WORLD) != MPI_SUCCESS)
-        gs_comm_abort(GS_ERROR(GS_ERR_INTERNAL, "MPI: the checkpoint's broadcast failed"));
+        gs_comm_fatal(GS_ERROR(GS_ERR_INTERNAL, "MPI: the checkpoint's broadcast failed"));
     if (g_rank != first || first != 0) {
         gs_error_clear();
         if (first == 0)
@@ -358,11 +361,11 @@ gs_status gs_comm_agree(gs_status st)
     return (gs_status)m.status;
 }
 
-void gs_comm_abort(gs_status st)
+void gs_comm_fatal(gs_status st)
 {
     const char *msg = gs_error_message();
     gs_log(GS_LOG_ERROR, "rank %d: %s", g_rank, msg[0] ? msg : gs_status_str(st));
-    if (g_started) MPI_Abort(MPI_COMM_WORLD, gs_status_exit_code(st));
+    if (g_started && g_fatal) g_fatal(gs_status_exit_code(st));
 }
 
 #else /* one process */
@@ -444,7 +447,7 @@ gs_status gs_comm_exchange_begin(gs_comm_exchange *e, const double *send, double
 }
 gs_status gs_comm_exchange_end(gs_comm_exchange *e) { (void)e; return GS_OK; }
 gs_status gs_comm_agree(gs_status st) { return st; }
-void gs_comm_abort(gs_status st)
+void gs_comm_fatal(gs_status st)
 {
     (void)st; /* one process: nobody waits for it, the failure returns as a status */
 }

@@ -10,8 +10,9 @@
  * checkpoint every rank calls at the end of a phase, after which all ranks hold the same status
  * and the message of the lowest failing rank (so one message is printed, by rank 0). Inside the
  * solve, where one rank cannot return alone without leaving the others waiting in a reduction,
- * gs_comm_abort logs the failure and ends every rank through MPI_Abort (the library never exits
- * otherwise; with one process it returns).
+ * gs_comm_fatal logs the failure and calls the application's handler (gs_comm_set_fatal; the
+ * gsolve program's ends every rank through MPI_Abort). The library itself never exits: without
+ * a handler, and with one process, gs_comm_fatal returns.
  */
 #ifndef GS_COMM_H
 #define GS_COMM_H
@@ -82,9 +83,12 @@ gs_status gs_comm_exchange_end(gs_comm_exchange *e);
  * status (GS_OK when none failed), and that rank's message becomes the recorded error of every
  * rank ("rank 2: ..." prefixed when it is not rank 0's). */
 gs_status gs_comm_agree(gs_status st);
-/* End every rank now: log the recorded message (with the rank) and MPI_Abort with st's exit code
- * when MPI runs; with one process it only returns. */
-void gs_comm_abort(gs_status st);
+/* A failure the other ranks cannot learn of (they wait in an exchange or a reduction): log the
+ * recorded message (with the rank), then, when MPI runs, the handler set with gs_comm_set_fatal
+ * gets st's exit code (it should not return: the others are waiting); it returns otherwise. */
+void gs_comm_fatal(gs_status st);
+typedef void (*gs_comm_fatal_fn)(int exit_code);
+void gs_comm_set_fatal(gs_comm_fatal_fn fn);
 
 /* Seconds spent in communication calls since the last reset (halo exchanges, reductions). */
 double gs_comm_seconds(void);

@@ -263,7 +263,7 @@ done:
         ((gs_dist_op *)D)->prof_s += gs_time_now() - tp0;
         ((gs_dist_op *)D)->prof_n++;
     }
-    if (st != GS_OK) gs_comm_abort(st); /* the neighbours wait for this rank: end them all */
+    if (st != GS_OK) gs_comm_fatal(st); /* the neighbours wait for this rank: end them all */
     return st;
 }
 

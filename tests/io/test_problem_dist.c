@@ -529,7 +529,7 @@ static void test_loads(void)
 
 int main(int argc, char **argv)
 {
-    gs_comm_init(&argc, &argv, gs_host_mpi_launched());
+    gs_host_mpi_init(&argc, &argv);
     const int me = gs_comm_rank(), R = gs_comm_size();
     snprintf(g_srcdir, sizeof g_srcdir, "%s", argc > 1 ? argv[1] : "../../..");
     snprintf(g_h5, sizeof g_h5, "problem_dist_np%d.h5", R);

@@ -804,7 +804,7 @@ static void run_pair(const char *name, const gs_csr *A, const gs_csr *P)
 
 int main(int argc, char **argv)
 {
-    int started = gs_comm_init(&argc, &argv, gs_host_mpi_launched());
+    int started = gs_host_mpi_init(&argc, &argv);
     g_me = gs_comm_rank();
     g_R = gs_comm_size();
     if (argc > 1 && strcmp(argv[1], "--gpu") == 0) { /* the device exchange alone */
