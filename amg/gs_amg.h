@@ -80,6 +80,18 @@ typedef enum gs_amg_restriction {
 
 #define GS_AMG_MAX_LEVELS 50
 
+/* What a setup with new values of the same pattern keeps (amg.reuse, gs_amg_resetup):
+ * PROLONGATOR: every level's P and R, and the coarse operators' patterns (their values by
+ * gs_galerkin_values); NONE: nothing (a full setup); AUTO: the caller's policy (the driver keeps
+ * the prolongator while the iterations stay within GS_AMG_REUSE_GROWTH x those after the last
+ * full setup). */
+typedef enum gs_amg_reuse {
+    GS_AMG_REUSE_AUTO = 0,
+    GS_AMG_REUSE_PROLONGATOR,
+    GS_AMG_REUSE_NONE
+} gs_amg_reuse;
+#define GS_AMG_REUSE_GROWTH 1.25
+
 /* Which operator of a level a format is chosen for. */
 /* The named choices of the amg.* keys (gs_amg_choices.c): per choice point a table of name,
  * help line and the setting it stands for (a gs_amg_method, gs_amg_strength, ... value; for the
@@ -90,6 +102,7 @@ typedef enum gs_amg_choice_kind {
     GS_AMG_CHOICE_AGGREGATION,
     GS_AMG_CHOICE_CYCLE,
     GS_AMG_CHOICE_RESTRICTION,
+    GS_AMG_CHOICE_REUSE,
     GS_AMG_CHOICES
 } gs_amg_choice_kind;
 typedef struct gs_amg_choice {
@@ -202,6 +215,12 @@ typedef struct gs_amg_report {
     char choice[320];      /* what the setup chose from the matrix and why (empty: nothing to
                             * choose: every choice was given) */
     char desc[256];        /* "V cycle, Chebyshev, 1+1 sweeps, mis2 aggregation ..." */
+    /* the work of this hierarchy's setups so far, counted (a full setup, then re-setups with
+     * new values, gs_amg_resetup): full setups, re-setups, levels coarsened (aggregation or
+     * C/F splitting), prolongators built, Galerkin products made with their pattern, and made
+     * into a kept pattern */
+    int64_t setups, resetups, coarsenings, prolongators, galerkin_products, galerkin_values;
+    char reused[200]; /* what the last setup kept ("": it was a full setup) */
 } gs_amg_report;
 
 /* Where the cycle's time goes, per level and operation (gs_amg_profile_enable): smoother
@@ -229,6 +248,15 @@ typedef struct gs_amg gs_amg;
  * `where` names the matrix for messages. */
 gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *where, gs_amg **out);
 void gs_amg_destroy(gs_amg **amg);
+
+/* A re-setup after the values of the finest matrix changed in place (the A given to
+ * gs_amg_setup, same pattern): how = GS_AMG_REUSE_PROLONGATOR keeps every level's P and R and
+ * recomputes the coarse operators into their patterns (gs_galerkin_values), every level's SpMV
+ * form in the format it had, its diagonal, rho and smoother, and the coarse solve. The report's
+ * setup_s, phases, rho and reused say what the re-setup did. Level 0's SpMV form (gs_amg_level_op)
+ * is a new object afterwards. A failure leaves the hierarchy unusable: destroy it and set up
+ * anew. */
+gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how);
 
 const gs_amg_report *gs_amg_get_report(const gs_amg *amg);
 

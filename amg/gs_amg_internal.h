@@ -48,6 +48,11 @@ struct gs_amg {
     int64_t rho_rows;     /* rows of the whole operator when its rows are split across ranks
                            * (the Lanczos steps stop at it on every rank alike); 0: A's */
     gs_amg_profile prof;
+    /* what a re-setup (gs_amg_resetup) needs of the setup: the formats' tuning, the matrix's
+     * name for messages, the coarse constant the pseudo-inverse projects out (host, NULL: none) */
+    gs_format_params fmt;
+    char where[256];
+    double *zc;
 };
 
 /* the data-parallel steps at loc (gs_backend.c's registry) */
@@ -60,6 +65,13 @@ static inline const gs_amg_ops *gs_amg_ops_at(gs_loc loc)
 gs_status gs_amg_sync(const gs_amg *amg, double *t);
 /* amg->p.trace: one line per setup step on stderr (synchronizes); what NULL starts the clock */
 void gs_amg_trace(gs_amg *amg, int l, const char *what);
+
+/* level l's D^-1 (checked on the finest level: `where` names the matrix) and rho(D^-1 A); its
+ * smoother's state (after the diagonal); the SpMV form of a level's operator M in the format
+ * the selector picks (amg->p.select; else gsolve's CSR), its name into fmt and for A the
+ * report's reason (gs_amg_setup.c) */
+gs_status gs_amg_level_diag(gs_amg *amg, int l, const char *where);
+gs_status gs_amg_level_smoother(gs_amg *amg, int l);
 
 /* rho(D^-1 A) by Lanczos on D^-1/2 A D^-1/2 (setup/gs_amg_rho.c); M: A's SpMV form or NULL */
 gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,

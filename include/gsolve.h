@@ -101,8 +101,13 @@ GSOLVE_API int gsolve_set_nullspace(gsolve_t *s, int k, const double *vectors);
  * hierarchy). gsolve_solve sets up itself when needed. */
 GSOLVE_API int gsolve_setup(gsolve_t *s);
 
-/* New values for the matrix of the same pattern (rowptr[n] values, where as above); the next
- * solve sets up again. */
+/* New values for the matrix of the same pattern (rowptr[n] values, in the order given to
+ * gsolve_set_matrix_csr; where as above). The next gsolve_setup or solve sets up again keeping
+ * what the key amg.reuse says: "auto" (the default) keeps every AMG level's prolongator and
+ * restriction and remakes the coarse operators' values in their patterns, the smoothers and the
+ * coarse solve, while the solves take at most 1.25x the iterations of the first solve after the
+ * last full setup, and makes a full setup otherwise; "prolongator" always keeps them; "none"
+ * always sets up in full. gsolve_get_text "setup" says which ran ("full" or "prolongator"). */
 GSOLVE_API int gsolve_update_values(gsolve_t *s, const double *vals, int where);
 
 /* Solve A x = b for nrhs right-hand sides: b and x hold nrhs columns of n values one after
@@ -117,15 +122,19 @@ GSOLVE_API int gsolve_solve(gsolve_t *s, int nrhs, const double *b, double *x, i
 GSOLVE_API int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, int where);
 
 /* A number from the last setup and solve: "iterations", "residual" (true ||b - Ax|| / ||b||),
- * "converged" (1 or 0), "setup_s", "solve_s", "levels", "operator_complexity",
- * "grid_complexity", "rows", "nnz". With several right-hand sides: the most iterations, the
+ * "converged" (1 or 0), "setup_s" (the last setup, full or not), "full_setup_s" (the last full
+ * one), "solve_s", "levels", "operator_complexity", "grid_complexity", "rows", "nnz"; the AMG's
+ * work since the context's last full setup of a new pattern: "setups" (full), "resetups"
+ * (gsolve_update_values), "coarsenings", "prolongators", "galerkin_products" (made with their
+ * pattern), "galerkin_values" (into a kept pattern), 0 without AMG. With several right-hand sides: the most iterations, the
  * largest residual, converged when all did, the total solve time; "iterations:J",
  * "residual:J", "converged:J" give column J's; "level_rows:L", "level_nnz:L" level L's size
  * (L < levels); "device_to_host_bytes": the arrays the process has copied from the GPU to the
  * host so far (vectors, matrices; not the reductions' few numbers). GSOLVE_BAD_INPUT for an unknown name. */
 GSOLVE_API int gsolve_get(const gsolve_t *s, const char *name, double *value);
 
-/* A text from the last setup and solve ("" when unknown or not made yet): "reason" (one word:
+/* A text from the last setup and solve ("" when unknown or not made yet): "setup" ("full" or
+ * "prolongator": what the last setup kept), "reused" (the AMG's sentence on it), "reason" (one word:
  * rtol, max_iters, ...), "reason_text" (a sentence), "solver", "preconditioner", "format"
  * (level 0's SpMV format), "formats" (every level's), "backend" (host or cuda), "device",
  * "amg_method" (sa or classical, what ran), "level_format:L". NULL for an unknown name (and

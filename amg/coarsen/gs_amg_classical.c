@@ -127,6 +127,7 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     int32_t dense = 0;
     double t0, t1, t2;
     GS_CHECK(split_interp(amg, l, m, nc, &dense, &beta, &d, &X, ph));
+    amg->rep.coarsenings++;
     if (!X) goto done; /* no coarsening: this level is the coarsest */
     if (amg->p.restriction == GS_AMG_RESTRICT_AT)
         GS_CHECK(transposed_interp(amg, l, dense, *nc, m, beta, &dt, &Xt));
@@ -150,6 +151,8 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         GS_CHECK(gs_galerkin(A, P, R, m, &Ac));
+        amg->rep.prolongators++;
+        amg->rep.galerkin_products++;
         gs_amg_trace(amg, l, "R (A P)");
         GS_CHECK(gs_amg_sync(amg, &t2));
         ph[GS_AMG_PHASE_RAP] += t2 - t1;

@@ -35,8 +35,17 @@ static const gs_amg_choice RESTRICTION[] = {
      GS_AMG_RESTRICT_AT},
     {NULL, NULL, 0}};
 
+static const gs_amg_choice REUSE[] = {
+    {"auto", "prolongator while the iterations stay within 1.25x those after the last full "
+             "setup, else a full setup", GS_AMG_REUSE_AUTO},
+    {"prolongator", "keep every level's P and R; the coarse operators by numeric Galerkin "
+                    "products in their kept patterns, the smoothers and the coarse solve anew",
+     GS_AMG_REUSE_PROLONGATOR},
+    {"none", "a full setup for every new set of values", GS_AMG_REUSE_NONE},
+    {NULL, NULL, 0}};
+
 static const gs_amg_choice *const TABLES[GS_AMG_CHOICES] = {METHOD, STRENGTH, AGGREGATION, CYCLE,
-                                                           RESTRICTION};
+                                                           RESTRICTION, REUSE};
 
 const gs_amg_choice *gs_amg_choice_at(gs_amg_choice_kind k, int i)
 {

@@ -86,7 +86,7 @@ done:
 }
 
 /* D^-1 (checked) and rho(D^-1 A) of level l */
-static gs_status level_diag(gs_amg *amg, int l, const char *where)
+gs_status gs_amg_level_diag(gs_amg *amg, int l, const char *where)
 {
     gs_status st = GS_OK;
     gs_amg_level *L = &amg->lev[l];
@@ -116,7 +116,7 @@ done:
 }
 
 /* the smoother's state of level l (after level_diag) */
-static gs_status level_smoother(gs_amg *amg, int l)
+gs_status gs_amg_level_smoother(gs_amg *amg, int l)
 {
     gs_amg_level *L = &amg->lev[l];
     /* the share of the finest level's nonzeros; a hierarchy below distributed levels holds
@@ -277,6 +277,11 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     memset(amg, 0, sizeof *amg);
     amg->p = *p;
     amg->loc = A->loc;
+    if (p->select) amg->fmt = p->select->params;
+    else gs_format_params_default(&amg->fmt);
+    amg->fmt.cds_hint_off = NULL, amg->fmt.cds_prefill = NULL, amg->fmt.hint_max_len = 0;
+    gs_str_copy(amg->where, sizeof amg->where, where);
+    amg->rep.setups = 1;
     amg->be = gs_backend_get(A->loc);
     amg->ops = gs_amg_ops_at(A->loc);
     if (!amg->be || !amg->ops) GS_FAIL(GS_ERR_ARG, "amg: no backend for the matrix's location");
@@ -311,7 +316,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     { /* level 0's diagonal (checked: the user's input), then the method and smoother left
        * open, chosen from A */
         GS_CHECK(gs_amg_sync(amg, &t0));
-        GS_CHECK(level_diag(amg, 0, where));
+        GS_CHECK(gs_amg_level_diag(amg, 0, where));
         gs_amg_level_report *R0 = &amg->rep.level[0]; /* its row statistics: the report's too */
         GS_CHECK(amg->ops->row_stats(A, &R0->mean, &R0->std, &R0->max));
         GS_CHECK(gs_amg_choose(amg, A, amg->lev[0].MA, amg->lev[0].dinv, b));
@@ -339,8 +344,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
          * no rho (the finest is always checked: its diagonal is the user's input) */
         if (last && l > 0 && n <= GS_AMG_DENSE_MAX) break;
         GS_CHECK(gs_amg_sync(amg, &t0));
-        if (!L->dinv) GS_CHECK(level_diag(amg, l, where));
-        GS_CHECK(level_smoother(amg, l));
+        if (!L->dinv) GS_CHECK(gs_amg_level_diag(amg, l, where));
+        GS_CHECK(gs_amg_level_smoother(amg, l));
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         if (last) break;
@@ -360,6 +365,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         }
         GS_CHECK(gs_amg_coarsen(amg, l, b, &B, &B_loc, &k, &T, &nagg, &one_per_row, ph));
+        amg->rep.coarsenings++;
         B_level = l + 1;
         gs_amg_trace(amg, l, "tentative P");
         if (nagg == 0 || (int64_t)nagg * k >= n) { /* no coarsening: stop here */
@@ -385,7 +391,9 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         gs_amg_trace(amg, l, "R = P^T");
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
+        amg->rep.prolongators++;
         GS_CHECK(gs_galerkin(L->A, L->P, L->R, m, &amg->lev[l + 1].Aown)); /* R (A P) */
+        amg->rep.galerkin_products++;
         gs_amg_trace(amg, l, "R (A P)");
         GS_CHECK(gs_amg_sync(amg, &t0));
         ph[GS_AMG_PHASE_RAP] += t0 - t1;
@@ -395,6 +403,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     }
     if (ccoef) GS_CHECK(coarse_constant(amg, B, B_loc, B_level, k, ccoef, &zc));
     GS_CHECK(gs_amg_coarse_setup(amg, zc, ph));
+    amg->zc = zc; /* the re-setup's */
+    zc = NULL;
     /* formats, vectors and the report */
     GS_CHECK(gs_amg_sync(amg, &t0));
     double nnz0 = (double)A->nnz, rows0 = (double)A->rows;
@@ -505,6 +515,7 @@ void gs_amg_destroy(gs_amg **pa)
     gs_spmat_destroy(&amg->Mc);
     gs_csr_destroy(&amg->cinv);
     if (amg->graph) amg->ops->graph_destroy(amg->graph);
+    gs_free(amg->zc);
     gs_free(amg);
     *pa = NULL;
 }

@@ -30,6 +30,8 @@ struct gsolve {
     int64_t *pos;      /* input entry k -> its place in p.A (duplicates share one), for updates */
     int64_t nin;       /* the entries given (rowptr[n]) */
     gs_engine *e;      /* the setup, NULL until made (or after a change) */
+    int stale;         /* the matrix's values changed since e was made (gsolve_update_values):
+                        * the next setup keeps what amg.reuse says (gs_driver_update) */
     gs_run run;        /* the setup's record, then the last solve's */
     double setup_s;    /* the last setup's seconds */
     double solve_s;    /* the last gsolve_solve's seconds (all its columns) */
@@ -135,6 +137,7 @@ const char *gsolve_version(void)
 static void drop_setup(gsolve_t *s)
 {
     gs_engine_destroy(&s->e);
+    s->stale = 0;
     gs_run_release(&s->run);
     s->solved = 0;
 }
@@ -514,7 +517,7 @@ int gsolve_update_values(gsolve_t *s, const double *vals, int where)
 #ifdef GS_HAVE_CUDA
     if (s->p.A_dev && where == GSOLVE_DEVICE) { /* on the device, in place */
         GS_CHECK(gs_api_values_from_device(s->p.A_dev, vals));
-        drop_setup(s);
+        s->stale = s->e != NULL;
         goto done;
     }
 #endif
@@ -542,7 +545,7 @@ int gsolve_update_values(gsolve_t *s, const double *vals, int where)
             memcpy(A->val, v, (size_t)s->nin * sizeof *v);
         }
     }
-    drop_setup(s);
+    s->stale = s->e != NULL;
 done:
     gs_free(v);
     return leave(s, k, st);
@@ -593,8 +596,16 @@ static gs_status setup(gsolve_t *s)
     gs_text scratch = {0};
     gs_driver_io io = io_of(&scratch);
     if (!s->n) GS_FAIL(GS_ERR_ARG, "no matrix: call gsolve_set_matrix_csr first");
-    drop_setup(s);
-    GS_CHECK(gs_driver_setup(&s->c, &s->p, &s->run, &io, &s->e));
+    if (s->e && s->stale) { /* new values: what amg.reuse keeps */
+        s->solved = 0;
+        st = gs_driver_update(s->e, &s->c, &s->p, &s->run, &io);
+        if (st != GS_OK) drop_setup(s);
+        GS_CHECK(st);
+        s->stale = 0;
+    } else {
+        drop_setup(s);
+        GS_CHECK(gs_driver_setup(&s->c, &s->p, &s->run, &io, &s->e));
+    }
     s->setup_s = s->run.res.setup_s;
 done:
     gs_text_release(&scratch);
@@ -634,7 +645,7 @@ int gsolve_solve(gsolve_t *s, int nrhs, const double *b, double *x, int where)
         GS_FAIL(GS_ERR_ARG, "gsolve_solve: where = %d: expected GSOLVE_HOST (0) or GSOLVE_DEVICE "
                 "(1)", where);
     if (where == GSOLVE_DEVICE) GS_CHECK(device_arrays(s, "gsolve_solve"));
-    if (!s->e) GS_CHECK(setup(s));
+    if (!s->e || s->stale) GS_CHECK(setup(s));
     GS_CHECK(columns(s, nrhs));
     s->nrhs = 0;
     s->solve_s = 0.0;
@@ -686,7 +697,7 @@ int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, int where)
         GS_FAIL(GS_ERR_ARG, "gsolve_apply: where = %d: expected GSOLVE_HOST (0) or GSOLVE_DEVICE "
                 "(1)", where);
     if (where == GSOLVE_DEVICE) GS_CHECK(device_arrays(s, "gsolve_apply"));
-    if (!s->e) GS_CHECK(setup(s));
+    if (!s->e || s->stale) GS_CHECK(setup(s));
     const int64_t n = s->n;
     for (int j = 0; j < nrhs; j++)
         GS_CHECK(gs_engine_precondition(s->e, r + (size_t)j * (size_t)n, z + (size_t)j * (size_t)n,
@@ -730,7 +741,11 @@ int gsolve_get(const gsolve_t *cs, const char *name, double *value)
                      !strcmp(base, "converged") || !strcmp(base, "solve_s");
     if (solve_item && !s->solved)
         GS_FAIL(GS_ERR_ARG, "gsolve_get: %s: no solve yet", name);
-    int setup_item = !strcmp(base, "levels") || strstr(base, "complexity") != NULL;
+    int setup_item = !strcmp(base, "levels") || strstr(base, "complexity") != NULL ||
+                     !strcmp(base, "full_setup_s") || !strcmp(base, "setups") ||
+                     !strcmp(base, "resetups") || !strcmp(base, "coarsenings") ||
+                     !strcmp(base, "prolongators") || !strcmp(base, "galerkin_products") ||
+                     !strcmp(base, "galerkin_values");
     if (setup_item && !s->e)
         GS_FAIL(GS_ERR_ARG, "gsolve_get: %s: no setup yet", name);
     if (!strcmp(base, "iterations") || !strcmp(base, "residual") || !strcmp(base, "converged")) {
@@ -760,6 +775,24 @@ int gsolve_get(const gsolve_t *cs, const char *name, double *value)
         *value = r->grid_complexity > 0 ? r->grid_complexity : 1.0;
     } else if (!strcmp(base, "level_rows") || !strcmp(base, "level_nnz")) {
         GS_FAIL(GS_ERR_ARG, "gsolve_get: %s needs a level, as %s:0", name, base);
+    } else if (!strcmp(base, "full_setup_s")) {
+        *value = gs_engine_full_setup_s(s->e);
+    } else if (s->run.amg && !strcmp(base, "setups")) {
+        *value = (double)s->run.amg->setups;
+    } else if (s->run.amg && !strcmp(base, "resetups")) {
+        *value = (double)s->run.amg->resetups;
+    } else if (s->run.amg && !strcmp(base, "coarsenings")) {
+        *value = (double)s->run.amg->coarsenings;
+    } else if (s->run.amg && !strcmp(base, "prolongators")) {
+        *value = (double)s->run.amg->prolongators;
+    } else if (s->run.amg && !strcmp(base, "galerkin_products")) {
+        *value = (double)s->run.amg->galerkin_products;
+    } else if (s->run.amg && !strcmp(base, "galerkin_values")) {
+        *value = (double)s->run.amg->galerkin_values;
+    } else if (!strcmp(base, "setups") || !strcmp(base, "resetups") ||
+               !strcmp(base, "coarsenings") || !strcmp(base, "prolongators") ||
+               !strcmp(base, "galerkin_products") || !strcmp(base, "galerkin_values")) {
+        *value = 0.0; /* no AMG */
     } else if (!strcmp(base, "device_to_host_bytes")) {
         *value = (double)gs_backend_d2h_bytes();
     } else if (!strcmp(base, "rows")) {
@@ -768,8 +801,9 @@ int gsolve_get(const gsolve_t *cs, const char *name, double *value)
         *value = (double)s->nnz;
     } else {
         GS_FAIL(GS_ERR_ARG, "gsolve_get: unknown name '%s' (iterations, residual, converged, "
-                "setup_s, solve_s, levels, operator_complexity, grid_complexity, rows, nnz, "
-                "device_to_host_bytes)",
+                "setup_s, full_setup_s, solve_s, levels, operator_complexity, grid_complexity, "
+                "rows, nnz, setups, resetups, coarsenings, prolongators, galerkin_products, "
+                "galerkin_values, device_to_host_bytes)",
                 name);
     }
 done:
@@ -798,6 +832,8 @@ const char *gsolve_get_text(const gsolve_t *cs, const char *name)
         if (!strcmp(name, solve_only[i]) && !s->solved) return "";
     if (!strcmp(name, "reason")) return r->reason;
     if (!strcmp(name, "reason_text")) return r->reason_text;
+    if (!strcmp(name, "setup")) return s->e ? gs_engine_setup_kind(s->e) : "";
+    if (!strcmp(name, "reused")) return s->e && s->run.amg ? s->run.amg->reused : "";
     if (!strcmp(name, "solver")) return s->e ? r->solver : "";
     if (!strcmp(name, "preconditioner")) return s->e ? r->preconditioner : "";
     if (!strcmp(name, "format")) return s->e ? r->format : "";

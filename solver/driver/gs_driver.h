@@ -90,6 +90,17 @@ void gs_engine_destroy(gs_engine **e);
 gs_status gs_engine_precondition(gs_engine *e, const double *r, double *z, gs_loc where);
 /* the engine's AMG hierarchy (NULL without AMG) */
 gs_amg *gs_engine_amg(const gs_engine *e);
+/* The setup again after the matrix's values changed (p->A's in place, or p->A_dev's; the same
+ * pattern as at gs_driver_setup): with AMG, amg.reuse decides what is kept (prolongator: every
+ * level's P and R, gs_amg_resetup; none: a full setup; auto: the prolongator while the last
+ * solve took at most GS_AMG_REUSE_GROWTH x the iterations of the first solve after the last
+ * full setup); other preconditioners are made anew. run is filled as gs_driver_setup fills it.
+ * A failure leaves e unusable: destroy it. */
+gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
+                           const gs_driver_io *io);
+/* what the last setup of e was ("full" or "prolongator"), and the last full setup's seconds */
+const char *gs_engine_setup_kind(const gs_engine *e);
+double gs_engine_full_setup_s(const gs_engine *e);
 
 /* The device memory (bytes) the setup of a matrix of `rows` rows and `nnz` entries on this
  * process is expected to hold at its peak, under configuration c with `ranks` ranks: what

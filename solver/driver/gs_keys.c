@@ -37,6 +37,7 @@
 #define AMG_AGGREGATION "@amg.aggregation"
 #define AMG_CYCLE "@amg.cycle"
 #define AMG_RESTRICTION "@amg.restriction"
+#define AMG_REUSE "@amg.reuse"
 #define GALERKIN "@galerkin"     /* the Galerkin (SpGEMM) methods (gs_spgemm.h) */
 #define GENERATORS "@generators" /* the problem generators (gs_gen.h), or none */
 /* the row the formats' tuning keys take the place of (gs_format_key_at, gs_spmat.h) */
@@ -63,7 +64,7 @@ void gs_config_set_generators(const char *(*choices)(void),
 static int amg_kind(const char *tag)
 {
     static const char *const tags[GS_AMG_CHOICES] = {AMG_METHOD, AMG_STRENGTH, AMG_AGGREGATION,
-                                                     AMG_CYCLE, AMG_RESTRICTION};
+                                                     AMG_CYCLE, AMG_RESTRICTION, AMG_REUSE};
     for (int i = 0; tag && i < GS_AMG_CHOICES; i++)
         if (strcmp(tag, tags[i]) == 0) return i;
     return -1;
@@ -192,6 +193,9 @@ static const key_def ROWS[] = {
      "Galerkin product R (A P): dcsr (row-binned DCSR SpGEMM, GPU), cusparse (cuSPARSE SpGEMM, "
      "GPU), host; auto: dcsr on the GPU, host on the host"},
     {"amg.cycle", K_STR, F(amg.cycle), "V", NOLIM, AMG_CYCLE, "the multigrid cycle"},
+    {"amg.reuse", K_STR, F(amg.reuse), "auto", NOLIM, AMG_REUSE,
+     "what a setup with new values of the same pattern keeps (problem.sequence's steps, "
+     "gsolve_update_values)"},
     {"amg.smoother", K_STR, F(amg.smoother), "auto", NOLIM, SMOOTHERS,
      "smoother on every level but the coarsest; auto: chebyshev for a symmetric matrix, else "
      "l1jacobi with twice amg.presweeps and amg.postsweeps"},

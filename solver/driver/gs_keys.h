@@ -40,7 +40,7 @@ typedef struct gs_config {
         int64_t max_iters, restart, stagnation_window;
     } solver;
     struct {
-        gs_cfg_str method, galerkin, aggregation, cycle, smoother, strength, restriction;
+        gs_cfg_str method, galerkin, aggregation, cycle, smoother, strength, restriction, reuse;
         double theta, smoother_omega, prolongator_omega, chebyshev_ratio, classical_theta,
             interp_trunc;
         int64_t interp_max_elements, max_levels, coarse_size, presweeps, postsweeps, chebyshev_degree,

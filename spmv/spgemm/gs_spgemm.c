@@ -197,9 +197,56 @@ static gs_status transpose_host(const gs_csr *A, size_t *peak_bytes, gs_csr **At
     return gs_csr_transpose(A, At);
 }
 
+/* Ac->val = R A P in Ac's pattern: per coarse row, a place per column (a marker array of
+ * Ac->cols per thread), then r_Ii a_ij p_jJ summed into the places */
+static gs_status rap_values_host(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_csr *Ac)
+{
+    gs_status st = GS_OK;
+    const int nt = nthreads();
+    int32_t *place = NULL;
+    int outside = 0;
+    GS_CHECK(gs_alloc_array((size_t)nt * (size_t)(Ac->cols + 1), sizeof *place,
+                            "Galerkin places", (void **)&place));
+#pragma omp parallel num_threads(nt) reduction(| : outside)
+    {
+        int32_t *pl = place + (size_t)thread_id() * (size_t)(Ac->cols + 1);
+        for (int32_t j = 0; j < Ac->cols; j++) pl[j] = -1;
+#pragma omp for schedule(dynamic, 256)
+        for (int32_t I = 0; I < Ac->rows; I++) {
+            const int32_t c0 = Ac->rowptr[I], c1 = Ac->rowptr[I + 1];
+            double *v = Ac->val;
+            for (int32_t q = c0; q < c1; q++) {
+                pl[Ac->colind[q]] = q;
+                v[q] = 0.0;
+            }
+            for (int32_t e = R->rowptr[I]; e < R->rowptr[I + 1]; e++) {
+                const int32_t i = R->colind[e];
+                const double r = R->val[e];
+                for (int32_t ka = A->rowptr[i]; ka < A->rowptr[i + 1]; ka++) {
+                    const int32_t j = A->colind[ka];
+                    const double ra = r * A->val[ka];
+                    for (int32_t kp = P->rowptr[j]; kp < P->rowptr[j + 1]; kp++) {
+                        const int32_t at = pl[P->colind[kp]];
+                        if (at < 0) outside = 1;
+                        else v[at] += ra * P->val[kp];
+                    }
+                }
+            }
+            for (int32_t q = c0; q < c1; q++) pl[Ac->colind[q]] = -1;
+        }
+    }
+    if (outside)
+        GS_FAIL(GS_ERR_UNSUPPORTED, "Galerkin product: R A P has entries outside the coarse "
+                "operator's pattern (the patterns changed)");
+done:
+    gs_free(place);
+    return st;
+}
+
 const gs_spgemm_ops gs_spgemm_host_ops = {
     .product = product_host,
     .transpose = transpose_host,
+    .rap_values = rap_values_host,
 };
 
 /* shapes and locations of a product's inputs */
@@ -313,6 +360,23 @@ gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_s
 done:
     gs_csr_destroy(&Rown);
     gs_csr_destroy(&AP);
+    return st;
+}
+
+gs_status gs_galerkin_values(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_csr *Ac)
+{
+    gs_status st = GS_OK;
+    if (A->rows != A->cols || A->cols != P->rows || !R || R->rows != P->cols ||
+        R->cols != P->rows || Ac->rows != P->cols || Ac->cols != P->cols)
+        return GS_ERROR(GS_ERR_ARG, "Galerkin values: shapes differ (A %d x %d, P %d x %d, R %d x "
+                        "%d, Ac %d x %d)", A->rows, A->cols, P->rows, P->cols, R ? R->rows : -1,
+                        R ? R->cols : -1, Ac->rows, Ac->cols);
+    if (A->loc != P->loc || A->loc != R->loc || A->loc != Ac->loc)
+        return GS_ERROR(GS_ERR_ARG, "Galerkin values: the operands live in different places");
+    const gs_spgemm_ops *ops = (const gs_spgemm_ops *)gs_backend_module(A->loc, GS_MODULE_SPGEMM);
+    if (!ops) return GS_ERROR(GS_ERR_UNSUPPORTED, "Galerkin values need the CUDA backend");
+    GS_CHECK(ops->rap_values(A, P, R, Ac));
+done:
     return st;
 }
 

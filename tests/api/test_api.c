@@ -169,6 +169,158 @@ static void solves(int gpu)
     csr_free(&A), csr_free(&B);
 }
 
+/* 2D diffusion -div(k grad u) on an N x N grid, 5-point, Dirichlet: k a cell's coefficient,
+ * faces the harmonic mean of their cells; the pattern does not depend on k */
+static csr diffusion(int N, double (*k)(int x, int y, double t), double t)
+{
+    csr A = poisson(N, 1.0, 0.0);
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            const int32_t i = y * N + x;
+            double diag = 0.0, kc = k(x, y, t);
+            for (int64_t q = A.rp[i]; q < A.rp[i + 1]; q++) {
+                const int32_t j = A.ci[q];
+                if (j == i) continue;
+                double kn = k(j % N, j / N, t), f = 2.0 * kc * kn / (kc + kn);
+                A.v[q] = -f;
+                diag += f;
+            }
+            /* the boundary faces with the cell's own coefficient */
+            diag += kc * (double)((x == 0) + (x == N - 1) + (y == 0) + (y == N - 1));
+            for (int64_t q = A.rp[i]; q < A.rp[i + 1]; q++)
+                if (A.ci[q] == i) A.v[q] = diag;
+        }
+    return A;
+}
+
+/* a smooth field that drifts with t (10% a step) */
+static double drift(int x, int y, double t)
+{
+    return 1.0 + 0.5 * sin(0.07 * x + 0.3 * t) * cos(0.05 * y - 0.2 * t) + 0.1 * t;
+}
+
+/* constant 1 at t = 0; blocks of 12 x 12 cells of 1e5 in a checkerboard otherwise */
+static double jumps(int x, int y, double t)
+{
+    return t > 0 && ((x / 12 + y / 12) % 2) ? 1e5 : 1.0;
+}
+
+static double rel_diff(const double *x, const double *y, int64_t n)
+{
+    double d = 0.0, e = 0.0;
+    for (int64_t i = 0; i < n; i++) d += (x[i] - y[i]) * (x[i] - y[i]), e += y[i] * y[i];
+    return sqrt(d / e);
+}
+
+/* new values of one pattern (gsolve_update_values) set up again keeping the prolongator
+ * (amg.reuse = auto): each step's solution equals a full setup's, the iterations stay within
+ * 1.25x, and the counters show what was rebuilt; none sets up in full; auto makes a full setup
+ * after a step whose iterations grew past 1.25x */
+static void reuse(int gpu)
+{
+    const int N = 96;
+    csr A = diffusion(N, drift, 0.0);
+    double *b = malloc((size_t)A.n * sizeof *b), *x = calloc((size_t)A.n, sizeof *x);
+    double *xr = calloc((size_t)A.n, sizeof *xr), v = 0, it0 = 0, it = 0, lev = 0;
+    for (int64_t i = 0; i < A.n; i++) b[i] = 1.0 + 0.5 * sin(0.013 * (double)i);
+    gsolve_t *s = NULL, *f = NULL;
+    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    backend(s, gpu);
+    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "solver.rtol", "1e-10"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+    CHECK(strcmp(gsolve_get_text(s, "setup"), "full") == 0);
+    CHECK(strcmp(gsolve_get_text(s, "reused"), "") == 0);
+    CHECK_RC(s, gsolve_get(s, "iterations", &it0), GSOLVE_OK);
+    CHECK_RC(s, gsolve_get(s, "levels", &lev), GSOLVE_OK);
+    CHECK(lev >= 3);
+    csr_free(&A);
+    for (int step = 1; step <= 3; step++) {
+        A = diffusion(N, drift, (double)step);
+        memset(x, 0, (size_t)A.n * sizeof *x);
+        CHECK_RC(s, gsolve_update_values(s, A.v, GSOLVE_HOST), GSOLVE_OK);
+        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(strcmp(gsolve_get_text(s, "setup"), "prolongator") == 0);
+        CHECK(strstr(gsolve_get_text(s, "reused"), "numeric Galerkin") != NULL);
+        CHECK(true_residual(&A, b, x) < 1e-9);
+        CHECK_RC(s, gsolve_get(s, "iterations", &it), GSOLVE_OK);
+        CHECK(it <= 1.25 * it0 + 1);
+        CHECK_RC(s, gsolve_get(s, "setups", &v), GSOLVE_OK);
+        CHECK(v == 1);
+        CHECK_RC(s, gsolve_get(s, "resetups", &v), GSOLVE_OK);
+        CHECK(v == step);
+        CHECK_RC(s, gsolve_get(s, "coarsenings", &v), GSOLVE_OK);
+        CHECK(v == lev - 1);
+        CHECK_RC(s, gsolve_get(s, "prolongators", &v), GSOLVE_OK);
+        CHECK(v == lev - 1);
+        CHECK_RC(s, gsolve_get(s, "galerkin_products", &v), GSOLVE_OK);
+        CHECK(v == lev - 1);
+        CHECK_RC(s, gsolve_get(s, "galerkin_values", &v), GSOLVE_OK);
+        CHECK(v == step * (lev - 1));
+        CHECK_RC(s, gsolve_get(s, "full_setup_s", &v), GSOLVE_OK);
+        CHECK(v > 0);
+        /* the same system through a full setup */
+        CHECK_RC(f, gsolve_create(&f), GSOLVE_OK);
+        backend(f, gpu);
+        CHECK_RC(f, gsolve_set(f, "solver.preconditioner", "amg"), GSOLVE_OK);
+        CHECK_RC(f, gsolve_set(f, "solver.rtol", "1e-10"), GSOLVE_OK);
+        CHECK_RC(f, gsolve_set_matrix_csr(f, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(xr, 0, (size_t)A.n * sizeof *xr);
+        CHECK_RC(f, gsolve_solve(f, 1, b, xr, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(rel_diff(x, xr, A.n) < 1e-7);
+        gsolve_destroy(&f);
+        csr_free(&A);
+    }
+    /* amg.reuse = none: a full setup of the new values */
+    CHECK_RC(s, gsolve_set(s, "amg.reuse", "none"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_setup(s), GSOLVE_OK);
+    A = diffusion(N, drift, 4.0);
+    CHECK_RC(s, gsolve_update_values(s, A.v, GSOLVE_HOST), GSOLVE_OK);
+    memset(x, 0, (size_t)A.n * sizeof *x);
+    CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+    CHECK(strcmp(gsolve_get_text(s, "setup"), "full") == 0);
+    CHECK_RC(s, gsolve_get(s, "resetups", &v), GSOLVE_OK);
+    CHECK(v == 0);
+    CHECK(true_residual(&A, b, x) < 1e-9);
+    csr_free(&A);
+    CHECK_RC(s, gsolve_set(s, "amg.reuse", "sometimes"), GSOLVE_BAD_INPUT);
+    CHECK(strstr(gsolve_error(s), "auto|prolongator|none") != NULL);
+    gsolve_destroy(&s);
+
+    /* auto: a hierarchy of constant coefficients kept for 1e5 jumps takes many more iterations,
+     * and the next new values get a full setup; prolongator keeps it regardless */
+    for (int forced = 0; forced <= 1; forced++) {
+        A = diffusion(N, jumps, 0.0);
+        csr J = diffusion(N, jumps, 1.0);
+        CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+        backend(s, gpu);
+        CHECK_RC(s, gsolve_set(s, "solver.rtol", "1e-8"), GSOLVE_OK);
+        CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+        if (forced) CHECK_RC(s, gsolve_set(s, "amg.reuse", "prolongator"), GSOLVE_OK);
+        CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(x, 0, (size_t)A.n * sizeof *x);
+        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+        CHECK_RC(s, gsolve_get(s, "iterations", &it0), GSOLVE_OK);
+        CHECK_RC(s, gsolve_update_values(s, J.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(x, 0, (size_t)A.n * sizeof *x);
+        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(strcmp(gsolve_get_text(s, "setup"), "prolongator") == 0);
+        CHECK_RC(s, gsolve_get(s, "iterations", &it), GSOLVE_OK);
+        CHECK(it > 1.25 * it0);
+        CHECK(true_residual(&J, b, x) < 1e-7);
+        for (int64_t q = 0; q < J.rp[J.n]; q++) J.v[q] *= 1.01;
+        CHECK_RC(s, gsolve_update_values(s, J.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(x, 0, (size_t)A.n * sizeof *x);
+        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(strcmp(gsolve_get_text(s, "setup"), forced ? "prolongator" : "full") == 0);
+        CHECK(true_residual(&J, b, x) < 1e-7);
+        gsolve_destroy(&s);
+        csr_free(&A), csr_free(&J);
+    }
+    free(b), free(x), free(xr);
+}
+
 /* the preconditioner once: Jacobi gives r / diag exactly; AMG's cycle reduces the error of
  * A z = r, and inside a simple preconditioned Richardson iteration it converges */
 static void apply(int gpu)
@@ -498,6 +650,7 @@ int main(int argc, char **argv)
         }
     }
     solves(gpu);
+    reuse(gpu);
     apply(gpu);
     threads(gpu);
     nonsymmetric(gpu);

@@ -174,6 +174,62 @@ static gs_csr *aggregation(int64_t n)
     return from_triplets(rows, nc * nc * nc, rows, ri, ci, v);
 }
 
+/* gs_galerkin_values: new values of A (scaled row by row and column by column) into the coarse
+ * pattern Ref of the first product equal the reference product of the new A; a pattern missing
+ * an entry the product reaches is refused */
+static void check_galerkin_values(const char *name, const gs_csr *A, const gs_csr *P,
+                                  const gs_csr *Rt, const gs_csr *Ref)
+{
+    gs_csr *A2 = NULL, *C = NULL, *AP = NULL, *Ref2 = NULL, *cut = NULL;
+    char what[160];
+    CHECK_OK(gs_csr_copy(A, &A2));
+    if (!A2) return;
+    for (int32_t i = 0; i < A2->rows; i++)
+        for (int32_t q = A2->rowptr[i]; q < A2->rowptr[i + 1]; q++)
+            A2->val[q] *= (1.0 + 0.1 * ((i * 7) % 5)) * (1.0 + 0.1 * ((A2->colind[q] * 7) % 5));
+    AP = reference(A2, P);
+    Ref2 = reference(Rt, AP);
+    for (int dev = 0; dev <= GPU; dev++) {
+        gs_csr *dA = NULL, *dP = NULL, *dR = NULL, *dC = NULL;
+        const gs_loc loc = dev ? GS_LOC_DEVICE : GS_LOC_HOST;
+        CHECK_OK(gs_csr_copy(Ref, &C));
+        if (!C) break;
+        for (int32_t q = 0; q < C->nnz; q++) C->val[q] = 1e30; /* overwritten */
+        CHECK_OK(gs_csr_upload(A2, loc, &dA));
+        CHECK_OK(gs_csr_upload(P, loc, &dP));
+        CHECK_OK(gs_csr_upload(Rt, loc, &dR));
+        CHECK_OK(gs_csr_upload(C, loc, &dC));
+        snprintf(what, sizeof what, "%s: galerkin values (%s)", name, dev ? "device" : "host");
+        if (dA && dP && dR && dC) {
+            CHECK_OK(gs_galerkin_values(dA, dP, dR, dC));
+            compare(dC, Ref2, 0, what);
+        }
+        gs_csr_destroy(&dC);
+        /* the last row's last entry left out of the pattern: refused */
+        if (C->nnz > 1) {
+            int32_t r = C->rows - 1;
+            while (r > 0 && C->rowptr[r + 1] == C->rowptr[r]) r--;
+            CHECK_OK(gs_csr_create(C->rows, C->cols, C->nnz - 1, &cut));
+            if (cut) {
+                const int32_t drop = C->rowptr[r + 1] - 1;
+                for (int32_t i = 0; i <= C->rows; i++)
+                    cut->rowptr[i] = C->rowptr[i] - (i > r ? 1 : 0);
+                for (int32_t q = 0, o = 0; q < C->nnz; q++)
+                    if (q != drop) cut->colind[o] = C->colind[q], cut->val[o++] = 0.0;
+                CHECK_OK(gs_csr_upload(cut, loc, &dC));
+                if (dC)
+                    CHECK_FAIL(gs_galerkin_values(dA, dP, dR, dC), GS_ERR_UNSUPPORTED,
+                               "outside the coarse operator's pattern");
+                gs_csr_destroy(&dC);
+                gs_csr_destroy(&cut);
+            }
+        }
+        gs_csr_destroy(&C);
+        gs_csr_destroy(&dA), gs_csr_destroy(&dP), gs_csr_destroy(&dR);
+    }
+    gs_csr_destroy(&A2), gs_csr_destroy(&AP), gs_csr_destroy(&Ref2);
+}
+
 static void check_galerkin(const char *name, const gs_csr *A, const gs_csr *P)
 {
     gs_csr *Rt = NULL, *AP = NULL, *Ref = NULL, *C = NULL;
@@ -220,6 +276,7 @@ static void check_galerkin(const char *name, const gs_csr *A, const gs_csr *P)
         gs_csr_destroy(&dA);
         gs_csr_destroy(&dP);
     }
+    check_galerkin_values(name, A, P, Rt, Ref);
     printf("%-40s coarse %d, nnz %d: ok\n", name, Ref->rows, Ref->nnz);
     gs_csr_destroy(&Rt), gs_csr_destroy(&AP), gs_csr_destroy(&Ref);
 }
