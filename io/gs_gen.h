@@ -111,6 +111,10 @@ typedef struct gs_gen_params {
     int64_t block;   /* "jumps": points per cube edge (>= 1) */
     double angle;    /* "rotated": direction of the strong diffusion, degrees from x */
     double E, nu;    /* "elasticity": Young's modulus (> 0), Poisson ratio (-1 < nu < 0.5) */
+    int64_t step;    /* "jumps": the step of a sequence (problem.steps): each cube's coefficient
+                      * times prod_{t=1..step} (1 + drift (2 u_t - 1)), u_t a draw of the cube
+                      * and t from the seed; 0: the coefficients as drawn */
+    double drift;
 } gs_gen_params;
 
 /* A generator's rows built in ranges (gs_gen_rows_open). */

@@ -96,6 +96,9 @@ struct gs_gen_rows {
     int64_t ncube[3];    /* jumps: cubes per direction (x, y, z) */
     uint64_t seed;       /* jumps: the cubes' stream */
     unsigned char *pick; /* jumps: the coefficient of cubes [cube0, cube1) */
+    double *fac;         /* jumps: their factors at a sequence's step (NULL: step 0) */
+    int64_t step;        /* jumps: the step and its drift (gs_gen_params) */
+    double drift;
     int64_t cube0, cube1;
 };
 

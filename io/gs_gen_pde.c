@@ -82,7 +82,9 @@ static gs_status jumps_prepare(gs_gen_rows *g, int64_t p0, int64_t p1)
     int64_t layer = g->ncube[0] * g->ncube[1]; /* cubes of one layer of cubes */
     gs_gen_rng rng;
     gs_free(g->pick);
+    gs_free(g->fac);
     g->pick = NULL;
+    g->fac = NULL;
     g->cube0 = g->cube1 = 0;
     if (p0 >= p1) return GS_OK;
     int64_t z0 = p0 / plane - 1, z1 = (p1 - 1) / plane + 1;
@@ -99,6 +101,20 @@ static gs_status jumps_prepare(gs_gen_rows *g, int64_t p0, int64_t p1)
         int v = (int)(3.0 * gs_gen_unit_double(u));
         g->pick[c - g->cube0] = (unsigned char)(v < 2 ? v : 2);
     }
+    if (g->step > 0 && g->drift > 0) { /* a sequence's step: each cube's walk of factors */
+        GS_CHECK(gs_alloc_array((size_t)(g->cube1 - g->cube0), sizeof *g->fac,
+                                "coefficient drift", (void **)&g->fac));
+        for (int64_t c = g->cube0; c < g->cube1; c++) {
+            double f = 1.0;
+            for (int64_t t = 1; t <= g->step; t++) {
+                gs_gen_rng r;
+                gs_gen_rng_seed(&r, g->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(c + 1)) ^
+                                        (0xbf58476d1ce4e5b9ull * (uint64_t)t));
+                f *= 1.0 + g->drift * (2.0 * gs_gen_unit_double(gs_gen_rng_next(&r)) - 1.0);
+            }
+            g->fac[c - g->cube0] = f;
+        }
+    }
 done:
     return st;
 }
@@ -106,8 +122,8 @@ done:
 /* the coefficient of point (x, y, z): its cube's */
 static double jumps_k(const gs_gen_rows *g, int64_t x, int64_t y, int64_t z)
 {
-    int64_t b = g->cube;
-    return g->value[g->pick[x / b + g->ncube[0] * (y / b + g->ncube[1] * (z / b)) - g->cube0]];
+    int64_t b = g->cube, c = x / b + g->ncube[0] * (y / b + g->ncube[1] * (z / b)) - g->cube0;
+    return g->fac ? g->value[g->pick[c]] * g->fac[c] : g->value[g->pick[c]];
 }
 
 /* the value of a face between coefficients ki and kj: their harmonic mean (symmetric in i, j
@@ -162,6 +178,11 @@ gs_status gs_gen_jumps_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, 
     gs_gen_grid_text(n, 3, grid, sizeof grid);
     snprintf(desc, desc_len, "jumps 3D 7-point %s contrast %g block %lld seed %llu", grid,
              p->contrast, (long long)p->block, (unsigned long long)p->seed);
+    if (p->step > 0 && p->drift > 0) {
+        size_t len = strlen(desc);
+        snprintf(desc + len, desc_len - len, " step %lld drift %g", (long long)p->step,
+                 p->drift);
+    }
     /* every axis neighbour is missing on the two faces across its axis */
     double dx = (double)n[0], dy = (double)n[1], dz = (double)n[2], pts = dx * dy * dz;
     GS_CHECK(check_limits(desc, pts, 7.0 * pts - 2.0 * (dy * dz + dx * dz + dx * dy)));
@@ -178,6 +199,8 @@ gs_status gs_gen_jumps_rows(const gs_gen_params *p, gs_gen_rows *g, char *desc, 
     g->cube = p->block;
     for (int d = 0; d < 3; d++) g->ncube[d] = n[d] / p->block + (n[d] % p->block != 0);
     g->seed = p->seed;
+    g->step = p->step;
+    g->drift = p->drift;
     g->row_len = jumps_row_len;
     g->prepare = jumps_prepare;
     g->fill = jumps_fill;

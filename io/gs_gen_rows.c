@@ -15,8 +15,10 @@ void gs_gen_rows_free(gs_gen_rows *g)
     if (!g) return;
     gs_free(g->pw);
     gs_free(g->pick);
+    gs_free(g->fac);
     g->pw = NULL;
     g->pick = NULL;
+    g->fac = NULL;
     g->cube0 = g->cube1 = 0;
 }
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "gs_gen.h"
+#include "gs_gen_impl.h"
 #include "gs_h5.h"
 #include "gs_ij.h"
 #include "gs_mem.h"
@@ -247,6 +248,8 @@ void gs_problem_gen_params(const gs_config *c, gs_gen_params *g)
         .angle = c->problem.generate.angle,
         .E = c->problem.generate.E,
         .nu = c->problem.generate.nu,
+        .step = c->problem.step,
+        .drift = c->problem.generate.drift,
     };
     *g = q;
 }
@@ -294,6 +297,35 @@ gs_status gs_problem_h5_source(const gs_config *c, char *file, size_t flen, char
     return GS_OK;
 }
 
+/* Step `step` of a generated sequence whose generator has no coefficients of its own to drift
+ * (all but jumps): A := D A D, d_i = sqrt(f) for the f of row i's grid point (its block of
+ * unknowns), f = prod_{t=1..step} (1 + drift (2 u_t - 1)) drawn from the seed, so every
+ * coupling changes by about drift a step and the pattern, symmetry and definiteness stay. */
+static gs_status drift_values(gs_csr *A, int block, uint64_t seed, int64_t step, double drift)
+{
+    gs_status st = GS_OK;
+    const int b = block > 0 ? block : 1;
+    const int32_t nodes = (A->rows + b - 1) / b;
+    double *d = NULL;
+    GS_CHECK(gs_alloc_array((size_t)nodes + 1, sizeof *d, "coefficient drift", (void **)&d));
+    for (int32_t node = 0; node < nodes; node++) {
+        double f = 1.0;
+        for (int64_t t = 1; t <= step; t++) {
+            gs_gen_rng r;
+            gs_gen_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(node + 1)) ^
+                                    (0xbf58476d1ce4e5b9ull * (uint64_t)t));
+            f *= 1.0 + drift * (2.0 * gs_gen_unit_double(gs_gen_rng_next(&r)) - 1.0);
+        }
+        d[node] = sqrt(f);
+    }
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+            A->val[q] *= d[i / b] * d[A->colind[q] / b];
+done:
+    gs_free(d);
+    return st;
+}
+
 /* A generated matrix from the problem.generate keys. */
 static gs_status load_generated(const gs_config *c, gs_problem *p)
 {
@@ -302,6 +334,13 @@ static gs_status load_generated(const gs_config *c, gs_problem *p)
     gs_status st = gs_gen_problem(&g, &p->A, &p->nullspace, &p->nullspace_k, &p->block_size,
                                   p->matrix, sizeof p->matrix);
     if (st != GS_OK) return st;
+    if (g.step > 0 && g.drift > 0 && strcmp(g.type, "jumps") != 0) { /* jumps drift their own */
+        st = drift_values(p->A, p->block_size, g.seed, g.step, g.drift);
+        if (st != GS_OK) return st;
+        size_t len = strlen(p->matrix);
+        snprintf(p->matrix + len, sizeof p->matrix - len, " step %lld drift %g",
+                 (long long)g.step, g.drift);
+    }
     gs_problem_describe_generated(p);
     return GS_OK;
 }

@@ -33,7 +33,7 @@ void gs_app_log_to_stderr(void)
 }
 
 /* the record's context and configuration text, once the driver is done */
-static gs_status complete(const gs_config *c, gs_run *run)
+gs_status gs_app_complete(const gs_config *c, gs_run *run)
 {
     gs_results_set_context(&run->res, c); /* what produced it, for the CSV row and record */
     gs_driver_context_amg(run->amg, &run->res);
@@ -42,7 +42,7 @@ static gs_status complete(const gs_config *c, gs_run *run)
     return st;
 }
 
-static gs_driver_io make_io(const gs_config *c, FILE *out, char *why, size_t len)
+gs_driver_io gs_app_io(const gs_config *c, FILE *out, char *why, size_t len)
 {
     gs_driver_io io;
     memset(&io, 0, sizeof io);
@@ -57,22 +57,22 @@ static gs_driver_io make_io(const gs_config *c, FILE *out, char *why, size_t len
 gs_status gs_app_solve(const gs_config *c, const gs_problem *p, gs_run *run, FILE *out)
 {
     char why[96];
-    gs_driver_io io = make_io(c, out, why, sizeof why);
+    gs_driver_io io = gs_app_io(c, out, why, sizeof why);
     gs_status st = gs_driver_solve(c, p, run, &io);
     if (out) fflush(out);
     run->out = NULL; /* io ends here */
-    return st == GS_OK ? complete(c, run) : st;
+    return st == GS_OK ? gs_app_complete(c, run) : st;
 }
 
 gs_status gs_app_solve_dist(const gs_config *c, const gs_problem *p, const struct gs_dproblem *d,
                             gs_run *run, FILE *out)
 {
     char why[96];
-    gs_driver_io io = make_io(c, out, why, sizeof why);
+    gs_driver_io io = gs_app_io(c, out, why, sizeof why);
     gs_status st = gs_driver_solve_dist(c, p, d, run, &io);
     if (out) fflush(out);
     run->out = NULL;
-    return st == GS_OK && p ? complete(c, run) : st;
+    return st == GS_OK && p ? gs_app_complete(c, run) : st;
 }
 
 void gs_app_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out)

@@ -32,6 +32,25 @@ gs_status gs_app_solve_dist(const gs_config *c, const gs_problem *p, const struc
 /* The console summary of a finished run to out. */
 void gs_app_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run, FILE *out);
 
+/* The driver's io for the program: console out (NULL: none), the caught signals, the host
+ * threads (why, len >= 96: where their count came from). */
+gs_driver_io gs_app_io(const gs_config *c, FILE *out, char *why, size_t len);
+
+/* The record's context (settings, provenance) and configuration text, after a solve. */
+gs_status gs_app_complete(const gs_config *c, gs_run *run);
+
+/* The steps a configuration solves (problem.steps, or problem.sequence's files); a config error
+ * when the two disagree (gs_app_seq.c). */
+gs_status gs_app_sequence_steps(const gs_config *c, int64_t *steps);
+
+/* Solve the configuration's sequence of `steps` systems of one pattern in one process: one
+ * setup, then each step's values with the setup kept as amg.reuse says; a console line, a CSV
+ * row (columns step and setup) and the record, history and solution of every step (their paths
+ * with the step's number in a printf field, else "_stepK" before the extension), then the setup
+ * time saved. The exit code: 0 when every step converged, 3 when one did not, fail(st,
+ * verbosity)'s on an error, 128 + the signal when stopped. */
+int gs_app_sequence(const gs_config *c, int64_t steps, int (*fail)(gs_status, int));
+
 /* Write the outputs the configuration names (CSV, HDF5, history, solution). */
 gs_status gs_app_write_outputs(const gs_config *c, const gs_run *run);
 

@@ -254,6 +254,12 @@ static int solve(const gs_config *c)
     /* the GPU first: the matrix is then read into page-locked memory (one direct upload) */
     if (st == GS_OK) gs_backend_cuda_start(c->run.backend, (int)c->run.device);
     if (st == GS_OK) gs_host_threads(c->run.threads, why, sizeof why);
+    int64_t steps = 1;
+    if (st == GS_OK) st = gs_app_sequence_steps(c, &steps);
+    if (st == GS_OK && steps > 1) {
+        gs_host_catch_signals();
+        return gs_app_sequence(c, steps, fail);
+    }
     g_loading = c;
     gs_problem_set_sized_hook(pool_ahead);
     if (st == GS_OK) st = gs_problem_load(c, &p);

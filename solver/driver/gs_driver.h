@@ -132,6 +132,9 @@ void gs_driver_print_header(const gs_config *c, const gs_problem *p, const gs_ru
 void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_run *run,
                              const gs_out *out);
 
+/* the run's arrays (x, history) into run->res, for the outputs */
+void gs_driver_attach_record(gs_run *run);
+
 /* Free what the run holds (not the struct itself). */
 void gs_run_release(gs_run *run);
 

@@ -29,8 +29,6 @@ void gs_driver_record_reason(const gs_krylov_result *kr, int sig, gs_result *r);
 /* what to try after a failed solve (p: the whole problem) */
 void gs_driver_hints(const gs_config *c, const gs_problem *p, const gs_krylov_result *kr,
                      gs_run *run);
-/* the run's arrays (x, history) into run->res, for the outputs */
-void gs_driver_attach_record(gs_run *run);
 /* ||b - A x|| / ||b|| from scratch (w: work vector) */
 gs_status gs_driver_true_residual(const gs_linop *A, const gs_vec *b, const gs_vec *x, gs_vec *w,
                                   double bnorm, double *out);

@@ -120,6 +120,18 @@ static const key_def ROWS[] = {
      "rotated: direction of the strong diffusion, in degrees from the x axis"},
     {"problem.generate.contrast", K_FLOAT, F(problem.generate.contrast), "1000", 1, 1e150, NULL,
      "jumps: each cube's coefficient is 1/contrast, 1 or contrast (drawn from the seed)"},
+    {"problem.steps", K_INT, F(problem.steps), "1", 1, 100000, NULL,
+     "systems of one pattern solved in one process, one after another, each setup keeping what "
+     "amg.reuse says: problem.sequence's files, or the generator's coefficients at each step "
+     "(jumps: problem.generate.drift); 1: one system"},
+    {"problem.sequence", K_LIST, F(problem.sequence), "", NOLIM, NULL,
+     "the steps' matrix files, one pattern (problem.matrix is step 0's when this is empty); an "
+     "entry with a printf integer field (\"A_%03d.mtx\") names every step's file by its number "
+     "from 0; problem.rhs and output.solution may hold such a field too"},
+    {"problem.generate.drift", K_FLOAT, F(problem.generate.drift), "0.1", 0, 0.9, NULL,
+     "a generated sequence (problem.steps): each step multiplies every coefficient by 1 + drift "
+     "u, u drawn in [-1, 1] from the seed (jumps: each cube's; the other types: each grid "
+     "point's, as A := D A D)"},
     {"problem.generate.block", K_INT, F(problem.generate.block), "8", 1, IMAX, NULL,
      "jumps: grid points per edge of the cubes of constant coefficient (the last ones partial)"},
     {"problem.generate.E", K_FLOAT, F(problem.generate.E), "1", 1e-300, 1e300, NULL,

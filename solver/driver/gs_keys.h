@@ -31,8 +31,11 @@ typedef struct gs_config {
         struct {
             gs_cfg_str type;
             int64_t size, nx, ny, nz, stencil, dof, seed, block;
-            double epsilon, velocity, degree, exponent, contrast, angle, E, nu;
+            double epsilon, velocity, degree, exponent, contrast, angle, E, nu, drift;
         } generate;
+        gs_cfg_str sequence; /* the steps' matrix files "a,b,c" (K_LIST) */
+        int64_t steps;
+        int64_t step; /* the step being loaded (set by the application, not a key) */
     } problem;
     struct {
         gs_cfg_str type, preconditioner;

@@ -101,9 +101,10 @@ gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_s
                          gs_spgemm_info *info, gs_csr **Ac);
 
 /* Ac's values = R (A P) in Ac's pattern, the structural product of these patterns kept from an
- * earlier gs_galerkin (the re-setup of an AMG hierarchy whose P and R stay): no symbolic phase,
- * no intermediate A P, nothing allocated (device: one warp per coarse row accumulating in shared
- * memory). R may be any restriction of P->cols x P->rows (P^T or another). GS_ERR_UNSUPPORTED
+ * earlier gs_galerkin (the re-setup of an AMG hierarchy whose P and R stay): no symbolic phase
+ * for Ac (device: one warp per coarse row accumulating in shared memory). R A P at once (no
+ * intermediate) where that costs at most twice the products of A P then R (A P), else A P by
+ * gs_spgemm then R (A P) into Ac's pattern. R may be any restriction of P->cols x P->rows (P^T or another). GS_ERR_UNSUPPORTED
  * when a product falls outside Ac's pattern (Ac's values are then undefined). */
 gs_status gs_galerkin_values(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_csr *Ac);
 
@@ -125,7 +126,8 @@ typedef struct gs_spgemm_ops {
     /* At = A^T, rows sorted; *peak_bytes (may be NULL): the most device memory it held at once,
      * At included (0 on the host) */
     gs_status (*transpose)(const gs_csr *A, size_t *peak_bytes, gs_csr **At);
-    /* Ac->val = R A P in Ac's pattern (gs_galerkin_values; shapes checked by the caller) */
+    /* Ac->val = R A P in Ac's pattern, R A when P is NULL (gs_galerkin_values; shapes checked
+     * by the caller) */
     gs_status (*rap_values)(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_csr *Ac);
 } gs_spgemm_ops;
 

@@ -81,6 +81,12 @@ rap_values_kernel(int32_t nc, const int32_t *__restrict__ Rp, const int32_t *__r
                 if (f >= total) continue;
                 const int32_t k = as + (f - ex), j = Acol[k];
                 const double ra = rs * Av[k];
+                if (!Pp) { /* Ac = R A */
+                    const int32_t pos = find_col(cols, len, j);
+                    if (pos < 0) *outside = 1;
+                    else atomicAdd(&vals[pos], ra);
+                    continue;
+                }
                 for (int32_t q = Pp[j]; q < Pp[j + 1]; q++) {
                     const int32_t pos = find_col(cols, len, Pc[q]);
                     if (pos < 0) {
@@ -99,7 +105,8 @@ rap_values_kernel(int32_t nc, const int32_t *__restrict__ Rp, const int32_t *__r
     }
 }
 
-/* Ac->val = R A P in Ac's pattern; GS_ERR_UNSUPPORTED when a product falls outside it */
+/* Ac->val = R A P (R A when P is NULL) in Ac's pattern; GS_ERR_UNSUPPORTED when a product
+ * falls outside it */
 extern "C" gs_status gs_spgemm_cuda_rap_values(const gs_csr *A, const gs_csr *P, const gs_csr *R,
                                                gs_csr *Ac)
 {
@@ -113,8 +120,9 @@ extern "C" gs_status gs_spgemm_cuda_rap_values(const gs_csr *A, const gs_csr *P,
         int64_t blocks = ((int64_t)Ac->rows + RAP_WARPS - 1) / RAP_WARPS;
         if (blocks > 1 << 20) blocks = 1 << 20;
         rap_values_kernel<<<(unsigned)blocks, RAP_WARPS * 32, 0, s>>>(
-            Ac->rows, R->rowptr, R->colind, R->val, A->rowptr, A->colind, A->val, P->rowptr,
-            P->colind, P->val, Ac->rowptr, Ac->colind, Ac->val, flag);
+            Ac->rows, R->rowptr, R->colind, R->val, A->rowptr, A->colind, A->val,
+            P ? P->rowptr : NULL, P ? P->colind : NULL, P ? P->val : NULL, Ac->rowptr, Ac->colind,
+            Ac->val, flag);
         GS_CUDA_LAUNCHED("rap_values");
     }
     GS_CUDA_CALL(cudaMemcpyAsync(&h, flag, sizeof(int), cudaMemcpyDeviceToHost, s));
