@@ -2,6 +2,8 @@
  * and the dispatch through the table of the data's location (the device one:
  * spmv/spgemm/gs_spgemm_cuda.cu); the Galerkin product, one path over gs_spgemm_ex for both. */
 #include "gs_spgemm.h"
+#include "gs_knob.h"
+#include "gs_buf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,7 +392,20 @@ gs_status gs_galerkin_values(const gs_csr *A, const gs_csr *P, const gs_csr *R, 
                  aP = P->rows ? (double)P->nnz / P->rows : 0.0,
                  aC = Ac->rows ? (double)Ac->nnz / Ac->rows : 0.0;
     const double fused = (double)R->nnz * aA * aP, split = (double)A->nnz * aP + (double)R->nnz * aC;
-    if (fused <= 2.0 * split) {
+    const int64_t force = gs_knob_i64("GSOLVE_RAP_SPLIT", 0, 0);
+    if (force == 3) { /* experiment: the whole product anew, its values copied */
+        gs_csr *F = NULL;
+        GS_CHECK(gs_galerkin(A, P, R, GS_SPGEMM_AUTO, &F));
+        if (F->nnz != Ac->nnz) {
+            gs_csr_destroy(&F);
+            GS_FAIL(GS_ERR_UNSUPPORTED, "Galerkin values: the pattern changed");
+        }
+        const gs_buf f = {F->val, F->nnz, GS_F64, F->loc};
+        gs_buf t = {Ac->val, Ac->nnz, GS_F64, Ac->loc};
+        st = gs_buf_copy(&f, &t);
+        gs_csr_destroy(&F);
+        GS_CHECK(st);
+    } else if (force == 2 || (force != 1 && fused <= 2.0 * split)) {
         GS_CHECK(ops->rap_values(A, P, R, Ac));
     } else {
         GS_CHECK(gs_spgemm(A, P, GS_SPGEMM_AUTO, &AP));

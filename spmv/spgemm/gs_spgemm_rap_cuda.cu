@@ -11,6 +11,7 @@
  * these matrices (the caller then makes the product anew). */
 #include <stdint.h>
 
+#include "gs_knob.h"
 #include "gs_spgemm_cuda_impl.cuh"
 
 #define RAP_WARPS 8
@@ -28,6 +29,10 @@ static __device__ __forceinline__ int32_t find_col(const int32_t *cols, int32_t 
     return -1;
 }
 
+/* MODE 0: the row's accumulator in shared memory, atomics there; 1: atomics on Ac's values in
+ * global memory; 2: shared memory, the lanes of one instruction that meet at one place
+ * serialized (no atomics) */
+template <int MODE>
 static __global__ void __launch_bounds__(RAP_WARPS * 32)
 rap_values_kernel(int32_t nc, const int32_t *__restrict__ Rp, const int32_t *__restrict__ Rc,
                   const double *__restrict__ Rv, const int32_t *__restrict__ Ap,
@@ -36,14 +41,14 @@ rap_values_kernel(int32_t nc, const int32_t *__restrict__ Rp, const int32_t *__r
                   const double *__restrict__ Pv, const int32_t *__restrict__ Cp,
                   const int32_t *__restrict__ Cc, double *Cv, int *outside)
 {
-    __shared__ int32_t scol[RAP_WARPS][RAP_CAP];
-    __shared__ double sval[RAP_WARPS][RAP_CAP];
+    __shared__ int32_t scol[RAP_WARPS][MODE == 1 ? 1 : RAP_CAP];
+    __shared__ double sval[RAP_WARPS][MODE == 1 ? 1 : RAP_CAP];
     const unsigned full = 0xffffffffu;
     const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     for (int64_t row = (int64_t)blockIdx.x * RAP_WARPS + w; row < nc;
          row += (int64_t)gridDim.x * RAP_WARPS) {
         const int32_t c0 = Cp[row], len = Cp[row + 1] - c0;
-        const bool sh = len <= RAP_CAP;
+        const bool sh = MODE != 1 && len <= RAP_CAP;
         const int32_t *cols = sh ? scol[w] : Cc + c0;
         double *vals = sh ? sval[w] : Cv + c0;
         for (int32_t k = lane; k < len; k += 32) {
@@ -78,22 +83,46 @@ rap_values_kernel(int32_t nc, const int32_t *__restrict__ Rp, const int32_t *__r
                 }
                 const int32_t ex = __shfl_sync(full, excl, s), as = __shfl_sync(full, a0, s);
                 const double rs = __shfl_sync(full, r, s);
-                if (f >= total) continue;
-                const int32_t k = as + (f - ex), j = Acol[k];
-                const double ra = rs * Av[k];
-                if (!Pp) { /* Ac = R A */
-                    const int32_t pos = find_col(cols, len, j);
-                    if (pos < 0) *outside = 1;
-                    else atomicAdd(&vals[pos], ra);
+                const bool live = f < total;
+                int32_t j = 0, q0 = 0, q1 = 0;
+                double ra = 0.0;
+                if (live) {
+                    const int32_t k = as + (f - ex);
+                    j = Acol[k];
+                    ra = rs * Av[k];
+                    if (Pp) q0 = Pp[j], q1 = Pp[j + 1];
+                    else q0 = 0, q1 = 1; /* Ac = R A: the pair's own column */
+                }
+                if (MODE == 2 && sh) {
+                    const int32_t nq = __reduce_max_sync(full, (unsigned)(q1 - q0));
+                    for (int32_t t = 0; t < nq; t++) {
+                        int32_t pos = -1;
+                        double add = 0.0;
+                        if (live && q0 + t < q1) {
+                            const int32_t J = Pp ? Pc[q0 + t] : j;
+                            pos = find_col(cols, len, J);
+                            if (pos < 0) *outside = 1;
+                            add = Pp ? ra * Pv[q0 + t] : ra;
+                        }
+                        const unsigned grp = __match_any_sync(full, pos);
+                        const int rank = __popc(grp & ((1u << lane) - 1u));
+                        const int most = (int)__reduce_max_sync(full, (unsigned)__popc(grp));
+                        for (int rr = 0; rr < most; rr++) {
+                            if (rank == rr && pos >= 0) vals[pos] += add;
+                            __syncwarp();
+                        }
+                    }
                     continue;
                 }
-                for (int32_t q = Pp[j]; q < Pp[j + 1]; q++) {
-                    const int32_t pos = find_col(cols, len, Pc[q]);
+                if (!live) continue;
+                for (int32_t q = q0; q < q1; q++) {
+                    const int32_t J = Pp ? Pc[q] : j;
+                    const int32_t pos = find_col(cols, len, J);
                     if (pos < 0) {
                         *outside = 1;
                         continue;
                     }
-                    atomicAdd(&vals[pos], ra * Pv[q]);
+                    atomicAdd(&vals[pos], Pp ? ra * Pv[q] : ra);
                 }
             }
         }
@@ -119,10 +148,16 @@ extern "C" gs_status gs_spgemm_cuda_rap_values(const gs_csr *A, const gs_csr *P,
     {
         int64_t blocks = ((int64_t)Ac->rows + RAP_WARPS - 1) / RAP_WARPS;
         if (blocks > 1 << 20) blocks = 1 << 20;
-        rap_values_kernel<<<(unsigned)blocks, RAP_WARPS * 32, 0, s>>>(
-            Ac->rows, R->rowptr, R->colind, R->val, A->rowptr, A->colind, A->val,
-            P ? P->rowptr : NULL, P ? P->colind : NULL, P ? P->val : NULL, Ac->rowptr, Ac->colind,
-            Ac->val, flag);
+        const int mode = (int)gs_knob_i64("GSOLVE_RAP_MODE", 0, 0);
+#define RAP_LAUNCH(M)                                                                              \
+    rap_values_kernel<M><<<(unsigned)blocks, RAP_WARPS * 32, 0, s>>>(                              \
+        Ac->rows, R->rowptr, R->colind, R->val, A->rowptr, A->colind, A->val,                      \
+        P ? P->rowptr : NULL, P ? P->colind : NULL, P ? P->val : NULL, Ac->rowptr, Ac->colind,     \
+        Ac->val, flag)
+        if (mode == 1) RAP_LAUNCH(1);
+        else if (mode == 2) RAP_LAUNCH(2);
+        else RAP_LAUNCH(0);
+#undef RAP_LAUNCH
         GS_CUDA_LAUNCHED("rap_values");
     }
     GS_CUDA_CALL(cudaMemcpyAsync(&h, flag, sizeof(int), cudaMemcpyDeviceToHost, s));
