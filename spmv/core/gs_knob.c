@@ -14,8 +14,6 @@ static const char *const NAMES[] = {
     "GSOLVE_POOL_PREPARE",         /* 0: no device pool grown ahead of the setup */
     "GSOLVE_SELECT_TRACE",         /* set: the format selector's timings as log notes */
     "GSOLVE_SPGEMM_TRACE",         /* set: the SpGEMM's bins as log notes */
-    "GSOLVE_RAP_MODE",             /* experiment: the numeric Galerkin kernel's variant */
-    "GSOLVE_RAP_SPLIT",            /* experiment: 1 A P first, 2 at once, 3 the full product */
     "GSOLVE_SPGEMM_BOUND_MAX",     /* rows' product bound above which a row is binned as long */
     "GSOLVE_MPI_STAGE",            /* set: halos through page-locked host staging */
     "GSOLVE_MPI_IPC",              /* 0: no CUDA IPC between the ranks of a node */

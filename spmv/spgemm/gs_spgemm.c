@@ -2,7 +2,6 @@
  * and the dispatch through the table of the data's location (the device one:
  * spmv/spgemm/gs_spgemm_cuda.cu); the Galerkin product, one path over gs_spgemm_ex for both. */
 #include "gs_spgemm.h"
-#include "gs_knob.h"
 #include "gs_buf.h"
 
 #include <stdio.h>
@@ -199,53 +198,43 @@ static gs_status transpose_host(const gs_csr *A, size_t *peak_bytes, gs_csr **At
     return gs_csr_transpose(A, At);
 }
 
-/* Ac->val = R A P (R A when P is NULL) in Ac's pattern: per coarse row, a place per column (a marker array of
- * Ac->cols per thread), then r_Ii a_ij p_jJ summed into the places */
-static gs_status rap_values_host(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_csr *Ac)
+/* C->val = X Y in C's pattern: per row, a place per column (a marker array of C->cols per
+ * thread), then x_ik y_kj summed into the places */
+static gs_status values_host(const gs_csr *X, const gs_csr *Y, gs_csr *C)
 {
     gs_status st = GS_OK;
     const int nt = nthreads();
     int32_t *place = NULL;
     int outside = 0;
-    GS_CHECK(gs_alloc_array((size_t)nt * (size_t)(Ac->cols + 1), sizeof *place,
-                            "Galerkin places", (void **)&place));
+    GS_CHECK(gs_alloc_array((size_t)nt * (size_t)(C->cols + 1), sizeof *place, "SpGEMM places",
+                            (void **)&place));
 #pragma omp parallel num_threads(nt) reduction(| : outside)
     {
-        int32_t *pl = place + (size_t)thread_id() * (size_t)(Ac->cols + 1);
-        for (int32_t j = 0; j < Ac->cols; j++) pl[j] = -1;
+        int32_t *pl = place + (size_t)thread_id() * (size_t)(C->cols + 1);
+        for (int32_t j = 0; j < C->cols; j++) pl[j] = -1;
 #pragma omp for schedule(dynamic, 256)
-        for (int32_t I = 0; I < Ac->rows; I++) {
-            const int32_t c0 = Ac->rowptr[I], c1 = Ac->rowptr[I + 1];
-            double *v = Ac->val;
+        for (int32_t i = 0; i < C->rows; i++) {
+            const int32_t c0 = C->rowptr[i], c1 = C->rowptr[i + 1];
+            double *v = C->val;
             for (int32_t q = c0; q < c1; q++) {
-                pl[Ac->colind[q]] = q;
+                pl[C->colind[q]] = q;
                 v[q] = 0.0;
             }
-            for (int32_t e = R->rowptr[I]; e < R->rowptr[I + 1]; e++) {
-                const int32_t i = R->colind[e];
-                const double r = R->val[e];
-                for (int32_t ka = A->rowptr[i]; ka < A->rowptr[i + 1]; ka++) {
-                    const int32_t j = A->colind[ka];
-                    const double ra = r * A->val[ka];
-                    if (!P) { /* Ac = R A */
-                        const int32_t at = pl[j];
-                        if (at < 0) outside = 1;
-                        else v[at] += ra;
-                        continue;
-                    }
-                    for (int32_t kp = P->rowptr[j]; kp < P->rowptr[j + 1]; kp++) {
-                        const int32_t at = pl[P->colind[kp]];
-                        if (at < 0) outside = 1;
-                        else v[at] += ra * P->val[kp];
-                    }
+            for (int32_t e = X->rowptr[i]; e < X->rowptr[i + 1]; e++) {
+                const int32_t k = X->colind[e];
+                const double x = X->val[e];
+                for (int32_t q = Y->rowptr[k]; q < Y->rowptr[k + 1]; q++) {
+                    const int32_t at = pl[Y->colind[q]];
+                    if (at < 0) outside = 1;
+                    else v[at] += x * Y->val[q];
                 }
             }
-            for (int32_t q = c0; q < c1; q++) pl[Ac->colind[q]] = -1;
+            for (int32_t q = c0; q < c1; q++) pl[C->colind[q]] = -1;
         }
     }
     if (outside)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "Galerkin product: R A P has entries outside the coarse "
-                "operator's pattern (the patterns changed)");
+        GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM values: the product has entries outside the kept "
+                "pattern (the patterns changed)");
 done:
     gs_free(place);
     return st;
@@ -254,7 +243,7 @@ done:
 const gs_spgemm_ops gs_spgemm_host_ops = {
     .product = product_host,
     .transpose = transpose_host,
-    .rap_values = rap_values_host,
+    .values = values_host,
 };
 
 /* shapes and locations of a product's inputs */
@@ -371,6 +360,18 @@ done:
     return st;
 }
 
+gs_status gs_spgemm_values(const gs_csr *X, const gs_csr *Y, gs_csr *C)
+{
+    if (X->cols != Y->rows || C->rows != X->rows || C->cols != Y->cols)
+        return GS_ERROR(GS_ERR_ARG, "SpGEMM values: shapes differ (%d x %d times %d x %d into %d "
+                        "x %d)", X->rows, X->cols, Y->rows, Y->cols, C->rows, C->cols);
+    if (X->loc != Y->loc || X->loc != C->loc)
+        return GS_ERROR(GS_ERR_ARG, "SpGEMM values: the operands live in different places");
+    const gs_spgemm_ops *ops = (const gs_spgemm_ops *)gs_backend_module(X->loc, GS_MODULE_SPGEMM);
+    if (!ops) return GS_ERROR(GS_ERR_UNSUPPORTED, "SpGEMM values need the CUDA backend");
+    return ops->values(X, Y, C);
+}
+
 gs_status gs_galerkin_values(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_csr *Ac)
 {
     gs_status st = GS_OK;
@@ -384,32 +385,19 @@ gs_status gs_galerkin_values(const gs_csr *A, const gs_csr *P, const gs_csr *R, 
         return GS_ERROR(GS_ERR_ARG, "Galerkin values: the operands live in different places");
     const gs_spgemm_ops *ops = (const gs_spgemm_ops *)gs_backend_module(A->loc, GS_MODULE_SPGEMM);
     if (!ops) return GS_ERROR(GS_ERR_UNSUPPORTED, "Galerkin values need the CUDA backend");
-    /* R A P at once re-forms A P's row i for every entry of R's column i: nnz(R) a(A) a(P)
-     * products (a: the mean row length). With A P made first (its pattern too) and R (A P) into
-     * Ac's pattern: nnz(A) a(P) + nnz(R) a(AP), a(AP) taken as a(Ac). The first unless it costs
-     * twice the second (block systems with their long rows: elasticity's is 10x). */
-    const double aA = A->rows ? (double)A->nnz / A->rows : 0.0,
-                 aP = P->rows ? (double)P->nnz / P->rows : 0.0,
-                 aC = Ac->rows ? (double)Ac->nnz / Ac->rows : 0.0;
-    const double fused = (double)R->nnz * aA * aP, split = (double)A->nnz * aP + (double)R->nnz * aC;
-    const int64_t force = gs_knob_i64("GSOLVE_RAP_SPLIT", 0, 0);
-    if (force == 3) { /* experiment: the whole product anew, its values copied */
-        gs_csr *F = NULL;
-        GS_CHECK(gs_galerkin(A, P, R, GS_SPGEMM_AUTO, &F));
-        if (F->nnz != Ac->nnz) {
-            gs_csr_destroy(&F);
-            GS_FAIL(GS_ERR_UNSUPPORTED, "Galerkin values: the pattern changed");
-        }
-        const gs_buf f = {F->val, F->nnz, GS_F64, F->loc};
+    if (Ac->rows > 0 && (double)Ac->nnz / Ac->rows > GS_VALUES_ROW_MAX) {
+        /* long coarse rows (block systems): the product anew, its values copied */
+        GS_CHECK(gs_galerkin(A, P, R, GS_SPGEMM_AUTO, &AP));
+        if (AP->nnz != Ac->nnz)
+            GS_FAIL(GS_ERR_UNSUPPORTED, "Galerkin values: the product has %lld entries, the kept "
+                    "pattern %lld (the patterns changed)", (long long)AP->nnz,
+                    (long long)Ac->nnz);
+        const gs_buf f = {AP->val, AP->nnz, GS_F64, AP->loc};
         gs_buf t = {Ac->val, Ac->nnz, GS_F64, Ac->loc};
-        st = gs_buf_copy(&f, &t);
-        gs_csr_destroy(&F);
-        GS_CHECK(st);
-    } else if (force == 2 || (force != 1 && fused <= 2.0 * split)) {
-        GS_CHECK(ops->rap_values(A, P, R, Ac));
+        GS_CHECK(gs_buf_copy(&f, &t));
     } else {
         GS_CHECK(gs_spgemm(A, P, GS_SPGEMM_AUTO, &AP));
-        GS_CHECK(ops->rap_values(AP, NULL, R, Ac));
+        GS_CHECK(ops->values(R, AP, Ac));
     }
 done:
     gs_csr_destroy(&AP);

@@ -100,12 +100,20 @@ gs_status gs_galerkin(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spge
 gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
                          gs_spgemm_info *info, gs_csr **Ac);
 
+/* C's values = X Y summed into C's pattern (sorted rows), which holds every (i, j) the product
+ * reaches: no symbolic phase, nothing allocated beyond a flag (device: a warp per row of C
+ * accumulating in shared memory). GS_ERR_UNSUPPORTED when a product falls outside the pattern
+ * (C's values are then undefined). */
+gs_status gs_spgemm_values(const gs_csr *X, const gs_csr *Y, gs_csr *C);
+
 /* Ac's values = R (A P) in Ac's pattern, the structural product of these patterns kept from an
- * earlier gs_galerkin (the re-setup of an AMG hierarchy whose P and R stay): no symbolic phase
- * for Ac (device: one warp per coarse row accumulating in shared memory). R A P at once (no
- * intermediate) where that costs at most twice the products of A P then R (A P), else A P by
- * gs_spgemm then R (A P) into Ac's pattern. R may be any restriction of P->cols x P->rows (P^T or another). GS_ERR_UNSUPPORTED
- * when a product falls outside Ac's pattern (Ac's values are then undefined). */
+ * earlier gs_galerkin (the re-setup of an AMG hierarchy whose P and R stay; R any restriction of
+ * P->cols x P->rows): A P by gs_spgemm, then R (A P) by gs_spgemm_values. Coarse rows of more
+ * than GS_VALUES_ROW_MAX entries on average (block systems) take gs_galerkin anew instead, its
+ * values copied: there the row-binned product is faster (3D elasticity 64^3: 47 against 69 ms on
+ * an H200, bench/results/reuse_h200_2026-11-29.md). GS_ERR_UNSUPPORTED when the product leaves
+ * the pattern. */
+#define GS_VALUES_ROW_MAX 128
 gs_status gs_galerkin_values(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_csr *Ac);
 
 /* At = A^T at A's location (rows sorted; the device version by a stable CUB radix sort). */
@@ -126,9 +134,8 @@ typedef struct gs_spgemm_ops {
     /* At = A^T, rows sorted; *peak_bytes (may be NULL): the most device memory it held at once,
      * At included (0 on the host) */
     gs_status (*transpose)(const gs_csr *A, size_t *peak_bytes, gs_csr **At);
-    /* Ac->val = R A P in Ac's pattern, R A when P is NULL (gs_galerkin_values; shapes checked
-     * by the caller) */
-    gs_status (*rap_values)(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_csr *Ac);
+    /* C->val = X Y in C's pattern (gs_spgemm_values; shapes checked by the caller) */
+    gs_status (*values)(const gs_csr *X, const gs_csr *Y, gs_csr *C);
 } gs_spgemm_ops;
 
 #ifdef __cplusplus

@@ -414,7 +414,7 @@ done:
 }
 
 /* the device half of gs_spgemm.h (gs_backend_module(GS_LOC_DEVICE, GS_MODULE_SPGEMM)) */
-extern "C" gs_status gs_spgemm_cuda_rap_values(const gs_csr *A, const gs_csr *P, const gs_csr *R,
-                                               gs_csr *Ac); /* gs_spgemm_rap_cuda.cu */
+extern "C" gs_status gs_spgemm_cuda_values(const gs_csr *X, const gs_csr *Y,
+                                           gs_csr *C); /* gs_spgemm_values_cuda.cu */
 extern "C" const gs_spgemm_ops gs_spgemm_cuda_ops = {cuda_product, cuda_transpose,
-                                                    gs_spgemm_cuda_rap_values};
+                                                    gs_spgemm_cuda_values};
