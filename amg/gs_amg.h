@@ -278,6 +278,14 @@ const gs_amg_profile *gs_amg_get_profile(const gs_amg *amg);
 /* z = M^-1 r: one cycle from a zero initial guess. */
 gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z);
 
+/* Z = M^-1 R for k columns at once (gs_vec.h's blocks: R and Z of n k values, entry (i, c) at
+ * i k + c): the cycle with every product a block product over each level's CSR
+ * (gs_block_spmm), from a zero initial guess. GS_ERR_UNSUPPORTED when the smoother has no block
+ * form (gs_smoother.h) or the hierarchy spans MPI ranks: apply column by column then. */
+gs_status gs_amg_apply_block(gs_amg *amg, int k, const gs_vec *R, gs_vec *Z);
+/* 1 when gs_amg_apply_block can run on this hierarchy */
+int gs_amg_has_block(const gs_amg *amg);
+
 /* The preconditioner as an operator (borrows amg). */
 gs_linop gs_amg_linop(gs_amg *amg);
 

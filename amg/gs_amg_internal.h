@@ -23,6 +23,9 @@ typedef struct gs_amg_level {
     gs_vec *x, *b;   /* levels >= 1 (level 0 uses the caller's vectors) */
     gs_vec *r, *y, *d;
     gs_buf *agg;     /* aggregate of every node (int32, host or device) */
+    /* the block cycle's vectors (gs_amg_apply_block): amg->block_k columns of the level's rows
+     * (kx, kb from level 1 down), NULL until a block cycle runs */
+    gs_vec *kx, *kb, *kr, *ky, *kd;
     int32_t nodes;
     double rho;
 } gs_amg_level;
@@ -48,6 +51,7 @@ struct gs_amg {
     int64_t rho_rows;     /* rows of the whole operator when its rows are split across ranks
                            * (the Lanczos steps stop at it on every rank alike); 0: A's */
     gs_amg_profile prof;
+    int block_k; /* the columns the block vectors of the levels hold (0: none yet) */
     /* what a re-setup (gs_amg_resetup) needs of the setup: the formats' tuning, the matrix's
      * name for messages, the coarse constant the pseudo-inverse projects out (host, NULL: none) */
     gs_format_params fmt;

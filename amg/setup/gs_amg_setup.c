@@ -511,6 +511,11 @@ void gs_amg_destroy(gs_amg **pa)
         gs_vec_destroy(&L->r);
         gs_vec_destroy(&L->y);
         gs_vec_destroy(&L->d);
+        gs_vec_destroy(&L->kx);
+        gs_vec_destroy(&L->kb);
+        gs_vec_destroy(&L->kr);
+        gs_vec_destroy(&L->ky);
+        gs_vec_destroy(&L->kd);
     }
     gs_spmat_destroy(&amg->Mc);
     gs_csr_destroy(&amg->cinv);

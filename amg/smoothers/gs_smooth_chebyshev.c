@@ -78,6 +78,32 @@ done:
     return st;
 }
 
+/* the same on k columns */
+static gs_status cheb_apply_block(const void *state, const gs_smoother_level *L, int k,
+                                  const gs_vec *B, gs_vec *X, gs_vec *Y, gs_vec *D, int x_zero,
+                                  int post)
+{
+    gs_status st = GS_OK;
+    (void)post;
+    const cheb_state *s = state;
+    const int64_t n = L->A->rows;
+    double theta = 0.5 * (s->hi + s->lo), delta = 0.5 * (s->hi - s->lo);
+    double sigma = theta / delta, rho = 1.0 / sigma;
+    for (int q = 0; q < s->degree; q++) {
+        int xz = x_zero && q == 0;
+        if (!xz) GS_CHECK(gs_block_spmm(L->A, k, X, Y));
+        if (q == 0) {
+            GS_CHECK(gs_block_smooth(n, k, L->dinv, B, xz ? NULL : Y, 0.0, 1.0 / theta, D, X, xz));
+        } else {
+            double rn = 1.0 / (2.0 * sigma - rho);
+            GS_CHECK(gs_block_smooth(n, k, L->dinv, B, Y, rn * rho, 2.0 * rn / delta, D, X, 0));
+            rho = rn;
+        }
+    }
+done:
+    return st;
+}
+
 static void cheb_destroy(void *state, const gs_backend_ops *be)
 {
     (void)be;
@@ -104,5 +130,6 @@ const gs_smoother gs_smoother_chebyshev = {
     .setup = cheb_setup,
     .apply = cheb_apply,
     .destroy = cheb_destroy,
+    .apply_block = cheb_apply_block,
     .describe = cheb_describe,
 };

@@ -32,6 +32,26 @@ done:
     return st;
 }
 
+gs_status gs_smoother_jacobi_sweep_block(const gs_smoother_level *L, const double *dinv, double w,
+                                         int k, const gs_vec *B, gs_vec *X, gs_vec *Y, gs_vec *D,
+                                         int x_zero)
+{
+    gs_status st = GS_OK;
+    if (!x_zero) GS_CHECK(gs_block_spmm(L->A, k, X, Y));
+    GS_CHECK(gs_block_smooth(L->A->rows, k, dinv, B, x_zero ? NULL : Y, 0.0, w, D, X, x_zero));
+done:
+    return st;
+}
+
+static gs_status jacobi_apply_block(const void *state, const gs_smoother_level *L, int k,
+                                    const gs_vec *B, gs_vec *X, gs_vec *Y, gs_vec *D, int x_zero,
+                                    int post)
+{
+    const jacobi_state *s = state;
+    (void)post;
+    return gs_smoother_jacobi_sweep_block(L, L->dinv, s->omega, k, B, X, Y, D, x_zero);
+}
+
 /* x = x + omega D^-1 (b - A x) */
 static gs_status jacobi_apply(const void *state, const gs_smoother_level *L, const gs_vec *b,
                               gs_vec *x, int x_zero, int post)
@@ -54,4 +74,5 @@ const gs_smoother gs_smoother_jacobi = {
     .setup = jacobi_setup,
     .apply = jacobi_apply,
     .destroy = jacobi_destroy,
+    .apply_block = jacobi_apply_block,
 };

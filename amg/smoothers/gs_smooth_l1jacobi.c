@@ -53,6 +53,15 @@ static gs_status l1_apply(const void *state, const gs_smoother_level *L, const g
     return gs_smoother_jacobi_sweep(L, s->dinv, 1.0, b, x, x_zero);
 }
 
+static gs_status l1_apply_block(const void *state, const gs_smoother_level *L, int k,
+                                const gs_vec *B, gs_vec *X, gs_vec *Y, gs_vec *D, int x_zero,
+                                int post)
+{
+    const l1_state *s = state;
+    (void)post;
+    return gs_smoother_jacobi_sweep_block(L, s->dinv, 1.0, k, B, X, Y, D, x_zero);
+}
+
 const gs_smoother gs_smoother_l1jacobi = {
     .name = "l1jacobi",
     .label = "l1-Jacobi",
@@ -61,4 +70,5 @@ const gs_smoother gs_smoother_l1jacobi = {
     .setup = l1_setup,
     .apply = l1_apply,
     .destroy = l1_destroy,
+    .apply_block = l1_apply_block,
 };

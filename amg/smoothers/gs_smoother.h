@@ -45,6 +45,12 @@ struct gs_smoother {
     gs_status (*apply)(const void *state, const gs_smoother_level *L, const gs_vec *b, gs_vec *x,
                        int x_zero, int post);
     void (*destroy)(void *state, const gs_backend_ops *be);
+    /* the same sweep on k columns at once (gs_vec.h's blocks: B, X of n k values; Y, D work
+     * blocks of as many), the level's products by gs_block_spmm on L->A; NULL: the smoother has
+     * no block form (the multi-vector solve then runs column by column) */
+    gs_status (*apply_block)(const void *state, const gs_smoother_level *L, int k,
+                             const gs_vec *B, gs_vec *X, gs_vec *Y, gs_vec *D, int x_zero,
+                             int post);
     /* words appended to the AMG description (may be NULL): ", Chebyshev degree 3 ..." */
     void (*describe)(const gs_amg_params *p, int nlev, char *buf, size_t len);
 };
@@ -54,6 +60,10 @@ struct gs_smoother {
  * (gs_smooth_jacobi.c) */
 gs_status gs_smoother_jacobi_sweep(const gs_smoother_level *L, const double *dinv, double w,
                                    const gs_vec *b, gs_vec *x, int x_zero);
+/* the same on k columns (apply_block's arguments) */
+gs_status gs_smoother_jacobi_sweep_block(const gs_smoother_level *L, const double *dinv, double w,
+                                         int k, const gs_vec *B, gs_vec *X, gs_vec *Y, gs_vec *D,
+                                         int x_zero);
 
 /* *dinv = 1 / sum_j |a_ij| over the rows of L->A, allocated where the level lives (freed with
  * L->be->free): the l1 diagonal that l1-Jacobi and Gauss-Seidel divide by */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gs_backend.h"
+#include "gs_vec.h"
 #include "gs_buf.h"
 #include "gs_driver.h"
 #include "gs_keys.h"
@@ -650,7 +651,33 @@ int gsolve_solve(gsolve_t *s, int nrhs, const double *b, double *x, int where)
     s->nrhs = 0;
     s->solve_s = 0.0;
     const int64_t n = s->n;
-    for (int j = 0; j < nrhs; j++) {
+    if (nrhs > 1 && gs_engine_block_ok(s->e, &s->c)) { /* together, GS_BLOCK_MAX at a time */
+        gs_text_release(&s->report);
+        for (int j0 = 0; j0 < nrhs; j0 += GS_BLOCK_MAX) {
+            const int k = nrhs - j0 < GS_BLOCK_MAX ? nrhs - j0 : GS_BLOCK_MAX;
+            gs_driver_io io = io_of(&s->report);
+            s->run.hist_len = 0;
+            s->run.hint[0] = '\0';
+            GS_CHECK(gs_driver_run_block(s->e, &s->c, &s->p, &s->run, &io, k,
+                                         b + (size_t)j0 * (size_t)n, x + (size_t)j0 * (size_t)n,
+                                         where == GSOLVE_HOST ? GS_LOC_HOST : GS_LOC_DEVICE,
+                                         s->col_it + j0, s->col_conv + j0, s->col_res + j0));
+            s->run.out = NULL;
+            s->solve_s += s->run.res.solve_s;
+            s->nrhs = j0 + k;
+        }
+        int lo = s->col_it[0], hi = s->col_it[0];
+        for (int j = 0; j < nrhs; j++) {
+            all = all && s->col_conv[j];
+            lo = s->col_it[j] < lo ? s->col_it[j] : lo;
+            hi = s->col_it[j] > hi ? s->col_it[j] : hi;
+        }
+        gs_out o = gs_text_out(&s->report);
+        gs_outf(&o, "block     %d right-hand sides solved together (block CG): iterations %d..%d; "
+                "below: the most iterations and the largest residual\n", nrhs, lo, hi);
+        gs_driver_print_summary(&s->c, &s->p, &s->run, &o);
+    }
+    for (int j = 0; j < nrhs && s->nrhs < nrhs; j++) {
         gs_text_release(&s->report);
         gs_driver_io io = io_of(&s->report);
         s->run.hist_len = 0;

@@ -98,6 +98,18 @@ gs_amg *gs_engine_amg(const gs_engine *e);
  * A failure leaves e unusable: destroy it. */
 gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
                            const gs_driver_io *io);
+/* Several right-hand sides at once (gs_driver_block.c): 1 when e can solve them together (CG
+ * with AMG whose smoother has a block form, or with no preconditioner; no null-space
+ * projection). gs_driver_run_block solves the k <= GS_BLOCK_MAX columns of B (n values each, one
+ * after another, at where) into X's (their initial guesses on entry) by block CG, one block
+ * product with A and one block cycle an iteration for all columns, each column to its own
+ * tolerance; per column its iterations, whether it converged and its true residual ||b - Ax|| /
+ * ||b||; run->res: the most iterations, the largest residual, the reason of the worst column,
+ * the time of the whole block. */
+int gs_engine_block_ok(const gs_engine *e, const gs_config *c);
+gs_status gs_driver_run_block(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
+                              const gs_driver_io *io, int k, const double *B, double *X,
+                              gs_loc where, int *its, int *conv, double *resid);
 /* what the last setup of e was ("full" or "prolongator"), and the last full setup's seconds */
 const char *gs_engine_setup_kind(const gs_engine *e);
 double gs_engine_full_setup_s(const gs_engine *e);

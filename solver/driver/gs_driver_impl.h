@@ -5,6 +5,7 @@
 
 #include "gs_driver.h"
 #include "gs_krylov.h"
+#include "gs_precond.h"
 #include "gs_select.h"
 
 /* run.backend = auto | host | cuda on CUDA device c->run.device; fills r's backend, device */
@@ -37,5 +38,34 @@ gs_status gs_driver_true_residual(const gs_linop *A, const gs_vec *b, const gs_v
 gs_status gs_driver_project_rhs(const gs_config *c, gs_vec *b, gs_run *run);
 /* ||x - x_exact|| / ||x_exact|| on the host */
 double gs_driver_solution_error(const double *x, const double *xe, int64_t n);
+
+/* A's SpMV form for the Krylov method (op->M made or borrowed, its description into run) */
+typedef struct spmv_op {
+    gs_spmat *M;
+    int borrowed; /* M belongs to someone else (the AMG hierarchy's finest level) */
+    gs_spmat_op op; /* the operator's context (gs_spmat_linop: fused dots with the CSR kernel) */
+} spmv_op;
+gs_status gs_driver_make_spmv(const gs_config *c, const gs_csr *dA, spmv_op *op, gs_run *run);
+
+/* What a setup leaves for the solves: where they run, A's SpMV form, the preconditioner and
+ * the vectors. */
+struct gs_engine {
+    gs_loc loc;
+    int64_t n;
+    gs_csr *dA;      /* A on the device (NULL on the host, or borrowed: p->A_dev) */
+    int dA_borrowed;
+    gs_amg *amg;     /* the preconditioner's hierarchy (borrowed from pc), or NULL */
+    gs_pc_build pc;  /* the preconditioner (gs_precond.h) */
+    spmv_op aop;
+    gs_linop Aop, M;
+    int have_M;
+    gs_vec *b, *x, *w;
+    double setup_s; /* the setup's seconds (upload, formats, preconditioner, vectors) */
+    /* amg.reuse = auto: the iterations of the first solve after the last full setup (0: none
+     * yet) and of the last solve */
+    int full_it, last_it;
+    double full_setup_s; /* the last full setup's seconds */
+    char setup_kind[16]; /* what the last setup was: "full" or "prolongator" */
+};
 
 #endif

@@ -108,6 +108,21 @@ typedef struct gs_krylov_result {
 gs_status gs_krylov_solve(const gs_krylov_params *p, const gs_linop *A, const gs_linop *M,
                           const gs_vec *b, gs_vec *x, gs_krylov_result *res);
 
+/* An operator on blocks of k columns (gs_vec.h: n k values, entry (i, c) at i k + c): Y = op
+ * X. */
+typedef struct gs_block_op {
+    void *ctx;
+    gs_status (*apply)(void *ctx, int k, const gs_vec *X, gs_vec *Y);
+} gs_block_op;
+
+/* CG on k <= GS_BLOCK_MAX right-hand sides at once (gs_cg_block.c): the columns of B (n k
+ * values) solved into X's (their initial guesses on entry), each column its own recurrence and
+ * its own stop (rtol, atol, dtol, max_iters; the interrupt flag; no monitor, no stagnation test,
+ * no null-space projection), the products with A and M (NULL: none) once per iteration for all
+ * columns. res: k results. */
+gs_status gs_cg_block(const gs_krylov_params *p, int64_t n, int k, const gs_block_op *A,
+                      const gs_block_op *M, const gs_vec *B, gs_vec *X, gs_krylov_result *res);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@ extern "C" {
 #endif
 
 #define GS_MAX_DOTS 4 /* most dot products one fused reduction computes */
+#define GS_BLOCK_MAX 32 /* most columns of a block (gs_block_*, gs_vec.h) */
 
 typedef struct gs_backend_ops {
     const char *name;
@@ -104,6 +105,21 @@ typedef struct gs_backend_ops {
     gs_status (*peer_fork)(void);
     gs_status (*peer_join)(void);
     int64_t (*device_id)(void);
+    /* Blocks: k <= GS_BLOCK_MAX columns of n values held row by row (entry (i, c) at i k + c;
+     * gs_vec.h's gs_block_*). Y = A X (A CSR at this backend); out[j k + c] = X[j](:, c) .
+     * Y[j](:, c) for j < m <= 3 (m k <= 128; one reduction, one transfer); Y(:, c) = a[c]
+     * X(:, c) + b[c] Y(:, c) (a, b on the host; b[c] = 0: Y not read); smooth_step's update
+     * (gs_amg_ops.h) with row i's dinv for its k columns */
+    gs_status (*block_spmm)(const gs_csr *A, int k, const double *X, double *Y);
+    gs_status (*block_dots)(int64_t n, int k, int m, const double *const *X,
+                            const double *const *Y, double *out);
+    gs_status (*block_axpby)(int64_t n, int k, const double *a, const double *X, const double *b,
+                             double *Y);
+    gs_status (*block_smooth)(int64_t n, int k, const double *dinv, const double *B,
+                              const double *Y, double a, double c, double *D, double *X,
+                              int x_zero);
+    /* X(i, c) = cols[c n + i] (columns one after another into a block); unpack: the reverse */
+    gs_status (*block_pack)(int64_t n, int k, const double *cols, double *X, int unpack);
 } gs_backend_ops;
 
 #define GS_IPC_HANDLE_BYTES 64 /* cudaIpcMemHandle_t */

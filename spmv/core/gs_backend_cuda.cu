@@ -966,4 +966,9 @@ extern "C" const gs_backend_ops gs_backend_cuda_ops = {
     cuda_peer_fork,       /* peer_fork */
     cuda_peer_join,       /* peer_join */
     cuda_device_id,       /* device_id */
+    gs_cuda_block_spmm,   /* block_spmm */
+    gs_cuda_block_dots,   /* block_dots */
+    gs_cuda_block_axpby,  /* block_axpby */
+    gs_cuda_block_smooth, /* block_smooth */
+    gs_cuda_block_pack,   /* block_pack */
 };

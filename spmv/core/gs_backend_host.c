@@ -197,6 +197,76 @@ static gs_status host_gather(int64_t n, const int32_t *idx, const double *x, dou
     return GS_OK;
 }
 
+/* ---- blocks: k columns held row by row (gs_vec.h's gs_block_*) ---- */
+
+static gs_status host_block_spmm(const gs_csr *A, int k, const double *X, double *Y)
+{
+#pragma omp parallel for schedule(static) if (A->rows > 20000)
+    for (int32_t i = 0; i < A->rows; i++) {
+        double s[GS_BLOCK_MAX];
+        for (int c = 0; c < k; c++) s[c] = 0.0;
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            const double a = A->val[q];
+            const double *x = X + (int64_t)A->colind[q] * k;
+            for (int c = 0; c < k; c++) s[c] += a * x[c];
+        }
+        for (int c = 0; c < k; c++) Y[(int64_t)i * k + c] = s[c];
+    }
+    return GS_OK;
+}
+
+static gs_status host_block_dots(int64_t n, int k, int m, const double *const *X,
+                                 const double *const *Y, double *out)
+{
+    for (int j = 0; j < m; j++)
+        for (int c = 0; c < k; c++) {
+            double s = 0.0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 20000)
+            for (int64_t i = 0; i < n; i++) s += X[j][i * k + c] * Y[j][i * k + c];
+            out[j * k + c] = s;
+        }
+    return GS_OK;
+}
+
+static gs_status host_block_axpby(int64_t n, int k, const double *a, const double *X,
+                                  const double *b, double *Y)
+{
+#pragma omp parallel for schedule(static) if (n > 20000)
+    for (int64_t i = 0; i < n; i++)
+        for (int c = 0; c < k; c++) {
+            const int64_t e = i * k + c;
+            Y[e] = b[c] == 0.0 ? a[c] * X[e] : a[c] * X[e] + b[c] * Y[e];
+        }
+    return GS_OK;
+}
+
+static gs_status host_block_smooth(int64_t n, int k, const double *dinv, const double *B,
+                                   const double *Yv, double a, double c, double *D, double *X,
+                                   int x_zero)
+{
+#pragma omp parallel for schedule(static) if (n > 20000)
+    for (int64_t i = 0; i < n; i++)
+        for (int col = 0; col < k; col++) {
+            const int64_t e = i * k + col;
+            const double r = dinv[i] * (B[e] - (Yv ? Yv[e] : 0.0));
+            const double d = a != 0.0 ? a * D[e] + c * r : c * r;
+            D[e] = d;
+            X[e] = x_zero ? d : X[e] + d;
+        }
+    return GS_OK;
+}
+
+static gs_status host_block_pack(int64_t n, int k, const double *cols, double *X, int unpack)
+{
+#pragma omp parallel for schedule(static) if (n > 20000)
+    for (int64_t i = 0; i < n; i++)
+        for (int c = 0; c < k; c++) {
+            if (unpack) ((double *)cols)[(int64_t)c * n + i] = X[i * k + c];
+            else X[i * k + c] = cols[(int64_t)c * n + i];
+        }
+    return GS_OK;
+}
+
 const gs_backend_ops gs_backend_host_ops = {
     .name = "host",
     .alloc = host_alloc,
@@ -214,6 +284,11 @@ const gs_backend_ops gs_backend_host_ops = {
     .csr_spmv_dots = host_csr_spmv_dots,
     .csr_spmv = host_csr_spmv,
     .csr_spmv_own = host_csr_spmv,
+    .block_spmm = host_block_spmm,
+    .block_dots = host_block_dots,
+    .block_axpby = host_block_axpby,
+    .block_smooth = host_block_smooth,
+    .block_pack = host_block_pack,
     .csr_upload = host_csr_upload,
     .csr_free = host_csr_free,
     .sync = host_sync,

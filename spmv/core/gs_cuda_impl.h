@@ -188,6 +188,16 @@ void gs_cuda_csr_free(gs_csr *A);
 int gs_cuda_csr_max_row(const gs_csr *A);
 gs_status gs_cuda_csr_spmv(const gs_csr *A, const gs_vec *x, gs_vec *y);
 gs_status gs_cuda_csr_spmv_own(const gs_csr *A, const gs_vec *x, gs_vec *y);
+/* gs_cuda_block.cu: the block operations (gs_backend_ops' block_*) */
+gs_status gs_cuda_block_spmm(const gs_csr *A, int k, const double *X, double *Y);
+gs_status gs_cuda_block_dots(int64_t n, int k, int m, const double *const *X,
+                             const double *const *Y, double *out);
+gs_status gs_cuda_block_axpby(int64_t n, int k, const double *a, const double *X, const double *b,
+                              double *Y);
+gs_status gs_cuda_block_pack(int64_t n, int k, const double *cols, double *X, int unpack);
+gs_status gs_cuda_block_smooth(int64_t n, int k, const double *dinv, const double *B,
+                               const double *Y, double a, double c, double *D, double *X,
+                               int x_zero);
 /* the cuSPARSE descriptor and SpMV buffer of A made now, not at the first gs_cuda_csr_spmv */
 gs_status gs_cuda_csr_prepare(const gs_csr *A);
 }

@@ -189,3 +189,67 @@ gs_status gs_vec_get_host(const gs_vec *x, double *dst)
     gs_buf to = {dst, x->n, GS_F64, GS_LOC_HOST};
     return gs_buf_copy(&from, &to);
 }
+
+/* ---- blocks ---- */
+
+static gs_status block_check(int k, const char *who)
+{
+    if (k < 1 || k > GS_BLOCK_MAX)
+        return GS_ERROR(GS_ERR_ARG, "%s: %d columns, expected 1..%d", who, k, GS_BLOCK_MAX);
+    return GS_OK;
+}
+
+gs_status gs_block_spmm(const gs_csr *A, int k, const gs_vec *X, gs_vec *Y)
+{
+    gs_status st = block_check(k, "gs_block_spmm");
+    if (st != GS_OK) return st;
+    if (X->n != (int64_t)A->cols * k || Y->n != (int64_t)A->rows * k)
+        return GS_ERROR(GS_ERR_ARG, "gs_block_spmm: %d x %d matrix, %d columns, X of %lld values "
+                        "and Y of %lld", A->rows, A->cols, k, (long long)X->n, (long long)Y->n);
+    if (A->loc != X->loc || A->loc != Y->loc)
+        return GS_ERROR(GS_ERR_ARG, "gs_block_spmm: matrix and blocks live in different places");
+    OPS_V(X);
+    return ops->block_spmm(A, k, X->data, Y->data);
+}
+
+gs_status gs_block_dots(int64_t n, int k, int m, const gs_vec *const *X, const gs_vec *const *Y,
+                        double *out)
+{
+    const double *x[3], *y[3];
+    gs_status st = block_check(k, "gs_block_dots");
+    if (st != GS_OK) return st;
+    if (m < 1 || m > 3) return GS_ERROR(GS_ERR_ARG, "gs_block_dots: %d pairs, expected 1..3", m);
+    for (int j = 0; j < m; j++) x[j] = X[j]->data, y[j] = Y[j]->data;
+    OPS_V(X[0]);
+    return reduce(ops->block_dots(n, k, m, x, y, out), out, m * k);
+}
+
+gs_status gs_block_axpby(int64_t n, int k, const double *a, const gs_vec *X, const double *b,
+                         gs_vec *Y)
+{
+    gs_status st = block_check(k, "gs_block_axpby");
+    if (st != GS_OK) return st;
+    OPS_V(Y);
+    return ops->block_axpby(n, k, a, X->data, b, Y->data);
+}
+
+gs_status gs_block_smooth(int64_t n, int k, const double *dinv, const gs_vec *B, const gs_vec *Y,
+                          double a, double c, gs_vec *D, gs_vec *X, int x_zero)
+{
+    gs_status st = block_check(k, "gs_block_smooth");
+    if (st != GS_OK) return st;
+    OPS_V(X);
+    return ops->block_smooth(n, k, dinv, B->data, Y ? Y->data : NULL, a, c, D->data, X->data,
+                             x_zero);
+}
+
+gs_status gs_block_pack(int64_t n, int k, gs_vec *cols, gs_vec *X, int unpack)
+{
+    gs_status st = block_check(k, "gs_block_pack");
+    if (st != GS_OK) return st;
+    if (cols->n != n * k || X->n != n * k || cols->loc != X->loc)
+        return GS_ERROR(GS_ERR_ARG, "gs_block_pack: %lld and %lld values for %lld x %d",
+                        (long long)cols->n, (long long)X->n, (long long)n, k);
+    OPS_V(X);
+    return ops->block_pack(n, k, cols->data, X->data, unpack);
+}

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "gs_csr.h"
 #include "gs_mem.h"
 #include "gs_status.h"
 
@@ -52,6 +53,25 @@ gs_status gs_vec_mdot2(int k, const gs_vec *const *V, const gs_vec *a, const gs_
                        double *out);
 /* y -= sum_i c[i] V[i] for i < k */
 gs_status gs_vec_maxpy(int k, const double *c, const gs_vec *const *V, gs_vec *y);
+/* Blocks: k columns (1 <= k <= GS_BLOCK_MAX, gs_backend.h) of n values held row by row in a
+ * vector of n k values, entry (i, c) at i k + c (the multi-vector solves: a sparse product
+ * reads each matrix entry once for all columns). Y = A X (A CSR at X's location, X of A->cols k
+ * values, Y of A->rows k); out[j k + c] = X[j](:, c) . Y[j](:, c) for j < m <= 3 (one fused
+ * reduction); Y(:, c) = a[c] X(:, c) + b[c] Y(:, c) (a, b: k host values); D = a D + c
+ * dinv .* (B - Y) row by row (Y NULL: 0; a = 0: D not read), X = X + D (x_zero: X = D), dinv
+ * n values at X's location. */
+gs_status gs_block_spmm(const gs_csr *A, int k, const gs_vec *X, gs_vec *Y);
+gs_status gs_block_dots(int64_t n, int k, int m, const gs_vec *const *X, const gs_vec *const *Y,
+                        double *out);
+gs_status gs_block_axpby(int64_t n, int k, const double *a, const gs_vec *X, const double *b,
+                         gs_vec *Y);
+gs_status gs_block_smooth(int64_t n, int k, const double *dinv, const gs_vec *B, const gs_vec *Y,
+                          double a, double c, gs_vec *D, gs_vec *X, int x_zero);
+
+/* X = the k columns of cols (n values each, one after another) as a block; unpack: cols = X's
+ * columns (cols and X at one location, n k values each) */
+gs_status gs_block_pack(int64_t n, int k, gs_vec *cols, gs_vec *X, int unpack);
+
 /* 1 when every entry is finite */
 gs_status gs_vec_all_finite(const gs_vec *x, int *out);
 

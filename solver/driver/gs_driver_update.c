@@ -1,0 +1,102 @@
+/* gs_driver_update.c: the setup again after the matrix's values changed (gs_driver_update):
+ * with AMG, what amg.reuse keeps (gs_amg_resetup), else the preconditioner made anew. */
+#include <string.h>
+
+#include "gs_driver_impl.h"
+#include "gs_backend.h"
+#include "gs_buf.h"
+#include "gs_precond.h"
+#include "gs_time.h"
+
+/* the preconditioner made anew from the engine's matrix (its values changed) */
+static gs_status rebuild_pc(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run)
+{
+    gs_status st = GS_OK;
+    const gs_precond *pc = gs_precond_find(c->solver.preconditioner);
+    if (!pc)
+        GS_FAIL(GS_ERR_CONFIG, "solver.preconditioner = \"%s\" is not one of: %s",
+                c->solver.preconditioner, gs_precond_choices());
+    if (e->pc.destroy) e->pc.destroy(e->pc.state);
+    e->pc = (gs_pc_build){.c = c, .p = p, .A = e->dA ? e->dA : p->A, .loc = e->loc,
+                          .where = e->pc.where, .run = run};
+    e->amg = NULL;
+    GS_CHECK(pc->build(&e->pc));
+    e->amg = e->pc.amg;
+    e->M = e->pc.M;
+    e->have_M = e->pc.M.apply != NULL;
+done:
+    return st;
+}
+
+gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
+                           const gs_driver_io *io)
+{
+    gs_status st = GS_OK;
+    const gs_csr *A = p->A ? p->A : p->A_dev;
+    if (!e || !A) return GS_ERROR(GS_ERR_ARG, "update: no setup or no matrix");
+    if (A->rows != e->n) return GS_ERROR(GS_ERR_ARG, "update: the matrix changed its size");
+    /* the record anew, as a setup's */
+    gs_run_release(run);
+    memset(run, 0, sizeof *run);
+    run->verbosity = (int)c->output.verbosity;
+    run->out = &io->out;
+    run->monitor_every = (int)c->output.monitor;
+    gs_driver_describe(c, p, &run->res);
+    run->res.rows = A->rows;
+    run->res.cols = A->cols;
+    run->res.nnz = A->nnz;
+    run->threads = gs_driver_threads(c, io, A->rows, run->threads_why, sizeof run->threads_why);
+    GS_CHECK(gs_driver_choose_backend(c, &e->loc, &run->res));
+    double t0 = gs_time_now();
+    if (e->dA && !e->dA_borrowed) { /* the new values up (the pattern is the device copy's) */
+        if (p->A->nnz != e->dA->nnz)
+            GS_FAIL(GS_ERR_ARG, "update: the matrix has %lld entries, its setup %lld",
+                    (long long)p->A->nnz, (long long)e->dA->nnz);
+        double h0 = gs_backend_h2d_seconds();
+        const gs_buf f = {p->A->val, p->A->nnz, GS_F64, GS_LOC_HOST};
+        gs_buf t = {e->dA->val, e->dA->nnz, GS_F64, e->loc};
+        if (p->A->nnz > 0) GS_CHECK(gs_buf_copy(&f, &t));
+        GS_CHECK(gs_backend_get(e->loc)->sync());
+        run->upload_s = gs_time_now() - t0;
+        run->transfer_s = gs_backend_h2d_seconds() - h0;
+    }
+    int how = GS_AMG_REUSE_NONE;
+    if (e->amg) {
+        const gs_amg_choice *ch = gs_amg_choice_find(GS_AMG_CHOICE_REUSE, c->amg.reuse);
+        how = ch ? ch->value : GS_AMG_REUSE_AUTO;
+        if (how == GS_AMG_REUSE_AUTO)
+            how = e->full_it > 0 && e->last_it > GS_AMG_REUSE_GROWTH * e->full_it
+                      ? GS_AMG_REUSE_NONE : GS_AMG_REUSE_PROLONGATOR;
+    }
+    if (!e->aop.borrowed) gs_spmat_destroy(&e->aop.M);
+    memset(&e->aop, 0, sizeof e->aop);
+    e->pc.run = run;
+    if (how == GS_AMG_REUSE_PROLONGATOR) {
+        GS_CHECK(gs_amg_resetup(e->amg, GS_AMG_REUSE_PROLONGATOR));
+        GS_CHECK(gs_driver_record_amg(gs_amg_get_report(e->amg), run));
+        e->pc.A_op = (gs_spmat *)gs_amg_level_op(e->amg, 0);
+        e->M = gs_amg_linop(e->amg);
+        gs_str_copy(e->setup_kind, sizeof e->setup_kind, "prolongator");
+    } else {
+        GS_CHECK(rebuild_pc(e, c, p, run));
+        gs_str_copy(e->setup_kind, sizeof e->setup_kind, "full");
+        e->full_it = 0;
+    }
+    if (e->pc.A_op) {
+        e->aop.M = e->pc.A_op;
+        e->aop.borrowed = 1;
+        gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(e->aop.M->format));
+        gs_spmat_describe(e->aop.M, run->format_desc, sizeof run->format_desc);
+        run->convert_s = e->aop.M->convert_s;
+    } else {
+        GS_CHECK(gs_driver_make_spmv(c, e->dA ? e->dA : p->A, &e->aop, run));
+    }
+    e->Aop = gs_spmat_linop(e->aop.M, &e->aop.op);
+    GS_CHECK(gs_backend_get(e->loc)->sync());
+    e->setup_s = gs_time_now() - t0;
+    if (strcmp(e->setup_kind, "full") == 0) e->full_setup_s = e->setup_s;
+    run->res.setup_s = e->setup_s;
+done:
+    return st;
+}
+
