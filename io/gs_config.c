@@ -273,12 +273,12 @@ static gs_status check_generate(const gs_config *c, const char *where)
 gs_status gs_config_check(const gs_config *c)
 {
     const char *where = c->source[0] ? c->source : "configuration";
-    int has_file = c->problem.matrix[0] != '\0';
+    int has_file = c->problem.matrix[0] != '\0' || c->problem.sequence[0] != '\0';
     int has_gen = c->problem.generate.type[0] != '\0';
     if (has_file && has_gen)
         return GS_ERROR(GS_ERR_CONFIG,
-                        "%s: both problem.matrix and problem.generate.type are set: choose one",
-                        where);
+                        "%s: both %s and problem.generate.type are set: choose one", where,
+                        c->problem.matrix[0] ? "problem.matrix" : "problem.sequence");
     if (!has_file && !has_gen)
         return GS_ERROR(GS_ERR_CONFIG,
                         "%s: no problem: set problem.matrix (a file) or problem.generate.type",

@@ -974,16 +974,21 @@ done:
 
 gs_status gs_mm_write_vector(const char *path, const double *x, int64_t n)
 {
+    return gs_mm_write_array(path, x, n, 1);
+}
+
+gs_status gs_mm_write_array(const char *path, const double *x, int64_t n, int64_t k)
+{
     gs_status st = GS_OK;
     mm_out o;
     memset(&o, 0, sizeof o);
-    if (!path || (!x && n > 0) || n < 0)
-        return GS_ERROR(GS_ERR_ARG, "gs_mm_write_vector: bad arguments (path %s, n %lld)",
-                        path ? path : "NULL", (long long)n);
+    if (!path || (!x && n > 0) || n < 0 || k < 1)
+        return GS_ERROR(GS_ERR_ARG, "gs_mm_write_array: bad arguments (path %s, n %lld, k %lld)",
+                        path ? path : "NULL", (long long)n, (long long)k);
     GS_CHECK(out_open(&o, path));
-    o.n = (size_t)snprintf(o.buf, OUT_CAP, "%%%%MatrixMarket matrix array real general\n%lld 1\n",
-                           (long long)n);
-    for (int64_t i = 0; i < n; i++) {
+    o.n = (size_t)snprintf(o.buf, OUT_CAP, "%%%%MatrixMarket matrix array real general\n%lld %lld\n",
+                           (long long)n, (long long)k);
+    for (int64_t i = 0; i < n * k; i++) {
         GS_CHECK(out_room(&o));
         char *q = put_double(o.buf + o.n, x[i]);
         *q++ = '\n';

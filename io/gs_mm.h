@@ -41,6 +41,8 @@ gs_status gs_mm_write(const char *path, const gs_csr *A);
 
 /* Write x as an "array real general" n x 1 matrix. */
 gs_status gs_mm_write_vector(const char *path, const double *x, int64_t n);
+/* n x k values, column after column (x), as a Matrix Market array */
+gs_status gs_mm_write_array(const char *path, const double *x, int64_t n, int64_t k);
 
 #ifdef __cplusplus
 }

@@ -519,8 +519,9 @@ static gs_status load_rhs(const gs_config *c, gs_problem *p)
         gs_str_copy(p->rhs, sizeof p->rhs, strcmp(r, "Ax") == 0 ? "Ax (b = A*ones)" : r);
     } else {
         int k = 0;
-        GS_CHECK(
-            gs_problem_read_vectors(c, r, "problem.rhs", n, 1, &p->b, &k, p->rhs, sizeof p->rhs));
+        GS_CHECK(gs_problem_read_vectors(c, r, "problem.rhs", n, GS_PROBLEM_RHS_MAX, &p->b, &k,
+                                         p->rhs, sizeof p->rhs));
+        p->nrhs = k;
     }
 done:
     gs_free(ones);
@@ -584,7 +585,9 @@ static gs_status check_finite(const gs_problem *p)
     for (int32_t i = 0; i < A->rows; i++)
         for (int32_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             if (!isfinite(A->val[k])) return gs_problem_bad_entry(src, i, A->colind[k], A->val[k]);
-    GS_CHECK(gs_problem_check_vector(src, "right-hand side b", p->rhs, 0, A->rows, p->b));
+    for (int j = 0; j < (p->nrhs > 1 ? p->nrhs : 1); j++)
+        GS_CHECK(gs_problem_check_vector(src, "right-hand side b", p->rhs, 0, A->rows,
+                                         p->b + (size_t)j * (size_t)A->rows));
     GS_CHECK(gs_problem_check_vector(src, "initial guess x0", p->x0_desc, 0, A->cols, p->x0));
     GS_CHECK(gs_problem_check_vector(src, "exact solution x", "dataset x", 0, A->cols, p->x_exact));
 done:

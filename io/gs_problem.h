@@ -28,6 +28,8 @@ gs_status gs_matrix_read(const char *path, const char *group, gs_csr **A, char f
  * array holds the vectors as its columns (n x k) or as its rows (k x n); 1-D is one vector.
  * *out is n x *k, column-major, gs_malloc'ed; what names the key in messages
  * ("problem.rhs"); desc (may be NULL) gets a short note of where the vectors came from. */
+#define GS_PROBLEM_RHS_MAX 4096 /* columns problem.rhs may hold */
+
 gs_status gs_problem_read_vectors(const gs_config *c, const char *spec, const char *what, int64_t n,
                                   int max_k, double **out, int *k, char *desc, size_t desc_len);
 

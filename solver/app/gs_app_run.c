@@ -1,6 +1,7 @@
 /* gs_app_run.c: one solve as the gsolve program runs it (gs_app_run.h). */
 #include "gs_app_run.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "gs_host.h"
@@ -81,9 +82,42 @@ void gs_app_print_summary(const gs_config *c, const gs_problem *p, const gs_run 
     gs_driver_print_summary(c, p, run, &o);
 }
 
+/* several right-hand sides: a CSV row and an HDF5 record per column (extra field rhs_column; the
+ * record under the column's name: "_rhsJ" before the extension), the solutions as one n x k
+ * Matrix Market array */
+static gs_status write_columns(const gs_config *c, const gs_run *run)
+{
+    gs_status st = GS_OK;
+    const int64_t n = run->res.cols;
+    gs_result r = run->res;
+    char col[24], path[GS_CFG_STR + 32];
+    const char *names[1] = {"rhs_column"}, *values[1] = {col};
+    for (int j = 0; j < run->nrhs; j++) {
+        snprintf(col, sizeof col, "%d", j);
+        r.iterations = run->col_it[j];
+        r.converged = run->col_conv[j];
+        r.rel_residual = run->col_res[j];
+        r.x = run->x + (size_t)j * (size_t)n;
+        if (c->output.csv[0]) GS_CHECK(gs_results_csv_append_ext(c->output.csv, &r, 1, names, values));
+        if (c->output.hdf5[0]) {
+            const char *slash = strrchr(c->output.hdf5, '/'), *dot = strrchr(c->output.hdf5, '.');
+            if (!dot || (slash && dot < slash)) dot = c->output.hdf5 + strlen(c->output.hdf5);
+            snprintf(path, sizeof path, "%.*s_rhs%d%s", (int)(dot - c->output.hdf5),
+                     c->output.hdf5, j, dot);
+            GS_CHECK(gs_results_hdf5_write_ext(path, &r, 1, names, values));
+        }
+    }
+    if (c->output.history[0]) GS_CHECK(gs_results_history_write(c->output.history, &run->res));
+    if (c->output.solution[0])
+        GS_CHECK(gs_mm_write_array(c->output.solution, run->x, n, run->nrhs));
+done:
+    return st;
+}
+
 gs_status gs_app_write_outputs(const gs_config *c, const gs_run *run)
 {
     gs_status st = GS_OK;
+    if (run->nrhs > 1) return write_columns(c, run);
     if (c->output.csv[0]) GS_CHECK(gs_results_csv_append(c->output.csv, &run->res));
     if (c->output.hdf5[0]) GS_CHECK(gs_results_hdf5_write(c->output.hdf5, &run->res));
     if (c->output.history[0]) GS_CHECK(gs_results_history_write(c->output.history, &run->res));

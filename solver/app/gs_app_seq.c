@@ -204,6 +204,9 @@ int gs_app_sequence(const gs_config *c, int64_t steps, int (*fail)(gs_status, in
         step_config(c, k, ck);
         GS_CHECK(gs_problem_load(ck, k == 0 ? &p : &q));
         if (k == 0) {
+            if (p->nrhs > 1)
+                GS_FAIL(GS_ERR_CONFIG, "problem.rhs holds %d columns, and a sequence "
+                        "(problem.steps) solves one right-hand side a step", p->nrhs);
             gs_str_copy(first, sizeof first, p->source[0] ? p->source : p->matrix);
             GS_CHECK(gs_driver_setup(c, p, &run, &io, &e));
         } else {

@@ -798,9 +798,13 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run,
     gs_status st = GS_OK;
     gs_engine *e = NULL;
     GS_CHECK(gs_driver_setup(c, p, run, io, &e));
-    GS_CHECK(gs_alloc_array((size_t)p->A->cols, sizeof(double), "solution", (void **)&run->x));
-    memcpy(run->x, p->x0, (size_t)p->A->cols * sizeof(double));
-    GS_CHECK(gs_driver_run(e, c, p, run, io, p->b, run->x, GS_LOC_HOST));
+    if (p->nrhs > 1) {
+        GS_CHECK(gs_driver_run_columns(e, c, p, run, io));
+    } else {
+        GS_CHECK(gs_alloc_array((size_t)p->A->cols, sizeof(double), "solution", (void **)&run->x));
+        memcpy(run->x, p->x0, (size_t)p->A->cols * sizeof(double));
+        GS_CHECK(gs_driver_run(e, c, p, run, io, p->b, run->x, GS_LOC_HOST));
+    }
     gs_driver_attach_record(run);
 done:
     gs_engine_destroy(&e);
@@ -854,8 +858,27 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
     const gs_result *r = &run->res;
     (void)c;
     (void)p;
-    gs_outf(out, "result    %s\n", r->reason_text);
-    gs_outf(out, "residual  true ||b-Ax||/||b|| = %.3e\n", r->rel_residual);
+    if (run->nrhs > 1) { /* several right-hand sides: each column, then the worst below */
+        int lo = run->col_it[0], conv = 0;
+        for (int j = 0; j < run->nrhs; j++) {
+            lo = run->col_it[j] < lo ? run->col_it[j] : lo;
+            conv += run->col_conv[j];
+        }
+        gs_outf(out, "columns   %d right-hand sides %s: %d converged, iterations %d..%d\n",
+                run->nrhs, run->together ? "solved together (block CG)" : "one after another",
+                conv, lo, r->iterations);
+        for (int j = 0; j < run->nrhs; j++) {
+            if (j == 16 && run->nrhs > 17) {
+                gs_outf(out, "          ... (%d more in the CSV rows)\n", run->nrhs - 16);
+                break;
+            }
+            gs_outf(out, "          column %d: %d iterations, residual %.3e%s\n", j,
+                    run->col_it[j], run->col_res[j], run->col_conv[j] ? "" : ", not converged");
+        }
+    }
+    gs_outf(out, "result    %s%s\n", r->reason_text, run->nrhs > 1 ? " (the worst column)" : "");
+    gs_outf(out, "residual  true ||b-Ax||/||b|| = %.3e%s\n", r->rel_residual,
+            run->nrhs > 1 ? " (the largest)" : "");
     if (r->error >= 0) gs_outf(out, "error     ||x-x_exact||/||x_exact|| = %.3e\n", r->error);
     gs_outf(out, "time      read %.3f s  setup %.3f s  solve %.3f s  total %.3f s", r->read_s,
             r->setup_s, r->solve_s, r->total_s);
@@ -938,5 +961,8 @@ void gs_run_release(gs_run *run)
     gs_free(run->levels);
     gs_free(run->amg_prof);
     gs_free(run->profile);
+    gs_free(run->col_it);
+    gs_free(run->col_conv);
+    gs_free(run->col_res);
     memset(run, 0, sizeof *run);
 }

@@ -62,6 +62,11 @@ typedef struct gs_run {
      * travel ("page-locked host staging" or "CUDA-aware MPI"; "" on the host) */
     int64_t rank_rows[2], rank_nnz[2];
     char comm_desc[160];
+    /* several right-hand sides (problem.rhs with nrhs > 1 columns): each column's iterations,
+     * whether it converged, its true residual; whether they ran together (block CG) */
+    int nrhs, together;
+    int *col_it, *col_conv;
+    double *col_res;
 } gs_run;
 
 /* Solve problem p as c says; run->res is filled (non-convergence is a result, not an error).
@@ -107,6 +112,12 @@ gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p
  * ||b||; run->res: the most iterations, the largest residual, the reason of the worst column,
  * the time of the whole block. */
 int gs_engine_block_ok(const gs_engine *e, const gs_config *c);
+/* The nrhs columns of p->b (x0 the initial guess of each), together GS_BLOCK_MAX at a time where
+ * the engine can, else one after another: run->x (cols x nrhs), run's per-column arrays, run->res
+ * over all of them (the most iterations, the largest residual, converged when all did, the
+ * solve time of all). */
+gs_status gs_driver_run_columns(gs_engine *e, const gs_config *c, const gs_problem *p,
+                                gs_run *run, const gs_driver_io *io);
 gs_status gs_driver_run_block(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
                               const gs_driver_io *io, int k, const double *B, double *X,
                               gs_loc where, int *its, int *conv, double *resid);

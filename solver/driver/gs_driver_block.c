@@ -113,3 +113,51 @@ done:
     gs_vec_destroy(&W);
     return st;
 }
+
+gs_status gs_driver_run_columns(gs_engine *e, const gs_config *c, const gs_problem *p,
+                                gs_run *run, const gs_driver_io *io)
+{
+    gs_status st = GS_OK;
+    const int k = p->nrhs > 1 ? p->nrhs : 1;
+    const int64_t n = e->n;
+    const int block = gs_engine_block_ok(e, c);
+    double solve_s = 0.0;
+    GS_CHECK(gs_alloc_array((size_t)(n * k) + 1, sizeof(double), "solutions", (void **)&run->x));
+    GS_CHECK(gs_alloc_array((size_t)k, sizeof(int), "iterations", (void **)&run->col_it));
+    GS_CHECK(gs_alloc_array((size_t)k, sizeof(int), "convergence", (void **)&run->col_conv));
+    GS_CHECK(gs_alloc_array((size_t)k, sizeof(double), "residuals", (void **)&run->col_res));
+    for (int j = 0; j < k; j++) memcpy(run->x + (size_t)j * n, p->x0, (size_t)n * sizeof(double));
+    run->nrhs = k;
+    run->together = block;
+    for (int j0 = 0; j0 < k;) {
+        const int m = block ? (k - j0 < GS_BLOCK_MAX ? k - j0 : GS_BLOCK_MAX) : 1;
+        run->hist_len = 0;
+        if (block) {
+            GS_CHECK(gs_driver_run_block(e, c, p, run, io, m, p->b + (size_t)j0 * n,
+                                         run->x + (size_t)j0 * n, GS_LOC_HOST, run->col_it + j0,
+                                         run->col_conv + j0, run->col_res + j0));
+        } else {
+            GS_CHECK(gs_driver_run(e, c, p, run, io, p->b + (size_t)j0 * n,
+                                   run->x + (size_t)j0 * n, GS_LOC_HOST));
+            run->col_it[j0] = run->res.iterations;
+            run->col_conv[j0] = run->res.converged;
+            run->col_res[j0] = run->res.rel_residual;
+        }
+        solve_s += run->res.solve_s;
+        j0 += m;
+        if (io->interrupt && *io->interrupt) break;
+    }
+    /* the record over all columns */
+    run->res.iterations = 0;
+    run->res.rel_residual = 0.0;
+    run->res.converged = 1;
+    for (int j = 0; j < k; j++) {
+        if (run->col_it[j] > run->res.iterations) run->res.iterations = run->col_it[j];
+        if (run->col_res[j] > run->res.rel_residual) run->res.rel_residual = run->col_res[j];
+        run->res.converged = run->res.converged && run->col_conv[j];
+    }
+    run->res.solve_s = solve_s;
+    run->res.total_s = run->res.setup_s + solve_s;
+done:
+    return st;
+}

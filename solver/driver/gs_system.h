@@ -18,7 +18,8 @@ extern "C" {
 typedef struct gs_problem {
     gs_csr *A;               /* on the host, or NULL when A_dev holds the matrix */
     gs_csr *A_dev;           /* the matrix in device memory as the caller gave it, or NULL */
-    double *b;               /* rows */
+    double *b;               /* rows x nrhs, the columns one after another */
+    int nrhs;                /* right-hand sides: the columns of problem.rhs (0 is read as 1) */
     double *x0;              /* cols */
     double *x_exact;         /* cols, or NULL */
     char name[256];          /* case name */
