@@ -6,7 +6,8 @@
 #      sequence of 1 + STEPS systems with amg.reuse = none (full setups) and one with auto
 #      (the default); the medians of steps 1.. (warm), and the iterations of every step;
 #   2. a 20-step jumps 128^3 sequence (auto) against the same 20 systems with a full setup each
-#      (amg.reuse = none, one process: the generation and the GPU start left out), and against
+#      (amg.reuse = none, one process), against 20 independent gsolve runs of one such system
+#      (a process each: start, generation, setup, solve), and against
 #      hypre's BoomerAMG-PCG (the peer settings of run_amg_classes.sh) on step 0's matrix, setup
 #      + solve of its warm run times 20 (each step is the same class of system at the same size).
 # IJ is hypre's `ij` driver; GSOLVE (default build-gpu/gsolve) the binary; HYPRE=0 leaves hypre out.
@@ -41,6 +42,15 @@ for c in "poisson7-256 $P.type=poisson $P.size=256" "jumps-128 $P.type=jumps $P.
 done
 seq jumps-128-20 auto 20 --set $P.type=jumps --set $P.size=128
 seq jumps-128-20 none 20 --set $P.type=jumps --set $P.size=128
+# 20 independent gsolve runs (one process each: start, generation, upload, setup, solve)
+rm -f "$out/jumps-128-single.csv"
+t0=$EPOCHREALTIME
+for i in $(seq 1 20); do
+    "$gsolve" "$here/configs/quickstart.cfg" --set solver.preconditioner=amg \
+        --set $P.type=jumps --set $P.size=128 --set output.csv="$out/jumps-128-single.csv" \
+        > "$out/jumps-128-single.log" 2>&1
+done
+awk "BEGIN { print $EPOCHREALTIME - $t0 }" > "$out/jumps-128-single.wall"
 if [ "${HYPRE:-1}" != 0 ]; then
     "$gsolve" "$here/configs/quickstart.cfg" --set $P.type=jumps --set $P.size=128 \
         --export "$out/jumps-128.ij" > /dev/null 2>&1
@@ -76,11 +86,13 @@ def wall(n):
     except Exception: return float("nan")
 print("| run | steps | setups (full / kept P) | iterations min-max | setup + solve ms | process wall s |")
 print("| --- | --- | --- | --- | --- | --- |")
+single = rows("jumps-128-single")
 for label, rs, n in (("sequence, amg.reuse = auto", a, "jumps-128-20-auto"),
-                     ("sequence, amg.reuse = none (20 full setups)", f, "jumps-128-20-none")):
+                     ("sequence, amg.reuse = none (20 full setups)", f, "jumps-128-20-none"),
+                     ("20 independent gsolve runs (a process each)", single, "jumps-128-single")):
     if not rs: print("| %s | failed | | | | |" % label); continue
     its = [int(r["iterations"]) for r in rs]
-    kinds = [r["setup"] for r in rs]
+    kinds = [r.get("setup", "full") for r in rs]
     print("| %s | %d | %d / %d | %d-%d | %.1f | %.2f |" % (label, len(rs), kinds.count("full"),
           kinds.count("prolongator"), min(its), max(its), tot(rs), wall(n)))
 h = os.path.join(out, "hypre_jumps-128.log")
@@ -92,6 +104,9 @@ if os.path.exists(h):
         one = 1e3 * (t[-2] + t[-1])
         print("| hypre BoomerAMG-PCG, step 0 x 20 (warm run's setup + solve) | 20 | 20 / 0 | %s | %.1f | |" % (it[-1] if it else "?", 20 * one))
 if a and f:
-    print("\nsequence (auto) / 20 full setups + solves: %.2f" % (tot(a) / tot(f)))
+    print("\nsequence (auto) / 20 full setups + solves, setup + solve times: %.2f" % (tot(a) / tot(f)))
+if a and single:
+    print("sequence (auto) / 20 independent gsolve runs, process wall times: %.2f"
+          % (wall("jumps-128-20-auto") / wall("jumps-128-single")))
 EOF
 cat "$out/table.md"

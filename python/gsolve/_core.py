@@ -302,7 +302,9 @@ class Solver:
         self._check(_set_nullspace(self._h, cols.shape[1], cols.ctypes.data))
 
     def update(self, A_new):
-        """New values for the matrix of the same pattern; the next solve sets up again."""
+        """New values for the matrix of the same pattern, set up again keeping what the key
+        amg.reuse says (by default the AMG's prolongators while the iterations stay within 1.25x
+        of those after the last full setup); info["setup"] says "full" or "prolongator"."""
         self._live()
         n, rp, ci, v, kind = _matrix_arrays(A_new)
         if n != self._n or kind != self._kind or not (_same(rp, self._pattern[0], kind) and
@@ -431,7 +433,8 @@ class Solver:
                 "level_table": table, "backend": self._text("backend"),
                 "device": self._text("device"), "format": self._text("format"),
                 "amg_method": self._text("amg_method"),
-                "preconditioner": self._text("preconditioner"), "solver": self._text("solver")}
+                "preconditioner": self._text("preconditioner"), "solver": self._text("solver"),
+                "setup": self._text("setup"), "reused": self._text("reused")}
         if setup_only:
             return info
         info.update({"iterations": int(self._num("iterations")),

@@ -142,7 +142,17 @@ def test_update_values(backend):
         A2 = (A2 + A2.T) / 2
         A2 = A2.tocsr()
         A2.sort_indices()
+        assert s.info["setup"] == "full"
         s.update(A2)
+        assert s.info["setup"] == "prolongator"  # amg.reuse = auto keeps the prolongators
+        assert "numeric Galerkin" in s.info["reused"]
+        x = s.solve(b)
+        assert rel_res(A2, x, b) < 1e-8
+        ref = sla.spsolve(A2.tocsc(), b)
+        assert np.linalg.norm(x - ref) / np.linalg.norm(ref) < 1e-6
+    with gsolve.Solver(A, {"run.backend": backend, "amg.reuse": "none"}) as s:
+        s.update(A2)
+        assert s.info["setup"] == "full"
         x = s.solve(b)
         assert rel_res(A2, x, b) < 1e-8
         with pytest.raises(gsolve.InputError):
