@@ -82,7 +82,8 @@ static const key_def ROWS[] = {
      "HDF5 group holding the matrix; empty: the root, else the file's one matrix group"},
     {"problem.rhs", K_STR, F(problem.rhs), "auto", NOLIM, NULL,
      "right-hand side: auto (the file's b, else ones) | ones | random | Ax (b = A*ones) | a "
-     "file: Matrix Market, \"F.h5:/NAME\" (HDF5 dataset, MATLAB variable) or .npy"},
+     "file: Matrix Market, \"F.h5:/NAME\" (HDF5 dataset, MATLAB variable) or .npy; n x k in "
+     "a file: k right-hand sides on one setup"},
     {"problem.x0", K_STR, F(problem.x0), "auto", NOLIM, NULL,
      "initial guess: auto (the file's x0, else zero) | zero | random | a file: Matrix Market, "
      "\"F.h5:/NAME\" (HDF5 dataset, MATLAB variable) or .npy"},
