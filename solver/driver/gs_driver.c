@@ -630,6 +630,47 @@ double gs_engine_full_setup_s(const gs_engine *e)
     return e ? e->full_setup_s : 0.0;
 }
 
+gs_status gs_driver_engine_op(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run)
+{
+    gs_status st = GS_OK;
+    if (!e->aop.borrowed) gs_spmat_destroy(&e->aop.M);
+    memset(&e->aop, 0, sizeof e->aop);
+    if (e->pc.A_op) {
+        /* the Krylov method multiplies by the finest level's operator (its format chosen once) */
+        e->aop.M = e->pc.A_op;
+        e->aop.borrowed = 1;
+        gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(e->aop.M->format));
+        gs_spmat_describe(e->aop.M, run->format_desc, sizeof run->format_desc);
+        run->convert_s = e->aop.M->convert_s;
+    } else {
+        GS_CHECK(gs_driver_make_spmv(c, e->dA ? e->dA : p->A, &e->aop, run));
+    }
+    e->Aop = gs_spmat_linop(e->aop.M, &e->aop.op);
+done:
+    return st;
+}
+
+gs_status gs_driver_engine_pc(gs_engine *e, const gs_config *c, const gs_problem *p,
+                              const char *where, gs_run *run)
+{
+    gs_status st = GS_OK;
+    const gs_precond *pc = gs_precond_find(c->solver.preconditioner);
+    if (!pc)
+        GS_FAIL(GS_ERR_CONFIG, "solver.preconditioner = \"%s\" is not one of: %s",
+                c->solver.preconditioner, gs_precond_choices());
+    if (e->pc.destroy) e->pc.destroy(e->pc.state);
+    e->pc = (gs_pc_build){.c = c, .p = p, .A = e->dA ? e->dA : p->A, .loc = e->loc,
+                          .where = where, .run = run};
+    e->amg = NULL;
+    GS_CHECK(pc->build(&e->pc));
+    e->amg = e->pc.amg;
+    e->M = e->pc.M;
+    e->have_M = e->pc.M.apply != NULL;
+    GS_CHECK(gs_driver_engine_op(e, c, p, run));
+done:
+    return st;
+}
+
 gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
                           const gs_driver_io *io, gs_engine **out)
 {
@@ -674,27 +715,7 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
         run->upload_s = gs_time_now() - t0;
         run->transfer_s = gs_backend_h2d_seconds() - h0;
     }
-    const gs_csr *use = e->dA ? e->dA : p->A;
-    const gs_precond *pc = gs_precond_find(c->solver.preconditioner);
-    if (!pc)
-        GS_FAIL(GS_ERR_CONFIG, "solver.preconditioner = \"%s\" is not one of: %s",
-                c->solver.preconditioner, gs_precond_choices());
-    e->pc = (gs_pc_build){.c = c, .p = p, .A = use, .loc = e->loc, .where = where, .run = run};
-    GS_CHECK(pc->build(&e->pc));
-    e->amg = e->pc.amg;
-    e->M = e->pc.M;
-    e->have_M = e->pc.M.apply != NULL;
-    if (e->pc.A_op) {
-        /* the Krylov method multiplies by the finest level's operator (its format chosen once) */
-        e->aop.M = e->pc.A_op;
-        e->aop.borrowed = 1;
-        gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(e->aop.M->format));
-        gs_spmat_describe(e->aop.M, run->format_desc, sizeof run->format_desc);
-        run->convert_s = e->aop.M->convert_s;
-    } else {
-        GS_CHECK(gs_driver_make_spmv(c, use, &e->aop, run));
-    }
-    e->Aop = gs_spmat_linop(e->aop.M, &e->aop.op);
+    GS_CHECK(gs_driver_engine_pc(e, c, p, where, run));
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->b));
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->x));
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->w));

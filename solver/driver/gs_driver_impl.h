@@ -68,4 +68,11 @@ struct gs_engine {
     char setup_kind[16]; /* what the last setup was: "full" or "prolongator" */
 };
 
+/* the engine's preconditioner built (the one it had destroyed first) from its matrix (e->dA or
+ * p->A), then its A operator: the preconditioner's (AMG's finest level) or one made by the spmv
+ * keys; where names the matrix in messages */
+gs_status gs_driver_engine_pc(gs_engine *e, const gs_config *c, const gs_problem *p,
+                              const char *where, gs_run *run);
+gs_status gs_driver_engine_op(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run);
+
 #endif

@@ -8,26 +8,6 @@
 #include "gs_precond.h"
 #include "gs_time.h"
 
-/* the preconditioner made anew from the engine's matrix (its values changed) */
-static gs_status rebuild_pc(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run)
-{
-    gs_status st = GS_OK;
-    const gs_precond *pc = gs_precond_find(c->solver.preconditioner);
-    if (!pc)
-        GS_FAIL(GS_ERR_CONFIG, "solver.preconditioner = \"%s\" is not one of: %s",
-                c->solver.preconditioner, gs_precond_choices());
-    if (e->pc.destroy) e->pc.destroy(e->pc.state);
-    e->pc = (gs_pc_build){.c = c, .p = p, .A = e->dA ? e->dA : p->A, .loc = e->loc,
-                          .where = e->pc.where, .run = run};
-    e->amg = NULL;
-    GS_CHECK(pc->build(&e->pc));
-    e->amg = e->pc.amg;
-    e->M = e->pc.M;
-    e->have_M = e->pc.M.apply != NULL;
-done:
-    return st;
-}
-
 gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
                            const gs_driver_io *io)
 {
@@ -68,8 +48,6 @@ gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p
             how = e->full_it > 0 && e->last_it > GS_AMG_REUSE_GROWTH * e->full_it
                       ? GS_AMG_REUSE_NONE : GS_AMG_REUSE_PROLONGATOR;
     }
-    if (!e->aop.borrowed) gs_spmat_destroy(&e->aop.M);
-    memset(&e->aop, 0, sizeof e->aop);
     e->pc.run = run;
     if (how == GS_AMG_REUSE_PROLONGATOR) {
         GS_CHECK(gs_amg_resetup(e->amg, GS_AMG_REUSE_PROLONGATOR));
@@ -78,20 +56,11 @@ gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p
         e->M = gs_amg_linop(e->amg);
         gs_str_copy(e->setup_kind, sizeof e->setup_kind, "prolongator");
     } else {
-        GS_CHECK(rebuild_pc(e, c, p, run));
+        GS_CHECK(gs_driver_engine_pc(e, c, p, e->pc.where, run));
         gs_str_copy(e->setup_kind, sizeof e->setup_kind, "full");
         e->full_it = 0;
     }
-    if (e->pc.A_op) {
-        e->aop.M = e->pc.A_op;
-        e->aop.borrowed = 1;
-        gs_str_copy(run->res.format, sizeof run->res.format, gs_format_name(e->aop.M->format));
-        gs_spmat_describe(e->aop.M, run->format_desc, sizeof run->format_desc);
-        run->convert_s = e->aop.M->convert_s;
-    } else {
-        GS_CHECK(gs_driver_make_spmv(c, e->dA ? e->dA : p->A, &e->aop, run));
-    }
-    e->Aop = gs_spmat_linop(e->aop.M, &e->aop.op);
+    GS_CHECK(gs_driver_engine_op(e, c, p, run));
     GS_CHECK(gs_backend_get(e->loc)->sync());
     e->setup_s = gs_time_now() - t0;
     if (strcmp(e->setup_kind, "full") == 0) e->full_setup_s = e->setup_s;
