@@ -317,6 +317,11 @@ static int solve_dist(const gs_config *c0)
         *c = *c0;
         st = gs_config_check(c);
     }
+    int64_t steps = 1;
+    if (st == GS_OK) st = gs_app_sequence_steps(c, &steps);
+    if (st == GS_OK && steps > 1)
+        st = GS_ERROR(GS_ERR_CONFIG, "a sequence (problem.steps = %lld) runs in one process; "
+                      "across MPI ranks each run solves one system", (long long)steps);
     if (st == GS_OK && me == 0) st = gs_results_check_outputs(c); /* rank 0 writes them */
     if (st == GS_OK && strcmp(c->run.backend, "host") != 0) {
         int ndev = gs_backend_cuda_devices(NULL);

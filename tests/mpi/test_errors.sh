@@ -4,7 +4,7 @@
 # crash and no hang (the test's TIMEOUT; each run is also cut at 60 s): a missing matrix file,
 # malformed Matrix Market files, a bad config key in a file and on --set, a non-square matrix, a
 # zero diagonal with Jacobi and with AMG, an AMG block size that does not divide the rows, a
-# batch config (refused under mpirun with more than one rank). A run that does not converge
+# batch config and a sequence (refused under mpirun with more than one rank). A run that does not converge
 # exits 3 with its reason.
 source "$(dirname "$0")/mpi_lib.sh"
 BAD=$DATA/bad
@@ -56,6 +56,8 @@ expect amg_bad_block 2 "(512 rows|[0-9]+ rows of this rank) are not a multiple o
     --set solver.preconditioner=amg --set amg.block_size=3 --set amg.gather_rows=100
 expect batch 2 "batch.cfg is a batch config" "$CFG/batch.cfg" --set batch.results="$T/batch-results"
 [ -e "$T/batch-results" ] && fail "batch: the refused batch wrote $T/batch-results"
+expect sequence 2 "a sequence \\(problem.steps = 3\\) runs in one process" "${HOST[@]}" \
+    --set problem.generate.type=poisson --set problem.generate.size=8 --set problem.steps=3
 expect not_converged 3 "did not converge: maximum iterations" "${HOST[@]}" \
     --set problem.generate.type=poisson --set problem.generate.size=8 --set solver.max_iters=2
 finish
