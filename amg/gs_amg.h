@@ -240,6 +240,10 @@ typedef struct gs_amg_profile {
     int levels;
     int64_t calls[GS_AMG_MAX_LEVELS][GS_PROF_OPS];
     double seconds[GS_AMG_MAX_LEVELS][GS_PROF_OPS];
+    /* the bytes the operations moved by the formats' byte models (gs_spmat_bytes: matrix and
+     * vectors of each SpMV) and 8 a vector entry read or written by the vector steps; 0 where
+     * not counted (a smoother without a byte model) */
+    double bytes[GS_AMG_MAX_LEVELS][GS_PROF_OPS];
 } gs_amg_profile;
 
 typedef struct gs_amg gs_amg;

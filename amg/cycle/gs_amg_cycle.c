@@ -25,11 +25,20 @@ static double prof_now(const gs_amg *amg)
     return gs_time_now();
 }
 
-static void prof_add(gs_amg *amg, int l, gs_amg_prof_op op, double t0)
+static void prof_add(gs_amg *amg, int l, gs_amg_prof_op op, double t0, double bytes)
 {
     if (!amg->profiling) return;
     amg->prof.seconds[l][op] += prof_now(amg) - t0;
     amg->prof.calls[l][op]++;
+    amg->prof.bytes[l][op] += bytes;
+}
+
+/* bytes of `sweeps` sweeps of level l's smoother (0: not counted) */
+static double smooth_bytes(const gs_amg *amg, int l, int sweeps)
+{
+    const gs_amg_level *L = &amg->lev[l];
+    if (!amg->profiling || !amg->p.smoother->bytes || !L->smooth) return 0.0;
+    return sweeps * amg->p.smoother->bytes(L->smooth, &L->sl);
 }
 
 /* sweeps of the level's smoother on A x = b; x_zero: x is zero on entry (not read); post: the
@@ -42,7 +51,7 @@ static gs_status smooth(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_ze
     double t0 = prof_now(amg);
     for (int s = 0; s < sweeps; s++, x_zero = 0)
         GS_CHECK(amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero, post));
-    if (sweeps > 0) prof_add(amg, l, GS_PROF_SMOOTH, t0);
+    if (sweeps > 0) prof_add(amg, l, GS_PROF_SMOOTH, t0, smooth_bytes(amg, l, sweeps));
 done:
     return st;
 }
@@ -58,7 +67,8 @@ static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zer
         else /* 8 sweeps, forward and backward in turn, counted as the coarse solve */
             for (int s = 0; s < 8 && st == GS_OK; s++, x_zero = 0)
                 st = amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero, s % 2);
-        prof_add(amg, l, GS_PROF_COARSE, t0);
+        prof_add(amg, l, GS_PROF_COARSE, t0,
+                 amg->Mc ? gs_spmat_bytes(amg->Mc) : smooth_bytes(amg, l, 8));
         return st;
     }
     gs_amg_level *C = &amg->lev[l + 1];
@@ -67,15 +77,16 @@ static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zer
     if (pre == 0 && x_zero) {
         t0 = prof_now(amg);
         GS_CHECK(gs_spmat_spmv(L->MR, b, C->b));
-        prof_add(amg, l, GS_PROF_RESTRICT, t0);
+        prof_add(amg, l, GS_PROF_RESTRICT, t0, amg->profiling ? gs_spmat_bytes(L->MR) : 0.0);
     } else {
         t0 = prof_now(amg);
         GS_CHECK(gs_spmat_spmv(L->MA, x, L->r));
         GS_CHECK(gs_vec_axpby(1.0, b, -1.0, L->r));
-        prof_add(amg, l, GS_PROF_RESIDUAL, t0);
+        prof_add(amg, l, GS_PROF_RESIDUAL, t0,
+                 amg->profiling ? gs_spmat_bytes(L->MA) + 3.0 * 8.0 * (double)L->A->rows : 0.0);
         t0 = prof_now(amg);
         GS_CHECK(gs_spmat_spmv(L->MR, L->r, C->b));
-        prof_add(amg, l, GS_PROF_RESTRICT, t0);
+        prof_add(amg, l, GS_PROF_RESTRICT, t0, amg->profiling ? gs_spmat_bytes(L->MR) : 0.0);
     }
     GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
     if (amg->p.cycle_w && l + 1 < amg->nlev - 1) GS_CHECK(cycle(amg, l + 1, C->b, C->x, 0));
@@ -85,7 +96,10 @@ static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zer
         GS_CHECK(gs_vec_copy(L->y, x));
     else
         GS_CHECK(gs_vec_axpy(1.0, L->y, x));
-    prof_add(amg, l, GS_PROF_PROLONG, t0);
+    prof_add(amg, l, GS_PROF_PROLONG, t0,
+             amg->profiling ? gs_spmat_bytes(L->MP) + 8.0 * (double)L->A->rows *
+                                                       (pre == 0 && x_zero ? 2.0 : 3.0)
+                            : 0.0);
     GS_CHECK(smooth(amg, l, b, x, 0, amg->p.postsweeps, 1));
 done:
     return st;

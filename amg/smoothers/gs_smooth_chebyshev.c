@@ -104,6 +104,13 @@ done:
     return st;
 }
 
+/* degree SpMVs and steps a sweep (the first SpMV of a sweep from x = 0 is skipped: counted) */
+static double cheb_bytes(const void *state, const gs_smoother_level *L)
+{
+    const cheb_state *s = state;
+    return (double)s->degree * gs_smoother_jacobi_bytes(L);
+}
+
 static void cheb_destroy(void *state, const gs_backend_ops *be)
 {
     (void)be;
@@ -131,5 +138,6 @@ const gs_smoother gs_smoother_chebyshev = {
     .apply = cheb_apply,
     .destroy = cheb_destroy,
     .apply_block = cheb_apply_block,
+    .bytes = cheb_bytes,
     .describe = cheb_describe,
 };

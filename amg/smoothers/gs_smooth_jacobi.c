@@ -43,6 +43,17 @@ done:
     return st;
 }
 
+double gs_smoother_jacobi_bytes(const gs_smoother_level *L)
+{
+    return gs_spmat_bytes(L->MA) + 7.0 * 8.0 * (double)L->A->rows;
+}
+
+static double jacobi_bytes(const void *state, const gs_smoother_level *L)
+{
+    (void)state;
+    return gs_smoother_jacobi_bytes(L);
+}
+
 static gs_status jacobi_apply_block(const void *state, const gs_smoother_level *L, int k,
                                     const gs_vec *B, gs_vec *X, gs_vec *Y, gs_vec *D, int x_zero,
                                     int post)
@@ -75,4 +86,5 @@ const gs_smoother gs_smoother_jacobi = {
     .apply = jacobi_apply,
     .destroy = jacobi_destroy,
     .apply_block = jacobi_apply_block,
+    .bytes = jacobi_bytes,
 };

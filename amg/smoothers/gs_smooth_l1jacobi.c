@@ -62,6 +62,12 @@ static gs_status l1_apply_block(const void *state, const gs_smoother_level *L, i
     return gs_smoother_jacobi_sweep_block(L, s->dinv, 1.0, k, B, X, Y, D, x_zero);
 }
 
+static double l1_bytes(const void *state, const gs_smoother_level *L)
+{
+    (void)state;
+    return gs_smoother_jacobi_bytes(L);
+}
+
 const gs_smoother gs_smoother_l1jacobi = {
     .name = "l1jacobi",
     .label = "l1-Jacobi",
@@ -71,4 +77,5 @@ const gs_smoother gs_smoother_l1jacobi = {
     .apply = l1_apply,
     .destroy = l1_destroy,
     .apply_block = l1_apply_block,
+    .bytes = l1_bytes,
 };

@@ -104,29 +104,62 @@ done:
     return st;
 }
 
+/* a profile row's roofline columns: the bytes moved, their rate and its share of the copy
+ * bandwidth ("" when the bytes are not counted) */
+static void roof(const gs_run *run, double bytes, double seconds, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (bytes <= 0 || seconds <= 0) return;
+    const double gbs = bytes / seconds / 1e9;
+    if (run->copy_bw > 0)
+        snprintf(buf, len, "  %10.1f  %7.1f  %5.1f%%", bytes / 1e6, gbs,
+                 100.0 * bytes / seconds / run->copy_bw);
+    else
+        snprintf(buf, len, "  %10.1f  %7.1f", bytes / 1e6, gbs);
+}
+
 /* the profile table of the summary */
 static void print_profile(const gs_run *run, const gs_out *out)
 {
     const double T = run->res.solve_s > 0 ? run->res.solve_s : 1.0;
     const double vec = vector_seconds(run);
+    char r[96];
     gs_outf(out, "profile   the solve's %.3f ms by operation (the device synchronized around each: "
-                 "slower than an unprofiled solve)\n", 1e3 * run->res.solve_s);
-    gs_outf(out, "          level  operation          calls     time ms   share\n");
-    gs_outf(out, "          -      A SpMV (Krylov)  %7lld  %10.3f  %5.1f%%\n",
-            (long long)run->prof_calls[0], 1e3 * run->prof_s[0], 100.0 * run->prof_s[0] / T);
-    if (run->prof_calls[1] > 0)
-        gs_outf(out, "          -      preconditioner   %7lld  %10.3f  %5.1f%%%s\n",
+                 "slower than an unprofiled solve); bytes by the formats' byte models, their rate "
+                 "and its share of the measured copy bandwidth (%.0f GB/s)\n",
+            1e3 * run->res.solve_s, run->copy_bw / 1e9);
+    gs_outf(out, "          level  operation          calls     time ms   share    bytes MB     GB/s   "
+                 "of copy\n");
+    roof(run, run->prof_bytes[0], run->prof_s[0], r, sizeof r);
+    gs_outf(out, "          -      A SpMV (Krylov)  %7lld  %10.3f  %5.1f%%%s\n",
+            (long long)run->prof_calls[0], 1e3 * run->prof_s[0], 100.0 * run->prof_s[0] / T, r);
+    if (run->prof_calls[1] > 0) {
+        roof(run, run->prof_bytes[1], run->prof_s[1], r, sizeof r);
+        gs_outf(out, "          -      preconditioner   %7lld  %10.3f  %5.1f%%%s%s\n",
                 (long long)run->prof_calls[1], 1e3 * run->prof_s[1], 100.0 * run->prof_s[1] / T,
-                run->amg_prof ? "  (the cycle, split below)" : "");
+                r, run->amg_prof ? "  (the cycle, split below)" : "");
+    }
     for (int l = 0; run->amg_prof && l < run->amg_prof->levels; l++)
         for (int o = 0; o < GS_PROF_OPS; o++)
-            if (run->amg_prof->calls[l][o] > 0)
-                gs_outf(out, "          %-5d  %-15s  %7lld  %10.3f  %5.1f%%\n", l,
+            if (run->amg_prof->calls[l][o] > 0) {
+                roof(run, run->amg_prof->bytes[l][o], run->amg_prof->seconds[l][o], r, sizeof r);
+                gs_outf(out, "          %-5d  %-15s  %7lld  %10.3f  %5.1f%%%s\n", l,
                         gs_amg_prof_op_names[o], (long long)run->amg_prof->calls[l][o],
                         1e3 * run->amg_prof->seconds[l][o],
-                        100.0 * run->amg_prof->seconds[l][o] / T);
-    gs_outf(out, "          -      Krylov vectors         -  %10.3f  %5.1f%%  (the rest: dots, "
-                 "updates, the method's own work)\n", 1e3 * vec, 100.0 * vec / T);
+                        100.0 * run->amg_prof->seconds[l][o] / T, r);
+            }
+    roof(run, run->prof_vec_bytes, vec, r, sizeof r);
+    gs_outf(out, "          -      Krylov vectors         -  %10.3f  %5.1f%%%s  (the rest: dots, "
+                 "updates, the method's own work)\n", 1e3 * vec, 100.0 * vec / T, r);
+    const int its = run->res.iterations;
+    const double total = run->prof_bytes[0] + run->prof_bytes[1] + run->prof_vec_bytes;
+    if (its > 0 && run->copy_bw > 0 && (run->prof_bytes[1] > 0) == (run->prof_calls[1] > 0) &&
+        run->prof_vec_bytes > 0) {
+        const double floor_s = total / its / run->copy_bw, it_s = run->res.solve_s / its;
+        gs_outf(out, "roofline  %.1f MB an iteration: %.3f ms at the copy bandwidth; the profiled "
+                     "solve took %.3f ms an iteration, %.2fx that floor\n",
+                total / its / 1e6, 1e3 * floor_s, 1e3 * it_s, it_s / floor_s);
+    }
 }
 
 /* Pick where the solve runs: run.backend = auto | host | cuda. */
@@ -795,6 +828,16 @@ gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, g
             *run->amg_prof = *gs_amg_get_profile(e->amg);
             gs_amg_profile_enable(e->amg, 0);
         }
+        run->prof_bytes[0] = (double)run->prof_calls[0] * gs_spmat_bytes(e->aop.M);
+        run->prof_bytes[1] = 0.0;
+        for (int l = 0; run->amg_prof && l < run->amg_prof->levels; l++)
+            for (int o = 0; o < GS_PROF_OPS; o++) run->prof_bytes[1] += run->amg_prof->bytes[l][o];
+        /* CG's fused update (u, w, p, s, x, r read; p, s, x, r written) and the dots' reads
+         * beside the SpMV (r, w): 12 vectors an iteration */
+        run->prof_vec_bytes = strcmp(c->solver.type, "cg") == 0
+                                  ? 12.0 * 8.0 * (double)e->n * (double)kr.iterations
+                                  : 0.0;
+        run->copy_bw = gs_backend_copy_bandwidth(e->loc);
         GS_CHECK(profile_text(run));
         run->res.profile = run->profile;
     }

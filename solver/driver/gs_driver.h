@@ -56,6 +56,10 @@ typedef struct gs_run {
     int profiled;
     int64_t prof_calls[2];
     double prof_s[2];
+    /* the bytes they moved (the formats' byte models; [1]: the AMG cycle's, 0 when not
+     * counted), the Krylov method's vector bytes (CG's; 0: not counted), the backend's copy
+     * bandwidth (bytes/s, gs_backend_copy_bandwidth): the roofline of the profile */
+    double prof_bytes[2], prof_vec_bytes, copy_bw;
     gs_amg_profile *amg_prof;
     char *profile;
     /* under MPI (res.ranks > 1): the least and most rows and nonzeros of one rank, and how halos

@@ -1,5 +1,6 @@
 /* gs_backend.c: the one place that decides which backends exist. */
 #include "gs_backend.h"
+#include "gs_time.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -259,4 +260,31 @@ double gs_backend_h2d_seconds(void)
 #else
     return 0.0;
 #endif
+}
+
+double gs_backend_copy_bandwidth(gs_loc loc)
+{
+    static double bw[2];
+    const int i = loc == GS_LOC_HOST ? 0 : 1;
+    const gs_backend_ops *be = gs_backend_get(loc);
+    const size_t bytes = (size_t)256 << 20;
+    void *a = NULL, *b = NULL;
+    if (bw[i] > 0 || !be) return bw[i];
+    if (be->alloc(bytes, "copy bandwidth", &a) == GS_OK &&
+        be->alloc(bytes, "copy bandwidth", &b) == GS_OK) {
+        double best = 0.0;
+        (void)be->move(b, a, bytes); /* a first touch */
+        for (int r = 0; r < 3; r++) {
+            (void)be->sync();
+            double t0 = gs_time_now();
+            if (be->move(b, a, bytes) != GS_OK || be->sync() != GS_OK) break;
+            double t = gs_time_now() - t0;
+            if (t > 0 && 2.0 * (double)bytes / t > best) best = 2.0 * (double)bytes / t;
+        }
+        bw[i] = best;
+    }
+    gs_error_clear();
+    if (a) be->free(a);
+    if (b) be->free(b);
+    return bw[i];
 }

@@ -187,6 +187,11 @@ size_t gs_backend_pool_prepared(double *took_s);
  * the device-side set-up around them); 0 without CUDA. */
 double gs_backend_h2d_seconds(void);
 
+/* The copy bandwidth of memory at loc in bytes a second (read + written): the best of 3 copies
+ * of 256 MiB from one buffer into another (the backend's move), measured at the first call and
+ * kept; 0 when it cannot be measured (no memory for the buffers). The profile's roofline. */
+double gs_backend_copy_bandwidth(gs_loc loc);
+
 /* Bytes of arrays this process has copied from the device to the host (vectors, matrices; not
  * the reductions' few numbers); 0 without CUDA. */
 unsigned long long gs_backend_d2h_bytes(void);

@@ -21,17 +21,25 @@ done
 echo "$out" | grep -Eq '^          [1-9] +coarse solve' || fail "no coarse solve line"
 # the shares: each is its time over the solve time
 solve=$(echo "$out" | sed -n 's/^profile   the solve.s \([0-9.]*\) ms.*/\1/p')
-echo "$out" | awk -v T="$solve" '/^          [-0-9] / && $NF ~ /%$/ {
-    n = split($0, f, " +"); ms = f[n - 1]; sh = f[n]; sub(/%/, "", sh);
+echo "$out" | awk -v T="$solve" '/^          [-0-9] / {
+    n = split($0, f, " +");
+    for (i = 2; i <= n; i++) if (f[i] ~ /%$/) { ms = f[i - 1]; sh = f[i]; sub(/%/, "", sh); break }
+    if (i > n) next;
     if (ms / T * 100 - sh > 0.1 || sh - ms / T * 100 > 0.1) { print "bad share: " $0; bad = 1 } }
     END { exit bad }' || fail "a share is not time / solve time ($solve ms)"
+# the roofline: bytes, rate and share of the copy bandwidth on the rows with a byte model, and
+# the iteration against its floor
+echo "$out" | grep -Eq '^          0 +smoother +[0-9]+ +[0-9.]+ +[0-9.]+% +[0-9.]+ +[0-9.]+ +[0-9.]+%$' \
+    || fail "no bytes, rate and share on the level-0 smoother line"
+echo "$out" | grep -Eq '^roofline  [0-9.]+ MB an iteration: [0-9.]+ ms at the copy bandwidth; the profiled solve took [0-9.]+ ms an iteration, [0-9.]+x that floor$' \
+    || fail "no roofline line"
 # the last row's profile field (quoted fields may hold commas)
 field() { python3 -c 'import csv, sys; r = list(csv.DictReader(open(sys.argv[1]))); print(r[-1].get("profile", "MISSING"))' "$1"; }
 prof=$(field p.csv)
 [ "$prof" != MISSING ] || fail "no profile column"
 echo "$prof" | grep -Eq '^krylov:A=[0-9.]+/[0-9]+;krylov:M=[0-9.]+/[0-9]+;krylov:vector=[0-9.]+;L0:smoother=[0-9.]+/[0-9]+' \
     || fail "profile column: $prof"
-sm=$(echo "$out" | awk '/^          0 +smoother/ {print $(NF - 1)}')
+sm=$(echo "$out" | awk '/^          0 +smoother/ {print $4}')
 csm=$(echo "$prof" | sed -n 's/.*L0:smoother=\([0-9.]*\)\/.*/\1/p')
 awk -v a="$csm" -v b="$sm" 'BEGIN { d = a - b; exit !(d < 0.0006 && d > -0.0006) }' \
     || fail "the column's L0 smoother ($csm ms) is not the table's ($sm ms)"
