@@ -33,12 +33,14 @@ static void prof_add(gs_amg *amg, int l, gs_amg_prof_op op, double t0, double by
     amg->prof.bytes[l][op] += bytes;
 }
 
-/* bytes of `sweeps` sweeps of level l's smoother (0: not counted) */
-static double smooth_bytes(const gs_amg *amg, int l, int sweeps)
+/* bytes of `sweeps` sweeps of level l's smoother, the first from x = 0 when x_zero (0: not
+ * counted) */
+static double smooth_bytes(const gs_amg *amg, int l, int sweeps, int x_zero)
 {
     const gs_amg_level *L = &amg->lev[l];
-    if (!amg->profiling || !amg->p.smoother->bytes || !L->smooth) return 0.0;
-    return sweeps * amg->p.smoother->bytes(L->smooth, &L->sl);
+    if (!amg->profiling || !amg->p.smoother->bytes || !L->smooth || sweeps < 1) return 0.0;
+    return amg->p.smoother->bytes(L->smooth, &L->sl, x_zero) +
+           (sweeps - 1) * amg->p.smoother->bytes(L->smooth, &L->sl, 0);
 }
 
 /* sweeps of the level's smoother on A x = b; x_zero: x is zero on entry (not read); post: the
@@ -48,10 +50,10 @@ static gs_status smooth(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_ze
 {
     gs_status st = GS_OK;
     const gs_amg_level *L = &amg->lev[l];
-    double t0 = prof_now(amg);
+    double t0 = prof_now(amg), bytes = smooth_bytes(amg, l, sweeps, x_zero);
     for (int s = 0; s < sweeps; s++, x_zero = 0)
         GS_CHECK(amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero, post));
-    if (sweeps > 0) prof_add(amg, l, GS_PROF_SMOOTH, t0, smooth_bytes(amg, l, sweeps));
+    if (sweeps > 0) prof_add(amg, l, GS_PROF_SMOOTH, t0, bytes);
 done:
     return st;
 }
@@ -62,13 +64,13 @@ static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zer
     gs_amg_level *L = &amg->lev[l];
     double t0 = prof_now(amg);
     if (l == amg->nlev - 1) {
+        const double cb = amg->Mc ? gs_spmat_bytes(amg->Mc) : smooth_bytes(amg, l, 8, x_zero);
         if (amg->Mc)
             st = gs_spmat_spmv(amg->Mc, b, x);
         else /* 8 sweeps, forward and backward in turn, counted as the coarse solve */
             for (int s = 0; s < 8 && st == GS_OK; s++, x_zero = 0)
                 st = amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero, s % 2);
-        prof_add(amg, l, GS_PROF_COARSE, t0,
-                 amg->Mc ? gs_spmat_bytes(amg->Mc) : smooth_bytes(amg, l, 8));
+        prof_add(amg, l, GS_PROF_COARSE, t0, amg->profiling ? cb : 0.0);
         return st;
     }
     gs_amg_level *C = &amg->lev[l + 1];

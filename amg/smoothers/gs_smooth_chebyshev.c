@@ -104,11 +104,12 @@ done:
     return st;
 }
 
-/* degree SpMVs and steps a sweep (the first SpMV of a sweep from x = 0 is skipped: counted) */
-static double cheb_bytes(const void *state, const gs_smoother_level *L)
+/* degree SpMVs and steps a sweep; from x = 0 the first without its SpMV */
+static double cheb_bytes(const void *state, const gs_smoother_level *L, int x_zero)
 {
     const cheb_state *s = state;
-    return (double)s->degree * gs_smoother_jacobi_bytes(L);
+    return gs_smoother_jacobi_bytes(L, x_zero) +
+           (double)(s->degree - 1) * gs_smoother_jacobi_bytes(L, 0);
 }
 
 static void cheb_destroy(void *state, const gs_backend_ops *be)

@@ -43,15 +43,16 @@ done:
     return st;
 }
 
-double gs_smoother_jacobi_bytes(const gs_smoother_level *L)
+double gs_smoother_jacobi_bytes(const gs_smoother_level *L, int x_zero)
 {
-    return gs_spmat_bytes(L->MA) + 7.0 * 8.0 * (double)L->A->rows;
+    const double n = (double)L->A->rows;
+    return x_zero ? 4.0 * 8.0 * n : gs_spmat_bytes(L->MA) + 7.0 * 8.0 * n;
 }
 
-static double jacobi_bytes(const void *state, const gs_smoother_level *L)
+static double jacobi_bytes(const void *state, const gs_smoother_level *L, int x_zero)
 {
     (void)state;
-    return gs_smoother_jacobi_bytes(L);
+    return gs_smoother_jacobi_bytes(L, x_zero);
 }
 
 static gs_status jacobi_apply_block(const void *state, const gs_smoother_level *L, int k,

@@ -62,10 +62,10 @@ static gs_status l1_apply_block(const void *state, const gs_smoother_level *L, i
     return gs_smoother_jacobi_sweep_block(L, s->dinv, 1.0, k, B, X, Y, D, x_zero);
 }
 
-static double l1_bytes(const void *state, const gs_smoother_level *L)
+static double l1_bytes(const void *state, const gs_smoother_level *L, int x_zero)
 {
     (void)state;
-    return gs_smoother_jacobi_bytes(L);
+    return gs_smoother_jacobi_bytes(L, x_zero);
 }
 
 const gs_smoother gs_smoother_l1jacobi = {

@@ -52,8 +52,8 @@ struct gs_smoother {
                              const gs_vec *B, gs_vec *X, gs_vec *Y, gs_vec *D, int x_zero,
                              int post);
     /* the bytes one sweep moves on the level (its SpMVs by the format's byte model, 8 a vector
-     * entry of its vector steps); NULL: not counted */
-    double (*bytes)(const void *state, const gs_smoother_level *L);
+     * entry of its vector steps), from x = 0 when x_zero; NULL: not counted */
+    double (*bytes)(const void *state, const gs_smoother_level *L, int x_zero);
     /* words appended to the AMG description (may be NULL): ", Chebyshev degree 3 ..." */
     void (*describe)(const gs_amg_params *p, int nlev, char *buf, size_t len);
 };
@@ -64,8 +64,8 @@ struct gs_smoother {
 gs_status gs_smoother_jacobi_sweep(const gs_smoother_level *L, const double *dinv, double w,
                                    const gs_vec *b, gs_vec *x, int x_zero);
 /* the bytes of one sweep of gs_smoother_jacobi_sweep: an SpMV and the step (dinv, b, y, d, x
- * read; d, x written) */
-double gs_smoother_jacobi_bytes(const gs_smoother_level *L);
+ * read; d, x written); from x = 0 (x_zero): no SpMV, dinv and b read, d and x written */
+double gs_smoother_jacobi_bytes(const gs_smoother_level *L, int x_zero);
 /* the same on k columns (apply_block's arguments) */
 gs_status gs_smoother_jacobi_sweep_block(const gs_smoother_level *L, const double *dinv, double w,
                                          int k, const gs_vec *B, gs_vec *X, gs_vec *Y, gs_vec *D,
