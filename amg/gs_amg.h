@@ -82,11 +82,14 @@ typedef enum gs_amg_restriction {
 
 /* What a setup with new values of the same pattern keeps (amg.reuse, gs_amg_resetup):
  * PROLONGATOR: every level's P and R, and the coarse operators' patterns (their values by
- * gs_galerkin_values); NONE: nothing (a full setup); AUTO: the caller's policy (the driver keeps
+ * gs_galerkin_values); VALUES: the aggregates and tentative prolongators (smoothed aggregation
+ * with keep_tentative; P smoothed with the new values, the coarse operators made anew);
+ * NONE: nothing (a full setup); AUTO: the caller's policy (the driver keeps
  * the prolongator while the iterations stay within GS_AMG_REUSE_GROWTH x those after the last
  * full setup). */
 typedef enum gs_amg_reuse {
     GS_AMG_REUSE_AUTO = 0,
+    GS_AMG_REUSE_VALUES,
     GS_AMG_REUSE_PROLONGATOR,
     GS_AMG_REUSE_NONE
 } gs_amg_reuse;
@@ -171,6 +174,9 @@ typedef struct gs_amg_params {
     const gs_select_request *select;
     int trace;                 /* print every setup step's time to stderr (and each operator's
                                 * format choice) */
+    int keep_tentative;        /* keep each level's tentative prolongator (and the filter's
+                                * weights) for a re-setup that smooths P anew
+                                * (GS_AMG_REUSE_VALUES) */
     int first_level;           /* the number of this hierarchy's finest level in a larger one
                                 * (the levels gathered below distributed ones, gs_amg_dist.h):
                                 * the per-level choices (Chebyshev degree, filter threshold,
@@ -261,6 +267,9 @@ void gs_amg_destroy(gs_amg **amg);
  * is a new object afterwards. A failure leaves the hierarchy unusable: destroy it and set up
  * anew. */
 gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how);
+/* 1 when gs_amg_resetup(amg, GS_AMG_REUSE_VALUES) can run: smoothed aggregation set up with
+ * keep_tentative */
+int gs_amg_can_resetup_values(const gs_amg *amg);
 
 const gs_amg_report *gs_amg_get_report(const gs_amg *amg);
 

@@ -26,6 +26,12 @@ typedef struct gs_amg_level {
     /* the block cycle's vectors (gs_amg_apply_block): amg->block_k columns of the level's rows
      * (kx, kb from level 1 down), NULL until a block cycle runs */
     gs_vec *kx, *kb, *kr, *ky, *kd;
+    /* kept for a re-setup that smooths P anew (amg.reuse = values, p.keep_tentative): the
+     * tentative prolongator, the filter's near-nullspace weights (NULL: none used), whether T has
+     * one entry a row; the level's unknowns a node and near-nullspace vectors */
+    gs_csr *T;
+    gs_buf *Bw;
+    int one_per_row, bk, kk;
     int32_t nodes;
     double rho;
 } gs_amg_level;
@@ -56,6 +62,7 @@ struct gs_amg {
      * name for messages, the coarse constant the pseudo-inverse projects out (host, NULL: none) */
     gs_format_params fmt;
     char where[256];
+    gs_spgemm_method m; /* the Galerkin method the setup resolved */
     double *zc;
 };
 
@@ -75,6 +82,10 @@ void gs_amg_trace(gs_amg *amg, int l, const char *what);
  * the selector picks (amg->p.select; else gsolve's CSR), its name into fmt and for A the
  * report's reason (gs_amg_setup.c) */
 gs_status gs_amg_level_diag(gs_amg *amg, int l, const char *where);
+/* the prolongator smoothing's I - omega / rho D^-1 A of level l (b unknowns a node, k
+ * near-nullspace vectors B at B_loc, the filter's weights when b = k = 1) */
+gs_status gs_amg_smoothing_matrix(gs_amg *amg, int l, int b, int k, const double *B,
+                                  gs_loc B_loc, gs_csr **Sj);
 gs_status gs_amg_level_smoother(gs_amg *amg, int l);
 
 /* rho(D^-1 A) by Lanczos on D^-1/2 A D^-1/2 (setup/gs_amg_rho.c); M: A's SpMV form or NULL */

@@ -106,8 +106,10 @@ GSOLVE_API int gsolve_setup(gsolve_t *s);
  * what the key amg.reuse says: "auto" (the default) keeps every AMG level's prolongator and
  * restriction and remakes the coarse operators' values in their patterns, the smoothers and the
  * coarse solve, while the solves take at most 1.25x the iterations of the first solve after the
- * last full setup, and makes a full setup otherwise; "prolongator" always keeps them; "none"
- * always sets up in full. gsolve_get_text "setup" says which ran ("full" or "prolongator"). */
+ * last full setup, and makes a full setup otherwise; "prolongator" always keeps them; "values"
+ * keeps the aggregates and tentative prolongators and smooths P anew (smoothed aggregation;
+ * classical AMG sets up in full); "none" always sets up in full. gsolve_get_text "setup" says
+ * which ran ("full", "prolongator" or "values"). */
 GSOLVE_API int gsolve_update_values(gsolve_t *s, const double *vals, int where);
 
 /* Solve A x = b for nrhs right-hand sides: b and x hold nrhs columns of n values one after
@@ -134,7 +136,7 @@ GSOLVE_API int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, i
 GSOLVE_API int gsolve_get(const gsolve_t *s, const char *name, double *value);
 
 /* A text from the last setup and solve ("" when unknown or not made yet): "setup" ("full" or
- * "prolongator": what the last setup kept), "reused" (the AMG's sentence on it), "reason" (one word:
+ * "prolongator" or "values": what the last setup kept), "reused" (the AMG's sentence on it), "reason" (one word:
  * rtol, max_iters, ...), "reason_text" (a sentence), "solver", "preconditioner", "format"
  * (level 0's SpMV format), "formats" (every level's), "backend" (host or cuda), "device",
  * "amg_method" (sa or classical, what ran), "level_format:L". NULL for an unknown name (and

@@ -131,7 +131,7 @@ gs_status gs_amg_level_smoother(gs_amg *amg, int l)
 /* The prolongator smoothing's I - omega / rho D^-1 A of level l, where A is the filtered
  * matrix (weak couplings lumped so that the near-nullspace B is kept; rho its own) when theta
  * > 0 on a scalar level with one near-nullspace vector, else the level's A. */
-static gs_status smoothing_matrix(gs_amg *amg, int l, int b, int k, const double *B,
+gs_status gs_amg_smoothing_matrix(gs_amg *amg, int l, int b, int k, const double *B,
                                   gs_loc B_loc, gs_csr **Sj)
 {
     gs_status st = GS_OK;
@@ -281,6 +281,9 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     else gs_format_params_default(&amg->fmt);
     amg->fmt.cds_hint_off = NULL, amg->fmt.cds_prefill = NULL, amg->fmt.hint_max_len = 0;
     gs_str_copy(amg->where, sizeof amg->where, where);
+    amg->m = p->galerkin == GS_SPGEMM_AUTO
+                 ? (A->loc == GS_LOC_HOST ? GS_SPGEMM_HOST : GS_SPGEMM_DCSR)
+                 : p->galerkin;
     amg->rep.setups = 1;
     amg->be = gs_backend_get(A->loc);
     amg->ops = gs_amg_ops_at(A->loc);
@@ -358,9 +361,14 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             continue;
         }
         int one_per_row = 0;
+        L->bk = b, L->kk = k; /* the level's unknowns a node and near-nullspace vectors */
         if (p->smooth_prolongator && L->rho > 0) { /* before B becomes the coarse one */
             GS_CHECK(gs_amg_sync(amg, &t0));
-            GS_CHECK(smoothing_matrix(amg, l, b, k, B, B_loc, &Sj));
+            GS_CHECK(gs_amg_smoothing_matrix(amg, l, b, k, B, B_loc, &Sj));
+            if (p->keep_tentative && B && b == 1 && k == 1) { /* the filter's weights, kept */
+                const gs_buf src = {B, L->A->rows, GS_F64, B_loc};
+                GS_CHECK(gs_buf_clone(&src, amg->loc, "AMG near-nullspace", &L->Bw));
+            }
             GS_CHECK(gs_amg_sync(amg, &t1));
             ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         }
@@ -382,6 +390,11 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             gs_amg_trace(amg, l, "P = S T");
             gs_csr_destroy(&Sj);
             GS_CHECK(st);
+            if (p->keep_tentative) { /* for a re-setup that smooths P anew (amg.reuse values) */
+                L->T = T;
+                T = NULL;
+                L->one_per_row = one_per_row;
+            }
             gs_csr_destroy(&T);
         } else {
             L->P = T;
@@ -503,6 +516,8 @@ void gs_amg_destroy(gs_amg **pa)
         gs_csr_destroy(&L->Aown);
         gs_csr_destroy(&L->P);
         gs_csr_destroy(&L->R);
+        gs_csr_destroy(&L->T);
+        gs_buf_destroy(&L->Bw);
         if (L->smooth) amg->p.smoother->destroy(L->smooth, amg->be);
         if (L->dinv) amg->be->free(L->dinv);
         gs_buf_destroy(&L->agg);

@@ -254,6 +254,7 @@ gs_status gs_driver_amg_params(const gs_config *c, const gs_problem *p, gs_amg_p
     gs_status st = GS_OK;
     gs_amg_params_default(ap);
     ap->theta = c->amg.theta;
+    ap->keep_tentative = amg_choice(GS_AMG_CHOICE_REUSE, c->amg.reuse) == GS_AMG_REUSE_VALUES;
     ap->strength = (gs_amg_strength)amg_choice(GS_AMG_CHOICE_STRENGTH, c->amg.strength);
     ap->filter = (int)c->amg.filter;
     ap->aggregation = (gs_amg_aggregation)amg_choice(GS_AMG_CHOICE_AGGREGATION, c->amg.aggregation);

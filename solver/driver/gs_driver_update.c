@@ -47,14 +47,18 @@ gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p
         if (how == GS_AMG_REUSE_AUTO)
             how = e->full_it > 0 && e->last_it > GS_AMG_REUSE_GROWTH * e->full_it
                       ? GS_AMG_REUSE_NONE : GS_AMG_REUSE_PROLONGATOR;
+        /* classical AMG keeps no splitting yet: a full setup */
+        if (how == GS_AMG_REUSE_VALUES && !gs_amg_can_resetup_values(e->amg))
+            how = GS_AMG_REUSE_NONE;
     }
     e->pc.run = run;
-    if (how == GS_AMG_REUSE_PROLONGATOR) {
-        GS_CHECK(gs_amg_resetup(e->amg, GS_AMG_REUSE_PROLONGATOR));
+    if (how == GS_AMG_REUSE_PROLONGATOR || how == GS_AMG_REUSE_VALUES) {
+        GS_CHECK(gs_amg_resetup(e->amg, (gs_amg_reuse)how));
         GS_CHECK(gs_driver_record_amg(gs_amg_get_report(e->amg), run));
         e->pc.A_op = (gs_spmat *)gs_amg_level_op(e->amg, 0);
         e->M = gs_amg_linop(e->amg);
-        gs_str_copy(e->setup_kind, sizeof e->setup_kind, "prolongator");
+        gs_str_copy(e->setup_kind, sizeof e->setup_kind,
+                    how == GS_AMG_REUSE_VALUES ? "values" : "prolongator");
     } else {
         GS_CHECK(gs_driver_engine_pc(e, c, p, e->pc.where, run));
         gs_str_copy(e->setup_kind, sizeof e->setup_kind, "full");

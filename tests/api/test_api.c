@@ -295,7 +295,50 @@ static void reuse(int gpu)
     CHECK(true_residual(&A, b, x) < 1e-9);
     csr_free(&A);
     CHECK_RC(s, gsolve_set(s, "amg.reuse", "sometimes"), GSOLVE_BAD_INPUT);
-    CHECK(strstr(gsolve_error(s), "auto|prolongator|none") != NULL);
+    CHECK(strstr(gsolve_error(s), "auto|values|prolongator|none") != NULL);
+    gsolve_destroy(&s);
+
+    /* values: the aggregates kept, P smoothed and the coarse operators made anew; the same
+     * solution as a full setup; no coarsening, a Galerkin product a level */
+    A = diffusion(N, drift, 0.0);
+    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    backend(s, gpu);
+    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "solver.rtol", "1e-10"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "amg.reuse", "values"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    memset(x, 0, (size_t)A.n * sizeof *x);
+    CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+    CHECK_RC(s, gsolve_get(s, "iterations", &it0), GSOLVE_OK);
+    CHECK_RC(s, gsolve_get(s, "levels", &lev), GSOLVE_OK);
+    csr_free(&A);
+    for (int step = 1; step <= 2; step++) {
+        A = diffusion(N, drift, 2.0 * step);
+        CHECK_RC(s, gsolve_update_values(s, A.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(x, 0, (size_t)A.n * sizeof *x);
+        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(strcmp(gsolve_get_text(s, "setup"), "values") == 0);
+        CHECK(strstr(gsolve_get_text(s, "reused"), "aggregates and tentative") != NULL);
+        CHECK(true_residual(&A, b, x) < 1e-9);
+        CHECK_RC(s, gsolve_get(s, "iterations", &it), GSOLVE_OK);
+        CHECK(it <= 1.25 * it0 + 1);
+        CHECK_RC(s, gsolve_get(s, "coarsenings", &v), GSOLVE_OK);
+        CHECK(v == lev - 1);
+        CHECK_RC(s, gsolve_get(s, "galerkin_products", &v), GSOLVE_OK);
+        CHECK(v == (1 + step) * (lev - 1));
+        CHECK_RC(s, gsolve_get(s, "prolongators", &v), GSOLVE_OK);
+        CHECK(v == (1 + step) * (lev - 1));
+        CHECK_RC(f, gsolve_create(&f), GSOLVE_OK);
+        backend(f, gpu);
+        CHECK_RC(f, gsolve_set(f, "solver.preconditioner", "amg"), GSOLVE_OK);
+        CHECK_RC(f, gsolve_set(f, "solver.rtol", "1e-10"), GSOLVE_OK);
+        CHECK_RC(f, gsolve_set_matrix_csr(f, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(xr, 0, (size_t)A.n * sizeof *xr);
+        CHECK_RC(f, gsolve_solve(f, 1, b, xr, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(rel_diff(x, xr, A.n) < 1e-7);
+        gsolve_destroy(&f);
+        csr_free(&A);
+    }
     gsolve_destroy(&s);
 
     /* auto: a hierarchy of constant coefficients kept for 1e5 jumps takes many more iterations,

@@ -4,8 +4,8 @@
 #  - a generated jumps sequence: one full setup, then setups keeping the prolongator; a console
 #    line, a CSV row (step, setup) and an HDF5 record per step; each step's solution solves that
 #    step's system (checked against the matrices --export writes);
-#  - amg.reuse = none: every step a full setup; 2D elasticity (long coarse rows: the whole
-#    Galerkin product anew) converges at every step;
+#  - amg.reuse = none: every step a full setup; values: the aggregates kept; 2D elasticity (long
+#    coarse rows: the whole Galerkin product anew) converges at every step;
 #  - files named by a printf field, a list, a pattern that differs (the file and the row named),
 #    a list that disagrees with problem.steps;
 #  - k columns from a Matrix Market array and from .npy: a row per column (rhs_column), each
@@ -59,9 +59,13 @@ x3 = mm("x_3.mtx")
 assert np.linalg.norm(b - A0 @ x3) / np.linalg.norm(b) > 1e-4, "step 3 solved step 0's system"
 EOF
 
-# a full setup at every step with amg.reuse = none; elasticity converges at every step
+# a full setup at every step with amg.reuse = none; the aggregates kept with values;
+# elasticity converges at every step
 out=$("$G" $J --set problem.steps=3 --set amg.reuse=none 2>&1) || fail "reuse none: exit $?"
 [ "$(echo "$out" | grep -c '^step [012]/3  full ')" = 3 ] || fail "reuse none kept something"
+out=$("$G" $J --set problem.steps=3 --set amg.reuse=values 2>&1) || fail "reuse values: exit $?"
+[ "$(echo "$out" | grep -c '^step [12]/3  values ')" = 2 ] || fail "reuse values"
+echo "$out" | grep -q "not converged" && fail "a values step did not converge"
 out=$("$G" $H --set problem.generate.type=elasticity --set problem.generate.stencil=9 \
       --set problem.generate.size=24 --set problem.steps=3 2>&1) || fail "elasticity: exit $?"
 [ "$(echo "$out" | grep -c '^step [12]/3  prolongator ')" = 2 ] || fail "elasticity steps"
