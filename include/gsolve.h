@@ -135,9 +135,9 @@ GSOLVE_API int gsolve_apply(gsolve_t *s, int nrhs, const double *r, double *z, i
  * host so far (vectors, matrices; not the reductions' few numbers). GSOLVE_BAD_INPUT for an unknown name. */
 GSOLVE_API int gsolve_get(const gsolve_t *s, const char *name, double *value);
 
-/* A text from the last setup and solve ("" when unknown or not made yet): "setup" ("full" or
- * "prolongator" or "values": what the last setup kept), "reused" (the AMG's sentence on it), "reason" (one word:
- * rtol, max_iters, ...), "reason_text" (a sentence), "solver", "preconditioner", "format"
+/* A text from the last setup and solve ("" when unknown or not made yet): "setup" ("full",
+ * "prolongator" or "values": what the last setup kept), "reused" (the AMG's sentence on it),
+ * "reason" (one word: rtol, max_iters, ...), "reason_text" (a sentence), "solver", "preconditioner", "format"
  * (level 0's SpMV format), "formats" (every level's), "backend" (host or cuda), "device",
  * "amg_method" (sa or classical, what ran), "level_format:L". NULL for an unknown name (and
  * gsolve_error says so). */
