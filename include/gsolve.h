@@ -137,8 +137,9 @@ GSOLVE_API int gsolve_get(const gsolve_t *s, const char *name, double *value);
 
 /* A text from the last setup and solve ("" when unknown or not made yet): "setup" ("full",
  * "prolongator" or "values": what the last setup kept), "reused" (the AMG's sentence on it),
- * "reason" (one word: rtol, max_iters, ...), "reason_text" (a sentence), "solver", "preconditioner", "format"
- * (level 0's SpMV format), "formats" (every level's), "backend" (host or cuda), "device",
+ * "reason" (one word: rtol, max_iters, ...), "reason_text" (a sentence), "solver",
+ * "preconditioner", "format" (level 0's SpMV format), "formats" (every level's), "backend" (host
+ * or cuda), "device",
  * "amg_method" (sa or classical, what ran), "level_format:L". NULL for an unknown name (and
  * gsolve_error says so). */
 GSOLVE_API const char *gsolve_get_text(const gsolve_t *s, const char *name);
