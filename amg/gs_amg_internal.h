@@ -32,6 +32,7 @@ typedef struct gs_amg_level {
     gs_csr *T;
     gs_buf *Bw;
     int one_per_row, bk, kk;
+    int pmax; /* classical AMG: the entries a row of P kept (after the growth check) */
     int32_t nodes;
     double rho;
 } gs_amg_level;
@@ -109,6 +110,10 @@ static inline int gs_amg_interp_max(const gs_amg *amg)
  * the level's agg (the coarse index of each C point, -1 for F), its P and R = P^T and the next
  * level's Aown (products by m); *nc the C points (0 or all: no coarsening, P left NULL). */
 gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, double *ph);
+/* Level l's P and R (and level l + 1's Aown) anew from the new values on the kept C/F
+ * splitting (L->agg, the coarse level's rows) with the truncation the setup settled on (L->pmax):
+ * classical AMG's re-setup for amg.reuse = values */
+gs_status gs_amg_classical_values(gs_amg *amg, int l, gs_spgemm_method m, double *ph);
 /* The same splitting and its truncated interpolation alone (no growth check, R or Galerkin
  * product: the distributed hierarchy makes those across ranks): *P NULL when level l does not
  * coarsen */

@@ -107,8 +107,8 @@ GSOLVE_API int gsolve_setup(gsolve_t *s);
  * restriction and remakes the coarse operators' values in their patterns, the smoothers and the
  * coarse solve, while the solves take at most 1.25x the iterations of the first solve after the
  * last full setup, and makes a full setup otherwise; "prolongator" always keeps them; "values"
- * keeps the aggregates and tentative prolongators and smooths P anew (smoothed aggregation;
- * classical AMG sets up in full); "none" always sets up in full. gsolve_get_text "setup" says
+ * keeps the coarsening (the aggregates and tentative prolongators, P smoothed anew; classical
+ * AMG's C/F splittings, P and R made anew); "none" always sets up in full. gsolve_get_text "setup" says
  * which ran ("full", "prolongator" or "values"). */
 GSOLVE_API int gsolve_update_values(gsolve_t *s, const double *vals, int where);
 

@@ -134,7 +134,9 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     /* P truncated to pmax entries a row; while the Galerkin product holds more entries than A
      * (it would explode down the levels), again with half as many */
     const int pmax0 = gs_amg_interp_max(amg);
+    int pmax_used = pmax0;
     for (int pmax = pmax0;;) {
+        pmax_used = pmax;
         GS_CHECK(gs_amg_sync(amg, &t0));
         GS_CHECK(ops->classical_p(X, L->agg->data, d->data, *nc, pmax, amg->p.interp_trunc, &P));
         gs_amg_trace(amg, l, "P (truncated)");
@@ -172,9 +174,69 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     }
     L->P = P;
     L->R = R;
+    L->pmax = pmax_used;
     amg->lev[l + 1].Aown = Ac;
     P = R = Ac = NULL;
 done:
+    gs_csr_destroy(&X);
+    gs_csr_destroy(&Xt);
+    gs_csr_destroy(&Q);
+    gs_csr_destroy(&P);
+    gs_csr_destroy(&R);
+    gs_csr_destroy(&Ac);
+    gs_buf_destroy(&beta);
+    gs_buf_destroy(&d);
+    gs_buf_destroy(&dt);
+    return st;
+}
+
+gs_status gs_amg_classical_values(gs_amg *amg, int l, gs_spgemm_method m, double *ph)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[l];
+    const gs_csr *A = L->A;
+    gs_csr *S = NULL, *X = NULL, *Xt = NULL, *Q = NULL, *P = NULL, *R = NULL, *Ac = NULL;
+    gs_buf *beta = NULL, *d = NULL, *dt = NULL;
+    double t0, t1, t2;
+    const int32_t nc = amg->lev[l + 1].A->rows;
+    GS_CHECK(gs_amg_sync(amg, &t0));
+    const int64_t mean = A->rows > 0 ? A->nnz / A->rows : 0;
+    const int factor = amg->irregular ? GS_AMG_DENSE_ROW_IRREGULAR : GS_AMG_DENSE_ROW;
+    const int32_t dense = (int32_t)(factor * (mean > 1 ? mean : 1));
+    GS_CHECK(amg->ops->classical_strength(A, amg->p.classical_theta, dense, &S));
+    GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", &beta));
+    GS_CHECK(interp_x(amg, l, A, S, nc, m, beta, &d, &X)); /* on the kept C/F splitting */
+    if (amg->p.restriction == GS_AMG_RESTRICT_AT)
+        GS_CHECK(transposed_interp(amg, l, dense, nc, m, beta, &dt, &Xt));
+    GS_CHECK(amg->ops->classical_p(X, L->agg->data, d->data, nc, L->pmax, amg->p.interp_trunc,
+                                   &P));
+    if (Xt) {
+        GS_CHECK(amg->ops->classical_p(Xt, L->agg->data, dt->data, nc, L->pmax,
+                                       amg->p.interp_trunc, &Q));
+        GS_CHECK(gs_spgemm_transpose(Q, &R));
+    } else {
+        GS_CHECK(gs_spgemm_transpose(P, &R));
+    }
+    gs_amg_trace(amg, l, "P, R anew (the splitting kept)");
+    GS_CHECK(gs_amg_sync(amg, &t1));
+    ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
+    GS_CHECK(gs_galerkin(A, P, R, m, &Ac));
+    gs_amg_trace(amg, l, "R (A P)");
+    GS_CHECK(gs_amg_sync(amg, &t2));
+    ph[GS_AMG_PHASE_RAP] += t2 - t1;
+    amg->rep.prolongators++;
+    amg->rep.galerkin_products++;
+    gs_csr_destroy(&L->P);
+    gs_csr_destroy(&L->R);
+    L->P = P;
+    L->R = R;
+    P = R = NULL;
+    gs_csr_destroy(&amg->lev[l + 1].Aown);
+    amg->lev[l + 1].Aown = Ac;
+    amg->lev[l + 1].A = Ac;
+    Ac = NULL;
+done:
+    gs_csr_destroy(&S);
     gs_csr_destroy(&X);
     gs_csr_destroy(&Xt);
     gs_csr_destroy(&Q);

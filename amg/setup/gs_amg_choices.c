@@ -38,9 +38,9 @@ static const gs_amg_choice RESTRICTION[] = {
 static const gs_amg_choice REUSE[] = {
     {"auto", "prolongator while the iterations stay within 1.25x those after the last full "
              "setup, else a full setup", GS_AMG_REUSE_AUTO},
-    {"values", "keep the aggregates and tentative prolongators: P smoothed with the new values, "
-               "the coarse operators made anew (smoothed aggregation; classical AMG: a full "
-               "setup)", GS_AMG_REUSE_VALUES},
+    {"values", "keep the coarsening (smoothed aggregation: the aggregates and tentative "
+               "prolongators, P smoothed anew; classical: the C/F splittings, P and R made "
+               "anew); the coarse operators made anew", GS_AMG_REUSE_VALUES},
     {"prolongator", "keep every level's P and R; the coarse operators by numeric Galerkin "
                     "products in their kept patterns, the smoothers and the coarse solve anew",
      GS_AMG_REUSE_PROLONGATOR},

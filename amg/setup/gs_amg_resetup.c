@@ -5,7 +5,9 @@
  *   (gs_galerkin_values).
  *   VALUES: the aggregates and tentative prolongators stay; each level's P is smoothed anew with
  *   the new values (I - omega / rho D^-1 A_F) T, its R = P^T, and the coarse operator made by the
- *   Galerkin product (its pattern may change: the filter drops other couplings).
+ *   Galerkin product (its pattern may change: the filter drops other couplings). Classical AMG:
+ *   the C/F splittings stay; the strength, interpolation (truncated as the setup settled), R and
+ *   the coarse operator are made anew.
  * Then, on every level, the SpMV forms in the formats they had, the diagonal, rho and smoother,
  * and the coarse solve are made anew. */
 #include "gs_amg.h"
@@ -42,8 +44,9 @@ done:
 
 int gs_amg_can_resetup_values(const gs_amg *amg)
 {
-    if (!amg || amg->p.method == GS_AMG_METHOD_CLASSICAL || !amg->p.keep_tentative) return 0;
-    return 1;
+    if (!amg) return 0;
+    /* classical AMG keeps its C/F splitting in every level's agg; SA its T when asked */
+    return amg->p.method == GS_AMG_METHOD_CLASSICAL || amg->p.keep_tentative;
 }
 
 /* level l's P smoothed anew from its kept T with the level's new values, R = P^T, their SpMV
@@ -80,14 +83,26 @@ done:
     return st;
 }
 
-/* the coarse operator of level l + 1 anew (VALUES: by the Galerkin product with its pattern;
- * PROLONGATOR: into the kept pattern); level l + 1's SpMV form is dropped (made anew with it) */
-static gs_status coarse_operator(gs_amg *amg, int l, gs_amg_reuse how)
+/* level l's transfers and level l + 1's operator anew: PROLONGATOR: the operator's values into
+ * its kept pattern; VALUES: smoothed aggregation's P smoothed anew from T and the Galerkin
+ * product with its pattern, classical AMG's P and R on the kept splitting and the product */
+static gs_status coarse_operator(gs_amg *amg, int l, gs_amg_reuse how, double *ph)
 {
     gs_status st = GS_OK;
-    const gs_amg_level *F = &amg->lev[l];
+    gs_amg_level *F = &amg->lev[l];
     gs_amg_level *L = &amg->lev[l + 1];
     gs_csr *Ac = NULL;
+    if (how == GS_AMG_REUSE_VALUES && amg->p.method == GS_AMG_METHOD_CLASSICAL) {
+        const gs_format fp = F->MP->format, fr = F->MR->format;
+        gs_spmat_destroy(&F->MP);
+        gs_spmat_destroy(&F->MR);
+        L->sl.MA = NULL;
+        GS_CHECK(gs_amg_classical_values(amg, l, amg->m, ph));
+        GS_CHECK(remake(amg, F->P, fp, "P", l, &F->MP));
+        GS_CHECK(remake(amg, F->R, fr, "R", l, &F->MR));
+        goto done;
+    }
+    if (how == GS_AMG_REUSE_VALUES) GS_CHECK(smooth_p(amg, l));
     if (how == GS_AMG_REUSE_PROLONGATOR) {
         GS_CHECK(gs_galerkin_values(F->A, F->P, F->R, L->Aown));
         amg->rep.galerkin_values++;
@@ -130,12 +145,6 @@ gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how)
         gs_amg_level *L = &amg->lev[l];
         gs_amg_level_report *R = &amg->rep.level[l];
         GS_CHECK(gs_amg_sync(amg, &t0));
-        if (l > 0) {
-            GS_CHECK(coarse_operator(amg, l - 1, how));
-            GS_CHECK(gs_amg_sync(amg, &t1));
-            ph[GS_AMG_PHASE_RAP] += t1 - t0;
-            t0 = t1;
-        }
         GS_CHECK(remake(amg, L->A, L->MA->format, "A", l, &L->MA));
         gs_amg_trace(amg, l, "format of A");
         GS_CHECK(gs_amg_sync(amg, &t1));
@@ -151,9 +160,13 @@ gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how)
             R->rho = L->rho;
         }
         L->sl.MA = L->MA, L->sl.y = L->y, L->sl.d = L->d;
-        if (how == GS_AMG_REUSE_VALUES && l + 1 < amg->nlev) GS_CHECK(smooth_p(amg, l));
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
+        if (l + 1 < amg->nlev) { /* the transfers and the next level's operator */
+            GS_CHECK(coarse_operator(amg, l, how, ph));
+            GS_CHECK(gs_amg_sync(amg, &t0));
+            ph[GS_AMG_PHASE_RAP] += t0 - t1;
+        }
         R->nnz = L->A->nnz;
         amg->rep.operator_complexity += nnz0 > 0 ? (double)L->A->nnz / nnz0 : 1.0;
     }
@@ -170,8 +183,12 @@ gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how)
                  "Galerkin products", np, np == 1 ? "" : "s", np, np == 1 ? "" : "s");
     else
         snprintf(amg->rep.reused, sizeof amg->rep.reused,
-                 "values: the aggregates and tentative prolongators of %d level%s kept, P "
-                 "smoothed and the coarse operators made anew", np, np == 1 ? "" : "s");
+                 amg->p.method == GS_AMG_METHOD_CLASSICAL
+                     ? "values: the C/F splittings of %d level%s kept, P, R and the coarse "
+                       "operators made anew"
+                     : "values: the aggregates and tentative prolongators of %d level%s kept, P "
+                       "smoothed and the coarse operators made anew",
+                 np, np == 1 ? "" : "s");
 done:
     return st;
 }

@@ -47,7 +47,7 @@ gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p
         if (how == GS_AMG_REUSE_AUTO)
             how = e->full_it > 0 && e->last_it > GS_AMG_REUSE_GROWTH * e->full_it
                       ? GS_AMG_REUSE_NONE : GS_AMG_REUSE_PROLONGATOR;
-        /* classical AMG keeps no splitting yet: a full setup */
+        /* a hierarchy set up without what values keeps: a full setup */
         if (how == GS_AMG_REUSE_VALUES && !gs_amg_can_resetup_values(e->amg))
             how = GS_AMG_REUSE_NONE;
     }

@@ -341,6 +341,52 @@ static void reuse(int gpu)
     }
     gsolve_destroy(&s);
 
+    /* values with classical AMG: the C/F splittings kept, P and R anew; symmetric (R = P^T, CG)
+     * and nonsymmetric (R from A^T's interpolation, GMRES) */
+    for (int nonsym = 0; nonsym <= 1; nonsym++) {
+        A = nonsym ? poisson(N, 1.0, 2.0) : diffusion(N, drift, 0.0);
+        CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+        backend(s, gpu);
+        CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+        CHECK_RC(s, gsolve_set(s, "solver.type", nonsym ? "gmres" : "cg"), GSOLVE_OK);
+        CHECK_RC(s, gsolve_set(s, "solver.rtol", "1e-10"), GSOLVE_OK);
+        CHECK_RC(s, gsolve_set(s, "amg.method", "classical"), GSOLVE_OK);
+        CHECK_RC(s, gsolve_set(s, "amg.reuse", "values"), GSOLVE_OK);
+        CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(x, 0, (size_t)A.n * sizeof *x);
+        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(strcmp(gsolve_get_text(s, "amg_method"), "classical") == 0);
+        CHECK_RC(s, gsolve_get(s, "iterations", &it0), GSOLVE_OK);
+        CHECK_RC(s, gsolve_get(s, "levels", &lev), GSOLVE_OK);
+        csr_free(&A);
+        A = nonsym ? poisson(N, 1.3, 3.0) : diffusion(N, drift, 3.0);
+        CHECK_RC(s, gsolve_update_values(s, A.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(x, 0, (size_t)A.n * sizeof *x);
+        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(strcmp(gsolve_get_text(s, "setup"), "values") == 0);
+        CHECK(strstr(gsolve_get_text(s, "reused"), "C/F splittings") != NULL);
+        CHECK(true_residual(&A, b, x) < 1e-9);
+        CHECK_RC(s, gsolve_get(s, "iterations", &it), GSOLVE_OK);
+        CHECK(it <= 1.25 * it0 + 1);
+        CHECK_RC(s, gsolve_get(s, "coarsenings", &v), GSOLVE_OK);
+        CHECK(v == lev - 1);
+        CHECK_RC(s, gsolve_get(s, "galerkin_products", &v), GSOLVE_OK);
+        CHECK(v == 2 * (lev - 1));
+        CHECK_RC(f, gsolve_create(&f), GSOLVE_OK);
+        backend(f, gpu);
+        CHECK_RC(f, gsolve_set(f, "solver.preconditioner", "amg"), GSOLVE_OK);
+        CHECK_RC(f, gsolve_set(f, "solver.type", nonsym ? "gmres" : "cg"), GSOLVE_OK);
+        CHECK_RC(f, gsolve_set(f, "solver.rtol", "1e-10"), GSOLVE_OK);
+        CHECK_RC(f, gsolve_set(f, "amg.method", "classical"), GSOLVE_OK);
+        CHECK_RC(f, gsolve_set_matrix_csr(f, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(xr, 0, (size_t)A.n * sizeof *xr);
+        CHECK_RC(f, gsolve_solve(f, 1, b, xr, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(rel_diff(x, xr, A.n) < 1e-7);
+        gsolve_destroy(&f);
+        gsolve_destroy(&s);
+        csr_free(&A);
+    }
+
     /* auto: a hierarchy of constant coefficients kept for 1e5 jumps takes many more iterations,
      * and the next new values get a full setup; prolongator keeps it regardless */
     for (int forced = 0; forced <= 1; forced++) {

@@ -66,6 +66,10 @@ out=$("$G" $J --set problem.steps=3 --set amg.reuse=none 2>&1) || fail "reuse no
 out=$("$G" $J --set problem.steps=3 --set amg.reuse=values 2>&1) || fail "reuse values: exit $?"
 [ "$(echo "$out" | grep -c '^step [12]/3  values ')" = 2 ] || fail "reuse values"
 echo "$out" | grep -q "not converged" && fail "a values step did not converge"
+out=$("$G" $J --set problem.steps=3 --set amg.reuse=values --set amg.method=classical 2>&1) \
+    || fail "reuse values, classical: exit $?"
+[ "$(echo "$out" | grep -c '^step [12]/3  values ')" = 2 ] || fail "reuse values, classical"
+echo "$out" | grep -q "not converged" && fail "a classical values step did not converge"
 out=$("$G" $H --set problem.generate.type=elasticity --set problem.generate.stencil=9 \
       --set problem.generate.size=24 --set problem.steps=3 2>&1) || fail "elasticity: exit $?"
 [ "$(echo "$out" | grep -c '^step [12]/3  prolongator ')" = 2 ] || fail "elasticity steps"
