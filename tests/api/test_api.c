@@ -222,6 +222,36 @@ static double rel_diff(const double *x, const double *y, int64_t n)
     return sqrt(d / e);
 }
 
+/* A context for the reuse tests: AMG, rtol 1e-10, the solver type and AMG method given (NULL:
+ * the defaults), amg.reuse (NULL: the default), the matrix A */
+static gsolve_t *amg_context(int gpu, const csr *A, const char *type, const char *method,
+                             const char *reuse)
+{
+    gsolve_t *s = NULL;
+    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+    backend(s, gpu);
+    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set(s, "solver.rtol", "1e-10"), GSOLVE_OK);
+    if (type) CHECK_RC(s, gsolve_set(s, "solver.type", type), GSOLVE_OK);
+    if (method) CHECK_RC(s, gsolve_set(s, "amg.method", method), GSOLVE_OK);
+    if (reuse) CHECK_RC(s, gsolve_set(s, "amg.reuse", reuse), GSOLVE_OK);
+    CHECK_RC(s, gsolve_set_matrix_csr(s, A->n, A->rp, A->ci, A->v, GSOLVE_HOST), GSOLVE_OK);
+    return s;
+}
+
+/* x's distance from the solution of A x = b by a full setup in a new context (as amg_context) */
+static double from_full_setup(int gpu, const csr *A, const double *b, const double *x,
+                              const char *type, const char *method)
+{
+    double *xr = calloc((size_t)A->n, sizeof *xr), d;
+    gsolve_t *f = amg_context(gpu, A, type, method, NULL);
+    CHECK_RC(f, gsolve_solve(f, 1, b, xr, GSOLVE_HOST), GSOLVE_OK);
+    d = rel_diff(x, xr, A->n);
+    gsolve_destroy(&f);
+    free(xr);
+    return d;
+}
+
 /* new values of one pattern (gsolve_update_values) set up again keeping the prolongator
  * (amg.reuse = auto): each step's solution equals a full setup's, the iterations stay within
  * 1.25x, and the counters show what was rebuilt; none sets up in full; auto makes a full setup
@@ -231,14 +261,10 @@ static void reuse(int gpu)
     const int N = 96;
     csr A = diffusion(N, drift, 0.0);
     double *b = malloc((size_t)A.n * sizeof *b), *x = calloc((size_t)A.n, sizeof *x);
-    double *xr = calloc((size_t)A.n, sizeof *xr), v = 0, it0 = 0, it = 0, lev = 0;
+    double v = 0, it0 = 0, it = 0, lev = 0;
     for (int64_t i = 0; i < A.n; i++) b[i] = 1.0 + 0.5 * sin(0.013 * (double)i);
-    gsolve_t *s = NULL, *f = NULL;
-    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
-    backend(s, gpu);
-    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
-    CHECK_RC(s, gsolve_set(s, "solver.rtol", "1e-10"), GSOLVE_OK);
-    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    gsolve_t *s = NULL;
+    s = amg_context(gpu, &A, NULL, NULL, NULL);
     CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
     CHECK(strcmp(gsolve_get_text(s, "setup"), "full") == 0);
     CHECK(strcmp(gsolve_get_text(s, "reused"), "") == 0);
@@ -270,16 +296,7 @@ static void reuse(int gpu)
         CHECK(v == step * (lev - 1));
         CHECK_RC(s, gsolve_get(s, "full_setup_s", &v), GSOLVE_OK);
         CHECK(v > 0);
-        /* the same system through a full setup */
-        CHECK_RC(f, gsolve_create(&f), GSOLVE_OK);
-        backend(f, gpu);
-        CHECK_RC(f, gsolve_set(f, "solver.preconditioner", "amg"), GSOLVE_OK);
-        CHECK_RC(f, gsolve_set(f, "solver.rtol", "1e-10"), GSOLVE_OK);
-        CHECK_RC(f, gsolve_set_matrix_csr(f, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
-        memset(xr, 0, (size_t)A.n * sizeof *xr);
-        CHECK_RC(f, gsolve_solve(f, 1, b, xr, GSOLVE_HOST), GSOLVE_OK);
-        CHECK(rel_diff(x, xr, A.n) < 1e-7);
-        gsolve_destroy(&f);
+        CHECK(from_full_setup(gpu, &A, b, x, NULL, NULL) < 1e-7); /* as a full setup's */
         csr_free(&A);
     }
     /* amg.reuse = none: a full setup of the new values */
@@ -301,12 +318,7 @@ static void reuse(int gpu)
     /* values: the aggregates kept, P smoothed and the coarse operators made anew; the same
      * solution as a full setup; no coarsening, a Galerkin product a level */
     A = diffusion(N, drift, 0.0);
-    CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
-    backend(s, gpu);
-    CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
-    CHECK_RC(s, gsolve_set(s, "solver.rtol", "1e-10"), GSOLVE_OK);
-    CHECK_RC(s, gsolve_set(s, "amg.reuse", "values"), GSOLVE_OK);
-    CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+    s = amg_context(gpu, &A, NULL, NULL, "values");
     memset(x, 0, (size_t)A.n * sizeof *x);
     CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
     CHECK_RC(s, gsolve_get(s, "iterations", &it0), GSOLVE_OK);
@@ -328,15 +340,7 @@ static void reuse(int gpu)
         CHECK(v == (1 + step) * (lev - 1));
         CHECK_RC(s, gsolve_get(s, "prolongators", &v), GSOLVE_OK);
         CHECK(v == (1 + step) * (lev - 1));
-        CHECK_RC(f, gsolve_create(&f), GSOLVE_OK);
-        backend(f, gpu);
-        CHECK_RC(f, gsolve_set(f, "solver.preconditioner", "amg"), GSOLVE_OK);
-        CHECK_RC(f, gsolve_set(f, "solver.rtol", "1e-10"), GSOLVE_OK);
-        CHECK_RC(f, gsolve_set_matrix_csr(f, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
-        memset(xr, 0, (size_t)A.n * sizeof *xr);
-        CHECK_RC(f, gsolve_solve(f, 1, b, xr, GSOLVE_HOST), GSOLVE_OK);
-        CHECK(rel_diff(x, xr, A.n) < 1e-7);
-        gsolve_destroy(&f);
+        CHECK(from_full_setup(gpu, &A, b, x, NULL, NULL) < 1e-7);
         csr_free(&A);
     }
     gsolve_destroy(&s);
@@ -345,14 +349,7 @@ static void reuse(int gpu)
      * and nonsymmetric (R from A^T's interpolation, GMRES) */
     for (int nonsym = 0; nonsym <= 1; nonsym++) {
         A = nonsym ? poisson(N, 1.0, 2.0) : diffusion(N, drift, 0.0);
-        CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
-        backend(s, gpu);
-        CHECK_RC(s, gsolve_set(s, "solver.preconditioner", "amg"), GSOLVE_OK);
-        CHECK_RC(s, gsolve_set(s, "solver.type", nonsym ? "gmres" : "cg"), GSOLVE_OK);
-        CHECK_RC(s, gsolve_set(s, "solver.rtol", "1e-10"), GSOLVE_OK);
-        CHECK_RC(s, gsolve_set(s, "amg.method", "classical"), GSOLVE_OK);
-        CHECK_RC(s, gsolve_set(s, "amg.reuse", "values"), GSOLVE_OK);
-        CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+        s = amg_context(gpu, &A, nonsym ? "gmres" : "cg", "classical", "values");
         memset(x, 0, (size_t)A.n * sizeof *x);
         CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
         CHECK(strcmp(gsolve_get_text(s, "amg_method"), "classical") == 0);
@@ -372,17 +369,7 @@ static void reuse(int gpu)
         CHECK(v == lev - 1);
         CHECK_RC(s, gsolve_get(s, "galerkin_products", &v), GSOLVE_OK);
         CHECK(v == 2 * (lev - 1));
-        CHECK_RC(f, gsolve_create(&f), GSOLVE_OK);
-        backend(f, gpu);
-        CHECK_RC(f, gsolve_set(f, "solver.preconditioner", "amg"), GSOLVE_OK);
-        CHECK_RC(f, gsolve_set(f, "solver.type", nonsym ? "gmres" : "cg"), GSOLVE_OK);
-        CHECK_RC(f, gsolve_set(f, "solver.rtol", "1e-10"), GSOLVE_OK);
-        CHECK_RC(f, gsolve_set(f, "amg.method", "classical"), GSOLVE_OK);
-        CHECK_RC(f, gsolve_set_matrix_csr(f, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
-        memset(xr, 0, (size_t)A.n * sizeof *xr);
-        CHECK_RC(f, gsolve_solve(f, 1, b, xr, GSOLVE_HOST), GSOLVE_OK);
-        CHECK(rel_diff(x, xr, A.n) < 1e-7);
-        gsolve_destroy(&f);
+        CHECK(from_full_setup(gpu, &A, b, x, nonsym ? "gmres" : "cg", "classical") < 1e-7);
         gsolve_destroy(&s);
         csr_free(&A);
     }
@@ -417,7 +404,7 @@ static void reuse(int gpu)
         gsolve_destroy(&s);
         csr_free(&A), csr_free(&J);
     }
-    free(b), free(x), free(xr);
+    free(b), free(x);
 }
 
 /* the preconditioner once: Jacobi gives r / diag exactly; AMG's cycle reduces the error of
