@@ -705,6 +705,22 @@ done:
     return st;
 }
 
+void gs_driver_record_begin(const gs_config *c, const gs_problem *p, gs_run *run,
+                            const gs_driver_io *io)
+{
+    const gs_csr *A = p->A ? p->A : p->A_dev;
+    memset(run, 0, sizeof *run);
+    run->verbosity = (int)c->output.verbosity;
+    run->out = &io->out;
+    run->monitor_every = (int)c->output.monitor;
+    gs_driver_describe(c, p, &run->res);
+    if (!A) return;
+    run->res.rows = A->rows;
+    run->res.cols = A->cols;
+    run->res.nnz = A->nnz;
+    run->threads = gs_driver_threads(c, io, A->rows, run->threads_why, sizeof run->threads_why);
+}
+
 gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
                           const gs_driver_io *io, gs_engine **out)
 {
@@ -713,22 +729,14 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
     const gs_csr *A = p->A ? p->A : p->A_dev;
     const char *where = p->source[0] ? p->source : p->matrix;
     *out = NULL;
-    memset(run, 0, sizeof *run);
-    run->verbosity = (int)c->output.verbosity;
-    run->out = &io->out;
-    run->monitor_every = (int)c->output.monitor;
-    gs_driver_describe(c, p, &run->res);
+    gs_driver_record_begin(c, p, run, io);
     if (!A) GS_FAIL(GS_ERR_ARG, "no matrix to solve with");
     if (A->rows != A->cols)
         GS_FAIL(GS_ERR_INPUT, "%s: the matrix is %d x %d; the solvers need a square matrix", where,
                 A->rows, A->cols);
-    run->res.rows = A->rows;
-    run->res.cols = A->cols;
-    run->res.nnz = A->nnz;
     GS_CHECK(gs_alloc_array(1, sizeof *e, "solver", (void **)&e));
     memset(e, 0, sizeof *e);
     e->n = A->rows;
-    run->threads = gs_driver_threads(c, io, A->rows, run->threads_why, sizeof run->threads_why);
     GS_CHECK(gs_driver_choose_backend(c, &e->loc, &run->res));
     if (p->A_dev && e->loc != GS_LOC_DEVICE)
         GS_FAIL(GS_ERR_ARG, "the matrix was given in device memory, and this run is on the host "

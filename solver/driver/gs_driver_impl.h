@@ -68,6 +68,11 @@ struct gs_engine {
     char setup_kind[16]; /* what the last setup was: "full" or "prolongator" */
 };
 
+/* a setup's record begun: run zeroed, the output settings and io's console, the identification
+ * fields, the matrix's size (when p holds one) and the host threads */
+void gs_driver_record_begin(const gs_config *c, const gs_problem *p, gs_run *run,
+                            const gs_driver_io *io);
+
 /* the engine's preconditioner built (the one it had destroyed first) from its matrix (e->dA or
  * p->A), then its A operator: the preconditioner's (AMG's finest level) or one made by the spmv
  * keys; where names the matrix in messages */

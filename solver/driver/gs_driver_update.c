@@ -15,17 +15,8 @@ gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p
     const gs_csr *A = p->A ? p->A : p->A_dev;
     if (!e || !A) return GS_ERROR(GS_ERR_ARG, "update: no setup or no matrix");
     if (A->rows != e->n) return GS_ERROR(GS_ERR_ARG, "update: the matrix changed its size");
-    /* the record anew, as a setup's */
-    gs_run_release(run);
-    memset(run, 0, sizeof *run);
-    run->verbosity = (int)c->output.verbosity;
-    run->out = &io->out;
-    run->monitor_every = (int)c->output.monitor;
-    gs_driver_describe(c, p, &run->res);
-    run->res.rows = A->rows;
-    run->res.cols = A->cols;
-    run->res.nnz = A->nnz;
-    run->threads = gs_driver_threads(c, io, A->rows, run->threads_why, sizeof run->threads_why);
+    gs_run_release(run); /* the record anew, as a setup's */
+    gs_driver_record_begin(c, p, run, io);
     GS_CHECK(gs_driver_choose_backend(c, &e->loc, &run->res));
     double t0 = gs_time_now();
     if (e->dA && !e->dA_borrowed) { /* the new values up (the pattern is the device copy's) */
