@@ -21,6 +21,12 @@ static void end_col(gs_krylov_result *res, int *active, int c, gs_reason r, cons
     if (what) snprintf(res[c].detail, sizeof res[c].detail, "%s = %.3e at iteration %d", what, v, it);
 }
 
+/* the reason of a column whose residual reached its goal */
+static gs_reason reached(const gs_krylov_params *p, const gs_krylov_result *r)
+{
+    return r->rnorm <= p->rtol * r->bnorm ? GS_CONVERGED_RTOL : GS_CONVERGED_ATOL;
+}
+
 /* Y = A X or M^-1 X (M NULL: Y = X) */
 static gs_status apply(const gs_block_op *op, int k, const gs_vec *X, gs_vec *Y)
 {
@@ -51,8 +57,7 @@ gs_status gs_cg_block(const gs_krylov_params *p, int64_t n, int k, const gs_bloc
         const gs_vec *xs[1] = {B}, *ys[1] = {B};
         GS_CHECK(gs_block_dots(n, k, 1, xs, ys, g));
     }
-    GS_CHECK(apply(A, k, X, W));
-    GS_CHECK(gs_vec_copy(W, R));
+    GS_CHECK(apply(A, k, X, R));
     GS_CHECK(gs_block_axpby(n, k, one, B, mone, R));
     GS_CHECK(apply(M, k, R, Z));
     for (int c = 0; c < k; c++) {
@@ -68,12 +73,9 @@ gs_status gs_cg_block(const gs_krylov_params *p, int64_t n, int k, const gs_bloc
         rz[c] = g[c];
         res[c].rnorm0 = res[c].rnorm = sqrt(g[k + c]);
         if (res[c].bnorm == 0.0) { /* x = 0 is exact */
-            zero[c] = 0.0;
             end_col(res, active, c, GS_CONVERGED_ZERO_RHS, NULL, 0, 0);
         } else if (res[c].rnorm <= goal[c]) {
-            end_col(res, active, c, res[c].rnorm <= p->rtol * res[c].bnorm ? GS_CONVERGED_RTOL
-                                                                          : GS_CONVERGED_ATOL,
-                    NULL, 0, 0);
+            end_col(res, active, c, reached(p, &res[c]), NULL, 0, 0);
         } else if (!isfinite(rz[c]) || rz[c] <= 0.0) {
             end_col(res, active, c, rz[c] < 0 ? GS_DIVERGED_INDEFINITE_PC : GS_DIVERGED_BREAKDOWN,
                     "r.z", rz[c], 0);
@@ -106,7 +108,6 @@ gs_status gs_cg_block(const gs_krylov_params *p, int64_t n, int k, const gs_bloc
                                                        : GS_DIVERGED_NAN, "p.Ap", g[c], it);
             else
                 alpha[c] = rz[c] / g[c];
-            malpha[c] = -alpha[c];
         }
         for (int c = 0; c < k; c++) malpha[c] = -alpha[c];
         GS_CHECK(gs_block_axpby(n, k, alpha, P, one, X));
@@ -124,9 +125,7 @@ gs_status gs_cg_block(const gs_krylov_params *p, int64_t n, int k, const gs_bloc
             if (!isfinite(res[c].rnorm)) {
                 end_col(res, active, c, GS_DIVERGED_NAN, "||r||", res[c].rnorm, it);
             } else if (res[c].rnorm <= goal[c]) {
-                end_col(res, active, c, res[c].rnorm <= p->rtol * res[c].bnorm ? GS_CONVERGED_RTOL
-                                                                              : GS_CONVERGED_ATOL,
-                        NULL, 0, it);
+                end_col(res, active, c, reached(p, &res[c]), NULL, 0, it);
             } else if (p->dtol > 0 && res[c].rnorm > p->dtol * res[c].rnorm0) {
                 end_col(res, active, c, GS_DIVERGED_DTOL, "||r||", res[c].rnorm, it);
             } else if (!isfinite(g[c]) || g[c] <= 0.0) {
