@@ -82,6 +82,13 @@ void gs_app_print_summary(const gs_config *c, const gs_problem *p, const gs_run 
     gs_driver_print_summary(c, p, run, &o);
 }
 
+void gs_app_numbered_path(const char *path, const char *tag, int64_t k, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash)) dot = path + strlen(path);
+    snprintf(out, len, "%.*s_%s%lld%s", (int)(dot - path), path, tag, (long long)k, dot);
+}
+
 /* several right-hand sides: a CSV row and an HDF5 record per column (extra field rhs_column; the
  * record under the column's name: "_rhsJ" before the extension), the solutions as one n x k
  * Matrix Market array */
@@ -100,10 +107,7 @@ static gs_status write_columns(const gs_config *c, const gs_run *run)
         r.x = run->x + (size_t)j * (size_t)n;
         if (c->output.csv[0]) GS_CHECK(gs_results_csv_append_ext(c->output.csv, &r, 1, names, values));
         if (c->output.hdf5[0]) {
-            const char *slash = strrchr(c->output.hdf5, '/'), *dot = strrchr(c->output.hdf5, '.');
-            if (!dot || (slash && dot < slash)) dot = c->output.hdf5 + strlen(c->output.hdf5);
-            snprintf(path, sizeof path, "%.*s_rhs%d%s", (int)(dot - c->output.hdf5),
-                     c->output.hdf5, j, dot);
+            gs_app_numbered_path(c->output.hdf5, "rhs", j, path, sizeof path);
             GS_CHECK(gs_results_hdf5_write_ext(path, &r, 1, names, values));
         }
     }

@@ -51,6 +51,10 @@ gs_status gs_app_sequence_steps(const gs_config *c, int64_t *steps);
  * verbosity)'s on an error, 128 + the signal when stopped. */
 int gs_app_sequence(const gs_config *c, int64_t steps, int (*fail)(gs_status, int));
 
+/* path with "_TAGk" before its extension (out.h5, "rhs", 2: out_rhs2.h5): an output file of one
+ * step or column */
+void gs_app_numbered_path(const char *path, const char *tag, int64_t k, char *out, size_t len);
+
 /* Write the outputs the configuration names (CSV, HDF5, history, solution). */
 gs_status gs_app_write_outputs(const gs_config *c, const gs_run *run);
 

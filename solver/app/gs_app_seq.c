@@ -63,9 +63,7 @@ static void step_path(const char *path, int64_t k, char *out, size_t len)
         expand(path, k, out, len);
         return;
     }
-    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-    if (!dot || (slash && dot < slash)) dot = path + strlen(path);
-    snprintf(out, len, "%.*s_step%lld%s", (int)(dot - path), path, (long long)k, dot);
+    gs_app_numbered_path(path, "step", k, out, len);
 }
 
 /* entry i of the comma-separated list s (no more than cap - 1 bytes), 0 past its end */
