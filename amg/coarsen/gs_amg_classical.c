@@ -18,6 +18,37 @@
 #define GS_AMG_DENSE_ROW_IRREGULAR 6
 #define GS_AMG_GROWTH 1.5   /* a coarse operator with more entries than this times A's grew */
 
+/* the length beyond which a row of level l's A is dense: more than factor x the mean row */
+static int32_t dense_len(const gs_amg *amg, const gs_csr *A)
+{
+    const int64_t mean = A->rows > 0 ? A->nnz / A->rows : 0;
+    const int factor = amg->irregular ? GS_AMG_DENSE_ROW_IRREGULAR : GS_AMG_DENSE_ROW;
+    return (int32_t)(factor * (mean > 1 ? mean : 1));
+}
+
+/* level l's P truncated to pmax entries a row from X and its diagonals d, and R: Q^T for Q the
+ * same truncation of A^T's Xt (dt) when given, else P^T */
+static gs_status p_and_r(gs_amg *amg, int l, const gs_csr *X, const gs_buf *d, const gs_csr *Xt,
+                         const gs_buf *dt, int32_t nc, int pmax, gs_csr **P, gs_csr **R)
+{
+    gs_status st = GS_OK;
+    const int32_t *cmap = amg->lev[l].agg->data;
+    gs_csr *Q = NULL;
+    GS_CHECK(amg->ops->classical_p(X, cmap, d->data, nc, pmax, amg->p.interp_trunc, P));
+    gs_amg_trace(amg, l, "P (truncated)");
+    if (Xt) {
+        GS_CHECK(amg->ops->classical_p(Xt, cmap, dt->data, nc, pmax, amg->p.interp_trunc, &Q));
+        GS_CHECK(gs_spgemm_transpose(Q, R));
+        gs_amg_trace(amg, l, "R = Q^T (A^T's interpolation)");
+    } else {
+        GS_CHECK(gs_spgemm_transpose(*P, R));
+        gs_amg_trace(amg, l, "R = P^T");
+    }
+done:
+    gs_csr_destroy(&Q);
+    return st;
+}
+
 /* The extended+i interpolation of A (strength graph S) on level l's C/F splitting before
  * truncation: X = M A_FC and its diagonals d (new, rows + 1); beta: scratch of rows + 1 */
 static gs_status interp_x(gs_amg *amg, int l, const gs_csr *A, const gs_csr *S, int32_t nc,
@@ -69,10 +100,7 @@ static gs_status split_interp(gs_amg *amg, int l, gs_spgemm_method m, int32_t *n
     double t0, t1, t2;
     *nc = 0;
     GS_CHECK(gs_amg_sync(amg, &t0));
-    /* dense rows: more than factor x the mean row */
-    const int64_t mean = A->rows > 0 ? A->nnz / A->rows : 0;
-    const int factor = amg->irregular ? GS_AMG_DENSE_ROW_IRREGULAR : GS_AMG_DENSE_ROW;
-    const int32_t dense = (int32_t)(factor * (mean > 1 ? mean : 1));
+    const int32_t dense = dense_len(amg, A);
     *dense_out = dense;
     GS_CHECK(ops->classical_strength(A, amg->p.classical_theta, dense, &S));
     gs_amg_trace(amg, l, "classical strength");
@@ -121,8 +149,7 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     gs_status st = GS_OK;
     gs_amg_level *L = &amg->lev[l];
     const gs_csr *A = L->A;
-    const gs_amg_ops *ops = amg->ops;
-    gs_csr *X = NULL, *P = NULL, *R = NULL, *Ac = NULL, *Xt = NULL, *Q = NULL;
+    gs_csr *X = NULL, *P = NULL, *R = NULL, *Ac = NULL, *Xt = NULL;
     gs_buf *beta = NULL, *d = NULL, *dt = NULL;
     int32_t dense = 0;
     double t0, t1, t2;
@@ -138,18 +165,7 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     for (int pmax = pmax0;;) {
         pmax_used = pmax;
         GS_CHECK(gs_amg_sync(amg, &t0));
-        GS_CHECK(ops->classical_p(X, L->agg->data, d->data, *nc, pmax, amg->p.interp_trunc, &P));
-        gs_amg_trace(amg, l, "P (truncated)");
-        if (Xt) {
-            GS_CHECK(ops->classical_p(Xt, L->agg->data, dt->data, *nc, pmax,
-                                      amg->p.interp_trunc, &Q));
-            GS_CHECK(gs_spgemm_transpose(Q, &R));
-            gs_csr_destroy(&Q);
-            gs_amg_trace(amg, l, "R = Q^T (A^T's interpolation)");
-        } else {
-            GS_CHECK(gs_spgemm_transpose(P, &R));
-            gs_amg_trace(amg, l, "R = P^T");
-        }
+        GS_CHECK(p_and_r(amg, l, X, d, Xt, dt, *nc, pmax, &P, &R));
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
         GS_CHECK(gs_galerkin(A, P, R, m, &Ac));
@@ -180,7 +196,6 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
 done:
     gs_csr_destroy(&X);
     gs_csr_destroy(&Xt);
-    gs_csr_destroy(&Q);
     gs_csr_destroy(&P);
     gs_csr_destroy(&R);
     gs_csr_destroy(&Ac);
@@ -195,29 +210,18 @@ gs_status gs_amg_classical_values(gs_amg *amg, int l, gs_spgemm_method m, double
     gs_status st = GS_OK;
     gs_amg_level *L = &amg->lev[l];
     const gs_csr *A = L->A;
-    gs_csr *S = NULL, *X = NULL, *Xt = NULL, *Q = NULL, *P = NULL, *R = NULL, *Ac = NULL;
+    gs_csr *S = NULL, *X = NULL, *Xt = NULL, *P = NULL, *R = NULL, *Ac = NULL;
     gs_buf *beta = NULL, *d = NULL, *dt = NULL;
     double t0, t1, t2;
     const int32_t nc = amg->lev[l + 1].A->rows;
     GS_CHECK(gs_amg_sync(amg, &t0));
-    const int64_t mean = A->rows > 0 ? A->nnz / A->rows : 0;
-    const int factor = amg->irregular ? GS_AMG_DENSE_ROW_IRREGULAR : GS_AMG_DENSE_ROW;
-    const int32_t dense = (int32_t)(factor * (mean > 1 ? mean : 1));
+    const int32_t dense = dense_len(amg, A);
     GS_CHECK(amg->ops->classical_strength(A, amg->p.classical_theta, dense, &S));
     GS_CHECK(gs_buf_create((int64_t)A->rows + 1, GS_F64, amg->loc, "interpolation", &beta));
     GS_CHECK(interp_x(amg, l, A, S, nc, m, beta, &d, &X)); /* on the kept C/F splitting */
     if (amg->p.restriction == GS_AMG_RESTRICT_AT)
         GS_CHECK(transposed_interp(amg, l, dense, nc, m, beta, &dt, &Xt));
-    GS_CHECK(amg->ops->classical_p(X, L->agg->data, d->data, nc, L->pmax, amg->p.interp_trunc,
-                                   &P));
-    if (Xt) {
-        GS_CHECK(amg->ops->classical_p(Xt, L->agg->data, dt->data, nc, L->pmax,
-                                       amg->p.interp_trunc, &Q));
-        GS_CHECK(gs_spgemm_transpose(Q, &R));
-    } else {
-        GS_CHECK(gs_spgemm_transpose(P, &R));
-    }
-    gs_amg_trace(amg, l, "P, R anew (the splitting kept)");
+    GS_CHECK(p_and_r(amg, l, X, d, Xt, dt, nc, L->pmax, &P, &R));
     GS_CHECK(gs_amg_sync(amg, &t1));
     ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
     GS_CHECK(gs_galerkin(A, P, R, m, &Ac));
@@ -239,7 +243,6 @@ done:
     gs_csr_destroy(&S);
     gs_csr_destroy(&X);
     gs_csr_destroy(&Xt);
-    gs_csr_destroy(&Q);
     gs_csr_destroy(&P);
     gs_csr_destroy(&R);
     gs_csr_destroy(&Ac);
