@@ -35,6 +35,9 @@ typedef struct gs_amg_level {
     int pmax; /* classical AMG: the entries a row of P kept (after the growth check) */
     int32_t nodes;
     double rho;
+    /* the last full estimate's rho and its estimate after GS_AMG_RHO_SHORT steps from the same
+     * start: a re-setup runs the short estimate and scales rho_full by its change */
+    double rho_full, rho_short;
 } gs_amg_level;
 
 struct gs_amg {
@@ -65,6 +68,7 @@ struct gs_amg {
     char where[256];
     gs_spgemm_method m; /* the Galerkin method the setup resolved */
     double *zc;
+    int resetting; /* inside gs_amg_resetup: rho by the short Lanczos estimate */
 };
 
 /* the data-parallel steps at loc (gs_backend.c's registry) */
@@ -89,9 +93,16 @@ gs_status gs_amg_smoothing_matrix(gs_amg *amg, int l, int b, int k, const double
                                   gs_loc B_loc, gs_csr **Sj);
 gs_status gs_amg_level_smoother(gs_amg *amg, int l);
 
-/* rho(D^-1 A) by Lanczos on D^-1/2 A D^-1/2 (setup/gs_amg_rho.c); M: A's SpMV form or NULL */
+/* rho(D^-1 A) by Lanczos on D^-1/2 A D^-1/2 (setup/gs_amg_rho.c); M: A's SpMV form or NULL.
+ * _steps: at most `steps` steps; *rho_short (NULL: not wanted) the estimate after the first
+ * GS_AMG_RHO_SHORT of them, 0 where fewer ran (an invariant subspace: *rho is exact) */
+#define GS_AMG_RHO_STEPS 12
+#define GS_AMG_RHO_SHORT 5
 gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
                               const double *sqrt_dinv, double *rho);
+gs_status gs_amg_estimate_rho_steps(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
+                                    const double *sqrt_dinv, int steps, double *rho,
+                                    double *rho_short);
 
 /* Aggregates and the tentative prolongator of level l (coarsen/gs_amg_coarsen.c): where A lives
  * for MIS(2) and nodes of at most 8 unknowns, else on a host copy. B (k vectors, at *B_loc) is

@@ -9,7 +9,8 @@
  *   the C/F splittings stay; the strength, interpolation (truncated as the setup settled), R and
  *   the coarse operator are made anew.
  * Then, on every level, the SpMV forms in the formats they had, the diagonal, rho and smoother,
- * and the coarse solve are made anew. */
+ * and the coarse solve are made anew; rho by a short Lanczos estimate that scales the last full
+ * one (gs_amg_level_diag). */
 #include "gs_amg.h"
 
 #include <stdio.h>
@@ -132,6 +133,8 @@ gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how)
         return GS_ERROR(GS_ERR_UNSUPPORTED, "amg re-setup: the hierarchy kept no tentative "
                         "prolongators (smoothed aggregation set up for amg.reuse = values)");
     GS_CHECK(gs_amg_sync(amg, &t_start));
+    gs_amg_trace(amg, 0, NULL);
+    amg->resetting = 1;
     ph = amg->rep.phase_s;
     memset(amg->rep.phase_s, 0, sizeof amg->rep.phase_s);
     /* the cycle's graph holds the old operators */
@@ -173,6 +176,7 @@ gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how)
     gs_spmat_destroy(&amg->Mc);
     gs_csr_destroy(&amg->cinv);
     GS_CHECK(gs_amg_coarse_setup(amg, amg->zc, ph));
+    gs_amg_trace(amg, amg->nlev - 1, "coarse solve");
     GS_CHECK(gs_amg_sync(amg, &t1));
     amg->rep.setup_s = t1 - t_start;
     amg->rep.resetups++;
@@ -190,5 +194,6 @@ gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how)
                        "smoothed and the coarse operators made anew",
                  np, np == 1 ? "" : "s");
 done:
+    amg->resetting = 0;
     return st;
 }

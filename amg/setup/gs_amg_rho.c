@@ -4,8 +4,6 @@
 
 #include "gs_amg_internal.h"
 
-#define LANCZOS_STEPS 12
-
 /* the largest eigenvalue of the symmetric tridiagonal (a, b) of order m, by bisection on the
  * Sturm count */
 static double tridiag_max(const double *a, const double *b, int m)
@@ -39,12 +37,20 @@ static double tridiag_max(const double *a, const double *b, int m)
 gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
                               const double *sqrt_dinv, double *rho)
 {
+    return gs_amg_estimate_rho_steps(amg, A, M, sqrt_dinv, GS_AMG_RHO_STEPS, rho, NULL);
+}
+
+gs_status gs_amg_estimate_rho_steps(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
+                                    const double *sqrt_dinv, int steps, double *rho,
+                                    double *rho_short)
+{
     gs_status st = GS_OK;
     int32_t n = A->rows;
     gs_vec *v = NULL, *w = NULL, *vp = NULL, *t = NULL;
     const gs_vec s = {n, (double *)sqrt_dinv, amg->loc, GS_F64};
-    double al[LANCZOS_STEPS] = {0}, be[LANCZOS_STEPS] = {0}, beta = 0.0, nrm;
+    double al[GS_AMG_RHO_STEPS] = {0}, be[GS_AMG_RHO_STEPS] = {0}, beta = 0.0, nrm;
     int m = 0;
+    if (steps < 1 || steps > GS_AMG_RHO_STEPS) steps = GS_AMG_RHO_STEPS;
     GS_CHECK(gs_vec_create(n, amg->loc, &v));
     GS_CHECK(gs_vec_create(n, amg->loc, &w));
     GS_CHECK(gs_vec_create(n, amg->loc, &vp));
@@ -53,6 +59,7 @@ gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
     GS_CHECK(gs_vec_nrm2(v, &nrm));
     if (nrm == 0.0) {
         *rho = 0.0;
+        if (rho_short) *rho_short = 0.0;
         goto done;
     }
     GS_CHECK(gs_vec_scal(1.0 / nrm, v));
@@ -61,7 +68,7 @@ gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
         GS_CHECK(gs_vec_pmul(&s, v, t));
     }
     const int64_t dim = amg->rho_rows > 0 ? amg->rho_rows : n;
-    for (int j = 0; j < LANCZOS_STEPS && j < dim; j++) {
+    for (int j = 0; j < steps && j < dim; j++) {
         if (M) {
             GS_CHECK(gs_spmat_spmv(M, t, w));
             GS_CHECK(gs_vec_pmul(&s, w, w));
@@ -88,6 +95,7 @@ gs_status gs_amg_estimate_rho(gs_amg *amg, const gs_csr *A, const gs_spmat *M,
         be[m - 1] = beta;
     }
     *rho = tridiag_max(al, be, m);
+    if (rho_short) *rho_short = m >= GS_AMG_RHO_SHORT ? tridiag_max(al, be, GS_AMG_RHO_SHORT) : 0.0;
 done:
     gs_vec_destroy(&v);
     gs_vec_destroy(&w);

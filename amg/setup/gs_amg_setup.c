@@ -104,7 +104,17 @@ gs_status gs_amg_level_diag(gs_amg *amg, int l, const char *where)
         GS_FAIL(GS_ERR_INPUT, "%s: row %lld has a zero, missing or non-finite diagonal entry "
                 "(%lld rows in all); smoothed-aggregation AMG needs a nonzero diagonal",
                 where, (long long)first + 1, (long long)bad);
-    GS_CHECK(gs_amg_estimate_rho(amg, A, L->MA, sq, &L->rho));
+    if (amg->resetting && L->rho_full > 0.0 && L->rho_short > 0.0) {
+        /* a re-setup: the short estimate from the same start, the full one scaled by its change
+         * (the short estimate's shortfall, which the values hardly move, divides out) */
+        double s = 0.0;
+        GS_CHECK(gs_amg_estimate_rho_steps(amg, A, L->MA, sq, GS_AMG_RHO_SHORT, &L->rho, &s));
+        if (s > 0.0) L->rho = L->rho_full * (s / L->rho_short);
+    } else {
+        GS_CHECK(gs_amg_estimate_rho_steps(amg, A, L->MA, sq, GS_AMG_RHO_STEPS, &L->rho,
+                                           &L->rho_short));
+        L->rho_full = L->rho;
+    }
     L->rho_known = 1;
     gs_amg_trace(amg, l, "rho (Lanczos)");
     L->dinv = dinv;
