@@ -91,80 +91,66 @@ static gs_status dense_inverse(const gs_csr *A, const double *z, double *inv, in
     dense_fill(A, z, M, un, &amax, &sh);
     int rk = 0;
     double tiny = 1e-13 * amax;
-    /* threads split each elimination step's rows, then the inverse's columns: every entry sees
-     * the same operations in the same order as on one thread */
-#pragma omp parallel if (n >= 64)
-    {
-        for (int32_t c = 0; c < n; c++) { /* LU with partial pivoting, in place */
-#pragma omp single
-            {
-                int32_t p = c;
-                for (int32_t r = c + 1; r < n; r++)
-                    if (fabs(M[(size_t)r * n + c]) > fabs(M[(size_t)p * n + c])) p = r;
-                piv[c] = p;
-                if (p != c)
-                    for (int32_t j = 0; j < n; j++) {
-                        double t = M[(size_t)c * n + j];
-                        M[(size_t)c * n + j] = M[(size_t)p * n + j];
-                        M[(size_t)p * n + j] = t;
-                    }
-                if (fabs(M[(size_t)c * n + c]) <= tiny) /* a zero direction: no elimination */
-                    M[(size_t)c * n + c] = 0.0;
-                else
-                    rk++;
-            } /* the single's barrier: every thread sees the pivot row */
-            const double pv = M[(size_t)c * n + c];
-            if (pv == 0.0) continue;
-#pragma omp for schedule(static)
-            for (int32_t r = c + 1; r < n; r++) {
-                double f = M[(size_t)r * n + c] / pv;
-                M[(size_t)r * n + c] = f;
-                if (f != 0.0)
-                    for (int32_t j = c + 1; j < n; j++)
-                        M[(size_t)r * n + j] -= f * M[(size_t)c * n + j];
+    for (int32_t c = 0; c < n; c++) { /* LU with partial pivoting, in place */
+        int32_t p = c;
+        for (int32_t r = c + 1; r < n; r++)
+            if (fabs(M[(size_t)r * n + c]) > fabs(M[(size_t)p * n + c])) p = r;
+        piv[c] = p;
+        if (p != c)
+            for (int32_t j = 0; j < n; j++) {
+                double t = M[(size_t)c * n + j];
+                M[(size_t)c * n + j] = M[(size_t)p * n + j];
+                M[(size_t)p * n + j] = t;
             }
+        double pv = M[(size_t)c * n + c];
+        if (fabs(pv) <= tiny) { /* a zero direction: no elimination with it */
+            M[(size_t)c * n + c] = 0.0;
+            continue;
         }
-        /* the inverse X (row-major) from L U X = P I, all columns at once: the row swaps
-         * applied to I's rows, then each row of X updated by whole earlier (later) rows, so the
-         * inner loops run along contiguous rows (each X[i][j] sees the same updates in the same
-         * order as a column-by-column solve); a thread takes a band of columns */
-#pragma omp for schedule(static)
-        for (int32_t j0 = 0; j0 < n; j0 += 32) {
-            const int32_t j1 = j0 + 32 < n ? j0 + 32 : n;
-            for (int32_t i = 0; i < n; i++)
-                for (int32_t j = j0; j < j1; j++) inv[(size_t)i * n + j] = i == j ? 1.0 : 0.0;
-            for (int32_t c = 0; c < n; c++)
-                if (piv[c] != c)
-                    for (int32_t j = j0; j < j1; j++) {
-                        double t = inv[(size_t)c * n + j];
-                        inv[(size_t)c * n + j] = inv[(size_t)piv[c] * n + j];
-                        inv[(size_t)piv[c] * n + j] = t;
-                    }
-            for (int32_t i = 0; i < n; i++) { /* L Y = P I (unit lower) */
-                double *xi = inv + (size_t)i * n;
-                for (int32_t c = 0; c < i; c++) {
-                    const double f = M[(size_t)i * n + c];
-                    const double *xc = inv + (size_t)c * n;
-                    if (f != 0.0)
-                        for (int32_t j = j0; j < j1; j++) xi[j] -= f * xc[j];
-                }
-            }
-            for (int32_t i = n - 1; i >= 0; i--) { /* U X = Y; zero pivots give zero rows */
-                double *xi = inv + (size_t)i * n;
-                const double u = M[(size_t)i * n + i];
-                if (u == 0.0) {
-                    for (int32_t j = j0; j < j1; j++) xi[j] = 0.0;
-                    continue;
-                }
-                for (int32_t c = i + 1; c < n; c++) {
-                    const double f = M[(size_t)i * n + c];
-                    const double *xc = inv + (size_t)c * n;
-                    if (f != 0.0)
-                        for (int32_t j = j0; j < j1; j++) xi[j] -= f * xc[j];
-                }
-                for (int32_t j = j0; j < j1; j++) xi[j] /= u;
-            }
+        rk++;
+        for (int32_t r = c + 1; r < n; r++) {
+            double f = M[(size_t)r * n + c] / pv;
+            M[(size_t)r * n + c] = f;
+            if (f != 0.0)
+                for (int32_t j = c + 1; j < n; j++) M[(size_t)r * n + j] -= f * M[(size_t)c * n + j];
         }
+    }
+    /* the inverse X (row-major) from L U X = P I, all columns at once: the row swaps applied
+     * to I's rows, then each row of X updated by whole earlier (later) rows, so the inner loops
+     * run along contiguous rows (each X[i][j] sees the same updates in the same order as a
+     * column-by-column solve) */
+    memset(inv, 0, (size_t)n * n * sizeof *inv);
+    for (int32_t i = 0; i < n; i++) inv[(size_t)i * n + i] = 1.0;
+    for (int32_t c = 0; c < n; c++)
+        if (piv[c] != c)
+            for (int32_t j = 0; j < n; j++) {
+                double t = inv[(size_t)c * n + j];
+                inv[(size_t)c * n + j] = inv[(size_t)piv[c] * n + j];
+                inv[(size_t)piv[c] * n + j] = t;
+            }
+    for (int32_t i = 0; i < n; i++) { /* L Y = P I (unit lower) */
+        double *xi = inv + (size_t)i * n;
+        for (int32_t c = 0; c < i; c++) {
+            const double f = M[(size_t)i * n + c];
+            const double *xc = inv + (size_t)c * n;
+            if (f != 0.0)
+                for (int32_t j = 0; j < n; j++) xi[j] -= f * xc[j];
+        }
+    }
+    for (int32_t i = n - 1; i >= 0; i--) { /* U X = Y; zero pivots give zero rows */
+        double *xi = inv + (size_t)i * n;
+        const double u = M[(size_t)i * n + i];
+        if (u == 0.0) {
+            memset(xi, 0, (size_t)n * sizeof *xi);
+            continue;
+        }
+        for (int32_t c = i + 1; c < n; c++) {
+            const double f = M[(size_t)i * n + c];
+            const double *xc = inv + (size_t)c * n;
+            if (f != 0.0)
+                for (int32_t j = 0; j < n; j++) xi[j] -= f * xc[j];
+        }
+        for (int32_t j = 0; j < n; j++) xi[j] /= u;
     }
     for (int32_t i = 0; z && i < n; i++) /* less u u^T / s: the update's own inverse part */
         for (int32_t j = 0; j < n; j++) inv[(size_t)i * n + j] -= un[i] * un[j] / sh;

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "gs_backend.h"
+#include "gs_dist_ops.h"
+#include "gs_knob.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -320,6 +322,18 @@ static size_t csr_bytes(const gs_csr *C)
 }
 
 /* Ac = R (A P), R = P^T (made here when not given) */
+/* the chunks a Galerkin product of A and P takes (0: none): where A P's products (about nnz(A)
+ * times P's mean row) pass GS_GALERKIN_PRODUCTS_MAX, about GS_GALERKIN_CHUNK products a chunk;
+ * GSOLVE_GALERKIN_CHUNKS overrides */
+static int chunks_wanted(const gs_csr *A, const gs_csr *P)
+{
+    const double pe = P->rows > 0 ? (double)A->nnz * ((double)P->nnz / P->rows) : 0.0;
+    int64_t k = pe > (double)GS_GALERKIN_PRODUCTS_MAX ? (int64_t)(pe / (double)GS_GALERKIN_CHUNK) + 1
+                                                      : 0;
+    k = gs_knob_i64("GSOLVE_GALERKIN_CHUNKS", 0, k);
+    return k > 1 << 20 ? 1 << 20 : (int)k;
+}
+
 gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
                          gs_spgemm_info *info, gs_csr **Ac)
 {
@@ -343,7 +357,24 @@ gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_s
         R = Rown;
         held_r = csr_bytes(Rown);
     }
-    GS_CHECK(gs_spgemm_ex(A, P, m, &first, &AP));
+    {
+        const int k = chunks_wanted(A, P);
+        if (k > 0) {
+            GS_CHECK(gs_galerkin_chunks(A, P, R, m, k, info, Ac));
+            if (info) info->peak_bytes += held_r;
+            goto done;
+        }
+    }
+    st = gs_spgemm_ex(A, P, m, &first, &AP);
+    if (st == GS_ERR_UNSUPPORTED && first.too_large > 0) { /* A P too large for one CSR */
+        gs_error_clear();
+        st = GS_OK;
+        const int64_t k = (first.too_large + GS_GALERKIN_CHUNK - 1) / GS_GALERKIN_CHUNK;
+        GS_CHECK(gs_galerkin_chunks(A, P, R, m, k < 2 ? 2 : (int)k, info, Ac));
+        if (info) info->peak_bytes += held_r;
+        goto done;
+    }
+    GS_CHECK(st);
     GS_CHECK(gs_spgemm_ex(R, AP, m, info, Ac));
     if (info && A->loc != GS_LOC_HOST) {
         /* each stage's peak with what the stages before it still hold: R made here through both
@@ -357,6 +388,81 @@ gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_s
 done:
     gs_csr_destroy(&Rown);
     gs_csr_destroy(&AP);
+    return st;
+}
+
+gs_status gs_galerkin_chunks(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
+                             int k, gs_spgemm_info *info, gs_csr **Ac)
+{
+    gs_status st = GS_OK;
+    gs_csr *Rown = NULL, *Rb = NULL, *RAb = NULL, *Cb = NULL, *acc = NULL, *t = NULL;
+    const gs_spgemm_ops *ops = NULL;
+    const gs_dist_ops *dops = (const gs_dist_ops *)gs_backend_module(A->loc, GS_MODULE_DIST);
+    gs_spgemm_info one;
+    size_t peak = 0;
+    int64_t products = 0;
+    *Ac = NULL;
+    if (info) memset(info, 0, sizeof *info);
+    if (A->rows != A->cols)
+        return GS_ERROR(GS_ERR_ARG, "Galerkin product: A is %d x %d, not square", A->rows, A->cols);
+    GS_CHECK(check_pair(A, P, "Galerkin product"));
+    if (k < 1) GS_FAIL(GS_ERR_ARG, "Galerkin product: %d chunks", k);
+    if (!dops) GS_FAIL(GS_ERR_UNSUPPORTED, "Galerkin product by chunks: no row slices here");
+    GS_CHECK(resolve(A->loc, m, &m, &ops));
+    if (!R) {
+        GS_CHECK(ops->transpose(P, &peak, &Rown));
+        R = Rown;
+    }
+    if (R->rows != P->cols || R->cols != P->rows || R->loc != P->loc)
+        GS_FAIL(GS_ERR_ARG, "Galerkin product: R (%d x %d) is not P^T (P is %d x %d)", R->rows,
+                R->cols, P->rows, P->cols);
+    const size_t held_r = Rown ? csr_bytes(Rown) : 0;
+    for (int b = 0; b < k; b++) {
+        const int32_t c0 = (int32_t)((int64_t)R->rows * b / k);
+        const int32_t c1 = (int32_t)((int64_t)R->rows * (b + 1) / k);
+        if (c1 == c0 && !(b == k - 1 && !acc)) continue; /* at least one chunk, even when empty */
+        GS_CHECK(dops->row_slice(R, c0, c1, &Rb));
+        GS_CHECK(gs_spgemm_ex(Rb, A, m, &one, &RAb));
+        products += one.products;
+        /* the peak: what is held (R when made here, the chunks so far, this chunk's R_b or
+         * R_b A) while each product runs */
+        const size_t held = held_r + (acc ? csr_bytes(acc) : 0);
+        if (held + csr_bytes(Rb) + one.peak_bytes > peak)
+            peak = held + csr_bytes(Rb) + one.peak_bytes;
+        gs_csr_destroy(&Rb);
+        GS_CHECK(gs_spgemm_ex(RAb, P, m, &one, &Cb));
+        products += one.products;
+        if (held + csr_bytes(RAb) + one.peak_bytes > peak)
+            peak = held + csr_bytes(RAb) + one.peak_bytes;
+        gs_csr_destroy(&RAb);
+        if (!acc) {
+            acc = Cb;
+        } else { /* the chunk's rows below the ones before */
+            GS_CHECK(dops->vcat(acc, NULL, Cb, P->cols, &t));
+            if (held_r + csr_bytes(acc) + csr_bytes(Cb) + csr_bytes(t) > peak)
+                peak = held_r + csr_bytes(acc) + csr_bytes(Cb) + csr_bytes(t);
+            gs_csr_destroy(&acc);
+            gs_csr_destroy(&Cb);
+            acc = t;
+            t = NULL;
+        }
+        Cb = NULL;
+    }
+    if (info) {
+        info->products = products;
+        info->nnz = acc->nnz;
+        info->peak_bytes = A->loc == GS_LOC_HOST ? 0 : peak;
+        info->chunks = k;
+    }
+    *Ac = acc;
+    acc = NULL;
+done:
+    gs_csr_destroy(&Rown);
+    gs_csr_destroy(&Rb);
+    gs_csr_destroy(&RAb);
+    gs_csr_destroy(&Cb);
+    gs_csr_destroy(&acc);
+    gs_csr_destroy(&t);
     return st;
 }
 
@@ -385,8 +491,21 @@ gs_status gs_galerkin_values(const gs_csr *A, const gs_csr *P, const gs_csr *R, 
         return GS_ERROR(GS_ERR_ARG, "Galerkin values: the operands live in different places");
     const gs_spgemm_ops *ops = (const gs_spgemm_ops *)gs_backend_module(A->loc, GS_MODULE_SPGEMM);
     if (!ops) return GS_ERROR(GS_ERR_UNSUPPORTED, "Galerkin values need the CUDA backend");
-    if (Ac->rows > 0 && (double)Ac->nnz / Ac->rows > GS_VALUES_ROW_MAX) {
-        /* long coarse rows (block systems): the product anew, its values copied */
+    /* long coarse rows (block systems), or an A P the product makes by chunks (or too large for
+     * one CSR): the product anew, its values copied */
+    int anew = (Ac->rows > 0 && (double)Ac->nnz / Ac->rows > GS_VALUES_ROW_MAX) ||
+               chunks_wanted(A, P) > 0;
+    if (!anew) {
+        gs_spgemm_info inf;
+        st = gs_spgemm_ex(A, P, GS_SPGEMM_AUTO, &inf, &AP);
+        if (st == GS_ERR_UNSUPPORTED && inf.too_large > 0) {
+            gs_error_clear();
+            st = GS_OK;
+            anew = 1;
+        }
+        GS_CHECK(st);
+    }
+    if (anew) {
         GS_CHECK(gs_galerkin(A, P, R, GS_SPGEMM_AUTO, &AP));
         if (AP->nnz != Ac->nnz)
             GS_FAIL(GS_ERR_UNSUPPORTED, "Galerkin values: the product has %lld entries, the kept "
@@ -396,7 +515,6 @@ gs_status gs_galerkin_values(const gs_csr *A, const gs_csr *P, const gs_csr *R, 
         gs_buf t = {Ac->val, Ac->nnz, GS_F64, Ac->loc};
         GS_CHECK(gs_buf_copy(&f, &t));
     } else {
-        GS_CHECK(gs_spgemm(A, P, GS_SPGEMM_AUTO, &AP));
         GS_CHECK(ops->values(R, AP, Ac));
     }
 done:

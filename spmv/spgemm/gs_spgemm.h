@@ -63,6 +63,9 @@ typedef struct gs_spgemm_info {
     int64_t retried_rows;             /* rows redone after the DCSR capacity ran out */
     size_t peak_bytes; /* most device memory held at once by the call, result included, inputs
                           not (device methods; a Galerkin product's counts its intermediates) */
+    int64_t too_large; /* the product failed (GS_ERR_UNSUPPORTED) because it would pass 2^31 - 1
+                          entries: their estimate (DCSR); else 0 */
+    int chunks;        /* a Galerkin product made by gs_galerkin_chunks: its chunks; else 0 */
 } gs_spgemm_info;
 
 /* A Galerkin (SpGEMM) method as registered (gs_spgemm.c holds the one table, in the order
@@ -94,11 +97,24 @@ gs_status gs_spgemm_ex(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_
  * by the caller (gs_spgemm_transpose, as AMG, which keeps R for its cycles); R NULL: made here the
  * same way and freed. A square, A->cols == P->rows, R P->cols x P->rows, all at one location.
  * info (may be NULL): the second product's fields, and peak_bytes over the whole call (R when
- * made here, A P while the second product runs, and Ac; A, P and a given R are inputs). */
+ * made here, A P while the second product runs, and Ac; A, P and a given R are inputs). Where
+ * A P's products (nnz(A) times P's mean row) pass GS_GALERKIN_PRODUCTS_MAX, or A P turns out to
+ * pass 2^31 - 1 entries (info.too_large), the product is made by gs_galerkin_chunks, with chunks
+ * of about GS_GALERKIN_CHUNK products (entries) of A P: the same time at 3D Poisson 512^3 on an
+ * H200 and a quarter less device memory (bench/results/large_h200_2026-11-29.md). */
+#define GS_GALERKIN_PRODUCTS_MAX (1LL << 31)
 gs_status gs_galerkin(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
                       gs_csr **Ac);
 gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
                          gs_spgemm_info *info, gs_csr **Ac);
+
+/* Ac = R A P by k chunks of R's rows: for each, (R_b A) P, then the chunks' rows stacked (the row
+ * slice and concatenation of gs_dist_ops). No intermediate holds more than about 1/k of A P's
+ * or R A's entries: the products whose A P passes 2^31 - 1 entries (3D Poisson 640^3's finest
+ * level) and less memory at its peak. Arguments as gs_galerkin_ex; k >= 1. */
+#define GS_GALERKIN_CHUNK (1LL << 30)
+gs_status gs_galerkin_chunks(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
+                             int k, gs_spgemm_info *info, gs_csr **Ac);
 
 /* C's values = X Y summed into C's pattern (sorted rows), which holds every (i, j) the product
  * reaches: no symbolic phase, nothing allocated beyond a flag (device: a warp per row of C
@@ -109,8 +125,8 @@ gs_status gs_spgemm_values(const gs_csr *X, const gs_csr *Y, gs_csr *C);
 /* Ac's values = R (A P) in Ac's pattern, the structural product of these patterns kept from an
  * earlier gs_galerkin (the re-setup of an AMG hierarchy whose P and R stay; R any restriction of
  * P->cols x P->rows): A P by gs_spgemm, then R (A P) by gs_spgemm_values. Coarse rows of more
- * than GS_VALUES_ROW_MAX entries on average (block systems) take gs_galerkin anew instead, its
- * values copied: there the row-binned product is faster (3D elasticity 64^3: 47 against 69 ms on
+ * than GS_VALUES_ROW_MAX entries on average (block systems), and products gs_galerkin makes by
+ * chunks, take gs_galerkin anew instead, its values copied: there the row-binned product is faster (3D elasticity 64^3: 47 against 69 ms on
  * an H200, bench/results/reuse_h200_2026-11-29.md). GS_ERR_UNSUPPORTED when the product leaves
  * the pattern. */
 #define GS_VALUES_ROW_MAX 128

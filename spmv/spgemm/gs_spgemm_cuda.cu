@@ -178,7 +178,7 @@ static gs_status estimate(const sg_args &a, const int32_t *perm, const binning *
             est += (double)h[C_SOUT + b] / (double)h[C_SROWS + b] * n;
     }
     est = est * 1.03 + 1024.0;
-    *cap = est > (double)GS_MAX_INDEX ? GS_MAX_INDEX : (int64_t)est;
+    *cap = est > 9e18 ? (int64_t)9e18 : (int64_t)est; /* the caller refuses more than 2^31 - 1 */
 done:
     return st;
 }
@@ -288,6 +288,11 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         if (inorder)
             GS_CHECK(gs_spgemm_bin_rows_place(rows, NULL, prod, perm, ctl)); /* the sample's */
         GS_CHECK(estimate(a, perm, &bn, glog2, B->cols, &cap));
+        if (cap > GS_MAX_INDEX) { /* the callers that can split the product do (info) */
+            if (info) info->too_large = cap;
+            GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: the product would have about %lld entries, more "
+                    "than 2^31 - 1", (long long)cap);
+        }
         GS_CHECK(gs_dcsr_create(rows, B->cols, cap, &dp, GS_LOC_DEVICE, &D));
         /* the sampling counted into the counters the rows' kernels use */
         GS_CUDA_CALL(cudaMemsetAsync(ctl, 0, sizeof h, s));
@@ -318,8 +323,10 @@ static gs_status dcsr_product(const gs_csr *A, const gs_csr *B, gs_spgemm_info *
         /* capacity exhausted: grow by exactly what the failed rows need, redo only them */
         const int64_t nfail = (int64_t)h[C_NFAIL], need = (int64_t)h[C_NEED];
         if (iter == 3) GS_FAIL(GS_ERR_INTERNAL, "SpGEMM: rows still failing after growth");
-        if (D->capacity + need + 1024 > GS_MAX_INDEX)
+        if (D->capacity + need + 1024 > GS_MAX_INDEX) {
+            if (info) info->too_large = D->capacity + need;
             GS_FAIL(GS_ERR_UNSUPPORTED, "SpGEMM: the product has more than 2^31 - 1 entries");
+        }
         GS_CHECK(grow(D, D->capacity + need + 1024));
         a.ccol = D->colind, a.cval = D->val, a.capacity = D->capacity;
         if (!list2) GS_CHECK(talloc((size_t)n1 * 4, "SpGEMM failed rows", (void **)&list2));

@@ -230,6 +230,40 @@ static void check_galerkin_values(const char *name, const gs_csr *A, const gs_cs
     gs_csr_destroy(&A2), gs_csr_destroy(&AP), gs_csr_destroy(&Ref2);
 }
 
+/* gs_galerkin_chunks: (R_b A) P by chunks of R's rows, stacked, equals the reference R (A P) in
+ * pattern and values, for one chunk, a few, and more chunks than coarse rows (empty chunks) */
+static void check_galerkin_chunks(const char *name, const gs_csr *A, const gs_csr *P,
+                                  const gs_csr *Rt, const gs_csr *Ref)
+{
+    /* more chunks than coarse rows only where that stays quick (each chunk restacks the rows
+     * before it) */
+    const int ks[] = {1, 2, 3, 7, Ref->rows < 1000 ? Ref->rows + 2 : 64};
+    char what[160];
+    for (int dev = 0; dev <= GPU; dev++) {
+        gs_csr *dA = NULL, *dP = NULL, *dR = NULL, *C = NULL;
+        const gs_loc loc = dev ? GS_LOC_DEVICE : GS_LOC_HOST;
+        const gs_spgemm_method m = dev ? GS_SPGEMM_DCSR : GS_SPGEMM_HOST;
+        CHECK_OK(gs_csr_upload(A, loc, &dA));
+        CHECK_OK(gs_csr_upload(P, loc, &dP));
+        CHECK_OK(gs_csr_upload(Rt, loc, &dR));
+        for (size_t t = 0; dA && dP && dR && t < sizeof ks / sizeof ks[0]; t++) {
+            gs_spgemm_info info;
+            snprintf(what, sizeof what, "%s: galerkin by %d chunks (%s)", name, ks[t],
+                     dev ? "device" : "host");
+            CHECK_OK(gs_galerkin_chunks(dA, dP, t % 2 ? dR : NULL, m, ks[t], &info, &C));
+            if (C) compare(C, Ref, 0, what);
+            CHECK_MSG(!C || (info.chunks == ks[t] && info.nnz == C->nnz &&
+                             (dev ? info.peak_bytes > 0 : info.peak_bytes == 0)),
+                      "%s: info chunks %d, nnz %lld, peak %zu", what, info.chunks,
+                      (long long)info.nnz, info.peak_bytes);
+            gs_csr_destroy(&C);
+        }
+        if (dA && dP) CHECK_FAIL(gs_galerkin_chunks(dA, dP, NULL, m, 0, NULL, &C), GS_ERR_ARG,
+                                 "0 chunks");
+        gs_csr_destroy(&dA), gs_csr_destroy(&dP), gs_csr_destroy(&dR);
+    }
+}
+
 static void check_galerkin(const char *name, const gs_csr *A, const gs_csr *P)
 {
     gs_csr *Rt = NULL, *AP = NULL, *Ref = NULL, *C = NULL;
@@ -276,6 +310,7 @@ static void check_galerkin(const char *name, const gs_csr *A, const gs_csr *P)
         gs_csr_destroy(&dA);
         gs_csr_destroy(&dP);
     }
+    check_galerkin_chunks(name, A, P, Rt, Ref);
     check_galerkin_values(name, A, P, Rt, Ref);
     printf("%-40s coarse %d, nnz %d: ok\n", name, Ref->rows, Ref->nnz);
     gs_csr_destroy(&Rt), gs_csr_destroy(&AP), gs_csr_destroy(&Ref);
