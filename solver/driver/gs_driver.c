@@ -749,11 +749,8 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
     if (p->A_dev) {
         e->dA = p->A_dev;
         e->dA_borrowed = 1;
-        gs_backend_pool_peak_reset(); /* the report's peak: this setup's and its solves' */
     } else if (e->loc != GS_LOC_HOST) {
         run->pool_wait_s = gs_backend_pool_wait(); /* in the setup's time: mostly 0 */
-        /* the report's peak: this setup's and its solves' (not the block that grew the pool) */
-        gs_backend_pool_peak_reset();
         double h0 = gs_backend_h2d_seconds();
         GS_CHECK(gs_csr_upload(p->A, e->loc, &e->dA));
         GS_CHECK(gs_backend_get(e->loc)->sync());
@@ -999,11 +996,6 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
                 "ms); the setup waited %.2f ms for it%s\n", (double)grown / 1e9,
                 r->ranks > 1 ? " on rank 0" : "", 1e3 * took, 1e3 * run->pool_wait_s,
                 r->ranks > 1 ? " (the slowest rank)" : "");
-    const double peak = gs_backend_pool_peak_gb();
-    if (peak > 0 && r->ranks <= 1 && r->rows > 0)
-        gs_outf(out, "memory    device peak %.2f GB in use, %.0f bytes a row (the most at once "
-                "since the setup began: matrix, hierarchy, vectors, scratch)\n", peak,
-                peak * 1e9 / (double)r->rows);
     print_hints(run, out);
 }
 

@@ -36,8 +36,6 @@ extern const gs_backend_ops gs_backend_cuda_ops;
 double gs_cuda_h2d_seconds(void);
 unsigned long long gs_cuda_d2h_bytes(void);
 size_t gs_cuda_pool_bytes(void);
-size_t gs_cuda_pool_used_peak(void);
-void gs_cuda_pool_used_peak_reset(void);
 void gs_cuda_pool_prepare(size_t bytes);
 double gs_cuda_pool_wait(void);
 size_t gs_cuda_pool_prepared(double *took_s);
@@ -215,22 +213,6 @@ double gs_backend_pool_gb(void)
     return (double)gs_cuda_pool_bytes() / 1e9;
 #else
     return 0.0;
-#endif
-}
-
-double gs_backend_pool_peak_gb(void)
-{
-#ifdef GS_HAVE_CUDA
-    return (double)gs_cuda_pool_used_peak() / 1e9;
-#else
-    return 0.0;
-#endif
-}
-
-void gs_backend_pool_peak_reset(void)
-{
-#ifdef GS_HAVE_CUDA
-    gs_cuda_pool_used_peak_reset();
 #endif
 }
 

@@ -165,11 +165,6 @@ int gs_backend_cuda_start(const char *backend, int device);
 /* The gigabytes of device memory the CUDA backend's pool holds now (what the setup has grown it
  * to: the pool keeps freed blocks); 0 without CUDA. For the setup traces. */
 double gs_backend_pool_gb(void);
-/* The most gigabytes of that pool in use at once since the last reset (the peak of device
- * memory the library allocated, whatever the pool held in reserve); 0 without CUDA. The driver
- * resets it as a setup begins (gs_driver_setup). */
-double gs_backend_pool_peak_gb(void);
-void gs_backend_pool_peak_reset(void);
 
 /* Grow the CUDA backend's device pool by about `bytes` in the background (a thread of its own),
  * ahead of a setup that will want that much: called while the problem is still being read, so

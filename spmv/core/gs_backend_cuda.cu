@@ -504,29 +504,6 @@ extern "C" size_t gs_cuda_pool_bytes(void)
     return (size_t)r;
 }
 
-/* the most bytes in use from the device's pool at once so far (allocations, not the pool's own
- * reserve) */
-extern "C" size_t gs_cuda_pool_used_peak(void)
-{
-    cudaMemPool_t pool;
-    int dev = 0;
-    uint64_t r = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
-        (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &r);
-    (void)cudaGetLastError();
-    return (size_t)r;
-}
-
-extern "C" void gs_cuda_pool_used_peak_reset(void)
-{
-    cudaMemPool_t pool;
-    int dev = 0;
-    uint64_t zero = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
-        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero);
-    (void)cudaGetLastError();
-}
-
 /* ---- the pool grown ahead of a setup (gs_backend_pool_prepare)
  *
  * The driver grows a pool slowly and, for processes sharing a node, one process at a time:
