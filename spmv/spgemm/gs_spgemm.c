@@ -321,19 +321,33 @@ static size_t csr_bytes(const gs_csr *C)
     return ((size_t)C->rows + 1) * 4 + (size_t)C->nnz * 12;
 }
 
-/* Ac = R (A P), R = P^T (made here when not given) */
-/* the chunks a Galerkin product of A and P takes (0: none): where A P's products (about nnz(A)
- * times P's mean row) pass GS_GALERKIN_PRODUCTS_MAX, about GS_GALERKIN_CHUNK products a chunk;
- * GSOLVE_GALERKIN_CHUNKS overrides */
-static int chunks_wanted(const gs_csr *A, const gs_csr *P)
+/* *AP = A P by m (first: its info, may be NULL), or, where a Galerkin product of A and P goes
+ * by chunks, *k > 0 chunks and *AP NULL. Chunks where A P's products (about nnz(A) times P's
+ * mean row) pass GS_GALERKIN_PRODUCTS_MAX, about GS_GALERKIN_CHUNK products a chunk
+ * (GSOLVE_GALERKIN_CHUNKS overrides), and where the product finds A P passing 2^31 - 1 entries */
+static gs_status product_or_chunks(const gs_csr *A, const gs_csr *P, gs_spgemm_method m,
+                                   gs_spgemm_info *first, gs_csr **AP, int *k)
 {
+    gs_spgemm_info own;
     const double pe = P->rows > 0 ? (double)A->nnz * ((double)P->nnz / P->rows) : 0.0;
-    int64_t k = pe > (double)GS_GALERKIN_PRODUCTS_MAX ? (int64_t)(pe / (double)GS_GALERKIN_CHUNK) + 1
+    int64_t c = pe > (double)GS_GALERKIN_PRODUCTS_MAX ? (int64_t)(pe / (double)GS_GALERKIN_CHUNK) + 1
                                                       : 0;
-    k = gs_knob_i64("GSOLVE_GALERKIN_CHUNKS", 0, k);
-    return k > 1 << 20 ? 1 << 20 : (int)k;
+    c = gs_knob_i64("GSOLVE_GALERKIN_CHUNKS", 0, c);
+    *AP = NULL;
+    *k = 0;
+    if (!first) first = &own;
+    if (c == 0) {
+        gs_status st = gs_spgemm_ex(A, P, m, first, AP);
+        if (st != GS_ERR_UNSUPPORTED || first->too_large == 0) return st;
+        gs_error_clear(); /* A P too large for one CSR */
+        c = (first->too_large + GS_GALERKIN_CHUNK - 1) / GS_GALERKIN_CHUNK;
+        if (c < 2) c = 2;
+    }
+    *k = c > 1 << 20 ? 1 << 20 : (int)c;
+    return GS_OK;
 }
 
+/* Ac = R (A P), R = P^T (made here when not given) */
 gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_spgemm_method m,
                          gs_spgemm_info *info, gs_csr **Ac)
 {
@@ -342,6 +356,7 @@ gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_s
     const gs_spgemm_ops *ops = NULL;
     gs_spgemm_info first;
     size_t peak_r = 0, held_r = 0;
+    int k = 0;
     *Ac = NULL;
     if (info) memset(info, 0, sizeof *info);
     if (A->rows != A->cols)
@@ -357,24 +372,12 @@ gs_status gs_galerkin_ex(const gs_csr *A, const gs_csr *P, const gs_csr *R, gs_s
         R = Rown;
         held_r = csr_bytes(Rown);
     }
-    {
-        const int k = chunks_wanted(A, P);
-        if (k > 0) {
-            GS_CHECK(gs_galerkin_chunks(A, P, R, m, k, info, Ac));
-            if (info) info->peak_bytes += held_r;
-            goto done;
-        }
-    }
-    st = gs_spgemm_ex(A, P, m, &first, &AP);
-    if (st == GS_ERR_UNSUPPORTED && first.too_large > 0) { /* A P too large for one CSR */
-        gs_error_clear();
-        st = GS_OK;
-        const int64_t k = (first.too_large + GS_GALERKIN_CHUNK - 1) / GS_GALERKIN_CHUNK;
-        GS_CHECK(gs_galerkin_chunks(A, P, R, m, k < 2 ? 2 : (int)k, info, Ac));
+    GS_CHECK(product_or_chunks(A, P, m, &first, &AP, &k));
+    if (k > 0) {
+        GS_CHECK(gs_galerkin_chunks(A, P, R, m, k, info, Ac));
         if (info) info->peak_bytes += held_r;
         goto done;
     }
-    GS_CHECK(st);
     GS_CHECK(gs_spgemm_ex(R, AP, m, info, Ac));
     if (info && A->loc != GS_LOC_HOST) {
         /* each stage's peak with what the stages before it still hold: R made here through both
@@ -493,19 +496,10 @@ gs_status gs_galerkin_values(const gs_csr *A, const gs_csr *P, const gs_csr *R, 
     if (!ops) return GS_ERROR(GS_ERR_UNSUPPORTED, "Galerkin values need the CUDA backend");
     /* long coarse rows (block systems), or an A P the product makes by chunks (or too large for
      * one CSR): the product anew, its values copied */
-    int anew = (Ac->rows > 0 && (double)Ac->nnz / Ac->rows > GS_VALUES_ROW_MAX) ||
-               chunks_wanted(A, P) > 0;
-    if (!anew) {
-        gs_spgemm_info inf;
-        st = gs_spgemm_ex(A, P, GS_SPGEMM_AUTO, &inf, &AP);
-        if (st == GS_ERR_UNSUPPORTED && inf.too_large > 0) {
-            gs_error_clear();
-            st = GS_OK;
-            anew = 1;
-        }
-        GS_CHECK(st);
-    }
-    if (anew) {
+    int k = 0;
+    if (!(Ac->rows > 0 && (double)Ac->nnz / Ac->rows > GS_VALUES_ROW_MAX))
+        GS_CHECK(product_or_chunks(A, P, GS_SPGEMM_AUTO, NULL, &AP, &k));
+    if (!AP) {
         GS_CHECK(gs_galerkin(A, P, R, GS_SPGEMM_AUTO, &AP));
         if (AP->nnz != Ac->nnz)
             GS_FAIL(GS_ERR_UNSUPPORTED, "Galerkin values: the product has %lld entries, the kept "
