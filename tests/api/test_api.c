@@ -252,6 +252,31 @@ static double from_full_setup(int gpu, const csr *A, const double *b, const doub
     return d;
 }
 
+/* a gsolve_get counter of s */
+static double counter(gsolve_t *s, const char *name)
+{
+    double v = -1.0;
+    CHECK_RC(s, gsolve_get(s, name, &v), GSOLVE_OK);
+    return v;
+}
+
+/* one step of new values: A's values into s, x = 0, a solve; the setup was of kind `setup`
+ * and its report names what it kept (`reused`), the true residual is below 1e-9 and the
+ * iterations within 1.25x of it0 (+1); x as a full setup's (method type and method) */
+static void resetup_step(int gpu, gsolve_t *s, const csr *A, const double *b, double *x,
+                         const char *setup, const char *reused, double it0, const char *type,
+                         const char *method)
+{
+    memset(x, 0, (size_t)A->n * sizeof *x);
+    CHECK_RC(s, gsolve_update_values(s, A->v, GSOLVE_HOST), GSOLVE_OK);
+    CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
+    CHECK(strcmp(gsolve_get_text(s, "setup"), setup) == 0);
+    CHECK(strstr(gsolve_get_text(s, "reused"), reused) != NULL);
+    CHECK(true_residual(A, b, x) < 1e-9);
+    CHECK(counter(s, "iterations") <= 1.25 * it0 + 1);
+    CHECK(from_full_setup(gpu, A, b, x, type, method) < 1e-7);
+}
+
 /* new values of one pattern (gsolve_update_values) set up again keeping the prolongator
  * (amg.reuse = auto): each step's solution equals a full setup's, the iterations stay within
  * 1.25x, and the counters show what was rebuilt; none sets up in full; auto makes a full setup
@@ -274,29 +299,14 @@ static void reuse(int gpu)
     csr_free(&A);
     for (int step = 1; step <= 3; step++) {
         A = diffusion(N, drift, (double)step);
-        memset(x, 0, (size_t)A.n * sizeof *x);
-        CHECK_RC(s, gsolve_update_values(s, A.v, GSOLVE_HOST), GSOLVE_OK);
-        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
-        CHECK(strcmp(gsolve_get_text(s, "setup"), "prolongator") == 0);
-        CHECK(strstr(gsolve_get_text(s, "reused"), "numeric Galerkin") != NULL);
-        CHECK(true_residual(&A, b, x) < 1e-9);
-        CHECK_RC(s, gsolve_get(s, "iterations", &it), GSOLVE_OK);
-        CHECK(it <= 1.25 * it0 + 1);
-        CHECK_RC(s, gsolve_get(s, "setups", &v), GSOLVE_OK);
-        CHECK(v == 1);
-        CHECK_RC(s, gsolve_get(s, "resetups", &v), GSOLVE_OK);
-        CHECK(v == step);
-        CHECK_RC(s, gsolve_get(s, "coarsenings", &v), GSOLVE_OK);
-        CHECK(v == lev - 1);
-        CHECK_RC(s, gsolve_get(s, "prolongators", &v), GSOLVE_OK);
-        CHECK(v == lev - 1);
-        CHECK_RC(s, gsolve_get(s, "galerkin_products", &v), GSOLVE_OK);
-        CHECK(v == lev - 1);
-        CHECK_RC(s, gsolve_get(s, "galerkin_values", &v), GSOLVE_OK);
-        CHECK(v == step * (lev - 1));
-        CHECK_RC(s, gsolve_get(s, "full_setup_s", &v), GSOLVE_OK);
-        CHECK(v > 0);
-        CHECK(from_full_setup(gpu, &A, b, x, NULL, NULL) < 1e-7); /* as a full setup's */
+        resetup_step(gpu, s, &A, b, x, "prolongator", "numeric Galerkin", it0, NULL, NULL);
+        CHECK(counter(s, "setups") == 1);
+        CHECK(counter(s, "resetups") == step);
+        CHECK(counter(s, "coarsenings") == lev - 1);
+        CHECK(counter(s, "prolongators") == lev - 1);
+        CHECK(counter(s, "galerkin_products") == lev - 1);
+        CHECK(counter(s, "galerkin_values") == step * (lev - 1));
+        CHECK(counter(s, "full_setup_s") > 0);
         csr_free(&A);
     }
     /* amg.reuse = none: a full setup of the new values */
@@ -326,21 +336,10 @@ static void reuse(int gpu)
     csr_free(&A);
     for (int step = 1; step <= 2; step++) {
         A = diffusion(N, drift, 2.0 * step);
-        CHECK_RC(s, gsolve_update_values(s, A.v, GSOLVE_HOST), GSOLVE_OK);
-        memset(x, 0, (size_t)A.n * sizeof *x);
-        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
-        CHECK(strcmp(gsolve_get_text(s, "setup"), "values") == 0);
-        CHECK(strstr(gsolve_get_text(s, "reused"), "aggregates and tentative") != NULL);
-        CHECK(true_residual(&A, b, x) < 1e-9);
-        CHECK_RC(s, gsolve_get(s, "iterations", &it), GSOLVE_OK);
-        CHECK(it <= 1.25 * it0 + 1);
-        CHECK_RC(s, gsolve_get(s, "coarsenings", &v), GSOLVE_OK);
-        CHECK(v == lev - 1);
-        CHECK_RC(s, gsolve_get(s, "galerkin_products", &v), GSOLVE_OK);
-        CHECK(v == (1 + step) * (lev - 1));
-        CHECK_RC(s, gsolve_get(s, "prolongators", &v), GSOLVE_OK);
-        CHECK(v == (1 + step) * (lev - 1));
-        CHECK(from_full_setup(gpu, &A, b, x, NULL, NULL) < 1e-7);
+        resetup_step(gpu, s, &A, b, x, "values", "aggregates and tentative", it0, NULL, NULL);
+        CHECK(counter(s, "coarsenings") == lev - 1);
+        CHECK(counter(s, "galerkin_products") == (1 + step) * (lev - 1));
+        CHECK(counter(s, "prolongators") == (1 + step) * (lev - 1));
         csr_free(&A);
     }
     gsolve_destroy(&s);
@@ -357,19 +356,10 @@ static void reuse(int gpu)
         CHECK_RC(s, gsolve_get(s, "levels", &lev), GSOLVE_OK);
         csr_free(&A);
         A = nonsym ? poisson(N, 1.3, 3.0) : diffusion(N, drift, 3.0);
-        CHECK_RC(s, gsolve_update_values(s, A.v, GSOLVE_HOST), GSOLVE_OK);
-        memset(x, 0, (size_t)A.n * sizeof *x);
-        CHECK_RC(s, gsolve_solve(s, 1, b, x, GSOLVE_HOST), GSOLVE_OK);
-        CHECK(strcmp(gsolve_get_text(s, "setup"), "values") == 0);
-        CHECK(strstr(gsolve_get_text(s, "reused"), "C/F splittings") != NULL);
-        CHECK(true_residual(&A, b, x) < 1e-9);
-        CHECK_RC(s, gsolve_get(s, "iterations", &it), GSOLVE_OK);
-        CHECK(it <= 1.25 * it0 + 1);
-        CHECK_RC(s, gsolve_get(s, "coarsenings", &v), GSOLVE_OK);
-        CHECK(v == lev - 1);
-        CHECK_RC(s, gsolve_get(s, "galerkin_products", &v), GSOLVE_OK);
-        CHECK(v == 2 * (lev - 1));
-        CHECK(from_full_setup(gpu, &A, b, x, nonsym ? "gmres" : "cg", "classical") < 1e-7);
+        resetup_step(gpu, s, &A, b, x, "values", "C/F splittings", it0, nonsym ? "gmres" : "cg",
+                     "classical");
+        CHECK(counter(s, "coarsenings") == lev - 1);
+        CHECK(counter(s, "galerkin_products") == 2 * (lev - 1));
         gsolve_destroy(&s);
         csr_free(&A);
     }
