@@ -13,23 +13,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_api.h"
+
 static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int main(int argc, char **argv)
@@ -79,8 +69,8 @@ int main(int argc, char **argv)
         gsolve_destroy(&s);
     }
     printf("bench_api N=%d rows=%lld backend=%s reps=%d iterations=%g wall_s=%.4f setup_s=%.4f "
-           "solve_s=%.4f\n", N, (long long)n, backend, reps, its, median(wall, reps),
-           median(setup, reps), median(solve, reps));
+           "solve_s=%.4f\n", N, (long long)n, backend, reps, its, bench_median(wall, reps),
+           bench_median(setup, reps), bench_median(solve, reps));
     free(rp), free(ci), free(v), free(b), free(x);
     return 0;
 }

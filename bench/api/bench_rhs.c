@@ -17,17 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#include "bench_api.h"
 
 static double coef(int jumps, int64_t x, int64_t y, int64_t z)
 {
@@ -133,8 +123,8 @@ int main(int argc, char **argv)
         gsolve_get(s, "levels", &v_);
         gsolve_destroy(&s);
     }
-    const double m1 = median(t1, reps), mk = median(tk, reps), mf = median(tf, reps),
-                 mr = median(tr, reps);
+    const double m1 = bench_median(t1, reps), mk = bench_median(tk, reps);
+    const double mf = bench_median(tf, reps), mr = bench_median(tr, reps);
     printf("| %s %lld^3 | %d | %.2f ms (%g its) | %.2f ms (%g its) | %.2fx | %.2f ms (%g its) | "
            "%.2f ms %s (%g its) | %.2f |\n",
            argv[1], (long long)N, K, 1e3 * m1, it1, 1e3 * mk, itk, mk / m1, 1e3 * mf, itf,
