@@ -17,7 +17,8 @@
  *      rounds from hashed priorities (deterministic: the host and the GPU find the same
  *      aggregates); each other node joins the root next to it, then the remaining ones join a
  *      neighbour's aggregate. Nodes without strong neighbours are left out (a zero row of P).
- *      "standard" is PyAMG's sequential greedy rule instead (host);
+ *      "standard" is PyAMG's sequential greedy rule instead (host), the default of a setup on
+ *      the host for nodes of at most 2 unknowns (gs_amg_choose_aggregation);
  *   3. tentative prolongator: the near-nullspace B restricted to each aggregate, orthonormalised
  *      (QR); its R factors are the next level's B;
  *   4. prolongator smoothing P = (I - omega/rho D^-1 A) P_tent, rho(D^-1 A) from a few Lanczos
@@ -54,7 +55,13 @@ extern "C" {
 #endif
 
 typedef struct gs_smoother gs_smoother; /* a registered smoother (gs_smoother.h) */
-typedef enum gs_amg_aggregation { GS_AGG_MIS2 = 0, GS_AGG_STANDARD } gs_amg_aggregation;
+/* AUTO: chosen at the setup (gs_amg_choose_aggregation): STANDARD on the host for nodes of at
+ * most 2 unknowns, MIS2 otherwise */
+typedef enum gs_amg_aggregation {
+    GS_AGG_MIS2 = 0,
+    GS_AGG_STANDARD,
+    GS_AGG_AUTO
+} gs_amg_aggregation;
 /* the strength test (gs_amg_ops.h): symmetric: |a_ij| > theta sqrt(|a_ii a_jj|); rowmax: with
  * c_ij = -a_ij sign(a_ii) (couplings of the diagonal's sign are weak), c_ij > theta max(m_i, m_j),
  * m_i the largest c_ik of row i */

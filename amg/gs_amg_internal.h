@@ -141,6 +141,8 @@ gs_status gs_amg_skew_ratio(const gs_amg *amg, const gs_spmat *MA, int64_t n, in
 /* The smoother left open, for a matrix that is symmetric or not: Chebyshev, or l1-Jacobi with
  * twice the sweeps asked; "smoother NAME: why" appended to choice (len its size). */
 void gs_amg_choose_smoother(gs_amg_params *p, int symmetric, char *choice, size_t len);
+/* amg.aggregation = auto settled for nodes of b unknowns (the report's choice line says so) */
+void gs_amg_choose_aggregation(gs_amg *amg, int b);
 
 /* The method and smoother the setup runs when the parameters leave them to it
  * (setup/gs_amg_choose.c): measured on the finest matrix A (MA its SpMV form, dinv its inverse

@@ -85,13 +85,18 @@ GSOLVE_API int gsolve_set_log(gsolve_t *s, gsolve_log_fn fn, void *user);
 
 /* The n x n matrix in CSR form: rowptr (n + 1 entries, rowptr[0] = 0), column indices cols
  * and values vals (rowptr[n] entries each), 0-based; columns within a row in any order,
- * duplicates summed. where: GSOLVE_HOST or GSOLVE_DEVICE (device arrays are copied to the host
- * once, checked and sorted there, and uploaded by the setup). The arrays are copied; the caller
- * keeps them. A malformed CSR
- * (rowptr not increasing, a column outside 0..n-1, sizes beyond 2^31 - 1 entries) is
+ * duplicates summed. where: GSOLVE_HOST or GSOLVE_DEVICE (device arrays are checked and kept on
+ * the device; only a device CSR whose rows are not sorted goes through the host to be sorted).
+ * The arrays are copied; the caller keeps them. A malformed CSR (rowptr not increasing, a
+ * column outside 0..n-1, a value not finite, sizes beyond 2^31 - 1 entries) is
  * GSOLVE_BAD_INPUT naming the row. The previous setup is dropped. */
 GSOLVE_API int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr,
                                      const int32_t *cols, const double *vals, int where);
+
+/* The same with 32-bit row pointers (scipy's, cuSPARSE's and most assemblers' CSR): no
+ * widened copy of rowptr is needed. */
+GSOLVE_API int gsolve_set_matrix_csr32(gsolve_t *s, int64_t n, const int32_t *rowptr,
+                                       const int32_t *cols, const double *vals, int where);
 
 /* The AMG's near-nullspace: k vectors of n values, one after another, on the host (rigid-body
  * modes for elasticity); k = 0 drops them. Used by smoothed aggregation at the next setup. */

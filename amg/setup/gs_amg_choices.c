@@ -20,6 +20,9 @@ static const gs_amg_choice STRENGTH[] = {
     {"symmetric", "|a_ij| above theta sqrt(|a_ii a_jj|), PyAMG's", GS_STRENGTH_SYMMETRIC},
     {NULL, NULL, 0}};
 static const gs_amg_choice AGGREGATION[] = {
+    {"auto", "standard in a one-process setup on the host for nodes of at most 2 unknowns, "
+             "else mis2",
+     GS_AGG_AUTO},
     {"mis2", "around a distance-2 maximal independent set: parallel, the same on host and GPU",
      GS_AGG_MIS2},
     {"standard", "PyAMG's sequential greedy rule (setup on the host)", GS_AGG_STANDARD},

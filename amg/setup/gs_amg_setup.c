@@ -19,7 +19,7 @@ void gs_amg_params_default(gs_amg_params *p)
     p->theta = 0.3;
     p->strength = GS_STRENGTH_ROWMAX;
     p->filter = 1;
-    p->aggregation = GS_AGG_MIS2;
+    p->aggregation = GS_AGG_MIS2; /* the key amg.aggregation: auto */
     p->max_levels = 10;
     p->coarse_size = 200;
     p->galerkin = GS_SPGEMM_AUTO;
@@ -333,6 +333,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         gs_amg_level_report *R0 = &amg->rep.level[0]; /* its row statistics: the report's too */
         GS_CHECK(amg->ops->row_stats(A, &R0->mean, &R0->std, &R0->max));
         GS_CHECK(gs_amg_choose(amg, A, amg->lev[0].MA, amg->lev[0].dinv, b));
+        gs_amg_choose_aggregation(amg, b);
         gs_amg_trace(amg, 0, "method, smoother");
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;

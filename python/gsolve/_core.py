@@ -74,6 +74,8 @@ _get_key = _proto("gsolve_get_key", ctypes.c_int, _P, ctypes.c_char_p, ctypes.c_
 _set_log = _proto("gsolve_set_log", ctypes.c_int, _P, _LOG, _P)
 _set_matrix = _proto("gsolve_set_matrix_csr", ctypes.c_int, _P, ctypes.c_int64, _P, _P, _P,
                      ctypes.c_int)
+_set_matrix32 = _proto("gsolve_set_matrix_csr32", ctypes.c_int, _P, ctypes.c_int64, _P, _P, _P,
+                       ctypes.c_int)
 _set_nullspace = _proto("gsolve_set_nullspace", ctypes.c_int, _P, ctypes.c_int, _P)
 _setup = _proto("gsolve_setup", ctypes.c_int, _P)
 _update = _proto("gsolve_update_values", ctypes.c_int, _P, _P, ctypes.c_int)
@@ -118,9 +120,14 @@ def _ptr(a, kind):
     return a.ctypes.data
 
 
+def _is_int32(a):
+    return str(a.dtype) in ("int32", "torch.int32")
+
+
 def _matrix_arrays(A):
-    """(n, rowptr int64, cols int32, vals float64, kind, keep) of any supported matrix; the
-    arrays contiguous, on the host (numpy) or on the device (cupy, torch)."""
+    """(n, rowptr, cols int32, vals float64, kind) of any supported matrix; the arrays
+    contiguous, on the host (numpy) or on the device (cupy, torch); rowptr int32 when the
+    matrix has it so (scipy's and cupy's usual CSR: passed without a copy), int64 otherwise."""
     kind = _kind(A)
     if kind == "cupy":
         import cupy
@@ -131,7 +138,7 @@ def _matrix_arrays(A):
         if C.shape[0] != C.shape[1]:
             raise InputError("gsolve: the matrix is %d x %d; the solvers need a square matrix"
                              % C.shape)
-        rp = cupy.ascontiguousarray(C.indptr, dtype=cupy.int64)
+        rp = cupy.ascontiguousarray(C.indptr, dtype=None if _is_int32(C.indptr) else cupy.int64)
         ci = cupy.ascontiguousarray(C.indices, dtype=cupy.int32)
         v = cupy.ascontiguousarray(C.data, dtype=cupy.float64)
         return C.shape[0], rp, ci, v, "cupy"
@@ -142,7 +149,8 @@ def _matrix_arrays(A):
         if A.shape[0] != A.shape[1]:
             raise InputError("gsolve: the matrix is %d x %d; the solvers need a square matrix"
                              % tuple(A.shape))
-        rp = A.crow_indices().to(torch.int64).contiguous()
+        rp = A.crow_indices()
+        rp = (rp if _is_int32(rp) else rp.to(torch.int64)).contiguous()
         ci = A.col_indices().to(torch.int32).contiguous()
         v = A.values().to(torch.float64).contiguous()
         if kind == "torch_cpu":
@@ -157,7 +165,7 @@ def _matrix_arrays(A):
         raise InputError("gsolve: the matrix's values are %s; gsolve solves real systems"
                          % A.dtype)
     C = A.tocsr()
-    rp = np.ascontiguousarray(C.indptr, dtype=np.int64)
+    rp = np.ascontiguousarray(C.indptr, dtype=None if _is_int32(C.indptr) else np.int64)
     ci = np.ascontiguousarray(C.indices, dtype=np.int32)
     v = np.ascontiguousarray(C.data, dtype=np.float64)
     return C.shape[0], rp, ci, v, "numpy"
@@ -284,8 +292,8 @@ class Solver:
             self.set("run.backend", "cuda")
         self._n, self._kind = n, kind
         self._pattern = (rp, ci)
-        self._check(_set_matrix(self._h, n, _ptr(rp, kind), _ptr(ci, kind), _ptr(v, kind),
-                                where))
+        fn = _set_matrix32 if _is_int32(rp) else _set_matrix
+        self._check(fn(self._h, n, _ptr(rp, kind), _ptr(ci, kind), _ptr(v, kind), where))
 
     def _set_nullspace(self, B):
         if _kind(B) == "cupy":

@@ -7,8 +7,10 @@
 
 enum { BAD_ORDER, BAD_COLUMN, BAD_VALUE, UNSORTED, NFLAGS };
 
-/* per row: the row pointers (32-bit), the checks; flags[f] = the first row failing check f */
-__global__ static void check_rows(int64_t n, const int64_t *rp, const int32_t *ci,
+/* per row: the row pointers (32-bit), the checks; flags[f] = the first row failing check f.
+ * I: the caller's row pointers' type (int64_t or int32_t). */
+template <typename I>
+__global__ static void check_rows(int64_t n, const I *rp, const int32_t *ci,
                                   const double *v, int32_t *rp32, unsigned long long *flags)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -47,9 +49,10 @@ done:
     return st;
 }
 
-extern "C" gs_status gs_api_csr_from_device(int64_t n, const int64_t *rowptr, const int32_t *cols,
-                                            const double *vals, gs_csr **out, int *canonical,
-                                            int64_t *nnz)
+extern "C" gs_status gs_api_csr_from_device(int64_t n, const int64_t *rowptr,
+                                            const int32_t *rowptr32, const int32_t *cols,
+                                            const double *vals, const char *fn, gs_csr **out,
+                                            int *canonical, int64_t *nnz)
 {
     gs_status st = GS_OK;
     int32_t *rp = NULL, *ci = NULL;
@@ -58,17 +61,23 @@ extern "C" gs_status gs_api_csr_from_device(int64_t n, const int64_t *rowptr, co
     int64_t m = 0;
     *out = NULL;
     *canonical = 1;
-    GS_CUDA_CALL(cudaMemcpyAsync(&m, rowptr + n, sizeof m, cudaMemcpyDeviceToHost,
-                                 gs_cuda_g.stream));
+    int32_t m32 = 0;
+    if (rowptr)
+        GS_CUDA_CALL(cudaMemcpyAsync(&m, rowptr + n, sizeof m, cudaMemcpyDeviceToHost,
+                                     gs_cuda_g.stream));
+    else
+        GS_CUDA_CALL(cudaMemcpyAsync(&m32, rowptr32 + n, sizeof m32, cudaMemcpyDeviceToHost,
+                                     gs_cuda_g.stream));
     GS_CUDA_CALL(cudaStreamSynchronize(gs_cuda_g.stream));
+    if (!rowptr) m = m32;
     *nnz = m;
     if (m < 0)
-        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr[n] = %lld, expected the entries' count",
+        GS_FAIL(GS_ERR_INPUT, "%s: rowptr[n] = %lld, expected the entries' count", fn,
                 (long long)m);
     if (m > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "gsolve_set_matrix_csr: %lld entries; at most %lld (2^31 - 1)",
-                (long long)m, GS_MAX_INDEX);
-    if (m > 0 && (!cols || !vals)) GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: cols or vals is NULL");
+        GS_FAIL(GS_ERR_UNSUPPORTED, "%s: %lld entries; at most %lld (2^31 - 1)", fn, (long long)m,
+                GS_MAX_INDEX);
+    if (m > 0 && (!cols || !vals)) GS_FAIL(GS_ERR_ARG, "%s: cols or vals is NULL", fn);
     GS_CHECK(gs_cuda_alloc(((size_t)n + 1) * sizeof *rp, "CSR row pointers", (void **)&rp));
     GS_CHECK(gs_cuda_alloc((m > 0 ? (size_t)m : 1) * sizeof *ci, "CSR column indices", (void **)&ci));
     GS_CHECK(gs_cuda_alloc((m > 0 ? (size_t)m : 1) * sizeof *v, "CSR values", (void **)&v));
@@ -76,21 +85,24 @@ extern "C" gs_status gs_api_csr_from_device(int64_t n, const int64_t *rowptr, co
     GS_CUDA_CALL(cudaMemsetAsync(flags, 0xff, NFLAGS * sizeof *flags, gs_cuda_g.stream));
     {
         const unsigned blocks = (unsigned)((n + 1 + GS_CUDA_THREADS - 1) / GS_CUDA_THREADS);
-        check_rows<<<blocks, GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(n, rowptr, cols, vals, rp,
-                                                                       flags);
+        if (rowptr)
+            check_rows<<<blocks, GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(n, rowptr, cols, vals,
+                                                                           rp, flags);
+        else
+            check_rows<<<blocks, GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(n, rowptr32, cols, vals,
+                                                                           rp, flags);
         GS_CUDA_LAUNCHED("check_rows");
     }
     GS_CHECK(read_flags(flags, h, NFLAGS));
     if (h[BAD_ORDER] != ~0ull)
-        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: %s at row %llu",
+        GS_FAIL(GS_ERR_INPUT, "%s: %s at row %llu", fn,
                 h[BAD_ORDER] == 0 ? "rowptr[0] is not 0 or rowptr decreases" : "rowptr decreases",
                 h[BAD_ORDER]);
     if (h[BAD_COLUMN] != ~0ull)
-        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: row %llu: a column outside 0..%lld",
-                h[BAD_COLUMN], (long long)(n - 1));
+        GS_FAIL(GS_ERR_INPUT, "%s: row %llu: a column outside 0..%lld", fn, h[BAD_COLUMN],
+                (long long)(n - 1));
     if (h[BAD_VALUE] != ~0ull)
-        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: row %llu: a value that is not finite",
-                h[BAD_VALUE]);
+        GS_FAIL(GS_ERR_INPUT, "%s: row %llu: a value that is not finite", fn, h[BAD_VALUE]);
     if (h[UNSORTED] != ~0ull) {
         *canonical = 0;
         goto done;

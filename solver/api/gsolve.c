@@ -297,40 +297,63 @@ static gs_status device_arrays(gsolve_t *s, const char *fn)
 
 /* ---- the matrix ---- */
 
+/* The caller's row pointers: 64-bit (gsolve_set_matrix_csr) or 32-bit
+ * (gsolve_set_matrix_csr32), read through rp_at; fn names the call in messages. */
+typedef struct rowptrs {
+    const int64_t *p64;
+    const int32_t *p32;
+    const char *fn;
+} rowptrs;
+
+static inline int64_t rp_at(const rowptrs *r, int64_t i)
+{
+    return r->p64 ? r->p64[i] : (int64_t)r->p32[i];
+}
+
 /* rowptr (n + 1 entries, on the host) from 0 and never decreasing, at most 2^31 - 1 entries,
  * cols and vals given when there are entries; *nnz = rowptr[n] */
-static gs_status check_rowptr(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
+static gs_status check_rowptr(int64_t n, const rowptrs *rp, const int32_t *ci, const double *v,
                               int64_t *nnz)
 {
-    if (rp[0] != 0)
-        return GS_ERROR(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr[0] = %lld, expected 0",
-                        (long long)rp[0]);
+    if (rp_at(rp, 0) != 0)
+        return GS_ERROR(GS_ERR_INPUT, "%s: rowptr[0] = %lld, expected 0", rp->fn,
+                        (long long)rp_at(rp, 0));
     for (int64_t i = 0; i < n; i++)
-        if (rp[i + 1] < rp[i])
-            return GS_ERROR(GS_ERR_INPUT, "gsolve_set_matrix_csr: rowptr decreases at row %lld "
-                            "(%lld then %lld)", (long long)i, (long long)rp[i],
-                            (long long)rp[i + 1]);
-    *nnz = rp[n];
+        if (rp_at(rp, i + 1) < rp_at(rp, i))
+            return GS_ERROR(GS_ERR_INPUT, "%s: rowptr decreases at row %lld (%lld then %lld)",
+                            rp->fn, (long long)i, (long long)rp_at(rp, i),
+                            (long long)rp_at(rp, i + 1));
+    *nnz = rp_at(rp, n);
     if (*nnz > GS_MAX_INDEX)
-        return GS_ERROR(GS_ERR_UNSUPPORTED, "gsolve_set_matrix_csr: %lld entries; at most %lld "
-                        "(2^31 - 1)", (long long)*nnz, GS_MAX_INDEX);
-    if (*nnz > 0 && (!ci || !v))
-        return GS_ERROR(GS_ERR_ARG, "gsolve_set_matrix_csr: cols or vals is NULL");
+        return GS_ERROR(GS_ERR_UNSUPPORTED, "%s: %lld entries; at most %lld (2^31 - 1)", rp->fn,
+                        (long long)*nnz, GS_MAX_INDEX);
+    if (*nnz > 0 && (!ci || !v)) return GS_ERROR(GS_ERR_ARG, "%s: cols or vals is NULL", rp->fn);
     return GS_OK;
 }
 
-/* host copies of a device CSR's arrays (the rows to be sorted on the host), rowptr checked */
-static gs_status device_to_host(int64_t n, const int64_t *rowptr, const int32_t *cols,
+/* host copies of a device CSR's arrays (the rows to be sorted on the host), rowptr checked and
+ * widened to 64 bits (*rp) */
+static gs_status device_to_host(int64_t n, const rowptrs *rowptr, const int32_t *cols,
                                 const double *vals, int64_t **rp, int32_t **ci, double **v,
                                 int64_t *nnz)
 {
     gs_status st = GS_OK;
+    int32_t *rp32 = NULL;
     *rp = NULL, *ci = NULL, *v = NULL;
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof **rp, "row pointers", (void **)rp));
-    const gs_buf f = {(void *)rowptr, n + 1, GS_I64, GS_LOC_DEVICE};
-    gs_buf t = {*rp, n + 1, GS_I64, GS_LOC_HOST};
-    GS_CHECK(gs_buf_copy(&f, &t));
-    GS_CHECK(check_rowptr(n, *rp, cols, vals, nnz));
+    if (rowptr->p64) {
+        const gs_buf f = {(void *)rowptr->p64, n + 1, GS_I64, GS_LOC_DEVICE};
+        gs_buf t = {*rp, n + 1, GS_I64, GS_LOC_HOST};
+        GS_CHECK(gs_buf_copy(&f, &t));
+    } else {
+        GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *rp32, "row pointers", (void **)&rp32));
+        const gs_buf f = {(void *)rowptr->p32, n + 1, GS_I32, GS_LOC_DEVICE};
+        gs_buf t = {rp32, n + 1, GS_I32, GS_LOC_HOST};
+        GS_CHECK(gs_buf_copy(&f, &t));
+        for (int64_t i = 0; i <= n; i++) (*rp)[i] = rp32[i];
+    }
+    const rowptrs h = {*rp, NULL, rowptr->fn};
+    GS_CHECK(check_rowptr(n, &h, cols, vals, nnz));
     GS_CHECK(gs_alloc_array(*nnz > 0 ? (size_t)*nnz : 1, sizeof **ci, "column indices",
                             (void **)ci));
     GS_CHECK(gs_alloc_array(*nnz > 0 ? (size_t)*nnz : 1, sizeof **v, "values", (void **)v));
@@ -342,6 +365,7 @@ static gs_status device_to_host(int64_t n, const int64_t *rowptr, const int32_t 
         GS_CHECK(gs_buf_copy(&fv, &tv));
     }
 done:
+    gs_free(rp32);
     return st;
 }
 
@@ -349,7 +373,7 @@ done:
  * one pass: rowptr checked and narrowed, columns and values checked and copied. *out stays NULL
  * when a row is not sorted, or a column or value is bad: build_csr takes those (and says which
  * row is bad). */
-static gs_status canonical_csr(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
+static gs_status canonical_csr(int64_t n, const rowptrs *rp, const int32_t *ci, const double *v,
                                gs_csr **out, int64_t *nnz)
 {
     gs_status st = GS_OK;
@@ -357,14 +381,15 @@ static gs_status canonical_csr(int64_t n, const int64_t *rp, const int32_t *ci, 
     *out = NULL;
     GS_CHECK(check_rowptr(n, rp, ci, v, nnz));
     for (int64_t i = 0; i < n; i++)
-        for (int64_t k = rp[i] + 1; k < rp[i + 1]; k++)
+        for (int64_t k = rp_at(rp, i) + 1; k < rp_at(rp, i + 1); k++)
             if (ci[k] <= ci[k - 1]) goto done;
     GS_CHECK(gs_csr_create(n, n, *nnz, &A));
     int bad = 0; /* a column outside the matrix or a value that is not finite */
 #pragma omp parallel for schedule(static) reduction(| : bad) if (n > 100000)
     for (int64_t i = 0; i < n; i++) {
-        A->rowptr[i] = (int32_t)rp[i];
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++) {
+        const int64_t s = rp_at(rp, i), e = rp_at(rp, i + 1);
+        A->rowptr[i] = (int32_t)s;
+        for (int64_t k = s; k < e; k++) {
             A->colind[k] = ci[k];
             A->val[k] = v[k];
             bad |= ci[k] < 0 || ci[k] >= n || !isfinite(v[k]);
@@ -393,7 +418,7 @@ static int cmp_entry(const void *a, const void *b)
 }
 
 /* A (rows sorted, duplicates summed) and pos (input entry -> its place in A) */
-static gs_status build_csr(int64_t n, const int64_t *rp, const int32_t *ci, const double *v,
+static gs_status build_csr(int64_t n, const rowptrs *rp, const int32_t *ci, const double *v,
                            int64_t nnz, gs_csr **out, int64_t **pos)
 {
     gs_status st = GS_OK;
@@ -403,23 +428,24 @@ static gs_status build_csr(int64_t n, const int64_t *rp, const int32_t *ci, cons
     *out = NULL;
     *pos = NULL;
     for (int64_t i = 0; i < n; i++) {
-        if (rp[i + 1] - rp[i] > longest) longest = rp[i + 1] - rp[i];
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+        const int64_t s = rp_at(rp, i), e = rp_at(rp, i + 1);
+        if (e - s > longest) longest = e - s;
+        for (int64_t k = s; k < e; k++)
             if (ci[k] < 0 || ci[k] >= n)
-                GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: row %lld: column %d outside "
-                        "0..%lld", (long long)i, ci[k], (long long)(n - 1));
-        for (int64_t k = rp[i]; k < rp[i + 1]; k++)
+                GS_FAIL(GS_ERR_INPUT, "%s: row %lld: column %d outside 0..%lld", rp->fn,
+                        (long long)i, ci[k], (long long)(n - 1));
+        for (int64_t k = s; k < e; k++)
             if (!isfinite(v[k]))
-                GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: row %lld, column %d: the value is "
-                        "%g", (long long)i, ci[k], v[k]);
+                GS_FAIL(GS_ERR_INPUT, "%s: row %lld, column %d: the value is %g", rp->fn,
+                        (long long)i, ci[k], v[k]);
     }
     GS_CHECK(gs_alloc_array(nnz > 0 ? (size_t)nnz : 1, sizeof **pos, "entry map", (void **)pos));
     GS_CHECK(gs_alloc_array(longest > 0 ? (size_t)longest : 1, sizeof *row, "row", (void **)&row));
     GS_CHECK(gs_csr_create(n, n, nnz, &A));
     A->rowptr[0] = 0;
     for (int64_t i = 0; i < n; i++) {
-        int64_t len = rp[i + 1] - rp[i];
-        for (int64_t j = 0; j < len; j++) row[j] = (entry){ci[rp[i] + j], rp[i] + j};
+        const int64_t s = rp_at(rp, i), len = rp_at(rp, i + 1) - s;
+        for (int64_t j = 0; j < len; j++) row[j] = (entry){ci[s + j], s + j};
         qsort(row, (size_t)len, sizeof *row, cmp_entry);
         for (int64_t j = 0; j < len; j++) {
             if (j == 0 || row[j].col != row[j - 1].col) {
@@ -445,32 +471,34 @@ done:
     return st;
 }
 
-int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr, const int32_t *cols,
-                          const double *vals, int where)
+/* gsolve_set_matrix_csr and gsolve_set_matrix_csr32 */
+static int set_matrix(gsolve_t *s, int64_t n, const rowptrs *rowptr, const int32_t *cols,
+                      const double *vals, int where)
 {
-    if (!s) return bad_arg(s, "gsolve_set_matrix_csr");
+    if (!s) return bad_arg(s, rowptr->fn);
     call k = enter(s);
     gs_status st = GS_OK;
     int64_t *rp = NULL, nnz = 0, *pos = NULL;
     int32_t *ci = NULL;
     double *v = NULL;
     gs_csr *A = NULL;
+    const char *fn = rowptr->fn;
     if (where != GSOLVE_HOST && where != GSOLVE_DEVICE)
-        GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: where = %d: expected GSOLVE_HOST (0) or "
-                "GSOLVE_DEVICE (1)", where);
+        GS_FAIL(GS_ERR_ARG, "%s: where = %d: expected GSOLVE_HOST (0) or GSOLVE_DEVICE (1)", fn,
+                where);
     if (n < 1 || n > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_INPUT, "gsolve_set_matrix_csr: n = %lld: expected 1..%lld", (long long)n,
-                GS_MAX_INDEX);
-    if (!rowptr) GS_FAIL(GS_ERR_ARG, "gsolve_set_matrix_csr: rowptr is NULL");
+        GS_FAIL(GS_ERR_INPUT, "%s: n = %lld: expected 1..%lld", fn, (long long)n, GS_MAX_INDEX);
+    if (!rowptr->p64 && !rowptr->p32) GS_FAIL(GS_ERR_ARG, "%s: rowptr is NULL", fn);
     gs_csr *D = NULL; /* the device path: checked and kept on the device */
     if (where == GSOLVE_DEVICE) {
-        GS_CHECK(device_arrays(s, "gsolve_set_matrix_csr"));
+        GS_CHECK(device_arrays(s, fn));
 #ifdef GS_HAVE_CUDA
         int canonical = 0;
-        GS_CHECK(gs_api_csr_from_device(n, rowptr, cols, vals, &D, &canonical, &nnz));
+        GS_CHECK(gs_api_csr_from_device(n, rowptr->p64, rowptr->p32, cols, vals, fn, &D,
+                                        &canonical, &nnz));
         if (!canonical)
-            gs_log(GS_LOG_INFO, "gsolve_set_matrix_csr: the device CSR's rows are not sorted "
-                   "with distinct columns: sorted through the host");
+            gs_log(GS_LOG_INFO, "%s: the device CSR's rows are not sorted with distinct columns: "
+                   "sorted through the host", fn);
 #endif
     }
     if (!D && where == GSOLVE_HOST) {
@@ -478,7 +506,8 @@ int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr, const i
         if (!A) GS_CHECK(build_csr(n, rowptr, cols, vals, nnz, &A, &pos)); /* sorted here */
     } else if (!D) { /* a device CSR whose rows are not sorted: sorted on the host */
         GS_CHECK(device_to_host(n, rowptr, cols, vals, &rp, &ci, &v, &nnz));
-        GS_CHECK(build_csr(n, rp, ci, v, nnz, &A, &pos));
+        const rowptrs h = {rp, NULL, fn};
+        GS_CHECK(build_csr(n, &h, ci, v, nnz, &A, &pos));
     }
     drop_setup(s);
     gs_csr_destroy(&s->p.A);
@@ -492,8 +521,8 @@ int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr, const i
     s->nnz = A ? A->nnz : D->nnz;
     A = NULL;
     pos = NULL;
-    snprintf(s->p.matrix, sizeof s->p.matrix, "CSR %lld x %lld, %lld entries (gsolve_set_matrix_csr)",
-             (long long)n, (long long)n, (long long)s->nnz);
+    snprintf(s->p.matrix, sizeof s->p.matrix, "CSR %lld x %lld, %lld entries (%s)", (long long)n,
+             (long long)n, (long long)s->nnz, fn);
 done:
     gs_free(rp);
     gs_free(ci);
@@ -501,6 +530,20 @@ done:
     gs_free(pos);
     gs_csr_destroy(&A);
     return leave(s, k, st);
+}
+
+int gsolve_set_matrix_csr(gsolve_t *s, int64_t n, const int64_t *rowptr, const int32_t *cols,
+                          const double *vals, int where)
+{
+    const rowptrs r = {rowptr, NULL, "gsolve_set_matrix_csr"};
+    return set_matrix(s, n, &r, cols, vals, where);
+}
+
+int gsolve_set_matrix_csr32(gsolve_t *s, int64_t n, const int32_t *rowptr, const int32_t *cols,
+                            const double *vals, int where)
+{
+    const rowptrs r = {NULL, rowptr, "gsolve_set_matrix_csr32"};
+    return set_matrix(s, n, &r, cols, vals, where);
 }
 
 int gsolve_update_values(gsolve_t *s, const double *vals, int where)

@@ -155,6 +155,8 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
         memset(&shape, 0, sizeof shape);
         shape.block_size = d->block_size;
         GS_CHECK(gs_comm_agree(gs_driver_amg_params(c, &shape, &ap)));
+        if (ap.aggregation == GS_AGG_AUTO) /* the ranks' MIS(2), on the gathered levels too */
+            ap.aggregation = GS_AGG_MIS2;
         ap.select = &rq;
         if (d->nullspace) {
             ap.nullspace = d->nullspace;

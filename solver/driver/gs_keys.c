@@ -193,7 +193,7 @@ static const key_def ROWS[] = {
      "1 (with theta > 0, one unknown per node): smooth the prolongator with a filtered matrix, "
      "weak couplings lumped to the diagonal; keeps P and coarse levels sparse on anisotropic "
      "problems"},
-    {"amg.aggregation", K_STR, F(amg.aggregation), "mis2", NOLIM, AMG_AGGREGATION,
+    {"amg.aggregation", K_STR, F(amg.aggregation), "auto", NOLIM, AMG_AGGREGATION,
      "smoothed aggregation: how nodes are grouped into aggregates"},
     {"amg.max_levels", K_INT, F(amg.max_levels), "10", 1, 50, NULL, "most levels of the hierarchy"},
     {"amg.coarse_size", K_INT, F(amg.coarse_size), "200", 1, 20000, NULL,

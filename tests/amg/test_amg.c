@@ -307,6 +307,7 @@ static void test_gpu_parity(const char *type, int64_t size, int stencil, int dof
     gs_amg_params p;
     gs_amg_params_default(&p);
     p.block_size = dof;
+    p.aggregation = GS_AGG_MIS2; /* the same aggregates on both (auto: standard on the host) */
     if (k) { /* elasticity: d unknowns a node, the rigid-body modes (the QR on the device) */
         p.block_size = stencil == 9 ? 2 : 3;
         p.nullspace = B;

@@ -586,6 +586,71 @@ static void errors(void)
     csr_free(&A), csr_free(&P);
 }
 
+/* A's row pointers as int32 (gsolve_set_matrix_csr32) give the very solution of int64 ones,
+ * with rows sorted and with rows in reverse order (sorted by the library), and name the call in
+ * the messages of a malformed CSR */
+static int32_t *narrow(const csr *A)
+{
+    int32_t *rp = malloc((size_t)(A->n + 1) * sizeof *rp);
+    for (int64_t i = 0; i <= A->n; i++) rp[i] = (int32_t)A->rp[i];
+    return rp;
+}
+
+static void rowptr32(int gpu)
+{
+    csr A = poisson(30, 1.0, 0.5); /* rows in reverse column order */
+    double b[900], x64[900], x32[900], it64 = 0, it32 = -1;
+    for (int pass = 0; pass < 2; pass++) {
+        int32_t *rp = narrow(&A);
+        for (int i = 0; i < 900; i++) b[i] = 1.0 + 0.01 * i, x64[i] = x32[i] = 0.0;
+        gsolve_t *s = NULL, *t = NULL;
+        CHECK_RC(s, gsolve_create(&s), GSOLVE_OK);
+        CHECK_RC(t, gsolve_create(&t), GSOLVE_OK);
+        backend(s, gpu), backend(t, gpu);
+        CHECK_RC(s, gsolve_set(s, "solver.type", "gmres"), GSOLVE_OK);
+        CHECK_RC(t, gsolve_set(t, "solver.type", "gmres"), GSOLVE_OK);
+        CHECK_RC(s, gsolve_set_matrix_csr(s, A.n, A.rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+        CHECK_RC(t, gsolve_set_matrix_csr32(t, A.n, rp, A.ci, A.v, GSOLVE_HOST), GSOLVE_OK);
+        CHECK_RC(s, gsolve_solve(s, 1, b, x64, GSOLVE_HOST), GSOLVE_OK);
+        CHECK_RC(t, gsolve_solve(t, 1, b, x32, GSOLVE_HOST), GSOLVE_OK);
+        CHECK_RC(s, gsolve_get(s, "iterations", &it64), GSOLVE_OK);
+        CHECK_RC(t, gsolve_get(t, "iterations", &it32), GSOLVE_OK);
+        CHECK(it64 == it32);
+        CHECK(memcmp(x64, x32, sizeof x64) == 0);
+        CHECK(true_residual(&A, b, x32) < 1e-7);
+        CHECK(strstr(gsolve_report(t), "gsolve_set_matrix_csr32") != NULL);
+        /* new values through the entries' order given */
+        for (int64_t k = 0; k < A.rp[A.n]; k++) A.v[k] *= 3.0;
+        CHECK_RC(t, gsolve_update_values(t, A.v, GSOLVE_HOST), GSOLVE_OK);
+        memset(x32, 0, sizeof x32);
+        CHECK_RC(t, gsolve_solve(t, 1, b, x32, GSOLVE_HOST), GSOLVE_OK);
+        CHECK(true_residual(&A, b, x32) < 1e-7);
+        if (pass == 1 && !gpu) { /* malformed: the call and the row named */
+            rp[9] = rp[8] - 1;
+            CHECK_RC(t, gsolve_set_matrix_csr32(t, A.n, rp, A.ci, A.v, GSOLVE_HOST),
+                     GSOLVE_BAD_INPUT);
+            CHECK(strstr(gsolve_error(t), "gsolve_set_matrix_csr32: rowptr decreases at row 8"));
+            rp[9] = rp[8] + 5, rp[0] = 2;
+            CHECK_RC(t, gsolve_set_matrix_csr32(t, A.n, rp, A.ci, A.v, GSOLVE_HOST),
+                     GSOLVE_BAD_INPUT);
+            CHECK(strstr(gsolve_error(t), "gsolve_set_matrix_csr32: rowptr[0] = 2") != NULL);
+            CHECK_RC(t, gsolve_set_matrix_csr32(t, A.n, NULL, A.ci, A.v, GSOLVE_HOST),
+                     GSOLVE_BAD_INPUT);
+            CHECK(strstr(gsolve_error(t), "gsolve_set_matrix_csr32: rowptr is NULL") != NULL);
+        }
+        gsolve_destroy(&s), gsolve_destroy(&t);
+        free(rp);
+        for (int64_t i = 0; i < A.n; i++) /* pass 1: rows sorted */
+            for (int64_t k = A.rp[i], l = A.rp[i + 1] - 1; k < l; k++, l--) {
+                int32_t c = A.ci[k];
+                double v = A.v[k];
+                A.ci[k] = A.ci[l], A.v[k] = A.v[l];
+                A.ci[l] = c, A.v[l] = v;
+            }
+    }
+    csr_free(&A);
+}
+
 #ifdef GSOLVE_TEST_CUDA
 #include <cuda_runtime.h>
 /* matrix, right-hand sides and solutions in device memory (GSOLVE_DEVICE): a CSR with sorted
@@ -628,6 +693,36 @@ static void device_arrays_of(csr *A, int sorted)
     CHECK_RC(s, gsolve_solve(s, K, db, dx, GSOLVE_DEVICE), GSOLVE_OK);
     cudaMemcpy(x, dx, (size_t)(K * A->n) * sizeof *x, cudaMemcpyDeviceToHost);
     for (int j = 0; j < K; j++) CHECK(true_residual(A, b + j * A->n, x + j * A->n) < 1e-7);
+    { /* the same with 32-bit row pointers on the device: the same solution */
+        int32_t *rp32 = narrow(A), *drp32 = NULL;
+        double *x2 = malloc((size_t)(K * A->n) * sizeof *x2);
+        CHECK(cudaMalloc((void **)&drp32, (size_t)(A->n + 1) * sizeof *drp32) == cudaSuccess);
+        cudaMemcpy(drp32, rp32, (size_t)(A->n + 1) * sizeof *drp32, cudaMemcpyHostToDevice);
+        gsolve_t *t = NULL;
+        CHECK_RC(t, gsolve_create(&t), GSOLVE_OK);
+        CHECK_RC(t, gsolve_set_log(t, note, NULL), GSOLVE_OK);
+        CHECK_RC(t, gsolve_set(t, "run.backend", "cuda"), GSOLVE_OK);
+        CHECK_RC(t, gsolve_set(t, "solver.preconditioner", "amg"), GSOLVE_OK);
+        CHECK_RC(t, gsolve_set_matrix_csr32(t, A->n, drp32, dci, dv, GSOLVE_DEVICE), GSOLVE_OK);
+        CHECK(g_notes == (sorted ? 0 : 2));
+        cudaMemset(dx, 0, (size_t)(K * A->n) * sizeof *dx);
+        CHECK_RC(t, gsolve_solve(t, K, db, dx, GSOLVE_DEVICE), GSOLVE_OK);
+        cudaMemcpy(x2, dx, (size_t)(K * A->n) * sizeof *x2, cudaMemcpyDeviceToHost);
+        double d2 = 0.0, x2n = 0.0; /* the same solution, to the GPU's rounding */
+        for (int64_t i = 0; i < K * A->n; i++)
+            d2 += (x[i] - x2[i]) * (x[i] - x2[i]), x2n += x[i] * x[i];
+        CHECK(sqrt(d2) <= 1e-6 * sqrt(x2n));
+        for (int j = 0; j < K; j++) CHECK(true_residual(A, b + j * A->n, x2 + j * A->n) < 1e-7);
+        rp32[5] = rp32[4] - 1; /* malformed on the device: the call and the row named */
+        cudaMemcpy(drp32, rp32, (size_t)(A->n + 1) * sizeof *drp32, cudaMemcpyHostToDevice);
+        CHECK_RC(t, gsolve_set_matrix_csr32(t, A->n, drp32, dci, dv, GSOLVE_DEVICE),
+                 GSOLVE_BAD_INPUT);
+        CHECK(strstr(gsolve_error(t), "gsolve_set_matrix_csr32") != NULL);
+        CHECK(strstr(gsolve_error(t), "row 4") != NULL);
+        gsolve_destroy(&t);
+        cudaFree(drp32);
+        free(rp32), free(x2);
+    }
     for (size_t i = 0; i < nz; i++) A->v[i] *= 2.0; /* new values from the device */
     cudaMemcpy(dv, A->v, nz * sizeof *dv, cudaMemcpyHostToDevice);
     CHECK_RC(s, gsolve_update_values(s, dv, GSOLVE_DEVICE), GSOLVE_OK);
@@ -730,6 +825,7 @@ int main(int argc, char **argv)
     apply(gpu);
     threads(gpu);
     nonsymmetric(gpu);
+    rowptr32(gpu);
 #ifdef GSOLVE_TEST_CUDA
     if (gpu) device_arrays();
 #endif

@@ -22,10 +22,12 @@ gs() {
     local np=$1 name=$2; shift 2
     rm -f "$T/$name.csv"
     if [ "$np" = 0 ]; then
-        # the one-process reference runs the AMG method that runs across ranks: smoothed
-        # aggregation (one process chooses it from the matrix)
+        # the one-process reference runs the AMG method and aggregation that run across ranks:
+        # smoothed aggregation and MIS(2) (one process chooses them from the matrix and the
+        # backend)
         local pin=()
         [[ " $* " == *"amg.method="* ]] || pin+=(--set amg.method=sa)
+        [[ " $* " == *"amg.aggregation="* ]] || pin+=(--set amg.aggregation=mis2)
         "$G" "$@" "${pin[@]}" --set output.csv="$T/$name.csv" </dev/null >"$T/$name.out" 2>&1
     else
         "$MPIEXEC" "${MPIFLAGS[@]}" -np "$np" "$G" "$@" --set output.csv="$T/$name.csv" \
