@@ -222,6 +222,7 @@ typedef struct gs_amg_report {
     double setup_s;
     char coarse_desc[160]; /* "dense LU inverse, 112 x 112" */
     gs_amg_method method;  /* the method that ran (SA or classical) */
+    gs_amg_aggregation aggregation; /* smoothed aggregation's rule that ran (MIS2 or STANDARD) */
     gs_amg_restriction restriction; /* classical AMG's restriction that ran (PT or AT) */
     char smoother[16];     /* the smoother that ran (its amg.smoother name) */
     int presweeps, postsweeps; /* the sweeps that ran */

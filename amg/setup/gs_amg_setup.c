@@ -334,6 +334,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         GS_CHECK(amg->ops->row_stats(A, &R0->mean, &R0->std, &R0->max));
         GS_CHECK(gs_amg_choose(amg, A, amg->lev[0].MA, amg->lev[0].dinv, b));
         gs_amg_choose_aggregation(amg, b);
+        amg->rep.aggregation = amg->p.aggregation;
         gs_amg_trace(amg, 0, "method, smoother");
         GS_CHECK(gs_amg_sync(amg, &t1));
         ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
@@ -490,7 +491,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
                  gs_amg_choice_name(GS_AMG_CHOICE_CYCLE, p->cycle_w), amg->p.smoother->label,
                  amg->p.presweeps,
                  amg->p.postsweeps,
-                 gs_amg_choice_name(GS_AMG_CHOICE_AGGREGATION, p->aggregation),
+                 gs_amg_choice_name(GS_AMG_CHOICE_AGGREGATION, amg->p.aggregation),
                  gs_amg_choice_name(GS_AMG_CHOICE_STRENGTH, p->strength), p->theta,
                  p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
                  gs_spgemm_method_name(m), p->block_size > 0 ? p->block_size : 1);

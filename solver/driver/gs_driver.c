@@ -290,7 +290,7 @@ done:
 
 /* The AMG settings that ran over the configuration's in the result's context (after
  * gs_results_set_context): the smoother and sweeps chosen from the matrix when amg.smoother is
- * auto, and "pmis" as the coarsening when classical AMG ran. */
+ * auto, the aggregation rule that ran, and "pmis" as the coarsening when classical AMG ran. */
 void gs_driver_context_amg(const gs_amg_report *a, gs_result *r)
 {
     if (!a || !r->context.filled || !r->context.amg) return;
@@ -302,6 +302,9 @@ void gs_driver_context_amg(const gs_amg_report *a, gs_result *r)
     }
     if (a->method == GS_AMG_METHOD_CLASSICAL)
         gs_str_copy(r->context.amg_aggregation, sizeof r->context.amg_aggregation, "pmis");
+    else if (a->method == GS_AMG_METHOD_SA) /* amg.aggregation = auto settled */
+        gs_str_copy(r->context.amg_aggregation, sizeof r->context.amg_aggregation,
+                    gs_amg_choice_name(GS_AMG_CHOICE_AGGREGATION, a->aggregation));
     if (a->method != GS_AMG_METHOD_AUTO) {
         gs_str_copy(r->context.amg_method, sizeof r->context.amg_method,
                     gs_amg_choice_name(GS_AMG_CHOICE_METHOD, a->method));
