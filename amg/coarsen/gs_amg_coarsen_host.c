@@ -4,12 +4,16 @@
  * amg/ops/, on both backends. */
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "gs_amg_ops.h"
 
 /* m[i] = the largest coupling size of row i (0 when none is positive) */
 static void row_max_coupling(const gs_csr *A, const double *d, int sign, double *m)
 {
+#pragma omp parallel for schedule(static) if (A->rows > 20000)
     for (int32_t i = 0; i < A->rows; i++) {
         double x = 0.0;
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
@@ -44,27 +48,35 @@ static gs_status host_strength_scalar(const gs_csr *A, double theta, int measure
     gs_status st = GS_OK;
     gs_csr *G = NULL;
     double *d = NULL, *m = NULL;
-    int32_t n = A->rows;
+    int32_t n = A->rows, *len = NULL;
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "strength diagonal", (void **)&d));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "strength diagonal", (void **)&m));
     gs_csr_diag_host(A, d);
     if (measure != GS_STRENGTH_SYMMETRIC) row_max_coupling(A, d, sign, m);
+    /* each row's strong couplings counted, then written, rows in parallel */
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *len, "strength", (void **)&len));
+#pragma omp parallel for schedule(static) if (n > 20000)
+    for (int32_t i = 0; i < n; i++) {
+        int32_t c = 0;
+        if (!gs_amg_dense_row(A->rowptr, dense, i))
+            for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+                c += host_strong(A, d, m, theta, measure, sign, dense, i, q);
+        len[i] = c;
+    }
     int64_t cnt = 0;
-    for (int32_t i = 0; i < n; i++)
-        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-            cnt += !gs_amg_dense_row(A->rowptr, dense, i) &&
-                   host_strong(A, d, m, theta, measure, sign, dense, i, q);
+    for (int32_t i = 0; i < n; i++) cnt += len[i];
     GS_CHECK(gs_csr_create(n, n, cnt, &G));
     gs_free(G->val);
     G->val = NULL;
     G->rowptr[0] = 0;
-    cnt = 0;
+    for (int32_t i = 0; i < n; i++) G->rowptr[i + 1] = G->rowptr[i] + len[i];
+#pragma omp parallel for schedule(static) if (n > 20000)
     for (int32_t i = 0; i < n; i++) {
-        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-            if (!gs_amg_dense_row(A->rowptr, dense, i) &&
-                host_strong(A, d, m, theta, measure, sign, dense, i, q))
-                G->colind[cnt++] = A->colind[q];
-        G->rowptr[i + 1] = (int32_t)cnt;
+        int32_t o = G->rowptr[i];
+        if (len[i] > 0)
+            for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
+                if (host_strong(A, d, m, theta, measure, sign, dense, i, q))
+                    G->colind[o++] = A->colind[q];
     }
     *S = G;
     G = NULL;
@@ -72,6 +84,7 @@ done:
     gs_csr_destroy(&G);
     gs_free(d);
     gs_free(m);
+    gs_free(len);
     return st;
 }
 
@@ -81,34 +94,102 @@ gs_status gs_amg_classical_strength_host(const gs_csr *A, double theta, int32_t 
     return host_strength_scalar(A, theta, STRENGTH_CLASSICAL, 1, dense, S);
 }
 
+/* node row I of the squared block norms' matrix: its node columns (ascending) in c and the sums
+ * of their entries' squares in w; mark[J] = the slot of node column J in this row, or -1 (left
+ * at -1 on return); returns the row's length */
+static int32_t node_row(const gs_csr *A, int b, int32_t I, int32_t *mark, int32_t *c, double *w)
+{
+    int32_t len = 0;
+    for (int32_t i = I * b; i < (I + 1) * b; i++)
+        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            const int32_t J = A->colind[q] / b;
+            if (mark[J] < 0) {
+                mark[J] = len;
+                c[len] = J;
+                w[len++] = 0.0;
+            }
+            w[mark[J]] += A->val[q] * A->val[q];
+        }
+    for (int32_t k = 1; k < len; k++) { /* a few dozen entries: insertion sort */
+        const int32_t cj = c[k];
+        const double wj = w[k];
+        int32_t t = k - 1;
+        for (; t >= 0 && c[t] > cj; t--) c[t + 1] = c[t], w[t + 1] = w[t];
+        c[t + 1] = cj, w[t + 1] = wj;
+    }
+    for (int32_t k = 0; k < len; k++) mark[c[k]] = -1;
+    return len;
+}
+
+static int n_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static int thread_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, int measure, gs_csr **S)
 {
     gs_status st = GS_OK;
     gs_csr *N = NULL;
-    int32_t *ri = NULL, *ci = NULL;
-    double *v = NULL;
+    int32_t *mark = NULL, *cs = NULL, *cbuf = NULL, longest = 0;
+    double *wbuf = NULL;
     if (b <= 1) return host_strength_scalar(A, theta, measure, 1, 0, S);
     if (A->rows % b != 0)
         return GS_ERROR(GS_ERR_INPUT, "amg: %d rows are not a multiple of amg.block_size = %d",
                         A->rows, b);
-    /* the node matrix of squared block norms, by a COO pass (duplicates summed) */
-    GS_CHECK(gs_alloc_array((size_t)A->nnz + 1, sizeof *ri, "node graph", (void **)&ri));
-    GS_CHECK(gs_alloc_array((size_t)A->nnz + 1, sizeof *ci, "node graph", (void **)&ci));
-    GS_CHECK(gs_alloc_array((size_t)A->nnz + 1, sizeof *v, "node graph", (void **)&v));
-    for (int32_t i = 0; i < A->rows; i++)
-        for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-            ri[q] = i / b;
-            ci[q] = A->colind[q] / b;
-            v[q] = A->val[q] * A->val[q];
-        }
-    GS_CHECK(gs_csr_from_coo(A->rows / b, A->cols / b, A->nnz, ri, ci, v, &N));
-    for (int32_t q = 0; q < N->nnz; q++) N->val[q] = sqrt(N->val[q]);
+    /* the node matrix of block norms, built row by row (a node row is at most its rows'
+     * entries long): its lengths, then its columns and norms; a marker per node column and
+     * thread */
+    const int32_t nn = A->rows / b, nc = (A->cols + b - 1) / b;
+    const int nt = nn > 20000 ? n_threads() : 1;
+    for (int32_t I = 0; I < nn; I++) {
+        const int32_t e = A->rowptr[(I + 1) * b] - A->rowptr[I * b];
+        longest = e > longest ? e : longest;
+    }
+    GS_CHECK(gs_alloc_array((size_t)nt * (size_t)nc + 1, sizeof *mark, "node graph",
+                            (void **)&mark));
+    GS_CHECK(gs_alloc_array((size_t)nt * ((size_t)longest + 1), sizeof *cbuf, "node graph",
+                            (void **)&cbuf));
+    GS_CHECK(gs_alloc_array((size_t)nt * ((size_t)longest + 1), sizeof *wbuf, "node graph",
+                            (void **)&wbuf));
+    GS_CHECK(gs_alloc_array((size_t)nn + 1, sizeof *cs, "node graph", (void **)&cs));
+    for (size_t k = 0; k < (size_t)nt * (size_t)nc; k++) mark[k] = -1;
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int32_t I = 0; I < nn; I++) {
+        const size_t t = (size_t)thread_id();
+        cs[I] = node_row(A, b, I, mark + t * (size_t)nc, cbuf + t * ((size_t)longest + 1),
+                         wbuf + t * ((size_t)longest + 1));
+    }
+    int64_t nnz = 0;
+    for (int32_t I = 0; I < nn; I++) nnz += cs[I];
+    GS_CHECK(gs_csr_create(nn, nc, nnz, &N));
+    N->rowptr[0] = 0;
+    for (int32_t I = 0; I < nn; I++) N->rowptr[I + 1] = N->rowptr[I] + cs[I];
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (int32_t I = 0; I < nn; I++) {
+        const int32_t o = N->rowptr[I];
+        node_row(A, b, I, mark + (size_t)thread_id() * (size_t)nc, N->colind + o, N->val + o);
+        for (int32_t k = o; k < N->rowptr[I + 1]; k++) N->val[k] = sqrt(N->val[k]);
+    }
     GS_CHECK(host_strength_scalar(N, theta, measure, 0, 0, S));
 done:
     gs_csr_destroy(&N);
-    gs_free(ri);
-    gs_free(ci);
-    gs_free(v);
+    gs_free(mark);
+    gs_free(cbuf);
+    gs_free(wbuf);
+    gs_free(cs);
     return st;
 }
 
@@ -141,34 +222,43 @@ gs_status gs_amg_filter_host(const gs_csr *A, double theta, int measure, const d
 {
     gs_status st = GS_OK;
     gs_csr *G = NULL;
-    double *d = NULL, *m = NULL, lumped;
-    int32_t n = A->rows;
+    double *d = NULL, *m = NULL;
+    int32_t n = A->rows, *len = NULL;
     int sign = measure == GS_STRENGTH_ROWMAX;
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *d, "filtered matrix", (void **)&d));
     GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *m, "filtered matrix", (void **)&m));
+    GS_CHECK(gs_alloc_array((size_t)n + 1, sizeof *len, "filtered matrix", (void **)&len));
     gs_csr_diag_host(A, d);
     row_max_coupling(A, d, sign, m);
-    int64_t cnt = 0;
+    /* each row's kept entries counted, then written, rows in parallel */
+#pragma omp parallel for schedule(static) if (n > 20000)
     for (int32_t i = 0; i < n; i++) {
+        double lumped;
         int f = filter_row(A, i, d[i], m[i], theta, sign, w, &lumped);
+        int32_t c = 0;
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-            cnt += !f || A->colind[q] == i || gs_amg_coupling(A->val[q], d[i], sign) > theta * m[i];
+            c += !f || A->colind[q] == i || gs_amg_coupling(A->val[q], d[i], sign) > theta * m[i];
+        len[i] = c;
     }
+    int64_t cnt = 0;
+    for (int32_t i = 0; i < n; i++) cnt += len[i];
     *F = NULL;
     if (cnt == A->nnz) goto done; /* nothing dropped: F = A */
     GS_CHECK(gs_csr_create(n, A->cols, cnt, &G));
     G->rowptr[0] = 0;
-    cnt = 0;
+    for (int32_t i = 0; i < n; i++) G->rowptr[i + 1] = G->rowptr[i] + len[i];
+#pragma omp parallel for schedule(static) if (n > 20000)
     for (int32_t i = 0; i < n; i++) {
+        double lumped;
         int f = filter_row(A, i, d[i], m[i], theta, sign, w, &lumped);
+        int32_t o = G->rowptr[i];
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
             int32_t j = A->colind[q];
             if (!f || j == i || gs_amg_coupling(A->val[q], d[i], sign) > theta * m[i]) {
-                G->colind[cnt] = j;
-                G->val[cnt++] = j == i && f ? lumped : A->val[q];
+                G->colind[o] = j;
+                G->val[o++] = j == i && f ? lumped : A->val[q];
             }
         }
-        G->rowptr[i + 1] = (int32_t)cnt;
     }
     *F = G;
     G = NULL;
@@ -176,6 +266,7 @@ done:
     gs_csr_destroy(&G);
     gs_free(d);
     gs_free(m);
+    gs_free(len);
     return st;
 }
 

@@ -125,7 +125,8 @@ done:
 static gs_status host_diag_inv(const gs_csr *A, int l1, double *dinv, double *sqrt_dinv,
                                int64_t *bad, int64_t *first_bad)
 {
-    int64_t nb = 0, fb = -1;
+    int64_t nb = 0, fb = A->rows; /* the first bad row: the least index of any thread's */
+#pragma omp parallel for schedule(static) reduction(+ : nb) reduction(min : fb) if (A->rows > 20000)
     for (int32_t i = 0; i < A->rows; i++) {
         double d = 0.0, s = 0.0;
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
@@ -134,7 +135,7 @@ static gs_status host_diag_inv(const gs_csr *A, int l1, double *dinv, double *sq
         }
         if (d == 0.0 || !isfinite(d) || !isfinite(s)) {
             dinv[i] = 0.0;
-            if (fb < 0) fb = i;
+            if (i < fb) fb = i;
             nb++;
         } else {
             dinv[i] = l1 ? 1.0 / s : 1.0 / d;
@@ -142,7 +143,7 @@ static gs_status host_diag_inv(const gs_csr *A, int l1, double *dinv, double *sq
         if (sqrt_dinv) sqrt_dinv[i] = sqrt(fabs(dinv[i]));
     }
     *bad = nb;
-    *first_bad = fb;
+    *first_bad = nb > 0 ? fb : -1;
     return GS_OK;
 }
 
@@ -153,6 +154,7 @@ static gs_status host_jacobi_matrix(const gs_csr *A, const double *dinv, double 
     GS_CHECK(gs_csr_create(A->rows, A->cols, A->nnz, &S));
     memcpy(S->rowptr, A->rowptr, ((size_t)A->rows + 1) * sizeof *S->rowptr);
     memcpy(S->colind, A->colind, (size_t)A->nnz * sizeof *S->colind);
+#pragma omp parallel for schedule(static) if (A->rows > 20000)
     for (int32_t i = 0; i < A->rows; i++)
         for (int32_t q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
             S->val[q] = (A->colind[q] == i ? 1.0 : 0.0) - w * dinv[i] * A->val[q];

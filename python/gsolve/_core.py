@@ -120,6 +120,19 @@ def _ptr(a, kind):
     return a.ctypes.data
 
 
+def _block_size(A):
+    """R for a matrix of square R x R blocks (scipy BSR, PyTorch sparse BSR), else 1"""
+    if scipy.sparse.issparse(A) and A.format == "bsr":
+        r, c = A.blocksize
+        return r if r == c else 1
+    if _kind(A) in ("torch", "torch_cpu"):
+        import torch
+        if A.layout == torch.sparse_bsr:
+            r, c = A.values().shape[1:3]
+            return int(r) if r == c else 1
+    return 1
+
+
 def _is_int32(a):
     return str(a.dtype) in ("int32", "torch.int32")
 
@@ -286,6 +299,9 @@ class Solver:
     # ---- the matrix ----
 
     def _set_matrix(self, A):
+        bs = _block_size(A)
+        if bs > 1 and "amg.block_size" not in self._params:
+            self.set("amg.block_size", bs)  # a BSR matrix's blocks: the AMG's nodes
         n, rp, ci, v, kind = _matrix_arrays(A)
         where = HOST if kind == "numpy" else DEVICE
         if where == DEVICE:

@@ -65,7 +65,13 @@ def test_elasticity_with_rigid_body_modes(backend):
         its = s.info["iterations"]
         assert s.info["amg_method"] == "sa"
     assert rel_res(A.tocsr(), x, b) < 1e-8
-    with gsolve.Solver(A, {"run.backend": backend, "amg.method": "sa"}) as s:
+    with gsolve.Solver(A, {"run.backend": backend}) as s:  # BSR: its 2 x 2 blocks are the nodes
+        assert s.get("amg.block_size") == "2"
+    with gsolve.Solver(A, {"run.backend": backend, "amg.block_size": 1}) as s:  # params win
+        assert s.get("amg.block_size") == "1"
+    with gsolve.Solver(A.tocsr(), {"run.backend": backend}) as s:
+        assert s.get("amg.block_size") == "0"  # CSR: none given
+    with gsolve.Solver(A.tocsr(), {"run.backend": backend, "amg.method": "sa"}) as s:
         s.solve(b)
         its_scalar = s.info["iterations"]
     assert its <= its_scalar  # the rigid-body modes help
