@@ -4,11 +4,9 @@
  * amg/ops/, on both backends. */
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "gs_amg_ops.h"
+#include "gs_omp.h"
 
 /* m[i] = the largest coupling size of row i (0 when none is positive) */
 static void row_max_coupling(const gs_csr *A, const double *d, int sign, double *m)
@@ -121,24 +119,6 @@ static int32_t node_row(const gs_csr *A, int b, int32_t I, int32_t *mark, int32_
     return len;
 }
 
-static int n_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static int thread_id(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, int measure, gs_csr **S)
 {
     gs_status st = GS_OK;
@@ -153,7 +133,7 @@ gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, int measur
      * entries long): its lengths, then its columns and norms; a marker per node column and
      * thread */
     const int32_t nn = A->rows / b, nc = (A->cols + b - 1) / b;
-    const int nt = nn > 20000 ? n_threads() : 1;
+    const int nt = nn > 20000 ? gs_omp_threads() : 1;
     for (int32_t I = 0; I < nn; I++) {
         const int32_t e = A->rowptr[(I + 1) * b] - A->rowptr[I * b];
         longest = e > longest ? e : longest;
@@ -168,7 +148,7 @@ gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, int measur
     for (size_t k = 0; k < (size_t)nt * (size_t)nc; k++) mark[k] = -1;
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int32_t I = 0; I < nn; I++) {
-        const size_t t = (size_t)thread_id();
+        const size_t t = (size_t)gs_omp_thread();
         cs[I] = node_row(A, b, I, mark + t * (size_t)nc, cbuf + t * ((size_t)longest + 1),
                          wbuf + t * ((size_t)longest + 1));
     }
@@ -180,7 +160,7 @@ gs_status gs_amg_strength_block(const gs_csr *A, int b, double theta, int measur
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int32_t I = 0; I < nn; I++) {
         const int32_t o = N->rowptr[I];
-        node_row(A, b, I, mark + (size_t)thread_id() * (size_t)nc, N->colind + o, N->val + o);
+        node_row(A, b, I, mark + (size_t)gs_omp_thread() * (size_t)nc, N->colind + o, N->val + o);
         for (int32_t k = o; k < N->rowptr[I + 1]; k++) N->val[k] = sqrt(N->val[k]);
     }
     GS_CHECK(host_strength_scalar(N, theta, measure, 0, 0, S));

@@ -11,10 +11,7 @@
 #include "gs_backend.h"
 #include "gs_dist_ops.h"
 #include "gs_knob.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "gs_omp.h"
 
 /* The Galerkin (SpGEMM) method registry: amg.galerkin's choices, their help lines and where each
  * runs (resolve checks the data's location against it). Adding a method: a gs_spgemm_method
@@ -89,31 +86,13 @@ static void sort_cols(int32_t *c, int64_t n)
     }
 }
 
-static int nthreads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static int thread_id(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 /* C = A*B, Gustavson: a symbolic pass counts each row's distinct columns (a marker per column),
  * a numeric pass accumulates a_ik b_kj in a dense row (summed in A's then B's order), sorts the
  * row's columns and gathers the sums. Each thread owns a marker and an accumulator of B->cols. */
 gs_status gs_spgemm_host(const gs_csr *A, const gs_csr *B, gs_csr **C)
 {
     gs_status st = GS_OK;
-    const int nt = nthreads();
+    const int nt = gs_omp_threads();
     int64_t *cnt = NULL, nnz = 0;
     int32_t *mark = NULL;
     double *acc = NULL;
@@ -126,7 +105,7 @@ gs_status gs_spgemm_host(const gs_csr *A, const gs_csr *B, gs_csr **C)
                             (void **)&acc));
 #pragma omp parallel num_threads(nt)
     {
-        int32_t *mk = mark + (size_t)thread_id() * (size_t)(B->cols + 1);
+        int32_t *mk = mark + (size_t)gs_omp_thread() * (size_t)(B->cols + 1);
         for (int32_t j = 0; j < B->cols; j++) mk[j] = -1;
 #pragma omp for schedule(dynamic, 512)
         for (int32_t i = 0; i < A->rows; i++) {
@@ -147,8 +126,8 @@ gs_status gs_spgemm_host(const gs_csr *A, const gs_csr *B, gs_csr **C)
     for (int32_t i = 0; i < A->rows; i++) R->rowptr[i + 1] = R->rowptr[i] + (int32_t)cnt[i];
 #pragma omp parallel num_threads(nt)
     {
-        int32_t *mk = mark + (size_t)thread_id() * (size_t)(B->cols + 1);
-        double *ac = acc + (size_t)thread_id() * (size_t)(B->cols + 1);
+        int32_t *mk = mark + (size_t)gs_omp_thread() * (size_t)(B->cols + 1);
+        double *ac = acc + (size_t)gs_omp_thread() * (size_t)(B->cols + 1);
         for (int32_t j = 0; j < B->cols; j++) mk[j] = -1;
 #pragma omp for schedule(dynamic, 512)
         for (int32_t i = 0; i < A->rows; i++) {
@@ -205,14 +184,14 @@ static gs_status transpose_host(const gs_csr *A, size_t *peak_bytes, gs_csr **At
 static gs_status values_host(const gs_csr *X, const gs_csr *Y, gs_csr *C)
 {
     gs_status st = GS_OK;
-    const int nt = nthreads();
+    const int nt = gs_omp_threads();
     int32_t *place = NULL;
     int outside = 0;
     GS_CHECK(gs_alloc_array((size_t)nt * (size_t)(C->cols + 1), sizeof *place, "SpGEMM places",
                             (void **)&place));
 #pragma omp parallel num_threads(nt) reduction(| : outside)
     {
-        int32_t *pl = place + (size_t)thread_id() * (size_t)(C->cols + 1);
+        int32_t *pl = place + (size_t)gs_omp_thread() * (size_t)(C->cols + 1);
         for (int32_t j = 0; j < C->cols; j++) pl[j] = -1;
 #pragma omp for schedule(dynamic, 256)
         for (int32_t i = 0; i < C->rows; i++) {
