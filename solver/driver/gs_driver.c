@@ -225,6 +225,8 @@ gs_status gs_driver_make_spmv(const gs_config *c, const gs_csr *dA, spmv_op *op,
     gs_spmat_describe(op->M, run->format_desc, sizeof run->format_desc);
     run->convert_s = sr.feature_s + sr.convert_s + sr.measure_s;
     run->res.phase_s[GS_PHASE_CONVERT] = run->convert_s; /* the one phase of a one-level solve */
+    gs_free(run->levels); /* a table of an earlier operator */
+    run->levels = NULL;
     GS_CHECK(gs_alloc_array(1, sizeof *run->levels, "level table", (void **)&run->levels));
     memset(run->levels, 0, sizeof *run->levels);
     run->levels->rows = sr.feat.rows;

@@ -50,12 +50,12 @@ gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p
         e->M = gs_amg_linop(e->amg);
         gs_str_copy(e->setup_kind, sizeof e->setup_kind,
                     how == GS_AMG_REUSE_VALUES ? "values" : "prolongator");
-    } else {
+        GS_CHECK(gs_driver_engine_op(e, c, p, run));
+    } else { /* the preconditioner anew, and the Krylov method's operator with it */
         GS_CHECK(gs_driver_engine_pc(e, c, p, e->pc.where, run));
         gs_str_copy(e->setup_kind, sizeof e->setup_kind, "full");
         e->full_it = 0;
     }
-    GS_CHECK(gs_driver_engine_op(e, c, p, run));
     GS_CHECK(gs_backend_get(e->loc)->sync());
     e->setup_s = gs_time_now() - t0;
     if (strcmp(e->setup_kind, "full") == 0) e->full_setup_s = e->setup_s;
