@@ -4,27 +4,13 @@ the device, b = ones on the device, rtol 1e-8). Per repeat the wall time to solu
 device synchronised: Solver(A).solve(b) (context, setup and solve) for gsolve, cg(A, b) for
 CuPy; medians of REPS after a warm-up; iterations and true residuals."""
 import sys
-import time
 
 import cupy
 import cupyx.scipy.sparse as csp
 import cupyx.scipy.sparse.linalg as cla
-import numpy as np
 
 import gsolve
-from bench_overhead import poisson3d
-
-
-def timed(fn, reps):
-    out, t = None, []
-    for r in range(-1, reps):
-        cupy.cuda.Device().synchronize()
-        t0 = time.perf_counter()
-        out = fn()
-        cupy.cuda.Device().synchronize()
-        if r >= 0:
-            t.append(time.perf_counter() - t0)
-    return out, float(np.median(t))
+from bench_overhead import poisson3d, timed
 
 
 def main():
@@ -49,7 +35,7 @@ def main():
         cla.cg(A, b, rtol=1e-8, maxiter=20000, callback=count)
     except TypeError:
         cla.cg(A, b, tol=1e-8, maxiter=20000, callback=count)
-    x_c, t_c = timed(cg, reps)
+    x_c, t_c = timed(cg, reps, cupy.cuda.Device().synchronize)
     info = {}
 
     def gs():
@@ -58,7 +44,7 @@ def main():
             info.update(s.info)
             return x
 
-    x_g, t_g = timed(gs, reps)
+    x_g, t_g = timed(gs, reps, cupy.cuda.Device().synchronize)
     r_c = float(cupy.linalg.norm(b - A @ x_c)) / nb
     r_g = float(cupy.linalg.norm(b - A @ x_g)) / nb
     print("| solver | rows | iterations | wall s | true residual |")

@@ -21,6 +21,22 @@ def poisson3d(N):
     return A
 
 
+def timed(fn, reps, sync=None):
+    """(fn's last result, the median wall time of reps runs after a warm-up); sync (the
+    device's synchronisation, for GPU work) runs before and after each"""
+    out, t = None, []
+    for r in range(-1, reps):
+        if sync:
+            sync()
+        t0 = time.perf_counter()
+        out = fn()
+        if sync:
+            sync()
+        if r >= 0:
+            t.append(time.perf_counter() - t0)
+    return out, float(np.median(t))
+
+
 def main():
     N = int(sys.argv[1]) if len(sys.argv) > 1 else 128
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5

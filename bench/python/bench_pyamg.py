@@ -7,12 +7,12 @@ A as the gallery makes it (elasticity: BSR with 2 x 2 blocks, which gsolve takes
 nodes); PyAMG also runs on A's CSR form there, and the faster of its two runs is taken.
 SCALE multiplies the grid sizes (1: about 1M unknowns in 2D, 0.25M in 3D)."""
 import sys
-import time
 
 import numpy as np
 import pyamg
 
 import gsolve
+from bench_overhead import timed
 
 
 def problems(scale):
@@ -25,16 +25,6 @@ def problems(scale):
     yield "elasticity2d-%d" % ne, A, B
     st = pyamg.gallery.diffusion_stencil_2d(epsilon=0.001, theta=np.pi / 8, type="FE")
     yield "rotated-aniso2d-%d" % n2, pyamg.gallery.stencil_grid(st, (n2, n2), format="csr"), None
-
-
-def timed(fn, reps):
-    out, t = None, []
-    for r in range(-1, reps):
-        t0 = time.perf_counter()
-        out = fn()
-        if r >= 0:
-            t.append(time.perf_counter() - t0)
-    return out, float(np.median(t))
 
 
 def main():
