@@ -286,6 +286,7 @@ static void row_fields(const gs_result *r, int n, const char *const *names,
     addf(f, "ranks", "%d", r->ranks > 0 ? r->ranks : 1);
     addf(f, "comm_setup_s", "%.6f", r->comm_setup_s);
     addf(f, "comm_solve_s", "%.6f", r->comm_solve_s);
+    addf(f, "device_peak_gb", "%.3f", r->device_peak_gb);
     const gs_run_context *x = &f->ctx;
     const char *pn[] = {"settings", "host", "cpu", "gpu", "gpu_driver",
                         "cuda",     "mpi",  "hdf5", "rhs", "x0"};
@@ -511,10 +512,10 @@ gs_status gs_results_hdf5_write_ext(const char *path, const gs_result *r, int n,
         GS_CHECK(gs_h5_record_attr_int(h, ik[i], iv[i]));
     const char *dk[] = {"rel_residual", "setup_s", "solve_s", "total_s", "read_s",
                         "error", "bnorm", "operator_complexity", "grid_complexity",
-                        "comm_setup_s", "comm_solve_s"};
+                        "comm_setup_s", "comm_solve_s", "device_peak_gb"};
     double dv[] = {r->rel_residual, r->setup_s, r->solve_s, r->total_s, r->read_s,
                    r->error, r->bnorm, r->operator_complexity, r->grid_complexity,
-                   r->comm_setup_s, r->comm_solve_s};
+                   r->comm_setup_s, r->comm_solve_s, r->device_peak_gb};
     for (size_t i = 0; i < sizeof dk / sizeof dk[0]; i++)
         GS_CHECK(gs_h5_record_attr_double(h, dk[i], dv[i]));
     for (int i = 0; i < GS_PHASES; i++) {

@@ -32,8 +32,8 @@ void gs_amg_dist_trace(const gs_amg_dist *amg, int l, const char *what)
             if (all[r] > all[hi]) hi = r;
             if (all[r] < all[lo]) lo = r;
         }
-        char pool[32] = "";
-        if (amg->loc != GS_LOC_HOST) snprintf(pool, sizeof pool, "; pool %.2f GB", gs_backend_pool_gb());
+        char pool[80] = "";
+        if (amg->loc != GS_LOC_HOST) gs_backend_mem_text(pool, sizeof pool);
         gs_log(GS_LOG_INFO, "amg setup: level %d %-24s rank 0 %8.3f ms, slowest rank %d %8.3f ms, "
                "fastest %8.3f ms%s", l, what, 1e-3 * (double)all[0], hi, 1e-3 * (double)all[hi],
                1e-3 * (double)all[lo], pool);

@@ -50,8 +50,8 @@ void gs_amg_trace(gs_amg *amg, int l, const char *what)
     if (!amg->p.trace) return;
     (void)gs_amg_sync(amg, &t);
     if (what) {
-        char pool[32] = "";
-        if (amg->loc != GS_LOC_HOST) snprintf(pool, sizeof pool, "; pool %.2f GB", gs_backend_pool_gb());
+        char pool[80] = "";
+        if (amg->loc != GS_LOC_HOST) gs_backend_mem_text(pool, sizeof pool);
         gs_log(GS_LOG_INFO, "amg setup: level %d %-22s %8.3f ms%s", l, what,
                1e3 * (t - amg->trace_t), pool);
     }

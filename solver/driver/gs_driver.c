@@ -710,6 +710,14 @@ done:
     return st;
 }
 
+void gs_driver_mem_record(gs_run *run, size_t setup_peak)
+{
+    const gs_backend_mem m = gs_backend_mem_now();
+    run->mem_setup_peak = setup_peak;
+    run->mem_pool = m.pool;
+    run->res.device_peak_gb = (double)m.peak / 1e9;
+}
+
 void gs_driver_record_begin(const gs_config *c, const gs_problem *p, gs_run *run,
                             const gs_driver_io *io)
 {
@@ -751,11 +759,15 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
                 "is on the host");
 
     double t0 = gs_time_now();
+    if (e->loc != GS_LOC_HOST) { /* the pool grown ahead (in the setup's time: mostly 0), then
+                                  * the setup's peak of device memory counted from here */
+        run->pool_wait_s = gs_backend_pool_wait();
+        gs_backend_mem_reset_peak();
+    }
     if (p->A_dev) {
         e->dA = p->A_dev;
         e->dA_borrowed = 1;
     } else if (e->loc != GS_LOC_HOST) {
-        run->pool_wait_s = gs_backend_pool_wait(); /* in the setup's time: mostly 0 */
         double h0 = gs_backend_h2d_seconds();
         GS_CHECK(gs_csr_upload(p->A, e->loc, &e->dA));
         GS_CHECK(gs_backend_get(e->loc)->sync());
@@ -769,6 +781,7 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
     GS_CHECK(gs_backend_get(e->loc)->sync());
     e->setup_s = gs_time_now() - t0;
     e->full_setup_s = e->setup_s;
+    e->mem_setup_peak = gs_backend_mem_now().peak;
     gs_str_copy(e->setup_kind, sizeof e->setup_kind, "full");
     run->res.setup_s = e->setup_s;
     *out = e;
@@ -856,6 +869,7 @@ gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, g
         run->res.profile = run->profile;
     }
     run->res.total_s = run->res.setup_s + run->res.solve_s;
+    gs_driver_mem_record(run, e->mem_setup_peak);
     e->last_it = kr.iterations;
     if (!e->full_it && strcmp(e->setup_kind, "full") == 0) e->full_it = kr.iterations > 0 ? kr.iterations : 1;
     gs_driver_record_reason(&kr, io->interrupt ? (int)*io->interrupt : 0, &run->res);
@@ -994,11 +1008,22 @@ void gs_driver_print_summary(const gs_config *c, const gs_problem *p, const gs_r
                 "set-up %.2f ms, part of setup\n", mb, 1e3 * run->upload_s, 1e3 * run->transfer_s,
                 mb / 1e3 / run->transfer_s, 1e3 * (run->upload_s - run->transfer_s));
     }
+    const char *label = "memory    ";
+    if (r->device_peak_gb > 0) {
+        char per_row[48] = "";
+        if (r->ranks <= 1 && r->rows > 0)
+            snprintf(per_row, sizeof per_row, " (%.0f bytes a row)",
+                     1e9 * r->device_peak_gb / (double)r->rows);
+        gs_outf(out, "%sdevice peak %.2f GB%s%s, the setup's %.2f GB; the pool holds %.2f GB\n",
+                label, r->device_peak_gb, per_row, r->ranks > 1 ? " on rank 0" : "",
+                (double)run->mem_setup_peak / 1e9, (double)run->mem_pool / 1e9);
+        label = "          ";
+    }
     double took = 0.0;
     const size_t grown = gs_backend_pool_prepared(&took);
     if (grown && run->upload_s > 0)
-        gs_outf(out, "memory    device pool grown by %.2f GB%s while the problem was read (%.2f "
-                "ms); the setup waited %.2f ms for it%s\n", (double)grown / 1e9,
+        gs_outf(out, "%sdevice pool grown by %.2f GB%s while the problem was read (%.2f "
+                "ms); the setup waited %.2f ms for it%s\n", label, (double)grown / 1e9,
                 r->ranks > 1 ? " on rank 0" : "", 1e3 * took, 1e3 * run->pool_wait_s,
                 r->ranks > 1 ? " (the slowest rank)" : "");
     print_hints(run, out);

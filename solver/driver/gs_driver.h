@@ -69,6 +69,9 @@ typedef struct gs_run {
     /* several right-hand sides (problem.rhs with nrhs > 1 columns): each column's iterations,
      * whether it converged, its true residual; whether they ran together (block CG) */
     int nrhs, together;
+    /* device memory (bytes; 0 on the host): the most in use during the setup (of rank 0 under
+     * MPI), and what the device pool held at the solve's end (in use or kept for reuse) */
+    size_t mem_setup_peak, mem_pool;
     int *col_it, *col_conv;
     double *col_res;
 } gs_run;

@@ -76,6 +76,7 @@ gs_status gs_driver_run_block(gs_engine *e, const gs_config *c, const gs_problem
     GS_CHECK(gs_backend_get(e->loc)->sync());
     run->res.solve_s = gs_time_now() - run->t_solve0;
     run->res.total_s = run->res.setup_s + run->res.solve_s;
+    gs_driver_mem_record(run, e->mem_setup_peak);
     /* each column's true residual ||b - A x|| / ||b|| */
     GS_CHECK(gs_block_spmm(e->pc.A, k, Xk, W));
     GS_CHECK(gs_block_axpby(n, k, one, Bk, mone, W));

@@ -127,6 +127,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     if (loc != GS_LOC_HOST) { /* the device pool grown while the problem was read: mostly 0 */
         run->pool_wait_s = gs_backend_pool_wait();
         GS_CHECK(gs_comm_max(&run->pool_wait_s, 1));
+        gs_backend_mem_reset_peak(); /* the setup's peak of device memory from here */
     }
     gs_select_request rq = gs_driver_select_request(c);
     const double h0 = gs_backend_h2d_seconds();
@@ -188,6 +189,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     GS_CHECK(gs_backend_get(loc)->sync());
     GS_CHECK(gs_comm_barrier());
     run->res.setup_s = gs_time_now() - t0;
+    const size_t setup_peak = gs_backend_mem_now().peak;
     run->res.comm_setup_s = comm_max();
     GS_CHECK(gs_comm_max(&run->res.setup_s, 1));
 
@@ -203,6 +205,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     run->res.comm_solve_s = comm_max();
     GS_CHECK(gs_comm_max(&run->res.solve_s, 1)); /* the slowest rank's */
     run->res.total_s = run->res.setup_s + run->res.solve_s;
+    gs_driver_mem_record(run, setup_peak);
     gs_driver_record_reason(&kr, g_signal ? (int)*g_signal : 0, &run->res);
     GS_CHECK(gs_driver_true_residual(&Aop, b, x, w, run->res.bnorm, &run->res.rel_residual));
     /* the solution on rank 0 */

@@ -65,6 +65,7 @@ struct gs_engine {
      * yet) and of the last solve */
     int full_it, last_it;
     double full_setup_s; /* the last full setup's seconds */
+    size_t mem_setup_peak; /* the most device memory in use during the last setup (bytes) */
     char setup_kind[16]; /* what the last setup was: "full" or "prolongator" */
 };
 
@@ -72,6 +73,10 @@ struct gs_engine {
  * fields, the matrix's size (when p holds one) and the host threads */
 void gs_driver_record_begin(const gs_config *c, const gs_problem *p, gs_run *run,
                             const gs_driver_io *io);
+
+/* run's device memory: the setup's peak (setup_peak), the peak since the setup began and the
+ * pool's bytes now (gs_backend_mem), at a solve's end */
+void gs_driver_mem_record(gs_run *run, size_t setup_peak);
 
 /* the engine's preconditioner built (the one it had destroyed first) from its matrix (e->dA or
  * p->A), then its A operator: the preconditioner's (AMG's finest level) or one made by the spmv

@@ -18,6 +18,7 @@ gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p
     gs_run_release(run); /* the record anew, as a setup's */
     gs_driver_record_begin(c, p, run, io);
     GS_CHECK(gs_driver_choose_backend(c, &e->loc, &run->res));
+    gs_backend_mem_reset_peak(); /* this setup's peak of device memory */
     double t0 = gs_time_now();
     if (e->dA && !e->dA_borrowed) { /* the new values up (the pattern is the device copy's) */
         if (p->A->nnz != e->dA->nnz)
@@ -58,6 +59,7 @@ gs_status gs_driver_update(gs_engine *e, const gs_config *c, const gs_problem *p
     }
     GS_CHECK(gs_backend_get(e->loc)->sync());
     e->setup_s = gs_time_now() - t0;
+    e->mem_setup_peak = gs_backend_mem_now().peak;
     if (strcmp(e->setup_kind, "full") == 0) e->full_setup_s = e->setup_s;
     run->res.setup_s = e->setup_s;
 done:

@@ -83,6 +83,8 @@ typedef struct gs_result {
     double comm_setup_s, comm_solve_s; /* of setup_s and solve_s, the time in communication
                                           (halo exchanges with their staging copies, reductions,
                                           gathers; the most of any rank); 0 with one rank */
+    double device_peak_gb; /* the most device memory in use from the setup's start to the
+                            * solve's end (GB, rank 0's under MPI); 0 on the host */
 } gs_result;
 
 #ifdef __cplusplus

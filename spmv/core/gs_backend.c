@@ -35,7 +35,8 @@ gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
 double gs_cuda_h2d_seconds(void);
 unsigned long long gs_cuda_d2h_bytes(void);
-size_t gs_cuda_pool_bytes(void);
+void gs_cuda_mem(size_t *used, size_t *peak, size_t *reserved);
+void gs_cuda_mem_reset_peak(void);
 void gs_cuda_pool_prepare(size_t bytes);
 double gs_cuda_pool_wait(void);
 size_t gs_cuda_pool_prepared(double *took_s);
@@ -207,12 +208,26 @@ long gs_backend_cuda_live(void)
 #endif
 }
 
-double gs_backend_pool_gb(void)
+gs_backend_mem gs_backend_mem_now(void)
+{
+    gs_backend_mem m = {0, 0, 0};
+#ifdef GS_HAVE_CUDA
+    if (g_device_ready) gs_cuda_mem(&m.used, &m.peak, &m.pool);
+#endif
+    return m;
+}
+
+void gs_backend_mem_text(char *buf, size_t len)
+{
+    const gs_backend_mem m = gs_backend_mem_now();
+    snprintf(buf, len, "; device used %.2f GB, peak %.2f GB, pool %.2f GB", (double)m.used / 1e9,
+             (double)m.peak / 1e9, (double)m.pool / 1e9);
+}
+
+void gs_backend_mem_reset_peak(void)
 {
 #ifdef GS_HAVE_CUDA
-    return (double)gs_cuda_pool_bytes() / 1e9;
-#else
-    return 0.0;
+    if (g_device_ready) gs_cuda_mem_reset_peak();
 #endif
 }
 

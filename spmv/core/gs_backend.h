@@ -162,9 +162,18 @@ gs_status gs_backend_cuda_init(int device, char *desc, size_t desc_len);
  * backend choice that follows meets it again and says why. 1 when the backend runs. */
 int gs_backend_cuda_start(const char *backend, int device);
 
-/* The gigabytes of device memory the CUDA backend's pool holds now (what the setup has grown it
- * to: the pool keeps freed blocks); 0 without CUDA. For the setup traces. */
-double gs_backend_pool_gb(void);
+
+/* The CUDA backend's device memory (all its arrays come from the device's pool): bytes in use
+ * now, the most in use since gs_backend_mem_reset_peak (or the start), and the bytes the pool
+ * holds (in use or kept after a free); zeros without CUDA. */
+typedef struct gs_backend_mem {
+    size_t used, peak, pool;
+} gs_backend_mem;
+gs_backend_mem gs_backend_mem_now(void);
+/* Restart the peak at the bytes in use now. */
+void gs_backend_mem_reset_peak(void);
+/* "; device used U GB, peak P GB, pool Q GB" (the setup traces) */
+void gs_backend_mem_text(char *buf, size_t len);
 
 /* Grow the CUDA backend's device pool by about `bytes` in the background (a thread of its own),
  * ahead of a setup that will want that much: called while the problem is still being read, so

@@ -504,6 +504,32 @@ extern "C" size_t gs_cuda_pool_bytes(void)
     return (size_t)r;
 }
 
+/* the device pool's bytes in use now, the most in use since the last reset, and reserved */
+extern "C" void gs_cuda_mem(size_t *used, size_t *peak, size_t *reserved)
+{
+    cudaMemPool_t pool;
+    int dev = 0;
+    uint64_t u = 0, h = 0, r = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+        (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &u);
+        (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &h);
+        (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
+    }
+    (void)cudaGetLastError();
+    *used = (size_t)u, *peak = (size_t)h, *reserved = (size_t)r;
+}
+
+/* the most in use from now on (cudaMemPoolAttrUsedMemHigh set to 0 restarts it at the current) */
+extern "C" void gs_cuda_mem_reset_peak(void)
+{
+    cudaMemPool_t pool;
+    int dev = 0;
+    uint64_t zero = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero);
+    (void)cudaGetLastError();
+}
+
 /* ---- the pool grown ahead of a setup (gs_backend_pool_prepare)
  *
  * The driver grows a pool slowly and, for processes sharing a node, one process at a time:

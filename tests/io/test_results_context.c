@@ -55,10 +55,11 @@ static void check_csv_amg(const char *path)
     /* the standard columns first, as before; the context's after them; then the profile, the
      * ranks and the communication times; the settings hash and the provenance last */
     CHECK(gs_csv_table_col(t, "case") == 0 && gs_csv_table_col(t, "coarse_s") == 28);
-    CHECK(gs_csv_table_col(t, "rtol") == 29 && gs_csv_table_col(t, "timestamp") == t->ncols - 15);
-    CHECK(gs_csv_table_col(t, "profile") == t->ncols - 14);
-    CHECK(gs_csv_table_col(t, "ranks") == t->ncols - 13 &&
-          gs_csv_table_col(t, "comm_solve_s") == t->ncols - 11);
+    CHECK(gs_csv_table_col(t, "rtol") == 29 && gs_csv_table_col(t, "timestamp") == t->ncols - 16);
+    CHECK(gs_csv_table_col(t, "profile") == t->ncols - 15);
+    CHECK(gs_csv_table_col(t, "ranks") == t->ncols - 14 &&
+          gs_csv_table_col(t, "comm_solve_s") == t->ncols - 12 &&
+          gs_csv_table_col(t, "device_peak_gb") == t->ncols - 11);
     CHECK(gs_csv_table_col(t, "settings") == t->ncols - 10 &&
           gs_csv_table_col(t, "x0") == t->ncols - 1);
     /* the settings hash: 16 hex digits, another for another configuration */
@@ -176,7 +177,7 @@ static void check_old_header(void)
     CHECK_OK(gs_results_csv_append(path, &r));
     CHECK_OK(gs_results_csv_read(path, &t));
     if (!t) return;
-    CHECK(t->ncols == 71 && t->nrows == 2 && t->bad_rows == 0 && t->torn_bytes == 0);
+    CHECK(t->ncols == 72 && t->nrows == 2 && t->bad_rows == 0 && t->torn_bytes == 0);
     CHECK(gs_csv_table_col(t, "coarse_s") == 28 && gs_csv_table_col(t, "rtol") == 29);
     CHECK(!strcmp(gs_csv_table_get(t, 0, "case"), "old") &&
           !strcmp(gs_csv_table_get(t, 0, "iterations"), "12") &&
