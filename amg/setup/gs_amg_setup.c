@@ -316,16 +316,11 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     if (p->nullspace_constant) GS_CHECK(constant_coef(p, A->rows, k, &ccoef));
     amg->lev[0].A = A;
     amg->nlev = 1;
-    { /* the finest operator's format first: the Lanczos steps below run in it */
-        gs_amg_level_report *R0 = &amg->rep.level[0];
-        GS_CHECK(gs_amg_sync(amg, &t0));
-        gs_amg_trace(amg, 0, NULL);
-        GS_CHECK(make_op(amg, A, 0, GS_AMG_OP_A, &amg->lev[0].MA, R0->format, sizeof R0->format,
-                         R0));
-        gs_amg_trace(amg, 0, "format of A");
-        GS_CHECK(gs_amg_sync(amg, &t1));
-        ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
-    }
+    /* the finest operator as a CSR view (no copy) for the Lanczos steps and the choices below;
+     * its format is made with the other levels' once the hierarchy stands, so that it does not
+     * sit beside level 0's Galerkin product (3D Poisson's CDS form: 56 bytes a row) */
+    GS_CHECK(gs_spmat_create(A, GS_FORMAT_CSR, NULL, &amg->lev[0].MA));
+    int view0 = 1; /* lev[0].MA is that view */
     { /* level 0's diagonal (checked: the user's input), then the method and smoother left
        * open, chosen from A */
         GS_CHECK(gs_amg_sync(amg, &t0));
@@ -449,6 +444,10 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         /* an empty matrix has complexities 1 (no division by its zero size) */
         amg->rep.operator_complexity += nnz0 > 0 ? (double)L->A->nnz / nnz0 : 1.0;
         amg->rep.grid_complexity += rows0 > 0 ? (double)n / rows0 : 1.0;
+        if (l == 0 && view0) { /* the finest level's view gives way to its format */
+            gs_spmat_destroy(&L->MA);
+            view0 = 0;
+        }
         if (!L->MA) {
             GS_CHECK(make_op(amg, L->A, l, GS_AMG_OP_A, &L->MA, R->format, sizeof R->format,
                              R));

@@ -8,7 +8,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 unquote() { sed 's/"[^"]*"/Q/g' "$@"; } # a quoted field (a GPU name holds a comma) as one word
 rm -rf "$W"; mkdir -p "$W"; cd "$W" || exit 1
 R=$W/res
-ncols=78
+ncols=79
 
 out=$("$G" "$SRC/batch_small.cfg" --set batch.results="$R" 2>&1); code=$?
 echo "$out"
@@ -23,13 +23,13 @@ for i in 0 1 2; do
     [ -z "$(tail -c 1 "$f")" ] || fail "$f does not end with a newline"
     unquote "$f" | awk -F, -v n=$ncols 'NF != n { exit 1 }' || fail "$f: a row without $ncols fields"
     for fmt in csr cmrs cds; do
-        unquote "$f" | grep -Eq ",$i,$fmt,1,converged,[^,]*,case-00$i/$fmt-1,0,1e-08,0,2000,30,1,,.*,[0-9T:-]+Z,,1,0\.000000,0\.000000,[0-9a-f]{16},[^,]+,[^,]+,none,[^,]+,[^,]+,[^,]+,[0-9.]+,(auto|Ax),auto$" \
+        unquote "$f" | grep -Eq ",$i,$fmt,1,converged,[^,]*,case-00$i/$fmt-1,0,1e-08,0,2000,30,1,,.*,[0-9T:-]+Z,,1,0\.000000,0\.000000,0\.000,[0-9a-f]{16},[^,]+,[^,]+,none,[^,]+,[^,]+,[^,]+,[0-9.]+,(auto|Ax),auto$" \
             || fail "$f: no converged row for $fmt"
         [ -s "$R/case-00$i/$fmt-1.h5" ] || fail "HDF5 record case-00$i/$fmt-1.h5 missing"
         [ -s "$R/case-00$i/$fmt-1.history.csv" ] || fail "history case-00$i/$fmt-1 missing"
     done
 done
-head -1 "$R/case-000.csv" | grep -q '^case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error,formats,operator_complexity,grid_complexity,strength_s,aggregation_s,prolongator_s,rap_s,convert_s,coarse_s,case_index,requested_format,repeat,status,message,record,warmup,rtol,atol,max_iters,restart,threads,amg_strength,amg_theta,amg_aggregation,amg_smoother,amg_cycle,amg_presweeps,amg_postsweeps,amg_chebyshev_degree,amg_coarse_chebyshev_degree,amg_chebyshev_ratio,amg_smoother_omega,amg_prolongator_omega,amg_smooth_prolongator,amg_filter,amg_galerkin,amg_max_levels,amg_coarse_size,amg_block_size,amg_method,amg_restriction,version,commit,timestamp,profile,ranks,comm_setup_s,comm_solve_s,settings,host,cpu,gpu,gpu_driver,cuda,mpi,hdf5,rhs,x0$' \
+head -1 "$R/case-000.csv" | grep -q '^case,matrix,rows,nnz,solver,preconditioner,format,levels,iterations,reason,converged,rel_residual,setup_s,solve_s,total_s,backend,device,cols,read_s,error,formats,operator_complexity,grid_complexity,strength_s,aggregation_s,prolongator_s,rap_s,convert_s,coarse_s,case_index,requested_format,repeat,status,message,record,warmup,rtol,atol,max_iters,restart,threads,amg_strength,amg_theta,amg_aggregation,amg_smoother,amg_cycle,amg_presweeps,amg_postsweeps,amg_chebyshev_degree,amg_coarse_chebyshev_degree,amg_chebyshev_ratio,amg_smoother_omega,amg_prolongator_omega,amg_smooth_prolongator,amg_filter,amg_galerkin,amg_max_levels,amg_coarse_size,amg_block_size,amg_method,amg_restriction,version,commit,timestamp,profile,ranks,comm_setup_s,comm_solve_s,device_peak_gb,settings,host,cpu,gpu,gpu_driver,cuda,mpi,hdf5,rhs,x0$' \
     || fail "CSV header"
 
 # --list, --case, a rerun skips what is recorded

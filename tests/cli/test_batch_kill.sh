@@ -7,7 +7,7 @@ G=$1; SRC=$2; W=$3
 fail() { echo "FAIL: $*"; exit 1; }
 unquote() { sed 's/"[^"]*"/Q/g' "$@"; } # a quoted field (a GPU name holds a comma) as one word
 rm -rf "$W"; mkdir -p "$W"; cd "$W" || exit 1
-ncols=78; runs=20
+ncols=79; runs=20
 
 rows() { cat "$1"/case-*.csv 2>/dev/null | grep -vc '^case,'; }
 check_files() { # no torn or short rows

@@ -5,7 +5,9 @@
  *   - Jacobi-CG on 3D Poisson 24^3 with spmv.format = measure (every format converted and timed).
  * Every run that fails must fail with GS_ERR_NOMEM and a message naming the bytes asked, free
  * every host and device block it took, and leave the device usable; the last run must converge.
- * (A failure the code absorbs ends in success; such runs are counted.) */
+ * (A failure the code absorbs ends in success; such runs are counted.) Before that, a whole
+ * AMG solve's record of device memory: its peaks at least the device copy of A and what the
+ * pool holds, the setup's at most the whole run's. */
 #include <stdlib.h>
 
 #include "gs_backend.h"
@@ -13,6 +15,8 @@
 #include "gs_driver.h"
 #include "gs_mem.h"
 #include "gs_test.h"
+
+static double g_peak_gb, g_setup_gb, g_pool_gb; /* the last whole solve's device memory */
 
 /* one whole device solve with the settings sets[0..n) */
 static gs_status full_solve(const char *const *sets, int n, int *converged, double *relres)
@@ -31,6 +35,9 @@ static gs_status full_solve(const char *const *sets, int n, int *converged, doub
     GS_CHECK(gs_app_solve(&c, p, &run, stdout));
     *converged = run.res.converged;
     *relres = run.res.rel_residual;
+    g_peak_gb = run.res.device_peak_gb;
+    g_setup_gb = (double)run.mem_setup_peak / 1e9;
+    g_pool_gb = (double)run.mem_pool / 1e9;
 done:
     gs_run_release(&run);
     gs_problem_destroy(&p);
@@ -95,6 +102,15 @@ int main(void)
     static const char *measure[] = {"problem.generate.type=poisson", "problem.generate.size=24",
                                     "solver.type=cg", "solver.preconditioner=jacobi",
                                     "spmv.format=measure"};
+    { /* the record of device memory: 3D Poisson 32^3's A alone is 32768 x 7 - 6 x 1024 entries */
+        int converged = 0;
+        double relres = 0.0, a_gb = (12.0 * (32768.0 * 7 - 6 * 1024) + 4.0 * 32769) / 1e9;
+        CHECK_OK(full_solve(amg, 5, &converged, &relres));
+        CHECK_MSG(g_setup_gb >= a_gb && g_peak_gb >= g_setup_gb && g_pool_gb >= g_peak_gb &&
+                      g_peak_gb < 1.0,
+                  "device memory: A %.4f GB, setup peak %.4f GB, run peak %.4f GB, pool %.4f GB",
+                  a_gb, g_setup_gb, g_peak_gb, g_pool_gb);
+    }
     inject_all("AMG-PCG, auto formats", amg, 5);
     inject_all("Jacobi-CG, measured format", measure, 5);
     return gs_test_result("test_alloc_solve_gpu");

@@ -34,8 +34,8 @@ out=$("$G" stats.cfg 2>&1); code=$?
 hdr=$(head -1 res/case-000.csv)
 echo "$hdr" | grep -q ',record,warmup,rtol,atol,max_iters,restart,threads,amg_strength,' \
     || fail "case CSV header: $hdr"
-echo "$hdr" | grep -q ',amg_block_size,amg_method,amg_restriction,version,commit,timestamp,profile,ranks,comm_setup_s,comm_solve_s,settings,host,cpu,gpu,gpu_driver,cuda,mpi,hdf5,rhs,x0$' || fail "case CSV header end"
-grep -Eq '^p12,.*,case-000/csr-2,0,1e-08,0,2000,[0-9]+,1,(,){20}[0-9][^,]*,[^,]*,20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z,,1,0\.000000,0\.000000,[0-9a-f]{16},.*$' res/case-000.csv \
+echo "$hdr" | grep -q ',amg_block_size,amg_method,amg_restriction,version,commit,timestamp,profile,ranks,comm_setup_s,comm_solve_s,device_peak_gb,settings,host,cpu,gpu,gpu_driver,cuda,mpi,hdf5,rhs,x0$' || fail "case CSV header end"
+grep -Eq '^p12,.*,case-000/csr-2,0,1e-08,0,2000,[0-9]+,1,(,){20}[0-9][^,]*,[^,]*,20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z,,1,0\.000000,0\.000000,0\.000,[0-9a-f]{16},.*$' res/case-000.csv \
     || fail "the csr repeat 2 row of p12 does not carry rtol, max_iters, threads, version, time"
 grep -q '^short,.*,0,1e-08,0,4,' res/case-001.csv || fail "case short: max_iters 4 not recorded"
 
