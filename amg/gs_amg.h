@@ -181,6 +181,15 @@ typedef struct gs_amg_params {
     const gs_select_request *select;
     int trace;                 /* print every setup step's time to stderr (and each operator's
                                 * format choice) */
+    /* free the arrays of the CSR copies the one-vector cycle does not read, each as soon as
+     * its level's format is made (the operators whose format is its own layout: CDS, CMRS,
+     * SURAA), so that they never sit beside the formats: GS_AMG_DROP_OWN the AMG's own (A of
+     * the levels below the finest, R), GS_AMG_DROP_ALL the finest level's A too (the caller's
+     * matrix, whose arrays the caller then reads no more; its sizes stay). Afterwards the
+     * hierarchy takes no re-setup and no block cycle (both refuse). Not with a smoother that
+     * reads the CSR (Gauss-Seidel): A stays then. 0: keep all (a re-setup or several
+     * right-hand sides may follow). */
+    int drop_csr;
     int keep_tentative;        /* keep each level's tentative prolongator (and the filter's
                                 * weights) for a re-setup that smooths P anew
                                 * (GS_AMG_REUSE_VALUES) */
@@ -190,6 +199,8 @@ typedef struct gs_amg_params {
                                 * spmv.levels) and the diagonal check of the user's matrix count
                                 * from it; 0 normally */
 } gs_amg_params;
+
+enum { GS_AMG_DROP_NONE = 0, GS_AMG_DROP_OWN = 1, GS_AMG_DROP_ALL = 2 };
 
 void gs_amg_params_default(gs_amg_params *p);
 

@@ -69,6 +69,7 @@ struct gs_amg {
     gs_spgemm_method m; /* the Galerkin method the setup resolved */
     double *zc;
     int resetting; /* inside gs_amg_resetup: rho by the short Lanczos estimate */
+    int64_t dropped_bytes; /* CSR arrays freed after their formats were made (p.drop_csr) */
 };
 
 /* the data-parallel steps at loc (gs_backend.c's registry) */

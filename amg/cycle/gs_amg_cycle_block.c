@@ -89,6 +89,9 @@ done:
 
 gs_status gs_amg_apply_block(gs_amg *amg, int k, const gs_vec *R, gs_vec *Z)
 {
+    if (amg->p.drop_csr)
+        return GS_ERROR(GS_ERR_ARG, "amg: this hierarchy freed its CSR copies after the setup "
+                        "(amg drop_csr: one solve of one vector); a block cycle needs them");
     gs_status st = GS_OK;
     if (!gs_amg_has_block(amg))
         return GS_ERROR(GS_ERR_UNSUPPORTED, "amg: the smoother %s has no block form",

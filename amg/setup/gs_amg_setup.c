@@ -85,6 +85,23 @@ done:
     return st;
 }
 
+/* M's format is a layout of its own (not a view of the CSR it was made from) */
+static int own_layout(const gs_spmat *M)
+{
+    return M && M->format != GS_FORMAT_CSR && M->format != GS_FORMAT_CUSPARSE;
+}
+
+/* the arrays of C freed (its sizes kept) where amg->p.drop_csr allows (own: the AMG's copy,
+ * else the caller's finest A) and C's format M does not read them */
+static void drop_csr(gs_amg *amg, const gs_csr *C, const gs_spmat *M, int own)
+{
+    if (!C || !own_layout(M) || amg->p.drop_csr < (own ? GS_AMG_DROP_OWN : GS_AMG_DROP_ALL))
+        return;
+    gs_csr *W = (gs_csr *)C; /* the caller's finest A under GS_AMG_DROP_ALL: its arrays given */
+    amg->dropped_bytes += (int64_t)gs_csr_bytes(W);
+    amg->be->csr_free(W);
+}
+
 /* D^-1 (checked) and rho(D^-1 A) of level l */
 gs_status gs_amg_level_diag(gs_amg *amg, int l, const char *where)
 {
@@ -316,10 +333,12 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     if (p->nullspace_constant) GS_CHECK(constant_coef(p, A->rows, k, &ccoef));
     amg->lev[0].A = A;
     amg->nlev = 1;
-    /* the finest operator as a CSR view (no copy) for the Lanczos steps and the choices below;
-     * its format is made with the other levels' once the hierarchy stands, so that it does not
-     * sit beside level 0's Galerkin product (3D Poisson's CDS form: 56 bytes a row) */
-    GS_CHECK(gs_spmat_create(A, GS_FORMAT_CSR, NULL, &amg->lev[0].MA));
+    /* the finest operator as a CSR view (no copy; cuSPARSE's on the GPU) for the Lanczos steps
+     * and the choices below; its format is made with the other levels' once the hierarchy
+     * stands, so that it does not sit beside level 0's Galerkin product (3D Poisson's CDS form:
+     * 56 bytes a row) */
+    GS_CHECK(gs_spmat_create(A, A->loc == GS_LOC_HOST ? GS_FORMAT_CSR : GS_FORMAT_CUSPARSE, NULL,
+                             &amg->lev[0].MA));
     int view0 = 1; /* lev[0].MA is that view */
     { /* level 0's diagonal (checked: the user's input), then the method and smoother left
        * open, chosen from A */
@@ -453,6 +472,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
                              R));
             gs_amg_trace(amg, l, "format of A");
         }
+        if (!amg->p.smoother->reads_csr && l + 1 < amg->nlev) /* the coarsest keeps its CSR */
+            drop_csr(amg, L->A, L->MA, l > 0);
         if (L->P) {
             GS_CHECK(make_op(amg, L->P, l, GS_AMG_OP_P, &L->MP, R->format_p, sizeof R->format_p,
                              NULL));
@@ -460,6 +481,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             GS_CHECK(make_op(amg, L->R, l, GS_AMG_OP_R, &L->MR, R->format_r, sizeof R->format_r,
                              NULL));
             gs_amg_trace(amg, l, "format of R");
+            drop_csr(amg, L->R, L->MR, 1);
+            if (amg->p.drop_csr) gs_csr_destroy(&L->T); /* a values re-setup's: none follows */
         }
         if (l > 0) {
             GS_CHECK(gs_vec_create(n, amg->loc, &L->x));

@@ -70,6 +70,7 @@ const gs_smoother gs_smoother_gs = {
     .help = "two-stage Gauss-Seidel with the l1 diagonal: (D + L)^-1 by an inner Jacobi "
             "step, forward before the coarse correction and backward after it",
     .whole_rows = 1,
+    .reads_csr = 1,
     .setup = gs_setup,
     .apply = gs_apply,
     .destroy = gs_destroy,

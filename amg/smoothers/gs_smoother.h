@@ -38,6 +38,8 @@ struct gs_smoother {
     /* setup reads the level's whole rows (l1 row sums): across MPI ranks it is given the rank's
      * rows with their halo columns after the own ones (compact), else the diagonal block */
     int whole_rows;
+    /* apply reads the level's CSR (L->A's arrays), not only its format */
+    int reads_csr;
     /* the level's state (weights, bounds, its own diagonal), freed by destroy */
     gs_status (*setup)(const gs_smoother_level *L, void **state);
     /* one sweep on A x = b; x_zero: x is zero on entry (not read); post: a post-smoothing

@@ -698,8 +698,12 @@ gs_status gs_driver_engine_pc(gs_engine *e, const gs_config *c, const gs_problem
         GS_FAIL(GS_ERR_CONFIG, "solver.preconditioner = \"%s\" is not one of: %s",
                 c->solver.preconditioner, gs_precond_choices());
     if (e->pc.destroy) e->pc.destroy(e->pc.state);
+    const int own_dA = e->dA && !e->dA_borrowed; /* the device copy is the engine's */
     e->pc = (gs_pc_build){.c = c, .p = p, .A = e->dA ? e->dA : p->A, .loc = e->loc,
-                          .where = where, .run = run};
+                          .where = where, .run = run,
+                          .drop_csr = !e->one_shot ? GS_AMG_DROP_NONE
+                                      : own_dA    ? GS_AMG_DROP_ALL
+                                                  : GS_AMG_DROP_OWN};
     e->amg = NULL;
     GS_CHECK(pc->build(&e->pc));
     e->amg = e->pc.amg;
@@ -750,6 +754,7 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
     GS_CHECK(gs_alloc_array(1, sizeof *e, "solver", (void **)&e));
     memset(e, 0, sizeof *e);
     e->n = A->rows;
+    e->one_shot = io->one_shot;
     GS_CHECK(gs_driver_choose_backend(c, &e->loc, &run->res));
     if (p->A_dev && e->loc != GS_LOC_DEVICE)
         GS_FAIL(GS_ERR_ARG, "the matrix was given in device memory, and this run is on the host "
@@ -775,6 +780,9 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
         run->transfer_s = gs_backend_h2d_seconds() - h0;
     }
     GS_CHECK(gs_driver_engine_pc(e, c, p, where, run));
+    if (e->one_shot && !e->amg && e->dA && !e->dA_borrowed && e->aop.M &&
+        e->aop.M->format != GS_FORMAT_CSR && e->aop.M->format != GS_FORMAT_CUSPARSE)
+        gs_backend_get(e->loc)->csr_free(e->dA); /* its format is a layout of its own */
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->b));
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->x));
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->w));
@@ -889,7 +897,10 @@ gs_status gs_driver_solve(const gs_config *c, const gs_problem *p, gs_run *run,
 {
     gs_status st = GS_OK;
     gs_engine *e = NULL;
-    GS_CHECK(gs_driver_setup(c, p, run, io, &e));
+    gs_driver_io once = *io; /* one setup, one solve: one vector frees what only more would read */
+    once.one_shot = p->nrhs <= 1;
+    GS_CHECK(gs_driver_setup(c, p, run, &once, &e));
+    run->out = &io->out; /* the caller's, not the copy's */
     if (p->nrhs > 1) {
         GS_CHECK(gs_driver_run_columns(e, c, p, run, io));
     } else {

@@ -23,6 +23,9 @@ typedef struct gs_driver_io {
     int threads;             /* host threads when run.threads is 0 (0: OpenMP's default) */
     const char *threads_why; /* where that count came from ("": OpenMP's default) */
     int threads_exact;       /* the user asked for that count: not reduced on small problems */
+    int one_shot; /* one solve of one vector follows the setup, and no re-setup: the setup frees
+                   * the CSR copies whose formats do not read them (gs_amg_params.drop_csr, and
+                   * the matrix's device copy beside its SpMV format) */
 } gs_driver_io;
 
 typedef struct gs_run {

@@ -7,6 +7,7 @@
  * classical hierarchy and Gauss-Seidel stage against the host's, and the cycle replayed from a
  * CUDA graph with cuSPARSE operators, allocating nothing (exit 77 without a GPU). */
 #include "test_amg_util.h"
+#include "gs_amg_internal.h"
 
 /* Two-stage Gauss-Seidel's stage (ops->gs_stage): started from g = D^-1 r and repeated, it is
  * the triangular solve by substitution after as many steps as the triangle is deep (T nilpotent),
@@ -551,6 +552,68 @@ static gs_csr *jump3d(int n)
  * at theta = 0.25 on jumping coefficients. A cuSPARSE buffer allocated at the first SpMV became
  * an allocation of the graph and its second launch failed (cudaErrorInvalidValue); the buffers
  * are now made with the operators, so an application allocates nothing */
+/* drop_csr: the hierarchy frees the CSR arrays its formats do not read (OWN: below the finest;
+ * ALL: the finest's too) and cycles exactly as one that keeps them (the same z = M r); the
+ * Gauss-Seidel smoother keeps A's; re-setup and block cycles refuse with a message */
+static void test_drop_csr(gs_loc loc)
+{
+    const char *where = loc == GS_LOC_HOST ? "host" : "GPU";
+    gs_csr *A = generate("poisson", 24, 7, 1), *dA[3] = {NULL, NULL, NULL};
+    gs_amg *amg[3] = {NULL, NULL, NULL};
+    gs_vec *r = NULL, *z = NULL, *z0 = NULL;
+    gs_select_request rq = {.format = "auto", .levels = NULL};
+    gs_format_params_default(&rq.params);
+    for (int d = 0; d < 3 && A; d++) { /* drop_csr NONE, OWN, ALL */
+        gs_amg_params p;
+        gs_amg_params_default(&p);
+        p.select = &rq;
+        p.drop_csr = d;
+        CHECK_OK(gs_csr_upload(A, loc, &dA[d]));
+        if (dA[d]) CHECK_OK(gs_amg_setup(dA[d], &p, "drop test", &amg[d]));
+    }
+    if (!amg[0] || !amg[1] || !amg[2]) goto out;
+    CHECK_OK(gs_vec_create(A->rows, loc, &r));
+    CHECK_OK(gs_vec_create(A->rows, loc, &z));
+    CHECK_OK(gs_vec_create(A->rows, loc, &z0));
+    CHECK_OK(gs_vec_fill(1.0, r));
+    CHECK_OK(gs_amg_apply(amg[0], r, z0));
+    double *h0 = calloc((size_t)A->rows, sizeof *h0), *h = calloc((size_t)A->rows, sizeof *h);
+    CHECK_OK(gs_vec_get_host(z0, h0));
+    for (int d = 1; d < 3; d++) {
+        const gs_amg_report *rep = gs_amg_get_report(amg[d]);
+        CHECK_OK(gs_amg_apply(amg[d], r, z));
+        CHECK_OK(gs_vec_get_host(z, h));
+        CHECK_MSG(!memcmp(h, h0, (size_t)A->rows * sizeof *h),
+                  "%s drop_csr %d: the cycle differs from the one that keeps its CSR", where, d);
+        /* level 0's A (CDS here) is freed under ALL only; level 1's (its own layout, below the
+         * coarsest) under both; R of level 0 where its format is not a CSR view */
+        CHECK_MSG(rep->levels >= 3 && strcmp(rep->level[0].format, "csr") != 0 &&
+                      (dA[d]->val == NULL) == (d == 2),
+                  "%s drop_csr %d: level 0 (%s) arrays %s", where, d, rep->level[0].format,
+                  dA[d]->val ? "kept" : "freed");
+        gs_status st = gs_amg_resetup(amg[d], GS_AMG_REUSE_PROLONGATOR);
+        CHECK_MSG(st == GS_ERR_ARG && strstr(gs_error_message(), "re-setup needs a full setup"),
+                  "%s drop_csr %d: re-setup: %s", where, d, gs_error_message());
+        gs_error_clear();
+    }
+    CHECK_MSG(dA[0]->val != NULL && amg[0]->dropped_bytes == 0 && amg[1]->dropped_bytes > 0 &&
+                  amg[2]->dropped_bytes - amg[1]->dropped_bytes == (int64_t)gs_csr_bytes(A),
+              "%s: bytes freed by drop_csr 0, 1, 2: %lld, %lld, %lld (A: %.0f)", where,
+              (long long)amg[0]->dropped_bytes, (long long)amg[1]->dropped_bytes,
+              (long long)amg[2]->dropped_bytes, gs_csr_bytes(A));
+    free(h0);
+    free(h);
+out:
+    gs_vec_destroy(&r);
+    gs_vec_destroy(&z);
+    gs_vec_destroy(&z0);
+    for (int d = 0; d < 3; d++) {
+        gs_amg_destroy(&amg[d]);
+        gs_csr_destroy(&dA[d]);
+    }
+    gs_csr_destroy(&A);
+}
+
 static void test_gpu_graph_cusparse(const char *name, gs_csr *A, double theta, const char *fmt)
 {
     gs_amg_params p, ph;
@@ -593,6 +656,7 @@ int main(int argc, char **argv)
     const int gpu = amg_test_gpu(argc, argv);
     if (gpu == 77) return 77;
     if (gpu) {
+        test_drop_csr(GS_LOC_DEVICE);
         test_options(GS_LOC_DEVICE);
         gs_csr *A = generate("poisson", 32, 7, 1);
         test_gpu_classical("poisson 7-pt 32^3", A, GS_KRYLOV_CG);
@@ -621,6 +685,7 @@ int main(int argc, char **argv)
         gs_csr_destroy(&A);
         return gs_test_result("test_amg_solve");
     }
+    test_drop_csr(GS_LOC_HOST);
     test_solves();
     test_classical();
     test_options(GS_LOC_HOST);

@@ -24,6 +24,7 @@ static gs_status build(gs_pc_build *b)
     }
     gs_select_request rq = gs_driver_select_request(b->c);
     ap.select = &rq; /* AMG picks every operator's format through the selector */
+    ap.drop_csr = b->drop_csr;
     GS_CHECK(gs_amg_setup(b->A, &ap, b->where, &amg));
     const gs_amg_report *r = gs_amg_get_report(amg);
     GS_CHECK(gs_driver_record_amg(r, b->run));

@@ -24,6 +24,8 @@ typedef struct gs_pc_build {
     gs_loc loc;
     const char *where; /* the matrix's name in messages */
     gs_run *run;       /* the record: the preconditioner adds what it reports */
+    int drop_csr;      /* GS_AMG_DROP_*: the CSR copies it may free once their formats are made
+                        * (ALL: A's arrays too, the driver's device copy) */
     /* out */
     gs_linop M;          /* the operator (apply NULL: none, the Krylov method runs without) */
     gs_spmat *A_op;      /* the operator it made for A's products (AMG's finest level), which
