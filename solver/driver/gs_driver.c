@@ -785,7 +785,6 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
         gs_backend_get(e->loc)->csr_free(e->dA); /* its format is a layout of its own */
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->b));
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->x));
-    GS_CHECK(gs_vec_create(A->rows, e->loc, &e->w));
     GS_CHECK(gs_backend_get(e->loc)->sync());
     e->setup_s = gs_time_now() - t0;
     e->full_setup_s = e->setup_s;
@@ -883,6 +882,8 @@ gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, g
     gs_driver_record_reason(&kr, io->interrupt ? (int)*io->interrupt : 0, &run->res);
     gs_driver_hints(c, p, &kr, run);
 
+    if (!e->w) /* made after the Krylov method's vectors have gone: not beside them */
+        GS_CHECK(gs_vec_create(e->n, e->loc, &e->w));
     GS_CHECK(gs_driver_true_residual(&e->Aop, e->b, e->x, e->w, run->res.bnorm,
                                      &run->res.rel_residual));
     GS_CHECK(vectors_out(e, x, where));

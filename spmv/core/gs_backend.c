@@ -35,7 +35,7 @@ gs_status gs_cuda_init(int device, char *desc, size_t desc_len);
 extern const gs_backend_ops gs_backend_cuda_ops;
 double gs_cuda_h2d_seconds(void);
 unsigned long long gs_cuda_d2h_bytes(void);
-void gs_cuda_mem(size_t *used, size_t *peak, size_t *reserved);
+void gs_cuda_mem(size_t *used, size_t *peak, size_t *reserved, size_t *total);
 void gs_cuda_mem_reset_peak(void);
 void gs_cuda_pool_prepare(size_t bytes);
 double gs_cuda_pool_wait(void);
@@ -210,9 +210,9 @@ long gs_backend_cuda_live(void)
 
 gs_backend_mem gs_backend_mem_now(void)
 {
-    gs_backend_mem m = {0, 0, 0};
+    gs_backend_mem m = {0, 0, 0, 0};
 #ifdef GS_HAVE_CUDA
-    if (g_device_ready) gs_cuda_mem(&m.used, &m.peak, &m.pool);
+    if (g_device_ready) gs_cuda_mem(&m.used, &m.peak, &m.pool, &m.total);
 #endif
     return m;
 }

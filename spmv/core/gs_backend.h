@@ -165,9 +165,10 @@ int gs_backend_cuda_start(const char *backend, int device);
 
 /* The CUDA backend's device memory (all its arrays come from the device's pool): bytes in use
  * now, the most in use since gs_backend_mem_reset_peak (or the start), and the bytes the pool
- * holds (in use or kept after a free); zeros without CUDA. */
+ * holds (in use or kept after a free), and the device's memory; zeros without CUDA. */
 typedef struct gs_backend_mem {
     size_t used, peak, pool;
+    size_t total; /* the device's memory */
 } gs_backend_mem;
 gs_backend_mem gs_backend_mem_now(void);
 /* Restart the peak at the bytes in use now. */

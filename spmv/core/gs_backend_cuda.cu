@@ -504,9 +504,11 @@ extern "C" size_t gs_cuda_pool_bytes(void)
     return (size_t)r;
 }
 
-/* the device pool's bytes in use now, the most in use since the last reset, and reserved */
-extern "C" void gs_cuda_mem(size_t *used, size_t *peak, size_t *reserved)
+/* the device pool's bytes in use now, the most in use since the last reset, reserved; the
+ * device's memory */
+extern "C" void gs_cuda_mem(size_t *used, size_t *peak, size_t *reserved, size_t *total)
 {
+    size_t f = 0, t = 0;
     cudaMemPool_t pool;
     int dev = 0;
     uint64_t u = 0, h = 0, r = 0;
@@ -515,8 +517,9 @@ extern "C" void gs_cuda_mem(size_t *used, size_t *peak, size_t *reserved)
         (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &h);
         (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
     }
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) t = 0;
     (void)cudaGetLastError();
-    *used = (size_t)u, *peak = (size_t)h, *reserved = (size_t)r;
+    *used = (size_t)u, *peak = (size_t)h, *reserved = (size_t)r, *total = t;
 }
 
 /* the most in use from now on (cudaMemPoolAttrUsedMemHigh set to 0 restarts it at the current) */
