@@ -204,6 +204,11 @@ enum { GS_AMG_DROP_NONE = 0, GS_AMG_DROP_OWN = 1, GS_AMG_DROP_ALL = 2 };
 
 void gs_amg_params_default(gs_amg_params *p);
 
+/* 1 when a setup with drop_csr = GS_AMG_DROP_ALL of a finest matrix of csr_bytes at loc makes
+ * that level's format after its Galerkin product (a CSR view serving the steps before): on the
+ * device, where the CSR takes more than 1/16 of its memory (GSOLVE_AMG_DEFER overrides) */
+int gs_amg_defers_finest(double csr_bytes, gs_loc loc);
+
 /* The Chebyshev smoother of level l holding share of level 0's nonzeros: its degree, and the
  * ratio of its interval's bounds for a degree (the same on the host and the device). */
 int gs_amg_level_degree(const gs_amg_params *p, int l, double share);

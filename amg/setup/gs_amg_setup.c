@@ -9,6 +9,7 @@
 
 #include "gs_amg_internal.h"
 #include "gs_buf.h"
+#include "gs_knob.h"
 #include "gs_log.h"
 #include "gs_time.h"
 
@@ -86,6 +87,15 @@ done:
 }
 
 #define GS_AMG_DEFER_SHARE (1.0 / 16.0)
+
+int gs_amg_defers_finest(double csr_bytes, gs_loc loc)
+{
+    const int64_t defer = gs_knob_i64("GSOLVE_AMG_DEFER", 0, -1); /* forced (tests) */
+    if (loc != GS_LOC_DEVICE) return 0;
+    if (defer >= 0) return defer > 0;
+    const double total = (double)gs_backend_mem_now().total;
+    return total > 0 && csr_bytes > GS_AMG_DEFER_SHARE * total;
+}
 
 /* M's format is a layout of its own (not a view of the CSR it was made from) */
 static int own_layout(const gs_spmat *M)
@@ -341,8 +351,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
      * them instead, and the format is made with the other levels' once the hierarchy stands:
      * it then never sits beside level 0's Galerkin product and its own CSR (3D Poisson 512^3:
      * a peak of 312 instead of 355 bytes a row, the Lanczos steps 30 ms slower) */
-    const int view0 = p->drop_csr == GS_AMG_DROP_ALL && A->loc == GS_LOC_DEVICE &&
-                      gs_csr_bytes(A) > GS_AMG_DEFER_SHARE * (double)gs_backend_mem_now().total;
+    const int view0 = p->drop_csr == GS_AMG_DROP_ALL && gs_amg_defers_finest(gs_csr_bytes(A), A->loc);
     if (view0) {
         GS_CHECK(gs_spmat_create(A, GS_FORMAT_CSR, NULL, &amg->lev[0].MA));
     } else {
@@ -478,6 +487,16 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         /* an empty matrix has complexities 1 (no division by its zero size) */
         amg->rep.operator_complexity += nnz0 > 0 ? (double)L->A->nnz / nnz0 : 1.0;
         amg->rep.grid_complexity += rows0 > 0 ? (double)n / rows0 : 1.0;
+        if (amg->p.drop_csr) { /* what only a re-setup reads (none follows) */
+            gs_csr_destroy(&L->T);
+            gs_buf_destroy(&L->Bw);
+            gs_buf_destroy(&L->agg);
+        }
+        /* where level 0's format was deferred (memory is short), R = P^T is freed while the
+         * format is made beside A's CSR, and made again from P once that CSR has gone (3D
+         * Poisson 640^3: a peak of 307 bytes a row otherwise) */
+        const int remake_r = l == 0 && view0 && L->R && amg->rep.restriction == GS_AMG_RESTRICT_PT;
+        if (remake_r) gs_csr_destroy(&L->R);
         if (l == 0 && view0) gs_spmat_destroy(&L->MA); /* the view gives way to the format */
         if (!L->MA) {
             GS_CHECK(make_op(amg, L->A, l, GS_AMG_OP_A, &L->MA, R->format, sizeof R->format,
@@ -486,6 +505,10 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         }
         if (!amg->p.smoother->reads_csr && l + 1 < amg->nlev) /* the coarsest keeps its CSR */
             drop_csr(amg, L->A, L->MA, l > 0);
+        if (remake_r) {
+            GS_CHECK(gs_spgemm_transpose(L->P, &L->R));
+            gs_amg_trace(amg, l, "R = P^T again");
+        }
         if (L->P) {
             GS_CHECK(make_op(amg, L->P, l, GS_AMG_OP_P, &L->MP, R->format_p, sizeof R->format_p,
                              NULL));
@@ -494,11 +517,6 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
                              NULL));
             gs_amg_trace(amg, l, "format of R");
             drop_csr(amg, L->R, L->MR, 1);
-            if (amg->p.drop_csr) { /* a re-setup's (none follows) */
-                gs_csr_destroy(&L->T);
-                gs_buf_destroy(&L->Bw);
-                gs_buf_destroy(&L->agg);
-            }
         }
         if (l > 0) {
             GS_CHECK(gs_vec_create(n, amg->loc, &L->x));

@@ -16,6 +16,7 @@ static const char *const NAMES[] = {
     "GSOLVE_SPGEMM_TRACE",         /* set: the SpGEMM's bins as log notes */
     "GSOLVE_SPGEMM_BOUND_MAX",     /* rows' product bound above which a row is binned as long */
     "GSOLVE_GALERKIN_CHUNKS",      /* K: every Galerkin product by K chunks (gs_galerkin_chunks) */
+    "GSOLVE_AMG_DEFER",            /* 1 (0): level 0's format deferred (not) where its CSR goes */
     "GSOLVE_MPI_STAGE",            /* set: halos through page-locked host staging */
     "GSOLVE_MPI_IPC",              /* 0: no CUDA IPC between the ranks of a node */
     "GSOLVE_IPC_CONNECT",          /* the IPC connection mode */
