@@ -492,11 +492,6 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             gs_buf_destroy(&L->Bw);
             gs_buf_destroy(&L->agg);
         }
-        /* where level 0's format was deferred (memory is short), R = P^T is freed while the
-         * format is made beside A's CSR, and made again from P once that CSR has gone (3D
-         * Poisson 640^3: a peak of 307 bytes a row otherwise) */
-        const int remake_r = l == 0 && view0 && L->R && amg->rep.restriction == GS_AMG_RESTRICT_PT;
-        if (remake_r) gs_csr_destroy(&L->R);
         if (l == 0 && view0) gs_spmat_destroy(&L->MA); /* the view gives way to the format */
         if (!L->MA) {
             GS_CHECK(make_op(amg, L->A, l, GS_AMG_OP_A, &L->MA, R->format, sizeof R->format,
@@ -505,10 +500,6 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         }
         if (!amg->p.smoother->reads_csr && l + 1 < amg->nlev) /* the coarsest keeps its CSR */
             drop_csr(amg, L->A, L->MA, l > 0);
-        if (remake_r) {
-            GS_CHECK(gs_spgemm_transpose(L->P, &L->R));
-            gs_amg_trace(amg, l, "R = P^T again");
-        }
         if (L->P) {
             GS_CHECK(make_op(amg, L->P, l, GS_AMG_OP_P, &L->MP, R->format_p, sizeof R->format_p,
                              NULL));

@@ -54,7 +54,7 @@ converged jac_p 1e-8 && converged jac_2 1e-8 && near_its jac_p jac_2 0 1
 gs 2 pool_2 "${D[@]}" --set problem.generate.type=poisson --set problem.generate.size=96 \
     --set solver.preconditioner=amg
 converged pool_2 1e-8
-grep -q '^memory  *device pool grown by .* on rank 0 while the problem was read' "$T/pool_2.out" \
+grep -q '^ *device pool grown by .* on rank 0 while the problem was read' "$T/pool_2.out" \
     || fail "pool_2: no line says the device pool was grown while the problem was read"
 for t in jumps elasticity; do
     gs 2 "${t}_2" "${D[@]}" --set problem.generate.type="$t" --set problem.generate.size=32 \
