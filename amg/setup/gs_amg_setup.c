@@ -107,11 +107,31 @@ static int own_layout(const gs_spmat *M)
  * else the caller's finest A) and C's format M does not read them */
 static void drop_csr(gs_amg *amg, const gs_csr *C, const gs_spmat *M, int own)
 {
-    if (!C || !own_layout(M) || amg->p.drop_csr < (own ? GS_AMG_DROP_OWN : GS_AMG_DROP_ALL))
-        return;
+    if (!C || !C->rowptr || !own_layout(M) ||
+        amg->p.drop_csr < (own ? GS_AMG_DROP_OWN : GS_AMG_DROP_ALL))
+        return; /* (no arrays: freed already) */
     gs_csr *W = (gs_csr *)C; /* the caller's finest A under GS_AMG_DROP_ALL: its arrays given */
     amg->dropped_bytes += (int64_t)gs_csr_bytes(W);
     amg->be->csr_free(W);
+}
+
+/* level 0's format in place of its CSR view, and its CSR's arrays freed (drop_csr) */
+static gs_status finest_format(gs_amg *amg, double *ph)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[0];
+    gs_amg_level_report *R0 = &amg->rep.level[0];
+    double t0, t1;
+    GS_CHECK(gs_amg_sync(amg, &t0));
+    gs_spmat_destroy(&L->MA);
+    gs_amg_trace(amg, 0, NULL);
+    GS_CHECK(make_op(amg, L->A, 0, GS_AMG_OP_A, &L->MA, R0->format, sizeof R0->format, R0));
+    gs_amg_trace(amg, 0, "format of A");
+    if (!amg->p.smoother->reads_csr) drop_csr(amg, L->A, L->MA, 0);
+    GS_CHECK(gs_amg_sync(amg, &t1));
+    ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
+done:
+    return st;
 }
 
 /* D^-1 (checked) and rho(D^-1 A) of level l */
@@ -351,7 +371,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
      * them instead, and the format is made with the other levels' once the hierarchy stands:
      * it then never sits beside level 0's Galerkin product and its own CSR (3D Poisson 512^3:
      * a peak of 312 instead of 355 bytes a row, the Lanczos steps 30 ms slower) */
-    const int view0 = p->drop_csr == GS_AMG_DROP_ALL && gs_amg_defers_finest(gs_csr_bytes(A), A->loc);
+    int view0 = p->drop_csr == GS_AMG_DROP_ALL && gs_amg_defers_finest(gs_csr_bytes(A), A->loc);
     if (view0) {
         GS_CHECK(gs_spmat_create(A, GS_FORMAT_CSR, NULL, &amg->lev[0].MA));
     } else {
@@ -462,6 +482,11 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         ph[GS_AMG_PHASE_RAP] += t0 - t1;
         amg->lev[l + 1].A = amg->lev[l + 1].Aown;
         amg->nlev = l + 2;
+        if (l == 0 && view0) { /* the deferred finest format now, its CSR freed before the
+                                * coarser levels grow beside it */
+            GS_CHECK(finest_format(amg, ph));
+            view0 = 0;
+        }
         b = k; /* a coarse node holds one unknown per nullspace vector */
     }
     if (ccoef) GS_CHECK(coarse_constant(amg, B, B_loc, B_level, k, ccoef, &zc));
@@ -492,7 +517,8 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
             gs_buf_destroy(&L->Bw);
             gs_buf_destroy(&L->agg);
         }
-        if (l == 0 && view0) gs_spmat_destroy(&L->MA); /* the view gives way to the format */
+        if (l == 0 && view0) gs_spmat_destroy(&L->MA); /* the view gives way to the format
+                                                         * (no coarsening happened) */
         if (!L->MA) {
             GS_CHECK(make_op(amg, L->A, l, GS_AMG_OP_A, &L->MA, R->format, sizeof R->format,
                              R));
