@@ -492,14 +492,22 @@ extern "C" double gs_cuda_h2d_seconds(void) { return g_h2d_s; }
 
 extern "C" void gs_cuda_h2d_account(double seconds) { g_h2d_s += seconds; }
 
+/* the current device's default memory pool (every gs_cuda_alloc's); 0 when it cannot be had */
+static int current_pool(cudaMemPool_t *pool)
+{
+    int dev = 0;
+    const int ok = cudaGetDevice(&dev) == cudaSuccess &&
+                   cudaDeviceGetDefaultMemPool(pool, dev) == cudaSuccess;
+    (void)cudaGetLastError();
+    return ok;
+}
+
 /* the bytes the device's pool holds (reserved from the driver) */
 extern "C" size_t gs_cuda_pool_bytes(void)
 {
     cudaMemPool_t pool;
-    int dev = 0;
     uint64_t r = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
-        (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
+    if (current_pool(&pool)) (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
     (void)cudaGetLastError();
     return (size_t)r;
 }
@@ -510,9 +518,8 @@ extern "C" void gs_cuda_mem(size_t *used, size_t *peak, size_t *reserved, size_t
 {
     size_t f = 0, t = 0;
     cudaMemPool_t pool;
-    int dev = 0;
     uint64_t u = 0, h = 0, r = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+    if (current_pool(&pool)) {
         (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &u);
         (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &h);
         (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
@@ -526,10 +533,8 @@ extern "C" void gs_cuda_mem(size_t *used, size_t *peak, size_t *reserved, size_t
 extern "C" void gs_cuda_mem_reset_peak(void)
 {
     cudaMemPool_t pool;
-    int dev = 0;
     uint64_t zero = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
-        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero);
+    if (current_pool(&pool)) (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero);
     (void)cudaGetLastError();
 }
 
