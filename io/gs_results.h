@@ -25,11 +25,11 @@ void gs_results_timestamp(char *out, size_t len);
 /* Append one row (and the header when the file is new or empty) in one locked write. The
  * columns: the standard ones, the extra ones of _ext, then the context's (rtol, atol,
  * max_iters, restart, threads, the amg_ keys, version, commit, timestamp, profile, ranks,
- * comm_setup_s, comm_solve_s, device_peak_gb), then settings and the provenance (host, cpu, gpu, gpu_driver,
- * cuda, mpi, hdf5, rhs, x0). A file begun by another gsolve version keeps its columns in their
- * places: the row is written in that header's order, a column this version lacks is left
- * empty, and the columns the file lacks are added at its end (its rows get them empty; the file
- * rewritten and renamed into place under the appends' lock). */
+ * comm_setup_s, comm_solve_s, device_peak_gb), then settings and the provenance (host, cpu,
+ * gpu, gpu_driver, cuda, mpi, hdf5, rhs, x0). A file begun by another gsolve version keeps its
+ * columns in their places: the row is written in that header's order, a column this version
+ * lacks is left empty, and the columns the file lacks are added at its end (its rows get them
+ * empty; the file rewritten and renamed into place under the appends' lock). */
 gs_status gs_results_csv_append(const char *path, const gs_result *r);
 
 /* Write the HDF5 record: datasets x, residual_history, residual_time,

@@ -65,8 +65,8 @@ struct gs_engine {
      * yet) and of the last solve */
     int full_it, last_it;
     double full_setup_s; /* the last full setup's seconds */
-    size_t mem_setup_peak;
-    int one_shot; /* gs_driver_io's: the setup frees the CSR copies the one solve does not read */ /* the most device memory in use during the last setup (bytes) */
+    size_t mem_setup_peak; /* the most device memory in use during the last setup (bytes) */
+    int one_shot; /* gs_driver_io's: the setup frees the CSR copies the one solve does not read */
     char setup_kind[16]; /* what the last setup was: "full" or "prolongator" */
 };
 

@@ -507,7 +507,8 @@ extern "C" size_t gs_cuda_pool_bytes(void)
 {
     cudaMemPool_t pool;
     uint64_t r = 0;
-    if (current_pool(&pool)) (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
+    if (current_pool(&pool))
+        (void)cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r);
     (void)cudaGetLastError();
     return (size_t)r;
 }
