@@ -142,7 +142,9 @@ double gs_engine_full_setup_s(const gs_engine *e);
  * (one GPU 5.4x, four ranks 8.2x, both at 16.8M rows a GPU and at 4.2M:
  * bench/results/mpi_scaling_h200x4_2026-11-26b.md and 2026-11-26c.md), more for block
  * systems with several near-nullspace vectors (11x with 3, 34x with 6:
- * bench/results/amg_classes_2026-11-26j.md); without AMG the SpMV form and the vectors (2x).
+ * bench/results/amg_classes_2026-11-26j.md); 3.6x for one vector on one GPU where the finest
+ * format is deferred (gs_amg_defers_finest: 3D Poisson 512^3 and 640^3 peak at 3.3x,
+ * bench/results/memory_h200_2026-11-30.md); without AMG the SpMV form and the vectors (2x).
  * What a setup wants beyond it, it grows itself. */
 size_t gs_driver_pool_estimate(const gs_config *c, int64_t rows, int64_t nnz, int ranks);
 
