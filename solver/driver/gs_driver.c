@@ -1064,7 +1064,7 @@ size_t gs_driver_pool_estimate(const gs_config *c, int64_t rows, int64_t nnz, in
     double f = k <= 1 ? 5.5 : k <= 3 ? 11.0 : 34.0;
     /* one solve of one vector whose finest format is made after its Galerkin product (the
      * matrix large for the device; several right-hand sides grow the pool themselves): 3D
-     * Poisson 512^3 and 640^3 peak at 3.5x (bench/results/memory_h200_2026-11-30.md) */
+     * Poisson 512^3 and 640^3 peak at 3.3x (bench/results/memory_h200_2026-11-30.md) */
     if (k <= 1 && ranks <= 1 && !c->problem.sequence[0] && c->problem.steps <= 1 &&
         gs_amg_defers_finest(csr, GS_LOC_DEVICE))
         f = 3.6;
