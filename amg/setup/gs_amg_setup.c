@@ -97,26 +97,28 @@ int gs_amg_defers_finest(double csr_bytes, gs_loc loc)
     return total > 0 && csr_bytes > GS_AMG_DEFER_SHARE * total;
 }
 
-/* M's format is a layout of its own (not a view of the CSR it was made from) */
-static int own_layout(const gs_spmat *M)
-{
-    return M && M->format != GS_FORMAT_CSR && M->format != GS_FORMAT_CUSPARSE;
-}
-
 /* the arrays of C freed (its sizes kept) where amg->p.drop_csr allows (own: the AMG's copy,
  * else the caller's finest A) and C's format M does not read them */
 static void drop_csr(gs_amg *amg, const gs_csr *C, const gs_spmat *M, int own)
 {
-    if (!C || !C->rowptr || !own_layout(M) ||
+    if (!C || !C->rowptr || !gs_spmat_owns_layout(M) ||
         amg->p.drop_csr < (own ? GS_AMG_DROP_OWN : GS_AMG_DROP_ALL))
         return; /* (no arrays: freed already) */
     gs_csr *W = (gs_csr *)C; /* the caller's finest A under GS_AMG_DROP_ALL: its arrays given */
-    amg->dropped_bytes += (int64_t)gs_csr_bytes(W);
+    amg->dropped_bytes += (int64_t)gs_csr_storage_bytes(W);
     amg->be->csr_free(W);
 }
 
-/* level 0's format in place of its CSR view, and its CSR's arrays freed (drop_csr) */
-static gs_status finest_format(gs_amg *amg, double *ph)
+/* level l's A freed after its format was made, where drop_csr allows: not on the coarsest
+ * level, nor under a smoother that reads the CSR */
+static void drop_level_a(gs_amg *amg, int l)
+{
+    if (!amg->p.smoother->reads_csr && l + 1 < amg->nlev)
+        drop_csr(amg, amg->lev[l].A, amg->lev[l].MA, l > 0);
+}
+
+/* level 0's format (in place of its CSR view, if any), then, when drop, its CSR freed */
+static gs_status finest_format(gs_amg *amg, double *ph, int drop)
 {
     gs_status st = GS_OK;
     gs_amg_level *L = &amg->lev[0];
@@ -127,7 +129,7 @@ static gs_status finest_format(gs_amg *amg, double *ph)
     gs_amg_trace(amg, 0, NULL);
     GS_CHECK(make_op(amg, L->A, 0, GS_AMG_OP_A, &L->MA, R0->format, sizeof R0->format, R0));
     gs_amg_trace(amg, 0, "format of A");
-    if (!amg->p.smoother->reads_csr) drop_csr(amg, L->A, L->MA, 0);
+    if (drop) drop_level_a(amg, 0);
     GS_CHECK(gs_amg_sync(amg, &t1));
     ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
 done:
@@ -367,23 +369,16 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     amg->nlev = 1;
     /* the finest operator's format first: the Lanczos steps below run in it. Where its CSR is
      * freed once the format is made (GS_AMG_DROP_ALL) and the matrix is large for the device
-     * (its CSR over GS_AMG_DEFER_SHARE of the device's memory), a CSR view (no copy) serves
-     * them instead, and the format is made with the other levels' once the hierarchy stands:
-     * it then never sits beside level 0's Galerkin product and its own CSR (3D Poisson 512^3:
-     * a peak of 312 instead of 355 bytes a row, the Lanczos steps 30 ms slower) */
-    int view0 = p->drop_csr == GS_AMG_DROP_ALL && gs_amg_defers_finest(gs_csr_bytes(A), A->loc);
-    if (view0) {
+     * (gs_amg_defers_finest), a CSR view (no copy) serves them instead, and the format is made
+     * right after level 0's Galerkin product, its CSR freed there: format, CSR and product are
+     * never held together (3D Poisson 512^3 and 640^3: a peak of 291 bytes a row, the Lanczos
+     * steps about 30 ms slower at 512^3) */
+    int view0 = p->drop_csr == GS_AMG_DROP_ALL &&
+                gs_amg_defers_finest(gs_csr_storage_bytes(A), A->loc);
+    if (view0)
         GS_CHECK(gs_spmat_create(A, GS_FORMAT_CSR, NULL, &amg->lev[0].MA));
-    } else {
-        gs_amg_level_report *R0 = &amg->rep.level[0];
-        GS_CHECK(gs_amg_sync(amg, &t0));
-        gs_amg_trace(amg, 0, NULL);
-        GS_CHECK(make_op(amg, A, 0, GS_AMG_OP_A, &amg->lev[0].MA, R0->format, sizeof R0->format,
-                         R0));
-        gs_amg_trace(amg, 0, "format of A");
-        GS_CHECK(gs_amg_sync(amg, &t1));
-        ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
-    }
+    else
+        GS_CHECK(finest_format(amg, ph, 0));
     { /* level 0's diagonal (checked: the user's input), then the method and smoother left
        * open, chosen from A */
         GS_CHECK(gs_amg_sync(amg, &t0));
@@ -484,7 +479,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         amg->nlev = l + 2;
         if (l == 0 && view0) { /* the deferred finest format now, its CSR freed before the
                                 * coarser levels grow beside it */
-            GS_CHECK(finest_format(amg, ph));
+            GS_CHECK(finest_format(amg, ph, 1));
             view0 = 0;
         }
         b = k; /* a coarse node holds one unknown per nullspace vector */
@@ -524,8 +519,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
                              R));
             gs_amg_trace(amg, l, "format of A");
         }
-        if (!amg->p.smoother->reads_csr && l + 1 < amg->nlev) /* the coarsest keeps its CSR */
-            drop_csr(amg, L->A, L->MA, l > 0);
+        drop_level_a(amg, l);
         if (L->P) {
             GS_CHECK(make_op(amg, L->P, l, GS_AMG_OP_P, &L->MP, R->format_p, sizeof R->format_p,
                              NULL));

@@ -780,9 +780,8 @@ gs_status gs_driver_setup(const gs_config *c, const gs_problem *p, gs_run *run,
         run->transfer_s = gs_backend_h2d_seconds() - h0;
     }
     GS_CHECK(gs_driver_engine_pc(e, c, p, where, run));
-    if (e->one_shot && !e->amg && e->dA && !e->dA_borrowed && e->aop.M &&
-        e->aop.M->format != GS_FORMAT_CSR && e->aop.M->format != GS_FORMAT_CUSPARSE)
-        gs_backend_get(e->loc)->csr_free(e->dA); /* its format is a layout of its own */
+    if (e->one_shot && !e->amg && e->dA && !e->dA_borrowed && gs_spmat_owns_layout(e->aop.M))
+        gs_backend_get(e->loc)->csr_free(e->dA); /* its format does not read it */
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->b));
     GS_CHECK(gs_vec_create(A->rows, e->loc, &e->x));
     GS_CHECK(gs_backend_get(e->loc)->sync());

@@ -152,6 +152,11 @@ done:
 }
 
 /* y = A*x, one row per iteration */
+double gs_csr_storage_bytes(const gs_csr *A)
+{
+    return 4.0 * ((double)A->rows + 1.0) + 12.0 * (double)A->nnz;
+}
+
 void gs_csr_spmv_host(const gs_csr *A, const double *x, double *y)
 {
     const int32_t *rp = A->rowptr, *ci = A->colind;

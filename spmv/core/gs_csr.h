@@ -64,6 +64,9 @@ gs_status gs_csr_download(const gs_csr *A, gs_csr **out);
 gs_status gs_csr_from_coo(int64_t rows, int64_t cols, int64_t nnz, const int32_t *ri,
                           const int32_t *ci, const double *v, gs_csr **out);
 
+/* The bytes A's arrays take: 32-bit row pointers and columns, double values. */
+double gs_csr_storage_bytes(const gs_csr *A);
+
 /* Deep copy on the host. */
 gs_status gs_csr_copy(const gs_csr *A, gs_csr **out);
 

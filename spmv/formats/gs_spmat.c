@@ -255,6 +255,11 @@ gs_status gs_spmat_to_csr(const gs_spmat *M, gs_csr **out)
     return GS_ERROR(GS_ERR_UNSUPPORTED, "to_csr of a device CSR: it is already one");
 }
 
+int gs_spmat_owns_layout(const gs_spmat *M)
+{
+    return M && M->ops != NULL;
+}
+
 double gs_spmat_bytes(const gs_spmat *M)
 {
     return M->ops ? M->ops->bytes(M->M) : gs_csr_bytes(M->csr);

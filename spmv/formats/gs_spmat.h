@@ -164,6 +164,9 @@ gs_status gs_spmat_spmv(const gs_spmat *M, const gs_vec *x, gs_vec *y);
 gs_status gs_spmat_to_csr(const gs_spmat *M, gs_csr **out);
 /* bytes one SpMV moves by the format's byte model */
 double gs_spmat_bytes(const gs_spmat *M);
+/* 1 when M's format holds a layout of its own (CMRS, SURAA, CDS), so that its products never
+ * read the CSR it was made from; 0 for the CSR formats, which are views of it */
+int gs_spmat_owns_layout(const gs_spmat *M);
 /* one line describing the stored form (empty when the format has nothing to say) */
 void gs_spmat_describe(const gs_spmat *M, char *buf, size_t len);
 

@@ -609,10 +609,11 @@ static void test_drop_csr(gs_loc loc)
         gs_error_clear();
     }
     CHECK_MSG(dA[0]->val != NULL && amg[0]->dropped_bytes == 0 && amg[1]->dropped_bytes > 0 &&
-                  amg[2]->dropped_bytes - amg[1]->dropped_bytes == (int64_t)gs_csr_bytes(A),
+                  amg[2]->dropped_bytes - amg[1]->dropped_bytes ==
+                      (int64_t)gs_csr_storage_bytes(A),
               "%s: bytes freed by drop_csr 0, 1, 2: %lld, %lld, %lld (A: %.0f)", where,
               (long long)amg[0]->dropped_bytes, (long long)amg[1]->dropped_bytes,
-              (long long)amg[2]->dropped_bytes, gs_csr_bytes(A));
+              (long long)amg[2]->dropped_bytes, gs_csr_storage_bytes(A));
     CHECK_MSG(amg[3]->dropped_bytes == amg[2]->dropped_bytes && amg[3]->lev[0].R &&
                   amg[3]->lev[0].R->val == NULL && amg[3]->lev[1].A->val == NULL,
               "%s: the deferred level 0 freed %lld bytes, %lld otherwise", where,
