@@ -206,7 +206,8 @@ void gs_amg_params_default(gs_amg_params *p);
 
 /* 1 when a setup with drop_csr = GS_AMG_DROP_ALL of a finest matrix of csr_bytes at loc makes
  * that level's format after its Galerkin product (a CSR view serving the steps before): on the
- * device, where the CSR takes more than 1/16 of its memory (GSOLVE_AMG_DEFER overrides) */
+ * device, where the CSR takes more than 1/16 of its memory (GSOLVE_AMG_DEFER overrides, on the
+ * host too: the tests' way to run the deferred order there) */
 int gs_amg_defers_finest(double csr_bytes, gs_loc loc);
 
 /* The Chebyshev smoother of level l holding share of level 0's nonzeros: its degree, and the

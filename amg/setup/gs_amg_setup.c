@@ -90,9 +90,9 @@ done:
 
 int gs_amg_defers_finest(double csr_bytes, gs_loc loc)
 {
-    const int64_t defer = gs_knob_i64("GSOLVE_AMG_DEFER", 0, -1); /* forced (tests) */
-    if (loc != GS_LOC_DEVICE) return 0;
+    const int64_t defer = gs_knob_i64("GSOLVE_AMG_DEFER", 0, -1); /* forced (tests), anywhere */
     if (defer >= 0) return defer > 0;
+    if (loc != GS_LOC_DEVICE) return 0;
     const double total = (double)gs_backend_mem_now().total;
     return total > 0 && csr_bytes > GS_AMG_DEFER_SHARE * total;
 }

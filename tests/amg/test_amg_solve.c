@@ -566,7 +566,7 @@ static void test_drop_csr(gs_loc loc)
     gs_select_request rq = {.format = "cmrs", .levels = NULL};
     gs_format_params_default(&rq.params);
     for (int d = 0; d < 4 && A; d++) { /* drop_csr NONE, OWN, ALL, ALL with level 0's format
-                                        * deferred (GPU: its Lanczos steps on the CSR) */
+                                        * deferred (its Lanczos steps on the CSR) */
         gs_amg_params p;
         gs_amg_params_default(&p);
         p.select = &rq;
