@@ -22,6 +22,7 @@ typedef struct gs_amg_level {
     void *smooth;    /* the smoother's state (NULL: the level is not smoothed) */
     gs_vec *x, *b;   /* levels >= 1 (level 0 uses the caller's vectors) */
     gs_vec *r, *y, *d;
+    int ops_borrowed; /* MA, MP, MR are views of the distributed operators (amg/ranks frees them) */
     gs_buf *agg;     /* aggregate of every node (int32, host or device) */
     /* the block cycle's vectors (gs_amg_apply_block): amg->block_k columns of the level's rows
      * (kx, kb from level 1 down), NULL until a block cycle runs */
@@ -40,6 +41,20 @@ typedef struct gs_amg_level {
     double rho_full, rho_short;
 } gs_amg_level;
 
+/* The coarsest level's solve where the hierarchy's levels are split across MPI ranks: the
+ * gathered tail (amg/ranks), whose state ctx the hierarchy holds. solve: x on this rank's rows of
+ * the coarsest level from its b (in_graph: while the cycle is being recorded as a graph);
+ * record: whether the cycle may be recorded as a graph at all (every product signalled on the
+ * device); whole: whether the solve may be recorded inside it (else the V cycle is recorded as
+ * two graphs around it); destroy: frees ctx, after the levels. */
+typedef struct gs_amg_tail {
+    void *ctx;
+    gs_status (*solve)(void *ctx, const gs_vec *b, gs_vec *x, int in_graph);
+    int (*record)(const void *ctx);
+    int (*whole)(const void *ctx);
+    void (*destroy)(void *ctx);
+} gs_amg_tail;
+
 struct gs_amg {
     gs_amg_params p;
     gs_loc loc;
@@ -54,8 +69,11 @@ struct gs_amg {
     /* the cycle as a graph (device): recorded for one pair of vectors, replayed while the
      * caller passes the same pair (CG does); off after a failed capture or too many pairs */
     void *graph;
+    void *graph_up; /* with a tail that cannot be recorded: the V cycle's way up (graph: down) */
     const double *graph_r, *graph_z;
     int graph_captures, graph_off;
+    int recording; /* the cycle is being recorded into a graph */
+    gs_amg_tail tail; /* across ranks: the gathered levels (tail.solve NULL: one process) */
     int profiling;        /* gs_amg_profile_enable */
     int irregular;        /* the finest matrix has rows of very different lengths (choose) */
     int64_t rho_rows;     /* rows of the whole operator when its rows are split across ranks
@@ -77,6 +95,9 @@ static inline const gs_amg_ops *gs_amg_ops_at(gs_loc loc)
 {
     return (const gs_amg_ops *)gs_backend_module(loc, GS_MODULE_AMG);
 }
+
+/* the cycle's graphs freed (cycle/gs_amg_cycle.c) */
+void gs_amg_graphs_destroy(gs_amg *amg);
 
 /* wait for the backend, then *t = now */
 gs_status gs_amg_sync(const gs_amg *amg, double *t);

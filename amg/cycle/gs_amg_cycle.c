@@ -1,8 +1,11 @@
-/* gs_amg_cycle.c: the V or W cycle over the hierarchy, replayed as a CUDA graph on the device
- * (recorded once per pair of vectors), and the preconditioner as an operator. */
+/* gs_amg_cycle.c: the V or W cycle over the hierarchy, on one process or across MPI ranks
+ * (whose levels' products exchange halos, the coarsest level the gathered tail), replayed as
+ * CUDA graphs on the device (recorded once per pair of vectors), and the preconditioner as an
+ * operator. */
 #include <string.h>
 
 #include "gs_amg_internal.h"
+#include "gs_comm.h"
 #include "gs_time.h"
 
 const char *const gs_amg_prof_op_names[GS_PROF_OPS] = {"smoother", "residual", "restriction",
@@ -58,23 +61,36 @@ done:
     return st;
 }
 
-static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
+/* the coarsest level's solve: its dense inverse, 8 smoothing sweeps (forward and backward in
+ * turn), or across ranks the gathered tail */
+static gs_status coarse(gs_amg *amg, const gs_vec *b, gs_vec *x, int x_zero)
 {
     gs_status st = GS_OK;
-    gs_amg_level *L = &amg->lev[l];
-    double t0 = prof_now(amg);
-    if (l == amg->nlev - 1) {
-        const double cb = amg->Mc ? gs_spmat_bytes(amg->Mc) : smooth_bytes(amg, l, 8, x_zero);
-        if (amg->Mc)
-            st = gs_spmat_spmv(amg->Mc, b, x);
-        else /* 8 sweeps, forward and backward in turn, counted as the coarse solve */
-            for (int s = 0; s < 8 && st == GS_OK; s++, x_zero = 0)
-                st = amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero, s % 2);
-        prof_add(amg, l, GS_PROF_COARSE, t0, amg->profiling ? cb : 0.0);
-        return st;
+    const int l = amg->nlev - 1;
+    const gs_amg_level *L = &amg->lev[l];
+    double t0 = prof_now(amg), cb = 0.0;
+    if (amg->tail.solve) {
+        st = amg->tail.solve(amg->tail.ctx, b, x, amg->recording);
+    } else if (amg->Mc) {
+        cb = gs_spmat_bytes(amg->Mc);
+        st = gs_spmat_spmv(amg->Mc, b, x);
+    } else {
+        cb = smooth_bytes(amg, l, 8, x_zero);
+        for (int s = 0; s < 8 && st == GS_OK; s++, x_zero = 0)
+            st = amg->p.smoother->apply(L->smooth, &L->sl, b, x, x_zero, s % 2);
     }
-    gs_amg_level *C = &amg->lev[l + 1];
-    int pre = amg->p.presweeps;
+    prof_add(amg, l, GS_PROF_COARSE, t0, amg->profiling ? cb : 0.0);
+    return st;
+}
+
+/* level l's way down: its pre-smoothing of x (zero on entry when x_zero) and the restriction of
+ * its residual into the next level's b */
+static gs_status down(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[l], *C = &amg->lev[l + 1];
+    const int pre = amg->p.presweeps;
+    double t0;
     GS_CHECK(smooth(amg, l, b, x, x_zero, pre, 0));
     if (pre == 0 && x_zero) {
         t0 = prof_now(amg);
@@ -90,58 +106,155 @@ static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zer
         GS_CHECK(gs_spmat_spmv(L->MR, L->r, C->b));
         prof_add(amg, l, GS_PROF_RESTRICT, t0, amg->profiling ? gs_spmat_bytes(L->MR) : 0.0);
     }
-    GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
-    if (amg->p.cycle_w && l + 1 < amg->nlev - 1) GS_CHECK(cycle(amg, l + 1, C->b, C->x, 0));
-    t0 = prof_now(amg);
+done:
+    return st;
+}
+
+/* level l's way up: the next level's correction prolongated into x (x_zero: x was zero when
+ * the level began, and no pre-smoothing changed it) and the post-smoothing */
+static gs_status up(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[l], *C = &amg->lev[l + 1];
+    const int fresh = amg->p.presweeps == 0 && x_zero;
+    double t0 = prof_now(amg);
     GS_CHECK(gs_spmat_spmv(L->MP, C->x, L->y));
-    if (pre == 0 && x_zero)
+    if (fresh)
         GS_CHECK(gs_vec_copy(L->y, x));
     else
         GS_CHECK(gs_vec_axpy(1.0, L->y, x));
     prof_add(amg, l, GS_PROF_PROLONG, t0,
              amg->profiling ? gs_spmat_bytes(L->MP) + 8.0 * (double)L->A->rows *
-                                                       (pre == 0 && x_zero ? 2.0 : 3.0)
+                                                       (fresh ? 2.0 : 3.0)
                             : 0.0);
     GS_CHECK(smooth(amg, l, b, x, 0, amg->p.postsweeps, 1));
 done:
     return st;
 }
 
+static gs_status cycle(gs_amg *amg, int l, const gs_vec *b, gs_vec *x, int x_zero)
+{
+    gs_status st = GS_OK;
+    if (l == amg->nlev - 1) return coarse(amg, b, x, x_zero);
+    gs_amg_level *C = &amg->lev[l + 1];
+    GS_CHECK(down(amg, l, b, x, x_zero));
+    GS_CHECK(cycle(amg, l + 1, C->b, C->x, 1));
+    if (amg->p.cycle_w && l + 1 < amg->nlev - 1) GS_CHECK(cycle(amg, l + 1, C->b, C->x, 0));
+    GS_CHECK(up(amg, l, b, x, x_zero));
+done:
+    return st;
+}
+
+/* the V cycle's way down every level above the coarsest (each x starts at zero), and back up:
+ * recorded as two graphs where the coarsest level's solve cannot be recorded */
+static gs_status down_all(gs_amg *amg, const gs_vec *r, gs_vec *z)
+{
+    gs_status st = GS_OK;
+    for (int l = 0; l < amg->nlev - 1; l++)
+        GS_CHECK(down(amg, l, l ? amg->lev[l].b : r, l ? amg->lev[l].x : z, 1));
+done:
+    return st;
+}
+
+static gs_status up_all(gs_amg *amg, const gs_vec *r, gs_vec *z)
+{
+    gs_status st = GS_OK;
+    for (int l = amg->nlev - 2; l >= 0; l--)
+        GS_CHECK(up(amg, l, l ? amg->lev[l].b : r, l ? amg->lev[l].x : z, 1));
+done:
+    return st;
+}
+
+static gs_status whole_cycle(gs_amg *amg, const gs_vec *r, gs_vec *z)
+{
+    return cycle(amg, 0, r, z, 1);
+}
+
 #define GRAPH_MAX_CAPTURES 3 /* vector pairs recorded before the plain cycle is kept */
+
+/* the cycle as graphs: none (0), one of the whole cycle (1), or the V cycle's way down and
+ * way up around a tail that cannot be recorded (2) */
+static int graph_form(const gs_amg *amg)
+{
+    if (!amg->ops->graph_begin || amg->graph_off || amg->profiling) return 0;
+    if (!amg->tail.solve) return 1;
+    if (amg->nlev < 2 || !amg->tail.record(amg->tail.ctx)) return 0;
+    if (amg->tail.whole(amg->tail.ctx)) return 1;
+    return amg->p.cycle_w ? 0 : 2;
+}
+
+/* record part of the cycle into *g; nothing runs while recording */
+static gs_status record(gs_amg *amg, gs_status (*part)(gs_amg *, const gs_vec *, gs_vec *),
+                        const gs_vec *r, gs_vec *z, void **g)
+{
+    gs_status st = amg->ops->graph_begin();
+    if (st == GS_OK) {
+        amg->recording = 1;
+        gs_status sc = part(amg, r, z);
+        amg->recording = 0;
+        st = amg->ops->graph_end(g);
+        if (sc != GS_OK) st = sc;
+    }
+    return st;
+}
+
+static void graphs_destroy(gs_amg *amg)
+{
+    if (!amg->ops || !amg->ops->graph_destroy) return;
+    amg->ops->graph_destroy(amg->graph);
+    amg->ops->graph_destroy(amg->graph_up);
+    amg->graph = amg->graph_up = NULL;
+}
+
+/* the cycle replayed from its graphs (recorded once per pair of vectors); *ran 0: the plain
+ * cycle is to run instead, from now on. Across ranks the products' counters and flags live on
+ * the device, so a rank that records and one that does not stay in step. */
+static gs_status graph_cycle(gs_amg *amg, int form, const gs_vec *r, gs_vec *z, int *ran)
+{
+    gs_status st = GS_OK;
+    *ran = 0;
+    if (!amg->graph || amg->graph_r != r->data || amg->graph_z != z->data) {
+        graphs_destroy(amg);
+        if (++amg->graph_captures > GRAPH_MAX_CAPTURES) {
+            amg->graph_off = 1;
+            return GS_OK;
+        }
+        st = form == 1 ? record(amg, whole_cycle, r, z, &amg->graph)
+                       : record(amg, down_all, r, z, &amg->graph);
+        if (st == GS_OK && form == 2) st = record(amg, up_all, r, z, &amg->graph_up);
+        amg->graph_r = r->data;
+        amg->graph_z = z->data;
+    }
+    if (st == GS_OK) st = amg->ops->graph_launch(amg->graph);
+    if (st == GS_OK && amg->graph_up) {
+        st = coarse(amg, amg->lev[amg->nlev - 1].b, amg->lev[amg->nlev - 1].x, 1);
+        if (st != GS_OK) return st; /* the tail's own failure, not the graph's */
+        st = amg->ops->graph_launch(amg->graph_up);
+    }
+    if (st != GS_OK) { /* not recorded, or refused on replay: the plain cycle from now on (a
+                        * sticky device fault fails it again and is returned) */
+        gs_error_clear();
+        graphs_destroy(amg);
+        amg->graph_off = 1;
+        return GS_OK;
+    }
+    *ran = 1;
+    return GS_OK;
+}
 
 gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z)
 {
     gs_status st = GS_OK;
-    const gs_amg_ops *ops = amg->ops;
-    if (!ops->graph_begin || amg->graph_off || amg->profiling) return cycle(amg, 0, r, z, 1);
-    if (!amg->graph || amg->graph_r != r->data || amg->graph_z != z->data) {
-        /* a new pair: record the cycle's kernels once (nothing runs while recording) */
-        ops->graph_destroy(amg->graph);
-        amg->graph = NULL;
-        if (++amg->graph_captures > GRAPH_MAX_CAPTURES) {
-            amg->graph_off = 1;
-            return cycle(amg, 0, r, z, 1);
-        }
-        st = ops->graph_begin();
-        if (st == GS_OK) {
-            gs_status sc = cycle(amg, 0, r, z, 1);
-            st = ops->graph_end(&amg->graph);
-            if (sc != GS_OK) st = sc;
-        }
-        amg->graph_r = r->data;
-        amg->graph_z = z->data;
-    }
-    if (st == GS_OK) st = ops->graph_launch(amg->graph);
-    if (st != GS_OK) { /* not recorded, or refused on replay: the plain cycle from now on (a
-                        * sticky device fault fails it again and is returned) */
-        gs_error_clear();
-        ops->graph_destroy(amg->graph);
-        amg->graph = NULL;
-        amg->graph_off = 1;
-        return cycle(amg, 0, r, z, 1);
-    }
-    return GS_OK;
+    int ran = 0;
+    const int form = graph_form(amg);
+    if (form) st = graph_cycle(amg, form, r, z, &ran);
+    if (st == GS_OK && !ran) st = cycle(amg, 0, r, z, 1);
+    if (st != GS_OK && amg->tail.solve)
+        gs_comm_fatal(st); /* across ranks: the others wait in this cycle's exchanges */
+    return st;
 }
+
+void gs_amg_graphs_destroy(gs_amg *amg) { graphs_destroy(amg); }
 
 static gs_status linop_apply(void *ctx, const gs_vec *x, gs_vec *y)
 {

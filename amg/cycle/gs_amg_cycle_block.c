@@ -8,7 +8,8 @@
 
 int gs_amg_has_block(const gs_amg *amg)
 {
-    return amg && amg->nlev > 0 && amg->p.smoother && amg->p.smoother->apply_block;
+    return amg && amg->nlev > 0 && !amg->tail.solve && amg->p.smoother &&
+           amg->p.smoother->apply_block;
 }
 
 /* the levels' block vectors for k columns (made anew when k grows) */
@@ -92,6 +93,9 @@ gs_status gs_amg_apply_block(gs_amg *amg, int k, const gs_vec *R, gs_vec *Z)
     if (amg->p.drop_csr)
         return GS_ERROR(GS_ERR_ARG, "amg: this hierarchy freed its CSR copies after the setup "
                         "(amg drop_csr: one solve of one vector); a block cycle needs them");
+    if (amg->tail.solve)
+        return GS_ERROR(GS_ERR_UNSUPPORTED, "amg: the block cycle runs on one process; across "
+                        "MPI ranks the columns are solved one at a time");
     gs_status st = GS_OK;
     if (!gs_amg_has_block(amg))
         return GS_ERROR(GS_ERR_UNSUPPORTED, "amg: the smoother %s has no block form",

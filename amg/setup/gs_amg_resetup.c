@@ -124,12 +124,15 @@ done:
 
 gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how)
 {
-    if (amg->p.drop_csr)
-        return GS_ERROR(GS_ERR_ARG, "amg: this hierarchy freed its CSR copies after the setup "
-                        "(amg drop_csr: one solve of one vector); a re-setup needs a full setup");
     gs_status st = GS_OK;
     double t_start, t0, t1, *ph;
     if (!amg) return GS_ERROR(GS_ERR_ARG, "amg re-setup: no hierarchy");
+    if (amg->p.drop_csr)
+        return GS_ERROR(GS_ERR_ARG, "amg: this hierarchy freed its CSR copies after the setup "
+                        "(amg drop_csr: one solve of one vector); a re-setup needs a full setup");
+    if (amg->tail.solve)
+        return GS_ERROR(GS_ERR_UNSUPPORTED, "amg re-setup: a hierarchy across MPI ranks is set "
+                        "up anew for new values");
     if (how != GS_AMG_REUSE_PROLONGATOR && how != GS_AMG_REUSE_VALUES)
         return GS_ERROR(GS_ERR_ARG, "amg re-setup: reuse %d keeps nothing", (int)how);
     if (how == GS_AMG_REUSE_VALUES && !gs_amg_can_resetup_values(amg))

@@ -589,9 +589,11 @@ void gs_amg_destroy(gs_amg **pa)
     gs_amg *amg = *pa;
     for (int l = 0; l < GS_AMG_MAX_LEVELS; l++) {
         gs_amg_level *L = &amg->lev[l];
-        gs_spmat_destroy(&L->MA);
-        gs_spmat_destroy(&L->MP);
-        gs_spmat_destroy(&L->MR);
+        if (!L->ops_borrowed) {
+            gs_spmat_destroy(&L->MA);
+            gs_spmat_destroy(&L->MP);
+            gs_spmat_destroy(&L->MR);
+        }
         gs_csr_destroy(&L->Aown);
         gs_csr_destroy(&L->P);
         gs_csr_destroy(&L->R);
@@ -614,7 +616,8 @@ void gs_amg_destroy(gs_amg **pa)
     }
     gs_spmat_destroy(&amg->Mc);
     gs_csr_destroy(&amg->cinv);
-    if (amg->graph) amg->ops->graph_destroy(amg->graph);
+    gs_amg_graphs_destroy(amg);
+    if (amg->tail.destroy) amg->tail.destroy(amg->tail.ctx);
     gs_free(amg->zc);
     gs_free(amg);
     *pa = NULL;

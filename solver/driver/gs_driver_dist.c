@@ -85,7 +85,7 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
     gs_status st = GS_OK;
     const int me = gs_comm_rank();
     gs_dist_op *D = NULL;
-    gs_amg_dist *amg = NULL;
+    gs_amg *amg = NULL;
     gs_jacobi *J = NULL;
     gs_csr *Jd = NULL;
     gs_vec *b = NULL, *x = NULL, *w = NULL;
@@ -164,8 +164,8 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
             ap.nullspace_k = d->nullspace_k;
         }
         GS_CHECK(gs_amg_dist_setup(d->A, d->part, D, &ap, c->amg.gather_rows, where, &amg));
-        GS_CHECK(gs_driver_record_amg(gs_amg_dist_report(amg), run));
-        M = gs_amg_dist_linop(amg);
+        GS_CHECK(gs_driver_record_amg(gs_amg_get_report(amg), run));
+        M = gs_amg_linop(amg);
         Mp = &M;
     } else {
         GS_CHECK(one_level(D, d->A, run));
@@ -236,7 +236,7 @@ done:
     gs_vec_destroy(&w);
     gs_jacobi_destroy(&J);
     gs_csr_destroy(&Jd);
-    gs_amg_dist_destroy(&amg);
+    gs_amg_destroy(&amg);
     gs_dist_op_destroy(&D);
     gs_free(xl);
     return st;

@@ -133,7 +133,7 @@ const gs_backend_ops *gs_backend_for(gs_loc loc, gs_dtype type);
 /* The operation tables of the modules that sit on the core: each module defines its table's
  * struct in its own header (gs_format_ops in gs_spmat.h, gs_dcsr_ops in gs_dcsr.h, gs_spgemm_ops
  * in gs_spgemm.h, gs_features_ops in gs_select.h, gs_amg_ops in amg/ops/gs_amg_ops.h,
- * gs_dist_ops in spmv/dist/gs_dist_ops.h) and one table per backend (host in its .c file, device
+ * gs_dist_ops in spmv/ranks/gs_dist_ops.h) and one table per backend (host in its .c file, device
  * in its _cuda.cu file). gs_backend.c is the one file that lists them; it names them by symbol
  * only and includes no module header, so no include runs upward. */
 typedef enum gs_module {

@@ -1,4 +1,4 @@
-/* test_dist.c: the distributed matrix operations (spmv/dist/gs_dist.h, gs_dist_op.h) against the
+/* test_dist.c: the distributed matrix operations (spmv/ranks/gs_dist.h, gs_dist_op.h) against the
  * one-process reference on the whole matrices (gs_csr_transpose, gs_spgemm_host,
  * gs_csr_spmv_host), on every rank's rows:
  *   - gs_part_balanced / gs_part_owner / gs_part_from_count: boundaries, balance, owners;

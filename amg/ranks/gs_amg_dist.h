@@ -15,8 +15,8 @@
  * The first level with at most gather_rows rows (or the last level) is gathered whole onto every
  * rank and the rest of the hierarchy built there by the one-process AMG (gs_amg.h): every rank
  * solves the same coarse problem, so no coarse solution is scattered back. The cycle is the one
- * of gs_amg_cycle.c over the distributed levels (the SpMVs exchange halos), then the one-process
- * cycle on the gathered levels.
+ * of gs_amg_cycle.c over the distributed levels (the SpMVs exchange halos), the gathered levels'
+ * one-process cycle its coarsest solve.
  */
 #ifndef GS_AMG_DIST_H
 #define GS_AMG_DIST_H
@@ -32,19 +32,14 @@ typedef struct gs_amg_dist gs_amg_dist;
 
 /* The hierarchy of A (this rank's rows, host; partition part) with A0 its SpMV form at loc
  * (borrowed, level 0's operator), p as for gs_amg_setup (p->nullspace: this rank's rows x
- * nullspace_k), gather_rows the size at which the levels are gathered (0: 20000). Collective. */
+ * nullspace_k), gather_rows the size at which the levels are gathered (0: 20000). Collective.
+ * The result is a hierarchy like gs_amg_setup's: gs_amg_apply (collective; a failed cycle ends
+ * every rank through gs_comm_fatal), gs_amg_linop, gs_amg_get_report (the level table over all
+ * ranks: rows and nonzeros in all, and their least and most on one rank, the distributed levels
+ * first), gs_amg_profile_enable and gs_amg_destroy; re-setups and block cycles are refused. */
 gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist_op *A0,
                             const gs_amg_params *p, int64_t gather_rows, const char *where,
-                            gs_amg_dist **out);
-void gs_amg_dist_destroy(gs_amg_dist **amg);
-
-/* z = M^-1 r (this rank's rows); collective */
-gs_status gs_amg_dist_apply(gs_amg_dist *amg, const gs_vec *r, gs_vec *z);
-gs_linop gs_amg_dist_linop(gs_amg_dist *amg);
-
-/* The level table over all ranks (rows and nonzeros in all, and their least and most on one
- * rank), the distributed levels first. */
-const gs_amg_report *gs_amg_dist_report(const gs_amg_dist *amg);
+                            gs_amg **out);
 
 #ifdef __cplusplus
 }

@@ -60,14 +60,15 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
 {
     gs_status st = GS_OK;
     dlevel *L = &amg->lev[l];
+    gs_amg_level *H = &amg->h->lev[l];
     const gs_dist_op *D = L->DA;
     double *sq = NULL;
     int64_t bad = 0, first = -1;
     GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
-                            (void **)&L->dinv));
+                            (void **)&H->dinv));
     GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
                             (void **)&sq));
-    GS_CHECK(amg->ops->diag_inv(D->diag, 0, L->dinv, sq, &bad, &first));
+    GS_CHECK(amg->ops->diag_inv(D->diag, 0, H->dinv, sq, &bad, &first));
     if (bad > 0 && l == 0)
         st = GS_ERROR(GS_ERR_INPUT, "%s: row %lld has a zero, missing or non-finite diagonal "
                       "entry (%lld rows of this rank's block); smoothed-aggregation AMG needs a "
@@ -75,8 +76,9 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
                       (long long)bad);
     GS_CHECK(gs_comm_agree(st));
     gs_amg_dist_trace(amg, l, "   (diagonal)");
-    amg->shell->rho_rows = L->part->start[L->part->nranks];
-    GS_CHECK(gs_amg_estimate_rho(amg->shell, D->diag, gs_dist_op_spmat(D), sq, &L->rho));
+    amg->h->rho_rows = L->part->start[L->part->nranks];
+    GS_CHECK(gs_amg_estimate_rho(amg->h, D->diag, gs_dist_op_spmat(D), sq, &H->rho));
+    H->rho_known = 1;
     gs_amg_dist_trace(amg, l, "   (rho)");
     /* l1 row sums over the whole rows (compact columns: the own block, then the halo, which
      * Gauss-Seidel's triangles leave out) */
@@ -84,11 +86,11 @@ static gs_status level_diag(gs_amg_dist *amg, int l, const char *where)
     int64_t nz = D->compact->nnz; /* the level's share of level 0's nonzeros, the same on all */
     GS_CHECK(gs_comm_sum_i64(&nz, 1));
     if (l == 0) amg->nnz0 = nz;
-    L->sl = (gs_smoother_level){.p = &amg->p, .ops = amg->ops, .be = amg->be, .level = l,
+    H->sl = (gs_smoother_level){.p = &amg->h->p, .ops = amg->ops, .be = amg->be, .level = l,
                                 .A = L->Al1 ? L->Al1 : D->diag, .MA = gs_dist_op_spmat(D),
-                                .dinv = L->dinv, .rho = L->rho,
+                                .dinv = H->dinv, .rho = H->rho,
                                 .share = amg->nnz0 > 0 ? (double)nz / (double)amg->nnz0 : 0.0};
-    GS_CHECK(amg->p.smoother->setup(&L->sl, &L->smooth));
+    GS_CHECK(amg->p.smoother->setup(&H->sl, &H->smooth));
 done:
     if (sq) amg->be->free(sq);
     return st;
@@ -107,7 +109,8 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
     gs_csr *F = NULL;
     gs_dist_op *DF = NULL;
     gs_vec *w = NULL;
-    double *dF = NULL, *sqF = NULL, rho = L->rho;
+    const gs_amg_level *H = &amg->h->lev[l];
+    double *dF = NULL, *sqF = NULL, rho = H->rho;
     const int64_t grows = L->part->start[L->part->nranks];
     int filtered = p->filter && p->theta > 0 && b == 1 && k == 1;
     if (filtered) {
@@ -143,14 +146,14 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
         GS_CHECK(amg->be->alloc(((size_t)D->rows + 1) * sizeof(double), "AMG diagonal",
                                 (void **)&sqF));
         GS_CHECK(amg->ops->diag_inv(DF->compact, 0, dF, sqF, &bad, &first));
-        amg->shell->rho_rows = grows;
+        amg->h->rho_rows = grows;
         gs_amg_dist_trace(amg, l, "  F's SpMV form");
-        GS_CHECK(gs_amg_estimate_rho(amg->shell, DF->compact, gs_dist_op_spmat(DF), sqF, &rho));
+        GS_CHECK(gs_amg_estimate_rho(amg->h, DF->compact, gs_dist_op_spmat(DF), sqF, &rho));
         gs_amg_dist_trace(amg, l, "  F's rho");
-        if (!(rho > 0)) rho = L->rho;
+        if (!(rho > 0)) rho = H->rho;
         GS_CHECK(amg->ops->jacobi_matrix(DF->compact, dF, p->prolongator_omega / rho, S));
     } else {
-        GS_CHECK(amg->ops->jacobi_matrix(D->compact, L->dinv, p->prolongator_omega / rho, S));
+        GS_CHECK(amg->ops->jacobi_matrix(D->compact, H->dinv, p->prolongator_omega / rho, S));
     }
     gs_amg_dist_trace(amg, l, "  I - w D^-1 F");
 done:
@@ -169,16 +172,16 @@ static gs_status coarsen(gs_amg_dist *amg, int l, int b, double **B, gs_loc *B_l
 {
     gs_status st = GS_OK;
     dlevel *L = &amg->lev[l];
-    gs_amg_level *S = &amg->shell->lev[l];
+    gs_amg_level *S = &amg->h->lev[l];
     gs_csr *hT = NULL;
     int32_t nagg = 0;
     *one = 0;
     S->A = L->DA->diag; /* strength and aggregates on the rank's diagonal block */
-    gs_amg_trace(amg->shell, l, NULL); /* its trace's clock from here */
+    gs_amg_trace(amg->h, l, NULL); /* its trace's clock from here */
     if (amg->p.method == GS_AMG_METHOD_CLASSICAL) /* C/F splitting and P within the block */
-        GS_CHECK(gs_amg_classical_p(amg->shell, l, GS_SPGEMM_AUTO, &nagg, T, ph));
+        GS_CHECK(gs_amg_classical_p(amg->h, l, GS_SPGEMM_AUTO, &nagg, T, ph));
     else
-        GS_CHECK(gs_amg_coarsen(amg->shell, l, b, B, B_loc, k, T, &nagg, one, ph));
+        GS_CHECK(gs_amg_coarsen(amg->h, l, b, B, B_loc, k, T, &nagg, one, ph));
     gs_buf_destroy(&S->agg);
     if (!*T) { /* no aggregate here: no columns */
         GS_CHECK(gs_csr_create(L->DA->rows, 0, 0, &hT));
@@ -210,7 +213,7 @@ done:
 static gs_status report_level(gs_amg_dist *amg, int l, const gs_dist_op *D)
 {
     gs_status st = GS_OK;
-    gs_amg_level_report *R = &amg->rep.level[l];
+    gs_amg_level_report *R = &amg->h->rep.level[l];
     double mean = 0, sd = 0, s2[2];
     int32_t mx = 0;
     if (D->rows > 0) GS_CHECK(amg->ops->row_stats(D->compact, &mean, &sd, &mx));
@@ -229,7 +232,7 @@ static gs_status report_level(gs_amg_dist *amg, int l, const gs_dist_op *D)
     R->mean = tot_rows > 0 ? (double)tot_nnz / (double)tot_rows : 0.0;
     double var = tot_rows > 0 ? s2[0] / (double)tot_rows - R->mean * R->mean : 0.0;
     R->std = var > 0 ? sqrt(var) : 0.0;
-    R->rho = amg->lev[l].rho;
+    R->rho = amg->h->lev[l].rho;
     R->rho_known = 1;
     /* the diagonal block's format: the same on every rank, or the range of the choices */
     int64_t f[2] = {D->sel.format, -(int64_t)D->sel.format};
@@ -429,7 +432,7 @@ done:
 
 gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist_op *A0,
                             const gs_amg_params *p, int64_t gather_rows, const char *where,
-                            gs_amg_dist **out)
+                            gs_amg **out)
 {
     gs_status st = GS_OK;
     gs_amg_dist *amg = NULL;
@@ -469,14 +472,20 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     amg->loc = loc;
     amg->be = gs_backend_get(loc);
     amg->ops = gs_amg_ops_at(loc);
-    GS_CHECK(gs_alloc_array(1, sizeof *amg->shell, "AMG hierarchy", (void **)&amg->shell));
-    memset(amg->shell, 0, sizeof *amg->shell);
-    amg->shell->p = amg->p;
-    amg->shell->p.trace = amg->p.trace && gs_comm_rank() == 0; /* its steps once, on rank 0 */
-    amg->shell->loc = loc;
-    amg->shell->be = amg->be;
-    amg->shell->ops = amg->ops;
-    ph = amg->rep.phase_s;
+    /* the hierarchy the cycle runs: its levels' operators are the distributed ones, its coarsest
+     * solve the gathered tail, which it holds and frees (gs_amg_dist_set_tail) */
+    GS_CHECK(gs_alloc_array(1, sizeof *amg->h, "AMG hierarchy", (void **)&amg->h));
+    memset(amg->h, 0, sizeof *amg->h);
+    gs_amg *h = amg->h;
+    gs_amg_dist_set_tail(amg);
+    h->p = amg->p;
+    h->p.trace = amg->p.trace && gs_comm_rank() == 0; /* its steps once, on rank 0 */
+    h->loc = loc;
+    h->be = amg->be;
+    h->ops = amg->ops;
+    h->rep.setups = 1;
+    gs_amg_report *rep = &h->rep;
+    ph = rep->phase_s;
     GS_CHECK(sync_now(amg, &t_start));
     if (classical) k = 1; /* its interpolation keeps the constant; no near-nullspace carried */
     if (p->nullspace && !classical) {
@@ -486,12 +495,12 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     }
     if (!amg->p.smoother) { /* Chebyshev when A is symmetric, else l1-Jacobi */
         double skew = 0.0;
-        GS_CHECK(gs_amg_skew_ratio(amg->shell, gs_dist_op_spmat(A0), A0->rows, A0->row0, &skew));
-        gs_amg_choose_smoother(&amg->p, skew <= GS_AMG_SKEW_TOL, amg->rep.choice,
-                               sizeof amg->rep.choice);
-        amg->shell->p.smoother = amg->p.smoother;
-        amg->shell->p.presweeps = amg->p.presweeps;
-        amg->shell->p.postsweeps = amg->p.postsweeps;
+        GS_CHECK(gs_amg_skew_ratio(h, gs_dist_op_spmat(A0), A0->rows, A0->row0, &skew));
+        gs_amg_choose_smoother(&amg->p, skew <= GS_AMG_SKEW_TOL, rep->choice,
+                               sizeof rep->choice);
+        h->p.smoother = amg->p.smoother;
+        h->p.presweeps = amg->p.presweeps;
+        h->p.postsweeps = amg->p.postsweeps;
     }
     amg->lev[0].A = A;
     amg->lev[0].DA = A0;
@@ -514,7 +523,7 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         gs_amg_dist_trace(amg, l, NULL);
         GS_CHECK(level_diag(amg, l, where));
         gs_amg_dist_trace(amg, l, "diagonal, rho, smoother");
-        if (p->smooth_prolongator && L->rho > 0 && !classical)
+        if (p->smooth_prolongator && h->lev[l].rho > 0 && !classical)
             GS_CHECK(smoothing_matrix(amg, l, b, k, B, B_loc, &S));
         gs_amg_dist_trace(amg, l, "smoothing matrix");
         GS_CHECK(sync_now(amg, &t1));
@@ -551,103 +560,105 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         cpart = NULL;
         b = k;
     }
-    /* vectors and the report: the distributed levels, then the gathered ones */
+    /* the cycle's levels (the distributed operators' SpMV views, its vectors) and the report:
+     * the distributed levels, then the gathered ones */
     const gs_amg_report *tr = gs_amg_get_report(amg->tail);
     double nnz0 = 0, rows0 = 0;
     for (int l = 0; l <= amg->nd; l++) {
-        dlevel *L = &amg->lev[l];
+        const dlevel *L = &amg->lev[l];
+        gs_amg_level *H = &h->lev[l];
         int32_t n = L->DA->rows;
+        H->A = L->DA->diag;
+        H->ops_borrowed = 1;
         if (l < amg->nd) {
             GS_CHECK(report_level(amg, l, L->DA));
-            GS_CHECK(gs_vec_create(n, loc, &L->r));
-            GS_CHECK(gs_vec_create(n, loc, &L->y));
-            GS_CHECK(gs_vec_create(n, loc, &L->d));
-            L->sl.y = L->y;
-            L->sl.d = L->d;
+            H->MA = (gs_spmat *)gs_dist_op_spmat(L->DA);
+            H->MP = (gs_spmat *)gs_dist_op_spmat(L->DP);
+            H->MR = (gs_spmat *)gs_dist_op_spmat(L->DR);
+            GS_CHECK(gs_vec_create(n, loc, &H->y));
+            GS_CHECK(gs_vec_create(n, loc, &H->d));
+            H->r = H->d; /* as on one process: the residual between the smoothings */
+            H->sl.y = H->y;
+            H->sl.d = H->d;
         }
         if (l > 0) {
-            GS_CHECK(gs_vec_create(n, loc, &L->x));
-            GS_CHECK(gs_vec_create(n, loc, &L->b));
+            GS_CHECK(gs_vec_create(n, loc, &H->x));
+            GS_CHECK(gs_vec_create(n, loc, &H->b));
         }
     }
+    h->nlev = amg->nd + 1;
     for (int l = 0; l < tr->levels && amg->nd + l < GS_AMG_MAX_LEVELS; l++) {
-        amg->rep.level[amg->nd + l] = tr->level[l];
-        if (l == 0) amg->rep.level[amg->nd].rho = tr->level[0].rho;
+        rep->level[amg->nd + l] = tr->level[l];
+        if (l == 0) rep->level[amg->nd].rho = tr->level[0].rho;
     }
-    amg->rep.levels = amg->nd + tr->levels;
-    if (amg->rep.levels > GS_AMG_MAX_LEVELS) amg->rep.levels = GS_AMG_MAX_LEVELS;
-    nnz0 = (double)amg->rep.level[0].nnz;
-    rows0 = (double)amg->rep.level[0].rows;
-    for (int l = 0; l < amg->rep.levels; l++) {
-        amg->rep.operator_complexity += nnz0 > 0 ? (double)amg->rep.level[l].nnz / nnz0 : 1.0;
-        amg->rep.grid_complexity += rows0 > 0 ? (double)amg->rep.level[l].rows / rows0 : 1.0;
+    rep->levels = amg->nd + tr->levels;
+    if (rep->levels > GS_AMG_MAX_LEVELS) rep->levels = GS_AMG_MAX_LEVELS;
+    nnz0 = (double)rep->level[0].nnz;
+    rows0 = (double)rep->level[0].rows;
+    for (int l = 0; l < rep->levels; l++) {
+        rep->operator_complexity += nnz0 > 0 ? (double)rep->level[l].nnz / nnz0 : 1.0;
+        rep->grid_complexity += rows0 > 0 ? (double)rep->level[l].rows / rows0 : 1.0;
     }
     for (int i = 0; i < GS_AMG_PHASES; i++) ph[i] += tr->phase_s[i];
-    gs_str_copy(amg->rep.coarse_desc, sizeof amg->rep.coarse_desc, tr->coarse_desc);
+    gs_str_copy(rep->coarse_desc, sizeof rep->coarse_desc, tr->coarse_desc);
     GS_CHECK(sync_now(amg, &t1));
-    amg->rep.setup_s = t1 - t_start;
+    rep->setup_s = t1 - t_start;
     if (classical)
-        snprintf(amg->rep.desc, sizeof amg->rep.desc,
+        snprintf(rep->desc, sizeof rep->desc,
                  "%s cycle, %s, %d+%d sweeps, classical AMG: PMIS within each of %d ranks, "
                  "extended+i interpolation (at most %d entries a row), strength theta %g, "
                  "R = P^T, %d levels across ranks then gathered",
                  p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
-                 amg->p.postsweeps, gs_comm_size(), gs_amg_interp_max(amg->shell),
+                 amg->p.postsweeps, gs_comm_size(), gs_amg_interp_max(h),
                  p->classical_theta, amg->nd);
     else
-        snprintf(amg->rep.desc, sizeof amg->rep.desc,
-                 "%s cycle, %s, %d+%d sweeps, mis2 aggregation within each of %d ranks, %s "
+        snprintf(rep->desc, sizeof rep->desc,
+                 "%s cycle, %s, %d+%d sweeps, %s aggregation within each of %d ranks, %s "
                  "strength theta %g%s, %d levels across ranks then gathered, block %d",
                  p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
-                 amg->p.postsweeps, gs_comm_size(),
+                 amg->p.postsweeps,
+                 gs_amg_choice_name(GS_AMG_CHOICE_AGGREGATION, amg->p.aggregation), gs_comm_size(),
                  gs_amg_choice_name(GS_AMG_CHOICE_STRENGTH, p->strength), p->theta,
                  p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
                  amg->nd, b0);
-    gs_str_copy(amg->rep.smoother, sizeof amg->rep.smoother, amg->p.smoother->name);
-    amg->rep.method = amg->p.method;
-    amg->rep.restriction = GS_AMG_RESTRICT_PT;
-    amg->rep.presweeps = amg->p.presweeps;
-    amg->rep.postsweeps = amg->p.postsweeps;
+    gs_str_copy(rep->smoother, sizeof rep->smoother, amg->p.smoother->name);
+    rep->method = amg->p.method;
+    rep->aggregation = amg->p.aggregation;
+    rep->restriction = GS_AMG_RESTRICT_PT;
+    rep->presweeps = amg->p.presweeps;
+    rep->postsweeps = amg->p.postsweeps;
     if (amg->p.smoother->describe) {
-        size_t len = strlen(amg->rep.desc);
-        amg->p.smoother->describe(&amg->p, amg->rep.levels, amg->rep.desc + len,
-                                  sizeof amg->rep.desc - len);
+        size_t len = strlen(rep->desc);
+        amg->p.smoother->describe(&amg->p, rep->levels, rep->desc + len, sizeof rep->desc - len);
     }
     amg->p.select = NULL;
-    amg->shell->p.select = NULL;
-    *out = amg;
+    h->p.select = NULL;
+    *out = h;
     amg = NULL;
 done:
     if (B) gs_backend_get(B_loc)->free(B);
     gs_csr_destroy(&S);
     gs_csr_destroy(&T);
     gs_part_destroy(&cpart);
-    gs_amg_dist_destroy(&amg);
+    if (amg && amg->h) { /* the hierarchy frees its tail, this */
+        gs_amg *h = amg->h;
+        gs_amg_destroy(&h);
+    } else if (amg) {
+        gs_amg_dist_free(amg);
+    }
     gs_mem_pinned_enable(pinned);
     return gs_comm_agree(st);
 }
 
-void gs_amg_dist_destroy(gs_amg_dist **pa)
+void gs_amg_dist_free(gs_amg_dist *amg)
 {
-    if (!pa || !*pa) return;
-    gs_amg_dist *amg = *pa;
+    if (!amg) return;
     for (int l = 0; l < GS_AMG_MAX_LEVELS; l++) {
         dlevel *L = &amg->lev[l];
         gs_part_destroy(&L->part);
         gs_dist_op_destroy(&L->DAown);
         gs_dist_op_destroy(&L->DP);
         gs_dist_op_destroy(&L->DR);
-        if (L->smooth) amg->p.smoother->destroy(L->smooth, amg->be);
-        if (L->dinv) amg->be->free(L->dinv);
-        gs_vec_destroy(&L->x);
-        gs_vec_destroy(&L->b);
-        gs_vec_destroy(&L->r);
-        gs_vec_destroy(&L->y);
-        gs_vec_destroy(&L->d);
-    }
-    if (amg->ops && amg->ops->graph_destroy) {
-        amg->ops->graph_destroy(amg->gdown);
-        amg->ops->graph_destroy(amg->gup);
     }
     gs_amg_destroy(&amg->tail);
     gs_dist_op_destroy(&amg->TG);
@@ -658,9 +669,5 @@ void gs_amg_dist_destroy(gs_amg_dist **pa)
     gs_free(amg->hb);
     gs_free(amg->hpart);
     gs_free(amg->gbytes);
-    gs_free(amg->shell);
     gs_free(amg);
-    *pa = NULL;
 }
-
-const gs_amg_report *gs_amg_dist_report(const gs_amg_dist *amg) { return &amg->rep; }
