@@ -96,6 +96,47 @@ static inline const gs_amg_ops *gs_amg_ops_at(gs_loc loc)
     return (const gs_amg_ops *)gs_backend_module(loc, GS_MODULE_AMG);
 }
 
+/* The setup's steps that depend on where a level's rows live: the hierarchy's own on one
+ * process (setup/gs_amg_setup.c), the distributed operators' across ranks (amg/ranks). The loop
+ * of gs_amg_levels runs them level by level, times them into the phases and counts them.
+ *   rows        level l's rows in all (across ranks)
+ *   ends        1: the levels end before level l's smoother (n its rows, last: no coarser level
+ *               is wanted there); the caller finishes level l (coarse solve, or gathering)
+ *   diag        level l's diagonal (the finest's checked: where names the matrix), rho, smoother
+ *   smoothing   the prolongator smoothing's I - omega / rho D^-1 F (smoothed aggregation)
+ *   coarsen     the tentative prolongator T (smoothed aggregation: B, B_loc, k become the coarse
+ *               near-nullspace) or classical AMG's P; *nc the coarse rows in all (0 or n: no
+ *               coarsening); *made: P, R and level l + 1's operator were made too
+ *   prolongator P = S T (S NULL: P = T; both taken) and R
+ *   galerkin    level l + 1's operator
+ *   next        after level l + 1's operator and its phase time (NULL: nothing) */
+typedef struct gs_amg_steps {
+    void *ctx;
+    int64_t (*rows)(void *ctx, const gs_amg *amg, int l);
+    int (*ends)(void *ctx, const gs_amg *amg, int l, int64_t n, int last);
+    gs_status (*diag)(void *ctx, gs_amg *amg, int l, const char *where);
+    gs_status (*smoothing)(void *ctx, gs_amg *amg, int l, int b, int k, const double *B,
+                           gs_loc B_loc, gs_csr **S);
+    gs_status (*coarsen)(void *ctx, gs_amg *amg, int l, int b, double **B, gs_loc *B_loc, int *k,
+                         gs_csr **T, int64_t *nc, int *one_per_row, int *made, double *ph);
+    gs_status (*prolongator)(void *ctx, gs_amg *amg, int l, gs_csr **S, gs_csr **T,
+                             int one_per_row);
+    gs_status (*galerkin)(void *ctx, gs_amg *amg, int l);
+    gs_status (*next)(void *ctx, gs_amg *amg, int l, double *ph);
+} gs_amg_steps;
+
+/* The levels of amg from level 0 (its operator in place) down (setup/gs_amg_levels.c): b the
+ * finest level's unknowns a node, k its near-nullspace vectors B at B_loc (NULL: the default);
+ * on return amg->nlev - 1 is the level where they ended, *b and *k its (or, when it did not
+ * coarsen, *k the coarse one), *B_level the level B describes. */
+gs_status gs_amg_levels(gs_amg *amg, const gs_amg_steps *s, int *b, int *k, double **B,
+                        gs_loc *B_loc, int *B_level, const char *where, double *ph);
+
+/* The report's description of the cycle and the hierarchy's method (setup/gs_amg_report.c):
+ * b0, k0 the finest level's unknowns a node and near-nullspace vectors; ranks 0 on one process
+ * (galerkin names the product), else the ranks, nd the levels across them. */
+void gs_amg_describe(gs_amg *amg, int b0, int k0, gs_spgemm_method galerkin, int ranks, int nd);
+
 /* the cycle's graphs freed (cycle/gs_amg_cycle.c) */
 void gs_amg_graphs_destroy(gs_amg *amg);
 

@@ -154,7 +154,6 @@ gs_status gs_amg_classical(gs_amg *amg, int l, gs_spgemm_method m, int32_t *nc, 
     int32_t dense = 0;
     double t0, t1, t2;
     GS_CHECK(split_interp(amg, l, m, nc, &dense, &beta, &d, &X, ph));
-    amg->rep.coarsenings++;
     if (!X) goto done; /* no coarsening: this level is the coarsest */
     if (amg->p.restriction == GS_AMG_RESTRICT_AT)
         GS_CHECK(transposed_interp(amg, l, dense, *nc, m, beta, &dt, &Xt));

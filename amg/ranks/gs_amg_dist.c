@@ -137,7 +137,7 @@ static gs_status smoothing_matrix(gs_amg_dist *amg, int l, int b, int k, const d
     GS_CHECK(gs_comm_max_i64(&anyF, 1));
     if (anyF) {
         int64_t bad, first;
-        if (!F) GS_CHECK(gs_amg_dist_dops(amg)->row_slice(D->compact, 0, D->rows, &F)); /* a copy */
+        if (!F) GS_CHECK(gs_sparse_row_slice(D->compact, 0, D->rows, &F)); /* a copy */
         /* A's columns and halo: its plan copied, its halos through A's CUDA IPC buffers
          * (rho's twelve products; DF is destroyed before D); F's rows not split */
         GS_CHECK(gs_dist_op_whole_like(&F, D, &DF));
@@ -430,16 +430,97 @@ done:
     return st;
 }
 
+/* the levels' steps across ranks (gs_amg_steps): the distributed operators */
+static int64_t dist_rows(void *ctx, const gs_amg *h, int l)
+{
+    const gs_part *part = ((const gs_amg_dist *)ctx)->lev[l].part;
+    (void)h;
+    return part->start[part->nranks];
+}
+
+/* from gather_rows rows on, the rest is gathered onto every rank and built there */
+static int dist_ends(void *ctx, const gs_amg *h, int l, int64_t n, int last)
+{
+    (void)h, (void)l;
+    return last || n <= ((const gs_amg_dist *)ctx)->gather_rows;
+}
+
+static gs_status dist_diag(void *ctx, gs_amg *h, int l, const char *where)
+{
+    gs_amg_dist *amg = ctx;
+    (void)h;
+    gs_amg_dist_trace(amg, l, NULL);
+    gs_status st = level_diag(amg, l, where);
+    gs_amg_dist_trace(amg, l, "diagonal, rho, smoother");
+    return st;
+}
+
+static gs_status dist_smoothing(void *ctx, gs_amg *h, int l, int b, int k, const double *B,
+                                gs_loc B_loc, gs_csr **S)
+{
+    gs_amg_dist *amg = ctx;
+    (void)h;
+    gs_status st = smoothing_matrix(amg, l, b, k, B, B_loc, S);
+    gs_amg_dist_trace(amg, l, "smoothing matrix");
+    return st;
+}
+
+static gs_status dist_coarsen(void *ctx, gs_amg *h, int l, int b, double **B, gs_loc *B_loc,
+                              int *k, gs_csr **T, int64_t *nc, int *one_per_row, int *made,
+                              double *ph)
+{
+    gs_status st = GS_OK;
+    gs_amg_dist *amg = ctx;
+    (void)h;
+    *made = 0;
+    GS_CHECK(coarsen(amg, l, b, B, B_loc, k, T, one_per_row, &amg->cpart, ph));
+    gs_amg_dist_trace(amg, l, "aggregates, tentative");
+    *nc = amg->cpart->start[amg->cpart->nranks];
+done:
+    return st;
+}
+
+static gs_status dist_prolongator(void *ctx, gs_amg *h, int l, gs_csr **S, gs_csr **T,
+                                  int one_per_row)
+{
+    gs_status st = GS_OK;
+    gs_amg_dist *amg = ctx;
+    dlevel *L = &amg->lev[l];
+    (void)h;
+    GS_CHECK(gs_amg_dist_prolongator(amg, l, *S, T, one_per_row, amg->cpart));
+    gs_csr_destroy(S);
+    gs_amg_dist_trace(amg, l, "P = S T");
+    GS_CHECK(gs_dist_op_use_ipc(L->DP));
+    GS_CHECK(gs_dist_op_transpose(L->DP, amg->p.select, l, &L->DR));
+    GS_CHECK(gs_dist_op_use_ipc(L->DR));
+    gs_amg_dist_trace(amg, l, "R = P^T");
+done:
+    return st;
+}
+
+static gs_status dist_galerkin(void *ctx, gs_amg *h, int l)
+{
+    gs_status st = GS_OK;
+    gs_amg_dist *amg = ctx;
+    dlevel *C = &amg->lev[l + 1];
+    (void)h;
+    GS_CHECK(gs_amg_dist_galerkin(amg, l, amg->cpart, &C->DAown));
+    GS_CHECK(gs_dist_op_use_ipc(C->DAown));
+    C->DA = C->DAown;
+    C->part = amg->cpart;
+    amg->cpart = NULL;
+    gs_amg_dist_trace(amg, l, "R A P");
+done:
+    return st;
+}
+
 gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist_op *A0,
                             const gs_amg_params *p, int64_t gather_rows, const char *where,
                             gs_amg **out)
 {
     gs_status st = GS_OK;
     gs_amg_dist *amg = NULL;
-    gs_csr *S = NULL, *T = NULL;
-    int one = 0;
-    gs_part *cpart = NULL;
-    double *B = NULL, t_start, t0, t1, *ph;
+    double *B = NULL, t_start, t1, *ph;
     gs_loc B_loc = GS_LOC_HOST;
     const gs_loc loc = A0->loc;
     if (!where) where = "matrix";
@@ -510,56 +591,20 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     GS_CHECK(gs_alloc_array((size_t)part->nranks + 1, sizeof(int64_t), "partition",
                             (void **)&amg->lev[0].part->start));
     memcpy(amg->lev[0].part->start, part->start, ((size_t)part->nranks + 1) * sizeof(int64_t));
-    int max_levels = p->max_levels < GS_AMG_MAX_LEVELS ? p->max_levels : GS_AMG_MAX_LEVELS;
-    for (int l = 0;; l++) {
-        dlevel *L = &amg->lev[l];
-        const int64_t n = L->part->start[L->part->nranks];
-        if (n <= gather_rows || l + 1 >= max_levels) { /* the rest on every rank, whole */
-            amg->nd = l;
-            GS_CHECK(gather_tail(amg, l, B, B_loc, b, k, where));
-            break;
-        }
-        GS_CHECK(sync_now(amg, &t0));
-        gs_amg_dist_trace(amg, l, NULL);
-        GS_CHECK(level_diag(amg, l, where));
-        gs_amg_dist_trace(amg, l, "diagonal, rho, smoother");
-        if (p->smooth_prolongator && h->lev[l].rho > 0 && !classical)
-            GS_CHECK(smoothing_matrix(amg, l, b, k, B, B_loc, &S));
-        gs_amg_dist_trace(amg, l, "smoothing matrix");
-        GS_CHECK(sync_now(amg, &t1));
-        ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
-        GS_CHECK(coarsen(amg, l, b, &B, &B_loc, &k, &T, &one, &cpart, ph));
-        gs_amg_dist_trace(amg, l, "aggregates, tentative");
-        const int64_t nc = cpart->start[cpart->nranks];
-        if (nc == 0 || nc >= n) { /* no coarsening: this level is gathered and ends there */
-            gs_csr_destroy(&T);
-            gs_csr_destroy(&S);
-            gs_part_destroy(&cpart);
-            amg->nd = l;
-            GS_CHECK(gather_tail(amg, l, NULL, GS_LOC_HOST, b, b, where));
-            break;
-        }
-        GS_CHECK(sync_now(amg, &t0));
-        GS_CHECK(gs_amg_dist_prolongator(amg, l, S, &T, one, cpart));
-        gs_csr_destroy(&S);
-        gs_amg_dist_trace(amg, l, "P = S T");
-        GS_CHECK(gs_dist_op_use_ipc(L->DP));
-        GS_CHECK(gs_dist_op_transpose(L->DP, p->select, l, &L->DR));
-        GS_CHECK(gs_dist_op_use_ipc(L->DR));
-        gs_amg_dist_trace(amg, l, "R = P^T");
-        GS_CHECK(sync_now(amg, &t1));
-        ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
-        dlevel *C = &amg->lev[l + 1];
-        GS_CHECK(gs_amg_dist_galerkin(amg, l, cpart, &C->DAown));
-        GS_CHECK(gs_dist_op_use_ipc(C->DAown));
-        C->DA = C->DAown;
-        gs_amg_dist_trace(amg, l, "R A P");
-        GS_CHECK(sync_now(amg, &t0));
-        ph[GS_AMG_PHASE_RAP] += t0 - t1;
-        C->part = cpart;
-        cpart = NULL;
-        b = k;
-    }
+    amg->gather_rows = gather_rows;
+    const gs_amg_steps steps = {.ctx = amg, .rows = dist_rows, .ends = dist_ends,
+                                .diag = dist_diag, .smoothing = dist_smoothing,
+                                .coarsen = dist_coarsen, .prolongator = dist_prolongator,
+                                .galerkin = dist_galerkin};
+    int B_level = 0;
+    GS_CHECK(gs_amg_levels(h, &steps, &b, &k, &B, &B_loc, &B_level, where, ph));
+    gs_part_destroy(&amg->cpart); /* a level that did not coarsen */
+    amg->nd = h->nlev - 1; /* the rest on every rank, whole: from level nd, or (it did not
+                            * coarsen: B is the coarse level's) the same level without B */
+    if (B_level == amg->nd)
+        GS_CHECK(gather_tail(amg, amg->nd, B, B_loc, b, k, where));
+    else
+        GS_CHECK(gather_tail(amg, amg->nd, NULL, GS_LOC_HOST, b, b, where));
     /* the cycle's levels (the distributed operators' SpMV views, its vectors) and the report:
      * the distributed levels, then the gathered ones */
     const gs_amg_report *tr = gs_amg_get_report(amg->tail);
@@ -603,43 +648,14 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
     gs_str_copy(rep->coarse_desc, sizeof rep->coarse_desc, tr->coarse_desc);
     GS_CHECK(sync_now(amg, &t1));
     rep->setup_s = t1 - t_start;
-    if (classical)
-        snprintf(rep->desc, sizeof rep->desc,
-                 "%s cycle, %s, %d+%d sweeps, classical AMG: PMIS within each of %d ranks, "
-                 "extended+i interpolation (at most %d entries a row), strength theta %g, "
-                 "R = P^T, %d levels across ranks then gathered",
-                 p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
-                 amg->p.postsweeps, gs_comm_size(), gs_amg_interp_max(h),
-                 p->classical_theta, amg->nd);
-    else
-        snprintf(rep->desc, sizeof rep->desc,
-                 "%s cycle, %s, %d+%d sweeps, %s aggregation within each of %d ranks, %s "
-                 "strength theta %g%s, %d levels across ranks then gathered, block %d",
-                 p->cycle_w ? "W" : "V", amg->p.smoother->label, amg->p.presweeps,
-                 amg->p.postsweeps,
-                 gs_amg_choice_name(GS_AMG_CHOICE_AGGREGATION, amg->p.aggregation), gs_comm_size(),
-                 gs_amg_choice_name(GS_AMG_CHOICE_STRENGTH, p->strength), p->theta,
-                 p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
-                 amg->nd, b0);
-    gs_str_copy(rep->smoother, sizeof rep->smoother, amg->p.smoother->name);
-    rep->method = amg->p.method;
-    rep->aggregation = amg->p.aggregation;
+    gs_amg_describe(h, b0, k0, GS_SPGEMM_AUTO, gs_comm_size(), amg->nd);
     rep->restriction = GS_AMG_RESTRICT_PT;
-    rep->presweeps = amg->p.presweeps;
-    rep->postsweeps = amg->p.postsweeps;
-    if (amg->p.smoother->describe) {
-        size_t len = strlen(rep->desc);
-        amg->p.smoother->describe(&amg->p, rep->levels, rep->desc + len, sizeof rep->desc - len);
-    }
     amg->p.select = NULL;
     h->p.select = NULL;
     *out = h;
     amg = NULL;
 done:
     if (B) gs_backend_get(B_loc)->free(B);
-    gs_csr_destroy(&S);
-    gs_csr_destroy(&T);
-    gs_part_destroy(&cpart);
     if (amg && amg->h) { /* the hierarchy frees its tail, this */
         gs_amg *h = amg->h;
         gs_amg_destroy(&h);
@@ -660,6 +676,7 @@ void gs_amg_dist_free(gs_amg_dist *amg)
         gs_dist_op_destroy(&L->DP);
         gs_dist_op_destroy(&L->DR);
     }
+    gs_part_destroy(&amg->cpart);
     gs_amg_destroy(&amg->tail);
     gs_dist_op_destroy(&amg->TG);
     if (amg->th) amg->be->free(amg->th);

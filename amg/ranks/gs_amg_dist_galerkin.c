@@ -41,7 +41,7 @@ static gs_status entries_csr(const gs_amg_dist *amg, int32_t rows, int64_t ne, i
     GS_CHECK(gs_amg_dist_dops(amg)->row_index(nrp, rp, rmap, dr));
     GS_CHECK(amg->be->alloc(((size_t)ne + 1) * sizeof *dc, "entries", (void **)&dc));
     GS_CHECK(gs_amg_dist_dops(amg)->map_cols(g, ne, c0, nc, dmap, nmap, dc));
-    GS_CHECK(gs_amg_dist_dops(amg)->coo_csr(rows, (int32_t)(nc + nmap), ne, dr, dc, v, out));
+    GS_CHECK(gs_sparse_coo_csr(amg->loc, rows, (int32_t)(nc + nmap), ne, dr, dc, v, out));
 done:
     if (dr) amg->be->free(dr);
     if (dc) amg->be->free(dc);
@@ -121,7 +121,7 @@ gs_status gs_amg_dist_prolongator(gs_amg_dist *amg, int l, const gs_csr *S, gs_c
         GS_CHECK(other_columns(amg, NULL, 0, g, ne, c0, nc, cpart->start[cpart->nranks], &pmap,
                                &dpm, &npm));
         GS_CHECK(entries_csr(amg, D->nhalo, ne, D->nhalo, rp, NULL, g, v, c0, nc, dpm, npm, &Th));
-        GS_CHECK(gs_amg_dist_dops(amg)->vcat(*T, NULL, Th, (int32_t)(nc + npm), &Te));
+        GS_CHECK(gs_sparse_vcat(*T, NULL, Th, (int32_t)(nc + npm), &Te));
         if (one)
             GS_CHECK(amg->ops->times_tentative(S, Te, &P));
         else
@@ -179,7 +179,7 @@ gs_status gs_amg_dist_galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs
     GS_CHECK(entries_csr(amg, D->nhalo, nf, D->nhalo, rp, NULL, g, v, c0, nc, dxm, nx, &Ph));
     { /* P's own rows, its halo columns renumbered into X as they are copied, over the fetched */
         const gs_col_map pm = {nc, m1};
-        GS_CHECK(ops->vcat(DP->compact, &pm, Ph, (int32_t)(nc + nx), &Pe));
+        GS_CHECK(gs_sparse_vcat(DP->compact, &pm, Ph, (int32_t)(nc + nx), &Pe));
     }
     gs_csr_destroy(&Ph);
     gs_amg_dist_trace(amg, l, "  P's halo rows");
@@ -192,7 +192,7 @@ gs_status gs_amg_dist_galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs
     if (DR->rem)
         GS_CHECK(gs_spgemm(DR->rem, AP, GS_SPGEMM_AUTO, &Wr));
     else
-        GS_CHECK(ops->row_slice(Wo, nc, nc, &Wr));
+        GS_CHECK(gs_sparse_row_slice(Wo, nc, nc, &Wr));
     gs_csr_destroy(&AP);
     gs_amg_dist_trace(amg, l, "  P^T (A P)");
     /* Wr's rows go to their owners where the matrices live (global columns, values); each
@@ -266,7 +266,7 @@ gs_status gs_amg_dist_galerkin(gs_amg_dist *amg, int l, const gs_part *cpart, gs
     gs_amg_dist_trace(amg, l, "   (entries)");
     { /* the own rows, their other columns renumbered into the coarse halo as they are added */
         const gs_col_map wm = {nc, m2};
-        GS_CHECK(ops->add(Wo, &wm, Rv, &Ac));
+        GS_CHECK(gs_sparse_add(Wo, &wm, Rv, &Ac));
     }
     gs_csr_destroy(&Wo);
     gs_amg_dist_trace(amg, l, "  coarse rows exchanged");

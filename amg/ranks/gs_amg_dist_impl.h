@@ -41,6 +41,8 @@ struct gs_amg_dist {
     double *th;
     double *hb, *hpart;     /* host staging without TG: whole b, this rank's part of it */
     int64_t nnz0;           /* level 0's nonzeros over all ranks (the smoother's level share) */
+    int64_t gather_rows;    /* a level of at most this many rows in all is gathered */
+    gs_part *cpart;         /* during the setup: the coarse rows of the level being built */
     size_t *gbytes;         /* every rank's part of the gathered level, in bytes */
 };
 

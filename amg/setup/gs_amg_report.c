@@ -1,8 +1,9 @@
-/* gs_amg_report.c: the console's AMG block: the level table, complexities, setup phases. */
+/* gs_amg_report.c: the hierarchy's description, and the console's AMG block: the level table,
+ * complexities, setup phases. */
 #include <stdio.h>
 #include <string.h>
 
-#include "gs_amg.h"
+#include "gs_amg_internal.h"
 #include "gs_log.h"
 
 const char *const gs_amg_phase_names[GS_AMG_PHASES] = {"strength",    "aggregation", "prolongator",
@@ -75,4 +76,43 @@ void gs_amg_report_print(const gs_amg_report *r, const gs_out *out)
     for (int i = 0; i < GS_AMG_PHASES; i++)
         gs_outf(out, " %s %.2f", gs_amg_phase_names[i], 1e3 * r->phase_s[i]);
     gs_outf(out, " ms\n");
+}
+
+void gs_amg_describe(gs_amg *amg, int b0, int k0, gs_spgemm_method galerkin, int ranks, int nd)
+{
+    const gs_amg_params *p = &amg->p;
+    gs_amg_report *rep = &amg->rep;
+    char within[48] = "", last[64];
+    if (ranks > 0) {
+        snprintf(within, sizeof within, " within each of %d ranks", ranks);
+        snprintf(last, sizeof last, "%d levels across ranks then gathered", nd);
+    } else {
+        snprintf(last, sizeof last, "galerkin %s", gs_spgemm_method_name(galerkin));
+    }
+    const char *cycle = gs_amg_choice_name(GS_AMG_CHOICE_CYCLE, p->cycle_w);
+    if (p->method == GS_AMG_METHOD_CLASSICAL)
+        snprintf(rep->desc, sizeof rep->desc,
+                 "%s cycle, %s, %d+%d sweeps, classical AMG: PMIS%s, extended+i interpolation "
+                 "(at most %d entries a row), strength theta %g, %s, %s",
+                 cycle, p->smoother->label, p->presweeps, p->postsweeps, within,
+                 gs_amg_interp_max(amg), p->classical_theta,
+                 p->restriction == GS_AMG_RESTRICT_AT ? "R from A^T" : "R = P^T", last);
+    else
+        snprintf(rep->desc, sizeof rep->desc,
+                 "%s cycle, %s, %d+%d sweeps, %s aggregation%s, %s strength theta %g%s, %s, "
+                 "block %d",
+                 cycle, p->smoother->label, p->presweeps, p->postsweeps,
+                 gs_amg_choice_name(GS_AMG_CHOICE_AGGREGATION, p->aggregation), within,
+                 gs_amg_choice_name(GS_AMG_CHOICE_STRENGTH, p->strength), p->theta,
+                 p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
+                 last, b0);
+    gs_str_copy(rep->smoother, sizeof rep->smoother, p->smoother->name);
+    rep->method = p->method;
+    rep->aggregation = p->aggregation;
+    rep->presweeps = p->presweeps;
+    rep->postsweeps = p->postsweeps;
+    if (p->smoother->describe) {
+        size_t len = strlen(rep->desc);
+        p->smoother->describe(p, rep->levels, rep->desc + len, sizeof rep->desc - len);
+    }
 }

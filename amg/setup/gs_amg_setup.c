@@ -310,6 +310,130 @@ done:
     return st;
 }
 
+/* the levels' steps on one process (gs_amg_steps): the hierarchy's own CSR operators */
+typedef struct one_steps {
+    gs_spgemm_method m; /* the Galerkin method */
+    int view0;          /* level 0's format is deferred: made after its Galerkin product */
+} one_steps;
+
+static int64_t one_rows(void *ctx, const gs_amg *amg, int l)
+{
+    (void)ctx;
+    return amg->lev[l].A->rows;
+}
+
+/* a coarsest level below the finest that the dense inverse solves needs no diagonal and no rho
+ * (the finest is always checked: its diagonal is the user's input) */
+static int one_ends(void *ctx, const gs_amg *amg, int l, int64_t n, int last)
+{
+    (void)ctx, (void)amg;
+    return last && l > 0 && n <= GS_AMG_DENSE_MAX;
+}
+
+static gs_status one_diag(void *ctx, gs_amg *amg, int l, const char *where)
+{
+    gs_status st = GS_OK;
+    (void)ctx;
+    if (!amg->lev[l].dinv) GS_CHECK(gs_amg_level_diag(amg, l, where));
+    GS_CHECK(gs_amg_level_smoother(amg, l));
+done:
+    return st;
+}
+
+static gs_status one_smoothing(void *ctx, gs_amg *amg, int l, int b, int k, const double *B,
+                               gs_loc B_loc, gs_csr **S)
+{
+    gs_status st = GS_OK;
+    gs_amg_level *L = &amg->lev[l];
+    (void)ctx;
+    GS_CHECK(gs_amg_smoothing_matrix(amg, l, b, k, B, B_loc, S));
+    if (amg->p.keep_tentative && B && b == 1 && k == 1) { /* the filter's weights, kept */
+        const gs_buf src = {(void *)B, L->A->rows, GS_F64, B_loc};
+        GS_CHECK(gs_buf_clone(&src, amg->loc, "AMG near-nullspace", &L->Bw));
+    }
+done:
+    return st;
+}
+
+/* smoothed aggregation's tentative prolongator, or classical AMG's whole level (P, R and the
+ * next level's operator, with its growth check) */
+static gs_status one_coarsen(void *ctx, gs_amg *amg, int l, int b, double **B, gs_loc *B_loc,
+                             int *k, gs_csr **T, int64_t *nc, int *one_per_row, int *made,
+                             double *ph)
+{
+    gs_status st = GS_OK;
+    one_steps *os = ctx;
+    gs_amg_level *L = &amg->lev[l];
+    int32_t nagg = 0;
+    if (amg->p.method == GS_AMG_METHOD_CLASSICAL) {
+        GS_CHECK(gs_amg_classical(amg, l, os->m, &nagg, ph));
+        *nc = L->P ? nagg : 0;
+        *made = 1;
+        if (L->P) amg->lev[l + 1].A = amg->lev[l + 1].Aown;
+    } else {
+        GS_CHECK(gs_amg_coarsen(amg, l, b, B, B_loc, k, T, &nagg, one_per_row, ph));
+        gs_amg_trace(amg, l, "tentative P");
+        *nc = (int64_t)nagg * *k;
+    }
+done:
+    return st;
+}
+
+static gs_status one_prolongator(void *ctx, gs_amg *amg, int l, gs_csr **S, gs_csr **T,
+                                 int one_per_row)
+{
+    gs_status st = GS_OK;
+    one_steps *os = ctx;
+    gs_amg_level *L = &amg->lev[l];
+    if (*S) {
+        if (one_per_row && os->m != GS_SPGEMM_CUSPARSE)
+            st = amg->ops->times_tentative(*S, *T, &L->P);
+        else
+            st = gs_spgemm(*S, *T, os->m, &L->P);
+        gs_amg_trace(amg, l, "P = S T");
+        gs_csr_destroy(S);
+        GS_CHECK(st);
+        if (amg->p.keep_tentative) { /* for a re-setup that smooths P anew (amg.reuse values) */
+            L->T = *T;
+            *T = NULL;
+            L->one_per_row = one_per_row;
+        }
+        gs_csr_destroy(T);
+    } else {
+        L->P = *T;
+        *T = NULL;
+    }
+    GS_CHECK(gs_spgemm_transpose(L->P, &L->R));
+    gs_amg_trace(amg, l, "R = P^T");
+done:
+    return st;
+}
+
+static gs_status one_galerkin(void *ctx, gs_amg *amg, int l)
+{
+    gs_status st = GS_OK;
+    const one_steps *os = ctx;
+    gs_amg_level *L = &amg->lev[l];
+    GS_CHECK(gs_galerkin(L->A, L->P, L->R, os->m, &amg->lev[l + 1].Aown)); /* R (A P) */
+    gs_amg_trace(amg, l, "R (A P)");
+    amg->lev[l + 1].A = amg->lev[l + 1].Aown;
+done:
+    return st;
+}
+
+/* the deferred finest format, its CSR freed before the coarser levels grow beside it */
+static gs_status one_next(void *ctx, gs_amg *amg, int l, double *ph)
+{
+    gs_status st = GS_OK;
+    one_steps *os = ctx;
+    if (l == 0 && os->view0) {
+        GS_CHECK(finest_format(amg, ph, 1));
+        os->view0 = 0;
+    }
+done:
+    return st;
+}
+
 gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *where, gs_amg **out)
 {
     gs_status st = GS_OK;
@@ -317,7 +441,6 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     double *B = NULL, *ccoef = NULL, *zc = NULL, t_start, t0, t1, *ph;
     int B_level = 0; /* the level B describes */
     gs_loc B_loc = GS_LOC_HOST;
-    gs_csr *T = NULL, *Sj = NULL;
     gs_spgemm_method m;
     if (!where) where = "matrix";
     if (!A || !p || !out) return GS_ERROR(GS_ERR_ARG, "amg: missing matrix, parameters or output");
@@ -403,87 +526,13 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         B = NULL;
         k = 1;
     }
-    int max_levels = p->max_levels < GS_AMG_MAX_LEVELS ? p->max_levels : GS_AMG_MAX_LEVELS;
-    for (int l = 0;; l++) {
-        gs_amg_level *L = &amg->lev[l];
-        int32_t n = L->A->rows, nagg = 0;
-        int last = l + 1 >= max_levels || n <= p->coarse_size;
-        /* a coarsest level below the finest that the dense inverse solves needs no diagonal and
-         * no rho (the finest is always checked: its diagonal is the user's input) */
-        if (last && l > 0 && n <= GS_AMG_DENSE_MAX) break;
-        GS_CHECK(gs_amg_sync(amg, &t0));
-        if (!L->dinv) GS_CHECK(gs_amg_level_diag(amg, l, where));
-        GS_CHECK(gs_amg_level_smoother(amg, l));
-        GS_CHECK(gs_amg_sync(amg, &t1));
-        ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
-        if (last) break;
-        if (classical) {
-            GS_CHECK(gs_amg_classical(amg, l, m, &nagg, ph));
-            if (!L->P) break; /* no coarsening: stop here */
-            amg->lev[l + 1].A = amg->lev[l + 1].Aown;
-            amg->nlev = l + 2;
-            B_level = l + 1;
-            continue;
-        }
-        int one_per_row = 0;
-        L->bk = b, L->kk = k; /* the level's unknowns a node and near-nullspace vectors */
-        if (p->smooth_prolongator && L->rho > 0) { /* before B becomes the coarse one */
-            GS_CHECK(gs_amg_sync(amg, &t0));
-            GS_CHECK(gs_amg_smoothing_matrix(amg, l, b, k, B, B_loc, &Sj));
-            if (p->keep_tentative && B && b == 1 && k == 1) { /* the filter's weights, kept */
-                const gs_buf src = {B, L->A->rows, GS_F64, B_loc};
-                GS_CHECK(gs_buf_clone(&src, amg->loc, "AMG near-nullspace", &L->Bw));
-            }
-            GS_CHECK(gs_amg_sync(amg, &t1));
-            ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
-        }
-        GS_CHECK(gs_amg_coarsen(amg, l, b, &B, &B_loc, &k, &T, &nagg, &one_per_row, ph));
-        amg->rep.coarsenings++;
-        B_level = l + 1;
-        gs_amg_trace(amg, l, "tentative P");
-        if (nagg == 0 || (int64_t)nagg * k >= n) { /* no coarsening: stop here */
-            gs_csr_destroy(&T);
-            gs_csr_destroy(&Sj);
-            break;
-        }
-        GS_CHECK(gs_amg_sync(amg, &t0));
-        if (Sj) {
-            if (one_per_row && m != GS_SPGEMM_CUSPARSE)
-                st = amg->ops->times_tentative(Sj, T, &L->P);
-            else
-                st = gs_spgemm(Sj, T, m, &L->P);
-            gs_amg_trace(amg, l, "P = S T");
-            gs_csr_destroy(&Sj);
-            GS_CHECK(st);
-            if (p->keep_tentative) { /* for a re-setup that smooths P anew (amg.reuse values) */
-                L->T = T;
-                T = NULL;
-                L->one_per_row = one_per_row;
-            }
-            gs_csr_destroy(&T);
-        } else {
-            L->P = T;
-            T = NULL;
-        }
-        GS_CHECK(gs_spgemm_transpose(L->P, &L->R));
-        gs_amg_trace(amg, l, "R = P^T");
-        GS_CHECK(gs_amg_sync(amg, &t1));
-        ph[GS_AMG_PHASE_PROLONG] += t1 - t0;
-        amg->rep.prolongators++;
-        GS_CHECK(gs_galerkin(L->A, L->P, L->R, m, &amg->lev[l + 1].Aown)); /* R (A P) */
-        amg->rep.galerkin_products++;
-        gs_amg_trace(amg, l, "R (A P)");
-        GS_CHECK(gs_amg_sync(amg, &t0));
-        ph[GS_AMG_PHASE_RAP] += t0 - t1;
-        amg->lev[l + 1].A = amg->lev[l + 1].Aown;
-        amg->nlev = l + 2;
-        if (l == 0 && view0) { /* the deferred finest format now, its CSR freed before the
-                                * coarser levels grow beside it */
-            GS_CHECK(finest_format(amg, ph, 1));
-            view0 = 0;
-        }
-        b = k; /* a coarse node holds one unknown per nullspace vector */
-    }
+    one_steps os = {.m = m, .view0 = view0};
+    const gs_amg_steps steps = {.ctx = &os, .rows = one_rows, .ends = one_ends, .diag = one_diag,
+                                .smoothing = one_smoothing, .coarsen = one_coarsen,
+                                .prolongator = one_prolongator, .galerkin = one_galerkin,
+                                .next = one_next};
+    GS_CHECK(gs_amg_levels(amg, &steps, &b, &k, &B, &B_loc, &B_level, where, ph));
+    view0 = os.view0;
     if (ccoef) GS_CHECK(coarse_constant(amg, B, B_loc, B_level, k, ccoef, &zc));
     GS_CHECK(gs_amg_coarse_setup(amg, zc, ph));
     amg->zc = zc; /* the re-setup's */
@@ -542,34 +591,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
     GS_CHECK(gs_amg_sync(amg, &t1));
     ph[GS_AMG_PHASE_CONVERT] += t1 - t0;
     amg->rep.setup_s = t1 - t_start;
-    if (classical)
-        snprintf(amg->rep.desc, sizeof amg->rep.desc,
-                 "%s cycle, %s, %d+%d sweeps, classical AMG: PMIS, extended+i interpolation "
-                 "(at most %d entries a row), strength theta %g, %s, galerkin %s",
-                 gs_amg_choice_name(GS_AMG_CHOICE_CYCLE, p->cycle_w), amg->p.smoother->label,
-                 amg->p.presweeps,
-                 amg->p.postsweeps, gs_amg_interp_max(amg), p->classical_theta,
-                 amg->p.restriction == GS_AMG_RESTRICT_AT ? "R from A^T" : "R = P^T",
-                 gs_spgemm_method_name(m));
-    else
-        snprintf(amg->rep.desc, sizeof amg->rep.desc,
-                 "%s cycle, %s, %d+%d sweeps, %s aggregation, %s strength theta %g%s, galerkin "
-                 "%s, block %d",
-                 gs_amg_choice_name(GS_AMG_CHOICE_CYCLE, p->cycle_w), amg->p.smoother->label,
-                 amg->p.presweeps,
-                 amg->p.postsweeps,
-                 gs_amg_choice_name(GS_AMG_CHOICE_AGGREGATION, amg->p.aggregation),
-                 gs_amg_choice_name(GS_AMG_CHOICE_STRENGTH, p->strength), p->theta,
-                 p->filter && p->theta > 0 && b0 == 1 && k0 == 1 ? ", filtered P smoothing" : "",
-                 gs_spgemm_method_name(m), p->block_size > 0 ? p->block_size : 1);
-    gs_str_copy(amg->rep.smoother, sizeof amg->rep.smoother, amg->p.smoother->name);
-    amg->rep.presweeps = amg->p.presweeps;
-    amg->rep.postsweeps = amg->p.postsweeps;
-    if (amg->p.smoother->describe) {
-        size_t len = strlen(amg->rep.desc);
-        amg->p.smoother->describe(&amg->p, amg->nlev, amg->rep.desc + len,
-                                  sizeof amg->rep.desc - len);
-    }
+    gs_amg_describe(amg, b0, k0, m, 0, 0);
     amg->p.select = NULL; /* the caller's request is read during the setup only */
     *out = amg;
     amg = NULL;
@@ -577,8 +599,6 @@ done:
     if (B) gs_backend_get(B_loc)->free(B);
     gs_free(ccoef);
     gs_free(zc);
-    gs_csr_destroy(&T);
-    gs_csr_destroy(&Sj);
     gs_amg_destroy(&amg);
     return st;
 }

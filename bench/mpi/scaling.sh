@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # bench/mpi/scaling.sh OUT [GPUS...]: strong and weak scaling of the distributed solve, one rank a
 # GPU (issue "Multi-GPU scaling run"): AMG-PCG (default settings), b = ones, rtol 1e-8, on
-#   poisson: 3D Poisson 7-point; jumps: 3D jumping coefficients (1e-3/1/1e3, 8^3 cubes, seed 1);
+#   poisson: 3D Poisson 7-point; jumps: 3D jumping coefficients (1e-3/1/1e3, 8^3 cubes, seed 1,
+#   the heterogeneous class); convdiff: 3D convection-diffusion, first-order upwind, velocity 10
+#   (the nonsymmetric class: AMG-GMRES(30));
 #   strong: 256^3 on every GPU count;
 #   weak:   16.8M rows (256^3) a GPU: 256^3 on 1, 256x256x512 (33.6M) on 2, 256x512x512 (67.1M)
-#           on 4, the issue's grids (problem.generate.nx, ny, nz: the grid doubled along z, then
-#           along y); another GPU count runs 256^3.
-# GPUS: the GPU counts to run (default: 1 2 4, those the node has). REPS processes a point
+#           on 4, 512^3 (134M) on 8, the issue's grids (problem.generate.nx, ny, nz: the grid
+#           doubled along z, then along y, then x); another GPU count runs 256^3.
+# GPUS: the GPU counts to run (default: 1 2 4 8, those the node has). REPS processes a point
 # (default 3), the median of setup + solve kept. Needs build-gpu/gsolve built with MPI and mpirun on PATH (MPIRUN
 # overrides: default "mpirun --bind-to none"). Writes OUT/<case>_<gpus>.csv, logs, OUT/table.md
 # (bench/mpi/scaling_table.py: the date, commit and GPUs (OUT/machine.txt), the table, then the
@@ -31,7 +33,7 @@ gs=$here/build-gpu/gsolve
 MPIRUN=${MPIRUN:-mpirun --bind-to none}
 have=$(nvidia-smi -L 2>/dev/null | wc -l)
 gpus=("$@")
-[ ${#gpus[@]} -eq 0 ] && for g in 1 2 4; do [ "$g" -le "$have" ] && gpus+=("$g"); done
+[ ${#gpus[@]} -eq 0 ] && for g in 1 2 4 8; do [ "$g" -le "$have" ] && gpus+=("$g"); done
 if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
     echo "scaling.sh: $out already holds files (an earlier run's?): give an empty or new folder" >&2
     exit 2
@@ -47,13 +49,16 @@ out=$(cd "$out" && pwd)
 } > "$out/machine.txt"
 # the weak grid of a GPU count: "nx ny nz"
 weak_grid() { case $1 in 1) echo 256 256 256 ;; 2) echo 256 256 512 ;; 4) echo 256 512 512 ;;
-    *) echo 256 256 256 ;; esac; }
+    8) echo 512 512 512 ;; *) echo 256 256 256 ;; esac; }
+solver_of() { # the Krylov method of a case: GMRES(30) for the nonsymmetric one
+    case $1 in convdiff) echo gmres ;; *) echo cg ;; esac; }
 solve() { # csv-and-log-stem gpus type nx ny nz: one gsolve process (the environment passed on)
     timeout 600 $MPIRUN -np "$2" "$gs" "$here/configs/quickstart.cfg" \
         --set problem.generate.type="$3" --set problem.generate.size=256 \
         --set problem.generate.nx="$4" --set problem.generate.ny="$5" \
         --set problem.generate.nz="$6" \
         --set solver.preconditioner=amg --set solver.max_iters=1000 \
+        --set solver.type="$(solver_of "$3")" \
         --set output.csv="$out/$1.csv" > "$out/$1.log" 2>&1
 }
 run() { # name gpus type nx ny nz
@@ -67,7 +72,7 @@ run() { # name gpus type nx ny nz
     [ "$g" -gt 1 ] && rm -f "$out/${name}_${g}_hs.csv" &&
         GSOLVE_MPI_IPC=host solve "${name}_${g}_hs" "$g" "$@"
 }
-for type in poisson jumps; do
+for type in poisson jumps convdiff; do
     for g in "${gpus[@]}"; do
         run "strong_$type" "$g" "$type" 256 256 256
         # shellcheck disable=SC2046 # the grid's three numbers

@@ -264,6 +264,26 @@ extern "C" gs_status gs_cuda_csr_adopt(int32_t rows, int32_t cols, int32_t nnz, 
     return gs_cuda_csr_adopt_stats(rows, cols, nnz, rowptr, colind, val, -1, 0.0, out);
 }
 
+/* device arrays of a new matrix, each of at least one element */
+extern "C" gs_status gs_cuda_alloc_csr_arrays(int64_t rows, int64_t nnz, int32_t **rp,
+                                             int32_t **ci, double **v)
+{
+    gs_status st = GS_OK;
+    const size_t n = nnz > 0 ? (size_t)nnz : 1;
+    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "row pointers", (void **)rp));
+    GS_CHECK(gs_cuda_alloc(n * sizeof(int32_t), "column indices", (void **)ci));
+    GS_CHECK(gs_cuda_alloc(n * sizeof(double), "values", (void **)v));
+done:
+    return st;
+}
+
+extern "C" void gs_cuda_free_csr_arrays(int32_t *rp, int32_t *ci, double *v)
+{
+    gs_cuda_free(rp);
+    gs_cuda_free(ci);
+    gs_cuda_free(v);
+}
+
 /* gs_cuda_csr_adopt with the row statistics known (max_len < 0: measured here) */
 extern "C" gs_status gs_cuda_csr_adopt_stats(int32_t rows, int32_t cols, int32_t nnz,
                                              int32_t *rowptr, int32_t *colind, double *val,

@@ -8,6 +8,18 @@
 
 #include <stdint.h>
 
+/* a grid-stride loop over n items, a thread an item */
+#define FOR_EACH(i, n)                                                                             \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                      \
+         i += (int64_t)blockDim.x * gridDim.x)
+
+/* grid-stride launch on the backend's stream over n >= 1 items, checked */
+#define LAUNCH(kernel, n, ...)                                                                     \
+    do {                                                                                           \
+        kernel<<<gs_cuda_grid(n), GS_CUDA_THREADS, 0, gs_cuda_g.stream>>>(__VA_ARGS__);            \
+        GS_CUDA_LAUNCHED(#kernel);                                                                 \
+    } while (0)
+
 /* Rows go to groups of G lanes (a power of two, 1..32: the smallest with at most about four
  * entries per lane, the rule the own CSR SpMV kernel measured best), so a long row's entries are
  * read coalesced and its sums are shuffles. All lanes of a group run the same iterations. */

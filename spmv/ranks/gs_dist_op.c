@@ -329,7 +329,7 @@ gs_status gs_dist_op_whole_like(gs_csr **C, const gs_dist_op *like, gs_dist_op *
     GS_CHECK(op_new(&h, like->nhalo, like->row0, like->col0, like->cols, like->loc, &D));
     /* all its rows as a prefix: its arrays, with the state a product needs (rows an AMG step
      * made on the device are bare arrays) */
-    GS_CHECK(gs_dist_ops_at(D->loc)->row_prefix(C, (*C)->rows, &D->compact));
+    GS_CHECK(gs_sparse_row_prefix(C, (*C)->rows, &D->compact));
     D->rows = D->compact->rows;
     D->whole = 1;
     GS_CHECK(plan_like(D, like));
@@ -455,7 +455,6 @@ gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq,
     gs_dist_op *D = NULL;
     gs_csr *Pt = NULL;
     int32_t nnz = 0;
-    const gs_dist_ops *ops = gs_dist_ops_at(P->loc);
     const gs_backend_ops *be = gs_backend_get(P->loc);
     const int R = gs_comm_size();
     GS_CHECK(gs_alloc_array(1, sizeof *D, "distributed operator", (void **)&D));
@@ -468,14 +467,14 @@ gs_status gs_dist_op_transpose(const gs_dist_op *P, const gs_select_request *rq,
     D->col0 = P->row0;
     GS_CHECK(gs_spgemm_transpose(P->compact, &Pt));
     if (P->nhalo > 0) { /* the rows of the halo's columns: a copy of their own */
-        GS_CHECK(ops->row_slice(Pt, P->cols, P->cols + P->nhalo, &D->rem));
+        GS_CHECK(gs_sparse_row_slice(Pt, P->cols, P->cols + P->nhalo, &D->rem));
         GS_CHECK(gs_spmat_create(D->rem, GS_FORMAT_CSR, NULL, &D->Mr));
         GS_CHECK(gs_vec_create(P->nhalo, D->loc, &D->tr));
     }
     nnz = Pt->nnz;
     /* the own columns' rows come first: P^T's arrays themselves (a copy of them was P^T's
      * size again, 1.7 GB for 256 x 512 x 512 on each of 4 ranks) */
-    GS_CHECK(ops->row_prefix(&Pt, P->cols, &D->diag));
+    GS_CHECK(gs_sparse_row_prefix(&Pt, P->cols, &D->diag));
     /* P's plan backwards: what P receives (its halo, grouped by owner) R sends, and what P sends
      * (its own columns the neighbours ask for) R receives and adds in */
     D->nsend = P->nrecv;

@@ -33,13 +33,6 @@ typedef struct gs_halo_signals {
     unsigned *ticket;
 } gs_halo_signals;
 
-/* A renumbering of a matrix's columns, applied as its entries are copied: column j < nown
- * stays, j >= nown becomes map[j - nown] (map at the table's location; an increasing map keeps
- * the rows sorted). */
-typedef struct gs_col_map {
-    int32_t nown;
-    const int32_t *map;
-} gs_col_map;
 
 typedef struct gs_dist_ops {
     /* diag = the entries of C with column < ncols (C->rows x ncols); offd = the others with
@@ -56,20 +49,6 @@ typedef struct gs_dist_ops {
     gs_status (*upload_split)(const gs_csr *C, int32_t ncols, int32_t nhalo,
                               gs_status (*meanwhile)(void *), void *arg, gs_csr **out,
                               gs_csr **diag, gs_csr **offd, int32_t *nor, int32_t **orow);
-    /* out = rows [r0, r1) of A (A->cols columns) */
-    gs_status (*row_slice)(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out);
-    /* *out = the first r rows of *A, in *A's own arrays (no copy; the rows after r stay
-     * allocated, unused); *A taken over, also on failure */
-    gs_status (*row_prefix)(gs_csr **A, int32_t r, gs_csr **out);
-    /* out = A's rows (their columns renumbered by am when not NULL), then B's rows; out->cols
-     * = cols (>= B->cols, and >= A->cols without am) */
-    gs_status (*vcat)(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,
-                      gs_csr **out);
-    /* out = A' + B, A' = A with its columns renumbered by am (NULL: A itself; am increasing),
-     * A' and B with the same rows and columns (B->cols), rows sorted: the union of the
-     * patterns, rows sorted, entries in both summed (an entry of either kept even when the sum
-     * is zero) */
-    gs_status (*add)(const gs_csr *A, const gs_col_map *am, const gs_csr *B, gs_csr **out);
     /* len[i] = the entries of row idx[i] of A, i < n (idx NULL: row i) */
     gs_status (*row_lengths)(const gs_csr *A, int64_t n, const int32_t *idx, int32_t *len);
     /* the rows idx[0..n) of A packed back to back: row idx[i]'s entries (in A's order) at
@@ -116,11 +95,6 @@ typedef struct gs_dist_ops {
      * ascending map[0..m) (every such g[i] is in it), i < n; all at the table's location */
     gs_status (*map_cols)(const int64_t *g, int64_t n, int64_t lo, int32_t nown, const int64_t *map,
                           int64_t m, int32_t *out);
-    /* C (rows x cols) from n triplets (ri, ci, v at the table's location): rows sorted by
-     * column, duplicates summed (an entry kept even when its sum is zero). GS_ERR_UNSUPPORTED
-     * when n reaches 2^31. */
-    gs_status (*coo_csr)(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
-                         const int32_t *ci, const double *v, gs_csr **C);
     /* len[i] = the entries of row i of A as a double (the form the halo exchange carries),
      * i < A->rows */
     gs_status (*lengths)(const gs_csr *A, double *len);

@@ -5,9 +5,9 @@
  * apart), the split's copy a thread an entry (level 0's rows hold 7), the others a thread a row
  * or an entry; a result whose size is not known beforehand is a
  * count kernel, a CUB prefix sum and a fill kernel, with one read of the total in between (the
- * compact form's halo list and the sorted distinct values: CUB's select, sort and unique; the
- * triplets' CSR: CUB's radix sort and reduce by key). All on gs_cuda_g.stream. The steps that
- * make blocks (split, slices, stacking, sums) are in gs_dist_ops_blocks_cuda.cu. */
+ * compact form's halo list and the sorted distinct values: CUB's select, sort and unique). All
+ * on gs_cuda_g.stream. The split into blocks is in gs_dist_ops_blocks_cuda.cu; row slices,
+ * stacking, sums and triplets are the sparse toolkit's (spmv/spgemm/gs_sparse_cuda.cu). */
 #include <stdint.h>
 #include <string.h>
 
@@ -23,26 +23,6 @@
 #include "gs_cuda_signal.cuh"
 #include "gs_dist_ops_cuda_impl.cuh"
 #include "gs_mem.h"
-
-/* device arrays of a new matrix, each of at least one element */
-gs_status gs_dist_cuda_alloc_csr_arrays(int64_t rows, int64_t nnz, int32_t **rp, int32_t **ci,
-                                        double **v)
-{
-    gs_status st = GS_OK;
-    const size_t n = nnz > 0 ? (size_t)nnz : 1;
-    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "row pointers", (void **)rp));
-    GS_CHECK(gs_cuda_alloc(n * sizeof(int32_t), "column indices", (void **)ci));
-    GS_CHECK(gs_cuda_alloc(n * sizeof(double), "values", (void **)v));
-done:
-    return st;
-}
-
-void gs_dist_cuda_free_csr_arrays(int32_t *rp, int32_t *ci, double *v)
-{
-    gs_cuda_free(rp);
-    gs_cuda_free(ci);
-    gs_cuda_free(v);
-}
 
 /* ---- halo rows --------------------------------------------------------------------------- */
 
@@ -272,7 +252,7 @@ static gs_status cuda_compact(int32_t rows, const int64_t *rowptr, const int64_t
     if ((int64_t)ncols + nh > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "compact: %d own and %d halo columns (below 2^31)", (int)ncols,
                 (int)nh);
-    GS_CHECK(gs_dist_cuda_alloc_csr_arrays(rows, nnz, &rp, &ci, &v));
+    GS_CHECK(gs_cuda_alloc_csr_arrays(rows, nnz, &rp, &ci, &v));
     LAUNCH(compact_fill_kernel, (int64_t)rows + 1, rows, rowptr, col, val, col0, ncols, a, nh, rp,
            ci, v);
     GS_CHECK(gs_alloc_array((size_t)nh + 1, sizeof *h, "halo columns", (void **)&h));
@@ -283,7 +263,7 @@ static gs_status cuda_compact(int32_t rows, const int64_t *rowptr, const int64_t
     *halo = h, h = NULL;
     *nhalo = nh;
 done:
-    gs_dist_cuda_free_csr_arrays(rp, ci, v);
+    gs_cuda_free_csr_arrays(rp, ci, v);
     gs_cuda_free(a);
     gs_cuda_free(b);
     gs_cuda_free(cnt);
@@ -293,13 +273,6 @@ done:
 
 /* ---- sorted distinct values, column numbering, triplets --------------------------------- */
 
-/* the bits that hold values 0..x (0 for x <= 0) */
-static int bits_of(int64_t x)
-{
-    int b = 0;
-    while (x > 0) b++, x >>= 1;
-    return b;
-}
 
 /* *out (host) and *dout (here) = the sorted distinct keys outside [lo, lo + nown): the others
  * selected into a scratch array, a radix sort over the bits below bound with keys and that
@@ -328,7 +301,7 @@ static gs_status cuda_sort_unique(int64_t *keys, int64_t n, int64_t lo, int32_t 
         GS_CHECK(gs_cuda_d2h(&nsel, cnt, sizeof nsel));
     }
     if (nsel > 0) { /* non-negative keys: unsigned order is theirs */
-        const int end_bit = bound > 1 ? bits_of(bound - 1) : 1;
+        const int end_bit = bound > 1 ? gs_bits_of(bound - 1) : 1;
         cub::DoubleBuffer<uint64_t> kb((uint64_t *)b, (uint64_t *)keys);
         GS_CUDA_CALL(cub::DeviceRadixSort::SortKeys(NULL, bytes, kb, (int32_t)nsel, 0, end_bit, s));
         GS_CHECK(gs_cuda_alloc(bytes, "key sort scratch", &tmp));
@@ -380,117 +353,6 @@ static gs_status cuda_map_cols(const int64_t *g, int64_t n, int64_t lo, int32_t 
     gs_status st = GS_OK;
     if (n > 0) LAUNCH(map_cols_kernel, n, g, n, lo, nown, map, m, out);
 done:
-    return st;
-}
-
-/* key[q] = ri[q] << cbits | ci[q]: a row-major order of the entries */
-static __global__ void coo_key_kernel(int32_t n, const int32_t *ri, const int32_t *ci, int cbits,
-                                      uint64_t *key)
-{
-    FOR_EACH(q, n)
-    {
-        key[q] = (uint64_t)(uint32_t)ri[q] << cbits | (uint32_t)ci[q];
-    }
-}
-
-/* rp[i] = the first of the sorted distinct keys[0..nnz) in row i or beyond (binary search) */
-static __global__ void coo_rowptr_kernel(int32_t rows, const uint64_t *key, int32_t nnz, int cbits,
-                                         int32_t *rp)
-{
-    FOR_EACH(i, (int64_t)rows + 1)
-    {
-        const uint64_t first = (uint64_t)i << cbits;
-        rp[i] = gs_first_ge((int32_t)0, nnz, first, [key](int32_t q) { return key[q]; });
-    }
-}
-
-/* ci[q] = the column of key q (its low cbits bits) */
-static __global__ void coo_col_kernel(int32_t nnz, const uint64_t *key, int cbits, int32_t *ci)
-{
-    FOR_EACH(q, nnz)
-    {
-        ci[q] = (int32_t)(key[q] & ((1ull << cbits) - 1));
-    }
-}
-
-/* the n triplets sorted by key (kb, vb: their double buffers, values copied into vb's first)
- * and summed per key into their other halves; *nnz the distinct keys (one read) */
-static gs_status coo_sort_sum(int32_t n, int end_bit, cub::DoubleBuffer<uint64_t> &kb,
-                              cub::DoubleBuffer<double> &vb, int32_t *cnt, int32_t *nnz)
-{
-    gs_status st = GS_OK;
-    const cudaStream_t s = gs_cuda_g.stream;
-    const ::cuda::std::plus<double> sum = {};
-    void *tmp = NULL;
-    size_t bytes = 0;
-    GS_CUDA_CALL(cub::DeviceRadixSort::SortPairs(NULL, bytes, kb, vb, n, 0, end_bit, s));
-    GS_CHECK(gs_cuda_alloc(bytes, "triplet sort scratch", &tmp));
-    GS_CUDA_CALL(cub::DeviceRadixSort::SortPairs(tmp, bytes, kb, vb, n, 0, end_bit, s));
-    gs_cuda_free(tmp), tmp = NULL, bytes = 0;
-    GS_CUDA_CALL(cub::DeviceReduce::ReduceByKey(NULL, bytes, kb.Current(), kb.Alternate(),
-                                                vb.Current(), vb.Alternate(), cnt, sum, n, s));
-    GS_CHECK(gs_cuda_alloc(bytes, "triplet sum scratch", &tmp));
-    GS_CUDA_CALL(cub::DeviceReduce::ReduceByKey(tmp, bytes, kb.Current(), kb.Alternate(),
-                                                vb.Current(), vb.Alternate(), cnt, sum, n, s));
-    GS_CHECK(gs_cuda_d2h(nnz, cnt, sizeof *nnz));
-done:
-    gs_cuda_free(tmp);
-    return st;
-}
-
-/* C = the triplets summed into rows x cols: 64-bit keys (row above the column's bits, only the
- * bits the sizes need sorted), a radix sort carrying the values, a sum per distinct key, then
- * row starts by binary search and columns from the low bits */
-static gs_status cuda_coo_csr(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
-                              const int32_t *ci, const double *v, gs_csr **C)
-{
-    gs_status st = GS_OK;
-    const cudaStream_t s = gs_cuda_g.stream;
-    const int cbits = bits_of((int64_t)cols - 1), rbits = bits_of((int64_t)rows - 1);
-    uint64_t *k0 = NULL, *k1 = NULL;
-    double *v0 = NULL, *v1 = NULL, *cv = NULL;
-    int32_t *cnt = NULL, *rp = NULL, *cc = NULL, nnz = 0;
-    *C = NULL;
-    if (rows < 0 || cols < 0 || n < 0)
-        GS_FAIL(GS_ERR_ARG, "coo_csr: %d x %d from %lld triplets", (int)rows, (int)cols,
-                (long long)n);
-    if (n > GS_MAX_INDEX)
-        GS_FAIL(GS_ERR_UNSUPPORTED, "coo_csr: %lld triplets (below 2^31)", (long long)n);
-    if (n > 0) {
-        const size_t kbytes = (size_t)n * sizeof(uint64_t), vbytes = (size_t)n * sizeof(double);
-        GS_CHECK(gs_cuda_alloc(kbytes, "triplet keys", (void **)&k0));
-        GS_CHECK(gs_cuda_alloc(kbytes, "sorted triplet keys", (void **)&k1));
-        GS_CHECK(gs_cuda_alloc(vbytes, "triplet values", (void **)&v0));
-        GS_CHECK(gs_cuda_alloc(vbytes, "sorted triplet values", (void **)&v1));
-        GS_CHECK(gs_cuda_alloc(sizeof *cnt, "triplet key count", (void **)&cnt));
-        LAUNCH(coo_key_kernel, n, (int32_t)n, ri, ci, cbits, k0);
-        GS_CUDA_CALL(cudaMemcpyAsync(v0, v, vbytes, cudaMemcpyDeviceToDevice, s));
-        cub::DoubleBuffer<uint64_t> kb(k0, k1);
-        cub::DoubleBuffer<double> vb(v0, v1);
-        /* at least one bit: a sort of no bits is left alone */
-        const int end_bit = cbits + rbits > 0 ? cbits + rbits : 1;
-        GS_CHECK(coo_sort_sum((int32_t)n, end_bit, kb, vb, cnt, &nnz));
-        GS_CHECK(gs_dist_cuda_alloc_csr_arrays(rows, nnz, &rp, &cc, &cv));
-        const uint64_t *key = kb.Alternate();
-        LAUNCH(coo_rowptr_kernel, (int64_t)rows + 1, rows, key, nnz, cbits, rp);
-        if (nnz > 0) {
-            LAUNCH(coo_col_kernel, nnz, nnz, key, cbits, cc);
-            GS_CUDA_CALL(cudaMemcpyAsync(cv, vb.Alternate(), (size_t)nnz * sizeof(double),
-                                         cudaMemcpyDeviceToDevice, s));
-        }
-    } else {
-        GS_CHECK(gs_dist_cuda_alloc_csr_arrays(rows, 0, &rp, &cc, &cv));
-        GS_CUDA_CALL(cudaMemsetAsync(rp, 0, ((size_t)rows + 1) * sizeof(int32_t), s));
-    }
-    st = gs_cuda_csr_adopt(rows, cols, nnz, rp, cc, cv, C);
-    rp = NULL, cc = NULL, cv = NULL; /* adopted, or freed by the failed adopt */
-done:
-    gs_dist_cuda_free_csr_arrays(rp, cc, cv);
-    gs_cuda_free(k0);
-    gs_cuda_free(k1);
-    gs_cuda_free(v0);
-    gs_cuda_free(v1);
-    gs_cuda_free(cnt);
     return st;
 }
 
@@ -549,7 +411,7 @@ static gs_status cuda_csr_from_rows(int32_t rows, int32_t cols, const int32_t *l
     *C = NULL;
     if (n > GS_MAX_INDEX)
         GS_FAIL(GS_ERR_UNSUPPORTED, "rows of %lld entries (below 2^31)", (long long)n);
-    GS_CHECK(gs_dist_cuda_alloc_csr_arrays(rows, n, &rp, &ci, &v));
+    GS_CHECK(gs_cuda_alloc_csr_arrays(rows, n, &rp, &ci, &v));
     if (rows > 0) {
         GS_CUDA_CALL(cudaMemcpyAsync(rp, len, (size_t)rows * sizeof *rp, cudaMemcpyDeviceToDevice,
                                      gs_cuda_g.stream));
@@ -577,7 +439,7 @@ static gs_status cuda_csr_from_rows(int32_t rows, int32_t cols, const int32_t *l
 done:
     gs_cuda_free(c0);
     gs_cuda_free(tmp);
-    gs_dist_cuda_free_csr_arrays(rp, ci, v);
+    gs_cuda_free_csr_arrays(rp, ci, v);
     return st;
 }
 
@@ -631,10 +493,6 @@ done:
 extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     gs_dist_cuda_split,       /* split */
     gs_dist_cuda_upload_split, /* upload_split */
-    gs_dist_cuda_row_slice,   /* row_slice */
-    gs_dist_cuda_row_prefix,  /* row_prefix */
-    gs_dist_cuda_vcat,        /* vcat */
-    gs_dist_cuda_add,         /* add */
     cuda_row_lengths, /* row_lengths */
     cuda_pack_rows,   /* pack_rows */
     cuda_first_entry, /* first_entry */
@@ -643,7 +501,6 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_compact,     /* compact */
     cuda_sort_unique, /* sort_unique */
     cuda_map_cols,    /* map_cols */
-    cuda_coo_csr,     /* coo_csr */
     cuda_lengths,     /* lengths */
     cuda_offsets,     /* offsets */
     cuda_row_index,   /* row_index */

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "gs_backend.h"
-#include "gs_dist_ops.h"
 #include "gs_knob.h"
 #include "gs_omp.h"
 
@@ -225,6 +224,11 @@ const gs_spgemm_ops gs_spgemm_host_ops = {
     .product = product_host,
     .transpose = transpose_host,
     .values = values_host,
+    .row_slice = gs_sparse_host_row_slice,
+    .row_prefix = gs_sparse_host_row_prefix,
+    .vcat = gs_sparse_host_vcat,
+    .add = gs_sparse_host_add,
+    .coo_csr = gs_sparse_host_coo_csr,
 };
 
 /* shapes and locations of a product's inputs */
@@ -284,6 +288,64 @@ done:
 gs_status gs_spgemm(const gs_csr *A, const gs_csr *B, gs_spgemm_method m, gs_csr **C)
 {
     return gs_spgemm_ex(A, B, m, NULL, C);
+}
+
+/* the toolkit's table where data at loc lives; *out NULL (and an error) without that backend */
+static gs_status toolkit(gs_loc loc, const char *what, const gs_spgemm_ops **out)
+{
+    *out = (const gs_spgemm_ops *)gs_backend_module(loc, GS_MODULE_SPGEMM);
+    if (!*out) return GS_ERROR(GS_ERR_UNSUPPORTED, "%s on the device needs the CUDA backend", what);
+    return GS_OK;
+}
+
+gs_status gs_sparse_row_slice(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out)
+{
+    const gs_spgemm_ops *ops = NULL;
+    *out = NULL;
+    gs_status st = toolkit(A->loc, "a row slice", &ops);
+    return st == GS_OK ? ops->row_slice(A, r0, r1, out) : st;
+}
+
+gs_status gs_sparse_row_prefix(gs_csr **A, int32_t r, gs_csr **out)
+{
+    const gs_spgemm_ops *ops = NULL;
+    *out = NULL;
+    gs_status st = toolkit((*A)->loc, "a row prefix", &ops);
+    if (st != GS_OK) {
+        gs_csr_destroy(A); /* taken over, also on failure */
+        return st;
+    }
+    return ops->row_prefix(A, r, out);
+}
+
+gs_status gs_sparse_vcat(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,
+                         gs_csr **out)
+{
+    const gs_spgemm_ops *ops = NULL;
+    *out = NULL;
+    if (A->loc != B->loc)
+        return GS_ERROR(GS_ERR_ARG, "vcat: the matrices live in different places (host/device)");
+    gs_status st = toolkit(A->loc, "stacking", &ops);
+    return st == GS_OK ? ops->vcat(A, am, B, cols, out) : st;
+}
+
+gs_status gs_sparse_add(const gs_csr *A, const gs_col_map *am, const gs_csr *B, gs_csr **out)
+{
+    const gs_spgemm_ops *ops = NULL;
+    *out = NULL;
+    if (A->loc != B->loc)
+        return GS_ERROR(GS_ERR_ARG, "add: the matrices live in different places (host/device)");
+    gs_status st = toolkit(A->loc, "a sum", &ops);
+    return st == GS_OK ? ops->add(A, am, B, out) : st;
+}
+
+gs_status gs_sparse_coo_csr(gs_loc loc, int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                            const int32_t *ci, const double *v, gs_csr **C)
+{
+    const gs_spgemm_ops *ops = NULL;
+    *C = NULL;
+    gs_status st = toolkit(loc, "triplets to CSR", &ops);
+    return st == GS_OK ? ops->coo_csr(rows, cols, n, ri, ci, v, C) : st;
 }
 
 gs_status gs_spgemm_transpose(const gs_csr *A, gs_csr **At)
@@ -379,7 +441,6 @@ gs_status gs_galerkin_chunks(const gs_csr *A, const gs_csr *P, const gs_csr *R, 
     gs_status st = GS_OK;
     gs_csr *Rown = NULL, *Rb = NULL, *RAb = NULL, *Cb = NULL, *acc = NULL, *t = NULL;
     const gs_spgemm_ops *ops = NULL;
-    const gs_dist_ops *dops = (const gs_dist_ops *)gs_backend_module(A->loc, GS_MODULE_DIST);
     gs_spgemm_info one;
     size_t peak = 0;
     int64_t products = 0;
@@ -389,7 +450,6 @@ gs_status gs_galerkin_chunks(const gs_csr *A, const gs_csr *P, const gs_csr *R, 
         return GS_ERROR(GS_ERR_ARG, "Galerkin product: A is %d x %d, not square", A->rows, A->cols);
     GS_CHECK(check_pair(A, P, "Galerkin product"));
     if (k < 1) GS_FAIL(GS_ERR_ARG, "Galerkin product: %d chunks", k);
-    if (!dops) GS_FAIL(GS_ERR_UNSUPPORTED, "Galerkin product by chunks: no row slices here");
     GS_CHECK(resolve(A->loc, m, &m, &ops));
     if (!R) {
         GS_CHECK(ops->transpose(P, &peak, &Rown));
@@ -403,7 +463,7 @@ gs_status gs_galerkin_chunks(const gs_csr *A, const gs_csr *P, const gs_csr *R, 
         const int32_t c0 = (int32_t)((int64_t)R->rows * b / k);
         const int32_t c1 = (int32_t)((int64_t)R->rows * (b + 1) / k);
         if (c1 == c0 && !(b == k - 1 && !acc)) continue; /* at least one chunk, even when empty */
-        GS_CHECK(dops->row_slice(R, c0, c1, &Rb));
+        GS_CHECK(gs_sparse_row_slice(R, c0, c1, &Rb));
         GS_CHECK(gs_spgemm_ex(Rb, A, m, &one, &RAb));
         products += one.products;
         /* the peak: what is held (R when made here, the chunks so far, this chunk's R_b or
@@ -420,7 +480,7 @@ gs_status gs_galerkin_chunks(const gs_csr *A, const gs_csr *P, const gs_csr *R, 
         if (!acc) {
             acc = Cb;
         } else { /* the chunk's rows below the ones before */
-            GS_CHECK(dops->vcat(acc, NULL, Cb, P->cols, &t));
+            GS_CHECK(gs_sparse_vcat(acc, NULL, Cb, P->cols, &t));
             if (held_r + csr_bytes(acc) + csr_bytes(Cb) + csr_bytes(t) > peak)
                 peak = held_r + csr_bytes(acc) + csr_bytes(Cb) + csr_bytes(t);
             gs_csr_destroy(&acc);

@@ -1,5 +1,6 @@
-/* gs_spgemm.h: sparse matrix-matrix product C = A*B and the Galerkin product A_c = P^T (A P), the
- * engine of the AMG setup. gs_spgemm.c checks the arguments and reaches the backend of the data's
+/* gs_spgemm.h: the sparse toolkit that the AMG setup and the distributed operators share: the
+ * sparse matrix-matrix product C = A*B and the Galerkin product A_c = P^T (A P), the transpose,
+ * and (gs_sparse_*) row slices, stacking, sums and triplets to CSR. gs_spgemm.c checks the arguments and reaches the backend of the data's
  * location through its gs_spgemm_ops table (gs_backend_module(loc, GS_MODULE_SPGEMM)): the host
  * table in gs_spgemm.c, the device one in spmv/spgemm/gs_spgemm_cuda.cu (the DCSR product; the
  * rest of the device code in spmv/spgemm/gs_spgemm_*_cuda.cu).
@@ -138,6 +139,35 @@ gs_status gs_spgemm_transpose(const gs_csr *A, gs_csr **At);
 /* C = A*B on the host (the reference), any method aside. */
 gs_status gs_spgemm_host(const gs_csr *A, const gs_csr *B, gs_csr **C);
 
+/* A renumbering of a matrix's columns, applied as its entries are copied: column j < nown
+ * stays, j >= nown becomes map[j - nown] (map where the matrix lives; an increasing map keeps
+ * the rows sorted). */
+typedef struct gs_col_map {
+    int32_t nown;
+    const int32_t *map;
+} gs_col_map;
+
+/* The toolkit's steps where the matrices live (host or device, the same results):
+ *   row_slice   *out = rows [r0, r1) of A (A->cols columns), a copy
+ *   row_prefix  *out = the first r rows of *A in *A's own arrays (no copy; the rows after r stay
+ *               allocated, unused); *A taken over, also on failure
+ *   vcat        *out = A's rows (their columns renumbered by am when not NULL), then B's rows;
+ *               (*out)->cols = cols (>= B->cols, and >= A->cols without am)
+ *   add         *out = A' + B, A' = A with its columns renumbered by am (NULL: A itself; am
+ *               increasing), A' and B of the same rows and columns (B->cols), rows sorted: the
+ *               union of the patterns, rows sorted, entries in both summed (an entry of either
+ *               kept even when the sum is zero)
+ *   coo_csr     *C (rows x cols, at loc) from n triplets ri, ci, v (at loc): rows sorted by
+ *               column, duplicates summed (an entry kept even when its sum is zero);
+ *               GS_ERR_UNSUPPORTED when n reaches 2^31 */
+gs_status gs_sparse_row_slice(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out);
+gs_status gs_sparse_row_prefix(gs_csr **A, int32_t r, gs_csr **out);
+gs_status gs_sparse_vcat(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,
+                         gs_csr **out);
+gs_status gs_sparse_add(const gs_csr *A, const gs_col_map *am, const gs_csr *B, gs_csr **out);
+gs_status gs_sparse_coo_csr(gs_loc loc, int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                            const int32_t *ci, const double *v, gs_csr **C);
+
 /* The operations of one backend, behind the functions above (which check shapes, locations and
  * the method): gs_spgemm_host_ops in gs_spgemm.c, gs_spgemm_cuda_ops in
  * spmv/spgemm/gs_spgemm_cuda.cu. The Galerkin product has no entry: gs_spgemm.c composes it from
@@ -152,7 +182,25 @@ typedef struct gs_spgemm_ops {
     gs_status (*transpose)(const gs_csr *A, size_t *peak_bytes, gs_csr **At);
     /* C->val = X Y in C's pattern (gs_spgemm_values; shapes checked by the caller) */
     gs_status (*values)(const gs_csr *X, const gs_csr *Y, gs_csr *C);
+    /* the gs_sparse_* steps (above) for data at the table's location */
+    gs_status (*row_slice)(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out);
+    gs_status (*row_prefix)(gs_csr **A, int32_t r, gs_csr **out);
+    gs_status (*vcat)(const gs_csr *A, const gs_col_map *am, const gs_csr *B, int32_t cols,
+                      gs_csr **out);
+    gs_status (*add)(const gs_csr *A, const gs_col_map *am, const gs_csr *B, gs_csr **out);
+    gs_status (*coo_csr)(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                         const int32_t *ci, const double *v, gs_csr **C);
 } gs_spgemm_ops;
+
+/* the host's gs_sparse_* steps (gs_sparse_host.c), for the host table */
+gs_status gs_sparse_host_row_slice(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out);
+gs_status gs_sparse_host_row_prefix(gs_csr **A, int32_t r, gs_csr **out);
+gs_status gs_sparse_host_vcat(const gs_csr *A, const gs_col_map *am, const gs_csr *B,
+                              int32_t cols, gs_csr **out);
+gs_status gs_sparse_host_add(const gs_csr *A, const gs_col_map *am, const gs_csr *B,
+                             gs_csr **out);
+gs_status gs_sparse_host_coo_csr(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                                 const int32_t *ci, const double *v, gs_csr **C);
 
 #ifdef __cplusplus
 }

@@ -423,5 +423,7 @@ done:
 /* the device half of gs_spgemm.h (gs_backend_module(GS_LOC_DEVICE, GS_MODULE_SPGEMM)) */
 extern "C" gs_status gs_spgemm_cuda_values(const gs_csr *X, const gs_csr *Y,
                                            gs_csr *C); /* gs_spgemm_values_cuda.cu */
-extern "C" const gs_spgemm_ops gs_spgemm_cuda_ops = {cuda_product, cuda_transpose,
-                                                    gs_spgemm_cuda_values};
+extern "C" const gs_spgemm_ops gs_spgemm_cuda_ops = {
+    cuda_product,           cuda_transpose,          gs_spgemm_cuda_values,
+    gs_sparse_cuda_row_slice, gs_sparse_cuda_row_prefix, gs_sparse_cuda_vcat,
+    gs_sparse_cuda_add,     gs_sparse_cuda_coo_csr};

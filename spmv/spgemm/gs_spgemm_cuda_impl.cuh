@@ -159,4 +159,14 @@ gs_status gs_spgemm_cusparse_product(const gs_csr *A, const gs_csr *B, gs_spgemm
 
 gs_status gs_spgemm_transpose_cub(const gs_csr *A, gs_csr **At);
 
+/* the sparse toolkit's device steps (gs_sparse_cuda.cu; gs_spgemm.h says what each does) */
+gs_status gs_sparse_cuda_row_slice(const gs_csr *A, int32_t r0, int32_t r1, gs_csr **out);
+gs_status gs_sparse_cuda_row_prefix(gs_csr **A, int32_t r, gs_csr **out);
+gs_status gs_sparse_cuda_vcat(const gs_csr *A, const gs_col_map *am, const gs_csr *B,
+                              int32_t cols, gs_csr **out);
+gs_status gs_sparse_cuda_add(const gs_csr *A, const gs_col_map *am, const gs_csr *B,
+                             gs_csr **out);
+gs_status gs_sparse_cuda_coo_csr(int32_t rows, int32_t cols, int64_t n, const int32_t *ri,
+                                 const int32_t *ci, const double *v, gs_csr **C);
+
 #endif

@@ -1,5 +1,6 @@
 /* The distributed setup's data-parallel steps (gs_dist_ops.h), reached through
- * gs_backend_module(loc, GS_MODULE_DIST), against references built here from triplets
+ * gs_backend_module(loc, GS_MODULE_DIST), and the sparse toolkit's slices, stacking, sums and
+ * triplets (gs_spgemm.h's gs_sparse_*, where the matrices live), against references built here from triplets
  * (gs_csr_from_coo) and plain loops, pattern and values exact: split of a compact matrix (also
  * uploaded in parts, with the part size's knob), a tentative prolongator's first entries, the
  * row lengths, their offsets and each entry's row from offsets (with and without a row map),
@@ -210,7 +211,7 @@ static void check_slice(const gs_csr *A, const gs_csr *dA, int32_t r0, int32_t r
     for (int32_t q = 0; q < A->nnz; q++)
         if (ri[q] >= r0 && ri[q] < r1) ri[n] = ri[q] - r0, ci[n] = ci[q], v[n++] = v[q];
     gs_csr *R = from_triplets(r1 - r0, A->cols, n, ri, ci, v), *B = NULL;
-    CHECK_OK(OPS->row_slice(dA, r0, r1, &B));
+    CHECK_OK(gs_sparse_row_slice(dA, r0, r1, &B));
     compare(B, R, what);
     gs_csr_destroy(&B), gs_csr_destroy(&R);
     free(ri), free(ci), free(v);
@@ -237,13 +238,13 @@ static void check_prefix(int32_t rows, int32_t cols, int per_row, int32_t r)
     char what[96];
     snprintf(what, sizeof what, "row prefix of %d of %d rows", r, rows);
     gs_csr *A = random_csr(rows, cols, per_row), *dA = up(A), *R = NULL, *B = NULL;
-    CHECK_OK(gs_dist_host_ops.row_slice(A, 0, r, &R)); /* the host's, checked above */
-    CHECK_OK(OPS->row_prefix(&dA, r, &B));
+    CHECK_OK(gs_sparse_host_row_slice(A, 0, r, &R)); /* the host's, checked above */
+    CHECK_OK(gs_sparse_row_prefix(&dA, r, &B));
     CHECK_MSG(dA == NULL, "%s: the matrix taken over", what);
     compare(B, R, what);
     gs_csr_destroy(&B), gs_csr_destroy(&R), gs_csr_destroy(&A);
     dA = up(A = random_csr(rows, cols, per_row));
-    CHECK_FAIL(OPS->row_prefix(&dA, rows + 1, &B), GS_ERR_ARG, "row prefix of");
+    CHECK_FAIL(gs_sparse_row_prefix(&dA, rows + 1, &B), GS_ERR_ARG, "row prefix of");
     CHECK_MSG(!B && !dA, "%s: past the last row refused, the matrix freed", what);
     gs_csr_destroy(&A);
 }
@@ -269,7 +270,7 @@ static void check_vcat_map(int32_t ra, int32_t ca, int32_t nhalo, int32_t rb, in
     double *v;
     const int32_t n = both_triplets(Am, B, ra, &ri, &ci, &v);
     gs_csr *R = from_triplets(ra + rb, cols, n, ri, ci, v);
-    CHECK_OK(OPS->vcat(dA, map ? &am : NULL, dB, cols, &C));
+    CHECK_OK(gs_sparse_vcat(dA, map ? &am : NULL, dB, cols, &C));
     compare(C, R, what);
     if (Am != A) gs_csr_destroy(&Am);
     gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&A), gs_csr_destroy(&B);
@@ -291,7 +292,7 @@ static void check_add_pair(const gs_csr *A, const gs_csr *B, const char *what)
     double *v;
     const int32_t n = both_triplets(A, B, 0, &ri, &ci, &v);
     gs_csr *R = from_triplets(A->rows, A->cols, n, ri, ci, v);
-    CHECK_OK(OPS->add(dA, NULL, dB, &C));
+    CHECK_OK(gs_sparse_add(dA, NULL, dB, &C));
     compare(C, R, what);
     gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&dA), gs_csr_destroy(&dB);
     free(ri), free(ci), free(v);
@@ -311,7 +312,7 @@ static void check_add_map(int32_t rows, int32_t nown, int32_t nhalo, int32_t col
     const int32_t n = both_triplets(Am, B, 0, &ri, &ci, &v);
     gs_csr *R = from_triplets(rows, cols, n, ri, ci, v);
     const gs_col_map am = {nown, dmap};
-    CHECK_OK(OPS->add(dA, &am, dB, &C));
+    CHECK_OK(gs_sparse_add(dA, &am, dB, &C));
     compare(C, R, what);
     gs_csr_destroy(&C), gs_csr_destroy(&R), gs_csr_destroy(&A), gs_csr_destroy(&B);
     gs_csr_destroy(&Am), gs_csr_destroy(&dA), gs_csr_destroy(&dB);

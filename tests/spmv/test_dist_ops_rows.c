@@ -448,7 +448,7 @@ static void check_coo_of(int32_t rows, int32_t cols, int64_t n, const int32_t *r
     gs_csr *R = from_triplets(rows, cols, n, ri, ci, v), *C = NULL;
     int32_t *dri = put(ri, (size_t)n * 4), *dci = put(ci, (size_t)n * 4);
     double *dv = put(v, (size_t)n * 8);
-    CHECK_OK(OPS->coo_csr(rows, cols, n, dri, dci, dv, &C));
+    CHECK_OK(gs_sparse_coo_csr(LOC, rows, cols, n, dri, dci, dv, &C));
     if (R) compare(C, R, what);
     drop(dri), drop(dci), drop(dv);
     gs_csr_destroy(&C), gs_csr_destroy(&R);

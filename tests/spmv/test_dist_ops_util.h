@@ -14,6 +14,7 @@
 #include "gs_dist.h"
 #include "gs_dist_ops.h"
 #include "gs_knob.h"
+#include "gs_spgemm.h"
 #include "gs_test.h"
 
 static gs_loc LOC = GS_LOC_HOST;
