@@ -210,9 +210,11 @@ void gs_amg_choose_aggregation(gs_amg *amg, int b);
 /* The method and smoother the setup runs when the parameters leave them to it
  * (setup/gs_amg_choose.c): measured on the finest matrix A (MA its SpMV form, dinv its inverse
  * diagonal, its row statistics already in the report's level 0; its symmetry and coefficient
- * variation), written into amg->p, amg->irregular and the report's choice */
+ * variation), written into amg->p, amg->irregular and the report's choice. Across ranks (ranks
+ * nonzero; collective): A is this rank's diagonal block, row0 its first row, MA the distributed
+ * operator's view, the statistics those of all ranks; the same choice on every rank. */
 gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const double *dinv,
-                        int b);
+                        int b, int64_t row0, int ranks);
 
 /* The coarsest level's solve (coarse/gs_amg_coarse.c): its dense inverse when small enough
  * (the pseudo-inverse projecting out z when z, host, is given), else smoothing sweeps; fills

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "gs_amg_internal.h"
+#include "gs_comm.h"
 
 #define GS_AMG_IRREGULAR 10.0 /* longest row over the mean: irregular rows above it */
 #define GS_AMG_VARIED 0.15    /* share of couplings across a 2x change of diagonal */
@@ -103,7 +104,7 @@ void gs_amg_choose_aggregation(gs_amg *amg, int b)
 }
 
 gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const double *dinv,
-                        int b)
+                        int b, int64_t row0, int ranks)
 {
     gs_status st = GS_OK;
     gs_amg_params *p = &amg->p;
@@ -116,8 +117,9 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
     const int choose_r = p->restriction == GS_AMG_RESTRICT_AUTO && p->method != GS_AMG_METHOD_SA;
     amg->rep.choice[0] = '\0';
     if (!choose_m && !choose_s && p->method != GS_AMG_METHOD_CLASSICAL) return GS_OK;
-    if (A->rows > 0 && (choose_m || choose_s || choose_r))
-        GS_CHECK(gs_amg_skew_ratio(amg, MA, A->rows, 0, &skew));
+    if ((A->rows > 0 || ranks) && (choose_m || choose_s || choose_r)) /* across ranks: every
+                                                                        * rank joins its dots */
+        GS_CHECK(gs_amg_skew_ratio(amg, MA, A->rows, row0, &skew));
     const int sym = skew <= GS_AMG_SKEW_TOL;
     amg->irregular = mx > GS_AMG_IRREGULAR * mean;
     if (choose_m) {
@@ -135,6 +137,13 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
                      (int)mx, mean);
         } else {
             if (A->rows > 0) GS_CHECK(amg->ops->variation(A, dinv, &varied, &positive));
+            if (ranks) { /* the shares over all ranks, each rank's weighted by its entries */
+                double v[3] = {varied * (double)A->nnz, positive * (double)A->nnz,
+                               (double)A->nnz};
+                GS_CHECK(gs_comm_sum(v, 3));
+                varied = v[2] > 0 ? v[0] / v[2] : 0.0;
+                positive = v[2] > 0 ? v[1] / v[2] : 0.0;
+            }
             if (varied > GS_AMG_VARIED) {
                 p->method = GS_AMG_METHOD_CLASSICAL;
                 snprintf(why_m, sizeof why_m, "heterogeneous coefficients (%.0f%% of the "

@@ -508,7 +508,7 @@ gs_status gs_amg_setup(const gs_csr *A, const gs_amg_params *p, const char *wher
         GS_CHECK(gs_amg_level_diag(amg, 0, where));
         gs_amg_level_report *R0 = &amg->rep.level[0]; /* its row statistics: the report's too */
         GS_CHECK(amg->ops->row_stats(A, &R0->mean, &R0->std, &R0->max));
-        GS_CHECK(gs_amg_choose(amg, A, amg->lev[0].MA, amg->lev[0].dinv, b));
+        GS_CHECK(gs_amg_choose(amg, A, amg->lev[0].MA, amg->lev[0].dinv, b, 0, 0));
         gs_amg_choose_aggregation(amg, b);
         amg->rep.aggregation = amg->p.aggregation;
         gs_amg_trace(amg, 0, "method, smoother");
