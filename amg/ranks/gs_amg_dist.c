@@ -173,15 +173,25 @@ static gs_status coarsen(gs_amg_dist *amg, int l, int b, double **B, gs_loc *B_l
     gs_status st = GS_OK;
     dlevel *L = &amg->lev[l];
     gs_amg_level *S = &amg->h->lev[l];
-    gs_csr *hT = NULL;
+    gs_csr *hT = NULL, *Lm = NULL;
     int32_t nagg = 0;
     *one = 0;
     S->A = L->DA->diag; /* strength and aggregates on the rank's diagonal block */
     gs_amg_trace(amg->h, l, NULL); /* its trace's clock from here */
-    if (amg->p.method == GS_AMG_METHOD_CLASSICAL) /* C/F splitting and P within the block */
-        GS_CHECK(gs_amg_classical_p(amg->h, l, GS_SPGEMM_AUTO, &nagg, T, ph));
-    else
+    if (amg->p.method == GS_AMG_METHOD_CLASSICAL) {
+        /* C/F splitting and P within the block, its couplings to other ranks lumped into the
+         * diagonal (left out, they would count as a Dirichlet boundary at every rank's edge:
+         * P1 Darcy with channels, 52k rows, 144 -> 40 CG iterations on 2 ranks, 207 -> 43 on 4,
+         * one process 8: bench/results/ranks_unseen_host_2026-11-30.md) */
+        GS_CHECK(gs_amg_dist_dops(amg)->lump_halo(L->DA->compact, L->DA->cols, &Lm));
+        S->A = Lm;
+        st = gs_amg_classical_p(amg->h, l, GS_SPGEMM_AUTO, &nagg, T, ph);
+        S->A = L->DA->diag;
+        gs_csr_destroy(&Lm);
+        GS_CHECK(st);
+    } else {
         GS_CHECK(gs_amg_coarsen(amg->h, l, b, B, B_loc, k, T, &nagg, one, ph));
+    }
     gs_buf_destroy(&S->agg);
     if (!*T) { /* no aggregate here: no columns */
         GS_CHECK(gs_csr_create(L->DA->rows, 0, 0, &hT));
@@ -193,6 +203,7 @@ static gs_status coarsen(gs_amg_dist *amg, int l, int b, double **B, gs_loc *B_l
     if (hT) GS_CHECK(gs_csr_upload(hT, amg->loc, T));
     GS_CHECK(gs_part_from_count((*T)->cols, cpart));
 done:
+    gs_csr_destroy(&Lm);
     gs_csr_destroy(&hT);
     return st;
 }
@@ -430,20 +441,15 @@ done:
     return st;
 }
 
-/* the smoother (and classical AMG's restriction) left open, chosen from A as on one process
+/* the method, smoother and restriction left open, chosen from A as on one process
  * (gs_amg_choose: its symmetry, row statistics and coefficient variation over all ranks); a
- * restriction from A^T, which runs on one process only, becomes P^T. The method left open is
- * smoothed aggregation: classical AMG's splitting within each rank's rows loses far more than
- * aggregates do where a mesh's numbering couples the ranks' rows (P1 Darcy, 52k rows, channel
- * permeability: 128 and 188 CG iterations on 2 and 4 ranks against 39 and 46, one process 7) */
+ * restriction from A^T, which runs on one process only, becomes P^T */
 static gs_status choose(gs_amg_dist *amg, const gs_dist_op *A0, int b)
 {
     gs_status st = GS_OK;
     gs_amg *h = amg->h;
     double *dinv = NULL, *sq = NULL;
     int64_t bad = 0, first = -1;
-    const int open = h->p.method == GS_AMG_METHOD_AUTO;
-    if (open) h->p.method = GS_AMG_METHOD_SA;
     GS_CHECK(report_level(amg, 0, A0)); /* level 0's row statistics over the ranks */
     GS_CHECK(amg->be->alloc(((size_t)A0->rows + 1) * sizeof(double), "AMG diagonal",
                             (void **)&dinv));
@@ -459,12 +465,6 @@ static gs_status choose(gs_amg_dist *amg, const gs_dist_op *A0, int b)
         const size_t len = strlen(h->rep.choice);
         snprintf(h->rep.choice + len, sizeof h->rep.choice - len, "%srestriction pt: across "
                  "ranks classical AMG restricts with P^T", len ? "; " : "");
-    }
-    if (open) {
-        char c[sizeof h->rep.choice];
-        snprintf(c, sizeof c, "method sa: across MPI ranks (coarsening within each rank's "
-                 "rows)%s%s", h->rep.choice[0] ? "; " : "", h->rep.choice);
-        gs_str_copy(h->rep.choice, sizeof h->rep.choice, c);
     }
     amg->p.method = h->p.method;
     amg->p.smoother = h->p.smoother;

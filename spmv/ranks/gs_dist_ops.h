@@ -117,6 +117,12 @@ typedef struct gs_dist_ops {
      * the entries in row order in gcol and val (room for n); all at the table's location */
     gs_status (*first_entry_rows)(int64_t n, const double *g, const double *v, int64_t *rowptr,
                                   int64_t *gcol, double *val);
+    /* *out = the rows of compact C (ncols own columns first in each row, then halo columns) with
+     * only their own columns, each row's halo entries added into its diagonal entry (a row
+     * without a diagonal entry keeps its entries; the halo's sum is dropped): the diagonal
+     * block as a rank's own coarsening sees its rows, their couplings to other ranks lumped
+     * (classical AMG's splitting and interpolation within each rank). Rows sorted by column. */
+    gs_status (*lump_halo)(const gs_csr *C, int32_t ncols, gs_csr **out);
 } gs_dist_ops;
 
 extern const gs_dist_ops gs_dist_host_ops;

@@ -490,6 +490,70 @@ done:
     return st;
 }
 
+/* ---- the diagonal block with the halo lumped ------------------------------------------------ */
+
+/* len[i] = row i's own entries (those before its first halo column); len[rows] = 0 */
+static __global__ void own_count_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
+                                        int32_t ncols, int32_t *len)
+{
+    FOR_EACH(i, (int64_t)rows + 1)
+    {
+        if (i == rows) {
+            len[i] = 0;
+        } else {
+            const int32_t q0 = rp[i], q1 = rp[i + 1];
+            len[i] = gs_first_ge(q0, q1, ncols, [ci](int32_t q) { return ci[q]; }) - q0;
+        }
+    }
+}
+
+/* row i's own entries copied to out position o[i], its halo entries' sum added to its diagonal */
+static __global__ void lump_fill_kernel(int32_t rows, const int32_t *rp, const int32_t *ci,
+                                        const double *v, const int32_t *o, int32_t *oci,
+                                        double *ov)
+{
+    FOR_EACH(i, rows)
+    {
+        const int32_t q0 = rp[i], q1 = rp[i + 1], n = o[i + 1] - o[i], p = o[i];
+        double h = 0.0;
+        int32_t diag = -1;
+        for (int32_t q = q0 + n; q < q1; q++) h += v[q];
+        for (int32_t q = 0; q < n; q++) {
+            oci[p + q] = ci[q0 + q];
+            ov[p + q] = v[q0 + q];
+            if (ci[q0 + q] == (int32_t)i) diag = p + q;
+        }
+        if (diag >= 0) ov[diag] += h;
+    }
+}
+
+/* the own columns of C's rows, the halo's entries added into the diagonal (count, scan, one
+ * read of the total, fill) */
+static gs_status cuda_lump_halo(const gs_csr *C, int32_t ncols, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    int32_t *rp = NULL, *ci = NULL, nnz = 0;
+    double *v = NULL;
+    const int32_t rows = C->rows;
+    *out = NULL;
+    GS_CHECK(gs_cuda_alloc(((size_t)rows + 1) * sizeof(int32_t), "lumped row pointers",
+                           (void **)&rp));
+    LAUNCH(own_count_kernel, (int64_t)rows + 1, rows, C->rowptr, C->colind, ncols, rp);
+    GS_CHECK(gs_cuda_exclusive_sum(rp, rp, (int64_t)rows + 1, "lumped rows scan"));
+    GS_CHECK(gs_cuda_d2h(&nnz, rp + rows, sizeof nnz));
+    {
+        const size_t n = nnz > 0 ? (size_t)nnz : 1;
+        GS_CHECK(gs_cuda_alloc(n * sizeof(int32_t), "lumped column indices", (void **)&ci));
+        GS_CHECK(gs_cuda_alloc(n * sizeof(double), "lumped values", (void **)&v));
+    }
+    if (rows > 0) LAUNCH(lump_fill_kernel, rows, rows, C->rowptr, C->colind, C->val, rp, ci, v);
+    st = gs_cuda_csr_adopt(rows, ncols, nnz, rp, ci, v, out);
+    rp = NULL, ci = NULL, v = NULL;
+done:
+    gs_cuda_free_csr_arrays(rp, ci, v);
+    return st;
+}
+
 extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     gs_dist_cuda_split,       /* split */
     gs_dist_cuda_upload_split, /* upload_split */
@@ -506,4 +570,5 @@ extern "C" const gs_dist_ops gs_dist_cuda_ops = {
     cuda_row_index,   /* row_index */
     cuda_csr_from_rows, /* csr_from_rows */
     cuda_first_entry_rows, /* first_entry_rows */
+    cuda_lump_halo,   /* lump_halo */
 };

@@ -362,6 +362,38 @@ done:
     return st;
 }
 
+/* the own columns of C's rows, the halo's entries added into the diagonal (count, scan, fill) */
+static gs_status host_lump_halo(const gs_csr *C, int32_t ncols, gs_csr **out)
+{
+    gs_status st = GS_OK;
+    gs_csr *D = NULL;
+    const int32_t rows = C->rows;
+    int64_t nnz = 0;
+    *out = NULL;
+    for (int32_t i = 0; i < rows; i++) nnz += split_point(C, i, ncols) - C->rowptr[i];
+    GS_CHECK(gs_csr_create(rows, ncols, nnz, &D));
+    D->rowptr[0] = 0;
+    for (int32_t i = 0; i < rows; i++)
+        D->rowptr[i + 1] = D->rowptr[i] + split_point(C, i, ncols) - C->rowptr[i];
+#pragma omp parallel for schedule(static) if (rows > OMP_MIN)
+    for (int32_t i = 0; i < rows; i++) {
+        const int32_t q0 = C->rowptr[i], qs = split_point(C, i, ncols), o = D->rowptr[i];
+        double h = 0.0;
+        int32_t diag = -1;
+        for (int32_t q = qs; q < C->rowptr[i + 1]; q++) h += C->val[q];
+        for (int32_t q = q0; q < qs; q++) {
+            D->colind[o + q - q0] = C->colind[q];
+            D->val[o + q - q0] = C->val[q];
+            if (C->colind[q] == i) diag = o + q - q0;
+        }
+        if (diag >= 0) D->val[diag] += h;
+    }
+    *out = D, D = NULL;
+done:
+    gs_csr_destroy(&D);
+    return st;
+}
+
 const gs_dist_ops gs_dist_host_ops = {
     .split = host_split,
     .upload_split = host_upload_split,
@@ -378,4 +410,5 @@ const gs_dist_ops gs_dist_host_ops = {
     .row_index = host_row_index,
     .csr_from_rows = host_csr_from_rows,
     .first_entry_rows = host_first_entry_rows,
+    .lump_halo = host_lump_halo,
 };

@@ -22,12 +22,12 @@ gs() {
     local np=$1 name=$2; shift 2
     rm -f "$T/$name.csv"
     if [ "$np" = 0 ]; then
-        # the one-process reference runs the AMG method and aggregation that run across ranks:
-        # smoothed aggregation and MIS(2) (one process chooses them from the matrix and the
-        # backend)
+        # the one-process reference chooses the AMG method from the matrix as the ranks do, and
+        # runs the aggregation and restriction that run across ranks: MIS(2) and R = P^T (one
+        # process chooses them from the backend and the matrix)
         local pin=()
-        [[ " $* " == *"amg.method="* ]] || pin+=(--set amg.method=sa)
         [[ " $* " == *"amg.aggregation="* ]] || pin+=(--set amg.aggregation=mis2)
+        [[ " $* " == *"amg.restriction="* ]] || pin+=(--set amg.restriction=pt)
         "$G" "$@" "${pin[@]}" --set output.csv="$T/$name.csv" </dev/null >"$T/$name.out" 2>&1
     else
         "$MPIEXEC" "${MPIFLAGS[@]}" -np "$np" "$G" "$@" --set output.csv="$T/$name.csv" \

@@ -457,6 +457,46 @@ static void check_first_entry_rows(int64_t n, int64_t base)
 }
 
 /* a split that finds halo entries where none are declared is refused */
+/* the own columns with each row's halo entries lumped into its diagonal (lump_halo), every row
+ * with a diagonal entry: against the own triplets plus (i, i, the row's halo sum in row order) */
+static void check_lump(int32_t rows, int32_t ncols, int32_t nhalo, int per_row)
+{
+    char what[96];
+    snprintf(what, sizeof what, "lump_halo %d x (%d + %d), %d a row", rows, ncols, nhalo,
+             per_row);
+    gs_csr *C0 = random_csr(rows, ncols + nhalo, per_row), *C = NULL, *D = NULL;
+    { /* a diagonal entry in every row (rows <= ncols) */
+        int32_t *di = malloc((size_t)rows * 4 + 4);
+        double *dv = malloc((size_t)rows * 8 + 8);
+        for (int32_t i = 0; i < rows; i++) di[i] = i, dv[i] = 4.0 + i % 3;
+        gs_csr *I = from_triplets(rows, ncols + nhalo, rows, di, di, dv);
+        CHECK_OK(gs_sparse_host_add(C0, NULL, I, &C));
+        gs_csr_destroy(&I), gs_csr_destroy(&C0), free(di), free(dv);
+    }
+    gs_csr *dC = up(C);
+    const size_t cap = (size_t)C->nnz + (size_t)rows + 1;
+    int32_t *ri = malloc(cap * 4), *ci = malloc(cap * 4), n = 0;
+    double *v = malloc(cap * 8);
+    for (int32_t i = 0; i < rows; i++) {
+        double h = 0.0;
+        int has_diag = 0;
+        for (int32_t q = C->rowptr[i]; q < C->rowptr[i + 1]; q++) {
+            if (C->colind[q] >= ncols) {
+                h += C->val[q];
+            } else {
+                ri[n] = i, ci[n] = C->colind[q], v[n++] = C->val[q];
+                has_diag |= C->colind[q] == i;
+            }
+        }
+        if (has_diag) ri[n] = i, ci[n] = i, v[n++] = h; /* summed with the diagonal entry */
+    }
+    gs_csr *R = from_triplets(rows, ncols, n, ri, ci, v);
+    CHECK_OK(OPS->lump_halo(dC, ncols, &D));
+    compare(D, R, what);
+    gs_csr_destroy(&D), gs_csr_destroy(&R), gs_csr_destroy(&C), gs_csr_destroy(&dC);
+    free(ri), free(ci), free(v);
+}
+
 static void check_split_refusal(void)
 {
     gs_csr *C = random_csr(20, 10, 3), *dC = up(C), *D = NULL, *O = NULL;
@@ -479,6 +519,10 @@ int main(int argc, char **argv)
     check_split(50, 10, 5, 0);  /* no entries */
     check_split(3000, 2500, 700, 6);
     check_split(1000, 3000, 900, 40); /* long rows: groups of 16 and 32 lanes a row */
+    check_lump(200, 200, 37, 6);
+    check_lump(300, 400, 0, 5);  /* no halo: the diagonal block itself */
+    check_lump(0, 10, 5, 3);     /* no rows */
+    check_lump(2000, 2000, 500, 30);
     check_split(400, 5000, 2000, 90);
     check_split(5000, 4000, 1000, 1);    /* many empty rows, one block's entries over many */
     check_split(200000, 150000, 20000, 3); /* many blocks of entries */
