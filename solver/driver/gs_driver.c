@@ -30,17 +30,10 @@ const char *const gs_phase_names[GS_PHASES] = {"strength",    "aggregation", "pr
 
 /* A in the chosen SpMV format, as the Krylov method's operator */
 
-/* output.profile: an operator whose applications are timed (synchronized before and after) */
-typedef struct timed_op {
-    gs_linop inner;
-    const gs_backend_ops *be;
-    int64_t *calls;
-    double *seconds;
-} timed_op;
 
 static gs_status timed_apply(void *ctx, const gs_vec *x, gs_vec *y)
 {
-    timed_op *t = ctx;
+    gs_driver_timed *t = ctx;
     gs_status st = t->be->sync();
     double t0 = gs_time_now();
     if (st == GS_OK) st = t->inner.apply(t->inner.ctx, x, y);
@@ -53,7 +46,7 @@ static gs_status timed_apply(void *ctx, const gs_vec *x, gs_vec *y)
 static gs_status timed_apply_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
                                   const gs_vec *const *a, const gs_vec *const *b, double *out)
 {
-    timed_op *t = ctx;
+    gs_driver_timed *t = ctx;
     gs_status st = t->be->sync();
     double t0 = gs_time_now();
     if (st == GS_OK) st = t->inner.apply_dots(t->inner.ctx, x, y, k, a, b, out);
@@ -63,10 +56,10 @@ static gs_status timed_apply_dots(void *ctx, const gs_vec *x, gs_vec *y, int k,
     return st;
 }
 
-static gs_linop timed(timed_op *t, gs_linop inner, const gs_backend_ops *be, int64_t *calls,
+static gs_linop timed(gs_driver_timed *t, gs_linop inner, const gs_backend_ops *be, int64_t *calls,
                       double *seconds)
 {
-    *t = (timed_op){inner, be, calls, seconds};
+    *t = (gs_driver_timed){inner, be, calls, seconds};
     gs_linop op = {inner.n, t, timed_apply, inner.apply_dots ? timed_apply_dots : NULL};
     return op;
 }
@@ -823,11 +816,51 @@ static gs_status vectors_out(gs_engine *e, double *x, gs_loc where)
     return e->n > 0 ? gs_buf_copy(&fx, &tx) : GS_OK;
 }
 
+void gs_driver_profile_begin(const gs_config *c, gs_run *run, gs_amg *amg, gs_loc loc,
+                             gs_driver_timed *tA, gs_driver_timed *tM, gs_linop *A,
+                             gs_linop *M, gs_linop **Mp)
+{
+    run->profiled = c->output.profile || run->verbosity >= 2;
+    if (!run->profiled) return; /* every application timed; the cycle split by level */
+    *A = timed(tA, *A, gs_backend_get(loc), &run->prof_calls[0], &run->prof_s[0]);
+    if (*Mp) {
+        *M = timed(tM, **Mp, gs_backend_get(loc), &run->prof_calls[1], &run->prof_s[1]);
+        *Mp = M;
+    }
+    if (amg) gs_amg_profile_enable(amg, 1);
+}
+
+gs_status gs_driver_profile_end(const gs_config *c, gs_run *run, gs_amg *amg, gs_loc loc,
+                                double a_bytes, int64_t n, int iterations)
+{
+    gs_status st = GS_OK;
+    if (!run->profiled) return GS_OK;
+    if (amg) {
+        if (!run->amg_prof)
+            GS_CHECK(gs_alloc_array(1, sizeof *run->amg_prof, "profile", (void **)&run->amg_prof));
+        *run->amg_prof = *gs_amg_get_profile(amg);
+        gs_amg_profile_enable(amg, 0);
+    }
+    run->prof_bytes[0] = (double)run->prof_calls[0] * a_bytes;
+    run->prof_bytes[1] = 0.0;
+    for (int l = 0; run->amg_prof && l < run->amg_prof->levels; l++)
+        for (int o = 0; o < GS_PROF_OPS; o++) run->prof_bytes[1] += run->amg_prof->bytes[l][o];
+    /* CG's fused update (u, w, p, s, x, r read; p, s, x, r written) and the dots' reads beside
+     * the SpMV (r, w): 12 vectors an iteration */
+    run->prof_vec_bytes =
+        strcmp(c->solver.type, "cg") == 0 ? 12.0 * 8.0 * (double)n * (double)iterations : 0.0;
+    run->copy_bw = gs_backend_copy_bandwidth(loc);
+    GS_CHECK(profile_text(run));
+    run->res.profile = run->profile;
+done:
+    return st;
+}
+
 gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, gs_run *run,
                         const gs_driver_io *io, const double *b, double *x, gs_loc where)
 {
     gs_status st = GS_OK;
-    timed_op tA, tM;
+    gs_driver_timed tA, tM;
     gs_krylov_result kr;
     gs_linop Ause = e->Aop, Muse, *Mp = e->have_M ? &e->M : NULL;
     run->out = &io->out;
@@ -838,42 +871,15 @@ gs_status gs_driver_run(gs_engine *e, const gs_config *c, const gs_problem *p, g
     run->res.setup_s = e->setup_s + (gs_time_now() - t0); /* with b and x0 in place */
 
     gs_krylov_params kp = gs_driver_krylov_params(c, run, io->interrupt);
-    run->profiled = c->output.profile || run->verbosity >= 2;
-    if (run->profiled) { /* every application timed; the cycle split by level */
-        Ause = timed(&tA, e->Aop, gs_backend_get(e->loc), &run->prof_calls[0], &run->prof_s[0]);
-        if (Mp) {
-            Muse = timed(&tM, *Mp, gs_backend_get(e->loc), &run->prof_calls[1], &run->prof_s[1]);
-            Mp = &Muse;
-        }
-        if (e->amg) gs_amg_profile_enable(e->amg, 1);
-    }
+    gs_driver_profile_begin(c, run, e->amg, e->loc, &tA, &tM, &Ause, &Muse, &Mp);
     GS_CHECK(gs_vec_nrm2(e->b, &run->res.bnorm));
     if (run->verbosity >= 1) gs_driver_print_header(c, p, run, run->out);
     run->t_solve0 = gs_time_now();
     GS_CHECK(gs_krylov_solve(&kp, &Ause, Mp, e->b, e->x, &kr));
     GS_CHECK(gs_backend_get(e->loc)->sync());
     run->res.solve_s = gs_time_now() - run->t_solve0;
-    if (run->profiled) {
-        if (e->amg) {
-            if (!run->amg_prof)
-                GS_CHECK(gs_alloc_array(1, sizeof *run->amg_prof, "profile",
-                                        (void **)&run->amg_prof));
-            *run->amg_prof = *gs_amg_get_profile(e->amg);
-            gs_amg_profile_enable(e->amg, 0);
-        }
-        run->prof_bytes[0] = (double)run->prof_calls[0] * gs_spmat_bytes(e->aop.M);
-        run->prof_bytes[1] = 0.0;
-        for (int l = 0; run->amg_prof && l < run->amg_prof->levels; l++)
-            for (int o = 0; o < GS_PROF_OPS; o++) run->prof_bytes[1] += run->amg_prof->bytes[l][o];
-        /* CG's fused update (u, w, p, s, x, r read; p, s, x, r written) and the dots' reads
-         * beside the SpMV (r, w): 12 vectors an iteration */
-        run->prof_vec_bytes = strcmp(c->solver.type, "cg") == 0
-                                  ? 12.0 * 8.0 * (double)e->n * (double)kr.iterations
-                                  : 0.0;
-        run->copy_bw = gs_backend_copy_bandwidth(e->loc);
-        GS_CHECK(profile_text(run));
-        run->res.profile = run->profile;
-    }
+    GS_CHECK(gs_driver_profile_end(c, run, e->amg, e->loc, gs_spmat_bytes(e->aop.M), e->n,
+                                   kr.iterations));
     run->res.total_s = run->res.setup_s + run->res.solve_s;
     gs_driver_mem_record(run, e->mem_setup_peak);
     e->last_it = kr.iterations;

@@ -195,14 +195,19 @@ gs_status gs_driver_solve_dist(const gs_config *c, const gs_problem *p, const gs
 
     gs_krylov_params kp = gs_driver_krylov_params(c, run, &g_stop);
     gs_krylov_result kr;
+    gs_driver_timed tA, tM;
+    gs_linop Ause = Aop, Muse;
+    gs_driver_profile_begin(c, run, amg, loc, &tA, &tM, &Ause, &Muse, &Mp);
     GS_CHECK(gs_vec_nrm2(b, &run->res.bnorm));
     if (me == 0 && run->verbosity >= 1) gs_driver_print_header(c, p, run, run->out);
     gs_comm_reset_seconds();
     run->t_solve0 = gs_time_now();
-    GS_CHECK(gs_krylov_solve(&kp, &Aop, Mp, b, x, &kr));
+    GS_CHECK(gs_krylov_solve(&kp, &Ause, Mp, b, x, &kr));
     GS_CHECK(gs_backend_get(loc)->sync());
     run->res.solve_s = gs_time_now() - run->t_solve0;
     run->res.comm_solve_s = comm_max();
+    GS_CHECK(gs_driver_profile_end(c, run, amg, loc, gs_spmat_bytes(gs_dist_op_spmat(D)),
+                                   d->A->rows, kr.iterations)); /* this rank's */
     GS_CHECK(gs_comm_max(&run->res.solve_s, 1)); /* the slowest rank's */
     run->res.total_s = run->res.setup_s + run->res.solve_s;
     gs_driver_mem_record(run, setup_peak);

@@ -3,6 +3,7 @@
 #ifndef GS_DRIVER_IMPL_H
 #define GS_DRIVER_IMPL_H
 
+#include "gs_backend.h"
 #include "gs_driver.h"
 #include "gs_krylov.h"
 #include "gs_precond.h"
@@ -78,6 +79,24 @@ void gs_driver_record_begin(const gs_config *c, const gs_problem *p, gs_run *run
 /* run's device memory: the setup's peak (setup_peak), the peak since the setup began and the
  * pool's bytes now (gs_backend_mem), at a solve's end */
 void gs_driver_mem_record(gs_run *run, size_t setup_peak);
+
+/* output.profile (or verbosity 2): every application of A and M timed, the device synchronized
+ * around each (*A, and *Mp when not NULL, replaced by timed operators kept in tA, tM and M,
+ * which must outlive the solve), amg's cycle split by level and operation; after the solve,
+ * gs_driver_profile_end fills the run's profile (a_bytes: one SpMV's bytes, n the rows, for the
+ * roofline), the same on one process and across ranks (each rank times its own work; rank 0's
+ * is printed). Nothing when not profiled. */
+typedef struct gs_driver_timed {
+    gs_linop inner;
+    const gs_backend_ops *be;
+    int64_t *calls;
+    double *seconds;
+} gs_driver_timed;
+void gs_driver_profile_begin(const gs_config *c, gs_run *run, gs_amg *amg, gs_loc loc,
+                             gs_driver_timed *tA, gs_driver_timed *tM, gs_linop *A,
+                             gs_linop *M, gs_linop **Mp);
+gs_status gs_driver_profile_end(const gs_config *c, gs_run *run, gs_amg *amg, gs_loc loc,
+                                double a_bytes, int64_t n, int iterations);
 
 /* the engine's preconditioner built (the one it had destroyed first) from its matrix (e->dA or
  * p->A), then its A operator: the preconditioner's (AMG's finest level) or one made by the spmv

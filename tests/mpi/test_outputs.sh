@@ -6,7 +6,8 @@
 # attributes; the solution file has all the rows and equals the one-process solution to 1e-6
 # relative; the history has a line per iteration. A second run (3 ranks) appends a second row
 # to the same CSV under the same header; one process writes ranks = 1 and zero communication.
-# One summary on the console.
+# One summary on the console. output.profile on 2 ranks: the cycle's table by level and the
+# CSV's profile column.
 source "$(dirname "$0")/mpi_lib.sh"
 P=("${HOST[@]}" --set problem.generate.type=poisson --set problem.generate.size=12
    --set solver.preconditioner=jacobi --set solver.rtol=1e-10)
@@ -61,4 +62,17 @@ cp "$T/two.csv" "$T/append.csv"
 r=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ranks") k = i; next } { printf "%s ", $k }' "$T/append.csv")
 [ "$r" = "2 3 " ] || fail "append: ranks column '$r', expected '2 3 '"
 nrun=$((nrun + 1))
+# output.profile across ranks (the one cycle's profile, rank 0's work): the table with the
+# distributed levels' operations and the gathered tail as the coarse solve, and the CSV's
+# profile column with the same operations
+gs 2 prof "${HOST[@]}" --set problem.generate.type=poisson --set problem.generate.size=24 \
+    --set solver.preconditioner=amg --set amg.gather_rows=2000 --set output.profile=1
+if converged prof 1e-8; then
+    for op in "0 +smoother" "0 +restriction" "0 +prolongation" "[0-9] +coarse solve"; do
+        grep -Eq "^ +$op +[0-9]+ " "$T/prof.out" || fail "prof: no profile row \"$op\""
+    done
+    pc=$(field prof profile)
+    case $pc in *"krylov:M="*"L0:smoother="*"coarse solve="*) ;;
+        *) fail "prof: the CSV's profile column is '$pc'" ;; esac
+fi
 finish
