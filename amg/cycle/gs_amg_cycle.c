@@ -224,22 +224,31 @@ static gs_status graph_cycle(gs_amg *amg, int form, const gs_vec *r, gs_vec *z, 
         if (st == GS_OK && form == 2) st = record(amg, up_all, r, z, &amg->graph_up);
         amg->graph_r = r->data;
         amg->graph_z = z->data;
+        if (st != GS_OK) { /* not recorded (nothing ran): the plain cycle from now on */
+            gs_error_clear();
+            graphs_destroy(amg);
+            amg->graph_off = 1;
+            return GS_OK;
+        }
     }
-    if (st == GS_OK) st = amg->ops->graph_launch(amg->graph);
-    if (st == GS_OK && amg->graph_up) {
-        st = coarse(amg, amg->lev[amg->nlev - 1].b, amg->lev[amg->nlev - 1].x, 1);
-        if (st != GS_OK) return st; /* the tail's own failure, not the graph's */
-        st = amg->ops->graph_launch(amg->graph_up);
+    st = amg->ops->graph_launch(amg->graph);
+    if (st == GS_OK && amg->graph_up) { /* the way down has run: no plain cycle after it */
+        GS_CHECK(coarse(amg, amg->lev[amg->nlev - 1].b, amg->lev[amg->nlev - 1].x, 1));
+        GS_CHECK(amg->ops->graph_launch(amg->graph_up));
     }
-    if (st != GS_OK) { /* not recorded, or refused on replay: the plain cycle from now on (a
-                        * sticky device fault fails it again and is returned) */
+    if (st != GS_OK) {
+        if (amg->tail.solve) return st; /* across ranks: the others would not repeat the cycle's
+                                         * exchanges with this rank (the run ends) */
+        /* refused on replay: the plain cycle from now on (a sticky device fault fails it
+         * again and is returned) */
         gs_error_clear();
         graphs_destroy(amg);
         amg->graph_off = 1;
         return GS_OK;
     }
     *ran = 1;
-    return GS_OK;
+done:
+    return st;
 }
 
 gs_status gs_amg_apply(gs_amg *amg, const gs_vec *r, gs_vec *z)

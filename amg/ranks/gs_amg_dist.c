@@ -416,7 +416,7 @@ static gs_status gather_tail(gs_amg_dist *amg, int l, const double *B, gs_loc B_
         tp.nullspace = NULL;
     }
     tp.block_size = b;
-    tp.method = amg->p.method; /* the distributed levels' method (restriction: as asked) */
+    tp.method = amg->p.method; /* the distributed levels' method and restriction (P^T) */
     tp.smoother = amg->p.smoother;
     tp.first_level = amg->nd; /* its levels' choices as the one-process hierarchy's there */
     tp.max_levels = amg->p.max_levels - amg->nd;
@@ -682,6 +682,9 @@ gs_status gs_amg_dist_setup(const gs_gcsr *A, const gs_part *part, const gs_dist
         rep->grid_complexity += rows0 > 0 ? (double)rep->level[l].rows / rows0 : 1.0;
     }
     for (int i = 0; i < GS_AMG_PHASES; i++) ph[i] += tr->phase_s[i];
+    rep->coarsenings += tr->coarsenings; /* the gathered levels' steps counted too */
+    rep->prolongators += tr->prolongators;
+    rep->galerkin_products += tr->galerkin_products;
     gs_str_copy(rep->coarse_desc, sizeof rep->coarse_desc, tr->coarse_desc);
     GS_CHECK(sync_now(amg, &t1));
     rep->setup_s = t1 - t_start;

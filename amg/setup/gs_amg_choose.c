@@ -136,14 +136,19 @@ gs_status gs_amg_choose(gs_amg *amg, const gs_csr *A, const gs_spmat *MA, const 
             snprintf(why_m, sizeof why_m, "irregular rows (the longest %d entries, the mean %.1f)",
                      (int)mx, mean);
         } else {
-            if (A->rows > 0) GS_CHECK(amg->ops->variation(A, dinv, &varied, &positive));
-            if (ranks) { /* the shares over all ranks, each rank's weighted by its entries */
+            gs_status vs = A->rows > 0 ? amg->ops->variation(A, dinv, &varied, &positive)
+                                       : GS_OK;
+            if (ranks) { /* the shares over all ranks, each rank's weighted by its entries
+                          * (every rank joins the sum, a failed one too) */
                 double v[3] = {varied * (double)A->nnz, positive * (double)A->nnz,
                                (double)A->nnz};
-                GS_CHECK(gs_comm_sum(v, 3));
+                if (vs != GS_OK) v[0] = v[1] = v[2] = 0.0;
+                gs_status ss = gs_comm_sum(v, 3);
+                GS_CHECK(gs_comm_agree(vs != GS_OK ? vs : ss));
                 varied = v[2] > 0 ? v[0] / v[2] : 0.0;
                 positive = v[2] > 0 ? v[1] / v[2] : 0.0;
             }
+            GS_CHECK(vs);
             if (varied > GS_AMG_VARIED) {
                 p->method = GS_AMG_METHOD_CLASSICAL;
                 snprintf(why_m, sizeof why_m, "heterogeneous coefficients (%.0f%% of the "

@@ -143,9 +143,8 @@ gs_status gs_amg_resetup(gs_amg *amg, gs_amg_reuse how)
     amg->resetting = 1;
     ph = amg->rep.phase_s;
     memset(amg->rep.phase_s, 0, sizeof amg->rep.phase_s);
-    /* the cycle's graph holds the old operators */
-    if (amg->graph) amg->ops->graph_destroy(amg->graph);
-    amg->graph = NULL;
+    /* the cycle's graphs hold the old operators */
+    gs_amg_graphs_destroy(amg);
     amg->graph_r = amg->graph_z = NULL;
     amg->graph_captures = 0;
     double nnz0 = (double)amg->lev[0].A->nnz;

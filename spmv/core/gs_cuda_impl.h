@@ -169,9 +169,6 @@ gs_status gs_cuda_cg_update(double alpha, double beta, const gs_vec *u, const gs
 gs_status gs_cuda_csr_upload(const gs_csr *host, gs_status (*meanwhile)(void *), void *arg,
                              gs_csr **out);
 gs_status gs_cuda_csr_download(const gs_csr *A, gs_csr **out);
-/* a device CSR around device arrays made elsewhere (a conversion, a product): takes them over,
- * also on failure, and sets its own kernel's lanes from the row statistics (_stats: given, else
- * measured); the cuSPARSE descriptor is made at the first cuSPARSE SpMV */
 /* device arrays of a new CSR matrix (rows + 1 row pointers, nnz columns and values), each of at
  * least one element; freed (any of them NULL) by gs_cuda_free_csr_arrays */
 gs_status gs_cuda_alloc_csr_arrays(int64_t rows, int64_t nnz, int32_t **rp, int32_t **ci,
@@ -184,6 +181,9 @@ static inline int gs_bits_of(int64_t x)
     while (x > 0) b++, x >>= 1;
     return b;
 }
+/* a device CSR around device arrays made elsewhere (a conversion, a product): takes them over,
+ * also on failure, and sets its own kernel's lanes from the row statistics (_stats: given, else
+ * measured); the cuSPARSE descriptor is made at the first cuSPARSE SpMV */
 gs_status gs_cuda_csr_adopt(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,
                             int32_t *colind, double *val, gs_csr **out);
 gs_status gs_cuda_csr_adopt_stats(int32_t rows, int32_t cols, int32_t nnz, int32_t *rowptr,

@@ -456,7 +456,6 @@ static void check_first_entry_rows(int64_t n, int64_t base)
     free(g), free(v), free(rp), free(gc), free(val);
 }
 
-/* a split that finds halo entries where none are declared is refused */
 /* the own columns with each row's halo entries lumped into its diagonal (lump_halo), every row
  * with a diagonal entry: against the own triplets plus (i, i, the row's halo sum in row order) */
 static void check_lump(int32_t rows, int32_t ncols, int32_t nhalo, int per_row)
@@ -497,6 +496,7 @@ static void check_lump(int32_t rows, int32_t ncols, int32_t nhalo, int per_row)
     free(ri), free(ci), free(v);
 }
 
+/* a split that finds halo entries where none are declared is refused */
 static void check_split_refusal(void)
 {
     gs_csr *C = random_csr(20, 10, 3), *dC = up(C), *D = NULL, *O = NULL;
