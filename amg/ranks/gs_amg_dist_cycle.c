@@ -10,9 +10,10 @@
 
 /* the gathered level: every rank's part of b into the whole b, the one-process cycle (its own
  * graph unless in_graph: recorded into the caller's), this rank's part of its x */
-static gs_status tail_cycle(gs_amg_dist *amg, const gs_vec *b, gs_vec *x, int in_graph)
+static gs_status tail_solve(void *ctx, const gs_vec *b, gs_vec *x, int in_graph)
 {
     gs_status st = GS_OK;
+    gs_amg_dist *amg = ctx;
     const dlevel *L = &amg->lev[amg->nd];
     const int me = gs_comm_rank();
     const int64_t row0 = L->part->start[me], n = b->n, total = amg->tb->n;
@@ -41,11 +42,6 @@ static gs_status tail_cycle(gs_amg_dist *amg, const gs_vec *b, gs_vec *x, int in
     GS_CHECK(amg->be->move(x->data, amg->tx->data + row0, (size_t)n * sizeof(double)));
 done:
     return st;
-}
-
-static gs_status tail_solve(void *ctx, const gs_vec *b, gs_vec *x, int in_graph)
-{
-    return tail_cycle(ctx, b, x, in_graph);
 }
 
 /* the cycle may be recorded as graphs where every distributed product is signalled on the
